@@ -2,6 +2,11 @@ module github.com/frameproof/frameproof
 
 go 1.26
 
-require github.com/stretchr/testify v1.12.1
+require (
+	github.com/anishathalye/porcupine v1.3.1
+	github.com/google/go-cmp v0.7.0
+	github.com/stretchr/testify v1.12.1
+	pgregory.net/rapid v1.3.0
+)
 
 require go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -1,0 +1,154 @@
+package faults
+
+import "fmt"
+
+// CrashReport says what one crash kept, for traces and test messages.
+type CrashReport struct {
+	JournalKept, JournalPending int
+	Files                       []FileCrash
+}
+
+// FileCrash is the fate of one file's pending data.
+type FileCrash struct {
+	Path        string
+	OpsKept     int
+	OpsPending  int
+	TornBytes   int    // bytes kept of the first dropped write (0: none)
+	Tail        string // "", "zeros" or "garbage"
+	TailBytes   int
+	FinalLength int
+}
+
+func (r CrashReport) String() string {
+	s := fmt.Sprintf("journal %d/%d", r.JournalKept, r.JournalPending)
+	for _, fc := range r.Files {
+		s += fmt.Sprintf("; %s ops %d/%d torn %d", fc.Path, fc.OpsKept, fc.OpsPending, fc.TornBytes)
+		if fc.Tail != "" {
+			s += fmt.Sprintf(" +%d %s", fc.TailBytes, fc.Tail)
+		}
+		s += fmt.Sprintf(" len %d", fc.FinalLength)
+	}
+	return s
+}
+
+// Crash simulates power loss: it decides, through the FS's Chooser, what the
+// disk keeps, makes that the new state (durable, nothing pending) and kills
+// every open handle. The FS stays usable, like a rebooted machine.
+func (f *FS) Crash() CrashReport {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.crashLocked(f.choices)
+}
+
+// CrashWith is Crash with a one-off Chooser.
+func (f *FS) CrashWith(c Chooser) CrashReport {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.crashLocked(c)
+}
+
+func (f *FS) crashLocked(c Chooser) CrashReport {
+	var rep CrashReport
+	rep.JournalPending = len(f.journal)
+	keep := len(f.journal)
+	if f.opts.LoseDirOps && keep > 0 {
+		keep = c.Intn("crash: journal ops kept", keep+1)
+	}
+	rep.JournalKept = keep
+	f.applyJournal(keep)
+	f.journal = nil
+
+	// Decide the data of every file that survives in the namespace, in path
+	// order so that the same choices give the same state.
+	seen := map[*inode]bool{}
+	for _, p := range sortedKeys(f.durableNames) {
+		ino := f.durableNames[p]
+		if seen[ino] {
+			continue
+		}
+		seen[ino] = true
+		if len(ino.pending) > 0 {
+			rep.Files = append(rep.Files, f.crashFile(c, p, ino))
+		}
+	}
+	// The page cache is gone: reads now see the disk.
+	f.names = map[string]*inode{}
+	for p, ino := range f.durableNames {
+		ino.pending = nil
+		ino.visible = append([]byte(nil), ino.durable...)
+		f.names[p] = ino
+	}
+	f.gen++
+	f.crashes++
+	f.dead = false
+	f.crashAfter = 0
+	return rep
+}
+
+func (f *FS) crashFile(c Chooser, path string, ino *inode) FileCrash {
+	fc := FileCrash{Path: path, OpsPending: len(ino.pending)}
+	n := len(ino.pending)
+	k := c.Intn("crash: ops kept of "+path, n+1)
+	fc.OpsKept = k
+	content := applyOps(ino.durable, ino.pending[:k])
+	if k < n && !ino.pending[k].trunc && len(ino.pending[k].data) > 0 {
+		op := ino.pending[k]
+		size := len(op.data)
+		torn := 0
+		if f.opts.Tear {
+			torn = c.Intn("crash: torn bytes kept of "+path, size)
+		}
+		if torn > 0 {
+			content = applyOp(content, pendingOp{data: op.data[:torn], lost: op.lost})
+		}
+		fc.TornBytes = torn
+		content, fc.Tail, fc.TailBytes = f.junkTail(c, path, content, size-torn)
+	}
+	ino.durable = content
+	fc.FinalLength = len(content)
+	return fc
+}
+
+// junkTail optionally extends content by up to room bytes of zeros or
+// garbage: the file's size reached disk but its data did not.
+func (f *FS) junkTail(c Chooser, path string, content []byte, room int) ([]byte, string, int) {
+	kinds := []string{""}
+	if f.opts.ZeroTail {
+		kinds = append(kinds, "zeros")
+	}
+	if f.opts.GarbageTail {
+		kinds = append(kinds, "garbage")
+	}
+	if room <= 0 || len(kinds) == 1 {
+		return content, "", 0
+	}
+	kind := kinds[c.Intn("crash: tail kind of "+path, len(kinds))]
+	if kind == "" {
+		return content, "", 0
+	}
+	n := 1 + c.Intn("crash: tail bytes of "+path, room)
+	if kind == "zeros" {
+		return append(content, make([]byte, n)...), kind, n
+	}
+	// A handful of garbage patterns keeps exhaustive enumeration small.
+	seed := uint32(0x2545F491*(1+c.Intn("crash: garbage pattern of "+path, 4))) | 1
+	return append(content, garbage(seed, n, f.opts.GarbageNewlines)...), kind, n
+}
+
+// garbage returns n pseudo-random bytes from a xorshift generator; '\n' is
+// replaced unless newlines are allowed.
+func garbage(seed uint32, n int, newlines bool) []byte {
+	out := make([]byte, n)
+	x := seed
+	for i := range out {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b := byte(x)
+		if b == '\n' && !newlines {
+			b = '#'
+		}
+		out[i] = b
+	}
+	return out
+}

@@ -1,0 +1,29 @@
+// Package faults is frameproof's faulty file system: an in-memory env.FS with
+// a page-cache model, crash states and injected I/O errors, for crash tests of
+// the store backends.
+//
+// The model is deliberately conservative (ALICE / LazyFS style, see
+// shared/reference/anchors.md §5):
+//
+//   - File data. Every Write (and the truncation done by Create on an existing
+//     file) is a pending operation on the file's inode until File.Sync. A
+//     crash keeps, per file, a prefix of its pending operations; the first
+//     dropped write may be torn at any byte and may leave zeros or garbage
+//     after the torn prefix (the file grew but the data never reached disk).
+//   - Names. Create of a new file, Rename and Remove are pending directory
+//     operations until SyncDir of the directory involved. Directory operations
+//     form one ordered journal: SyncDir(d) makes durable every pending
+//     directory operation up to the last one touching d, and a crash keeps a
+//     prefix of the journal. So an unsynced create may vanish and an unsynced
+//     rename may be lost (the old name stays). File data and names are
+//     independent: a synced file whose create was never made durable vanishes.
+//   - fsync errors. After a failed Sync the file's pending data counts as lost,
+//     as on Linux (Rebello et al., ATC'20): reads keep showing it (the page
+//     cache still holds it) but the disk gets zeros in its place and later
+//     successful syncs never bring it back.
+//   - Directories themselves (MkdirAll) are durable at once.
+//
+// Every decision a crash or an injected fault makes is drawn from a Chooser,
+// so a seeded PRNG (RandChooser), a rapid *T (RapidChooser) or an exhaustive
+// Enumerate drive it, and the same choices give the same crash state.
+package faults
