@@ -1,0 +1,76 @@
+package store
+
+import (
+	"errors"
+	"strings"
+	"unicode/utf8"
+)
+
+// Exact pi errors for invalid addresses (values.ts validateAddress). The
+// strings contain a literal backslash-u sequence, as pi's messages do.
+var (
+	ErrEmptyNamespace = errors.New(`Value namespace must not be empty`)
+	ErrNamespaceNUL   = errors.New(`Value namespace must not contain \u0000`)
+	ErrKeyNUL         = errors.New(`Value key must not contain \u0000`)
+)
+
+// ValidateAddress applies pi's namespace/key rules, plus one Go-only rule:
+// namespace and key must be valid UTF-8, because the JSONL backend stores them
+// as JSON strings and invalid bytes could not survive a round trip.
+func ValidateAddress(namespace, key string) error {
+	if namespace == "" {
+		return ErrEmptyNamespace
+	}
+	if strings.IndexByte(namespace, 0) >= 0 {
+		return ErrNamespaceNUL
+	}
+	if strings.IndexByte(key, 0) >= 0 {
+		return ErrKeyNUL
+	}
+	if !utf8.ValidString(namespace) {
+		return errors.New("store: invalid address: namespace is not valid UTF-8")
+	}
+	if !utf8.ValidString(key) {
+		return errors.New("store: invalid address: key is not valid UTF-8")
+	}
+	return nil
+}
+
+// NewValue returns the typed scalar address (namespace, key). An empty key is
+// legal.
+func NewValue[T any](namespace, key string) (ValueAddr[T], error) {
+	if err := ValidateAddress(namespace, key); err != nil {
+		return ValueAddr[T]{}, err
+	}
+	return ValueAddr[T]{Address{Namespace: namespace, Key: key, Kind: KindValue}}, nil
+}
+
+// NewList returns the typed list address (namespace, key).
+func NewList[T any](namespace, key string) (ListAddr[T], error) {
+	if err := ValidateAddress(namespace, key); err != nil {
+		return ListAddr[T]{}, err
+	}
+	return ListAddr[T]{Address{Namespace: namespace, Key: key, Kind: KindList}}, nil
+}
+
+// MustValue is NewValue for addresses built from constants; it panics on an
+// invalid address and must not be used with untrusted input.
+func MustValue[T any](namespace, key string) ValueAddr[T] {
+	a, err := NewValue[T](namespace, key)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// MustList is NewList for addresses built from constants.
+func MustList[T any](namespace, key string) ListAddr[T] {
+	a, err := NewList[T](namespace, key)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// PhysicalKey is pi's physical key: namespace + "\x00" + key.
+func PhysicalKey(namespace, key string) string { return namespace + "\x00" + key }

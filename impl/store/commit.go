@@ -1,0 +1,130 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// CommittedWrite is a write with the seq it was committed under. Timestamp is
+// the transaction timestamp; only entries store it (pi writes it only into
+// entry records), so it is 0 for other kinds when decoded from a file.
+type CommittedWrite struct {
+	Write
+	Seq       int64
+	Timestamp int64
+}
+
+// Lookup answers the two questions commit validation asks of committed state.
+// The SQLite backend implements it with queries inside its transaction.
+type Lookup interface {
+	HasEntryOrUsage(id string) bool
+	HasEntry(id string) bool
+}
+
+// SeqError is pi's "Non-monotonic storage sequence: N".
+type SeqError struct{ Seq int64 }
+
+func (e *SeqError) Error() string {
+	return "Non-monotonic storage sequence: " + strconv.FormatInt(e.Seq, 10)
+}
+
+// DuplicateIDError is pi's "Duplicate entry or usage id: X".
+type DuplicateIDError struct{ ID string }
+
+func (e *DuplicateIDError) Error() string { return "Duplicate entry or usage id: " + e.ID }
+
+// MissingParentError is pi's "Missing parent entry: X".
+type MissingParentError struct{ ParentID string }
+
+func (e *MissingParentError) Error() string { return "Missing parent entry: " + e.ParentID }
+
+// ErrInvalidListLimit is pi's list read limit error.
+var ErrInvalidListLimit = errors.New("List read limit must be a positive safe integer")
+
+// MaxSafeInteger is JavaScript's Number.MAX_SAFE_INTEGER.
+const MaxSafeInteger = 1<<53 - 1
+
+// Prepare normalizes writes (shape checks, compact JSON) and stamps write i
+// with seq firstSeq+i and the transaction timestamp. It does not consult
+// state; call ValidateCommitted next.
+func Prepare(writes []Write, firstSeq, timestamp int64) ([]CommittedWrite, error) {
+	out := make([]CommittedWrite, len(writes))
+	for i, w := range writes {
+		n, err := normalizeWrite(i, w)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = CommittedWrite{Write: n, Seq: firstSeq + int64(i), Timestamp: timestamp}
+	}
+	return out, nil
+}
+
+// ValidateCommitted applies pi's commit rules (commit.ts
+// validateCommittedWrites) to writes about to follow nextSeq-1: strictly
+// increasing seqs (gaps allowed), entry and usage ids unique across both
+// kinds, and every entry parent present in state or earlier in writes.
+func ValidateCommitted(writes []CommittedWrite, nextSeq int64, state Lookup) error {
+	prev := nextSeq - 1
+	ids := map[string]bool{}
+	entryIDs := map[string]bool{}
+	for _, w := range writes {
+		if w.Seq <= prev {
+			return &SeqError{Seq: w.Seq}
+		}
+		prev = w.Seq
+		var id string
+		switch w.Kind {
+		case WriteEntry:
+			id = w.Entry.ID
+		case WriteUsage:
+			id = w.Usage.ID
+		default:
+			continue
+		}
+		if ids[id] || state.HasEntryOrUsage(id) {
+			return &DuplicateIDError{ID: id}
+		}
+		if w.Kind == WriteEntry && w.Entry.ParentID != nil {
+			p := *w.Entry.ParentID
+			if !entryIDs[p] && !state.HasEntry(p) {
+				return &MissingParentError{ParentID: p}
+			}
+		}
+		ids[id] = true
+		if w.Kind == WriteEntry {
+			entryIDs[id] = true
+		}
+	}
+	return nil
+}
+
+// ResolvedRead is a list read after defaults and clamping.
+type ResolvedRead struct {
+	Cursor *int64
+	Order  Order
+	Limit  int
+}
+
+// ResolveReadOptions applies pi's list read rules: limit 0 (unset in Go)
+// means 1000, above 10,000 is clamped, negative or beyond 2^53-1 is
+// ErrInvalidListLimit; order defaults to asc.
+func ResolveReadOptions(o ReadOptions) (ResolvedRead, error) {
+	limit := o.Limit
+	if limit == 0 {
+		limit = 1000
+	}
+	if limit < 0 || int64(limit) > MaxSafeInteger {
+		return ResolvedRead{}, ErrInvalidListLimit
+	}
+	limit = min(limit, 10_000)
+	order := o.Order
+	switch order {
+	case "":
+		order = Asc
+	case Asc, Desc:
+	default:
+		return ResolvedRead{}, fmt.Errorf("store: read list: invalid order %q", order)
+	}
+	return ResolvedRead{Cursor: o.Cursor, Order: order, Limit: limit}, nil
+}

@@ -1,0 +1,115 @@
+// Package memory is the in-memory store backend (pi's MemoryStorage): the
+// shared store.State behind a mutex, with one clock timestamp per commit.
+package memory
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// ErrClosed is pi's MemoryStorage closed error.
+var ErrClosed = errors.New("MemoryStorage is closed")
+
+// Store is a store.Storage held entirely in memory.
+type Store struct {
+	clock env.Clock
+
+	mu     sync.Mutex
+	state  *store.State
+	closed bool
+}
+
+var _ store.Storage = (*Store)(nil)
+
+// New returns an empty store whose commit timestamps come from clock.
+func New(clock env.Clock) *Store {
+	return &Store{clock: clock, state: store.NewState()}
+}
+
+// FromState wraps an existing state (e.g. a fork snapshot); the store owns it.
+func FromState(clock env.Clock, st *store.State) *Store {
+	return &Store{clock: clock, state: st}
+}
+
+// Commit validates and applies writes all-or-none.
+func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.CommitResult{}, ErrClosed
+	}
+	prepared, res, err := s.state.Prepare(writes, s.clock.Now().UnixMilli())
+	if err != nil {
+		return store.CommitResult{}, err
+	}
+	s.state.Apply(prepared)
+	return res, nil
+}
+
+// GetValue returns the value at addr or nil.
+func (s *Store) GetValue(addr store.Address) (*store.StoredValue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	return s.state.GetValue(addr), nil
+}
+
+// ScanValues returns namespace's values with keyPrefix in key order.
+func (s *Store) ScanValues(namespace, keyPrefix string) ([]store.StoredValue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	return s.state.ScanValues(namespace, keyPrefix), nil
+}
+
+// ReadList pages a list.
+func (s *Store) ReadList(addr store.Address, opts store.ReadOptions) ([]store.ListElement, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	return s.state.ReadList(addr, opts)
+}
+
+// Entries returns every entry in seq order.
+func (s *Store) Entries() ([]store.StoredEntry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	return s.state.Entries(), nil
+}
+
+// Usage returns every usage row in seq order.
+func (s *Store) Usage() ([]store.StoredUsage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	return s.state.Usage(), nil
+}
+
+// NextSeq is the seq of the next write.
+func (s *Store) NextSeq() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state.NextSeq()
+}
+
+// Close makes later calls fail with ErrClosed. Closing twice is a no-op.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}

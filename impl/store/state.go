@@ -1,0 +1,227 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// State is the complete materialized store state used by the memory and
+// JSONL backends (pi's InMemoryStorageState). It is not safe for concurrent
+// use; backends guard it.
+type State struct {
+	nextSeq  int64
+	entries  []StoredEntry
+	entryIDs map[string]bool
+	usage    []StoredUsage
+	usageIDs map[string]bool
+	values   map[string]map[string]StoredValue // namespace → key → value
+	lists    map[string]*listState             // physical key → elements
+}
+
+type listState struct {
+	addr     Address
+	elements []ListElement // ascending seq
+}
+
+// NewState returns an empty state whose first seq is 1.
+func NewState() *State {
+	return &State{
+		nextSeq:  1,
+		entryIDs: map[string]bool{},
+		usageIDs: map[string]bool{},
+		values:   map[string]map[string]StoredValue{},
+		lists:    map[string]*listState{},
+	}
+}
+
+// NextSeq is the seq the next write will get.
+func (s *State) NextSeq() int64 { return s.nextSeq }
+
+// AdvanceNextSeq raises nextSeq to n if n is larger (a header high-water mark).
+func (s *State) AdvanceNextSeq(n int64) error {
+	if n < 1 || n > MaxSafeInteger {
+		return fmt.Errorf("Invalid storage sequence high-water mark: %d", n)
+	}
+	s.nextSeq = max(s.nextSeq, n)
+	return nil
+}
+
+// HasEntryOrUsage implements Lookup.
+func (s *State) HasEntryOrUsage(id string) bool { return s.entryIDs[id] || s.usageIDs[id] }
+
+// HasEntry implements Lookup.
+func (s *State) HasEntry(id string) bool { return s.entryIDs[id] }
+
+// Prepare stamps writes with seqs from NextSeq and timestamp and validates
+// them against the state. Nothing is applied. An empty transaction yields
+// FirstSeq = NextSeq and no writes.
+func (s *State) Prepare(writes []Write, timestamp int64) ([]CommittedWrite, CommitResult, error) {
+	committed, err := Prepare(writes, s.nextSeq, timestamp)
+	if err != nil {
+		return nil, CommitResult{}, err
+	}
+	if err := s.Validate(committed); err != nil {
+		return nil, CommitResult{}, err
+	}
+	return committed, ResultOf(committed, s.nextSeq, timestamp), nil
+}
+
+// ResultOf builds the CommitResult for prepared writes.
+func ResultOf(writes []CommittedWrite, firstSeq, timestamp int64) CommitResult {
+	seqs := make([]int64, len(writes))
+	for i, w := range writes {
+		seqs[i] = w.Seq
+	}
+	if len(writes) > 0 {
+		firstSeq = writes[0].Seq
+	}
+	return CommitResult{FirstSeq: firstSeq, Seqs: seqs, Timestamp: timestamp}
+}
+
+// Validate checks committed writes against the state (ValidateCommitted).
+func (s *State) Validate(writes []CommittedWrite) error {
+	return ValidateCommitted(writes, s.nextSeq, s)
+}
+
+// Apply applies writes that Validate accepted. Applying unvalidated writes is
+// a programming error and may corrupt the state.
+func (s *State) Apply(writes []CommittedWrite) {
+	for _, w := range writes {
+		switch w.Kind {
+		case WriteEntry:
+			s.entryIDs[w.Entry.ID] = true
+			s.entries = append(s.entries, StoredEntry{Entry: *w.Entry, Seq: w.Seq, Timestamp: w.Timestamp})
+		case WriteUsage:
+			s.usageIDs[w.Usage.ID] = true
+			s.usage = append(s.usage, StoredUsage{Row: *w.Usage, Seq: w.Seq})
+		case WriteValue:
+			ns := s.values[w.Namespace]
+			if w.Op == OpDelete {
+				if ns != nil {
+					delete(ns, w.Key)
+					if len(ns) == 0 {
+						delete(s.values, w.Namespace)
+					}
+				}
+				break
+			}
+			if ns == nil {
+				ns = map[string]StoredValue{}
+				s.values[w.Namespace] = ns
+			}
+			ns[w.Key] = StoredValue{
+				Address: Address{Namespace: w.Namespace, Key: w.Key, Kind: KindValue},
+				Value:   w.Value,
+				Seq:     w.Seq,
+			}
+		case WriteList:
+			pk := PhysicalKey(w.Namespace, w.Key)
+			if w.Op == OpDelete {
+				delete(s.lists, pk)
+				break
+			}
+			l := s.lists[pk]
+			if l == nil {
+				l = &listState{addr: Address{Namespace: w.Namespace, Key: w.Key, Kind: KindList}}
+				s.lists[pk] = l
+			}
+			l.elements = append(l.elements, ListElement{Seq: w.Seq, Value: w.Value})
+		}
+		s.nextSeq = w.Seq + 1
+	}
+}
+
+// GetValue returns the value at addr, or nil when absent.
+func (s *State) GetValue(addr Address) *StoredValue {
+	v, ok := s.values[addr.Namespace][addr.Key]
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// ScanValues returns the values of namespace whose key starts with prefix,
+// in ascending key order. Go compares strings bytewise, which for valid
+// UTF-8 is code point order: exactly pi's compareKeys (which compares code
+// points, not UTF-16 units). Addresses are required to be valid UTF-8.
+func (s *State) ScanValues(namespace, prefix string) []StoredValue {
+	out := []StoredValue{}
+	for k, v := range s.values[namespace] {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Address.Key < out[j].Address.Key })
+	return out
+}
+
+// ReadList pages the list at addr (pi's readList): exclusive cursor, order
+// applied before the limit, an absent list is empty.
+func (s *State) ReadList(addr Address, opts ReadOptions) ([]ListElement, error) {
+	r, err := ResolveReadOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	var elems []ListElement
+	if l := s.lists[PhysicalKey(addr.Namespace, addr.Key)]; l != nil {
+		elems = l.elements
+	}
+	return PageList(elems, r), nil
+}
+
+// PageList applies a resolved read to elements in ascending seq order.
+func PageList(elems []ListElement, r ResolvedRead) []ListElement {
+	out := []ListElement{}
+	if r.Order == Asc {
+		start := 0
+		if r.Cursor != nil {
+			start = sort.Search(len(elems), func(i int) bool { return elems[i].Seq > *r.Cursor })
+		}
+		end := min(len(elems), start+r.Limit)
+		return append(out, elems[start:end]...)
+	}
+	end := len(elems)
+	if r.Cursor != nil {
+		end = sort.Search(len(elems), func(i int) bool { return elems[i].Seq >= *r.Cursor })
+	}
+	for i := end - 1; i >= 0 && len(out) < r.Limit; i-- {
+		out = append(out, elems[i])
+	}
+	return out
+}
+
+// Entries returns every entry in seq order.
+func (s *State) Entries() []StoredEntry { return slices.Clone(s.entries) }
+
+// Usage returns every usage row in seq order.
+func (s *State) Usage() []StoredUsage { return slices.Clone(s.usage) }
+
+// Snapshot returns every surviving record as a committed write, in seq order:
+// entries, usage rows, live values (set with their seq) and list elements
+// (one append per element). Replaying it into an empty state (after
+// AdvanceNextSeq) reproduces this state; it is what compaction writes.
+func (s *State) Snapshot() []CommittedWrite {
+	out := make([]CommittedWrite, 0, len(s.entries)+len(s.usage))
+	for _, e := range s.entries {
+		e := e
+		out = append(out, CommittedWrite{Write: Write{Kind: WriteEntry, Entry: &e.Entry}, Seq: e.Seq, Timestamp: e.Timestamp})
+	}
+	for _, u := range s.usage {
+		u := u
+		out = append(out, CommittedWrite{Write: Write{Kind: WriteUsage, Usage: &u.Row}, Seq: u.Seq})
+	}
+	for ns, keys := range s.values {
+		for key, v := range keys {
+			out = append(out, CommittedWrite{Write: Write{Kind: WriteValue, Op: OpSet, Namespace: ns, Key: key, Value: v.Value}, Seq: v.Seq})
+		}
+	}
+	for _, l := range s.lists {
+		for _, el := range l.elements {
+			out = append(out, CommittedWrite{Write: Write{Kind: WriteList, Op: OpAppend, Namespace: l.addr.Namespace, Key: l.addr.Key, Value: el.Value}, Seq: el.Seq})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}

@@ -1,0 +1,188 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// InsertEntry returns the write that inserts e.
+func InsertEntry(e Entry) Write { return Write{Kind: WriteEntry, Entry: &e} }
+
+// InsertUsage returns the write that inserts row.
+func InsertUsage(row UsageRow) Write { return Write{Kind: WriteUsage, Usage: &row} }
+
+// SetValue encodes v with EncodeJSON and returns the write that sets addr to it.
+func SetValue[T any](addr ValueAddr[T], v T) (Write, error) {
+	raw, err := EncodeJSON(v)
+	if err != nil {
+		return Write{}, err
+	}
+	return SetValueRaw(addr.Address, raw), nil
+}
+
+// SetValueRaw returns the write that sets addr to raw JSON.
+func SetValueRaw(addr Address, raw json.RawMessage) Write {
+	return Write{Kind: WriteValue, Op: OpSet, Namespace: addr.Namespace, Key: addr.Key, Value: raw}
+}
+
+// DeleteValue returns the write that deletes addr (absent is a no-op).
+func DeleteValue[T any](addr ValueAddr[T]) Write { return DeleteValueRaw(addr.Address) }
+
+// DeleteValueRaw is DeleteValue for an erased address.
+func DeleteValueRaw(addr Address) Write {
+	return Write{Kind: WriteValue, Op: OpDelete, Namespace: addr.Namespace, Key: addr.Key}
+}
+
+// AppendList encodes v with EncodeJSON and returns the write that appends it.
+func AppendList[T any](addr ListAddr[T], v T) (Write, error) {
+	raw, err := EncodeJSON(v)
+	if err != nil {
+		return Write{}, err
+	}
+	return AppendListRaw(addr.Address, raw), nil
+}
+
+// AppendListRaw returns the write that appends raw JSON to addr.
+func AppendListRaw(addr Address, raw json.RawMessage) Write {
+	return Write{Kind: WriteList, Op: OpAppend, Namespace: addr.Namespace, Key: addr.Key, Value: raw}
+}
+
+// DeleteList returns the write that removes every element of addr.
+func DeleteList[T any](addr ListAddr[T]) Write { return DeleteListRaw(addr.Address) }
+
+// DeleteListRaw is DeleteList for an erased address.
+func DeleteListRaw(addr Address) Write {
+	return Write{Kind: WriteList, Op: OpDelete, Namespace: addr.Namespace, Key: addr.Key}
+}
+
+// String describes w for error messages and traces, e.g. "value:set:ns/key".
+func (w Write) String() string {
+	switch w.Kind {
+	case WriteEntry:
+		if w.Entry != nil {
+			return "entry:" + w.Entry.ID
+		}
+	case WriteUsage:
+		if w.Usage != nil {
+			return "usage:" + w.Usage.ID
+		}
+	}
+	return fmt.Sprintf("%s:%s:%s/%s", w.Kind, w.Op, w.Namespace, w.Key)
+}
+
+// reservedEntryKeys are record fields pi adds around an entry's own fields;
+// an entry carrying them would be silently overwritten by the JS spread.
+var reservedEntryKeys = map[string]bool{"kind": true, "seq": true, "timestamp": true}
+var reservedUsageKeys = map[string]bool{"kind": true, "seq": true}
+
+// normalizeWrite checks w's shape and returns a copy with compact JSON. It
+// never looks at storage state; index is w's position for error messages.
+func normalizeWrite(index int, w Write) (Write, error) {
+	fail := func(format string, args ...any) (Write, error) {
+		return Write{}, fmt.Errorf("store: write %d (%s): %s", index, w.Kind, fmt.Sprintf(format, args...))
+	}
+	switch w.Kind {
+	case WriteEntry:
+		if w.Entry == nil {
+			return fail("entry is missing")
+		}
+		raw, err := checkRowRaw(w.Entry.Raw, w.Entry.ID, reservedEntryKeys, func(fields []ObjectField) error {
+			return checkParentField(fields, w.Entry.ParentID)
+		})
+		if err != nil {
+			return fail("entry %q: %v", w.Entry.ID, err)
+		}
+		e := *w.Entry
+		e.Raw = raw
+		if e.ParentID != nil {
+			p := *e.ParentID
+			e.ParentID = &p
+		}
+		return Write{Kind: WriteEntry, Entry: &e}, nil
+	case WriteUsage:
+		if w.Usage == nil {
+			return fail("usage row is missing")
+		}
+		raw, err := checkRowRaw(w.Usage.Raw, w.Usage.ID, reservedUsageKeys, nil)
+		if err != nil {
+			return fail("usage %q: %v", w.Usage.ID, err)
+		}
+		return Write{Kind: WriteUsage, Usage: &UsageRow{ID: w.Usage.ID, Raw: raw}}, nil
+	case WriteValue, WriteList:
+		if err := ValidateAddress(w.Namespace, w.Key); err != nil {
+			return Write{}, err
+		}
+		withValue := OpSet
+		if w.Kind == WriteList {
+			withValue = OpAppend
+		}
+		switch w.Op {
+		case withValue:
+			v, err := compactJSON(w.Value)
+			if err != nil {
+				return fail("%s %s/%s: value: %v", w.Op, w.Namespace, w.Key, err)
+			}
+			return Write{Kind: w.Kind, Op: w.Op, Namespace: w.Namespace, Key: w.Key, Value: v}, nil
+		case OpDelete:
+			return Write{Kind: w.Kind, Op: OpDelete, Namespace: w.Namespace, Key: w.Key}, nil
+		default:
+			return fail("invalid op %q", w.Op)
+		}
+	default:
+		return fail("invalid write kind %q", w.Kind)
+	}
+}
+
+// checkRowRaw validates an entry or usage row object and returns it compacted.
+func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, extra func([]ObjectField) error) (json.RawMessage, error) {
+	compact, err := compactJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("raw: %v", err)
+	}
+	fields, err := ParseObject(compact)
+	if err != nil {
+		return nil, fmt.Errorf("raw: %v", err)
+	}
+	var sawID bool
+	for _, f := range fields {
+		if reserved[f.Key] {
+			return nil, fmt.Errorf("raw has reserved key %q", f.Key)
+		}
+		if isArrayIndexKey(f.Key) {
+			return nil, fmt.Errorf("raw has integer-like key %q, which JS would reorder", f.Key)
+		}
+		if f.Key == "id" {
+			var got string
+			if err := json.Unmarshal(f.Value, &got); err != nil || got != id {
+				return nil, fmt.Errorf("raw id %s does not match ID %q", f.Value, id)
+			}
+			sawID = true
+		}
+	}
+	if !sawID {
+		return nil, fmt.Errorf("raw has no id")
+	}
+	if extra != nil {
+		if err := extra(fields); err != nil {
+			return nil, err
+		}
+	}
+	return compact, nil
+}
+
+func checkParentField(fields []ObjectField, parent *string) error {
+	for _, f := range fields {
+		if f.Key != "parentId" {
+			continue
+		}
+		var got *string
+		if err := json.Unmarshal(f.Value, &got); err != nil {
+			return fmt.Errorf("raw parentId %s is not a string or null", f.Value)
+		}
+		if (got == nil) != (parent == nil) || (got != nil && *got != *parent) {
+			return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
+		}
+		return nil
+	}
+	return fmt.Errorf("raw has no parentId")
+}
