@@ -1,0 +1,170 @@
+package pi
+
+import "fmt"
+
+// DecodeError names the JSON path of a field that does not fit pi's types.
+type DecodeError struct {
+	Path string
+	Msg  string
+}
+
+func (e *DecodeError) Error() string { return fmt.Sprintf("pi: decode %s: %s", e.Path, e.Msg) }
+
+// fields reads the members of one JSON object, remembers which it used and
+// reports the first problem with its path.
+type fields struct {
+	path string
+	o    *JSONObject
+	used map[string]bool
+	err  error
+}
+
+func readFields(v JSONValue, path string) (*fields, error) {
+	if v.kind != Object {
+		return nil, &DecodeError{path, "expected object, got " + v.kind.String()}
+	}
+	return &fields{path: path, o: v.obj, used: map[string]bool{}}, nil
+}
+
+func (f *fields) at(key string) string { return f.path + "." + key }
+
+func (f *fields) fail(key, msg string) {
+	if f.err == nil {
+		f.err = &DecodeError{f.at(key), msg}
+	}
+}
+
+// get returns the member (Undefined when absent) and marks it used.
+func (f *fields) get(key string) JSONValue {
+	f.used[key] = true
+	v, _ := f.o.Get(key)
+	return v
+}
+
+func (f *fields) want(key string, v JSONValue, k Kind) bool {
+	if v.kind == k {
+		return true
+	}
+	if v.kind == Undefined {
+		f.fail(key, "missing required "+k.String())
+	} else {
+		f.fail(key, "expected "+k.String()+", got "+v.kind.String())
+	}
+	return false
+}
+
+func (f *fields) str(key string) string {
+	v := f.get(key)
+	f.want(key, v, String)
+	return v.s
+}
+
+func (f *fields) optStr(key string) *string {
+	v := f.get(key)
+	if v.kind == Undefined {
+		return nil
+	}
+	if !f.want(key, v, String) {
+		return nil
+	}
+	s := v.s
+	return &s
+}
+
+func (f *fields) num(key string) float64 {
+	v := f.get(key)
+	f.want(key, v, Number)
+	return v.n
+}
+
+func (f *fields) optNum(key string) *float64 {
+	v := f.get(key)
+	if v.kind == Undefined {
+		return nil
+	}
+	if !f.want(key, v, Number) {
+		return nil
+	}
+	n := v.n
+	return &n
+}
+
+func (f *fields) boolean(key string) bool {
+	v := f.get(key)
+	f.want(key, v, Bool)
+	return v.b
+}
+
+func (f *fields) optBool(key string) *bool {
+	v := f.get(key)
+	if v.kind == Undefined {
+		return nil
+	}
+	if !f.want(key, v, Bool) {
+		return nil
+	}
+	b := v.b
+	return &b
+}
+
+// constant requires a string member with a fixed value (a "type" or "role").
+func (f *fields) constant(key, want string) {
+	if s := f.str(key); f.err == nil && s != want {
+		f.fail(key, fmt.Sprintf("expected %q, got %q", want, s))
+	}
+}
+
+// index reads a contentIndex as JS would see it: a safe non-negative integer
+// becomes an int; anything else is kept as its JS rendering so the codec can
+// report pi's "Invalid assistant message frame contentIndex: X".
+func (f *fields) index(key string) ContentIndex {
+	v := f.get(key)
+	if v.kind == Number && isSafeInteger(v.n) && v.n >= 0 {
+		return ContentIndex{N: int(v.n)}
+	}
+	return ContentIndex{Invalid: jsToString(v)}
+}
+
+// done reports the first error or an unknown member.
+func (f *fields) done() error {
+	if f.err != nil {
+		return f.err
+	}
+	for _, k := range f.o.Keys() {
+		if !f.used[k] {
+			return &DecodeError{f.at(k), "unknown field"}
+		}
+	}
+	return nil
+}
+
+// jsToString is String(v) for the values a decoded contentIndex can hold.
+func jsToString(v JSONValue) string {
+	switch v.kind {
+	case Undefined:
+		return "undefined"
+	case Null:
+		return "null"
+	case Bool:
+		if v.b {
+			return "true"
+		}
+		return "false"
+	case Number:
+		return FormatNumber(v.n)
+	case String:
+		return v.s
+	case Array:
+		out := ""
+		for i, e := range v.arr {
+			if i > 0 {
+				out += ","
+			}
+			if e.kind != Undefined && e.kind != Null {
+				out += jsToString(e)
+			}
+		}
+		return out
+	}
+	return "[object Object]"
+}

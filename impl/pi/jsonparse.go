@@ -1,0 +1,309 @@
+package pi
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+var errNotSerializable = errors.New("pi: value is undefined and has no JSON form")
+
+// SyntaxError is a JSON.parse failure at a byte offset of the input.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("pi: invalid JSON at byte %d: %s", e.Offset, e.Msg)
+}
+
+// ParseJSON is JSON.parse(s) for a WTF-8 string s: only space, tab, LF and
+// CR are whitespace; numbers follow the JSON grammar and round to the
+// nearest float64 (1e400 is Infinity); duplicate keys keep the last value at
+// the first key's position; "\ud83d" escapes yield lone surrogates and
+// escaped or raw halves of a pair join into one character.
+func ParseJSON(s string) (JSONValue, error) {
+	p := jsonParser{s: s}
+	p.space()
+	v, err := p.value(0)
+	if err != nil {
+		return JSONValue{}, err
+	}
+	p.space()
+	if p.i < len(p.s) {
+		return JSONValue{}, p.fail("unexpected data after JSON value")
+	}
+	return v, nil
+}
+
+type jsonParser struct {
+	s string
+	i int
+}
+
+// maxDepth bounds recursion; V8 throws RangeError far deeper than any real
+// message, and a bound keeps hostile input from exhausting the Go stack.
+const maxDepth = 10000
+
+func (p *jsonParser) fail(msg string) error { return &SyntaxError{Offset: p.i, Msg: msg} }
+
+func (p *jsonParser) space() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) value(depth int) (JSONValue, error) {
+	if depth > maxDepth {
+		return JSONValue{}, p.fail("nesting too deep")
+	}
+	if p.i >= len(p.s) {
+		return JSONValue{}, p.fail("unexpected end of JSON input")
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		s, err := p.str()
+		return StringValue(s), err
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case p.literal("true"):
+		return BoolValue(true), nil
+	case p.literal("false"):
+		return BoolValue(false), nil
+	case p.literal("null"):
+		return NullValue(), nil
+	}
+	return JSONValue{}, p.fail(fmt.Sprintf("unexpected character %q", p.s[p.i]))
+}
+
+func (p *jsonParser) literal(word string) bool {
+	if len(p.s)-p.i >= len(word) && p.s[p.i:p.i+len(word)] == word {
+		p.i += len(word)
+		return true
+	}
+	return false
+}
+
+func (p *jsonParser) object(depth int) (JSONValue, error) {
+	p.i++ // {
+	obj := NewObject()
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == '}' {
+		p.i++
+		return ObjectValue(obj), nil
+	}
+	for {
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != '"' {
+			return JSONValue{}, p.fail("expected property name")
+		}
+		key, err := p.str()
+		if err != nil {
+			return JSONValue{}, err
+		}
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return JSONValue{}, p.fail("expected ':' after property name")
+		}
+		p.i++
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return JSONValue{}, err
+		}
+		obj.Set(key, v)
+		p.space()
+		if p.i >= len(p.s) {
+			return JSONValue{}, p.fail("unterminated object")
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return ObjectValue(obj), nil
+		default:
+			return JSONValue{}, p.fail("expected ',' or '}' in object")
+		}
+	}
+}
+
+func (p *jsonParser) array(depth int) (JSONValue, error) {
+	p.i++ // [
+	arr := []JSONValue{}
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.i++
+		return ArrayValue(arr), nil
+	}
+	for {
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return JSONValue{}, err
+		}
+		arr = append(arr, v)
+		p.space()
+		if p.i >= len(p.s) {
+			return JSONValue{}, p.fail("unterminated array")
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return ArrayValue(arr), nil
+		default:
+			return JSONValue{}, p.fail("expected ',' or ']' in array")
+		}
+	}
+}
+
+func (p *jsonParser) number() (JSONValue, error) {
+	start := p.i
+	if p.s[p.i] == '-' {
+		p.i++
+	}
+	digits := func() int {
+		n := 0
+		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	if p.i < len(p.s) && p.s[p.i] == '0' {
+		p.i++
+	} else if digits() == 0 {
+		return JSONValue{}, p.fail("no number after minus sign")
+	}
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			return JSONValue{}, p.fail("unterminated fractional number")
+		}
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return JSONValue{}, p.fail("exponent part is missing a number")
+		}
+	}
+	// ParseFloat rounds correctly and returns ±Inf (with ErrRange) on
+	// overflow, which is what JS does.
+	f, _ := strconv.ParseFloat(p.s[start:p.i], 64)
+	return NumberValue(f), nil
+}
+
+func hexVal(c byte) rune {
+	switch {
+	case c >= '0' && c <= '9':
+		return rune(c - '0')
+	case c >= 'a' && c <= 'f':
+		return rune(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return rune(c-'A') + 10
+	}
+	return -1
+}
+
+// str parses a string literal at p.i (which is '"').
+func (p *jsonParser) str() (string, error) {
+	p.i++
+	start := p.i
+	// Fast path: plain ASCII/UTF-8 with no escapes, no controls and no
+	// surrogate forms that could need re-joining.
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == '"' {
+			s := p.s[start:p.i]
+			p.i++
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		if c >= utf8.RuneSelf {
+			r, n := decodeUnit(p.s, p.i)
+			if (r >= 0xD800 && r <= 0xDFFF) || (r == utf8.RuneError && n == 1) {
+				break
+			}
+			p.i += n
+			continue
+		}
+		p.i++
+	}
+	buf := make([]byte, 0, p.i-start+16)
+	buf = append(buf, p.s[start:p.i]...)
+	for {
+		if p.i >= len(p.s) {
+			return "", p.fail("unterminated string")
+		}
+		c := p.s[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return string(buf), nil
+		case c < 0x20:
+			return "", p.fail("bad control character in string literal")
+		case c == '\\':
+			if p.i+1 >= len(p.s) {
+				return "", p.fail("unterminated string")
+			}
+			e := p.s[p.i+1]
+			p.i += 2
+			switch e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				if p.i+4 > len(p.s) {
+					return "", p.fail("bad Unicode escape")
+				}
+				var r rune
+				for k := 0; k < 4; k++ {
+					h := hexVal(p.s[p.i+k])
+					if h < 0 {
+						return "", p.fail("bad Unicode escape")
+					}
+					r = r<<4 | h
+				}
+				p.i += 4
+				buf = AppendCodeUnit(buf, r)
+			default:
+				p.i -= 2
+				return "", p.fail("bad escaped character")
+			}
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			p.i++
+		default:
+			r, n := decodeUnit(p.s, p.i)
+			buf = AppendCodeUnit(buf, r)
+			p.i += n
+		}
+	}
+}

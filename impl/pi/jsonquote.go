@@ -1,0 +1,62 @@
+package pi
+
+import "unicode/utf8"
+
+const hexDigits = "0123456789abcdef"
+
+// AppendQuote appends s as JSON.stringify writes a string: \" \\ \b \f \n \r
+// \t, other controls below 0x20 and lone surrogates as lowercase \uXXXX,
+// everything else raw (no HTML escaping).
+func AppendQuote(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b >= 0x20 && b != '"' && b != '\\' && b < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if b < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"':
+				dst = append(dst, '\\', '"')
+			case '\\':
+				dst = append(dst, '\\', '\\')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := decodeUnit(s, i)
+		switch {
+		case r >= 0xD800 && r <= 0xDFFF:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+			start = i + size
+		case r == utf8.RuneError && size == 1:
+			// Not WTF-8: a JS string cannot hold it; write what a decoder reads.
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\uFFFD"...)
+			start = i + size
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// QuoteJSON is AppendQuote into a new string.
+func QuoteJSON(s string) string { return string(AppendQuote(nil, s)) }
