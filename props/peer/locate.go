@@ -16,9 +16,20 @@ const RelDir = "corpus/peers/pi-ai"
 // FRAMEPROOF_REQUIRE_PEER=1. Any other Start failure is a real failure.
 var ErrUnavailable = errors.New("peer: pi-ai peer unavailable")
 
+// DirEnv overrides Dir, for running the CLI outside the module tree.
+const DirEnv = "FRAMEPROOF_PEER_DIR"
+
 // Dir returns the absolute path of corpus/peers/pi-ai, found by walking up
-// from the working directory to the directory holding go.mod.
+// from the working directory to the directory holding go.mod (or taken from
+// FRAMEPROOF_PEER_DIR when set).
 func Dir() (string, error) {
+	if d := os.Getenv(DirEnv); d != "" {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", fmt.Errorf("peer: %s=%q: %w", DirEnv, d, err)
+		}
+		return abs, nil
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("peer: locate module root: %w", err)

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -64,7 +65,10 @@ type Peer struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
+	outR   *os.File // read end of stdout; ours, so Wait never closes it under us
 	stderr *tailBuffer
+	exited chan struct{} // closed when the process has exited and stderr is drained
+	wait   error         // cmd.Wait's result, valid once exited is closed
 	hello  Hello
 	nextID uint64
 	broken error // first transport failure; every later call returns it
@@ -104,16 +108,29 @@ func StartCommand(cmd *exec.Cmd) (*Peer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peer: start %s: %w", cmd.Path, err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// An os.Pipe rather than StdoutPipe: Wait closes StdoutPipe's reader, which
+	// could drop a last response; this read end stays ours until Close.
+	outR, outW, err := os.Pipe()
 	if err != nil {
+		_ = stdin.Close()
 		return nil, fmt.Errorf("peer: start %s: %w", cmd.Path, err)
 	}
+	cmd.Stdout = outW
 	tail := &tailBuffer{limit: 64 << 10}
 	cmd.Stderr = tail
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	_ = outW.Close()
+	if err != nil {
+		_ = stdin.Close()
+		_ = outR.Close()
 		return nil, fmt.Errorf("peer: start %s: %w", cmd.Path, err)
 	}
-	p := &Peer{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 1<<20), stderr: tail}
+	p := &Peer{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(outR, 1<<20), outR: outR,
+		stderr: tail, exited: make(chan struct{})}
+	go func() {
+		p.wait = cmd.Wait()
+		close(p.exited)
+	}()
 	hello, err := p.readHello()
 	if err != nil {
 		p.kill()
@@ -190,13 +207,23 @@ func (p *Peer) exchange(request []byte) ([]byte, error) {
 		return nil, p.broken
 	}
 	if _, err := p.stdin.Write(request); err != nil {
-		return nil, p.fail(fmt.Errorf("peer: write request: %w", err))
+		return nil, p.failDead(fmt.Errorf("peer: write request: %w", err))
 	}
 	line, err := p.stdout.ReadBytes('\n')
 	if err != nil {
-		return nil, p.fail(fmt.Errorf("peer: read response: %w", err))
+		return nil, p.failDead(fmt.Errorf("peer: read response: %w", err))
 	}
 	return bytes.TrimSuffix(line, []byte("\n")), nil
+}
+
+// failDead is fail for a pipe error: the peer is most likely exiting, so give
+// it a moment to finish so its stderr (the crash reason) is complete.
+func (p *Peer) failDead(err error) error {
+	select {
+	case <-p.exited:
+	case <-time.After(2 * time.Second):
+	}
+	return p.fail(err)
 }
 
 func (p *Peer) fail(err error) error {
@@ -247,25 +274,26 @@ func (p *Peer) Close() error {
 	}
 	p.closed = true
 	_ = p.stdin.Close()
-	waited := make(chan error, 1)
-	go func() { waited <- p.cmd.Wait() }()
+	defer p.outR.Close()
 	select {
-	case err := <-waited:
-		if err != nil && p.broken == nil {
-			return fmt.Errorf("peer: close: %w%s", err, p.stderrNote())
+	case <-p.exited:
+		if p.wait != nil && p.broken == nil {
+			return fmt.Errorf("peer: close: %w%s", p.wait, p.stderrNote())
 		}
 		return nil
 	case <-time.After(closeTimeout):
 		_ = p.cmd.Process.Kill()
-		<-waited
+		<-p.exited
 		return fmt.Errorf("peer: close: peer did not exit within %s; killed", closeTimeout)
 	}
 }
 
+// kill ends a peer that failed to start properly.
 func (p *Peer) kill() {
 	_ = p.stdin.Close()
 	_ = p.cmd.Process.Kill()
-	_ = p.cmd.Wait()
+	<-p.exited
+	_ = p.outR.Close()
 }
 
 func (p *Peer) stderrNote() string {

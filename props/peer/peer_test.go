@@ -268,3 +268,21 @@ func TestDirFindsPeer(t *testing.T) {
 	assert.FileExists(t, dir+"/driver.mjs")
 	assert.FileExists(t, dir+"/package.json")
 }
+
+func TestDirOverride(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(DirEnv, dir)
+	got, err := Dir()
+	require.NoError(t, err)
+	assert.Equal(t, dir, got)
+
+	// An empty directory has no node_modules: unavailable, not broken.
+	_, err = Start()
+	require.ErrorIs(t, err, ErrUnavailable)
+	assert.ErrorContains(t, err, "npm ci --prefix")
+}
+
+func TestModuleRootMissing(t *testing.T) {
+	_, err := moduleRoot(t.TempDir())
+	assert.ErrorContains(t, err, "no go.mod above")
+}
