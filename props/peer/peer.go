@@ -159,6 +159,7 @@ func (p *Peer) readHello() (Hello, error) {
 		return Hello{}, fmt.Errorf("peer: hello: no hello line within %s%s", helloTimeout, p.stderrNote())
 	}
 	if r.err != nil {
+		p.awaitExit()
 		return Hello{}, fmt.Errorf("peer: hello: %w%s", r.err, p.stderrNote())
 	}
 	return parseHello(r.line)
@@ -219,11 +220,17 @@ func (p *Peer) exchange(request []byte) ([]byte, error) {
 // failDead is fail for a pipe error: the peer is most likely exiting, so give
 // it a moment to finish so its stderr (the crash reason) is complete.
 func (p *Peer) failDead(err error) error {
+	p.awaitExit()
+	return p.fail(err)
+}
+
+// awaitExit waits briefly for a peer whose pipe broke to exit, so that its
+// stderr has been fully copied before it is quoted in an error.
+func (p *Peer) awaitExit() {
 	select {
 	case <-p.exited:
 	case <-time.After(2 * time.Second):
 	}
-	return p.fail(err)
 }
 
 func (p *Peer) fail(err error) error {
