@@ -1,0 +1,206 @@
+package sqlite
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// GetValue returns the value at addr, or nil when absent.
+func (s *Store) GetValue(addr store.Address) (*store.StoredValue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	var raw []byte
+	var seq int64
+	err := s.db.QueryRow(`SELECT value, seq FROM kv_values WHERE namespace = ? AND key = ?`,
+		[]byte(addr.Namespace), []byte(addr.Key)).Scan(&raw, &seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get value %s/%s: %w", addr.Namespace, addr.Key, err)
+	}
+	return &store.StoredValue{
+		Address: store.Address{Namespace: addr.Namespace, Key: addr.Key, Kind: store.KindValue},
+		Value:   raw,
+		Seq:     seq,
+	}, nil
+}
+
+// ScanValues returns namespace's values whose key starts with keyPrefix, in
+// ascending byte order of the key.
+func (s *Store) ScanValues(namespace, keyPrefix string) ([]store.StoredValue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	// Keys are BLOBs compared bytewise, so every key with the prefix sorts
+	// at or after it and before the first key without it. (substr() is not
+	// used: SQLite returns NULL for a zero-length substr of an empty blob.)
+	rows, err := s.db.Query(`SELECT key, value, seq FROM kv_values
+		WHERE namespace = ? AND key >= ? ORDER BY key`,
+		[]byte(namespace), []byte(keyPrefix))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: scan values %s/%s*: %w", namespace, keyPrefix, err)
+	}
+	defer rows.Close()
+	out := []store.StoredValue{}
+	for rows.Next() {
+		var key, raw []byte
+		var seq int64
+		if err := rows.Scan(&key, &raw, &seq); err != nil {
+			return nil, fmt.Errorf("sqlite: scan values %s/%s*: %w", namespace, keyPrefix, err)
+		}
+		if !strings.HasPrefix(string(key), keyPrefix) {
+			break
+		}
+		out = append(out, store.StoredValue{
+			Address: store.Address{Namespace: namespace, Key: string(key), Kind: store.KindValue},
+			Value:   raw,
+			Seq:     seq,
+		})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: scan values %s/%s*: %w", namespace, keyPrefix, err)
+	}
+	return out, nil
+}
+
+// ReadList pages the list at addr with pi's rules (store.ResolveReadOptions).
+func (s *Store) ReadList(addr store.Address, opts store.ReadOptions) ([]store.ListElement, error) {
+	r, err := store.ResolveReadOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	query := `SELECT seq, value FROM list_elements WHERE namespace = ? AND key = ?`
+	args := []any{[]byte(addr.Namespace), []byte(addr.Key)}
+	if r.Cursor != nil {
+		if r.Order == store.Asc {
+			query += ` AND seq > ?`
+		} else {
+			query += ` AND seq < ?`
+		}
+		args = append(args, *r.Cursor)
+	}
+	if r.Order == store.Asc {
+		query += ` ORDER BY seq ASC LIMIT ?`
+	} else {
+		query += ` ORDER BY seq DESC LIMIT ?`
+	}
+	args = append(args, r.Limit)
+	rows, err := s.db.Query(query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read list %s/%s: %w", addr.Namespace, addr.Key, err)
+	}
+	defer rows.Close()
+	out := []store.ListElement{}
+	for rows.Next() {
+		var el store.ListElement
+		var raw []byte
+		if err := rows.Scan(&el.Seq, &raw); err != nil {
+			return nil, fmt.Errorf("sqlite: read list %s/%s: %w", addr.Namespace, addr.Key, err)
+		}
+		el.Value = raw
+		out = append(out, el)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: read list %s/%s: %w", addr.Namespace, addr.Key, err)
+	}
+	return out, nil
+}
+
+// Entries returns every entry in seq order (nil when there are none, like
+// the in-memory state).
+func (s *Store) Entries() ([]store.StoredEntry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	rows, err := s.db.Query(`SELECT seq, id, parent_id, raw, timestamp FROM entries ORDER BY seq`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read entries: %w", err)
+	}
+	defer rows.Close()
+	var out []store.StoredEntry
+	for rows.Next() {
+		var e store.StoredEntry
+		var parent sql.NullString
+		var raw []byte
+		if err := rows.Scan(&e.Seq, &e.Entry.ID, &parent, &raw, &e.Timestamp); err != nil {
+			return nil, fmt.Errorf("sqlite: read entries: %w", err)
+		}
+		if parent.Valid {
+			p := parent.String
+			e.Entry.ParentID = &p
+		}
+		e.Entry.Raw = raw
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: read entries: %w", err)
+	}
+	return out, nil
+}
+
+// Usage returns every usage row in seq order (nil when there are none).
+func (s *Store) Usage() ([]store.StoredUsage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	rows, err := s.db.Query(`SELECT seq, id, raw FROM usage ORDER BY seq`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read usage: %w", err)
+	}
+	defer rows.Close()
+	var out []store.StoredUsage
+	for rows.Next() {
+		var u store.StoredUsage
+		var raw []byte
+		if err := rows.Scan(&u.Seq, &u.Row.ID, &raw); err != nil {
+			return nil, fmt.Errorf("sqlite: read usage: %w", err)
+		}
+		u.Row.Raw = raw
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: read usage: %w", err)
+	}
+	return out, nil
+}
+
+// NextSeq is the seq the next non-empty commit's first write gets.
+func (s *Store) NextSeq() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nextSeq
+}
+
+// Close closes the database. Later calls fail with ErrClosed; closing twice
+// is a no-op.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("sqlite: close %s: %w", s.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// SyncMode says when a commit is durable.
+type SyncMode string
+
+// Sync modes. The zero value means SyncAlways.
+const (
+	SyncAlways SyncMode = "always" // synchronous=FULL: acknowledged after fsync
+	SyncNever  SyncMode = "never"  // synchronous=OFF: for tests and benchmarks
+)
+
+// Options configure Open.
+type Options struct {
+	Sync SyncMode
+}
+
+// ErrClosed is returned by every call after Close.
+var ErrClosed = errors.New("sqlite: store is closed")
+
+// Store is a store.Storage in one SQLite database file.
+type Store struct {
+	path  string
+	clock env.Clock
+	db    *sql.DB
+
+	mu      sync.Mutex
+	nextSeq int64
+	closed  bool
+}
+
+var _ store.Storage = (*Store)(nil)
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (
+	name  TEXT PRIMARY KEY,
+	value INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entries (
+	seq       INTEGER PRIMARY KEY,
+	id        TEXT NOT NULL UNIQUE,
+	parent_id TEXT,
+	raw       BLOB NOT NULL,
+	timestamp INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS usage (
+	seq INTEGER PRIMARY KEY,
+	id  TEXT NOT NULL UNIQUE,
+	raw BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS kv_values (
+	namespace BLOB NOT NULL,
+	key       BLOB NOT NULL,
+	value     BLOB NOT NULL,
+	seq       INTEGER NOT NULL,
+	PRIMARY KEY (namespace, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS list_elements (
+	namespace BLOB NOT NULL,
+	key       BLOB NOT NULL,
+	seq       INTEGER NOT NULL,
+	value     BLOB NOT NULL,
+	PRIMARY KEY (namespace, key, seq)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO meta (name, value) VALUES ('next_seq', 1), ('schema_version', 1);
+`
+
+// Open opens (creating when absent) the database at path.
+func Open(path string, clock env.Clock, opts Options) (*Store, error) {
+	syncPragma := "FULL"
+	switch opts.Sync {
+	case "", SyncAlways:
+	case SyncNever:
+		syncPragma = "OFF"
+	default:
+		return nil, fmt.Errorf("sqlite: open %s: invalid sync mode %q", path, opts.Sync)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous("+syncPragma+")")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(OFF)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	// One connection: commits are serialized anyway, and every pragma above
+	// applies to the only connection there is.
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(schema); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: create schema: %w", path, err)
+	}
+	s := &Store{path: path, clock: clock, db: db}
+	if err := db.QueryRow(`SELECT value FROM meta WHERE name = 'next_seq'`).Scan(&s.nextSeq); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: read next_seq: %w", path, err)
+	}
+	return s, nil
+}
+
+// Path returns the database file path.
+func (s *Store) Path() string { return s.path }
+
+// txLookup answers store.Lookup with queries inside the commit's
+// transaction; the first query error is kept and fails the commit.
+type txLookup struct {
+	tx  *sql.Tx
+	err error
+}
+
+func (l *txLookup) exists(query string, args ...any) bool {
+	if l.err != nil {
+		return false
+	}
+	var one int
+	err := l.tx.QueryRow(query, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false
+	}
+	if err != nil {
+		l.err = err
+		return false
+	}
+	return true
+}
+
+func (l *txLookup) HasEntryOrUsage(id string) bool {
+	return l.exists(`SELECT 1 FROM entries WHERE id = ?1 UNION ALL SELECT 1 FROM usage WHERE id = ?1 LIMIT 1`, id)
+}
+
+func (l *txLookup) HasEntry(id string) bool {
+	return l.exists(`SELECT 1 FROM entries WHERE id = ?`, id)
+}
+
+// Commit validates writes and applies them in one SQL transaction.
+func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.CommitResult{}, ErrClosed
+	}
+	ts := s.clock.Now().UnixMilli()
+	prepared, err := store.Prepare(writes, s.nextSeq, ts)
+	if err != nil {
+		return store.CommitResult{}, err
+	}
+	if len(prepared) == 0 {
+		return store.ResultOf(nil, s.nextSeq, ts), nil
+	}
+	tx, err := s.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return store.CommitResult{}, fmt.Errorf("sqlite: commit: begin: %w", err)
+	}
+	lookup := &txLookup{tx: tx}
+	verr := store.ValidateCommitted(prepared, s.nextSeq, lookup)
+	if lookup.err != nil {
+		_ = tx.Rollback()
+		return store.CommitResult{}, fmt.Errorf("sqlite: commit: validate: %w", lookup.err)
+	}
+	if verr != nil {
+		_ = tx.Rollback()
+		return store.CommitResult{}, verr
+	}
+	if err := apply(tx, prepared); err != nil {
+		_ = tx.Rollback()
+		return store.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
+	}
+	next := prepared[len(prepared)-1].Seq + 1
+	if _, err := tx.Exec(`UPDATE meta SET value = ? WHERE name = 'next_seq'`, next); err != nil {
+		_ = tx.Rollback()
+		return store.CommitResult{}, fmt.Errorf("sqlite: commit: next_seq: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return store.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
+	}
+	s.nextSeq = next
+	return store.ResultOf(prepared, prepared[0].Seq, ts), nil
+}
+
+func apply(tx *sql.Tx, writes []store.CommittedWrite) error {
+	for _, w := range writes {
+		var err error
+		ns, key := []byte(w.Namespace), []byte(w.Key)
+		switch {
+		case w.Kind == store.WriteEntry:
+			var parent any
+			if w.Entry.ParentID != nil {
+				parent = *w.Entry.ParentID
+			}
+			_, err = tx.Exec(`INSERT INTO entries (seq, id, parent_id, raw, timestamp) VALUES (?, ?, ?, ?, ?)`,
+				w.Seq, w.Entry.ID, parent, []byte(w.Entry.Raw), w.Timestamp)
+		case w.Kind == store.WriteUsage:
+			_, err = tx.Exec(`INSERT INTO usage (seq, id, raw) VALUES (?, ?, ?)`, w.Seq, w.Usage.ID, []byte(w.Usage.Raw))
+		case w.Kind == store.WriteValue && w.Op == store.OpSet:
+			_, err = tx.Exec(`INSERT INTO kv_values (namespace, key, value, seq) VALUES (?, ?, ?, ?)
+				ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, seq = excluded.seq`,
+				ns, key, []byte(w.Value), w.Seq)
+		case w.Kind == store.WriteValue && w.Op == store.OpDelete:
+			_, err = tx.Exec(`DELETE FROM kv_values WHERE namespace = ? AND key = ?`, ns, key)
+		case w.Kind == store.WriteList && w.Op == store.OpAppend:
+			_, err = tx.Exec(`INSERT INTO list_elements (namespace, key, seq, value) VALUES (?, ?, ?, ?)`,
+				ns, key, w.Seq, []byte(w.Value))
+		case w.Kind == store.WriteList && w.Op == store.OpDelete:
+			_, err = tx.Exec(`DELETE FROM list_elements WHERE namespace = ? AND key = ?`, ns, key)
+		default:
+			err = fmt.Errorf("unknown write %s", w.Write)
+		}
+		if err != nil {
+			return fmt.Errorf("write seq %d (%s): %w", w.Seq, w.Write, err)
+		}
+	}
+	return nil
+}

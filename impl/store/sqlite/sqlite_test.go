@@ -1,0 +1,188 @@
+package sqlite_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/memory"
+	"github.com/frameproof/frameproof/impl/store/sqlite"
+)
+
+type tickClock struct{ ms int64 }
+
+func (c *tickClock) Now() time.Time      { c.ms++; return time.UnixMilli(c.ms) }
+func (c *tickClock) Sleep(time.Duration) {}
+
+func entry(id string, parent *string) store.Write {
+	p := "null"
+	if parent != nil {
+		p = fmt.Sprintf("%q", *parent)
+	}
+	raw := fmt.Sprintf(`{"type":"message","id":%q,"parentId":%s,"n":1}`, id, p)
+	return store.InsertEntry(store.Entry{ID: id, ParentID: parent, Raw: json.RawMessage(raw)})
+}
+
+func usage(id string) store.Write {
+	return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(fmt.Sprintf(`{"id":%q,"adjustment":false}`, id))})
+}
+
+var (
+	namespaces = []string{"a", "b", "pi.pending.assistant_frame"}
+	keys       = []string{"", "k", "k1", "k\u00e9", "kz", "op:r"}
+	ids        = []string{"e1", "e2", "e3", "e4", "u1", "u2"}
+)
+
+func genWrite(t *rapid.T) store.Write {
+	ns := rapid.SampledFrom(namespaces).Draw(t, "ns")
+	key := rapid.SampledFrom(keys).Draw(t, "key")
+	addr := store.Address{Namespace: ns, Key: key}
+	val := json.RawMessage(fmt.Sprintf(`{"v": %d}`, rapid.IntRange(0, 99).Draw(t, "v")))
+	switch rapid.IntRange(0, 5).Draw(t, "kind") {
+	case 0:
+		var parent *string
+		if rapid.Bool().Draw(t, "hasParent") {
+			p := rapid.SampledFrom(ids).Draw(t, "parent")
+			parent = &p
+		}
+		return entry(rapid.SampledFrom(ids).Draw(t, "id"), parent)
+	case 1:
+		return usage(rapid.SampledFrom(ids).Draw(t, "id"))
+	case 2:
+		return store.SetValueRaw(addr, val)
+	case 3:
+		return store.DeleteValueRaw(addr)
+	case 4:
+		return store.AppendListRaw(addr, val)
+	default:
+		return store.DeleteListRaw(addr)
+	}
+}
+
+// diffReads compares every read of two stores.
+func diffReads(t require.TestingT, want, got store.Storage) {
+	require.Equal(t, want.NextSeq(), got.NextSeq(), "NextSeq")
+	we, err := want.Entries()
+	require.NoError(t, err)
+	ge, err := got.Entries()
+	require.NoError(t, err)
+	require.Empty(t, cmp.Diff(we, ge), "Entries")
+	wu, _ := want.Usage()
+	gu, err := got.Usage()
+	require.NoError(t, err)
+	require.Empty(t, cmp.Diff(wu, gu), "Usage")
+	for _, ns := range namespaces {
+		for _, prefix := range []string{"", "k", "k1", "z"} {
+			wv, _ := want.ScanValues(ns, prefix)
+			gv, err := got.ScanValues(ns, prefix)
+			require.NoError(t, err)
+			require.Empty(t, cmp.Diff(wv, gv), "ScanValues %s %q", ns, prefix)
+		}
+		for _, key := range keys {
+			addr := store.Address{Namespace: ns, Key: key}
+			wv, _ := want.GetValue(store.Address{Namespace: ns, Key: key, Kind: store.KindValue})
+			gv, err := got.GetValue(store.Address{Namespace: ns, Key: key, Kind: store.KindValue})
+			require.NoError(t, err)
+			require.Empty(t, cmp.Diff(wv, gv), "GetValue %s %q", ns, key)
+			for _, o := range []store.ReadOptions{{}, {Order: store.Desc}, {Limit: 1}, {Cursor: ptr(int64(3)), Limit: 2}, {Cursor: ptr(int64(9)), Order: store.Desc}} {
+				wl, werr := want.ReadList(addr, o)
+				gl, gerr := got.ReadList(addr, o)
+				require.Equal(t, werr, gerr)
+				require.Empty(t, cmp.Diff(wl, gl), "ReadList %s %q %+v", ns, key, o)
+			}
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// The SQLite backend answers every read exactly like the memory backend
+// after the same commits, including rejected ones, across reopens.
+func TestMatchesMemoryBackend(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("s%d.db", n))
+		mc, sc := &tickClock{}, &tickClock{}
+		mem := memory.New(mc)
+		db, err := sqlite.Open(path, sc, sqlite.Options{Sync: sqlite.SyncNever})
+		require.NoError(rt, err)
+		defer func() { _ = db.Close() }()
+		for range rapid.IntRange(1, 12).Draw(rt, "commits") {
+			writes := rapid.SliceOfN(rapid.Custom(genWrite), 0, 4).Draw(rt, "writes")
+			wr, werr := mem.Commit(writes)
+			gr, gerr := db.Commit(writes)
+			if werr != nil {
+				require.EqualError(rt, gerr, werr.Error())
+			} else {
+				require.NoError(rt, gerr)
+				require.Equal(rt, wr, gr)
+			}
+			if rapid.IntRange(0, 5).Draw(rt, "reopen") == 0 {
+				require.NoError(rt, db.Close())
+				db, err = sqlite.Open(path, sc, sqlite.Options{Sync: sqlite.SyncNever})
+				require.NoError(rt, err)
+			}
+		}
+		diffReads(rt, mem, db)
+	})
+}
+
+func TestCommitIsAllOrNothing(t *testing.T) {
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), &tickClock{}, sqlite.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.Commit([]store.Write{entry("a", nil)})
+	require.NoError(t, err)
+	addr := store.Address{Namespace: "n", Key: "k"}
+	_, err = db.Commit([]store.Write{store.SetValueRaw(addr, json.RawMessage(`1`)), store.AppendListRaw(addr, json.RawMessage(`2`)), entry("b", ptr("missing"))})
+	require.EqualError(t, err, "Missing parent entry: missing")
+	v, err := db.GetValue(addr)
+	require.NoError(t, err)
+	assert.Nil(t, v)
+	l, err := db.ReadList(addr, store.ReadOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, l)
+	assert.Equal(t, int64(2), db.NextSeq())
+	_, err = db.Commit([]store.Write{usage("a")})
+	require.EqualError(t, err, "Duplicate entry or usage id: a")
+
+	r, err := db.Commit(nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), r.FirstSeq)
+	assert.Empty(t, r.Seqs)
+	_, err = db.ReadList(addr, store.ReadOptions{Limit: -1})
+	require.ErrorIs(t, err, store.ErrInvalidListLimit)
+}
+
+func TestReopenKeepsNextSeqAndClosedErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	db, err := sqlite.Open(path, &tickClock{}, sqlite.Options{})
+	require.NoError(t, err)
+	addr := store.Address{Namespace: "n", Key: "k"}
+	_, err = db.Commit([]store.Write{store.SetValueRaw(addr, json.RawMessage(`1`)), store.DeleteValueRaw(addr)})
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	require.NoError(t, db.Close(), "closing twice is a no-op")
+	_, err = db.Commit(nil)
+	require.ErrorIs(t, err, sqlite.ErrClosed)
+	_, err = db.GetValue(addr)
+	require.ErrorIs(t, err, sqlite.ErrClosed)
+
+	db, err = sqlite.Open(path, &tickClock{}, sqlite.Options{})
+	require.NoError(t, err)
+	defer db.Close()
+	assert.Equal(t, int64(3), db.NextSeq(), "deleted writes still consumed their seqs")
+
+	_, err = sqlite.Open(path, &tickClock{}, sqlite.Options{Sync: "sometimes"})
+	require.Error(t, err)
+}
