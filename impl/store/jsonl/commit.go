@@ -1,0 +1,272 @@
+package jsonl
+
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// Group commit (leader/follower). Every Commit, Compact and Close becomes a
+// request in one FIFO queue. The caller that finds no leader becomes the
+// leader: it takes the whole queue as a batch, prepares each commit against
+// the state plus the commits before it in the batch, writes every accepted
+// commit's line with one write and one fsync, applies them to memory, and
+// resolves each request. Then it hands leadership to the first request
+// queued meanwhile (resolving that request's future) or retires. Followers
+// just Wait on their request's future, so all blocking goes through env
+// futures and a simulator decides who runs when.
+//
+// Atomicity per commit is unchanged: each commit is its own line, validated
+// on its own; a rejected commit does not affect its batch neighbours.
+
+type requestKind int
+
+const (
+	reqCommit requestKind = iota
+	reqCompact
+	reqClose
+)
+
+type request struct {
+	kind     requestKind
+	writes   []store.Write
+	wake     env.Completer // resolved when done or promoted to leader
+	promoted bool          // set under mu before wake resolves
+	res      store.CommitResult
+	err      error
+}
+
+// Commit appends writes as one transaction and returns once it is durable
+// (SyncAlways) or written (SyncNever).
+func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
+	req, err := s.submit(reqCommit, writes)
+	if err != nil {
+		return store.CommitResult{}, err
+	}
+	return req.res, req.err
+}
+
+// Compact rewrites the file to its surviving records now (see compact.go).
+func (s *Store) Compact() error {
+	req, err := s.submit(reqCompact, nil)
+	if err != nil {
+		return err
+	}
+	return req.err
+}
+
+// Close waits for admitted commits, then closes the file. Later calls fail
+// with ErrClosed. Closing twice is a no-op.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	req, err := s.submit(reqClose, nil)
+	if err != nil {
+		return nil // closed concurrently
+	}
+	return req.err
+}
+
+func (s *Store) submit(kind requestKind, writes []store.Write) (*request, error) {
+	req := &request{kind: kind, writes: writes, wake: s.exec.NewFuture("jsonl-request")}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if kind == reqClose {
+		s.closed = true // reject later submissions; admitted ones drain first
+	}
+	s.queue = append(s.queue, req)
+	lead := !s.leader
+	s.leader = true
+	s.mu.Unlock()
+	if !lead {
+		_ = req.wake.Wait()
+		s.mu.Lock()
+		lead = req.promoted
+		s.mu.Unlock()
+	}
+	if lead {
+		s.lead()
+	}
+	return req, nil
+}
+
+// lead processes one batch, then hands over or retires.
+func (s *Store) lead() {
+	s.mu.Lock()
+	batch := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+
+	for i := 0; i < len(batch); {
+		if batch[i].kind != reqCommit {
+			s.special(batch[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(batch) && batch[j].kind == reqCommit {
+			j++
+		}
+		s.commitGroup(batch[i:j])
+		i = j
+	}
+	for _, r := range batch {
+		r.wake.Resolve(nil)
+	}
+
+	s.mu.Lock()
+	if len(s.queue) == 0 {
+		s.leader = false
+		s.mu.Unlock()
+		return
+	}
+	next := s.queue[0]
+	next.promoted = true
+	s.mu.Unlock()
+	next.wake.Resolve(nil)
+}
+
+func (s *Store) special(r *request) {
+	switch r.kind {
+	case reqCompact:
+		r.err = s.compact()
+	case reqClose:
+		s.mu.Lock()
+		f := s.file
+		s.file = nil
+		s.mu.Unlock()
+		if f != nil {
+			if err := f.Close(); err != nil {
+				r.err = fmt.Errorf("jsonl: close %s: %w", s.path, err)
+			}
+		}
+	}
+}
+
+// overlay answers validation lookups for the state plus the commits already
+// accepted into the current batch.
+type overlay struct {
+	base     store.Lookup
+	ids      map[string]bool
+	entryIDs map[string]bool
+}
+
+func (o *overlay) HasEntryOrUsage(id string) bool { return o.ids[id] || o.base.HasEntryOrUsage(id) }
+func (o *overlay) HasEntry(id string) bool        { return o.entryIDs[id] || o.base.HasEntry(id) }
+
+func (o *overlay) add(writes []store.CommittedWrite) {
+	for _, w := range writes {
+		switch w.Kind {
+		case store.WriteEntry:
+			o.ids[w.Entry.ID] = true
+			o.entryIDs[w.Entry.ID] = true
+		case store.WriteUsage:
+			o.ids[w.Usage.ID] = true
+		}
+	}
+}
+
+type accepted struct {
+	req    *request
+	writes []store.CommittedWrite
+	sizes  []int64
+}
+
+// commitGroup writes a run of commit requests with one write and one fsync.
+// Only the leader calls it, so the state is read here without the lock
+// (readers only read; the leader is the only writer).
+func (s *Store) commitGroup(reqs []*request) {
+	s.mu.Lock()
+	failed := s.failed
+	s.mu.Unlock()
+	if failed != nil {
+		for _, r := range reqs {
+			r.err = fmt.Errorf("Failed to append JSONL storage %s: an earlier write failed: %w", s.path, failed)
+		}
+		return
+	}
+	ov := &overlay{base: s.state, ids: map[string]bool{}, entryIDs: map[string]bool{}}
+	next := s.state.NextSeq()
+	var buf []byte
+	var ok []accepted
+	deletes := false
+	for _, r := range reqs {
+		ts := s.clock.Now().UnixMilli()
+		writes, err := store.Prepare(r.writes, next, ts)
+		if err == nil {
+			err = store.ValidateCommitted(writes, next, ov)
+		}
+		if err != nil {
+			r.err = err
+			continue
+		}
+		r.res = store.ResultOf(writes, next, ts)
+		if len(writes) == 0 {
+			continue // empty commit: no seq, no line
+		}
+		sizes := make([]int64, len(writes))
+		buf = appendTransaction(buf, writes, sizes)
+		buf = append(buf, '\n')
+		ov.add(writes)
+		next += int64(len(writes))
+		ok = append(ok, accepted{r, writes, sizes})
+		for _, w := range writes {
+			deletes = deletes || w.Op == store.OpDelete
+		}
+	}
+	if len(buf) == 0 {
+		return
+	}
+	err := s.append(buf)
+	s.mu.Lock()
+	if err != nil {
+		s.failed = err
+		s.mu.Unlock()
+		for _, a := range ok {
+			a.req.res = store.CommitResult{}
+			a.req.err = fmt.Errorf("Failed to append JSONL storage %s: %w", s.path, err)
+		}
+		return
+	}
+	for _, a := range ok {
+		s.state.Apply(a.writes)
+		s.account(a.writes, a.sizes)
+	}
+	s.size += int64(len(buf))
+	s.stats.Commits += len(ok)
+	due := deletes && s.compactionDue()
+	s.mu.Unlock()
+	if due {
+		// The commits are durable already; a failed automatic compaction
+		// leaves the old file in place (or poisons the store if the rename
+		// could not be made durable) and is reported by the next commit.
+		_ = s.compact()
+	}
+}
+
+// append writes buf and, under SyncAlways, fsyncs it.
+func (s *Store) append(buf []byte) error {
+	if _, err := s.file.Write(buf); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.stats.Writes++
+	s.mu.Unlock()
+	if s.opts.Sync == SyncAlways {
+		if err := s.file.Sync(); err != nil {
+			return fmt.Errorf("fsync: %w", err)
+		}
+		s.mu.Lock()
+		s.stats.Syncs++
+		s.mu.Unlock()
+	}
+	return nil
+}

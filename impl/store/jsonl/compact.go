@@ -1,0 +1,73 @@
+package jsonl
+
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// compact is pi's J1 snapshot rewrite: the header with nextSeq, then every
+// surviving record (entries, usage rows, live values, each list element as
+// its own append) on its own line with its original seq, in seq order.
+// Deleted lists, overwritten or deleted values and delete records vanish.
+// The new file is published via tmp + fsync + rename + directory fsync, so a
+// crash leaves either the old or the new file; both replay to the same state.
+//
+// Called only by the current leader (or by Open before the store is shared).
+func (s *Store) compact() error {
+	s.mu.Lock()
+	if s.failed != nil {
+		err := s.failed
+		s.mu.Unlock()
+		return fmt.Errorf("jsonl: compact %s: an earlier write failed: %w", s.path, err)
+	}
+	header := s.header.withNextSeq(s.state.NextSeq())
+	records := s.state.Snapshot()
+	s.mu.Unlock()
+
+	content := append(header.encode(), '\n')
+	live := map[string]int64{}
+	sizes := make([]int64, 1)
+	for _, w := range records {
+		content = appendTransaction(content, []store.CommittedWrite{w}, sizes)
+		content = append(content, '\n')
+		if w.Kind == store.WriteValue || w.Kind == store.WriteList {
+			live[string(w.Kind[0])+store.PhysicalKey(w.Namespace, w.Key)] += sizes[0]
+		}
+	}
+	if renamed, err := publish(s.fs, s.path, content, s.opts.Sync == SyncAlways); err != nil {
+		if renamed {
+			// The new file is in place but its directory entry may not be
+			// durable: appending to it could lose acknowledged commits in a
+			// crash that brings the old entry back. Stop accepting writes.
+			s.mu.Lock()
+			s.failed = err
+			s.mu.Unlock()
+		}
+		return err
+	}
+	// The path now names the new file; the old append handle points at the
+	// unlinked old inode and must be replaced before the next commit.
+	f, err := s.fs.OpenAppend(s.path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.file
+	if err != nil {
+		s.failed = fmt.Errorf("reopen after compaction: %w", err)
+		s.file = nil
+		if old != nil {
+			_ = old.Close()
+		}
+		return fmt.Errorf("jsonl: compact %s: %w", s.path, s.failed)
+	}
+	if old != nil {
+		_ = old.Close()
+	}
+	s.file = f
+	s.header = header
+	s.size = int64(len(content))
+	s.dead = 0
+	s.live = live
+	s.stats.Compactions++
+	return nil
+}

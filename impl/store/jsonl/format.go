@@ -1,0 +1,413 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// FormatVersion and StorageVersion are pi's JSONL_FORMAT_VERSION and
+// JSONL_STORAGE_VERSION.
+const (
+	FormatVersion  = 4
+	StorageVersion = 1
+)
+
+// Header is line 1 of a v4 file. Optional fields are nil when absent.
+type Header struct {
+	ID                      string
+	StorageVersion          int64
+	CreatedAt               int64 // Unix milliseconds
+	Cwd                     string
+	ParentSessionID         *string
+	LegacyParentSessionPath *string
+	NextSeq                 *int64 // high-water mark written by snapshot rewrites
+
+	// fields keeps the header's members in file order (unknown members
+	// included) so that a rewrite preserves them as JS's {...header} would.
+	fields []store.ObjectField
+}
+
+// headerFields returns the members to serialize: the parsed ones, or pi's
+// canonical order for a header built in Go.
+func (h Header) headerFields() []store.ObjectField {
+	if h.fields != nil {
+		return h.fields
+	}
+	str := func(s string) json.RawMessage { return store.AppendJSString(nil, s) }
+	num := func(n int64) json.RawMessage { return json.RawMessage(strconv.FormatInt(n, 10)) }
+	fs := []store.ObjectField{
+		{Key: "v", Value: num(FormatVersion)},
+		{Key: "kind", Value: str("header")},
+		{Key: "id", Value: str(h.ID)},
+		{Key: "storageVersion", Value: num(h.StorageVersion)},
+		{Key: "createdAt", Value: num(h.CreatedAt)},
+		{Key: "cwd", Value: str(h.Cwd)},
+	}
+	if h.ParentSessionID != nil {
+		fs = append(fs, store.ObjectField{Key: "parentSessionId", Value: str(*h.ParentSessionID)})
+	}
+	if h.LegacyParentSessionPath != nil {
+		fs = append(fs, store.ObjectField{Key: "legacyParentSessionPath", Value: str(*h.LegacyParentSessionPath)})
+	}
+	if h.NextSeq != nil {
+		fs = append(fs, store.ObjectField{Key: "nextSeq", Value: num(*h.NextSeq)})
+	}
+	return fs
+}
+
+// withNextSeq returns h with nextSeq set, in place when present and last
+// otherwise (JS {...header, nextSeq}).
+func (h Header) withNextSeq(n int64) Header {
+	fields := append([]store.ObjectField(nil), h.headerFields()...)
+	raw := json.RawMessage(strconv.FormatInt(n, 10))
+	found := false
+	for i := range fields {
+		if fields[i].Key == "nextSeq" {
+			fields[i].Value = raw
+			found = true
+		}
+	}
+	if !found {
+		fields = append(fields, store.ObjectField{Key: "nextSeq", Value: raw})
+	}
+	h.fields = fields
+	h.NextSeq = &n
+	return h
+}
+
+func (h Header) encode() []byte {
+	return encodeObject(nil, h.headerFields())
+}
+
+func encodeObject(dst []byte, fields []store.ObjectField) []byte {
+	dst = append(dst, '{')
+	for i, f := range fields {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = store.AppendJSString(dst, f.Key)
+		dst = append(dst, ':')
+		dst = append(dst, f.Value...)
+	}
+	return append(dst, '}')
+}
+
+var (
+	errHeaderNotJSON   = errors.New("Invalid JSONL session header: not valid JSON")
+	errHeaderUnsupport = errors.New("Unsupported JSONL session header")
+	// errLegacyV3 is frameproof's: pi imports v3 sessions, frameproof does not.
+	errLegacyV3 = errors.New("jsonl: legacy v3 session header: import is not supported")
+)
+
+// parseHeader applies pi's isJsonlStorageHeader.
+func parseHeader(line []byte) (Header, error) {
+	if !json.Valid(line) {
+		return Header{}, errHeaderNotJSON
+	}
+	fields, err := store.ParseObject(line)
+	if err != nil {
+		return Header{}, errHeaderUnsupport
+	}
+	m := map[string]json.RawMessage{}
+	for _, f := range fields {
+		m[f.Key] = f.Value
+	}
+	if isLegacyV3(m) {
+		return Header{}, errLegacyV3
+	}
+	h := Header{fields: fields}
+	var kind string
+	var v float64
+	ok := decodeStrict(m["kind"], &kind) && kind == "header" &&
+		decodeStrict(m["v"], &v) && v == FormatVersion &&
+		decodeStrict(m["id"], &h.ID) && decodeStrict(m["cwd"], &h.Cwd)
+	if ok {
+		h.StorageVersion, ok = safeInt(m["storageVersion"], 1)
+	}
+	if ok {
+		h.CreatedAt, ok = safeInt(m["createdAt"], 0)
+	}
+	if raw, present := m["nextSeq"]; ok && present {
+		var n int64
+		n, ok = safeInt(raw, 1)
+		h.NextSeq = &n
+	}
+	if raw, present := m["parentSessionId"]; ok && present {
+		h.ParentSessionID = new(string)
+		ok = decodeStrict(raw, h.ParentSessionID)
+	}
+	if raw, present := m["legacyParentSessionPath"]; ok && present {
+		h.LegacyParentSessionPath = new(string)
+		ok = decodeStrict(raw, h.LegacyParentSessionPath)
+	}
+	if !ok {
+		return Header{}, errHeaderUnsupport
+	}
+	return h, nil
+}
+
+func isLegacyV3(m map[string]json.RawMessage) bool {
+	var typ string
+	var version float64
+	return decodeStrict(m["type"], &typ) && typ == "session" && decodeStrict(m["version"], &version) && version == 3
+}
+
+// decodeStrict decodes a present, non-null JSON value of exactly the target's
+// type (a string into *string, a number into *float64).
+func decodeStrict(raw json.RawMessage, into any) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return false
+	}
+	switch into.(type) {
+	case *string:
+		if raw[0] != '"' {
+			return false
+		}
+	case *float64:
+		if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+			return false
+		}
+	}
+	return json.Unmarshal(raw, into) == nil
+}
+
+// safeInt is Number.isSafeInteger(value) && value >= minimum.
+func safeInt(raw json.RawMessage, minimum int64) (int64, bool) {
+	var f float64
+	if !decodeStrict(raw, &f) || f != math.Trunc(f) || math.Abs(f) > store.MaxSafeInteger || f < float64(minimum) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// ---- records ----
+
+// appendRecord appends w's record exactly as pi's commitWrite + JSON.stringify
+// lay it out (JS spread key order).
+func appendRecord(dst []byte, w store.CommittedWrite) []byte {
+	seq := strconv.AppendInt(nil, w.Seq, 10)
+	switch w.Kind {
+	case store.WriteEntry:
+		dst = append(dst, `{"kind":"entry",`...)
+		dst = append(dst, w.Entry.Raw[1:len(w.Entry.Raw)-1]...)
+		dst = append(dst, `,"seq":`...)
+		dst = append(dst, seq...)
+		dst = append(dst, `,"timestamp":`...)
+		dst = strconv.AppendInt(dst, w.Timestamp, 10)
+		return append(dst, '}')
+	case store.WriteUsage:
+		dst = append(dst, `{"kind":"usage",`...)
+		dst = append(dst, w.Usage.Raw[1:len(w.Usage.Raw)-1]...)
+		dst = append(dst, `,"seq":`...)
+		dst = append(dst, seq...)
+		return append(dst, '}')
+	default:
+		dst = append(dst, `{"kind":"`...)
+		dst = append(dst, w.Kind...)
+		dst = append(dst, `","op":"`...)
+		dst = append(dst, w.Op...)
+		dst = append(dst, `","seq":`...)
+		dst = append(dst, seq...)
+		dst = append(dst, `,"namespace":`...)
+		dst = store.AppendJSString(dst, w.Namespace)
+		dst = append(dst, `,"key":`...)
+		dst = store.AppendJSString(dst, w.Key)
+		if w.Op != store.OpDelete {
+			dst = append(dst, `,"value":`...)
+			dst = append(dst, w.Value...)
+		}
+		return append(dst, '}')
+	}
+}
+
+// appendTransaction appends one commit's line (without the newline): a bare
+// object for one write, an array for several. sizes receives each record's
+// byte length plus one separator, for dead-byte accounting.
+func appendTransaction(dst []byte, writes []store.CommittedWrite, sizes []int64) []byte {
+	if len(writes) == 1 {
+		start := len(dst)
+		dst = appendRecord(dst, writes[0])
+		sizes[0] = int64(len(dst)-start) + 1
+		return dst
+	}
+	dst = append(dst, '[')
+	for i, w := range writes {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		start := len(dst)
+		dst = appendRecord(dst, w)
+		sizes[i] = int64(len(dst)-start) + 1
+	}
+	return append(dst, ']')
+}
+
+// pi's replay causes (storage.ts parseTransaction / parseCommittedWrite).
+var (
+	errNotJSON  = errors.New("Invalid JSONL transaction: not valid JSON")
+	errTxWrite  = errors.New("Invalid JSONL transaction write")
+	errWriteSeq = errors.New("Invalid JSONL write seq")
+	errEntryTS  = errors.New("Invalid JSONL entry timestamp")
+)
+
+// parseTransaction decodes one complete line into committed writes and the
+// byte size of each record. Causes beyond pi's (missing ids, non-string
+// addresses, missing values) are frameproof's own and named after the field.
+func parseTransaction(line []byte) ([]store.CommittedWrite, []int64, error) {
+	if !json.Valid(line) {
+		return nil, nil, errNotJSON
+	}
+	trimmed := bytes.TrimSpace(line)
+	var records []json.RawMessage
+	if trimmed[0] == '[' {
+		if err := json.Unmarshal(trimmed, &records); err != nil {
+			return nil, nil, errNotJSON
+		}
+	} else {
+		records = []json.RawMessage{trimmed}
+	}
+	writes := make([]store.CommittedWrite, len(records))
+	sizes := make([]int64, len(records))
+	for i, rec := range records {
+		w, err := parseRecord(rec)
+		if err != nil {
+			return nil, nil, err
+		}
+		writes[i] = w
+		sizes[i] = int64(len(rec)) + 1
+	}
+	return writes, sizes, nil
+}
+
+func parseRecord(rec json.RawMessage) (store.CommittedWrite, error) {
+	if len(rec) == 0 || rec[0] != '{' {
+		return store.CommittedWrite{}, errTxWrite
+	}
+	fields, err := store.ParseObject(rec)
+	if err != nil {
+		return store.CommittedWrite{}, fmt.Errorf("%w: %v", errTxWrite, err)
+	}
+	m := make(map[string]json.RawMessage, len(fields))
+	for _, f := range fields {
+		m[f.Key] = f.Value
+	}
+	seq, ok := safeInt(m["seq"], 1)
+	if !ok {
+		return store.CommittedWrite{}, errWriteSeq
+	}
+	kindRaw, hasKind := m["kind"]
+	var kind string
+	if !decodeStrict(kindRaw, &kind) {
+		kind = jsString(kindRaw, hasKind)
+		return store.CommittedWrite{}, fmt.Errorf("Invalid JSONL write kind: %s", kind)
+	}
+	out := store.CommittedWrite{Seq: seq}
+	switch kind {
+	case "entry":
+		ts, ok := safeInt(m["timestamp"], 0)
+		if !ok {
+			return out, errEntryTS
+		}
+		out.Timestamp = ts
+		var e store.Entry
+		if !decodeStrict(m["id"], &e.ID) {
+			return out, errors.New("Invalid JSONL entry id")
+		}
+		if p, present := m["parentId"]; !present {
+			return out, errors.New("Invalid JSONL entry parentId")
+		} else if string(p) != "null" {
+			e.ParentID = new(string)
+			if !decodeStrict(p, e.ParentID) {
+				return out, errors.New("Invalid JSONL entry parentId")
+			}
+		}
+		e.Raw = encodeObject(nil, without(fields, "kind", "seq", "timestamp"))
+		out.Write = store.InsertEntry(e)
+	case "usage":
+		var u store.UsageRow
+		if !decodeStrict(m["id"], &u.ID) {
+			return out, errors.New("Invalid JSONL usage id")
+		}
+		u.Raw = encodeObject(nil, without(fields, "kind", "seq"))
+		out.Write = store.InsertUsage(u)
+	case "value", "list":
+		var op string
+		opRaw, hasOp := m["op"]
+		if !decodeStrict(opRaw, &op) {
+			op = jsString(opRaw, hasOp)
+		}
+		valueOp := "set"
+		if kind == "list" {
+			valueOp = "append"
+		}
+		if op != valueOp && op != "delete" {
+			return out, fmt.Errorf("Invalid JSONL %s operation: %s", kind, op)
+		}
+		var addr store.Address
+		if !decodeStrict(m["namespace"], &addr.Namespace) || !decodeStrict(m["key"], &addr.Key) {
+			return out, fmt.Errorf("Invalid JSONL %s address", kind)
+		}
+		if err := store.ValidateAddress(addr.Namespace, addr.Key); err != nil {
+			return out, fmt.Errorf("Invalid JSONL %s address: %w", kind, err)
+		}
+		value, hasValue := m["value"]
+		switch {
+		case op == "delete" && kind == "value":
+			out.Write = store.DeleteValueRaw(addr)
+		case op == "delete":
+			out.Write = store.DeleteListRaw(addr)
+		case !hasValue:
+			return out, fmt.Errorf("Invalid JSONL %s value", kind)
+		case kind == "value":
+			out.Write = store.SetValueRaw(addr, value)
+		default:
+			out.Write = store.AppendListRaw(addr, value)
+		}
+	default:
+		return out, fmt.Errorf("Invalid JSONL write kind: %s", kind)
+	}
+	// Records go through the same shape checks as caller writes, so a file
+	// can never hold what Commit would refuse.
+	norm, err := store.Prepare([]store.Write{out.Write}, out.Seq, out.Timestamp)
+	if err != nil {
+		return out, fmt.Errorf("Invalid JSONL %s record: %w", kind, err)
+	}
+	return norm[0], nil
+}
+
+func without(fields []store.ObjectField, drop ...string) []store.ObjectField {
+	out := make([]store.ObjectField, 0, len(fields))
+next:
+	for _, f := range fields {
+		for _, d := range drop {
+			if f.Key == d {
+				continue next
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// jsString approximates JS String(value) for error messages.
+func jsString(raw json.RawMessage, present bool) string {
+	if !present {
+		return "undefined"
+	}
+	switch {
+	case len(raw) > 0 && raw[0] == '{':
+		return "[object Object]"
+	case len(raw) > 0 && raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	return string(raw)
+}

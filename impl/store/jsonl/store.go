@@ -1,0 +1,340 @@
+// Package jsonl is pi's JSONL storage format v4 as a store.Storage: a header
+// line, then one physical line per non-empty commit (a bare object for one
+// write, an array for several). Beyond pi it fsyncs (Options.Sync), batches
+// concurrent commits into one write + fsync (group commit), and compacts
+// dead bytes (pi's unimplemented J1 snapshot rewrite). All file access goes
+// through env.FS and all waiting through env futures.
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// SyncMode chooses when commits are fsynced.
+type SyncMode int
+
+const (
+	// SyncAlways acknowledges a commit only after its bytes are fsynced, and
+	// fsyncs the parent directory after every create and rename.
+	SyncAlways SyncMode = iota
+	// SyncNever never fsyncs (pi's behaviour; for tests and benchmarks).
+	SyncNever
+)
+
+// Options tune a Store. The zero value is SyncAlways without compaction.
+type Options struct {
+	Sync SyncMode
+	// CompactDeadRatio triggers Compact when dead bytes / file bytes reaches
+	// it, checked on open and after commits that delete something. 0 = off.
+	CompactDeadRatio float64
+	// CompactMinBytes suppresses automatic compaction of smaller files.
+	CompactMinBytes int64
+}
+
+// ErrClosed is pi's closed-storage error.
+var ErrClosed = errors.New("JsonlStorage is closed")
+
+// StorageError is pi's "Invalid JSONL storage <path>: <what>", with the
+// underlying cause (pi's Error.cause) available through errors.Unwrap.
+type StorageError struct {
+	Path  string
+	What  string // "missing header", "invalid header", "line <n>"
+	Line  int    // 1-based line for corrupt lines, else 0
+	Cause error
+}
+
+func (e *StorageError) Error() string { return "Invalid JSONL storage " + e.Path + ": " + e.What }
+
+// Unwrap returns the cause.
+func (e *StorageError) Unwrap() error { return e.Cause }
+
+// Store is an open JSONL file.
+type Store struct {
+	fs    env.FS
+	clock env.Clock
+	exec  env.Executor
+	path  string
+	opts  Options
+
+	mu     sync.Mutex // guards everything below; never held across I/O
+	header Header
+	state  *store.State
+	closed bool
+	failed error    // set after a failed append/fsync/rename: the file may be torn
+	file   env.File // append handle; touched only by the current leader
+	size   int64    // bytes in the file
+	dead   int64    // bytes of records that no longer contribute to state
+	live   map[string]int64
+	queue  []*request
+	leader bool // a leader is flushing the queue
+
+	stats Stats
+}
+
+// Stats counts I/O for tests and benchmarks.
+type Stats struct {
+	Writes      int // append calls
+	Syncs       int // file fsyncs of appended data
+	Commits     int // acknowledged non-empty commits
+	Compactions int
+}
+
+var _ store.Storage = (*Store)(nil)
+
+// Create writes a new file holding only header (atomically, via tmp +
+// rename) and opens it. Unlike pi, it refuses to replace an existing file.
+func Create(e env.Env, path string, header Header, opts Options) (*Store, error) {
+	if ok, err := e.FS.Exists(path); err != nil {
+		return nil, fmt.Errorf("jsonl: create %s: %w", path, err)
+	} else if ok {
+		return nil, fmt.Errorf("jsonl: create %s: file exists", path)
+	}
+	if header.StorageVersion == 0 {
+		header.StorageVersion = StorageVersion
+	}
+	header.fields = nil
+	content := append(header.encode(), '\n')
+	if _, err := publish(e.FS, path, content, opts.Sync == SyncAlways); err != nil {
+		return nil, err
+	}
+	return Open(e, path, opts)
+}
+
+// Open reads, validates and replays path (pi's JsonlStorage.open), repairs a
+// torn tail, and opens the file for appending.
+func Open(e env.Env, path string, opts Options) (*Store, error) {
+	content, err := e.FS.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("Failed to read JSONL storage %s: %w", path, err)
+	}
+	s := &Store{fs: e.FS, clock: e.Clock, exec: e.Executor, path: path, opts: opts,
+		state: store.NewState(), live: map[string]int64{}}
+
+	kept := content
+	torn := !bytes.HasSuffix(content, []byte("\n"))
+	if torn {
+		kept = content[:bytes.LastIndexByte(content, '\n')+1]
+	}
+	headerEnd := bytes.IndexByte(kept, '\n')
+	if headerEnd <= 0 {
+		return nil, &StorageError{Path: path, What: "missing header"}
+	}
+	header, err := parseHeader(kept[:headerEnd])
+	if err != nil {
+		return nil, &StorageError{Path: path, What: "invalid header", Cause: err}
+	}
+	if header.StorageVersion != StorageVersion {
+		return nil, fmt.Errorf("Session %s uses unsupported storage version %d", header.ID, header.StorageVersion)
+	}
+	s.header = header
+	rest := kept[headerEnd+1:]
+	for lineNo := 2; len(rest) > 0; lineNo++ {
+		nl := bytes.IndexByte(rest, '\n')
+		line := rest[:nl]
+		rest = rest[nl+1:]
+		if err := s.replay(line); err != nil {
+			return nil, &StorageError{Path: path, What: fmt.Sprintf("line %d", lineNo), Line: lineNo, Cause: err}
+		}
+	}
+	if header.NextSeq != nil {
+		if err := s.state.AdvanceNextSeq(*header.NextSeq); err != nil {
+			return nil, err
+		}
+	}
+	if torn {
+		if _, err := publish(e.FS, path, kept, opts.Sync == SyncAlways); err != nil {
+			return nil, err
+		}
+	}
+	s.size = int64(len(kept))
+	if s.file, err = e.FS.OpenAppend(path); err != nil {
+		return nil, fmt.Errorf("jsonl: open %s for appending: %w", path, err)
+	}
+	if s.compactionDue() {
+		if err := s.compact(); err != nil {
+			_ = s.file.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// replay validates and applies one complete line.
+func (s *Store) replay(line []byte) error {
+	writes, sizes, err := parseTransaction(line)
+	if err != nil {
+		return err
+	}
+	if err := s.state.Validate(writes); err != nil {
+		return err
+	}
+	s.state.Apply(writes)
+	s.account(writes, sizes)
+	return nil
+}
+
+// account updates dead-byte bookkeeping for applied writes. A value's live
+// bytes are its set record; a list's are its append records. Overwritten or
+// deleted records, and delete records themselves, are dead.
+func (s *Store) account(writes []store.CommittedWrite, sizes []int64) {
+	for i, w := range writes {
+		switch w.Kind {
+		case store.WriteValue, store.WriteList:
+			k := string(w.Kind[0]) + store.PhysicalKey(w.Namespace, w.Key)
+			switch w.Op {
+			case store.OpSet:
+				s.dead += s.live[k]
+				s.live[k] = sizes[i]
+			case store.OpAppend:
+				s.live[k] += sizes[i]
+			case store.OpDelete:
+				s.dead += s.live[k] + sizes[i]
+				delete(s.live, k)
+			}
+		}
+	}
+}
+
+func (s *Store) compactionDue() bool {
+	r := s.opts.CompactDeadRatio
+	return r > 0 && s.size > 0 && s.size >= s.opts.CompactMinBytes && float64(s.dead)/float64(s.size) >= r
+}
+
+// publish writes content to path atomically: <path>.tmp, fsync, rename,
+// fsync of the directory (fsyncs only when sync). The tmp file is removed on
+// failure. Error strings follow pi's publishFileAtomically.
+func publish(fs env.FS, path string, content []byte, sync bool) (renamed bool, err error) {
+	tmp := path + ".tmp"
+	fail := func(action string, err error) (bool, error) {
+		if ok, _ := fs.Exists(tmp); ok {
+			_ = fs.Remove(tmp)
+		}
+		return false, fmt.Errorf("Failed to %s JSONL storage %s: %w", action, path, err)
+	}
+	f, err := fs.Create(tmp)
+	if err != nil {
+		return fail("stage", err)
+	}
+	if _, err := f.Write(content); err != nil {
+		_ = f.Close()
+		return fail("stage", err)
+	}
+	if sync {
+		if err := f.Sync(); err != nil {
+			_ = f.Close()
+			return fail("stage", err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return fail("stage", err)
+	}
+	if err := fs.Rename(tmp, path); err != nil {
+		return fail("publish", err)
+	}
+	if sync {
+		if err := fs.SyncDir(filepath.Dir(path)); err != nil {
+			return true, fmt.Errorf("Failed to publish JSONL storage %s: sync directory: %w", path, err)
+		}
+	}
+	return true, nil
+}
+
+// Header returns the file's header.
+func (s *Store) Header() Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.header
+}
+
+// Path returns the file path.
+func (s *Store) Path() string { return s.path }
+
+// Stats returns I/O counters.
+func (s *Store) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// DeadBytes returns (dead, total) file bytes.
+func (s *Store) DeadBytes() (dead, total int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dead, s.size
+}
+
+func (s *Store) read() (*store.State, error) {
+	if s.closed {
+		return nil, ErrClosed
+	}
+	return s.state, nil
+}
+
+// GetValue returns the value at addr or nil.
+func (s *Store) GetValue(addr store.Address) (*store.StoredValue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	return st.GetValue(addr), nil
+}
+
+// ScanValues returns namespace's values with keyPrefix in key order.
+func (s *Store) ScanValues(namespace, keyPrefix string) ([]store.StoredValue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	return st.ScanValues(namespace, keyPrefix), nil
+}
+
+// ReadList pages a list.
+func (s *Store) ReadList(addr store.Address, opts store.ReadOptions) ([]store.ListElement, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	return st.ReadList(addr, opts)
+}
+
+// Entries returns every entry in seq order.
+func (s *Store) Entries() ([]store.StoredEntry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	return st.Entries(), nil
+}
+
+// Usage returns every usage row in seq order.
+func (s *Store) Usage() ([]store.StoredUsage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	return st.Usage(), nil
+}
+
+// NextSeq is the seq of the next write.
+func (s *Store) NextSeq() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state.NextSeq()
+}
