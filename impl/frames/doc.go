@@ -1,0 +1,17 @@
+// Package frames is pi-ai 1.0.3's durable assistant-message frame codec in
+// Go: the AssistantMessageFrameEncoder (Encoder), reduceAssistantMessageFrames
+// (Reduce) and parseStreamingJson (ParseStreamingJSON), frame for frame and
+// byte for byte, with pi's exact error messages (*Error).
+//
+// The encoder keeps state only for open blocks: two counters per text or
+// thinking block and, per tool call that has not caught up with its start
+// snapshot, the snapshot's JSON and the buffered delta JSON. It never holds a
+// copy of the message.
+package frames
+
+// Error is an error pi-ai throws; Error() is pi's message, byte for byte.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func fail(format string, args ...any) error { return &Error{Msg: sprintf(format, args...)} }

@@ -1,0 +1,320 @@
+package frames
+
+import "github.com/frameproof/frameproof/impl/pi"
+
+// emptyParsedToolArguments is JSON.stringify(parseStreamingJson("")).
+const emptyParsedToolArguments = "{}"
+
+type blockKind string
+
+const (
+	kindText     blockKind = "text"
+	kindThinking blockKind = "thinking"
+	kindToolCall blockKind = "toolCall"
+)
+
+// openBlock is the encoder's state for one started, unended block.
+type openBlock struct {
+	kind blockKind
+	// text and thinking: UTF-16 length of the start snapshot, and of all
+	// deltas seen so far.
+	covered, deltaChars int
+	// tool calls: whether the delta JSON has caught up with the start
+	// snapshot; until then the snapshot's JSON and the buffered deltas.
+	caughtUp  bool
+	snapshot  string
+	catchupJS []byte
+}
+
+// Encoder is pi-ai's AssistantMessageFrameEncoder for one assistant stream.
+// The zero value is ready to use.
+type Encoder struct {
+	started, terminal bool
+	blocks            map[int]*openBlock
+}
+
+// NewEncoder returns an encoder for one stream.
+func NewEncoder() *Encoder { return &Encoder{} }
+
+// OpenBlocks is how many blocks the encoder tracks (for state-size checks).
+func (e *Encoder) OpenBlocks() int { return len(e.blocks) }
+
+// RetainedBytes is the size of the buffered tool-call JSON the encoder holds.
+func (e *Encoder) RetainedBytes() int {
+	n := 0
+	for _, b := range e.blocks {
+		n += len(b.snapshot) + len(b.catchupJS)
+	}
+	return n
+}
+
+// Encode turns one event into at most one frame. A nil frame with a nil
+// error means "no frame" (covered deltas, done, error). Errors are pi's.
+func (e *Encoder) Encode(ev *pi.Event) (*pi.Frame, error) {
+	if e.terminal {
+		return nil, fail("Assistant message event %s follows a terminal event", ev.Type)
+	}
+	switch ev.Type {
+	case pi.EventStart:
+		if e.started {
+			return nil, fail("Assistant message stream contains more than one start event")
+		}
+		if ev.Partial == nil {
+			return nil, fail("frames: start event has no partial")
+		}
+		e.started = true
+		return &pi.Frame{Type: pi.FrameStart, Partial: cloneStartMessage(ev.Partial)}, nil
+	case pi.EventDone:
+		if !e.started {
+			return nil, fail("Assistant message done event appears before start")
+		}
+		e.terminal = true
+		return nil, nil
+	case pi.EventError:
+		e.terminal = true
+		return nil, nil
+	}
+	if !e.started {
+		return nil, fail("Assistant message %s event appears before start", ev.Type)
+	}
+	switch ev.Type {
+	case pi.EventTextStart:
+		c, err := eventBlock(ev, kindText)
+		if err != nil {
+			return nil, err
+		}
+		text := c.(pi.TextContent)
+		if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindText, covered: pi.UTF16Len(text.Text)}); err != nil {
+			return nil, err
+		}
+		return &pi.Frame{Type: pi.FrameTextStart, ContentIndex: ev.ContentIndex, Block: text}, nil
+	case pi.EventThinkingStart:
+		c, err := eventBlock(ev, kindThinking)
+		if err != nil {
+			return nil, err
+		}
+		th := c.(pi.ThinkingContent)
+		if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindThinking, covered: pi.UTF16Len(th.Thinking)}); err != nil {
+			return nil, err
+		}
+		return &pi.Frame{Type: pi.FrameThinkingStart, ContentIndex: ev.ContentIndex, Block: th}, nil
+	case pi.EventTextDelta:
+		return e.textDelta(ev, kindText, pi.FrameTextDelta)
+	case pi.EventThinkingDelta:
+		return e.textDelta(ev, kindThinking, pi.FrameThinkingDelta)
+	case pi.EventTextEnd:
+		c, err := eventBlock(ev, kindText)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.endBlock(ev.ContentIndex, kindText); err != nil {
+			return nil, err
+		}
+		return &pi.Frame{Type: pi.FrameTextEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
+			TextSignature: c.(pi.TextContent).TextSignature}, nil
+	case pi.EventThinkingEnd:
+		c, err := eventBlock(ev, kindThinking)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.endBlock(ev.ContentIndex, kindThinking); err != nil {
+			return nil, err
+		}
+		th := c.(pi.ThinkingContent)
+		return &pi.Frame{Type: pi.FrameThinkingEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
+			ThinkingSignature: th.ThinkingSignature, Redacted: th.Redacted}, nil
+	case pi.EventToolCallStart:
+		c, err := eventBlock(ev, kindToolCall)
+		if err != nil {
+			return nil, err
+		}
+		tc := c.(pi.ToolCall)
+		if tc.Arguments.IsUndefined() {
+			return nil, fail("Tool-call arguments are not JSON-serializable")
+		}
+		snapshot := stringify(tc.Arguments)
+		st := &openBlock{kind: kindToolCall, caughtUp: snapshot == emptyParsedToolArguments}
+		if !st.caughtUp {
+			st.snapshot = snapshot
+		}
+		if err := e.startBlock(ev.ContentIndex, st); err != nil {
+			return nil, err
+		}
+		return &pi.Frame{Type: pi.FrameToolCallStart, ContentIndex: ev.ContentIndex, Block: tc}, nil
+	case pi.EventToolCallDelta:
+		return e.toolCallDelta(ev)
+	case pi.EventToolCallEnd:
+		if _, err := eventBlock(ev, kindToolCall); err != nil {
+			return nil, err
+		}
+		if ev.ToolCall == nil {
+			return nil, fail("toolcall_end event has invalid tool call at index %s", ev.ContentIndex.JS())
+		}
+		if err := e.endBlock(ev.ContentIndex, kindToolCall); err != nil {
+			return nil, err
+		}
+		tc := ev.ToolCall
+		return &pi.Frame{Type: pi.FrameToolCallEnd, ContentIndex: ev.ContentIndex, ID: tc.ID, Name: tc.Name,
+			Arguments: tc.Arguments, ThoughtSignature: tc.ThoughtSignature, Namespace: tc.Namespace}, nil
+	}
+	return nil, nil
+}
+
+// cloneStartMessage copies the metadata pi's start frame keeps, with empty
+// content and stopReason "pending".
+func cloneStartMessage(m *pi.AssistantMessage) *pi.AssistantMessage {
+	return &pi.AssistantMessage{
+		Content:               []pi.Content{},
+		API:                   m.API,
+		Provider:              m.Provider,
+		Model:                 m.Model,
+		ResponseModel:         m.ResponseModel,
+		ResponseID:            m.ResponseID,
+		ProviderThinkingLevel: m.ProviderThinkingLevel,
+		Diagnostics:           m.Diagnostics,
+		Usage:                 m.Usage,
+		StopReason:            pi.StopPending,
+		Timestamp:             m.Timestamp,
+	}
+}
+
+func assertContentIndex(i pi.ContentIndex) error {
+	if !i.Valid() {
+		return fail("Invalid assistant message frame contentIndex: %s", i.JS())
+	}
+	return nil
+}
+
+// eventBlock is partial.content[contentIndex], which must be of kind want.
+func eventBlock(ev *pi.Event, want blockKind) (pi.Content, error) {
+	if err := assertContentIndex(ev.ContentIndex); err != nil {
+		return nil, err
+	}
+	if ev.Partial == nil || ev.ContentIndex.N >= len(ev.Partial.Content) {
+		return nil, fail("%s event has no content block at index %d", ev.Type, ev.ContentIndex.N)
+	}
+	c := ev.Partial.Content[ev.ContentIndex.N]
+	if c == nil {
+		return nil, fail("%s event has no content block at index %d", ev.Type, ev.ContentIndex.N)
+	}
+	if c.ContentType() != string(want) {
+		return nil, fail("%s event points to %s block at index %d", ev.Type, c.ContentType(), ev.ContentIndex.N)
+	}
+	return c, nil
+}
+
+func (e *Encoder) startBlock(i pi.ContentIndex, st *openBlock) error {
+	if err := assertContentIndex(i); err != nil {
+		return err
+	}
+	if _, dup := e.blocks[i.N]; dup {
+		return fail("Assistant message block %d starts more than once", i.N)
+	}
+	if e.blocks == nil {
+		e.blocks = map[int]*openBlock{}
+	}
+	e.blocks[i.N] = st
+	return nil
+}
+
+func (e *Encoder) block(i pi.ContentIndex, kind blockKind) (*openBlock, error) {
+	if err := assertContentIndex(i); err != nil {
+		return nil, err
+	}
+	st, ok := e.blocks[i.N]
+	if !ok {
+		return nil, fail("Assistant message %s block %d has not started", kind, i.N)
+	}
+	if st.kind != kind {
+		return nil, fail("Assistant message block %d is %s, not %s", i.N, st.kind, kind)
+	}
+	return st, nil
+}
+
+func (e *Encoder) endBlock(i pi.ContentIndex, kind blockKind) error {
+	if _, err := e.block(i, kind); err != nil {
+		return err
+	}
+	delete(e.blocks, i.N)
+	return nil
+}
+
+// textDelta emits the part of a text or thinking delta that the start
+// snapshot did not already cover (UTF-16 offsets, as pi counts).
+func (e *Encoder) textDelta(ev *pi.Event, kind blockKind, ft pi.FrameType) (*pi.Frame, error) {
+	st, err := e.block(ev.ContentIndex, kind)
+	if err != nil {
+		return nil, err
+	}
+	n := pi.UTF16Len(ev.Delta)
+	deltaStart := st.deltaChars
+	st.deltaChars += n
+	covered := max(0, st.covered-deltaStart)
+	if covered >= n {
+		return nil, nil
+	}
+	return &pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, Delta: pi.SliceUTF16(ev.Delta, covered)}, nil
+}
+
+func (e *Encoder) toolCallDelta(ev *pi.Event) (*pi.Frame, error) {
+	st, err := e.block(ev.ContentIndex, kindToolCall)
+	if err != nil {
+		return nil, err
+	}
+	if st.caughtUp {
+		if ev.Delta == "" {
+			return nil, nil
+		}
+		return &pi.Frame{Type: pi.FrameToolCallDelta, ContentIndex: ev.ContentIndex, Delta: ev.Delta}, nil
+	}
+	st.catchupJS = appendJS(st.catchupJS, ev.Delta)
+	buffered := string(st.catchupJS)
+	args := ParseStreamingJSON(buffered)
+	if stringify(args) != st.snapshot {
+		// A legacy provider put the initial input in toolcall_start but
+		// streams JSON from empty; its arguments may extend the snapshot.
+		if !isJSONPrefix(ParseStreamingJSON(st.snapshot), args) {
+			return nil, nil
+		}
+	}
+	st.caughtUp = true
+	st.snapshot = ""
+	st.catchupJS = nil
+	if buffered == "" {
+		return nil, nil
+	}
+	return &pi.Frame{Type: pi.FrameToolCallCheckpoint, ContentIndex: ev.ContentIndex, JSON: buffered}, nil
+}
+
+// isJSONPrefix is pi's structural "current extends snapshot" test.
+func isJSONPrefix(snapshot, current pi.JSONValue) bool {
+	switch snapshot.Kind() {
+	case pi.String:
+		return current.Kind() == pi.String && pi.HasPrefixUTF16(current.Str(), snapshot.Str())
+	case pi.Array:
+		if current.Kind() != pi.Array || len(snapshot.Array()) > len(current.Array()) {
+			return false
+		}
+		for i, v := range snapshot.Array() {
+			if !isJSONPrefix(v, current.Array()[i]) {
+				return false
+			}
+		}
+		return true
+	case pi.Object:
+		if current.Kind() != pi.Object {
+			return false
+		}
+		cur := current.ObjectValue()
+		so := snapshot.ObjectValue()
+		for _, k := range so.Keys() {
+			sv, _ := so.Get(k)
+			cv, ok := cur.Get(k)
+			if !ok || !isJSONPrefix(sv, cv) {
+				return false
+			}
+		}
+		return true
+	}
+	return snapshot.Equal(current) // Object.is for primitives
+}

@@ -1,0 +1,23 @@
+package frames
+
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// appendJS appends s to a WTF-8 buffer with JS concatenation semantics (a
+// split surrogate pair across the boundary is re-joined).
+func appendJS(buf []byte, s string) []byte {
+	if len(s) >= 3 && s[0] == 0xED && s[1] >= 0xB0 && len(buf) >= 3 && buf[len(buf)-3] == 0xED && buf[len(buf)-2] >= 0xA0 && buf[len(buf)-2] <= 0xAF {
+		joined := pi.Concat(string(buf[len(buf)-3:]), s[:3])
+		buf = append(buf[:len(buf)-3], joined...)
+		return append(buf, s[3:]...)
+	}
+	return append(buf, s...)
+}
+
+// stringify is JSON.stringify(v) for a defined value.
+func stringify(v pi.JSONValue) string { return string(v.AppendJSON(nil)) }
