@@ -1,0 +1,49 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// ErrNothingToSend: no stored message crosses to a model (for example a
+// transcript of only errored responses). No wire accepts an empty history.
+var ErrNothingToSend = errors.New("replay: nothing to project: no message in the transcript crosses to a model")
+
+// Project returns the request body for t built from msgs, a transcript of
+// *pi.UserMessage, *pi.AssistantMessage and *pi.ToolResultMessage. The
+// result is deterministic: the same inputs give the same bytes. msgs is not
+// modified.
+func Project(msgs []pi.Appender, t Target, o Options) ([]byte, error) {
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if o.Microcompact != nil {
+		var err error
+		if msgs, _, err = Microcompact(msgs, *o.Microcompact); err != nil {
+			return nil, err
+		}
+	}
+	turns, err := plan(msgs, t)
+	if err != nil {
+		return nil, err
+	}
+	if len(turns) == 0 {
+		return nil, ErrNothingToSend
+	}
+	var body pi.JSONValue
+	switch t.Wire {
+	case WireAnthropic:
+		body = encodeAnthropic(turns, t, o)
+	case WireOpenAIChat:
+		body = encodeChat(turns, t, o)
+	case WireOpenAIResponses:
+		body = encodeResponses(turns, t, o)
+	case WireGemini:
+		body = encodeGemini(turns, t, o)
+	default:
+		return nil, fmt.Errorf("replay: unknown wire %q", t.Wire)
+	}
+	return body.AppendJSON(nil), nil
+}
