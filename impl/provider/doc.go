@@ -1,0 +1,22 @@
+// Package provider holds frameproof's reference adapters for four streaming
+// wires — Anthropic Messages, OpenAI Chat Completions, OpenAI Responses and
+// Gemini streamGenerateContent — turning a provider's SSE byte stream into
+// pi-ai assistant-message events.
+//
+// Every adapter is a pure function over an io.Reader: no HTTP, no clock, no
+// goroutines (the HTTP call lives in props/provider and cmd/frameproof). An
+// adapter mutates one live accumulator Message, exactly as pi-ai's providers
+// mutate their `output` object, and every non-terminal event carries a deep
+// snapshot of that accumulator taken when the event was emitted.
+//
+// The adapters follow pi-ai 1.0.3's conventions where pi defines them
+// (redacted thinking text, Chat Completions' reasoning field as the thinking
+// signature, Responses' "call_id|item_id" tool ids, usage arithmetic), so a
+// checker can hold them and pi-ai's own providers to the same expectations.
+//
+// Events use this package's small Message/Block model rather than impl/pi's
+// byte-exact vocabulary: the contract checks compare structure, not bytes.
+//
+// Bug switches (Options.Bug) seed known adapter defects so tests can prove
+// the contract checker catches each one.
+package provider

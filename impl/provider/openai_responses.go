@@ -1,0 +1,273 @@
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+type responsesItem struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Phase     string `json:"phase"`
+	Summary   []struct {
+		Text string `json:"text"`
+	} `json:"summary"`
+	Content []struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
+	} `json:"content"`
+}
+
+type responsesEvent struct {
+	Type         string          `json:"type"`
+	OutputIndex  int             `json:"output_index"`
+	SummaryIndex int             `json:"summary_index"`
+	Delta        string          `json:"delta"`
+	Arguments    string          `json:"arguments"`
+	Item         json.RawMessage `json:"item"`
+	Code         string          `json:"code"`
+	Message      string          `json:"message"`
+	Response     *struct {
+		ID                string `json:"id"`
+		Status            string `json:"status"`
+		IncompleteDetails *struct {
+			Reason string `json:"reason"`
+		} `json:"incomplete_details"`
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+		Usage *struct {
+			InputTokens        int `json:"input_tokens"`
+			OutputTokens       int `json:"output_tokens"`
+			TotalTokens        int `json:"total_tokens"`
+			InputTokensDetails *struct {
+				CachedTokens int `json:"cached_tokens"`
+			} `json:"input_tokens_details"`
+			OutputTokensDetails *struct {
+				ReasoningTokens int `json:"reasoning_tokens"`
+			} `json:"output_tokens_details"`
+		} `json:"usage"`
+	} `json:"response"`
+}
+
+// responsesSlot tracks one output item being streamed.
+type responsesSlot struct {
+	index       int // content index
+	kind        string
+	summaryPart int // highest summary index seen (thinking)
+}
+
+// runOpenAIResponses adapts Responses API events: one content block per
+// output item (reasoning → thinking, message → text, function_call →
+// toolCall). Reasoning summaries are joined with "\n\n" as pi-ai does; the
+// separator is streamed as a delta when the next summary part begins, so the
+// deltas always add up to the authoritative end text.
+func runOpenAIResponses(r io.Reader, em *emitter) error {
+	slots := map[int]*responsesSlot{}
+	terminal := false
+	_, err := ScanSSE(r, func(sse SSEEvent) error {
+		var ev responsesEvent
+		if err := decodeData(WireOpenAIResponses, sse, &ev); err != nil {
+			return err
+		}
+		switch ev.Type {
+		case "response.created":
+			if ev.Response != nil {
+				em.live.ResponseID = ev.Response.ID
+			}
+		case "response.output_item.added":
+			var item responsesItem
+			if err := json.Unmarshal(ev.Item, &item); err != nil {
+				return fmt.Errorf("provider: openai-responses: output_item.added %d: %w", ev.OutputIndex, err)
+			}
+			if _, dup := slots[ev.OutputIndex]; dup {
+				return fmt.Errorf("provider: openai-responses: output item %d added twice", ev.OutputIndex)
+			}
+			switch item.Type {
+			case "reasoning":
+				slots[ev.OutputIndex] = &responsesSlot{index: em.open(Block{Type: "thinking"}), kind: "thinking", summaryPart: -1}
+			case "message":
+				slots[ev.OutputIndex] = &responsesSlot{index: em.open(Block{Type: "text"}), kind: "text"}
+			case "function_call":
+				i := em.open(Block{Type: "toolCall", ID: item.CallID + "|" + item.ID, Name: item.Name, Arguments: map[string]any{}})
+				slots[ev.OutputIndex] = &responsesSlot{index: i, kind: "toolCall"}
+				if item.Arguments != "" {
+					em.growArgs(i, item.Arguments)
+				}
+			}
+		case "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta":
+			s := slots[ev.OutputIndex]
+			if s == nil || s.kind != "thinking" {
+				return nil
+			}
+			if ev.SummaryIndex > s.summaryPart {
+				if s.summaryPart >= 0 {
+					em.grow(s.index, "\n\n")
+				}
+				s.summaryPart = ev.SummaryIndex
+			}
+			if ev.Type == "response.reasoning_summary_text.delta" && ev.Delta != "" {
+				em.grow(s.index, ev.Delta)
+			}
+		case "response.output_text.delta", "response.refusal.delta":
+			if s := slots[ev.OutputIndex]; s != nil && s.kind == "text" && ev.Delta != "" {
+				em.grow(s.index, ev.Delta)
+			}
+		case "response.function_call_arguments.delta":
+			if s := slots[ev.OutputIndex]; s != nil && s.kind == "toolCall" && ev.Delta != "" {
+				em.growArgs(s.index, ev.Delta)
+			}
+		case "response.function_call_arguments.done":
+			if s := slots[ev.OutputIndex]; s != nil && s.kind == "toolCall" {
+				em.catchUpArgs(s.index, ev.Arguments)
+			}
+		case "response.output_item.done":
+			s := slots[ev.OutputIndex]
+			if s == nil {
+				return nil
+			}
+			var item responsesItem
+			if err := json.Unmarshal(ev.Item, &item); err != nil {
+				return fmt.Errorf("provider: openai-responses: output_item.done %d: %w", ev.OutputIndex, err)
+			}
+			b := em.block(s.index)
+			switch s.kind {
+			case "thinking":
+				parts := make([]string, len(item.Summary))
+				for i, p := range item.Summary {
+					parts[i] = p.Text
+				}
+				em.catchUp(s.index, strings.Join(parts, "\n\n"))
+				var compact bytes.Buffer
+				if json.Compact(&compact, ev.Item) == nil {
+					b.ThinkingSignature = compact.String()
+				}
+			case "text":
+				var sb strings.Builder
+				for _, c := range item.Content {
+					if c.Type == "output_text" {
+						sb.WriteString(c.Text)
+					} else {
+						sb.WriteString(c.Refusal)
+					}
+				}
+				em.catchUp(s.index, sb.String())
+				sig, _ := json.Marshal(struct {
+					V     int    `json:"v"`
+					ID    string `json:"id"`
+					Phase string `json:"phase,omitempty"`
+				}{1, item.ID, item.Phase})
+				b.TextSignature = string(sig)
+			case "toolCall":
+				if item.Arguments != "" {
+					em.catchUpArgs(s.index, item.Arguments)
+				}
+			}
+			em.end(s.index)
+			delete(slots, ev.OutputIndex)
+		case "response.completed", "response.incomplete":
+			terminal = true
+			resp := ev.Response
+			if resp == nil {
+				return fmt.Errorf("provider: openai-responses: %s without response", ev.Type)
+			}
+			if resp.ID != "" {
+				em.live.ResponseID = resp.ID
+			}
+			if u := resp.Usage; u != nil {
+				cached, reasoning := 0, 0
+				if u.InputTokensDetails != nil {
+					cached = u.InputTokensDetails.CachedTokens
+				}
+				if u.OutputTokensDetails != nil {
+					reasoning = u.OutputTokensDetails.ReasoningTokens
+				}
+				em.live.Usage = Usage{Input: max(0, u.InputTokens-cached), Output: u.OutputTokens, CacheRead: cached,
+					Reasoning: reasoning, TotalTokens: u.TotalTokens}
+			}
+			reason := ""
+			if resp.IncompleteDetails != nil {
+				reason = resp.IncompleteDetails.Reason
+			}
+			em.live.RawStopReason = resp.Status
+			if reason != "" {
+				em.live.RawStopReason = resp.Status + "." + reason
+			}
+			switch {
+			case resp.Status == "completed":
+				em.live.StopReason = "stop"
+				for _, b := range em.live.Content {
+					if b.Type == "toolCall" {
+						em.live.StopReason = "toolUse"
+					}
+				}
+			case resp.Status == "incomplete" && reason == "max_output_tokens":
+				em.live.StopReason = "length"
+			default:
+				em.live.StopReason = "error"
+				em.live.ErrorMessage = "Response incomplete: " + reason
+			}
+		case "response.failed":
+			msg := "unknown error"
+			if ev.Response != nil && ev.Response.Error != nil {
+				msg = ev.Response.Error.Code + ": " + ev.Response.Error.Message
+			}
+			return fmt.Errorf("provider: openai-responses: response failed: %s", msg)
+		case "error":
+			return fmt.Errorf("provider: openai-responses: error %s: %s", ev.Code, ev.Message)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !terminal {
+		return truncatedError{"openai-responses stream ended before a terminal response event"}
+	}
+	if len(slots) > 0 {
+		return fmt.Errorf("provider: openai-responses: stream completed with %d unfinished output items", len(slots))
+	}
+	return nil
+}
+
+// catchUp streams whatever the authoritative final text adds to what the
+// deltas already carried. A final text that is not an extension replaces the
+// block at its end event (the end is authoritative).
+func (em *emitter) catchUp(i int, final string) {
+	b := em.block(i)
+	cur := b.Body()
+	if strings.HasPrefix(final, cur) {
+		if rest := final[len(cur):]; rest != "" {
+			em.grow(i, rest)
+		}
+		return
+	}
+	if b.Type == "thinking" {
+		b.Thinking = final
+	} else {
+		b.Text = final
+	}
+}
+
+// catchUpArgs streams the rest of a tool call's complete argument JSON.
+func (em *emitter) catchUpArgs(i int, full string) {
+	cur := em.argBuf[i]
+	if strings.HasPrefix(full, cur) {
+		if rest := full[len(cur):]; rest != "" {
+			em.growArgs(i, rest)
+		}
+		return
+	}
+	em.argBuf[i] = full
+	if v, ok := parseJSON(full); ok {
+		em.block(i).Arguments = v
+	}
+}
