@@ -37,7 +37,12 @@ func (r *recordingTB) FailNow()                  { r.fail("FailNow"); runtime.Go
 func (r *recordingTB) Fail()                     { r.fail("Fail") }
 func (r *recordingTB) Failed() bool              { r.mu.Lock(); defer r.mu.Unlock(); return r.failed }
 func (r *recordingTB) log(s string)              { r.mu.Lock(); r.msgs = append(r.msgs, s); r.mu.Unlock() }
-func (r *recordingTB) fail(s string)             { r.mu.Lock(); r.failed = true; r.msgs = append(r.msgs, s); r.mu.Unlock() }
+func (r *recordingTB) fail(s string) {
+	r.mu.Lock()
+	r.failed = true
+	r.msgs = append(r.msgs, s)
+	r.mu.Unlock()
+}
 
 // mutant wraps the memory backend with one deliberate bug.
 type mutant struct {
