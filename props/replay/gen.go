@@ -53,7 +53,7 @@ func PrincipalGen() *rapid.Generator[*impl.Principal] {
 		}
 		p := impl.Principal{Agent: rapid.SampledFrom([]string{"ani", "aster", "kitty"}).Draw(t, "agent"),
 			Borrowed: rapid.Bool().Draw(t, "borrowed"), UID: rapid.IntRange(0, 65535).Draw(t, "uid"),
-			Account: rapid.SampledFrom([]string{"annie", "casey"}).Draw(t, "account"),
+			Account:         rapid.SampledFrom([]string{"annie", "casey"}).Draw(t, "account"),
 			ExpectedAccount: rapid.SampledFrom([]string{"annie", "casey"}).Draw(t, "expected"), Node: "node-1"}
 		return &p
 	})
