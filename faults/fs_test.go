@@ -298,6 +298,11 @@ func TestFailRate(t *testing.T) {
 	assert.InDelta(t, 100, fails, 40)
 	f.FailRate(OpWrite, 0, nil)
 	mustWrite(t, h, "y")
+	f.FailRate(OpWrite, 1, EIO)
+	f.FailNext(OpSync, "", EIO)
+	f.ClearFaults()
+	mustWrite(t, h, "z")
+	require.NoError(t, h.Sync())
 }
 
 func TestCrashAfterStopsTheProcess(t *testing.T) {

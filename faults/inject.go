@@ -108,3 +108,12 @@ func (in *injector) fail(f *FS, op Op, path string) error {
 	in.count[op]++
 	return &fs.PathError{Op: string(op), Path: path, Err: err}
 }
+
+// ClearFaults drops every scheduled failure and rate (e.g. before recovery,
+// so that a failure the workload never reached does not hit the reopen).
+func (f *FS) ClearFaults() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inject.next = nil
+	f.inject.rates = nil
+}
