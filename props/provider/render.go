@@ -29,6 +29,8 @@ type Rendered struct {
 	Status int    // HTTP status (200 unless an HTTP failure)
 	Body   []byte // the SSE stream (or the error body)
 	Chunks []int  // absolute byte offsets at which the server flushes
+	// Abort drops the connection after Body instead of ending the response.
+	Abort bool
 }
 
 // jsonText marshals v like a provider's server would: no HTML escaping.
@@ -188,7 +190,7 @@ func Render(sc Scenario) (Rendered, error) {
 	if tp.Failure == FailDisconnect && len(body) > 0 {
 		body = body[:len(body)*min(max(tp.FailAt, 0), 999)/1000]
 	}
-	return Rendered{Status: 200, Body: body, Chunks: chunkOffsets(len(body), tp.Cuts)}, nil
+	return Rendered{Status: 200, Body: body, Chunks: chunkOffsets(len(body), tp.Cuts), Abort: tp.Failure == FailDisconnect}, nil
 }
 
 // serialize writes events as SSE, with keep-alives before the chosen events

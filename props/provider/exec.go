@@ -1,0 +1,158 @@
+package provider
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"time"
+
+	impl "github.com/frameproof/frameproof/impl/provider"
+)
+
+// ProtocolName and ProtocolVersion identify the external adapter protocol.
+const (
+	ProtocolName    = "frameproof-provider"
+	ProtocolVersion = 1
+)
+
+// streamTimeout bounds one stream of an external adapter.
+const streamTimeout = 60 * time.Second
+
+// ExecSubject drives an external adapter process over the JSONL stdio
+// protocol (PROTOCOL.md) against a loopback server.
+type ExecSubject struct {
+	name   string
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string
+	server *Loopback
+	next   int
+	Hello  map[string]any
+}
+
+// StartExec starts argv as an external adapter and a loopback server for it
+// (bounded to maxStreams requests and lifetime).
+func StartExec(argv []string, dir string, maxStreams int, lifetime time.Duration) (*ExecSubject, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("provider: exec: empty command")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("provider: exec: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("provider: exec: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("provider: exec %s: %w", argv[0], err)
+	}
+	s := &ExecSubject{name: "exec", cmd: cmd, stdin: stdin, lines: make(chan string, 256)}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 256<<20)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		close(s.lines)
+	}()
+	line, err := s.readLine(streamTimeout)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("provider: exec: no hello: %w", err)
+	}
+	if err := json.Unmarshal([]byte(line), &s.Hello); err != nil || s.Hello["hello"] != ProtocolName {
+		s.Close()
+		return nil, fmt.Errorf("provider: exec: bad hello line %q", line)
+	}
+	if impl, ok := s.Hello["implementation"].(string); ok {
+		s.name = "exec:" + impl
+		if v, ok := s.Hello["implementationVersion"].(string); ok {
+			s.name += "@" + v
+		}
+	}
+	s.server = StartLoopback(maxStreams, lifetime)
+	return s, nil
+}
+
+// Name implements Subject.
+func (s *ExecSubject) Name() string { return s.name }
+
+func (s *ExecSubject) readLine(timeout time.Duration) (string, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case line, ok := <-s.lines:
+		if !ok {
+			return "", errors.New("adapter closed its output")
+		}
+		return line, nil
+	case <-timer.C:
+		return "", fmt.Errorf("no output within %s", timeout)
+	}
+}
+
+// Run implements Subject: it serves rd on the loopback server, asks the
+// adapter to stream from it and collects the events it reports.
+func (s *ExecSubject) Run(wire impl.Wire, rd Rendered) ([]impl.Event, error) {
+	s.next++
+	id := strconv.Itoa(s.next)
+	base := s.server.Add(id, rd)
+	req, _ := json.Marshal(map[string]any{"id": s.next, "op": "stream", "wire": string(wire), "baseUrl": base,
+		"apiKey": "fuzz-key", "model": Meta.Model, "provider": Meta.Provider})
+	if _, err := s.stdin.Write(append(req, '\n')); err != nil {
+		return nil, fmt.Errorf("provider: exec: write request %s: %w", id, err)
+	}
+	var events []impl.Event
+	for {
+		line, err := s.readLine(streamTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("provider: exec: stream %s: %w", id, err)
+		}
+		var resp struct {
+			ID            json.RawMessage `json:"id"`
+			Event         json.RawMessage `json:"event"`
+			End           bool            `json:"end"`
+			ProtocolError string          `json:"protocolError"`
+		}
+		if err := json.Unmarshal([]byte(line), &resp); err != nil {
+			return nil, fmt.Errorf("provider: exec: stream %s: bad line %q: %w", id, line, err)
+		}
+		if string(resp.ID) != id {
+			return nil, fmt.Errorf("provider: exec: stream %s: line for id %s", id, resp.ID)
+		}
+		switch {
+		case resp.ProtocolError != "":
+			return nil, fmt.Errorf("provider: exec: stream %s: protocol error: %s", id, resp.ProtocolError)
+		case resp.End:
+			return events, nil
+		}
+		ev, err := impl.DecodeEvent(resp.Event)
+		if err != nil {
+			return nil, fmt.Errorf("provider: exec: stream %s event %d: %w", id, len(events), err)
+		}
+		events = append(events, ev)
+	}
+}
+
+// Close ends the adapter process and the loopback server.
+func (s *ExecSubject) Close() {
+	if s.server != nil {
+		s.server.Close()
+	}
+	_ = s.stdin.Close()
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+}
