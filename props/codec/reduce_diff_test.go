@@ -1,0 +1,78 @@
+package codec
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/frameproof/frameproof/impl/frames"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/props/peer"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// genCorruptFrames encodes a valid stream and then damages the frame list:
+// drop, duplicate, move or re-index a frame, or swap a start block's kind.
+func genCorruptFrames(t *rapid.T) []pi.Frame {
+	s := GenStream().Draw(t, "stream")
+	enc := frames.NewEncoder()
+	var fs []pi.Frame
+	for _, ev := range s.Events {
+		if f, err := enc.Encode(ev); err == nil && f != nil {
+			fs = append(fs, *f)
+		}
+	}
+	for n := rapid.IntRange(1, 3).Draw(t, "damage"); n > 0 && len(fs) > 0; n-- {
+		i := rapid.IntRange(0, len(fs)-1).Draw(t, "i")
+		switch rapid.IntRange(0, 4).Draw(t, "how") {
+		case 0:
+			fs = append(fs[:i:i], fs[i+1:]...)
+		case 1:
+			fs = append(fs[:i+1:i+1], fs[i:]...)
+		case 2:
+			j := rapid.IntRange(0, len(fs)-1).Draw(t, "j")
+			fs[i], fs[j] = fs[j], fs[i]
+		case 3:
+			fs[i].ContentIndex = rapid.SampledFrom([]pi.ContentIndex{pi.Index(0), pi.Index(1), pi.Index(7), pi.Index(-1), {Invalid: "0.5"}}).Draw(t, "idx")
+		default:
+			if fs[i].Block != nil {
+				fs[i].Block = rapid.SampledFrom([]pi.Content{pi.TextContent{Text: "t"}, pi.ThinkingContent{}, pi.ImageContent{Data: "d", MimeType: "m"},
+					pi.ToolCall{ID: "i", Name: "n", Arguments: pi.EmptyObject()}}).Draw(t, "block")
+			}
+		}
+	}
+	return fs
+}
+
+func TestCorruptFrameSequencesReduceLikePiAI(t *testing.T) {
+	p := peer.Open(t)
+	n := 1000
+	if testing.Short() {
+		n = 100
+	}
+	gen := rapid.Custom(genCorruptFrames)
+	errorsSeen := 0
+	for seed := 0; seed < n; seed++ {
+		fs := gen.Example(seed)
+		raw := make([]json.RawMessage, len(fs))
+		for i := range fs {
+			raw[i] = fs[i].AppendJSON(nil)
+		}
+		peerMsg, peerErr, err := p.Reduce(raw)
+		require.NoError(t, err)
+		goMsg, goErr := frames.Reduce(fs)
+		goErrText := ""
+		if goErr != nil {
+			goErrText = goErr.Error()
+		}
+		require.Equal(t, peerErr, goErrText, "seed %d", seed)
+		if peerErr != "" {
+			errorsSeen++
+		}
+		if peerErr == "" {
+			require.Equal(t, string(peerMsg), marshalMsg(goMsg), "seed %d", seed)
+		}
+	}
+	require.Greater(t, errorsSeen, n/10, "too few corrupt sequences made pi-ai throw")
+	t.Logf("%d of %d sequences threw", errorsSeen, n)
+}

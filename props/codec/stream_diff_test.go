@@ -1,0 +1,79 @@
+package codec
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/frameproof/frameproof/impl/frames"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/props/peer"
+	"github.com/stretchr/testify/require"
+)
+
+// diffStream runs one stream through pi-ai and the Go port and requires
+// byte-identical frames, reduced messages and error messages.
+func diffStream(t *testing.T, p *peer.Peer, s Stream, label string) {
+	t.Helper()
+	raw := make([]json.RawMessage, len(s.Events))
+	for i, ev := range s.Events {
+		raw[i] = ev.AppendJSON(nil)
+	}
+	peerFrames, errIndex, errMsg, err := p.Encode(raw)
+	require.NoError(t, err, label)
+
+	enc := frames.NewEncoder()
+	var goFrames []json.RawMessage
+	var reduced []pi.Frame
+	goErrIndex, goErrMsg := -1, ""
+	for i, ev := range s.Events {
+		f, err := enc.Encode(ev)
+		if err != nil {
+			goErrIndex, goErrMsg = i, err.Error()
+			break
+		}
+		if f == nil {
+			goFrames = append(goFrames, json.RawMessage("null"))
+			continue
+		}
+		goFrames = append(goFrames, f.AppendJSON(nil))
+		reduced = append(reduced, *f)
+	}
+	require.Equal(t, errMsg, goErrMsg, "%s: error message", label)
+	require.Equal(t, errIndex, goErrIndex, "%s: error index", label)
+	require.Equal(t, len(peerFrames), len(goFrames), "%s: frame count", label)
+	var nonNull []json.RawMessage
+	for i := range peerFrames {
+		require.Equal(t, string(peerFrames[i]), string(goFrames[i]), "%s: frame for event %d %s", label, i, raw[i])
+		if string(peerFrames[i]) != "null" {
+			nonNull = append(nonNull, peerFrames[i])
+		}
+	}
+	peerMsg, peerErr, err := p.Reduce(nonNull)
+	require.NoError(t, err, label)
+	goMsg, goErr := frames.Reduce(reduced)
+	goErrText := ""
+	if goErr != nil {
+		goErrText = goErr.Error()
+	}
+	require.Equal(t, peerErr, goErrText, "%s: reduce error", label)
+	require.Equal(t, string(peerMsg), marshalMsg(goMsg), "%s: reduced message", label)
+}
+
+func TestStreamsMatchPiAI(t *testing.T) {
+	p := peer.Open(t)
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	for seed := 0; seed < n; seed++ {
+		diffStream(t, p, GenStream().Example(seed), "valid seed "+itoa(seed))
+	}
+	for seed := 0; seed < n/4; seed++ {
+		diffStream(t, p, GenLongStream().Example(seed), "long seed "+itoa(seed))
+	}
+	for seed := 0; seed < n/2; seed++ {
+		diffStream(t, p, GenInvalidStream().Example(seed), "invalid seed "+itoa(seed))
+	}
+}
+
+func itoa(n int) string { return string(pi.AppendNumber(nil, float64(n))) }
