@@ -32,6 +32,7 @@ var (
 // the write it saw.
 type Gen struct {
 	r       *rand.Rand
+	tag     string // prefixes ids and values so that generators never collide
 	n       int
 	entries []string
 	usage   []string
@@ -40,6 +41,14 @@ type Gen struct {
 // NewGen returns a generator seeded with seed.
 func NewGen(seed uint64) *Gen {
 	return &Gen{r: rand.New(rand.NewPCG(seed, 0x5eed))}
+}
+
+// NewTaggedGen is NewGen whose ids and values carry tag, for concurrent
+// submitters.
+func NewTaggedGen(seed uint64, tag string) *Gen {
+	g := NewGen(seed)
+	g.tag = tag
+	return g
 }
 
 // Commit returns the writes of one commit (0–4 writes, mostly valid; about
@@ -61,10 +70,10 @@ func (g *Gen) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
 func (g *Gen) write() mstore.Write {
 	g.n++
 	addr := mstore.Addr{Namespace: g.pick(Namespaces), Key: g.pick(Keys)}
-	val := `{"w":` + strconv.Itoa(g.n) + `}`
+	val := `{"w":"` + g.tag + strconv.Itoa(g.n) + `"}`
 	switch k := g.r.IntN(10); {
 	case k < 2:
-		id := "e" + strconv.Itoa(g.n)
+		id := g.tag + "e" + strconv.Itoa(g.n)
 		var parent *string
 		switch {
 		case g.r.IntN(20) == 0:
@@ -80,7 +89,7 @@ func (g *Gen) write() mstore.Write {
 		g.entries = append(g.entries, id)
 		return mstore.Write{Kind: mstore.Entry, ID: id, ParentID: parent}
 	case k < 3:
-		id := "u" + strconv.Itoa(g.n)
+		id := g.tag + "u" + strconv.Itoa(g.n)
 		g.usage = append(g.usage, id)
 		return mstore.Write{Kind: mstore.Usage, ID: id}
 	case k < 5:
