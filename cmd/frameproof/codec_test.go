@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func codecRun(stdin string, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := dispatch(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const cliPartial = `{"role":"assistant","content":[{"type":"text","text":"Hi😀"}],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"pending","timestamp":1}`
+
+var cliEvents = strings.Join([]string{
+	`{"type":"start","partial":` + cliPartial + `}`,
+	`{"type":"text_start","contentIndex":0,"partial":` + cliPartial + `}`,
+	`{"type":"text_delta","contentIndex":0,"delta":"Hi","partial":` + cliPartial + `}`,
+	`{"type":"text_delta","contentIndex":0,"delta":"😀<&>!","partial":` + cliPartial + `}`,
+	`{"type":"done","reason":"stop","message":` + cliPartial + `}`,
+}, "\n") + "\n"
+
+const cliFrames = `{"type":"start","partial":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"pending","timestamp":1}}
+{"type":"text_start","contentIndex":0,"content":{"type":"text","text":"Hi😀"}}
+null
+{"type":"text_delta","contentIndex":0,"delta":"<&>!"}
+null
+`
+
+func TestEncodeGolden(t *testing.T) {
+	code, out, errOut := codecRun(cliEvents, "encode")
+	require.Equal(t, exitPass, code, errOut)
+	require.Equal(t, cliFrames, out)
+}
+
+func TestReduceGolden(t *testing.T) {
+	code, out, errOut := codecRun(cliFrames, "reduce")
+	require.Equal(t, exitPass, code, errOut)
+	require.Equal(t, `{"role":"assistant","content":[{"type":"text","text":"Hi😀<&>!"}],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"pending","timestamp":1}`+"\n", out)
+
+	code, out, _ = codecRun(`{"type":"text_delta","contentIndex":0,"delta":"x"}`+"\n", "reduce")
+	require.Equal(t, exitPass, code)
+	require.Equal(t, "null\n", out)
+}
+
+func TestCodecErrorsNameLineAndUsePiMessages(t *testing.T) {
+	lines := strings.Split(cliEvents, "\n")
+	code, _, errOut := codecRun(lines[0]+"\n"+lines[2]+"\n", "encode")
+	require.Equal(t, exitFail, code)
+	require.Equal(t, "frameproof encode: line 2: Assistant message text block 0 has not started\n", errOut)
+
+	code, _, errOut = codecRun(lines[0]+"\n\n"+lines[0]+"\n", "encode")
+	require.Equal(t, exitFail, code)
+	require.Equal(t, "frameproof encode: line 3: Assistant message stream contains more than one start event\n", errOut)
+
+	code, _, errOut = codecRun("{not json\n", "encode")
+	require.Equal(t, exitFail, code)
+	require.Contains(t, errOut, "line 1: pi: invalid JSON")
+
+	fr := strings.Split(cliFrames, "\n")
+	code, _, errOut = codecRun(fr[0]+"\n"+fr[3]+"\n", "reduce")
+	require.Equal(t, exitFail, code)
+	require.Equal(t, "frameproof reduce: line 2: text_delta frame has no started block at index 0\n", errOut)
+
+	code, _, errOut = codecRun(fr[0]+"\n"+`{"type":"text_start","contentIndex":0}`+"\n", "reduce")
+	require.Equal(t, exitFail, code)
+	require.Contains(t, errOut, "line 2: pi: decode $.content: expected object, got undefined")
+
+	code, _, _ = codecRun("", "encode", "extra")
+	require.Equal(t, exitUsage, code)
+}
