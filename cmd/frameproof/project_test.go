@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/frameproof/frameproof/model/wire"
+	"github.com/stretchr/testify/require"
+)
+
+var updateProjectGolden = flag.Bool("update-project-golden", false, "rewrite cmd/frameproof/testdata golden files")
+
+func projectRun(stdin string, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := dispatch(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestProjectGolden(t *testing.T) {
+	in, err := os.ReadFile("testdata/project/transcript.jsonl")
+	require.NoError(t, err)
+	cases := map[string][]string{
+		"anthropic-same-model":   {"--wire", "anthropic", "--provider", "anthropic", "--model", "claude-x"},
+		"anthropic-vision":       {"--wire", "anthropic", "--vision", "--model", "claude-y"},
+		"openai-chat":            {"--wire", "openai-chat", "--model", "gpt-x"},
+		"openai-responses":       {"--wire", "openai-responses", "--vision", "--model", "gpt-x"},
+		"gemini":                 {"--wire", "gemini", "--model", "gemini-3-pro"},
+		"anthropic-microcompact": {"--wire", "anthropic", "--microcompact", "0"},
+	}
+	for name, args := range cases {
+		code, stdout, stderr := projectRun(string(in), append([]string{"project"}, args...)...)
+		require.Equal(t, exitPass, code, "%s: %s", name, stderr)
+		require.NoError(t, wire.Validate(args[1], []byte(stdout), wire.Options{Vision: strings.Contains(name, "vision") || name == "openai-responses", Model: args[len(args)-1]}), name)
+		golden := filepath.Join("testdata/project", name+".golden.json")
+		if *updateProjectGolden {
+			require.NoError(t, os.WriteFile(golden, []byte(stdout), 0o644))
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		require.NoError(t, err, "run go test ./cmd/frameproof -update-project-golden")
+		require.Equal(t, string(want), stdout, name)
+	}
+}
+
+func TestProjectJSONArrayInput(t *testing.T) {
+	code, stdout, stderr := projectRun(`[{"role":"user","content":"hi","timestamp":1}]`, "project", "--wire", "openai-chat", "--model", "m")
+	require.Equal(t, exitPass, code, stderr)
+	require.Equal(t, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`+"\n", stdout)
+}
+
+func TestProjectBadInputAndFlags(t *testing.T) {
+	code, _, stderr := projectRun("{\"role\":\"user\",\"content\":\"a\",\"timestamp\":1}\nnot json\n", "project", "--wire", "gemini")
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stderr, "line 2")
+
+	code, _, stderr = projectRun(`[{"role":"user","content":"a","timestamp":1},{"role":"toolResult"}]`, "project", "--wire", "gemini")
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stderr, "index 1")
+
+	code, _, stderr = projectRun("", "project", "--wire", "anthropic")
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stderr, "nothing to project")
+
+	code, _, stderr = projectRun("", "project", "--wire", "bedrock")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, "--wire must be one of")
+
+	code, _, _ = projectRun("", "project")
+	require.Equal(t, exitUsage, code)
+	code, _, _ = projectRun("", "project", "--wire", "gemini", "--bogus")
+	require.Equal(t, exitUsage, code)
+	code, _, _ = projectRun("", "project", "--wire", "gemini", "extra")
+	require.Equal(t, exitUsage, code)
+}
