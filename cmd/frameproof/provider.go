@@ -1,0 +1,217 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	impl "github.com/frameproof/frameproof/impl/provider"
+	"github.com/frameproof/frameproof/props/peer"
+	"github.com/frameproof/frameproof/props/provider"
+)
+
+func init() {
+	register("provider", "fuzz streaming provider adapters (provider fuzz --wire W ...)", runProvider)
+}
+
+type providerSummary struct {
+	Wire       string         `json:"wire"`
+	Subject    string         `json:"subject"`
+	Streams    int            `json:"streams"`
+	Failed     int            `json:"failed"`
+	Verdicts   map[string]int `json:"verdicts"` // streams breaking each rule
+	Reproducer []string       `json:"reproducers,omitempty"`
+	Corpus     []string       `json:"corpus,omitempty"`
+}
+
+func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "fuzz" {
+		fmt.Fprintln(stderr, "usage: frameproof provider fuzz --wire W (--adapter go | --exec CMD) --seeds N [--seed S] [--bug B] [--json] [--corpus DIR]")
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("provider fuzz", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	wireName := fs.String("wire", "", "anthropic-messages | openai-completions | openai-responses | google-generative-ai")
+	adapter := fs.String("adapter", "", "go: the reference Go adapter")
+	execCmd := fs.String("exec", "", "external adapter command (JSONL protocol); \"pi-ai\" runs pi-ai 1.0.3's providers")
+	seeds := fs.Int("seeds", 100, "number of streams (seeds 0..N-1 from --seed)")
+	first := fs.Int("seed", 0, "first seed")
+	bugName := fs.String("bug", "none", "seeded Go adapter bug")
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	corpusDir := fs.String("corpus", "", "directory for shrunk failures (default corpus/sse when it exists)")
+	maxSaved := fs.Int("save", 3, "at most this many shrunk failures saved per distinct rule set")
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitUsage
+	}
+	wire, err := impl.ParseWire(*wireName)
+	if err != nil || (*adapter == "") == (*execCmd == "") || (*adapter != "" && *adapter != "go") || *seeds < 1 {
+		if err != nil {
+			fmt.Fprintln(stderr, "frameproof provider:", err)
+		}
+		fmt.Fprintln(stderr, "frameproof provider fuzz: need --wire, exactly one of --adapter go / --exec CMD, and --seeds >= 1")
+		return exitUsage
+	}
+	bug, err := impl.ParseBug(*bugName)
+	if err != nil {
+		fmt.Fprintln(stderr, "frameproof provider:", err)
+		return exitUsage
+	}
+	var subject provider.Subject = provider.GoSubject{Bug: bug}
+	subjectFlag := "--adapter go"
+	if bug != impl.BugNone {
+		subjectFlag += " --bug " + bug.String()
+	}
+	if *execCmd != "" {
+		var s *provider.ExecSubject
+		if *execCmd == "pi-ai" {
+			s, err = provider.StartPiAI(*seeds*200+100, 6*time.Hour)
+		} else {
+			s, err = provider.StartExec(strings.Fields(*execCmd), "", *seeds*200+100, 6*time.Hour)
+		}
+		if errors.Is(err, peer.ErrUnavailable) {
+			fmt.Fprintln(stderr, "frameproof provider:", err)
+			return exitInconclusive
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "frameproof provider:", err)
+			return exitFail
+		}
+		defer s.Close()
+		subject = s
+		subjectFlag = fmt.Sprintf("--exec %q", *execCmd)
+	}
+	dir := *corpusDir
+	if dir == "" {
+		if info, err := os.Stat(filepath.FromSlash("corpus/sse")); err == nil && info.IsDir() {
+			dir = filepath.FromSlash("corpus/sse")
+		}
+	}
+	sum := providerSummary{Wire: string(wire), Subject: subject.Name(), Verdicts: map[string]int{}}
+	savedPerRules := map[string]int{}
+	gen := provider.GenScenario(wire)
+	tty := isTTY(stderr)
+	for seed := *first; seed < *first+*seeds; seed++ {
+		if tty && seed%50 == 0 {
+			fmt.Fprintf(stderr, "\r%s: %d/%d streams, %d failed", wire, seed-*first, *seeds, sum.Failed)
+		}
+		sc := gen.Example(seed)
+		res, err := provider.RunScenario(subject, sc)
+		if err != nil {
+			fmt.Fprintf(stderr, "frameproof provider: seed %d: %v\n", seed, err)
+			return exitFail
+		}
+		sum.Streams++
+		if !res.Failed() {
+			continue
+		}
+		sum.Failed++
+		rules := ruleSet(res.Violations)
+		for _, r := range rules {
+			sum.Verdicts[r]++
+		}
+		repro := fmt.Sprintf("frameproof provider fuzz --wire %s %s --seed %d --seeds 1", wire, subjectFlag, seed)
+		sum.Reproducer = appendCapped(sum.Reproducer, repro, 20)
+		key := strings.Join(rules, ",")
+		if dir == "" || savedPerRules[key] >= *maxSaved {
+			continue
+		}
+		savedPerRules[key]++
+		shrunk := provider.Shrink(sc, func(c provider.Scenario) bool {
+			r, err := provider.RunScenario(subject, c)
+			return err == nil && overlaps(ruleSet(r.Violations), rules)
+		})
+		final, err := provider.RunScenario(subject, shrunk)
+		if err != nil {
+			continue
+		}
+		entry := provider.NewCorpusEntry(subject.Name(), repro, final)
+		name := fmt.Sprintf("%s-%s-seed%d", wire, sanitize(subject.Name()), seed)
+		if path, err := provider.WriteCorpusEntry(dir, name, entry); err == nil {
+			sum.Corpus = append(sum.Corpus, path)
+		}
+	}
+	if tty {
+		fmt.Fprintln(stderr)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(sum)
+	} else {
+		fmt.Fprintf(stdout, "%s on %s: %d streams, %d failed\n", sum.Subject, sum.Wire, sum.Streams, sum.Failed)
+		var rules []string
+		for r := range sum.Verdicts {
+			rules = append(rules, r)
+		}
+		sort.Strings(rules)
+		for _, r := range rules {
+			fmt.Fprintf(stdout, "  %-28s %d streams\n", r, sum.Verdicts[r])
+		}
+		for _, c := range sum.Corpus {
+			fmt.Fprintf(stdout, "  saved %s\n", c)
+		}
+		if len(sum.Reproducer) > 0 {
+			fmt.Fprintf(stdout, "reproduce: %s\n", sum.Reproducer[0])
+		}
+	}
+	if sum.Failed > 0 {
+		return exitFail
+	}
+	return exitPass
+}
+
+func ruleSet(vs []provider.Violation) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range vs {
+		if !seen[v.Rule] {
+			seen[v.Rule] = true
+			out = append(out, v.Rule)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func overlaps(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func appendCapped(s []string, v string, n int) []string {
+	if len(s) >= n {
+		return s
+	}
+	return append(s, v)
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
