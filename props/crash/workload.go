@@ -249,6 +249,17 @@ func (o *Oracle) Acked(ws []mstore.Write, res store.CommitResult) error {
 	return nil
 }
 
+// Assume records a commit known to be durable (replayed history), without
+// a backend result to compare.
+func (o *Oracle) Assume(ws []mstore.Write) {
+	if _, err := o.spec.Commit(ws, 0); err != nil || len(ws) == 0 {
+		return
+	}
+	o.states = append(o.states, ModelSnapshot(o.spec))
+	o.acked = len(o.states) - 1
+	o.open = o.acked
+}
+
 // Rejected records a definite rejection and checks the model agrees.
 func (o *Oracle) Rejected(ws []mstore.Write, got error) error {
 	_, err := o.spec.Clone().Commit(ws, 0)
