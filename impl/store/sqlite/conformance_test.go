@@ -1,0 +1,35 @@
+package sqlite_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/sqlite"
+	"github.com/frameproof/frameproof/impl/store/storetest"
+)
+
+// TestConformance runs the shared store conformance suite (a rapid state
+// machine against an independent reference, with reopens) on SQLite.
+func TestConformance(t *testing.T) {
+	dir := t.TempDir()
+	var n atomic.Int64
+	open := func(t *testing.T) store.Storage {
+		path := filepath.Join(dir, fmt.Sprintf("c%d.db", n.Add(1)))
+		s, err := sqlite.Open(path, &tickClock{}, sqlite.Options{Sync: sqlite.SyncNever})
+		require.NoError(t, err)
+		return s
+	}
+	reopen := func(t *testing.T, s store.Storage) store.Storage {
+		db := s.(*sqlite.Store)
+		require.NoError(t, db.Close())
+		s2, err := sqlite.Open(db.Path(), &tickClock{ms: 1 << 40}, sqlite.Options{Sync: sqlite.SyncNever})
+		require.NoError(t, err)
+		return s2
+	}
+	storetest.RunWithReopen(t, open, reopen)
+}
