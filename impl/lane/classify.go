@@ -1,0 +1,270 @@
+package lane
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// InterruptedWarning is pi's exact unknown-outcome warning (recovery.ts). The
+// durability doc words it differently; the code string wins (facts §9.8).
+const InterruptedWarning = "Assistant request was interrupted. The preceding content is the latest committed partial; newer live output may be missing and the external outcome is unknown."
+
+// Exact classification strings from response.ts.
+const (
+	msgInvalidDeferred   = "Provider returned an invalid deferred handle"
+	msgToolUseNoCalls    = "Provider reported tool use without any tool calls"
+	msgOverflowDefault   = "Assistant request exceeded the context window"
+	msgRetryDefault      = "Assistant request failed"
+	codeAssistantError   = "assistant_error"
+	codeModelUnavailable = "model_unavailable"
+)
+
+func cancelledMessage(source string) string { return source + " request was cancelled" }
+
+// ZeroUsage is recovery.ts's ZERO_USAGE.
+func ZeroUsage() pi.Usage { return pi.Usage{} }
+
+// Retryable and overflow patterns: pi-ai 1.0.3 utils/retry.js and
+// utils/overflow.js, same alternatives, case-insensitive.
+var (
+	nonRetryable = regexp.MustCompile(`(?i)` + strings.Join([]string{
+		"GoUsageLimitError", "FreeUsageLimitError", "Monthly usage limit reached", "available balance",
+		"insufficient_quota", "out of budget", "quota exceeded", "billing", "subscription_sharing_usage_limit_exceeded",
+	}, "|"))
+	retryable = regexp.MustCompile(`(?i)` + strings.Join([]string{
+		"overloaded", "currently experiencing high demand", "model is at capacity", "rate.?limit", "too many requests",
+		"429", "500", "502", "503", "504", "520", "524", "service.?unavailable", "server.?error", "internal.?error",
+		"provider.?returned.?error", "exceeded request buffer limit while retrying upstream",
+		"network.?error", "connection.?error", "connection.?refused", "connection.?lost", "other side closed",
+		"fetch failed", "getaddrinfo", "ENOTFOUND", "EAI_AGAIN", "upstream.?connect", "reset before headers",
+		"socket hang up", "socket connection was closed", "timed? out", "timeout", "terminated",
+		"websocket.?closed", "websocket.?error", "ended without", "stream ended before message_stop",
+		"stream ended before a terminal response event", "http2 request did not get a response", "retry delay",
+		"you can retry your request", "try your request again", "please retry your request", "ResourceExhausted",
+		"subscription_sharing_usage_unavailable", "subscription_sharing_user_unavailable",
+	}, "|"))
+	overflowPatterns = compileAll(
+		`(?i)prompt (?:is )?too long`, `(?i)prompt exceeds max length`, `(?i)request_too_large`,
+		`(?i)input is too long for requested model`, `(?i)exceeds the context window`,
+		`(?i)exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))`,
+		`(?i)input token count.*exceeds the maximum`, `(?i)maximum prompt length is \d+`,
+		`(?i)reduce the length of the messages`, `(?i)maximum context length is \d+ tokens`,
+		`(?i)exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?`,
+		`(?i)input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)`,
+		`(?i)exceeds the limit of \d+`, `(?i)exceeds the available context size`, `(?i)greater than the context length`,
+		`(?i)context window exceeds limit`, `(?i)exceeded model token limit`, `(?i)too large for model with \d+ maximum context length`,
+		`(?i)prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?`,
+		`(?i)model_context_window_exceeded`, `(?i)prompt too long; exceeded (?:max )?context length`,
+		`(?i)range of input length should be`, `(?i)context[_ ]length[_ ]exceeded`, `(?i)too many tokens`, `(?i)token limit exceeded`)
+	nonOverflow    = compileAll(`(?i)^(Throttling error|Service unavailable):`, `(?i)rate limit`, `(?i)too many requests`)
+	cerebrasNoBody = regexp.MustCompile(`(?i)^4(?:00|13)\s*(?:status code)?\s*\(no body\)`)
+)
+
+func compileAll(ps ...string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(ps))
+	for i, p := range ps {
+		out[i] = regexp.MustCompile(p)
+	}
+	return out
+}
+
+func anyMatch(rs []*regexp.Regexp, s string) bool {
+	for _, r := range rs {
+		if r.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsRetryableAssistantError is pi-ai's isRetryableAssistantError.
+func IsRetryableAssistantError(m *pi.AssistantMessage) bool {
+	if m.StopReason != pi.StopError || m.ErrorMessage == nil || *m.ErrorMessage == "" {
+		return false
+	}
+	if nonRetryable.MatchString(*m.ErrorMessage) {
+		return false
+	}
+	return retryable.MatchString(*m.ErrorMessage)
+}
+
+// IsContextOverflow is pi-ai's isContextOverflow.
+func IsContextOverflow(m *pi.AssistantMessage, contextWindow float64) bool {
+	if m.StopReason == pi.StopError && m.ErrorMessage != nil && *m.ErrorMessage != "" {
+		e := *m.ErrorMessage
+		if !anyMatch(nonOverflow, e) {
+			if anyMatch(overflowPatterns, e) || (m.Provider == "cerebras" && cerebrasNoBody.MatchString(e)) {
+				return true
+			}
+		}
+	}
+	in := m.Usage.Input + m.Usage.CacheRead
+	if contextWindow != 0 && m.StopReason == pi.StopStop && in > contextWindow {
+		return true
+	}
+	if contextWindow != 0 && m.StopReason == pi.StopLength && m.Usage.Output == 0 && in >= contextWindow*0.99 {
+		return true
+	}
+	return false
+}
+
+// IsRecoverableLength is pi-ai's isRecoverableLength.
+func IsRecoverableLength(m *pi.AssistantMessage, desiredMaxOutput float64) bool {
+	return m.StopReason == pi.StopLength && desiredMaxOutput > 0 && m.Usage.Output < desiredMaxOutput
+}
+
+// Disposition is the outcome of classifying one response: the message to
+// commit and either the next leaf or a failure.
+type Disposition struct {
+	Committed *pi.AssistantMessage
+	Next      *OpState
+	Failure   *OpError
+}
+
+// classifyInput carries everything classification reads.
+type classifyInput struct {
+	current        *OpState // the effect_pending leaf being settled
+	response       *pi.AssistantMessage
+	recovery       bool
+	now            float64 // ms, for retry notBefore
+	newID          func() string
+	cancelLosesBug bool
+}
+
+// errAbortedWhileRunning is pi's SessionInvariantError for an aborted response
+// under running control.
+type invariantError struct{ msg string }
+
+func (e *invariantError) Error() string { return e.msg }
+
+// Classify applies response.ts's first-match-wins rules.
+func classify(in classifyInput) (Disposition, error) {
+	cur, resp := in.current, in.response
+	source := "Deferred"
+	if cur.At == LeafAssistantEffectPending {
+		source = "Assistant"
+	}
+	var cfg Configuration
+	turnID := ""
+	if cur.At == LeafAssistantEffectPending {
+		cfg = cur.Gen.Configuration
+		turnID = cur.Gen.StepID
+	} else {
+		cfg = *cur.Configuration
+		turnID = cur.StepID + ":poll:" + itoa(cur.Poll)
+	}
+	scope := cur.scope("")
+	scope.LatestAssistantEntryID = strp(cur.ResponseEntryID)
+	committed := resp.Clone()
+	fail := func(m *pi.AssistantMessage) *OpError {
+		msg := source + " request ended with " + string(m.StopReason)
+		if m.ErrorMessage != nil {
+			msg = *m.ErrorMessage
+		}
+		return &OpError{Code: codeAssistantError, Message: msg}
+	}
+	checkpoint := func() *OpState {
+		n := *scope
+		n.At, n.TriggerEntryID = LeafCheckpoint, cur.ResponseEntryID
+		return &n
+	}
+	overflow := cur.At == LeafAssistantEffectPending &&
+		(IsContextOverflow(resp, cur.ContextWindow) || IsRecoverableLength(resp, cur.IntendedOutputLimit))
+
+	cancelled := cur.Control.CancelRequested
+	if in.cancelLosesBug && resp.StopReason != pi.StopError && resp.StopReason != pi.StopAborted {
+		cancelled = false // BUG: complete-looking content outranks cancellation
+	}
+	switch {
+	case cancelled:
+		committed.StopReason = pi.StopAborted
+		if committed.ErrorMessage == nil {
+			committed.ErrorMessage = strp(cancelledMessage(source))
+		}
+		return Disposition{Committed: committed, Next: checkpoint()}, nil
+	case resp.StopReason == pi.StopAborted:
+		return Disposition{}, &invariantError{source + " response is aborted while durable control is running"}
+	case overflow:
+		committed.StopReason = pi.StopError
+		if committed.ErrorMessage == nil {
+			committed.ErrorMessage = strp(msgOverflowDefault)
+		}
+		if cur.Gen.OverflowRecoveryUsed {
+			return Disposition{Committed: committed, Failure: fail(committed)}, nil
+		}
+		n := *scope
+		n.At = LeafSummaryDeciding
+		n.Task = jobj("taskId", in.newID(), "reason", "overflow", "boundary", jobj("kind", "resume_checkpoint",
+			"resumeAfter", jobj("continuation", jobj("kind", "need_assistant", "overflowRecoveryUsed", true),
+				"triggerEntryId", cur.Gen.TriggerEntryID)))
+		return Disposition{Committed: committed, Next: &n}, nil
+	case resp.StopReason == pi.StopDeferred:
+		n := *scope
+		n.At, n.SourceEntryID, n.Configuration = LeafDeferredSuspended, cur.ResponseEntryID, &cfg
+		if cur.At == LeafAssistantEffectPending {
+			h := resp.Deferred
+			if h == nil || h.ID == "" || h.Provider != cfg.Model.Provider || h.ModelID != cfg.Model.ModelID || h.API != resp.API {
+				committed.StopReason, committed.ErrorMessage = pi.StopError, strp(msgInvalidDeferred)
+				return Disposition{Committed: committed, Failure: fail(committed)}, nil
+			}
+			n.StepID, n.Poll, n.StreamOptions = cur.Gen.StepID, 0, cur.Gen.StreamOptions
+		} else {
+			n.StepID, n.Poll, n.StreamOptions = cur.StepID, cur.Poll, cur.StreamOptions
+		}
+		return Disposition{Committed: committed, Next: &n}, nil
+	case resp.StopReason == pi.StopError:
+		if cur.At == LeafAssistantEffectPending && (in.recovery || IsRetryableAssistantError(resp)) &&
+			cur.Attempt < cur.Gen.RetryPolicy.MaxAttempts {
+			n := *scope
+			n.At, n.Gen, n.NextAttempt = LeafAssistantRetryWait, cur.Gen, cur.Attempt+1
+			n.NotBefore = RetryNotBefore(cur.Gen.RetryPolicy.BaseDelayMs, cur.Attempt, in.now)
+			n.ErrorMessage = msgRetryDefault
+			if resp.ErrorMessage != nil {
+				n.ErrorMessage = *resp.ErrorMessage
+			}
+			return Disposition{Committed: committed, Next: &n}, nil
+		}
+		return Disposition{Committed: committed, Failure: fail(resp)}, nil
+	}
+	var calls []PlannedCall
+	for i, c := range resp.Content {
+		if _, ok := c.(pi.ToolCall); ok {
+			calls = append(calls, PlannedCall{SourceIndex: i, ResultEntryID: in.newID()})
+		}
+	}
+	if len(calls) > 0 {
+		n := *scope
+		n.At, n.BatchAssistantEntryID, n.Configuration, n.BatchTurnID, n.Calls = LeafTools, cur.ResponseEntryID, &cfg, turnID, calls
+		return Disposition{Committed: committed, Next: &n}, nil
+	}
+	if resp.StopReason == pi.StopToolUse {
+		committed.StopReason, committed.ErrorMessage = pi.StopError, strp(msgToolUseNoCalls)
+		return Disposition{Committed: committed, Failure: fail(committed)}, nil
+	}
+	return Disposition{Committed: committed, Next: checkpoint()}, nil
+}
+
+// RetryDelay and RetryNotBefore are retry.ts's.
+func RetryDelay(baseDelayMs float64, attempt int) float64 {
+	d := baseDelayMs
+	for i := 1; i < attempt; i++ {
+		d *= 2
+	}
+	if d > store.MaxSafeInteger {
+		return store.MaxSafeInteger
+	}
+	return d
+}
+
+func RetryNotBefore(baseDelayMs float64, attempt int, now float64) float64 {
+	s := now + RetryDelay(baseDelayMs, attempt)
+	if s > store.MaxSafeInteger {
+		return store.MaxSafeInteger
+	}
+	return s
+}
+
+func itoa(n int) string { return pi.FormatNumber(float64(n)) }

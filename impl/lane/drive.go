@@ -1,0 +1,201 @@
+package lane
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// StepKind says what one Step did.
+type StepKind int
+
+// Step outcomes.
+const (
+	StepIdle     StepKind = iota // no current operation
+	StepProgress                 // the state advanced (or a stale step was skipped)
+	StepWaiting                  // nothing to do without outside help (Reason)
+	StepSettled                  // the operation terminated (Status)
+)
+
+func (k StepKind) String() string {
+	return [...]string{"idle", "progress", "waiting", "settled"}[k]
+}
+
+// StepResult is one Step's outcome.
+type StepResult struct {
+	Kind   StepKind
+	Reason string // waiting: "deferred" | "retry" | "tools" | "summary"
+	Status string // settled: result status
+}
+
+// StepOptions are one drive pass's local policy.
+type StepOptions struct {
+	// DeferredPermit allows one deferred poll (or orphan-poll replacement).
+	DeferredPermit bool
+	// WaitForRetry sleeps (env.Clock) until a retry wait's notBefore.
+	WaitForRetry bool
+}
+
+// RunOptions start an assistant run.
+type RunOptions struct {
+	UserText      string
+	Configuration Configuration
+	RetryPolicy   RetryPolicy
+	StreamOptions pi.JSONValue
+	Settings      pi.JSONValue
+}
+
+// StartRun commits a user entry and a new operation at assistant.ready
+// (attempt 1). It returns the operation id.
+func (l *Lane) StartRun(opts RunOptions) (string, error) {
+	if err := l.usable(); err != nil {
+		return "", err
+	}
+	opID, userID, stepID := l.cfg.IDs.NewID(), l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
+	now := l.now()
+	_, _, err := l.command("start-run", func(cur view) (plan, error) {
+		if cur.op != nil {
+			return plan{}, &rejectError{fmt.Errorf("lane: start run: operation %s is still current", cur.op.ID)}
+		}
+		user := &pi.UserMessage{Text: opts.UserText, Timestamp: now}
+		userJSON, err := pi.Marshal(user)
+		if err != nil {
+			return plan{}, err
+		}
+		state := &OpState{At: LeafAssistantReady, Settings: opts.Settings, NextAttempt: 1, Gen: &GenerationContext{
+			StepID: stepID, TriggerEntryID: userID, Configuration: opts.Configuration,
+			StreamOptions: opts.StreamOptions, RetryPolicy: opts.RetryPolicy}}
+		meta := OpMeta{OperationID: opID, Kind: "run", SourceTipID: cur.tip, StartedAt: now}
+		ls := LaneState{CurrentOperationID: strp(opID), LastOperationID: cur.laneState.LastOperationID, Inbox: cur.laneState.Inbox}
+		tipJSON, _ := pi.Marshal(pi.StringValue(userID))
+		writes := []store.Write{
+			store.InsertEntry(store.Entry{ID: userID, ParentID: cur.tip, Raw: messageEntryRaw(userID, cur.tip, userJSON)}),
+			store.SetValueRaw(BranchTipAddr(l.cfg.Name), tipJSON),
+			store.SetValueRaw(OpMetaAddr(opID), meta.raw()),
+			store.SetValueRaw(OpStateAddr(opID), MarshalState(state)),
+			store.SetValueRaw(LaneStateAddr(l.cfg.Name), ls.raw()),
+		}
+		next := view{laneState: ls, tip: strp(userID), op: &Operation{ID: opID, Meta: meta, State: state}}
+		return plan{commit: true, writes: writes, next: next}, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return opID, nil
+}
+
+// Step advances the current operation by one leaf, dispatching as pi's drive
+// loop does: cancel_requested → reconcile; assistant.effect_pending at
+// dispatch is an orphan → recovery; deferred leaves poll only with a permit.
+func (l *Lane) Step(opts StepOptions) (StepResult, error) {
+	if err := l.usable(); err != nil {
+		return StepResult{}, err
+	}
+	l.mu.Lock()
+	cur := l.view.clone()
+	l.mu.Unlock()
+	if cur.op == nil {
+		return StepResult{Kind: StepIdle}, nil
+	}
+	op, s := cur.op.ID, cur.op.State
+	if s.Control.CancelRequested {
+		return l.reconcile(op, s)
+	}
+	switch s.At {
+	case LeafAssistantReady:
+		return l.runGeneration(op, s)
+	case LeafAssistantRetryWait:
+		return l.runRetryWait(op, s, opts)
+	case LeafAssistantEffectPending:
+		return l.recoverEffect(op, s, false)
+	case LeafDeferredSuspended, LeafDeferredEffectPending:
+		return l.pollDeferred(op, s, opts.DeferredPermit)
+	case LeafCheckpoint:
+		return l.terminate("finish", "completed", nil, op)
+	case LeafTools:
+		return StepResult{Kind: StepWaiting, Reason: "tools"}, nil
+	case LeafSummaryDeciding:
+		return StepResult{Kind: StepWaiting, Reason: "summary"}, nil
+	}
+	return StepResult{}, l.faultWith(fmt.Errorf("lane: drive: unsupported leaf %q", s.At))
+}
+
+// Drive steps until the lane is idle, waiting or settled.
+func (l *Lane) Drive(opts StepOptions) (StepResult, error) {
+	for {
+		r, err := l.Step(opts)
+		if err != nil || r.Kind != StepProgress {
+			return r, err
+		}
+	}
+}
+
+func (l *Lane) armAbort(op string) env.Future {
+	f := l.cfg.Exec.NewFuture("abort:" + op)
+	l.mu.Lock()
+	l.abort, l.abortFor = f, op
+	l.mu.Unlock()
+	return f
+}
+
+// runGeneration publishes the intent (reserving response and usage ids),
+// streams, and settles.
+func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
+	intent := ready.scope(LeafAssistantEffectPending)
+	intent.Gen, intent.Attempt = ready.Gen, ready.NextAttempt
+	intent.ResponseEntryID, intent.UsageID = l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
+	intent.IntendedOutputLimit, intent.ContextWindow = l.cfg.Limits.MaxTokens, l.cfg.Limits.ContextWindow
+	_, committed, err := l.command("intent", func(cur view) (plan, error) {
+		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafAssistantReady || cur.op.State.Control.CancelRequested {
+			return plan{}, nil // continueOperation: cancel_requested or moved on
+		}
+		next := cur.clone()
+		st := intent.Clone()
+		st.Control, st.Settings, st.LatestAssistantEntryID = cur.op.State.Control, cur.op.State.Settings, cur.op.State.LatestAssistantEntryID
+		next.op.State = st
+		intent = st
+		return plan{commit: true, writes: []store.Write{store.SetValueRaw(OpStateAddr(op), MarshalState(st))}, next: next}, nil
+	})
+	if err != nil || !committed {
+		return StepResult{Kind: StepProgress}, err
+	}
+	if intent.Attempt == 1 {
+		l.emit(Event{Type: EvTurnStart, RunID: op, TurnID: intent.Gen.StepID})
+	}
+	req := Request{OperationID: op, ResponseEntryID: intent.ResponseEntryID, Model: intent.Gen.Configuration.Model,
+		Attempt: intent.Attempt, Abort: l.armAbort(op)}
+	l.setLive(op, intent.ResponseEntryID, nil)
+	msg, err := l.respond(req, false)
+	if err != nil {
+		l.dropLive(intent.ResponseEntryID)
+		return StepResult{}, err
+	}
+	r, err := l.settle(op, intent, msg, false)
+	l.dropLive(intent.ResponseEntryID)
+	return r, err
+}
+
+// runRetryWait moves assistant.retry_wait → assistant.ready once notBefore
+// has passed (sleeping on env.Clock when allowed).
+func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult, error) {
+	if now := l.now(); now < s.NotBefore {
+		if !opts.WaitForRetry {
+			return StepResult{Kind: StepWaiting, Reason: "retry"}, nil
+		}
+		l.cfg.Clock.Sleep(time.Duration(s.NotBefore-now) * time.Millisecond)
+	}
+	_, _, err := l.command("retry-ready", func(cur view) (plan, error) {
+		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafAssistantRetryWait || cur.op.State.Control.CancelRequested {
+			return plan{}, nil
+		}
+		next := cur.clone()
+		st := cur.op.State.scope(LeafAssistantReady)
+		st.Gen, st.NextAttempt = cur.op.State.Gen, cur.op.State.NextAttempt
+		next.op.State = st
+		return plan{commit: true, writes: []store.Write{store.SetValueRaw(OpStateAddr(op), MarshalState(st))}, next: next}, nil
+	})
+	return StepResult{Kind: StepProgress}, err
+}

@@ -1,0 +1,96 @@
+package lane
+
+import (
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// EventType names the lane events this package emits.
+type EventType string
+
+// Emitted events. The assistant lifecycle order is message_start →
+// message_update* → message_end → entry_added → usage (seed §Events).
+const (
+	EvTurnStart     EventType = "turn_start"
+	EvMessageStart  EventType = "message_start"
+	EvMessageUpdate EventType = "message_update"
+	EvMessageEnd    EventType = "message_end"
+	EvEntryAdded    EventType = "entry_added"
+	EvUsage         EventType = "usage"
+	EvRunEnd        EventType = "run_end"
+)
+
+// Event is one lane event.
+type Event struct {
+	Type     EventType
+	Lane     string
+	RunID    string
+	Recovery bool
+	// Message is the partial (start/update) or final message (end).
+	Message *pi.AssistantMessage
+	// Source is the provider event of a message_update; Frame the frame it
+	// produced, if any.
+	Source *pi.Event
+	Frame  *pi.Frame
+	// EntryID: message_end, entry_added. Seq: entry_added, usage.
+	EntryID string
+	Seq     int64
+	UsageID string
+	Usage   *pi.Usage
+	// Status: run_end ("completed" | "failed" | "aborted" | external).
+	Status string
+	// TurnID: turn_start.
+	TurnID string
+}
+
+// Listener receives every event; the lane awaits the returned future (nil
+// means delivered), as pi awaits emitBatch.
+type Listener func(Event) env.Future
+
+// FrameOutcome is what happened to one frame.
+type FrameOutcome string
+
+// Frame outcomes recorded in FrameRecord.
+const (
+	FrameEnqueued  FrameOutcome = "enqueued"
+	FrameCommitted FrameOutcome = "committed"
+	FrameDeclined  FrameOutcome = "declined"
+	FrameFailed    FrameOutcome = "failed"
+)
+
+// FrameRecord traces the frame pipeline for invariant checkers: which
+// provider event (index within its stream, type) produced which frame and
+// what the line did with it.
+type FrameRecord struct {
+	OperationID     string
+	ResponseEntryID string
+	EventIndex      int
+	EventType       pi.EventType
+	Frame           []byte // the frame JSON (nil on commit outcomes)
+	Outcome         FrameOutcome
+	Seq             int64 // committed seq
+}
+
+// TelemetryRecord is one committed write's shape: never the value.
+type TelemetryRecord struct {
+	Kind, Op, Namespace, Key string
+	Bytes                    int
+	Seq                      int64
+	Failed                   bool
+}
+
+func (l *Lane) emit(ev Event) {
+	if l.cfg.Listener == nil {
+		return
+	}
+	ev.Lane = l.cfg.Name
+	if f := l.cfg.Listener(ev); f != nil {
+		_ = f.Wait()
+	}
+}
+
+func (l *Lane) onFrame(r FrameRecord) {
+	if l.cfg.OnFrame != nil {
+		l.cfg.OnFrame(r)
+	}
+}

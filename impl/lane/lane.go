@@ -1,0 +1,354 @@
+package lane
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// DefaultFrameBudget bounds the frames one recovery or snapshot hydration
+// reads. pi pages without a total cap (facts §9.2); the seed asks for a
+// budget, so it is explicit and configurable here.
+const DefaultFrameBudget = 100_000
+
+// FramePageSize is pi's readAssistantFrames page size.
+const FramePageSize = 1000
+
+// ErrClosed is returned by every lane call after Close.
+var ErrClosed = errors.New("lane: closed")
+
+// HarnessFault is the whole-process fault raised by a failed command or
+// frame commit (pi's onFault). Once faulted, the lane's line is sealed and no
+// later commit happens in this process; reopen to continue.
+type HarnessFault struct{ Cause error }
+
+func (f *HarnessFault) Error() string { return "lane: harness fault: " + f.Cause.Error() }
+func (f *HarnessFault) Unwrap() error { return f.Cause }
+
+// Provider opens assistant streams. The simulator implements it; Next may
+// block through env futures.
+type Provider interface {
+	Stream(req Request) Stream
+}
+
+// Stream yields pi-ai events in order. After a terminal event (done/error)
+// Next is not called again. A Next error is a transport failure that pi-ai
+// would have encoded in-stream; the lane turns it into an error response.
+type Stream interface {
+	Next() (pi.Event, error)
+}
+
+// Request describes one provider request.
+type Request struct {
+	OperationID     string
+	ResponseEntryID string
+	Model           ModelRef
+	Attempt         int                // assistant attempt (1-based); 0 for polls
+	Deferred        *pi.DeferredHandle // non-nil for a deferred poll
+	Poll            int
+	// Abort resolves when cancellation is requested for the operation.
+	Abort env.Future
+}
+
+// AfterResponse is the after_response hook: it may transform the final
+// response before settlement. An error faults the lane.
+type AfterResponse func(msg *pi.AssistantMessage) (*pi.AssistantMessage, error)
+
+// ModelLimits are the model facts the intent records.
+type ModelLimits struct {
+	MaxTokens     float64 // intendedOutputLimit
+	ContextWindow float64
+}
+
+// Config configures one lane process.
+type Config struct {
+	Name          string
+	Storage       store.Storage
+	Clock         env.Clock
+	IDs           env.IDs
+	Exec          env.Executor
+	Provider      Provider
+	Listener      Listener      // may be nil
+	AfterResponse AfterResponse // may be nil
+	Limits        ModelLimits
+	// FrameBudget bounds frames read by recovery and snapshots (0: default).
+	FrameBudget int
+	// OnFrame observes the frame pipeline (nil: off).
+	OnFrame func(FrameRecord)
+	// Telemetry observes every commit's shape without values (nil: off).
+	Telemetry func(TelemetryRecord)
+	Bugs      Bugs
+}
+
+// Operation is the in-process view of the current operation.
+type Operation struct {
+	ID    string
+	Meta  OpMeta
+	State *OpState
+}
+
+type view struct {
+	laneState LaneState
+	tip       *string
+	op        *Operation
+}
+
+func (v view) clone() view {
+	c := v
+	if v.op != nil {
+		op := *v.op
+		op.State = v.op.State.Clone()
+		c.op = &op
+	}
+	return c
+}
+
+type liveStream struct {
+	op, responseEntryID string
+	partial             *pi.AssistantMessage
+}
+
+// Lane is one lane process: the authoritative in-process state, the FIFO
+// mutation line and the storage it commits to.
+type Lane struct {
+	cfg  Config
+	line *store.Line
+
+	mu       sync.Mutex
+	view     view
+	live     *liveStream
+	fault    *HarnessFault
+	closed   bool
+	abort    env.Completer
+	abortFor string
+}
+
+// Open restores a lane process from storage: lane state, branch tip and the
+// current operation. It starts nothing; Step drives (and recovers).
+func Open(cfg Config) (*Lane, error) {
+	if cfg.Storage == nil || cfg.Clock == nil || cfg.IDs == nil || cfg.Exec == nil {
+		return nil, fmt.Errorf("lane: open %q: storage, clock, ids and executor are required", cfg.Name)
+	}
+	if cfg.FrameBudget <= 0 {
+		cfg.FrameBudget = DefaultFrameBudget
+	}
+	l := &Lane{cfg: cfg, line: store.NewLine(cfg.Exec)}
+	v, err := restore(cfg.Storage, cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	l.view = v
+	return l, nil
+}
+
+func restore(st store.Storage, name string) (view, error) {
+	var v view
+	ls, err := st.GetValue(LaneStateAddr(name))
+	if err != nil {
+		return v, fmt.Errorf("lane: restore %q: read lane state: %w", name, err)
+	}
+	if ls != nil {
+		if v.laneState, err = decodeLaneState(ls.Value); err != nil {
+			return v, fmt.Errorf("lane: restore %q: lane state: %w", name, err)
+		}
+	}
+	tip, err := st.GetValue(BranchTipAddr(name))
+	if err != nil {
+		return v, fmt.Errorf("lane: restore %q: read branch tip: %w", name, err)
+	}
+	if tip != nil {
+		pv, err := pi.ParseJSON(string(tip.Value))
+		if err != nil {
+			return v, fmt.Errorf("lane: restore %q: branch tip: %w", name, err)
+		}
+		if pv.Kind() == pi.String {
+			v.tip = strp(pv.Str())
+		}
+	}
+	if v.laneState.CurrentOperationID == nil {
+		return v, nil
+	}
+	opID := *v.laneState.CurrentOperationID
+	meta, err := st.GetValue(OpMetaAddr(opID))
+	if err != nil {
+		return v, fmt.Errorf("lane: restore %q: read op meta %s: %w", name, opID, err)
+	}
+	state, err := st.GetValue(OpStateAddr(opID))
+	if err != nil {
+		return v, fmt.Errorf("lane: restore %q: read op state %s: %w", name, opID, err)
+	}
+	if meta == nil || state == nil {
+		return v, fmt.Errorf("lane: restore %q: operation %s has no meta or state", name, opID)
+	}
+	op := &Operation{ID: opID}
+	if op.Meta, err = decodeMeta(meta.Value); err != nil {
+		return v, fmt.Errorf("lane: restore %q: op meta %s: %w", name, opID, err)
+	}
+	if op.State, err = DecodeState(state.Value); err != nil {
+		return v, fmt.Errorf("lane: restore %q: op state %s: %w", name, opID, err)
+	}
+	v.op = op
+	return v, nil
+}
+
+// Name is the lane name.
+func (l *Lane) Name() string { return l.cfg.Name }
+
+// Fault returns the harness fault, or nil.
+func (l *Lane) Fault() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fault == nil {
+		return nil
+	}
+	return l.fault
+}
+
+// Current returns a copy of the in-process operation (nil when idle).
+func (l *Lane) Current() *Operation {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.view.clone().op
+}
+
+func (l *Lane) usable() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fault != nil {
+		return l.fault
+	}
+	if l.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// faultWith records the first harness fault and seals the line so that no
+// later mutation commits in this process.
+func (l *Lane) faultWith(err error) *HarnessFault {
+	l.mu.Lock()
+	if l.fault == nil {
+		var hf *HarnessFault
+		if !errors.As(err, &hf) {
+			hf = &HarnessFault{Cause: err}
+		}
+		l.fault = hf
+		if !l.cfg.Bugs.SnapshotShowsDeadLivePartial {
+			l.live = nil
+		}
+	}
+	f := l.fault
+	l.mu.Unlock()
+	l.line.Seal(f)
+	return f
+}
+
+// Close is a controlled crash: it writes nothing, lets admitted line work
+// drain and leaves effect_pending as it is. Storage stays open (the caller
+// owns it).
+func (l *Lane) Close() error {
+	l.mu.Lock()
+	l.closed = true
+	if !l.cfg.Bugs.SnapshotShowsDeadLivePartial {
+		l.live = nil
+	}
+	l.mu.Unlock()
+	return l.line.Seal(ErrClosed).Wait()
+}
+
+// plan is a lane command's decision.
+type plan struct {
+	commit bool
+	writes []store.Write
+	next   view
+	// applied runs under the state lock right after the view update.
+	applied func()
+}
+
+// rejectError is returned by planners for caller errors that do not fault.
+type rejectError struct{ err error }
+
+func (e *rejectError) Error() string { return e.err.Error() }
+func (e *rejectError) Unwrap() error { return e.err }
+
+// command runs planner on the line against the authoritative in-process
+// state, commits at most once and then installs the next state (pi's
+// Lane.command). Planner and commit errors fault the lane.
+func (l *Lane) command(name string, planner func(cur view) (plan, error)) (store.CommitResult, bool, error) {
+	var res store.CommitResult
+	var committed bool
+	fut := l.line.Run(name, func() error {
+		l.mu.Lock()
+		cur := l.view.clone()
+		l.mu.Unlock()
+		p, err := planner(cur)
+		if err != nil {
+			var rej *rejectError
+			if errors.As(err, &rej) {
+				return rej.err
+			}
+			return l.faultWith(err)
+		}
+		if !p.commit {
+			return nil
+		}
+		r, err := l.commitWrites(p.writes)
+		if err != nil {
+			return l.faultWith(err)
+		}
+		l.mu.Lock()
+		l.view = p.next
+		if p.applied != nil {
+			p.applied()
+		}
+		l.mu.Unlock()
+		res, committed = r, true
+		return nil
+	})
+	if err := fut.Wait(); err != nil {
+		return res, false, err
+	}
+	return res, committed, nil
+}
+
+// commitWrites commits and reports telemetry.
+func (l *Lane) commitWrites(writes []store.Write) (store.CommitResult, error) {
+	res, err := l.cfg.Storage.Commit(writes)
+	if l.cfg.Telemetry != nil {
+		for i, w := range writes {
+			rec := TelemetryRecord{Kind: string(w.Kind), Op: string(w.Op), Namespace: w.Namespace, Key: w.Key, Bytes: len(w.Value), Failed: err != nil}
+			if err == nil && i < len(res.Seqs) {
+				rec.Seq = res.Seqs[i]
+			}
+			l.cfg.Telemetry(rec)
+		}
+	}
+	return res, err
+}
+
+func (l *Lane) now() float64 { return float64(l.cfg.Clock.Now().UnixMilli()) }
+
+// setLive marks a stream as owned (partial may be nil before start).
+func (l *Lane) setLive(op, resp string, partial *pi.AssistantMessage) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || l.fault != nil {
+		return
+	}
+	l.live = &liveStream{op: op, responseEntryID: resp, partial: partial}
+}
+
+func (l *Lane) dropLive(resp string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cfg.Bugs.SnapshotShowsDeadLivePartial {
+		return
+	}
+	if l.live != nil && l.live.responseEntryID == resp {
+		l.live = nil
+	}
+}

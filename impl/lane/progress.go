@@ -1,0 +1,93 @@
+package lane
+
+import (
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// progress is pi's ProgressChannel for one response's frames: every write
+// is enqueued synchronously as a fenced append on the line; only the latest
+// future is kept (FIFO: it settling implies every earlier append settled).
+// Failures are observed inside the line work itself, which faults the lane
+// at the moment of failure, so no future needs a separate observer.
+type progress struct {
+	l      *Lane
+	op     string
+	resp   string
+	addr   store.Address
+	sealed bool
+	latest env.Future
+}
+
+func (l *Lane) openProgress(op, resp string) *progress {
+	return &progress{l: l, op: op, resp: resp, addr: FramesAddr(op, resp)}
+}
+
+// owns is the invocation fence: leaf ∈ {assistant,deferred}.effect_pending
+// and the same responseEntryId, judged from in-process state only.
+func (p *progress) owns(v view) bool {
+	if p.l.cfg.Bugs.FenceIgnoresResponse {
+		return true
+	}
+	return v.op != nil && v.op.ID == p.op && v.op.State.At.IsEffectPending() && v.op.State.ResponseEntryID == p.resp
+}
+
+func (p *progress) write(f *pi.Frame, eventIndex int, eventType pi.EventType) {
+	if p.sealed {
+		return
+	}
+	raw, err := pi.Marshal(f)
+	if err != nil {
+		p.l.faultWith(err)
+		return
+	}
+	l := p.l
+	rec := FrameRecord{OperationID: p.op, ResponseEntryID: p.resp, EventIndex: eventIndex, EventType: eventType}
+	enq := rec
+	enq.Frame, enq.Outcome = raw, FrameEnqueued
+	l.onFrame(enq)
+	atEnqueue := false
+	if l.cfg.Bugs.FenceAtEnqueue {
+		l.mu.Lock()
+		atEnqueue = p.owns(l.view)
+		l.mu.Unlock()
+	}
+	p.latest = l.line.Run("frame", func() error {
+		l.mu.Lock()
+		ok := p.owns(l.view)
+		l.mu.Unlock()
+		if l.cfg.Bugs.FenceAtEnqueue {
+			ok = atEnqueue
+		}
+		if !ok {
+			out := rec
+			out.Outcome = FrameDeclined
+			l.onFrame(out)
+			return nil
+		}
+		res, err := l.commitWrites([]store.Write{store.AppendListRaw(p.addr, raw)})
+		out := rec
+		if err != nil {
+			out.Outcome = FrameFailed
+			l.onFrame(out)
+			return l.faultWith(err)
+		}
+		out.Outcome, out.Seq = FrameCommitted, res.FirstSeq
+		l.onFrame(out)
+		return nil
+	})
+}
+
+func (p *progress) seal() { p.sealed = true }
+
+// drain awaits the latest write; it fails with that write's error, and with
+// the lane's fault if any earlier write faulted it.
+func (p *progress) drain() error {
+	if p.latest != nil {
+		if err := p.latest.Wait(); err != nil {
+			return err
+		}
+	}
+	return p.l.usable()
+}

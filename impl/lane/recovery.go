@@ -1,0 +1,145 @@
+package lane
+
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/frames"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// DiagnosticFrameBudget is the diagnostic type added to a synthetic response
+// whose frame list exceeded the frame budget (frameproof's own: pi has no
+// budget).
+const DiagnosticFrameBudget = "frame_budget_exceeded"
+
+// readFrames pages the exact frame list ascending, FramePageSize per page
+// with an exclusive seq cursor, and stops after budget frames. truncated
+// reports that more frames existed than the budget allowed.
+func readFrames(st store.Storage, op, resp string, budget int) (out []pi.Frame, truncated bool, err error) {
+	addr := FramesAddr(op, resp)
+	var cursor *int64
+	for {
+		page, err := st.ReadList(addr, store.ReadOptions{Cursor: cursor, Order: store.Asc, Limit: FramePageSize})
+		if err != nil {
+			return nil, false, fmt.Errorf("lane: read frames %s: %w", addr.Key, err)
+		}
+		for _, e := range page {
+			if len(out) == budget {
+				return out, true, nil
+			}
+			f, err := pi.ParseFrame(string(e.Value))
+			if err != nil {
+				return nil, false, fmt.Errorf("lane: frame list %s: element seq %d: %w", addr.Key, e.Seq, err)
+			}
+			out = append(out, *f)
+		}
+		if len(page) < FramePageSize {
+			return out, false, nil
+		}
+		seq := page[len(page)-1].Seq
+		cursor = &seq
+	}
+}
+
+// interrupted is recovery.ts's interruptedAssistantMessage.
+func interrupted(model ModelRef, partial *pi.AssistantMessage, now float64) *pi.AssistantMessage {
+	var m *pi.AssistantMessage
+	if partial == nil {
+		m = &pi.AssistantMessage{Content: []pi.Content{}, API: "unknown", Provider: model.Provider, Model: model.ModelID, Timestamp: now}
+	} else {
+		m = partial.Clone()
+	}
+	m.Usage, m.StopReason, m.ErrorMessage = ZeroUsage(), pi.StopError, strp(InterruptedWarning)
+	return m
+}
+
+func budgetDiagnostic(m *pi.AssistantMessage, budget int, now float64) {
+	d := jobj("type", DiagnosticFrameBudget, "timestamp", now, "details", jobj("budget", budget,
+		"message", "Recovery read only the first "+itoa(budget)+" committed frames; later committed frames were not reduced."))
+	var arr []pi.JSONValue
+	if m.Diagnostics.Kind() == pi.Array {
+		arr = append(arr, m.Diagnostics.Array()...)
+	}
+	m.Diagnostics = pi.ArrayValue(append(arr, d))
+}
+
+// allEnded reports whether every started block of the frames has an end
+// frame: "complete-looking" content.
+func allEnded(fs []pi.Frame) bool {
+	open := map[int]bool{}
+	for _, f := range fs {
+		switch f.Type {
+		case pi.FrameTextStart, pi.FrameThinkingStart, pi.FrameToolCallStart:
+			open[f.ContentIndex.N] = true
+		case pi.FrameTextEnd, pi.FrameThinkingEnd, pi.FrameToolCallEnd:
+			delete(open, f.ContentIndex.N)
+		}
+	}
+	return len(fs) > 0 && len(open) == 0
+}
+
+// recoverEffect settles an orphaned (or cancelled) effect_pending from its
+// committed frame prefix under the reserved ids: no provider call, no
+// after_response; recovery-tagged message_start/message_end, then the
+// ordinary settlement (retry/fail for generation, aborted under cancel).
+func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResult, error) {
+	var fs []pi.Frame
+	var truncated, current bool
+	_, _, err := l.command("recovery-read", func(cur view) (plan, error) {
+		if !sameEffect(cur, op, eff) || (!cancelled && cur.op.State.Control.CancelRequested) {
+			return plan{}, nil
+		}
+		current = true
+		var err error
+		fs, truncated, err = readFrames(l.cfg.Storage, op, eff.ResponseEntryID, l.cfg.FrameBudget)
+		return plan{}, err
+	})
+	if err != nil || !current {
+		return StepResult{Kind: StepProgress}, err
+	}
+	partial, err := frames.Reduce(fs)
+	if err != nil {
+		return StepResult{}, l.faultWith(fmt.Errorf("lane: reduce frames %s:%s: %w", op, eff.ResponseEntryID, err))
+	}
+	model := eff.modelRef()
+	now := l.now()
+	msg := interrupted(model, partial, now)
+	if truncated {
+		budgetDiagnostic(msg, l.cfg.FrameBudget, now)
+	}
+	if l.cfg.Bugs.SyntheticNonZeroUsage {
+		msg.Usage.Output, msg.Usage.TotalTokens = 1, 1 // BUG
+	}
+	if l.cfg.Bugs.CancelLosesToComplete && cancelled && partial != nil && allEnded(fs) {
+		msg.StopReason, msg.ErrorMessage = pi.StopStop, nil // BUG: treat complete-looking frames as done
+	}
+	l.emit(Event{Type: EvMessageStart, RunID: op, Recovery: true, Message: msg})
+	l.emit(Event{Type: EvMessageEnd, RunID: op, Recovery: true, Message: msg, EntryID: eff.ResponseEntryID})
+	if l.cfg.Bugs.RecoveryRunsAfterResponse && l.cfg.AfterResponse != nil {
+		if msg, err = l.cfg.AfterResponse(msg.Clone()); err != nil {
+			return StepResult{}, l.faultWith(err)
+		}
+	}
+	return l.settle(op, eff, msg, true)
+}
+
+func (s *OpState) modelRef() ModelRef {
+	if s.Gen != nil {
+		return s.Gen.Configuration.Model
+	}
+	if s.Configuration != nil {
+		return s.Configuration.Model
+	}
+	return ModelRef{}
+}
+
+// reconcile advances a cancelled leaf without new ordinary work: an
+// effect_pending is settled synthetically as aborted (TX1, → checkpoint);
+// every other leaf gets the aborted terminal (TX2).
+func (l *Lane) reconcile(op string, s *OpState) (StepResult, error) {
+	if s.At.IsEffectPending() {
+		return l.recoverEffect(op, s, true)
+	}
+	return l.terminate("aborted-terminal", "aborted", nil, op)
+}

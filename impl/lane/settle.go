@@ -1,0 +1,96 @@
+package lane
+
+import (
+	"errors"
+
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// errStale is returned when the intent a settlement targets is no longer
+// the current state (e.g. finalized externally meanwhile).
+var errStale = errors.New("lane: settlement target is no longer current")
+
+func sameEffect(v view, op string, eff *OpState) bool {
+	return v.op != nil && v.op.ID == op && v.op.State.At == eff.At && v.op.State.ResponseEntryID == eff.ResponseEntryID
+}
+
+// settle classifies response and commits pi's settlement TX (publishResponse):
+// entry R, usage U, branch tip, deleteList(frames) | terminal cleanup,
+// op state | (result, lane state). Then entry_added and usage are emitted.
+func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery bool) (StepResult, error) {
+	var disp Disposition
+	respID, usageID := intent.ResponseEntryID, intent.UsageID
+	if recovery && l.cfg.Bugs.RecoveryMintsNewIDs {
+		respID, usageID = l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
+	}
+	if l.cfg.Bugs.EmitEntryBeforeCommit {
+		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, EntryID: respID})
+	}
+	var finished *ResultRecord
+	res, committed, err := l.command("settle", func(cur view) (plan, error) {
+		if !sameEffect(cur, op, intent) {
+			return plan{}, &rejectError{errStale}
+		}
+		current := cur.op.State
+		d, err := classify(classifyInput{current: current, response: response, recovery: recovery,
+			now: l.now(), newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.Bugs.CancelLosesToComplete})
+		if err != nil {
+			return plan{}, err
+		}
+		disp = d
+		msgJSON, err := pi.Marshal(d.Committed)
+		if err != nil {
+			return plan{}, err
+		}
+		tipJSON, _ := pi.Marshal(pi.StringValue(respID))
+		writes := []store.Write{
+			store.InsertEntry(store.Entry{ID: respID, ParentID: cur.tip, Raw: messageEntryRaw(respID, cur.tip, msgJSON)}),
+			store.InsertUsage(store.UsageRow{ID: usageID, Raw: usageRowRaw(usageID, d.Committed.Usage, respID)}),
+			store.SetValueRaw(BranchTipAddr(l.cfg.Name), tipJSON),
+		}
+		next := cur.clone()
+		next.tip = strp(respID)
+		if d.Failure != nil {
+			rec := ResultRecord{OperationID: op, Kind: cur.op.Meta.Kind, Status: "failed", Error: d.Failure,
+				FromTipID: cur.op.Meta.SourceTipID, TipID: strp(respID), StartedAt: cur.op.Meta.StartedAt, EndedAt: l.now()}
+			fin, ls, err := l.finishWrites(cur, rec)
+			if err != nil {
+				return plan{}, err
+			}
+			writes = append(writes, fin...)
+			next.op, next.laneState = nil, ls
+			finished = &rec
+		} else {
+			if !l.cfg.Bugs.SettleWithoutDelete {
+				writes = append(writes, store.DeleteListRaw(FramesAddr(op, respID)))
+			}
+			writes = append(writes, store.SetValueRaw(OpStateAddr(op), MarshalState(d.Next)))
+			next.op.State = d.Next
+		}
+		return plan{commit: true, writes: writes, next: next, applied: func() {
+			if !l.cfg.Bugs.SnapshotShowsDeadLivePartial && l.live != nil && l.live.responseEntryID == intent.ResponseEntryID {
+				l.live = nil
+			}
+		}}, nil
+	})
+	if err != nil {
+		if errors.Is(err, errStale) {
+			return StepResult{Kind: StepProgress, Reason: "stale"}, nil
+		}
+		return StepResult{}, err
+	}
+	if !committed {
+		return StepResult{Kind: StepProgress}, nil
+	}
+	if !l.cfg.Bugs.EmitEntryBeforeCommit {
+		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, EntryID: respID, Seq: res.Seqs[0], Message: disp.Committed})
+	}
+	u := disp.Committed.Usage
+	l.emit(Event{Type: EvUsage, RunID: op, Recovery: recovery, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
+	if finished != nil {
+		l.emit(Event{Type: EvRunEnd, RunID: op, Status: finished.Status})
+		return StepResult{Kind: StepSettled, Status: finished.Status}, nil
+	}
+	return StepResult{Kind: StepProgress}, nil
+}

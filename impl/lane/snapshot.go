@@ -1,0 +1,126 @@
+package lane
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/frames"
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// TranscriptEntry is one committed entry on the lane's branch.
+type TranscriptEntry struct {
+	ID       string
+	ParentID *string
+	Seq      int64
+	Raw      json.RawMessage
+}
+
+// Snapshot is LaneSnapshot: the committed transcript along the branch tip
+// and the latest observed partial, which is never part of the transcript.
+type Snapshot struct {
+	Lane        string
+	TipID       *string
+	Transcript  []TranscriptEntry
+	OperationID string
+	State       *OpState
+	// StreamingMessage: the live partial while a stream is owned; else, for
+	// assistant/deferred effect_pending, the reduction of the committed
+	// frames (budgeted); else nil.
+	StreamingMessage *pi.AssistantMessage
+	// Live reports that StreamingMessage came from an owned stream.
+	Live bool
+	// FramesTruncated reports that the durable reduction hit the budget.
+	FramesTruncated bool
+}
+
+// Snapshot captures the lane. It reads committed storage and the
+// in-process state; it replays no historical events.
+func (l *Lane) Snapshot() (*Snapshot, error) {
+	l.mu.Lock()
+	cur := l.view.clone()
+	var live *pi.AssistantMessage
+	owned := l.live != nil
+	if owned && l.live.partial != nil {
+		live = l.live.partial.Clone()
+	}
+	l.mu.Unlock()
+	s := &Snapshot{Lane: l.cfg.Name, TipID: cur.tip}
+	if cur.op != nil {
+		s.OperationID, s.State = cur.op.ID, cur.op.State
+	}
+	tr, err := transcript(l, cur.tip)
+	if err != nil {
+		return nil, err
+	}
+	s.Transcript = tr
+	switch {
+	case owned && live != nil:
+		s.StreamingMessage, s.Live = live, true
+	case cur.op != nil && cur.op.State.At.IsEffectPending():
+		fs, truncated, err := readFrames(l.cfg.Storage, cur.op.ID, cur.op.State.ResponseEntryID, l.cfg.FrameBudget)
+		if err != nil {
+			return nil, err
+		}
+		m, err := frames.Reduce(fs)
+		if err != nil {
+			return nil, fmt.Errorf("lane: snapshot: reduce frames: %w", err)
+		}
+		s.StreamingMessage, s.FramesTruncated = m, truncated
+	}
+	return s, nil
+}
+
+// transcript walks parent links from tip back to the root.
+func transcript(l *Lane, tip *string) ([]TranscriptEntry, error) {
+	if tip == nil {
+		return nil, nil
+	}
+	entries, err := l.cfg.Storage.Entries()
+	if err != nil {
+		return nil, fmt.Errorf("lane: snapshot: entries: %w", err)
+	}
+	byID := make(map[string]TranscriptEntry, len(entries))
+	for _, e := range entries {
+		byID[e.Entry.ID] = TranscriptEntry{ID: e.Entry.ID, ParentID: e.Entry.ParentID, Seq: e.Seq, Raw: e.Entry.Raw}
+	}
+	var rev []TranscriptEntry
+	for id := tip; id != nil; {
+		e, ok := byID[*id]
+		if !ok {
+			return nil, fmt.Errorf("lane: snapshot: branch entry %s is missing", *id)
+		}
+		rev = append(rev, e)
+		id = e.ParentID
+		if len(rev) > len(entries) {
+			return nil, fmt.Errorf("lane: snapshot: branch has a cycle at %s", e.ID)
+		}
+	}
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	return rev, nil
+}
+
+// GenerateStructural runs a structural (summary) generation stream
+// process-locally: no frames, no public assistant lifecycle events. It
+// returns the final message.
+func (l *Lane) GenerateStructural(req Request) (*pi.AssistantMessage, error) {
+	stream := l.cfg.Provider.Stream(req)
+	var last *pi.AssistantMessage
+	for {
+		ev, err := stream.Next()
+		if err != nil {
+			return transportFailure(last, req.Model, err, l.now()), nil
+		}
+		if ev.Type == pi.EventDone || ev.Type == pi.EventError {
+			if ev.Message == nil {
+				return nil, fmt.Errorf("lane: structural stream: %s event has no message", ev.Type)
+			}
+			return ev.Message.Clone(), nil
+		}
+		if ev.Partial != nil {
+			last = ev.Partial
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package lane
+
+import (
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// Leaf is an operation state's `at` discriminator. Only the leaves that
+// assistant durability touches are driven here; the summary leaf exists so
+// that overflow classification can hand over (pi-durability-facts.md §4).
+type Leaf string
+
+// The leaves this package drives.
+const (
+	LeafAssistantReady         Leaf = "assistant.ready"
+	LeafAssistantEffectPending Leaf = "assistant.effect_pending"
+	LeafAssistantRetryWait     Leaf = "assistant.retry_wait"
+	LeafDeferredSuspended      Leaf = "deferred.suspended"
+	LeafDeferredEffectPending  Leaf = "deferred.effect_pending"
+	LeafCheckpoint             Leaf = "checkpoint"
+	LeafTools                  Leaf = "tools"
+	LeafSummaryDeciding        Leaf = "summary.deciding"
+)
+
+// IsEffectPending reports whether at is one of the two leaves that own an
+// assistant frame list.
+func (at Leaf) IsEffectPending() bool {
+	return at == LeafAssistantEffectPending || at == LeafDeferredEffectPending
+}
+
+// Control is the durable cancellation control of an operation.
+type Control struct {
+	CancelRequested bool
+	RequestedAt     float64 // ms; meaningful when CancelRequested
+}
+
+// ModelRef names a configured model.
+type ModelRef struct{ Provider, ModelID string }
+
+// Configuration is a lane configuration snapshot:
+// {model{provider,modelId},thinkingLevel,activeToolNames}.
+type Configuration struct {
+	Model           ModelRef
+	ThinkingLevel   string
+	ActiveToolNames []string
+}
+
+// RetryPolicy is {maxAttempts, baseDelayMs}.
+type RetryPolicy struct {
+	MaxAttempts int
+	BaseDelayMs float64
+}
+
+// GenerationContext is assistant generation's durable context.
+type GenerationContext struct {
+	StepID               string
+	TriggerEntryID       string
+	Configuration        Configuration
+	StreamOptions        pi.JSONValue // opaque object
+	RetryPolicy          RetryPolicy
+	OverflowRecoveryUsed bool
+}
+
+// PlannedCall is one tool call of a `tools` leaf.
+type PlannedCall struct {
+	SourceIndex   int
+	ResultEntryID string
+}
+
+// OpState is one operation state leaf. Scope fields (Control, Settings,
+// LatestAssistantEntryID) are on every leaf; the rest depends on At.
+type OpState struct {
+	At                     Leaf
+	Control                Control
+	Settings               pi.JSONValue // opaque object
+	LatestAssistantEntryID *string
+
+	// assistant.*
+	Gen                 *GenerationContext
+	Attempt             int     // effect_pending
+	NextAttempt         int     // ready, retry_wait
+	NotBefore           float64 // retry_wait
+	ErrorMessage        string  // retry_wait
+	IntendedOutputLimit float64 // effect_pending
+	ContextWindow       float64 // effect_pending
+
+	// assistant/deferred effect_pending
+	ResponseEntryID string
+	UsageID         string
+
+	// deferred.*
+	StepID        string
+	SourceEntryID string
+	Poll          int
+	Configuration *Configuration
+	StreamOptions pi.JSONValue
+
+	// checkpoint
+	TriggerEntryID string
+
+	// tools
+	BatchAssistantEntryID string
+	BatchTurnID           string
+	Calls                 []PlannedCall
+
+	// summary.deciding
+	Task pi.JSONValue
+}
+
+// Clone copies s (slices included; JSON values are immutable).
+func (s *OpState) Clone() *OpState {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	if s.Gen != nil {
+		g := *s.Gen
+		g.Configuration.ActiveToolNames = append([]string(nil), g.Configuration.ActiveToolNames...)
+		c.Gen = &g
+	}
+	if s.Configuration != nil {
+		cfg := *s.Configuration
+		cfg.ActiveToolNames = append([]string(nil), cfg.ActiveToolNames...)
+		c.Configuration = &cfg
+	}
+	c.Calls = append([]PlannedCall(nil), s.Calls...)
+	return &c
+}
+
+// scope returns a new leaf carrying only s's scope (operationScopeOf).
+func (s *OpState) scope(at Leaf) *OpState {
+	return &OpState{At: at, Control: s.Control, Settings: s.Settings, LatestAssistantEntryID: s.LatestAssistantEntryID}
+}
+
+func (c Control) value() pi.JSONValue {
+	if c.CancelRequested {
+		return jobj("status", "cancel_requested", "requestedAt", c.RequestedAt)
+	}
+	return jobj("status", "running")
+}
+
+func (m ModelRef) value() pi.JSONValue { return jobj("provider", m.Provider, "modelId", m.ModelID) }
+
+func (c Configuration) value() pi.JSONValue {
+	names := c.ActiveToolNames
+	if names == nil {
+		names = []string{}
+	}
+	return jobj("model", c.Model.value(), "thinkingLevel", c.ThinkingLevel, "activeToolNames", names)
+}
+
+func objOrEmpty(v pi.JSONValue) pi.JSONValue {
+	if v.IsUndefined() {
+		return pi.EmptyObject()
+	}
+	return v
+}
+
+func (g GenerationContext) value() pi.JSONValue {
+	return jobj("stepId", g.StepID, "triggerEntryId", g.TriggerEntryID,
+		"configuration", g.Configuration.value(), "streamOptions", objOrEmpty(g.StreamOptions),
+		"retryPolicy", jobj("maxAttempts", g.RetryPolicy.MaxAttempts, "baseDelayMs", g.RetryPolicy.BaseDelayMs),
+		"overflowRecoveryUsed", g.OverflowRecoveryUsed)
+}
+
+// Value is the state as pi stores it: scope first ({control, settings,
+// latestAssistantEntryId}, operationScopeOf), then `at`, then the leaf's
+// payload in the order pi's object literals build it.
+func (s *OpState) Value() pi.JSONValue {
+	kv := []any{"control", s.Control.value(), "settings", objOrEmpty(s.Settings),
+		"latestAssistantEntryId", s.LatestAssistantEntryID, "at", string(s.At)}
+	switch s.At {
+	case LeafAssistantReady:
+		kv = append(kv, "generationContext", s.Gen.value(), "nextAttempt", s.NextAttempt)
+	case LeafAssistantEffectPending:
+		kv = append(kv, "generationContext", s.Gen.value(), "attempt", s.Attempt,
+			"responseEntryId", s.ResponseEntryID, "usageId", s.UsageID,
+			"intendedOutputLimit", s.IntendedOutputLimit, "contextWindow", s.ContextWindow)
+	case LeafAssistantRetryWait:
+		kv = append(kv, "generationContext", s.Gen.value(), "nextAttempt", s.NextAttempt,
+			"notBefore", s.NotBefore, "errorMessage", s.ErrorMessage)
+	case LeafDeferredSuspended:
+		kv = append(kv, "stepId", s.StepID, "sourceEntryId", s.SourceEntryID, "poll", s.Poll,
+			"configuration", s.Configuration.value(), "streamOptions", objOrEmpty(s.StreamOptions))
+	case LeafDeferredEffectPending:
+		// publishPollIntent's literal order: ids before configuration.
+		kv = append(kv, "stepId", s.StepID, "sourceEntryId", s.SourceEntryID, "poll", s.Poll,
+			"responseEntryId", s.ResponseEntryID, "usageId", s.UsageID,
+			"configuration", s.Configuration.value(), "streamOptions", objOrEmpty(s.StreamOptions))
+	case LeafCheckpoint:
+		kv = append(kv, "continuation", jobj("kind", "may_finish", "includeFinalAssistant", true),
+			"triggerEntryId", s.TriggerEntryID)
+	case LeafTools:
+		calls := make([]pi.JSONValue, len(s.Calls))
+		for i, c := range s.Calls {
+			calls[i] = jobj("status", "planned", "sourceIndex", c.SourceIndex, "resultEntryId", c.ResultEntryID)
+		}
+		kv = append(kv, "batch", jobj("assistantEntryId", s.BatchAssistantEntryID,
+			"configuration", s.Configuration.value(), "turnId", s.BatchTurnID, "calls", pi.ArrayValue(calls)))
+	case LeafSummaryDeciding:
+		kv = append(kv, "task", s.Task)
+	}
+	return jobj(kv...)
+}
+
+// MarshalState returns the state's JSON.stringify bytes.
+func MarshalState(s *OpState) []byte { return s.Value().AppendJSON(nil) }
+
+// DecodeState parses a stored operation state.
+func DecodeState(raw []byte) (*OpState, error) {
+	v, err := pi.ParseJSON(string(raw))
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{path: "state"}
+	s := &OpState{At: Leaf(r.str(v, "at"))}
+	ctl := r.get(v, "control")
+	if r.str(ctl, "status") == "cancel_requested" {
+		s.Control = Control{CancelRequested: true, RequestedAt: r.num(ctl, "requestedAt")}
+	}
+	s.Settings = r.get(v, "settings")
+	s.LatestAssistantEntryID = r.optStr(v, "latestAssistantEntryId")
+	decGen := func() *GenerationContext {
+		g := r.get(v, "generationContext")
+		rp := r.get(g, "retryPolicy")
+		return &GenerationContext{
+			StepID: r.str(g, "stepId"), TriggerEntryID: r.str(g, "triggerEntryId"),
+			Configuration: decConfig(r, r.get(g, "configuration")), StreamOptions: r.get(g, "streamOptions"),
+			RetryPolicy:          RetryPolicy{MaxAttempts: int(r.num(rp, "maxAttempts")), BaseDelayMs: r.num(rp, "baseDelayMs")},
+			OverflowRecoveryUsed: r.boolean(g, "overflowRecoveryUsed"),
+		}
+	}
+	switch s.At {
+	case LeafAssistantReady:
+		s.Gen, s.NextAttempt = decGen(), int(r.num(v, "nextAttempt"))
+	case LeafAssistantEffectPending:
+		s.Gen, s.Attempt = decGen(), int(r.num(v, "attempt"))
+		s.ResponseEntryID, s.UsageID = r.str(v, "responseEntryId"), r.str(v, "usageId")
+		s.IntendedOutputLimit, s.ContextWindow = r.num(v, "intendedOutputLimit"), r.num(v, "contextWindow")
+	case LeafAssistantRetryWait:
+		s.Gen, s.NextAttempt = decGen(), int(r.num(v, "nextAttempt"))
+		s.NotBefore, s.ErrorMessage = r.num(v, "notBefore"), r.str(v, "errorMessage")
+	case LeafDeferredSuspended, LeafDeferredEffectPending:
+		s.StepID, s.SourceEntryID, s.Poll = r.str(v, "stepId"), r.str(v, "sourceEntryId"), int(r.num(v, "poll"))
+		cfg := decConfig(r, r.get(v, "configuration"))
+		s.Configuration, s.StreamOptions = &cfg, r.get(v, "streamOptions")
+		if s.At == LeafDeferredEffectPending {
+			s.ResponseEntryID, s.UsageID = r.str(v, "responseEntryId"), r.str(v, "usageId")
+		}
+	case LeafCheckpoint:
+		s.TriggerEntryID = r.str(v, "triggerEntryId")
+	case LeafTools:
+		b := r.get(v, "batch")
+		s.BatchAssistantEntryID, s.BatchTurnID = r.str(b, "assistantEntryId"), r.str(b, "turnId")
+		cfg := decConfig(r, r.get(b, "configuration"))
+		s.Configuration = &cfg
+		for _, c := range r.get(b, "calls").Array() {
+			s.Calls = append(s.Calls, PlannedCall{SourceIndex: int(r.num(c, "sourceIndex")), ResultEntryID: r.str(c, "resultEntryId")})
+		}
+	case LeafSummaryDeciding:
+		s.Task = r.get(v, "task")
+	default:
+		r.fail("unsupported leaf %q", s.At)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return s, nil
+}
+
+func decConfig(r *reader, v pi.JSONValue) Configuration {
+	m := r.get(v, "model")
+	return Configuration{
+		Model:         ModelRef{Provider: r.str(m, "provider"), ModelID: r.str(m, "modelId")},
+		ThinkingLevel: r.str(v, "thinkingLevel"), ActiveToolNames: r.strs(v, "activeToolNames"),
+	}
+}

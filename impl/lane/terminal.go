@@ -1,0 +1,116 @@
+package lane
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// ErrNoOperation rejects commands that need a current operation.
+var ErrNoOperation = errors.New("lane: no current operation")
+
+// cleanupWrites is terminal.ts's operation-owned suffix: delete meta and
+// state, everything under the op's tool_args/tool_memo/preparation/
+// tool_output prefixes, and the current effect_pending frame list.
+func (l *Lane) cleanupWrites(op string, state *OpState) ([]store.Write, error) {
+	writes := []store.Write{store.DeleteValueRaw(OpMetaAddr(op)), store.DeleteValueRaw(OpStateAddr(op))}
+	for _, ns := range []string{NSToolArgs, NSToolMemo, NSPreparation, NSPendingOutput} {
+		vals, err := l.cfg.Storage.ScanValues(ns, op+":")
+		if err != nil {
+			return nil, fmt.Errorf("lane: terminal cleanup: scan %s: %w", ns, err)
+		}
+		for _, v := range vals {
+			writes = append(writes, store.DeleteValueRaw(v.Address))
+		}
+	}
+	if state != nil && state.At.IsEffectPending() && !l.cfg.Bugs.SettleWithoutDelete {
+		writes = append(writes, store.DeleteListRaw(FramesAddr(op, state.ResponseEntryID)))
+	}
+	return writes, nil
+}
+
+// finishWrites is cleanup + set pi.result + set lane state (settleOperation's
+// finish decision).
+func (l *Lane) finishWrites(cur view, rec ResultRecord) ([]store.Write, LaneState, error) {
+	writes, err := l.cleanupWrites(cur.op.ID, cur.op.State)
+	if err != nil {
+		return nil, LaneState{}, err
+	}
+	ls := LaneState{CurrentOperationID: nil, LastOperationID: strp(cur.op.ID), Inbox: cur.laneState.Inbox}
+	writes = append(writes, store.SetValueRaw(ResultAddr(cur.op.ID), rec.raw()), store.SetValueRaw(LaneStateAddr(l.cfg.Name), ls.raw()))
+	return writes, ls, nil
+}
+
+// terminate commits a terminal transaction for the current operation with
+// status (pi's publishAbortedTerminal / checkpoint finish / external
+// finalization) and emits run_end.
+func (l *Lane) terminate(name, status string, opErr *OpError, onlyOp string) (StepResult, error) {
+	var rec ResultRecord
+	_, committed, err := l.command(name, func(cur view) (plan, error) {
+		if cur.op == nil || (onlyOp != "" && cur.op.ID != onlyOp) {
+			return plan{}, &rejectError{ErrNoOperation}
+		}
+		rec = ResultRecord{OperationID: cur.op.ID, Kind: cur.op.Meta.Kind, Status: status, Error: opErr,
+			FromTipID: cur.op.Meta.SourceTipID, TipID: cur.tip, StartedAt: cur.op.Meta.StartedAt, EndedAt: l.now()}
+		writes, ls, err := l.finishWrites(cur, rec)
+		if err != nil {
+			return plan{}, err
+		}
+		next := cur.clone()
+		next.op, next.laneState = nil, ls
+		return plan{commit: true, writes: writes, next: next}, nil
+	})
+	if err != nil {
+		return StepResult{}, err
+	}
+	if !committed {
+		return StepResult{Kind: StepProgress}, nil
+	}
+	l.emit(Event{Type: EvRunEnd, RunID: rec.OperationID, Status: status})
+	return StepResult{Kind: StepSettled, Status: status}, nil
+}
+
+// Finalize is authorized external finalization: one terminal transaction
+// that also deletes the operation-owned frame list. A frame append already
+// queued behind it is then declined by the fence and recreates nothing.
+// status is the result status (e.g. "aborted", "failed", "completed").
+func (l *Lane) Finalize(status string, opErr *OpError) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	_, err := l.terminate("finalize", status, opErr, "")
+	return err
+}
+
+// RequestCancel durably marks the current operation cancel_requested (no-op
+// when idle or already cancelled) and signals a live provider stream's
+// Request.Abort. The drive reconciles on its next Step.
+func (l *Lane) RequestCancel() error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	var op string
+	_, _, err := l.command("cancel", func(cur view) (plan, error) {
+		if cur.op == nil || cur.op.State.Control.CancelRequested {
+			return plan{}, nil
+		}
+		next := cur.clone()
+		next.op.State.Control = Control{CancelRequested: true, RequestedAt: l.now()}
+		op = cur.op.ID
+		return plan{commit: true, writes: []store.Write{store.SetValueRaw(OpStateAddr(cur.op.ID), MarshalState(next.op.State))}, next: next}, nil
+	})
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	abort := l.abort
+	if l.abortFor != op {
+		abort = nil
+	}
+	l.mu.Unlock()
+	if abort != nil {
+		abort.Resolve(nil)
+	}
+	return nil
+}
