@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/frameproof/frameproof/faults"
 	"github.com/frameproof/frameproof/impl/env"
@@ -41,6 +42,7 @@ type run struct {
 	point    int // crash point (FS op count) or faulty commit index
 	workload [][]mstore.Write
 	opts     jsonl.Options
+	chooser  faults.Chooser // nil: a PRNG seeded with seed
 }
 
 func (r run) String() string {
@@ -64,7 +66,11 @@ func newEnv(f env.FS) env.Env {
 func execute(r run) (outcome, error) {
 	var out outcome
 	opts := faults.AllFaults
-	fsys := faults.NewFSWith(faults.RandChooser(r.seed), opts)
+	var chooser faults.Chooser = faults.RandChooser(r.seed)
+	if r.chooser != nil {
+		chooser = r.chooser
+	}
+	fsys := faults.NewFSWith(chooser, opts)
 	if err := fsys.MkdirAll("/data"); err != nil {
 		return out, err
 	}
@@ -255,6 +261,25 @@ func TestJSONLCrashPrefix(t *testing.T) {
 		assert.Positive(t, torn, "no crash tore a write")
 		assert.Positive(t, landed, "no unacknowledged commit ever survived")
 	}
+}
+
+// TestJSONLCrashPrefixRapid is the same property with every crash decision
+// (crash point, kept ops, torn bytes, junk) drawn by rapid, so a failure
+// shrinks to a minimal crash state.
+func TestJSONLCrashPrefixRapid(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		seed := rapid.Uint64Range(1, 1<<20).Draw(rt, "workload seed")
+		wl := NewGen(seed).Workload(rapid.IntRange(1, 8).Draw(rt, "commits"))
+		opts := jsonl.Options{}
+		if rapid.Bool().Draw(rt, "compacting") {
+			opts.CompactDeadRatio = 0.2
+		}
+		point := rapid.IntRange(0, 40).Draw(rt, "crash point")
+		_, err := execute(run{seed: seed, kind: kindCrashPoint, point: point, workload: wl, opts: opts, chooser: faults.RapidChooser(rt)})
+		if err != nil {
+			rt.Fatalf("violation: %v", err)
+		}
+	})
 }
 
 // TestCheckerRejectsSyncLies is the mutation test of the prefix oracle: a
