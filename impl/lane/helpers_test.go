@@ -114,7 +114,9 @@ func newAcc() *acc {
 
 type evFn func() pi.Event
 
-func (a *acc) start() evFn { return func() pi.Event { return pi.Event{Type: pi.EventStart, Partial: a.m} } }
+func (a *acc) start() evFn {
+	return func() pi.Event { return pi.Event{Type: pi.EventStart, Partial: a.m} }
+}
 func (a *acc) textStart(i int) evFn {
 	return func() pi.Event {
 		a.m.Content = append(a.m.Content, pi.TextContent{})

@@ -275,12 +275,26 @@ type rejectError struct{ err error }
 func (e *rejectError) Error() string { return e.err.Error() }
 func (e *rejectError) Unwrap() error { return e.err }
 
+// cmdResult is filled by a command's line work before its future resolves.
+type cmdResult struct {
+	res       store.CommitResult
+	committed bool
+}
+
 // command runs planner on the line against the authoritative in-process
 // state, commits at most once and then installs the next state (pi's
 // Lane.command). Planner and commit errors fault the lane.
 func (l *Lane) command(name string, planner func(cur view) (plan, error)) (store.CommitResult, bool, error) {
-	var res store.CommitResult
-	var committed bool
+	fut, out := l.commandAsync(name, planner)
+	if err := fut.Wait(); err != nil {
+		return out.res, false, err
+	}
+	return out.res, out.committed, nil
+}
+
+// commandAsync enqueues a command without waiting for it.
+func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (env.Future, *cmdResult) {
+	out := &cmdResult{}
 	fut := l.line.Run(name, func() error {
 		l.mu.Lock()
 		cur := l.view.clone()
@@ -306,13 +320,10 @@ func (l *Lane) command(name string, planner func(cur view) (plan, error)) (store
 			p.applied()
 		}
 		l.mu.Unlock()
-		res, committed = r, true
+		out.res, out.committed = r, true
 		return nil
 	})
-	if err := fut.Wait(); err != nil {
-		return res, false, err
-	}
-	return res, committed, nil
+	return fut, out
 }
 
 // commitWrites commits and reports telemetry.

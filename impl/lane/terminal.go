@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store"
 )
 
@@ -42,25 +43,29 @@ func (l *Lane) finishWrites(cur view, rec ResultRecord) ([]store.Write, LaneStat
 	return writes, ls, nil
 }
 
-// terminate commits a terminal transaction for the current operation with
-// status (pi's publishAbortedTerminal / checkpoint finish / external
-// finalization) and emits run_end.
-func (l *Lane) terminate(name, status string, opErr *OpError, onlyOp string) (StepResult, error) {
-	var rec ResultRecord
-	_, committed, err := l.command(name, func(cur view) (plan, error) {
+// terminatePlanner builds the terminal transaction for the current
+// operation with status (pi's publishAbortedTerminal / checkpoint finish /
+// external finalization).
+func (l *Lane) terminatePlanner(status string, opErr *OpError, onlyOp string, rec *ResultRecord) func(cur view) (plan, error) {
+	return func(cur view) (plan, error) {
 		if cur.op == nil || (onlyOp != "" && cur.op.ID != onlyOp) {
 			return plan{}, &rejectError{ErrNoOperation}
 		}
-		rec = ResultRecord{OperationID: cur.op.ID, Kind: cur.op.Meta.Kind, Status: status, Error: opErr,
+		*rec = ResultRecord{OperationID: cur.op.ID, Kind: cur.op.Meta.Kind, Status: status, Error: opErr,
 			FromTipID: cur.op.Meta.SourceTipID, TipID: cur.tip, StartedAt: cur.op.Meta.StartedAt, EndedAt: l.now()}
-		writes, ls, err := l.finishWrites(cur, rec)
+		writes, ls, err := l.finishWrites(cur, *rec)
 		if err != nil {
 			return plan{}, err
 		}
 		next := cur.clone()
 		next.op, next.laneState = nil, ls
 		return plan{commit: true, writes: writes, next: next}, nil
-	})
+	}
+}
+
+func (l *Lane) terminate(name, status string, opErr *OpError, onlyOp string) (StepResult, error) {
+	var rec ResultRecord
+	_, committed, err := l.command(name, l.terminatePlanner(status, opErr, onlyOp, &rec))
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -76,11 +81,17 @@ func (l *Lane) terminate(name, status string, opErr *OpError, onlyOp string) (St
 // queued behind it is then declined by the fence and recreates nothing.
 // status is the result status (e.g. "aborted", "failed", "completed").
 func (l *Lane) Finalize(status string, opErr *OpError) error {
-	if err := l.usable(); err != nil {
-		return err
-	}
-	_, err := l.terminate("finalize", status, opErr, "")
-	return err
+	return l.FinalizeAsync(status, opErr).Wait()
+}
+
+// FinalizeAsync enqueues Finalize on the line and returns without waiting
+// (the simulator uses it to race finalization against frame appends). The
+// future fails with ErrNoOperation when no operation is current at its turn.
+// run_end is not emitted on this path.
+func (l *Lane) FinalizeAsync(status string, opErr *OpError) env.Future {
+	var rec ResultRecord
+	fut, _ := l.commandAsync("finalize", l.terminatePlanner(status, opErr, "", &rec))
+	return fut
 }
 
 // RequestCancel durably marks the current operation cancel_requested (no-op
