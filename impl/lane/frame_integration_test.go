@@ -62,8 +62,12 @@ func runAheadScript() *script {
 			a.m.Content = append(a.m.Content, pi.TextContent{Text: "ab"})
 			return pi.Event{Type: pi.EventTextStart, ContentIndex: pi.Index(0), Partial: a.m}
 		},
-		func() pi.Event { return pi.Event{Type: pi.EventTextDelta, ContentIndex: pi.Index(0), Delta: "a", Partial: a.m} },
-		func() pi.Event { return pi.Event{Type: pi.EventTextDelta, ContentIndex: pi.Index(0), Delta: "b", Partial: a.m} },
+		func() pi.Event {
+			return pi.Event{Type: pi.EventTextDelta, ContentIndex: pi.Index(0), Delta: "a", Partial: a.m}
+		},
+		func() pi.Event {
+			return pi.Event{Type: pi.EventTextDelta, ContentIndex: pi.Index(0), Delta: "b", Partial: a.m}
+		},
 		a.textEnd(0, "ab"), a.done(pi.StopStop))
 }
 
