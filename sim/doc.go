@@ -1,0 +1,22 @@
+// Package sim is frameproof's deterministic simulator.
+//
+// The kernel is split into small packages, each with one job:
+//
+//   - sim/choice   — the choice source: one stream of Intn decisions that
+//     drives inputs, scheduling and faults of a run. Backed by rapid
+//     (FromRapid, shrinks in go test), by a seeded PRNG that records a
+//     tape (NewSeeded), or by a tape replayer (NewReplay).
+//   - sim/trace    — the canonical JSONL step trace and its sha256 hash.
+//   - sim/world    — the deterministic world: actors (one runs at a time),
+//     futures, virtual clock, deterministic ids, processes that crash and
+//     restart. It implements env.Executor, env.Clock and env.IDs.
+//   - sim/shrink   — delta debugging of a failing tape.
+//   - sim/campaign — runs a scenario over many seeds, re-checks determinism,
+//     shrinks failures and prints reproduction commands.
+//   - sim/linz     — records client-visible operations for porcupine with
+//     step-based timestamps, indefinite (crash-cut) operations and fault
+//     annotations for the HTML visualization.
+//
+// Scenarios (provider, lane loop, committer, finalizer, ...) are built on top
+// of these packages; see the package docs of sim/world for the actor model.
+package sim

@@ -1,0 +1,232 @@
+// Package trace is the canonical step log of a simulation run.
+//
+// Every record is one JSON object on its own line (JSONL), encoded by hand
+// with a fixed key order, so the same run produces the same bytes and Hash
+// (sha256 of those bytes) is a fingerprint of the whole schedule. Campaigns
+// compare hashes to detect nondeterminism; failure reports ship the JSONL.
+//
+// Line format (keys always in this order; kv omitted when empty):
+//
+//	{"step":12,"t":1500000,"proc":"lane@2","actor":"committer#7","act":"wait","kv":{"future":"commit#3"}}
+//
+// step is the scheduler step the record belongs to, t the virtual time in
+// nanoseconds since the world's epoch, proc/actor who acted ("" for the
+// scheduler or the test goroutine), act a short verb and kv optional details
+// in the order given.
+package trace
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Field is one detail of a record. V may be a string, bool, any integer
+// type, error, fmt.Stringer, nil, or anything encoding/json encodes
+// deterministically (maps are encoded with sorted keys).
+type Field struct {
+	K string
+	V any
+}
+
+// F builds a Field.
+func F(k string, v any) Field { return Field{K: k, V: v} }
+
+// Record is one decoded trace line.
+type Record struct {
+	Step  int64           `json:"step"`
+	T     int64           `json:"t"`
+	Proc  string          `json:"proc"`
+	Actor string          `json:"actor"`
+	Act   string          `json:"act"`
+	KV    json.RawMessage `json:"kv,omitempty"`
+}
+
+// Trace accumulates records. The zero value is not usable; call New.
+type Trace struct {
+	keep  bool
+	buf   bytes.Buffer
+	h     hash.Hash
+	n     int
+	line  []byte
+	bytes int64
+}
+
+// New returns a trace that keeps every line in memory (for WriteJSONL) and
+// hashes it.
+func New() *Trace { return &Trace{keep: true, h: sha256.New()} }
+
+// NewHashOnly returns a trace that only hashes; WriteJSONL then fails. Use it
+// for campaign runs, and re-run a failing seed with New to get the JSONL.
+func NewHashOnly() *Trace { return &Trace{h: sha256.New()} }
+
+// Add appends one record.
+func (t *Trace) Add(step, at int64, proc, actor, act string, kv ...Field) {
+	b := t.line[:0]
+	b = append(b, `{"step":`...)
+	b = strconv.AppendInt(b, step, 10)
+	b = append(b, `,"t":`...)
+	b = strconv.AppendInt(b, at, 10)
+	b = append(b, `,"proc":`...)
+	b = appendString(b, proc)
+	b = append(b, `,"actor":`...)
+	b = appendString(b, actor)
+	b = append(b, `,"act":`...)
+	b = appendString(b, act)
+	if len(kv) > 0 {
+		b = append(b, `,"kv":{`...)
+		for i, f := range kv {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, f.K)
+			b = append(b, ':')
+			b = appendValue(b, f.V)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, '}', '\n')
+	t.line = b
+	t.h.Write(b)
+	if t.keep {
+		t.buf.Write(b)
+	}
+	t.n++
+	t.bytes += int64(len(b))
+}
+
+// Len returns the number of records added.
+func (t *Trace) Len() int { return t.n }
+
+// Size returns the number of JSONL bytes added.
+func (t *Trace) Size() int64 { return t.bytes }
+
+// Hash returns the hex sha256 of the JSONL bytes added so far.
+func (t *Trace) Hash() string {
+	return hex.EncodeToString(t.h.Sum(nil))
+}
+
+// WriteJSONL writes the trace as JSON lines.
+func (t *Trace) WriteJSONL(w io.Writer) error {
+	if !t.keep {
+		return fmt.Errorf("trace: write JSONL: trace was created hash-only (NewHashOnly)")
+	}
+	_, err := w.Write(t.buf.Bytes())
+	return err
+}
+
+// Records decodes the kept lines. It fails on a hash-only trace.
+func (t *Trace) Records() ([]Record, error) {
+	if !t.keep {
+		return nil, fmt.Errorf("trace: records: trace was created hash-only (NewHashOnly)")
+	}
+	return ParseJSONL(t.buf.Bytes())
+}
+
+// ParseJSONL decodes JSONL trace bytes; errors name the 1-based line.
+func ParseJSONL(data []byte) ([]Record, error) {
+	var out []Record
+	line := 0
+	for len(data) > 0 {
+		line++
+		i := bytes.IndexByte(data, '\n')
+		var l []byte
+		if i < 0 {
+			l, data = data, nil
+		} else {
+			l, data = data[:i], data[i+1:]
+		}
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(l, &r); err != nil {
+			return nil, fmt.Errorf("trace: parse line %d: %w", line, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func appendValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		return appendString(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int8:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int16:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case uint:
+		return strconv.AppendUint(b, uint64(x), 10)
+	case uint8:
+		return strconv.AppendUint(b, uint64(x), 10)
+	case uint16:
+		return strconv.AppendUint(b, uint64(x), 10)
+	case uint32:
+		return strconv.AppendUint(b, uint64(x), 10)
+	case uint64:
+		return strconv.AppendUint(b, x, 10)
+	case error:
+		return appendString(b, x.Error())
+	case fmt.Stringer:
+		return appendString(b, x.String())
+	}
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return appendString(b, fmt.Sprintf("!unencodable %T: %v", v, err))
+	}
+	return append(b, enc...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string: quotes, backslashes and control
+// characters escaped, valid UTF-8 kept as is, invalid bytes as U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,53 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestLinesAreCanonicalJSON(t *testing.T) {
+	tr := New()
+	tr.Add(1, 0, "", "main#1", "spawn", F("name", "main"))
+	tr.Add(2, 1500, "lane@2", "committer#7", "wait", F("future", "commit#3"), F("n", 3), F("ok", true),
+		F("err", errors.New("boom")), F("nil", nil), F("m", map[string]int{"b": 2, "a": 1}))
+	tr.Add(3, 1500, "p", "a", "note", F("s", "quote\" back\\ nl\n ctl\x01 bad\xff é"))
+	var buf bytes.Buffer
+	require.NoError(t, tr.WriteJSONL(&buf))
+	want := `{"step":1,"t":0,"proc":"","actor":"main#1","act":"spawn","kv":{"name":"main"}}
+{"step":2,"t":1500,"proc":"lane@2","actor":"committer#7","act":"wait","kv":{"future":"commit#3","n":3,"ok":true,"err":"boom","nil":null,"m":{"a":1,"b":2}}}
+{"step":3,"t":1500,"proc":"p","actor":"a","act":"note","kv":{"s":"quote\" back\\ nl\n ctl\u0001 bad\ufffd é"}}
+`
+	require.Equal(t, want, buf.String())
+	for i, l := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+		require.True(t, json.Valid(l), "line %d is not valid JSON: %s", i+1, l)
+	}
+	recs, err := tr.Records()
+	require.NoError(t, err)
+	require.Len(t, recs, 3)
+	require.Equal(t, "committer#7", recs[1].Actor)
+	require.Equal(t, int64(1500), recs[1].T)
+}
+
+func TestHashIsOfTheBytesAndHashOnlyAgrees(t *testing.T) {
+	a, b, c := New(), NewHashOnly(), New()
+	for _, tr := range []*Trace{a, b, c} {
+		tr.Add(1, 0, "p", "x", "go")
+		tr.Add(2, 5, "p", "x", "sleep", F("d", "5ns"))
+	}
+	c.Add(3, 5, "p", "x", "done")
+	require.Equal(t, a.Hash(), b.Hash())
+	require.NotEqual(t, a.Hash(), c.Hash())
+	require.Equal(t, 2, a.Len())
+	require.Error(t, b.WriteJSONL(&bytes.Buffer{}))
+	_, err := b.Records()
+	require.Error(t, err)
+}
+
+func TestParseJSONLNamesTheLine(t *testing.T) {
+	_, err := ParseJSONL([]byte("{\"step\":1}\n{oops\n"))
+	require.ErrorContains(t, err, "line 2")
+}

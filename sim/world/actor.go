@@ -1,0 +1,216 @@
+package world
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sort"
+
+	"github.com/frameproof/frameproof/sim/trace"
+)
+
+type actorState uint8
+
+const (
+	stRunnable actorState = iota
+	stRunning
+	stWaiting
+	stSleeping
+	stUnwinding // killed, goroutine still parked, waiting to be unwound
+	stDone
+)
+
+// actor is one simulated thread of control, backed by a goroutine that only
+// runs while it holds the baton.
+type actor struct {
+	seq       int64
+	name      string // "name#seq", unique within the world
+	proc      *Process
+	fn        func()
+	state     actorState
+	started   bool
+	killed    bool
+	wake      chan bool // true: continue; false: unwind (killed)
+	waitingOn *Future
+	sleepGen  uint64
+}
+
+// killedSentinel is the panic value that unwinds a killed actor.
+type killedSentinel struct{}
+
+var killSentinel any = &killedSentinel{}
+
+func (w *World) newActor(p *Process, name string, fn func()) *actor {
+	w.actorSeq++
+	a := &actor{
+		seq:  w.actorSeq,
+		name: fmt.Sprintf("%s#%d", name, w.actorSeq),
+		proc: p,
+		fn:   fn,
+		wake: make(chan bool),
+	}
+	w.actors = append(w.actors, a)
+	w.makeRunnable(a)
+	return a
+}
+
+// Go starts fn as a new runnable actor. From inside an actor the new actor
+// joins the caller's process; otherwise it joins Root(). It does not switch
+// actors.
+func (w *World) Go(name string, fn func()) {
+	p := w.root
+	if w.current != nil {
+		p = w.current.proc
+	}
+	p.Go(name, fn)
+}
+
+func (w *World) makeRunnable(a *actor) {
+	a.state = stRunnable
+	i := sort.Search(len(w.runnable), func(i int) bool { return w.runnable[i].seq >= a.seq })
+	w.runnable = append(w.runnable, nil)
+	copy(w.runnable[i+1:], w.runnable[i:])
+	w.runnable[i] = a
+}
+
+func (w *World) removeRunnable(a *actor) {
+	for i, r := range w.runnable {
+		if r == a {
+			w.runnable = append(w.runnable[:i], w.runnable[i+1:]...)
+			return
+		}
+	}
+}
+
+// runActor hands the baton to a and waits until it hands it back.
+func (w *World) runActor(a *actor) {
+	w.current = a
+	a.state = stRunning
+	if !a.started {
+		a.started = true
+		go w.actorMain(a)
+	} else {
+		a.wake <- true
+	}
+	<-w.back
+	w.current = nil
+}
+
+// actorMain is the body of an actor goroutine.
+func (w *World) actorMain(a *actor) {
+	returned := false
+	defer func() {
+		r := recover()
+		switch {
+		case a.killed:
+			// Unwound after a crash (or the end of the run); whatever its
+			// deferred code did, a dead actor leaves no trace but this.
+			w.tr.Add(w.step, int64(w.now), a.proc.label, a.name, "unwound")
+		case r != nil:
+			w.failActor(a, fmt.Sprint(r), r, string(debug.Stack()))
+		case !returned:
+			w.failActor(a, "actor exited via runtime.Goexit (t.FailNow or require.* called inside an actor?)", nil, string(debug.Stack()))
+		default:
+			w.note("done")
+		}
+		a.state = stDone
+		w.finished++
+		w.back <- struct{}{}
+	}()
+	a.fn()
+	returned = true
+}
+
+func (w *World) failActor(a *actor, text string, value any, stack string) {
+	w.note("panic", trace.F("value", text))
+	if w.panicErr == nil {
+		w.panicErr = &PanicError{Step: w.step, Actor: a.name, Value: value, Text: text, Stack: stack}
+	}
+}
+
+// park records act, hands the baton back to the scheduler and blocks until
+// the scheduler wakes this actor again. A killed actor unwinds from here.
+func (w *World) park(a *actor, act string, kv ...trace.Field) {
+	w.note(act, kv...)
+	w.back <- struct{}{}
+	if !<-a.wake {
+		panic(killSentinel)
+	}
+}
+
+// self returns the running actor, panicking with a clear message when the
+// caller is not one (for example the test goroutine before Run).
+func (w *World) self(op string) *actor {
+	a := w.current
+	if a == nil {
+		panic("world: " + op + " called outside an actor (on the test goroutine, before or after Run?); " +
+			"blocking calls must come from an actor started with Go or Run")
+	}
+	if a.killed {
+		panic(killSentinel)
+	}
+	return a
+}
+
+// Yield is a scheduling point at which the running actor stays runnable:
+// the scheduler may pick it again or let another actor run first.
+func (w *World) Yield() {
+	a := w.self("Yield")
+	w.makeRunnable(a)
+	w.park(a, "yield")
+}
+
+// kill marks a as killed and takes it out of every queue. Its goroutine (if
+// it ever started) is unwound by the scheduler before the next step.
+func (w *World) kill(a *actor) {
+	if a.killed && a.state == stUnwinding || a.state == stDone {
+		return
+	}
+	a.killed = true
+	switch a.state {
+	case stRunnable:
+		w.removeRunnable(a)
+	case stWaiting:
+		a.waitingOn.removeWaiter(a)
+		a.waitingOn = nil
+	case stSleeping:
+		a.sleepGen++ // its timer entry goes stale
+	}
+	if a.started {
+		a.state = stUnwinding
+		w.unwind = append(w.unwind, a)
+	} else {
+		a.state = stDone
+		w.finished++
+		w.tr.Add(w.step, int64(w.now), a.proc.label, a.name, "unwound")
+	}
+}
+
+// unwindKilled lets every killed goroutine run its unwinding, one at a time,
+// in the order they were killed.
+func (w *World) unwindKilled() {
+	for len(w.unwind) > 0 {
+		a := w.unwind[0]
+		w.unwind = w.unwind[1:]
+		w.current = a
+		a.wake <- false
+		<-w.back
+		w.current = nil
+	}
+	w.unwind = w.unwind[:0]
+}
+
+// compactActors drops finished actors from the creation-order list.
+func (w *World) compactActors() {
+	if w.finished < 64 || w.finished*2 < len(w.actors) {
+		return
+	}
+	kept := w.actors[:0]
+	for _, a := range w.actors {
+		if a.state != stDone {
+			kept = append(kept, a)
+		}
+	}
+	clear(w.actors[len(kept):])
+	w.actors = kept
+	w.finished = 0
+}

@@ -1,0 +1,93 @@
+package world
+
+import (
+	"errors"
+
+	"github.com/frameproof/frameproof/sim/trace"
+)
+
+// Run starts main as actor "main" of Root() (main may be nil when actors
+// were started with Go beforehand) and schedules until the run ends; see the
+// package doc for the outcomes. A world runs once.
+func (w *World) Run(main func()) error {
+	if w.running || w.ran {
+		return errors.New("world: run: a world can only be run once")
+	}
+	w.running, w.ran = true, true
+	defer func() { w.running = false }()
+	if main != nil {
+		w.main = w.newActor(w.root, "main", main)
+		w.note("spawn", trace.F("child", w.main.name), trace.F("process", w.root.label))
+	}
+	err := w.loop()
+	// Leave no goroutine behind, whatever the outcome.
+	for _, a := range w.actors {
+		w.kill(a)
+	}
+	w.unwindKilled()
+	return err
+}
+
+func (w *World) loop() error {
+	for {
+		w.unwindKilled()
+		w.compactActors()
+		if w.panicErr != nil {
+			return w.panicErr
+		}
+		if w.stopped {
+			return nil
+		}
+		n := len(w.runnable)
+		_, timerPending := w.nextTimer()
+		if n == 0 && !timerPending {
+			waiters := w.waiters()
+			if len(waiters) == 0 {
+				return nil
+			}
+			if w.opts.IdleOK && (w.main == nil || w.main.state == stDone) {
+				return nil
+			}
+			return &DeadlockError{Step: w.step, Waiters: waiters}
+		}
+		if w.step >= w.opts.MaxSteps {
+			return w.budgetError()
+		}
+		options := n
+		if timerPending && (n == 0 || !w.opts.TimersOnlyWhenIdle) {
+			options++
+		}
+		i := w.src.Intn("sched", options)
+		w.step++
+		if i >= n {
+			w.advance()
+			continue
+		}
+		a := w.runnable[i]
+		w.runnable = append(w.runnable[:i], w.runnable[i+1:]...)
+		w.runActor(a)
+	}
+}
+
+func (w *World) waiters() []Waiter {
+	var out []Waiter
+	for _, a := range w.actors {
+		if a.state == stWaiting {
+			out = append(out, Waiter{Actor: a.name, Process: a.proc.label, Future: a.waitingOn.name})
+		}
+	}
+	return out
+}
+
+func (w *World) budgetError() *BudgetError {
+	e := &BudgetError{MaxSteps: w.opts.MaxSteps, Waiting: w.waiters()}
+	for _, a := range w.runnable {
+		e.Runnable = append(e.Runnable, a.name)
+	}
+	for _, a := range w.actors {
+		if a.state == stSleeping {
+			e.Sleeping = append(e.Sleeping, a.name)
+		}
+	}
+	return e
+}

@@ -1,0 +1,259 @@
+package world
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/sim/choice"
+)
+
+func newWorld(seed uint64, opts Options) *World { return New(choice.NewSeeded(seed), opts) }
+
+// waitGoroutines waits (briefly, on wall time only to let exiting goroutines
+// finish) until the goroutine count is back to at most want.
+func requireNoLeak(t *testing.T, want int) {
+	t.Helper()
+	for range 200 {
+		if runtime.NumGoroutine() <= want {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	buf := make([]byte, 1<<16)
+	n := runtime.Stack(buf, true)
+	t.Fatalf("goroutines leaked: %d > %d\n%s", runtime.NumGoroutine(), want, buf[:n])
+}
+
+func TestOneActorAtATime(t *testing.T) {
+	before := runtime.NumGoroutine()
+	w := newWorld(1, Options{})
+	running, maxRunning, total := 0, 0, 0
+	body := func() {
+		for range 20 {
+			running++
+			if running > maxRunning {
+				maxRunning = running
+			}
+			total++
+			runtime.Gosched() // give a broken scheduler a chance to overlap
+			running--
+			w.Yield()
+		}
+	}
+	err := w.Run(func() {
+		for i := range 5 {
+			w.Go(fmt.Sprintf("worker%d", i), body)
+		}
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, maxRunning)
+	require.Equal(t, 100, total)
+	requireNoLeak(t, before)
+}
+
+func TestFuturesParkAndResolve(t *testing.T) {
+	w := newWorld(2, Options{})
+	var got []string
+	err := w.Run(func() {
+		f := w.NewFuture("reply")
+		w.Go("responder", func() {
+			got = append(got, "responder")
+			f.Resolve(errors.New("nope"))
+			f.Resolve(nil) // only the first resolve counts
+		})
+		got = append(got, "main waits")
+		e := f.Wait()
+		got = append(got, "main woke: "+e.Error())
+		require.True(t, f.Done())
+		require.EqualError(t, f.Wait(), "nope", "a resolved future returns at once")
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"main waits", "responder", "main woke: nope"}, got)
+}
+
+func TestWaitOutsideActorPanicsClearly(t *testing.T) {
+	w := newWorld(1, Options{})
+	f := w.NewFuture("x")
+	require.PanicsWithValue(t,
+		"world: Future.Wait(x#1) called outside an actor (on the test goroutine, before or after Run?); blocking calls must come from an actor started with Go or Run",
+		func() { _ = f.Wait() })
+	require.Panics(t, func() { w.Sleep(time.Second) })
+	f.Resolve(nil) // resolving from the test goroutine is fine
+	require.NoError(t, f.Wait(), "waiting on a resolved future is fine anywhere")
+}
+
+func TestDeadlockNamesWaiters(t *testing.T) {
+	before := runtime.NumGoroutine()
+	w := newWorld(3, Options{})
+	err := w.Run(func() {
+		never := w.NewFuture("never")
+		w.Go("stuck", func() { _ = never.Wait() })
+		_ = w.NewFuture("also-never").Wait()
+	})
+	var dl *DeadlockError
+	require.ErrorAs(t, err, &dl)
+	require.Equal(t, []Waiter{
+		{Actor: "main#1", Process: "root@1", Future: "also-never#2"},
+		{Actor: "stuck#2", Process: "root@1", Future: "never#1"},
+	}, dl.Waiters)
+	require.Contains(t, err.Error(), "stuck#2 (process root@1) waits on never#1")
+	requireNoLeak(t, before)
+}
+
+func TestIdleOKAllowsBlockedDaemonsAfterMain(t *testing.T) {
+	run := func(idle bool) error {
+		w := newWorld(3, Options{IdleOK: idle})
+		return w.Run(func() {
+			work := w.NewFuture("work")
+			w.Go("daemon", func() { _ = work.Wait() })
+			w.Yield()
+		})
+	}
+	require.NoError(t, run(true))
+	var dl *DeadlockError
+	require.ErrorAs(t, run(false), &dl)
+}
+
+func TestBudgetExhaustionIsALivenessFailure(t *testing.T) {
+	before := runtime.NumGoroutine()
+	w := newWorld(4, Options{MaxSteps: 50})
+	err := w.Run(func() {
+		w.Go("poller", func() {
+			for {
+				w.Sleep(time.Second)
+			}
+		})
+		for {
+			w.Yield()
+		}
+	})
+	var be *BudgetError
+	require.ErrorAs(t, err, &be)
+	require.Equal(t, int64(50), w.Step())
+	require.Contains(t, err.Error(), "step budget of 50 exhausted")
+	requireNoLeak(t, before)
+}
+
+func TestActorPanicIsReported(t *testing.T) {
+	before := runtime.NumGoroutine()
+	w := newWorld(5, Options{})
+	err := w.Run(func() {
+		w.Go("other", func() { _ = w.NewFuture("never").Wait() })
+		w.Yield()
+		panic("boom")
+	})
+	var pe *PanicError
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "main#1", pe.Actor)
+	require.Equal(t, "boom", pe.Text)
+	require.Contains(t, pe.Stack, "world_test.go")
+	requireNoLeak(t, before)
+}
+
+func TestGoexitInsideActorIsReported(t *testing.T) {
+	w := newWorld(5, Options{})
+	err := w.Run(func() { runtime.Goexit() })
+	var pe *PanicError
+	require.ErrorAs(t, err, &pe)
+	require.Contains(t, pe.Text, "runtime.Goexit")
+}
+
+func TestSleepAdvancesVirtualTimeInOrder(t *testing.T) {
+	w := newWorld(6, Options{TimersOnlyWhenIdle: true})
+	var order []string
+	err := w.Run(func() {
+		for _, d := range []int{30, 10, 20, 10} {
+			w.Go(fmt.Sprintf("s%d", d), func() {
+				w.Sleep(time.Duration(d) * time.Millisecond)
+				order = append(order, fmt.Sprintf("%d@%s", d, w.Elapsed()))
+			})
+		}
+	})
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"10@10ms", "10@10ms", "20@20ms", "30@30ms"}, order)
+	require.Equal(t, []string{"10@10ms", "10@10ms", "20@20ms", "30@30ms"}, order, "timers fire in time order")
+	require.Equal(t, DefaultEpoch.Add(30*time.Millisecond), w.Now())
+}
+
+func TestClockMayAdvanceWhileRunnableUnlessIdleOnly(t *testing.T) {
+	// A timeout races a busy actor: with early advances allowed, some seed
+	// fires the timer before main's yields are done; with TimersOnlyWhenIdle
+	// none does.
+	firedEarly := func(seed uint64, idleOnly bool) bool {
+		w := newWorld(seed, Options{TimersOnlyWhenIdle: idleOnly})
+		fired, early := false, false
+		require.NoError(t, w.Run(func() {
+			w.Go("timeout", func() { w.Sleep(time.Second); fired = true })
+			for range 3 {
+				w.Yield()
+			}
+			early = fired
+		}))
+		require.True(t, fired)
+		return early
+	}
+	sawEarly := false
+	for seed := range uint64(30) {
+		require.False(t, firedEarly(seed, true), "seed %d advanced time with runnable actors", seed)
+		sawEarly = sawEarly || firedEarly(seed, false)
+	}
+	require.True(t, sawEarly, "no seed advanced the clock while main was runnable")
+}
+
+var uuidV7 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+func TestIDsAreDeterministicUUIDv7(t *testing.T) {
+	mint := func() []string {
+		w := newWorld(7, Options{})
+		var ids []string
+		require.NoError(t, w.Run(func() {
+			ids = append(ids, w.NewID(), w.NewID())
+			w.Sleep(1500 * time.Millisecond)
+			ids = append(ids, w.NewID())
+		}))
+		return ids
+	}
+	a, b := mint(), mint()
+	require.Equal(t, a, b)
+	for i, id := range a {
+		require.Regexp(t, uuidV7, id)
+		if i > 0 {
+			require.Less(t, a[i-1], id, "ids must increase")
+		}
+	}
+	// The timestamp is the virtual clock: 2026-01-01T00:00:00Z = 1767225600000 ms.
+	require.True(t, strings.HasPrefix(strings.ReplaceAll(a[0], "-", ""), fmt.Sprintf("%012x", int64(1767225600000))), a[0])
+	require.True(t, strings.HasPrefix(strings.ReplaceAll(a[2], "-", ""), fmt.Sprintf("%012x", int64(1767225601500))), a[2])
+}
+
+func TestRunTwiceIsAnError(t *testing.T) {
+	w := newWorld(1, Options{})
+	require.NoError(t, w.Run(func() {}))
+	require.ErrorContains(t, w.Run(func() {}), "only be run once")
+}
+
+func TestStopEndsTheRunAndUnwinds(t *testing.T) {
+	before := runtime.NumGoroutine()
+	w := newWorld(8, Options{})
+	unwound := false
+	err := w.Run(func() {
+		w.Go("forever", func() {
+			defer func() { unwound = true }()
+			for {
+				w.Sleep(time.Second)
+			}
+		})
+		w.Sleep(10 * time.Second)
+		w.Stop()
+	})
+	require.NoError(t, err)
+	require.True(t, unwound, "the sleeping actor must be unwound")
+	requireNoLeak(t, before)
+}
