@@ -3,6 +3,7 @@ package lane
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -10,7 +11,9 @@ import (
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/jsonl"
 	"github.com/frameproof/frameproof/impl/store/memory"
+	"github.com/frameproof/frameproof/impl/store/sqlite"
 	"github.com/stretchr/testify/require"
 )
 
@@ -54,6 +57,19 @@ type backend struct {
 
 var backends = []backend{
 	{"memory", func(t *testing.T, clock env.Clock) store.Storage { return memory.New(clock) }},
+	{"jsonl", func(t *testing.T, clock env.Clock) store.Storage {
+		e := env.Env{Clock: clock, FS: env.OSFS{}, IDs: &testIDs{}, Executor: env.Goroutines{}}
+		st, err := jsonl.Create(e, filepath.Join(t.TempDir(), "s.jsonl"), jsonl.Header{ID: "s", StorageVersion: 1, Cwd: "/"}, jsonl.Options{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = st.Close() })
+		return st
+	}},
+	{"sqlite", func(t *testing.T, clock env.Clock) store.Storage {
+		st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), clock, sqlite.Options{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = st.Close() })
+		return st
+	}},
 }
 
 func forEachBackend(t *testing.T, f func(t *testing.T, b backend)) {
