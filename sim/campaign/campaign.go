@@ -1,0 +1,228 @@
+// Package campaign runs a scenario over many seeds: the VOPR/FoundationDB
+// loop with rapid-style shrinking on top.
+//
+// For each seed of its shard a Campaign runs the scenario on a fresh
+// choice.NewSeeded(seed). A failing seed is then
+//
+//  1. re-run twice on the same seed; the three trace hashes must agree, else
+//     the failure is reported as KindNondeterminism (the simulator, not the
+//     code under test, is broken — like FoundationDB's UnseedMismatch);
+//  2. shrunk: its tape is delta-debugged (sim/shrink) with candidates
+//     replayed through choice.NewReplay, keeping only candidates that fail
+//     with the same Kind;
+//  3. reported with the one command that reproduces it
+//     (frameproof repro <seed> [--scenario S] [--bug B]).
+//
+// A scenario is any func(choice.Source) Result; it builds its own world,
+// runs it, checks what it wants and returns the verdict and trace hash.
+// Summary is JSON-serialisable for the CLI and CI.
+package campaign
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/shrink"
+)
+
+// KindNondeterminism is the failure kind of a seed whose re-runs produced
+// different trace hashes.
+const KindNondeterminism = "nondeterminism"
+
+// Result is a scenario's verdict for one run.
+type Result struct {
+	Failed bool `json:"failed"`
+	// Kind classifies a failure ("invariant", "deadlock", "liveness",
+	// "linearizability", ...). Shrinking keeps the kind fixed.
+	Kind      string `json:"kind,omitempty"`
+	Message   string `json:"message,omitempty"`
+	TraceHash string `json:"traceHash"`
+	Steps     int64  `json:"steps"`
+}
+
+// Scenario runs once, drawing every decision from src.
+type Scenario func(src choice.Source) Result
+
+// Campaign describes a batch of seeded runs. Zero budgets mean "no limit";
+// Seeds must be positive.
+type Campaign struct {
+	Scenario string   // scenario name, for the repro command
+	Bug      string   // injected bug name, for the repro command ("" = none)
+	Run      Scenario // the scenario itself
+
+	BaseSeed uint64 // seeds are BaseSeed+i for i in [0, Seeds)
+	Seeds    int
+	// Shard/Shards split the seeds across machines: shard i (0-based) of n
+	// runs the indexes with i%n == Shard. Shards 0 means 1.
+	Shard, Shards int
+
+	MaxSteps    int64         // stop starting runs once this many steps ran in total
+	MaxDuration time.Duration // stop starting runs after this much wall time
+	MaxFailures int           // stop after this many failing seeds
+
+	ShrinkAttempts int // predicate budget per failing seed (default shrink.DefaultMaxAttempts)
+	NoShrink       bool
+
+	// OnRun, when set, is called after every seed (progress output).
+	OnRun func(seed uint64, r Result)
+}
+
+// Failure is one failing seed.
+type Failure struct {
+	Seed      uint64 `json:"seed"`
+	Kind      string `json:"kind"`
+	Message   string `json:"message"`
+	TraceHash string `json:"traceHash"`
+	Steps     int64  `json:"steps"`
+	// RerunHashes are the hashes of the two determinism re-runs.
+	RerunHashes []string `json:"rerunHashes"`
+	TapeLen     int      `json:"tapeLen"`
+	// ShrunkTape is the minimised tape; ShrunkMessage what it fails with.
+	ShrunkTape    choice.Tape  `json:"shrunkTape,omitempty"`
+	ShrunkTapeLen int          `json:"shrunkTapeLen"`
+	ShrunkMessage string       `json:"shrunkMessage,omitempty"`
+	Shrink        shrink.Stats `json:"shrink"`
+	Repro         string       `json:"repro"`
+}
+
+// Summary is the outcome of Execute.
+type Summary struct {
+	Scenario string `json:"scenario,omitempty"`
+	Bug      string `json:"bug,omitempty"`
+	Shard    string `json:"shard"`
+	BaseSeed uint64 `json:"baseSeed"`
+	// Planned is how many seeds this shard owns; Runs how many it ran.
+	Planned  int       `json:"planned"`
+	Runs     int       `json:"runs"`
+	Passed   int       `json:"passed"`
+	Steps    int64     `json:"steps"`
+	Failures []Failure `json:"failures"`
+	// StoppedBy names the budget that ended the campaign early ("" if all
+	// planned seeds ran): "steps", "duration" or "failures".
+	StoppedBy       string  `json:"stoppedBy,omitempty"`
+	DurationSeconds float64 `json:"durationSeconds"`
+	RunsPerSecond   float64 `json:"runsPerSecond"`
+	StepsPerSecond  float64 `json:"stepsPerSecond"`
+}
+
+// OK reports whether no seed failed.
+func (s Summary) OK() bool { return len(s.Failures) == 0 }
+
+// Repro returns the command that reproduces seed.
+func Repro(seed uint64, scenario, bug string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "frameproof repro %d", seed)
+	if scenario != "" {
+		fmt.Fprintf(&b, " --scenario %s", scenario)
+	}
+	if bug != "" {
+		fmt.Fprintf(&b, " --bug %s", bug)
+	}
+	return b.String()
+}
+
+// ParseShard parses "i/n" (0 <= i < n).
+func ParseShard(s string) (shard, shards int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		shard, err = strconv.Atoi(a)
+		if err == nil {
+			shards, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || shards < 1 || shard < 0 || shard >= shards {
+		return 0, 0, fmt.Errorf("campaign: parse shard %q: want i/n with 0 <= i < n", s)
+	}
+	return shard, shards, nil
+}
+
+// Execute runs the campaign and returns its summary.
+func (c Campaign) Execute() (Summary, error) {
+	shards := c.Shards
+	if shards == 0 {
+		shards = 1
+	}
+	if c.Run == nil {
+		return Summary{}, fmt.Errorf("campaign: execute: no scenario function")
+	}
+	if c.Seeds <= 0 {
+		return Summary{}, fmt.Errorf("campaign: execute: seeds must be positive, got %d", c.Seeds)
+	}
+	if shards < 1 || c.Shard < 0 || c.Shard >= shards {
+		return Summary{}, fmt.Errorf("campaign: execute: shard %d/%d out of range", c.Shard, shards)
+	}
+	sum := Summary{
+		Scenario: c.Scenario, Bug: c.Bug, BaseSeed: c.BaseSeed,
+		Shard: fmt.Sprintf("%d/%d", c.Shard, shards), Failures: []Failure{},
+	}
+	for i := c.Shard; i < c.Seeds; i += shards {
+		sum.Planned++
+	}
+	start := time.Now() // wall time only for throughput and MaxDuration
+	for i := c.Shard; i < c.Seeds; i += shards {
+		switch {
+		case c.MaxSteps > 0 && sum.Steps >= c.MaxSteps:
+			sum.StoppedBy = "steps"
+		case c.MaxDuration > 0 && time.Since(start) >= c.MaxDuration:
+			sum.StoppedBy = "duration"
+		case c.MaxFailures > 0 && len(sum.Failures) >= c.MaxFailures:
+			sum.StoppedBy = "failures"
+		}
+		if sum.StoppedBy != "" {
+			break
+		}
+		seed := c.BaseSeed + uint64(i)
+		src := choice.NewSeeded(seed)
+		r := c.Run(src)
+		sum.Runs++
+		sum.Steps += r.Steps
+		if c.OnRun != nil {
+			c.OnRun(seed, r)
+		}
+		if !r.Failed {
+			sum.Passed++
+			continue
+		}
+		sum.Failures = append(sum.Failures, c.investigate(seed, r, src.Tape()))
+	}
+	elapsed := time.Since(start).Seconds()
+	sum.DurationSeconds = elapsed
+	if elapsed > 0 {
+		sum.RunsPerSecond = float64(sum.Runs) / elapsed
+		sum.StepsPerSecond = float64(sum.Steps) / elapsed
+	}
+	return sum, nil
+}
+
+// investigate re-checks determinism and shrinks one failing seed.
+func (c Campaign) investigate(seed uint64, r Result, tape choice.Tape) Failure {
+	f := Failure{
+		Seed: seed, Kind: r.Kind, Message: r.Message, TraceHash: r.TraceHash, Steps: r.Steps,
+		TapeLen: len(tape), Repro: Repro(seed, c.Scenario, c.Bug),
+	}
+	for range 2 {
+		again := c.Run(choice.NewSeeded(seed))
+		f.RerunHashes = append(f.RerunHashes, again.TraceHash)
+	}
+	if f.RerunHashes[0] != r.TraceHash || f.RerunHashes[1] != r.TraceHash {
+		f.Kind = KindNondeterminism
+		f.Message = fmt.Sprintf("seed %d is not deterministic: trace hashes %s, %s, %s (original failure %s: %s)",
+			seed, r.TraceHash, f.RerunHashes[0], f.RerunHashes[1], r.Kind, r.Message)
+		return f
+	}
+	f.ShrunkTape, f.ShrunkTapeLen, f.ShrunkMessage = tape, len(tape), r.Message
+	if c.NoShrink {
+		return f
+	}
+	fails := func(t choice.Tape) bool {
+		got := c.Run(choice.NewReplay(t))
+		return got.Failed && got.Kind == r.Kind
+	}
+	shrunk, stats := shrink.Shrink(tape, fails, shrink.Options{MaxAttempts: c.ShrinkAttempts})
+	f.ShrunkTape, f.ShrunkTapeLen, f.Shrink = shrunk, len(shrunk), stats
+	f.ShrunkMessage = c.Run(choice.NewReplay(shrunk)).Message
+	return f
+}
