@@ -14,7 +14,9 @@ import (
 // same storage. It returns the op id, the reserved response id and the
 // frames that were enqueued in the crashed process.
 func crashRun(t *testing.T, h *harness, maxAttempts int, s *script, keep int) (op, resp string, enq []FrameRecord) {
-	h.gated.failAt = keep + 1
+	h.gated.mu.Lock()
+	h.gated.failAt = h.gated.commits + keep + 1
+	h.gated.mu.Unlock()
 	l := h.open()
 	op = h.start(maxAttempts)
 	h.provider.add(s)
