@@ -36,8 +36,9 @@
 // user code again, except that their goroutines are unwound (a sentinel
 // panic inside Wait/Sleep, recovered by the actor wrapper) so nothing leaks.
 // Deferred functions of killed actors do run during that unwinding; while
-// they run, Resolve/Go/Note are ignored and Wait/Sleep re-panic, so a dead
-// process has no effect on the world. (Code that recovers every panic and
+// they run, Resolve/Go/Note/Stop/Crash are ignored and Sleep, Yield and Wait
+// on an unresolved future re-panic, so a dead process has no effect on the
+// world. (Code that recovers every panic and
 // keeps going defeats this; don't do that in actors.) Futures created by the
 // crashed process (Process.NewFuture, or World.NewFuture from one of its
 // actors) that are still unresolved resolve with an error wrapping
