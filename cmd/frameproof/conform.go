@@ -1,0 +1,308 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/frameproof/frameproof/props/corpus"
+	"github.com/frameproof/frameproof/props/peer"
+)
+
+// conform certifies an implementation of pi-ai's frame codec against the
+// codec vectors: an external process over the frameproof stdio protocol v1
+// (--exec), or frameproof's own Go codec in-process (--self).
+
+func init() {
+	register("conform", "certify a frame codec implementation against the corpus vectors (--exec CMD | --self)", runConform)
+}
+
+const conformUsage = "usage: frameproof conform (--exec CMD | --self) [--ops encode,reduce,parse] [--json] [--junit FILE] [--corpus DIR] [--timeout D] [-q]"
+
+func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	execCmd := fs.String("exec", "", "command speaking the frameproof stdio protocol v1 (split like shell words)")
+	self := fs.Bool("self", false, "certify frameproof's own Go codec (impl/frames), in-process")
+	opsFlag := fs.String("ops", strings.Join(corpus.CodecOps, ","), "comma-separated ops to run: encode, reduce, parse")
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
+	junit := fs.String("junit", "", "also write JUnit XML to this file")
+	corpusDir := fs.String("corpus", "", "corpus root or codec vector directory (default: corpus/ of this module)")
+	timeout := fs.Duration("timeout", 10*time.Minute, "kill the implementation and stop after this long")
+	quiet := fs.Bool("q", false, "print only failing vectors and the certificate")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintln(stderr, conformUsage)
+		return exitUsage
+	}
+	if fs.NArg() != 0 || (*execCmd == "") == !*self || *timeout <= 0 {
+		fmt.Fprintln(stderr, "frameproof conform: need exactly one of --exec CMD or --self")
+		fmt.Fprintln(stderr, conformUsage)
+		return exitUsage
+	}
+	ops, err := parseOps(*opsFlag)
+	if err != nil {
+		fmt.Fprintln(stderr, "frameproof conform:", err)
+		fmt.Fprintln(stderr, conformUsage)
+		return exitUsage
+	}
+	var argv []string
+	if *execCmd != "" {
+		if argv, err = splitWords(*execCmd); err == nil && len(argv) == 0 {
+			err = errors.New("--exec: empty command")
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "frameproof conform:", err)
+			return exitUsage
+		}
+	}
+	dir, err := codecDir(*corpusDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "frameproof conform:", err)
+		return exitUsage
+	}
+	vectors, err := corpus.LoadCodec(dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "frameproof conform:", err)
+		return exitUsage
+	}
+	vectors = corpus.FilterOps(vectors, ops)
+	corpusVersion, err := corpus.CodecVersion(dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "frameproof conform:", err)
+		return exitUsage
+	}
+
+	rep := &Report{Schema: ReportSchema, Command: "conform", CorpusVersion: corpusVersion}
+	var subject corpus.Codec = corpus.GoCodec{}
+	rep.Implementation = &ReportImplementation{Name: "frameproof", Version: version + " (impl/frames, in-process)"}
+	if *execCmd != "" {
+		p, stop, err := startExec(argv, *timeout)
+		if err != nil {
+			rep.Implementation = &ReportImplementation{Name: "(unavailable)", Command: *execCmd}
+			rep.Note = err.Error()
+			fmt.Fprintln(stderr, "frameproof conform:", err)
+			return finishConform(rep, *asJSON, *junit, stdout, stderr)
+		}
+		defer func() { _ = stop() }()
+		h := p.Hello()
+		rep.Implementation = &ReportImplementation{Name: h.Implementation, Version: h.ImplementationVersion,
+			Protocol: fmt.Sprintf("%s/%d", h.Protocol, h.Version), Command: *execCmd}
+		subject = p
+	}
+
+	tty := isTTY(stderr)
+	aborted := ""
+	for i, v := range vectors {
+		if tty && i%25 == 0 {
+			fmt.Fprintf(stderr, "\rconform: %d/%d vectors", i, len(vectors))
+		}
+		c := ReportCase{Name: v.Name}
+		if aborted != "" {
+			c.Status, c.Detail = statusSkipped, "not run: "+aborted
+			rep.add(v.Op, c)
+			continue
+		}
+		verdict, err := corpus.CheckCodec(subject, v)
+		var perr *peer.ProtocolError
+		switch {
+		case errors.As(err, &perr):
+			// The implementation rejected the request; the stream stays in step.
+			c.Status, c.Detail = statusError, "protocol violation: "+err.Error()
+		case err != nil:
+			// Transport or framing failure: the stream may be out of step.
+			c.Status, c.Detail = statusError, err.Error()
+			aborted = "the implementation failed at " + v.Name
+		case verdict.Pass:
+			c.Status = statusPass
+		default:
+			c.Status, c.Detail = statusFail, verdict.Diff
+		}
+		rep.add(v.Op, c)
+		if !*asJSON && (!*quiet || c.Status != statusPass) {
+			printCase(stdout, c)
+		}
+	}
+	if tty {
+		fmt.Fprintf(stderr, "\r%-40s\r", "")
+	}
+	if closer, ok := subject.(interface{ Close() error }); ok && aborted == "" {
+		// The protocol requires a clean exit (status 0) when stdin closes.
+		if err := closer.Close(); err != nil {
+			rep.Note = "protocol violation at end of input: " + err.Error()
+		}
+	}
+	return finishConform(rep, *asJSON, *junit, stdout, stderr)
+}
+
+func finishConform(rep *Report, asJSON bool, junit string, stdout, stderr io.Writer) int {
+	code := rep.finish()
+	if junit != "" {
+		if err := rep.writeJUnitFile(junit); err != nil {
+			fmt.Fprintln(stderr, "frameproof conform:", err)
+			return exitUsage
+		}
+	}
+	if asJSON {
+		_ = rep.writeJSON(stdout)
+		return code
+	}
+	printCertificate(stdout, rep)
+	return code
+}
+
+// parseOps checks the --ops list. Replay projection is not an op of the
+// stdio protocol v1, so project vectors cannot be run against a peer.
+func parseOps(s string) ([]string, error) {
+	var ops []string
+	for _, o := range strings.Split(s, ",") {
+		o = strings.TrimSpace(o)
+		switch o {
+		case corpus.OpEncode, corpus.OpReduce, corpus.OpParse:
+			ops = append(ops, o)
+		case "project":
+			return nil, errors.New("--ops: project is not an op of the frameproof stdio protocol v1 (replay vectors run in-process: frameproof corpus run)")
+		case "":
+		default:
+			return nil, fmt.Errorf("--ops: unknown op %q (want encode, reduce, parse)", o)
+		}
+	}
+	if len(ops) == 0 {
+		return nil, errors.New("--ops: no ops given")
+	}
+	return ops, nil
+}
+
+// codecDir resolves --corpus: a corpus root (holding vectors/codec), a
+// directory of codec vectors, or "" for this module's corpus.
+func codecDir(flagValue string) (string, error) {
+	if flagValue == "" {
+		root, err := corpus.Root()
+		if err != nil {
+			return "", err
+		}
+		return corpus.CodecDir(root), nil
+	}
+	if info, err := os.Stat(corpus.CodecDir(flagValue)); err == nil && info.IsDir() {
+		return corpus.CodecDir(flagValue), nil
+	}
+	if info, err := os.Stat(flagValue); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("--corpus %s: not a directory", flagValue)
+	}
+	return filepath.Clean(flagValue), nil
+}
+
+// startExec starts the implementation and arms the timeout, which kills the
+// process so that a hung request fails instead of blocking forever.
+func startExec(argv []string, timeout time.Duration) (*peer.Peer, func() error, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	p, err := peer.StartCommand(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	timer := time.AfterFunc(timeout, func() { _ = cmd.Process.Kill() })
+	return p, func() error {
+		timer.Stop()
+		return p.Close() // idempotent
+	}, nil
+}
+
+// splitWords splits a command line like a POSIX shell word list: blanks
+// separate words; single quotes keep everything literal; double quotes keep
+// blanks and allow \" \\ \$ \`; a backslash outside quotes escapes the next
+// character. No expansion of any kind happens.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("--exec: unterminated single quote in %q", s)
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, fmt.Errorf("--exec: unterminated double quote in %q", s)
+			}
+			inWord = true
+		case c == '\\':
+			if i+1 >= len(s) {
+				return nil, fmt.Errorf("--exec: trailing backslash in %q", s)
+			}
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+func printCase(w io.Writer, c ReportCase) {
+	tag := map[string]string{statusPass: "ok  ", statusFail: "FAIL", statusError: "ERR ", statusSkipped: "SKIP"}[c.Status]
+	fmt.Fprintf(w, "%s %s\n", tag, c.Name)
+	if c.Detail != "" {
+		for _, line := range strings.Split(c.Detail, "\n") {
+			fmt.Fprintf(w, "       %s\n", line)
+		}
+	}
+}
+
+// printCertificate prints the summary block that closes every conform run.
+func printCertificate(w io.Writer, r *Report) {
+	fmt.Fprintln(w, "certificate")
+	if im := r.Implementation; im != nil {
+		fmt.Fprintf(w, "  implementation  %s\n", strings.TrimSpace(im.Name+" "+im.Version))
+		if im.Protocol != "" {
+			fmt.Fprintf(w, "  protocol        %s\n", im.Protocol)
+		}
+		if im.Command != "" {
+			fmt.Fprintf(w, "  command         %s\n", im.Command)
+		}
+	}
+	fmt.Fprintf(w, "  corpus          %s\n", r.CorpusVersion)
+	var per []string
+	for _, s := range r.Suites {
+		per = append(per, fmt.Sprintf("%s %d/%d", s.Name, s.Passed, s.Tests))
+	}
+	fmt.Fprintf(w, "  vectors         %d (%s)\n", r.Tests, strings.Join(per, ", "))
+	fmt.Fprintf(w, "  passed          %d\n", r.Passed)
+	fmt.Fprintf(w, "  failed          %d\n", r.Failed)
+	if r.Errors > 0 || r.Skipped > 0 {
+		fmt.Fprintf(w, "  errors          %d\n", r.Errors)
+		fmt.Fprintf(w, "  not run         %d\n", r.Skipped)
+	}
+	if r.Note != "" {
+		fmt.Fprintf(w, "  note            %s\n", r.Note)
+	}
+	fmt.Fprintf(w, "  verdict         %s\n", strings.ToUpper(r.Verdict))
+}
