@@ -277,6 +277,7 @@ type harness struct {
 	bugs     Bugs
 	budget   int
 	lane     *Lane
+	exec     env.Executor
 }
 
 func newHarness(t *testing.T, b backend) *harness {
@@ -288,7 +289,7 @@ func newHarness(t *testing.T, b backend) *harness {
 
 func (h *harness) config() Config {
 	return Config{
-		Name: "main", Storage: h.gated, Clock: h.clock, IDs: h.ids, Exec: env.Goroutines{}, Provider: h.provider,
+		Name: "main", Storage: h.gated, Clock: h.clock, IDs: h.ids, Exec: h.executor(), Provider: h.provider,
 		Listener: func(ev Event) env.Future {
 			h.mu.Lock()
 			h.events = append(h.events, ev)
@@ -429,4 +430,11 @@ func textOf(m *pi.AssistantMessage) string {
 func helloScript() *script {
 	a := newAcc()
 	return seq(a.start(), a.textStart(0), a.textDelta(0, "hello "), a.textDelta(0, "world"), a.textEnd(0, "hello world"), a.done(pi.StopStop))
+}
+
+func (h *harness) executor() env.Executor {
+	if h.exec != nil {
+		return h.exec
+	}
+	return env.Goroutines{}
 }
