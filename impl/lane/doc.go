@@ -11,5 +11,68 @@
 // Every wait goes through env futures (the line, the listener, the
 // provider's Stream.Next), so the simulator can drive every await.
 //
-// The required-test map is in required_tests.go.
+// # Entry points
+//
+//	Open(Config) → *Lane           restore lane state, tip and current op
+//	(*Lane).StartRun(RunOptions)   user entry + op at assistant.ready
+//	(*Lane).Step / Drive           advance one leaf / until idle|waiting|settled
+//	(*Lane).RequestCancel          durable cancel_requested (+ Request.Abort)
+//	(*Lane).Finalize[Async]        external terminal TX (deletes the frame list)
+//	(*Lane).Close                  controlled crash: seal + drain, no writes
+//	(*Lane).Snapshot               transcript + streamingMessage precedence
+//	(*Lane).GenerateStructural     process-local stream, no frames, no events
+//	ForkWrites / ForkState         idle fork image (source seqs kept)
+//	MigrateFrames                  map every frame in place or drop the list
+//	Bugs / BugNames / BugsByName   injectable defects for mutation scoring
+//
+// # Required tests (seed §Required tests → test)
+//
+// Frame integration:
+//
+//	shared live partials / bursts, no duplicates  TestRequiredEncoderSharedPartialBurstNoDuplicates
+//	zero or one frame per event, covered → none   TestRequiredEachEventAppendsZeroOrOneFrame
+//	done/error append nothing (incl. pre-start)   TestRequiredTerminalEventsAppendNothing
+//	interleaved content indexes keep sequence     TestRequiredInterleavedContentIndexesPreserveSequence
+//	loop does not await individual frame writes   TestRequiredProviderLoopDoesNotAwaitFrameWrites
+//	appends enqueue before the next event         TestRequiredFrameAppendsEnqueueBeforeNextProviderEvent
+//	only the latest promise is retained           TestRequiredOnlyLatestPromiseRetained
+//	latest awaited ⇒ all earlier completed        TestRequiredDrainImpliesAllEarlierWrites
+//	bounded output bounds queued frame memory     TestRequiredBoundedOutputBoundsQueuedFrameMemory
+//	storage failure: no after_response, fault     TestRequiredStorageFailurePreventsAfterResponseAndFaults
+//
+// Settlement and recovery:
+//
+//	every response class deletes atomically       TestRequiredEveryResponseClassDeletesFrameList (+ TestSettlementWriteOrder)
+//	crash at every frame/settlement boundary      TestRequiredCrashAtEveryFrameSettlementBoundary
+//	no frames; partial text/thinking/tool frames  TestRequiredRecoveryNoFramesAndPartialFrames
+//	authoritative end-frame content survives      TestRequiredAuthoritativeEndFrameContentSurvives
+//	synthetic error then retry / fail at cap      TestRequiredInterruptedGenerationRetriesThenFailsAtCap
+//	interrupted partial tool calls never execute  TestRequiredInterruptedPartialToolCallsNeverExecute
+//	zero usage and reserved ids                   TestRequiredRecoveryUsesZeroUsageAndReservedIDs
+//	cancellation keeps partial in aborted         TestRequiredCancellationPreservesPartialInSyntheticAborted
+//	after_response never for restored synthetic   TestRequiredAfterResponseNeverRunsForRestoredSynthetic
+//	(budget: recover the prefix + diagnostic)     TestRecoveryFrameBudget
+//
+// Deferred, snapshots and lifecycle:
+//
+//	deferred poll frames + normal cleanup         TestRequiredDeferredPollFramePersistenceAndCleanup
+//	unknown poll snapshot without permit          TestRequiredUnknownPollSnapshotWithoutPermit
+//	replacement intent deletes abandoned frames   TestRequiredReplacementIntentDeletesAbandonedPollFrames
+//	live partial precedes durable reduction       TestRequiredLivePartialTakesPrecedence
+//	reopen shows reduced streamingMessage         TestRequiredReopenExposesReducedStreamingMessage
+//	no historical update event replay             TestRequiredNoHistoricalUpdateEventReplay
+//	recovery clears partial on entry_added        TestRequiredRecoverySettlementClearsPartialOnEntryAdded
+//	structural generation writes no frame list    TestRequiredStructuralGenerationWritesNoFrameList
+//
+// Storage lifecycle:
+//
+//	Memory/JSONL/SQLite reduce identical frames   TestRequiredBackendsReduceIdenticalFrameSequences
+//	list absent after normal/synthetic/cancel/ext TestRequiredFrameListAbsentAfterTerminalTransitions (+ TestRaceAppendVersusExternalFinalization)
+//	idle fork excludes frames                     TestRequiredIdleForkExcludesFrames
+//	JSONL compaction removes deleted frame bytes  TestRequiredJSONLCompactionRemovesDeletedFrameBytes
+//	migration maps or discards every frame        TestRequiredMigrationMapsOrDiscardsEveryLegacyFrame
+//	telemetry: append/delete order, no content    TestRequiredTelemetryRecordsAppendDeleteOrderWithoutContent
+//
+// Lifecycle tests run on every backend in the test backend list (memory,
+// jsonl, sqlite). TestBugsAreCaught shows each Bugs switch caught by a check.
 package lane
