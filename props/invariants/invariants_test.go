@@ -64,7 +64,9 @@ func TestEachInvariantRejectsABrokenView(t *testing.T) {
 		2: func(v *View) {
 			v.Log = append(v.Log, LogItem{Frame: &lane.FrameRecord{OperationID: "C", ResponseEntryID: "R2", EventIndex: 9, Outcome: lane.FrameCommitted, Seq: 99}})
 		},
-		3: func(v *View) { v.Lists["B:R2"] = append(v.Lists["B:R2"], store.ListElement{Seq: 12, Value: []byte(`{"type":"done"}`)}) },
+		3: func(v *View) {
+			v.Lists["B:R2"] = append(v.Lists["B:R2"], store.ListElement{Seq: 12, Value: []byte(`{"type":"done"}`)})
+		},
 		4: func(v *View) {
 			v.Log = append(v.Log, LogItem{Frame: &lane.FrameRecord{OperationID: "B", ResponseEntryID: "R2", EventIndex: 5, EventType: pi.EventDone, Outcome: lane.FrameEnqueued}})
 		},

@@ -84,7 +84,12 @@ func TestRealRunsSatisfyInvariants(t *testing.T) {
 		var log []LogItem
 		keys := map[string]bool{}
 		cfg := lane.Config{Name: "main", Storage: st, Clock: fixedClock{}, IDs: &ids{}, Exec: env.Goroutines{}, Provider: provider{},
-			Listener: func(e lane.Event) env.Future { mu.Lock(); log = append(log, LogItem{Event: &e}); mu.Unlock(); return nil },
+			Listener: func(e lane.Event) env.Future {
+				mu.Lock()
+				log = append(log, LogItem{Event: &e})
+				mu.Unlock()
+				return nil
+			},
 			OnFrame: func(r lane.FrameRecord) {
 				mu.Lock()
 				log = append(log, LogItem{Frame: &r})
