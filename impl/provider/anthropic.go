@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 // redactedThinkingText is the thinking text pi-ai gives a redacted block.
@@ -20,8 +22,8 @@ type anthropicEvent struct {
 	} `json:"message"`
 	ContentBlock *struct {
 		Type      string          `json:"type"`
-		Text      string          `json:"text"`
-		Thinking  string          `json:"thinking"`
+		Text      jsString        `json:"text"`
+		Thinking  jsString        `json:"thinking"`
 		Signature string          `json:"signature"`
 		Data      string          `json:"data"`
 		ID        string          `json:"id"`
@@ -29,12 +31,12 @@ type anthropicEvent struct {
 		Input     json.RawMessage `json:"input"`
 	} `json:"content_block"`
 	Delta *struct {
-		Type        string `json:"type"`
-		Text        string `json:"text"`
-		Thinking    string `json:"thinking"`
-		Signature   string `json:"signature"`
-		PartialJSON string `json:"partial_json"`
-		StopReason  string `json:"stop_reason"`
+		Type        string   `json:"type"`
+		Text        jsString `json:"text"`
+		Thinking    jsString `json:"thinking"`
+		Signature   string   `json:"signature"`
+		PartialJSON jsString `json:"partial_json"`
+		StopReason  string   `json:"stop_reason"`
 	} `json:"delta"`
 	Usage *anthropicUsage `json:"usage"`
 }
@@ -105,19 +107,19 @@ func runAnthropic(r io.Reader, em *emitter) error {
 			case "text":
 				byWire[ev.Index] = em.open(Block{Type: "text"})
 				if cb.Text != "" { // stream a non-empty start as a delta
-					em.grow(byWire[ev.Index], cb.Text)
+					em.grow(byWire[ev.Index], string(cb.Text))
 				}
 			case "thinking":
 				byWire[ev.Index] = em.open(Block{Type: "thinking", ThinkingSignature: cb.Signature})
 				if cb.Thinking != "" {
-					em.grow(byWire[ev.Index], cb.Thinking)
+					em.grow(byWire[ev.Index], string(cb.Thinking))
 				}
 			case "redacted_thinking":
 				byWire[ev.Index] = em.open(Block{Type: "thinking", Thinking: redactedThinkingText, ThinkingSignature: cb.Data, Redacted: true})
 			case "tool_use":
-				i := em.open(Block{Type: "toolCall", ID: cb.ID, Name: cb.Name, Arguments: map[string]any{}})
+				i := em.open(Block{Type: "toolCall", ID: cb.ID, Name: cb.Name, Arguments: pi.EmptyObject()})
 				byWire[ev.Index] = i
-				if v, ok := parseJSON(string(cb.Input)); ok && !isEmptyObject(v) {
+				if v, ok := argsValue(string(cb.Input)); ok && !IsEmptyArgs(v) {
 					// Complete input at start: stream it as one cumulative delta.
 					em.growArgs(i, string(cb.Input))
 				}
@@ -133,11 +135,11 @@ func runAnthropic(r io.Reader, em *emitter) error {
 			switch ev.Delta.Type {
 			case "text_delta":
 				if b.Type == "text" {
-					em.grow(i, ev.Delta.Text)
+					em.grow(i, string(ev.Delta.Text))
 				}
 			case "thinking_delta":
 				if b.Type == "thinking" {
-					em.grow(i, ev.Delta.Thinking)
+					em.grow(i, string(ev.Delta.Thinking))
 				}
 			case "signature_delta":
 				if b.Type == "thinking" {
@@ -145,7 +147,7 @@ func runAnthropic(r io.Reader, em *emitter) error {
 				}
 			case "input_json_delta":
 				if b.Type == "toolCall" {
-					em.growArgs(i, ev.Delta.PartialJSON)
+					em.growArgs(i, string(ev.Delta.PartialJSON))
 				}
 			}
 		case "content_block_stop":
@@ -178,9 +180,4 @@ func runAnthropic(r io.Reader, em *emitter) error {
 	}
 	_ = clean
 	return nil
-}
-
-func isEmptyObject(v any) bool {
-	m, ok := v.(map[string]any)
-	return ok && len(m) == 0
 }

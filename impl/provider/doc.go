@@ -14,8 +14,17 @@
 // signature, Responses' "call_id|item_id" tool ids, usage arithmetic), so a
 // checker can hold them and pi-ai's own providers to the same expectations.
 //
-// Events use this package's small Message/Block model rather than impl/pi's
-// byte-exact vocabulary: the contract checks compare structure, not bytes.
+// StreamPi emits impl/pi Events (pi.Event with Partial *pi.AssistantMessage,
+// the live accumulator's snapshot at emission); Stream emits this package's
+// small Message/Block model, which the contract checker compares
+// structurally. ToPi, EventFromPi and MessageFromPi convert without loss
+// (see topi.go). DecodePiEvent reads an external adapter's event line.
+//
+// Like pi-ai, the live partial's tool arguments are parseStreamingJson of
+// the argument JSON streamed so far (frames.ParseStreamingJSON), held as
+// pi.JSONValue in JS property order. Wire strings are decoded as JS decodes
+// them (jsString): a delta that splits an astral character leaves a lone
+// surrogate (WTF-8, see impl/pi) that the next delta re-joins (pi.Concat).
 //
 // Bug switches (Options.Bug) seed known adapter defects so tests can prove
 // the contract checker catches each one.

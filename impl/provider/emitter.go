@@ -1,8 +1,10 @@
 package provider
 
 import (
-	"encoding/json"
 	"errors"
+
+	"github.com/frameproof/frameproof/impl/frames"
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 // emitter owns the live accumulator and turns adapter actions into events,
@@ -69,21 +71,21 @@ func (em *emitter) block(i int) *Block { return &em.live.Content[i] }
 func (em *emitter) grow(i int, delta string) {
 	b := em.block(i)
 	if b.Type == "thinking" {
-		b.Thinking += delta
+		b.Thinking = pi.Concat(b.Thinking, delta)
 		em.emit(Event{Type: EvThinkingDelta, ContentIndex: i, Delta: delta})
 		return
 	}
-	b.Text += delta
+	b.Text = pi.Concat(b.Text, delta)
 	em.emit(Event{Type: EvTextDelta, ContentIndex: i, Delta: delta})
 }
 
-// growArgs appends raw JSON to a tool call and emits the delta event. The
-// live arguments follow the buffer whenever it parses as complete JSON.
+// growArgs appends raw JSON to a tool call and emits the delta event. Like
+// pi-ai's providers, the live arguments are parseStreamingJson of the whole
+// buffer after every delta (frames.ParseStreamingJSON), so the partial shows
+// half-streamed arguments; the frame encoder's catch-up logic reads them.
 func (em *emitter) growArgs(i int, delta string) {
-	em.argBuf[i] += delta
-	if v, ok := parseJSON(em.argBuf[i]); ok {
-		em.block(i).Arguments = v
-	}
+	em.argBuf[i] = pi.Concat(em.argBuf[i], delta)
+	em.block(i).Arguments = frames.ParseStreamingJSON(em.argBuf[i])
 	em.emit(Event{Type: EvToolDelta, ContentIndex: i, Delta: delta})
 }
 
@@ -101,12 +103,14 @@ func (em *emitter) end(i int) {
 		em.emit(Event{Type: EvThinkingEnd, ContentIndex: i, Content: b.Thinking})
 	case "toolCall":
 		if buf, ok := em.argBuf[i]; ok {
-			if v, ok := parseJSON(buf); ok {
+			if v, ok := argsValue(buf); ok {
 				b.Arguments = v
+			} else {
+				b.Arguments = frames.ParseStreamingJSON(buf)
 			}
 		}
-		if b.Arguments == nil {
-			b.Arguments = map[string]any{}
+		if ArgsValue(b.Arguments).IsUndefined() {
+			b.Arguments = pi.EmptyObject()
 		}
 		tc := *b
 		tc.Arguments = cloneJSON(b.Arguments)
@@ -151,16 +155,4 @@ func (em *emitter) fail(err error) {
 	em.live.StopReason = "error"
 	em.live.ErrorMessage = err.Error()
 	em.emit(Event{Type: EvError, Reason: "error", Message: em.live.Clone()})
-}
-
-// parseJSON parses a complete JSON document.
-func parseJSON(s string) (any, bool) {
-	if s == "" {
-		return nil, false
-	}
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return nil, false
-	}
-	return v, true
 }

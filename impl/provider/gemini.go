@@ -4,15 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 type geminiChunk struct {
 	Candidates []struct {
 		Content *struct {
 			Parts []struct {
-				Text             *string `json:"text"`
-				Thought          bool    `json:"thought"`
-				ThoughtSignature string  `json:"thoughtSignature"`
+				Text             *jsString `json:"text"`
+				Thought          bool      `json:"thought"`
+				ThoughtSignature string    `json:"thoughtSignature"`
 				FunctionCall     *struct {
 					ID   string          `json:"id"`
 					Name string          `json:"name"`
@@ -80,23 +82,22 @@ func runGemini(r io.Reader, em *emitter) error {
 							}
 						}
 						if *p.Text != "" {
-							em.grow(cur, *p.Text)
+							em.grow(cur, string(*p.Text))
 						}
 					}
 					if fc := p.FunctionCall; fc != nil {
 						closeCur()
 						calls++
-						args, ok := parseJSON(string(fc.Args))
+						args, ok := argsValue(string(fc.Args))
 						if !ok {
-							args = map[string]any{}
+							args = pi.EmptyObject()
 						}
 						id := fc.ID
 						if id == "" || em.hasToolID(id) {
 							id = fmt.Sprintf("%s_%d", fc.Name, calls)
 						}
 						i := em.open(Block{Type: "toolCall", ID: id, Name: fc.Name, Arguments: args, ThoughtSignature: p.ThoughtSignature})
-						raw, _ := json.Marshal(args)
-						em.growArgs(i, string(raw))
+						em.growArgs(i, string(args.AppendJSON(nil)))
 						em.end(i)
 					}
 				}

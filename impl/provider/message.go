@@ -5,7 +5,8 @@ import (
 	"fmt"
 )
 
-// Block is one assistant content block. Type selects which fields matter:
+// Block is one assistant content block (tool Arguments are pi.JSONValue when
+// an adapter built them; see ArgsValue). Type selects which fields matter:
 // "text" (Text, TextSignature), "thinking" (Thinking, ThinkingSignature,
 // Redacted) or "toolCall" (ID, Name, Arguments, ThoughtSignature).
 type Block struct {

@@ -4,20 +4,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 type chatChunk struct {
 	ID      string `json:"id"`
 	Choices []struct {
 		Delta *struct {
-			Content          *string `json:"content"`
-			ReasoningContent *string `json:"reasoning_content"`
+			Content          *jsString `json:"content"`
+			ReasoningContent *jsString `json:"reasoning_content"`
 			ToolCalls        []struct {
 				Index    *int   `json:"index"`
 				ID       string `json:"id"`
 				Function *struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
+					Name      string   `json:"name"`
+					Arguments jsString `json:"arguments"`
 				} `json:"function"`
 			} `json:"tool_calls"`
 		} `json:"delta"`
@@ -101,13 +103,13 @@ func runOpenAIChat(r io.Reader, em *emitter) error {
 			if text < 0 {
 				text = em.open(Block{Type: "text"})
 			}
-			em.grow(text, *d.Content)
+			em.grow(text, string(*d.Content))
 		}
 		if d.ReasoningContent != nil && *d.ReasoningContent != "" {
 			if thinking < 0 {
 				thinking = em.open(Block{Type: "thinking", ThinkingSignature: "reasoning_content"})
 			}
-			em.grow(thinking, *d.ReasoningContent)
+			em.grow(thinking, string(*d.ReasoningContent))
 		}
 		for _, tc := range d.ToolCalls {
 			if tc.Index == nil {
@@ -119,7 +121,7 @@ func runOpenAIChat(r io.Reader, em *emitter) error {
 				if tc.Function != nil {
 					name = tc.Function.Name
 				}
-				i = em.open(Block{Type: "toolCall", ID: tc.ID, Name: name, Arguments: map[string]any{}})
+				i = em.open(Block{Type: "toolCall", ID: tc.ID, Name: name, Arguments: pi.EmptyObject()})
 				tools[*tc.Index] = i
 			} else {
 				b := em.block(i)
@@ -131,7 +133,7 @@ func runOpenAIChat(r io.Reader, em *emitter) error {
 				}
 			}
 			if tc.Function != nil && tc.Function.Arguments != "" {
-				em.growArgs(i, tc.Function.Arguments)
+				em.growArgs(i, string(tc.Function.Arguments))
 			}
 		}
 		return nil

@@ -6,22 +6,25 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/frameproof/frameproof/impl/frames"
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 type responsesItem struct {
-	Type      string `json:"type"`
-	ID        string `json:"id"`
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-	Phase     string `json:"phase"`
+	Type      string   `json:"type"`
+	ID        string   `json:"id"`
+	CallID    string   `json:"call_id"`
+	Name      string   `json:"name"`
+	Arguments jsString `json:"arguments"`
+	Phase     string   `json:"phase"`
 	Summary   []struct {
-		Text string `json:"text"`
+		Text jsString `json:"text"`
 	} `json:"summary"`
 	Content []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
+		Type    string   `json:"type"`
+		Text    jsString `json:"text"`
+		Refusal jsString `json:"refusal"`
 	} `json:"content"`
 }
 
@@ -29,8 +32,8 @@ type responsesEvent struct {
 	Type         string          `json:"type"`
 	OutputIndex  int             `json:"output_index"`
 	SummaryIndex int             `json:"summary_index"`
-	Delta        string          `json:"delta"`
-	Arguments    string          `json:"arguments"`
+	Delta        jsString        `json:"delta"`
+	Arguments    jsString        `json:"arguments"`
 	Item         json.RawMessage `json:"item"`
 	Code         string          `json:"code"`
 	Message      string          `json:"message"`
@@ -97,10 +100,10 @@ func runOpenAIResponses(r io.Reader, em *emitter) error {
 			case "message":
 				slots[ev.OutputIndex] = &responsesSlot{index: em.open(Block{Type: "text"}), kind: "text"}
 			case "function_call":
-				i := em.open(Block{Type: "toolCall", ID: item.CallID + "|" + item.ID, Name: item.Name, Arguments: map[string]any{}})
+				i := em.open(Block{Type: "toolCall", ID: item.CallID + "|" + item.ID, Name: item.Name, Arguments: pi.EmptyObject()})
 				slots[ev.OutputIndex] = &responsesSlot{index: i, kind: "toolCall"}
 				if item.Arguments != "" {
-					em.growArgs(i, item.Arguments)
+					em.growArgs(i, string(item.Arguments))
 				}
 			}
 		case "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta":
@@ -115,19 +118,19 @@ func runOpenAIResponses(r io.Reader, em *emitter) error {
 				s.summaryPart = ev.SummaryIndex
 			}
 			if ev.Type == "response.reasoning_summary_text.delta" && ev.Delta != "" {
-				em.grow(s.index, ev.Delta)
+				em.grow(s.index, string(ev.Delta))
 			}
 		case "response.output_text.delta", "response.refusal.delta":
 			if s := slots[ev.OutputIndex]; s != nil && s.kind == "text" && ev.Delta != "" {
-				em.grow(s.index, ev.Delta)
+				em.grow(s.index, string(ev.Delta))
 			}
 		case "response.function_call_arguments.delta":
 			if s := slots[ev.OutputIndex]; s != nil && s.kind == "toolCall" && ev.Delta != "" {
-				em.growArgs(s.index, ev.Delta)
+				em.growArgs(s.index, string(ev.Delta))
 			}
 		case "response.function_call_arguments.done":
 			if s := slots[ev.OutputIndex]; s != nil && s.kind == "toolCall" {
-				em.catchUpArgs(s.index, ev.Arguments)
+				em.catchUpArgs(s.index, string(ev.Arguments))
 			}
 		case "response.output_item.done":
 			s := slots[ev.OutputIndex]
@@ -143,7 +146,7 @@ func runOpenAIResponses(r io.Reader, em *emitter) error {
 			case "thinking":
 				parts := make([]string, len(item.Summary))
 				for i, p := range item.Summary {
-					parts[i] = p.Text
+					parts[i] = string(p.Text)
 				}
 				em.catchUp(s.index, strings.Join(parts, "\n\n"))
 				var compact bytes.Buffer
@@ -151,15 +154,15 @@ func runOpenAIResponses(r io.Reader, em *emitter) error {
 					b.ThinkingSignature = compact.String()
 				}
 			case "text":
-				var sb strings.Builder
+				text := ""
 				for _, c := range item.Content {
 					if c.Type == "output_text" {
-						sb.WriteString(c.Text)
+						text = pi.Concat(text, string(c.Text))
 					} else {
-						sb.WriteString(c.Refusal)
+						text = pi.Concat(text, string(c.Refusal))
 					}
 				}
-				em.catchUp(s.index, sb.String())
+				em.catchUp(s.index, text)
 				sig, _ := json.Marshal(struct {
 					V     int    `json:"v"`
 					ID    string `json:"id"`
@@ -168,7 +171,7 @@ func runOpenAIResponses(r io.Reader, em *emitter) error {
 				b.TextSignature = string(sig)
 			case "toolCall":
 				if item.Arguments != "" {
-					em.catchUpArgs(s.index, item.Arguments)
+					em.catchUpArgs(s.index, string(item.Arguments))
 				}
 			}
 			em.end(s.index)
@@ -244,8 +247,8 @@ func runOpenAIResponses(r io.Reader, em *emitter) error {
 func (em *emitter) catchUp(i int, final string) {
 	b := em.block(i)
 	cur := b.Body()
-	if strings.HasPrefix(final, cur) {
-		if rest := final[len(cur):]; rest != "" {
+	if pi.HasPrefixUTF16(final, cur) { // UTF-16 prefix: cur may end in a lone high surrogate
+		if rest := pi.SliceUTF16(final, pi.UTF16Len(cur)); rest != "" {
 			em.grow(i, rest)
 		}
 		return
@@ -260,14 +263,12 @@ func (em *emitter) catchUp(i int, final string) {
 // catchUpArgs streams the rest of a tool call's complete argument JSON.
 func (em *emitter) catchUpArgs(i int, full string) {
 	cur := em.argBuf[i]
-	if strings.HasPrefix(full, cur) {
-		if rest := full[len(cur):]; rest != "" {
+	if pi.HasPrefixUTF16(full, cur) {
+		if rest := pi.SliceUTF16(full, pi.UTF16Len(cur)); rest != "" {
 			em.growArgs(i, rest)
 		}
 		return
 	}
 	em.argBuf[i] = full
-	if v, ok := parseJSON(full); ok {
-		em.block(i).Arguments = v
-	}
+	em.block(i).Arguments = frames.ParseStreamingJSON(full)
 }

@@ -3,8 +3,8 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	impl "github.com/frameproof/frameproof/impl/provider"
 	"github.com/google/go-cmp/cmp"
 )
@@ -51,7 +51,7 @@ type blockState struct {
 	kind          string
 	redacted      bool
 	startBody     string
-	acc           strings.Builder
+	acc           string // deltas joined as JS joins strings (pi.Concat)
 	ended         bool
 	endBody       string
 	endCall       *impl.Block
@@ -61,7 +61,7 @@ type blockState struct {
 	sawDelta      bool
 }
 
-func (b *blockState) body() string { return b.startBody + b.acc.String() }
+func (b *blockState) body() string { return pi.Concat(b.startBody, b.acc) }
 
 // Check runs every contract rule over events and compares the outcome with
 // ex. It never stops at the first violation; each rule reports once per
@@ -152,8 +152,8 @@ func checkIndexed(ev impl.Event, i int, blocks map[int]*blockState, add addFn) {
 				add(RuleTextStartsEmpty, i, "%s block %d starts with %q", kind, idx, clip(st.startBody))
 			}
 		case "toolCall":
-			st.startArgs = pb.Arguments
-			st.startComplete = !isEmptyArgs(pb.Arguments)
+			st.startArgs = impl.ArgsValue(pb.Arguments)
+			st.startComplete = !impl.IsEmptyArgs(pb.Arguments)
 			st.caughtUp = !st.startComplete
 		}
 		return
@@ -173,9 +173,9 @@ func checkIndexed(ev impl.Event, i int, blocks map[int]*blockState, add addFn) {
 	switch ev.Phase() {
 	case "delta":
 		st.sawDelta = true
-		st.acc.WriteString(ev.Delta)
+		st.acc = pi.Concat(st.acc, ev.Delta)
 		if kind == "toolCall" && st.startComplete && !st.caughtUp {
-			if v, ok := strictJSON(st.acc.String()); ok && cmp.Equal(v, st.startArgs) {
+			if v, ok := strictJSON(st.acc); ok && v.Equal(impl.ArgsValue(st.startArgs)) {
 				st.caughtUp = true
 			}
 		}
@@ -199,19 +199,19 @@ func checkIndexed(ev impl.Event, i int, blocks map[int]*blockState, add addFn) {
 			if st.startComplete && !st.caughtUp {
 				add(RuleToolArgs, i, "tool call %d started with complete arguments %s but no delta prefix parsed back to them", idx, clipJSON(st.startArgs))
 			}
-			raw := st.acc.String()
+			raw := st.acc
 			switch {
 			case raw != "":
 				if v, ok := strictJSON(raw); !ok {
 					add(RuleEndMatchesAccum, i, "tool call %d deltas %q are not complete JSON at its end", idx, clip(raw))
-				} else if !cmp.Equal(v, ev.ToolCall.Arguments) {
+				} else if !v.Equal(impl.ArgsValue(ev.ToolCall.Arguments)) {
 					add(RuleEndMatchesAccum, i, "tool call %d ends with %s but its deltas parse to %s", idx, clipJSON(ev.ToolCall.Arguments), clipJSON(v))
 				}
-			case !isEmptyArgs(ev.ToolCall.Arguments):
+			case !impl.IsEmptyArgs(ev.ToolCall.Arguments):
 				add(RuleEndMatchesAccum, i, "tool call %d ends with %s but streamed no argument JSON", idx, clipJSON(ev.ToolCall.Arguments))
 			}
-			if inPartial && !cmp.Equal(pb, *ev.ToolCall) {
-				add(RuleEndMatchesPartial, i, "tool call %d end differs from the partial: %s", idx, cmp.Diff(pb, *ev.ToolCall))
+			if inPartial && !cmp.Equal(normBlock(pb), normBlock(*ev.ToolCall)) {
+				add(RuleEndMatchesPartial, i, "tool call %d end differs from the partial: %s", idx, cmp.Diff(normBlock(pb), normBlock(*ev.ToolCall)))
 			}
 		}
 	}
@@ -288,8 +288,8 @@ func checkTerminal(ev impl.Event, i int, blocks map[int]*blockState, add addFn) 
 				add(RuleFinalMatchesEvents, i, "final %s block %d holds %q, its end said %q", st.kind, idx, clip(b.Body()), clip(st.endBody))
 			}
 		case st.ended && st.endCall != nil:
-			if !cmp.Equal(b, *st.endCall) {
-				add(RuleFinalMatchesEvents, i, "final tool call %d differs from its end: %s", idx, cmp.Diff(*st.endCall, b))
+			if !cmp.Equal(normBlock(b), normBlock(*st.endCall)) {
+				add(RuleFinalMatchesEvents, i, "final tool call %d differs from its end: %s", idx, cmp.Diff(normBlock(*st.endCall), normBlock(b)))
 			}
 		}
 	}
@@ -320,7 +320,7 @@ func checkOutcome(ev impl.Event, i int, ex Expected, add addFn) {
 		switch {
 		case b.Type != w.Type:
 			add(RuleErrorContentPrefix, i, "block %d is %s, the truth has %s", k, b.Type, w.Type)
-		case b.Type != "toolCall" && !strings.HasPrefix(w.Body(), b.Body()):
+		case b.Type != "toolCall" && !pi.HasPrefixUTF16(w.Body(), b.Body()): // a cut may end in half a surrogate pair
 			add(RuleErrorContentPrefix, i, "%s block %d holds %q, not a prefix of the truth %q", b.Type, k, clip(b.Body()), clip(w.Body()))
 		case b.Type == "toolCall" && b.Name != w.Name:
 			add(RuleErrorContentPrefix, i, "tool call %d is %q, the truth has %q", k, b.Name, w.Name)
@@ -339,6 +339,7 @@ func diffMessages(ex Expected, got impl.Message) string {
 	norm := func(m impl.Message) view {
 		v := view{StopReason: m.StopReason, Usage: m.Usage, ResponseID: m.ResponseID}
 		for k, b := range m.Content {
+			b = normBlock(b)
 			if ex.WildcardIDs[k] {
 				b.ID = "*"
 			}
@@ -362,18 +363,21 @@ func partialLen(ev impl.Event) int {
 	return len(ev.Partial.Content)
 }
 
-func isEmptyArgs(v any) bool {
-	if v == nil {
-		return true
+// normBlock gives tool arguments one representation (pi.JSONValue, compared
+// with JS semantics) whatever decoded them.
+func normBlock(b impl.Block) impl.Block {
+	if b.Arguments != nil {
+		b.Arguments = impl.ArgsValue(b.Arguments)
 	}
-	m, ok := v.(map[string]any)
-	return ok && len(m) == 0
+	return b
 }
 
-func strictJSON(s string) (any, bool) {
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return nil, false
+// strictJSON is JSON.parse: complete JSON only, JS property order, lone
+// surrogates kept.
+func strictJSON(s string) (pi.JSONValue, bool) {
+	v, err := pi.ParseJSON(s)
+	if err != nil {
+		return pi.JSONValue{}, false
 	}
 	return v, true
 }
@@ -385,4 +389,9 @@ func clip(s string) string {
 	return s
 }
 
-func clipJSON(v any) string { return clip(mustJSON(v)) }
+func clipJSON(v any) string {
+	if raw, err := pi.Marshal(impl.ArgsValue(v)); err == nil {
+		return clip(string(raw))
+	}
+	return clip(mustJSON(v))
+}

@@ -1,8 +1,7 @@
 package provider
 
 import (
-	"encoding/json"
-
+	"github.com/frameproof/frameproof/impl/pi"
 	impl "github.com/frameproof/frameproof/impl/provider"
 )
 
@@ -72,8 +71,7 @@ func Expect(sc Scenario) Expected {
 		case KRedacted:
 			out = impl.Block{Type: "thinking", Thinking: "[Reasoning redacted]", ThinkingSignature: b.Signature, Redacted: true}
 		case KToolCall:
-			var args any
-			_ = json.Unmarshal([]byte(b.ArgsJSON), &args)
+			args, _ := pi.ParseJSON(b.ArgsJSON) // JSON.parse: JS property order, as the adapter sees it
 			out = impl.Block{Type: "toolCall", ID: b.ToolID, Name: b.Name, Arguments: args}
 			switch wire {
 			case impl.WireOpenAIResponses:
