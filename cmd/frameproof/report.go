@@ -43,6 +43,8 @@ type Report struct {
 	// Note explains an inconclusive run (e.g. the peer could not start).
 	Note   string        `json:"note,omitempty"`
 	Suites []ReportSuite `json:"suites"`
+	// Sim carries the campaign details of `frameproof sim` (see simreport.go).
+	Sim *SimReport `json:"sim,omitempty"`
 }
 
 // ReportImplementation names what was tested.

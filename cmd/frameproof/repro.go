@@ -1,0 +1,456 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/shrink"
+)
+
+// repro re-runs one seed (or a recorded tape) twice, checks that both runs
+// produce the same trace hash, and writes the JSONL trace and an HTML
+// report. shrink delta-debugs a failing seed's tape and writes it as a tape
+// file that repro --tape replays.
+
+func init() {
+	register("repro", "re-run one seed or tape: verdict, determinism check, JSONL trace, HTML report", runRepro)
+	register("shrink", "shrink a failing seed's choice tape and write it for repro --tape", runShrink)
+}
+
+const (
+	reproUsage  = "usage: frameproof repro (SEED | --tape FILE) --scenario S --backend B [--bug X] [--trace FILE|-] [--html FILE] [-q]"
+	shrinkUsage = "usage: frameproof shrink SEED --scenario S --backend B [--bug X] [--out FILE] [--attempts N]"
+)
+
+// TapeSchema versions tape files.
+const TapeSchema = 1
+
+// tapeFile is a recorded (usually shrunk) choice tape with what it needs to
+// be replayed: `frameproof repro --tape FILE`.
+type tapeFile struct {
+	Schema   int      `json:"schema"`
+	Scenario string   `json:"scenario"`
+	Backend  string   `json:"backend"`
+	Bugs     []string `json:"bugs,omitempty"`
+	// Seed is the seed the tape was recorded from; Kind and Message the
+	// failure it reproduces; OriginalLen the tape length before shrinking.
+	Seed        uint64      `json:"seed"`
+	Kind        string      `json:"kind,omitempty"`
+	Message     string      `json:"message,omitempty"`
+	OriginalLen int         `json:"originalLen"`
+	Tape        choice.Tape `json:"tape"`
+}
+
+func readTapeFile(path string) (tapeFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return tapeFile{}, fmt.Errorf("--tape: %w", err)
+	}
+	var tf tapeFile
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&tf); err != nil {
+		return tapeFile{}, fmt.Errorf("--tape %s: not a tape file: %w", path, err)
+	}
+	if tf.Schema != TapeSchema {
+		return tapeFile{}, fmt.Errorf("--tape %s: schema %d, want %d", path, tf.Schema, TapeSchema)
+	}
+	return tf, nil
+}
+
+func writeTapeFile(path string, tf tapeFile) error {
+	data, err := json.MarshalIndent(tf, "", " ")
+	if err != nil {
+		return fmt.Errorf("shrink: encode tape: %w", err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("shrink: write tape: %w", err)
+	}
+	return nil
+}
+
+// parseInterspersed parses flags that may come before or after positional
+// arguments ("repro 17 --scenario x" and "repro --scenario x 17").
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// target is what repro and shrink run: one scenario on one backend with
+// some bugs, from a seed or a tape.
+type target struct {
+	scenario simScenario
+	backend  string
+	bugs     []string
+	seed     uint64
+	tape     choice.Tape // nil: run the seed
+}
+
+func (t target) source() choice.Source {
+	if t.tape != nil {
+		return choice.NewReplay(t.tape)
+	}
+	return choice.NewSeeded(t.seed)
+}
+
+// run runs the target once in a fresh temporary directory.
+func (t target) run(keepTrace bool) (simOutcome, error) {
+	dir, err := os.MkdirTemp("", "frameproof-repro-*")
+	if err != nil {
+		return simOutcome{}, fmt.Errorf("repro: temporary directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	return t.scenario.Run(t.source(), simOptions{Backend: t.backend, Bugs: t.bugs, TempDir: dir, KeepTrace: keepTrace}), nil
+}
+
+func (t target) what() string {
+	s := fmt.Sprintf("seed %d", t.seed)
+	if t.tape != nil {
+		s = fmt.Sprintf("tape of %d choices (from seed %d)", len(t.tape), t.seed)
+	}
+	s += fmt.Sprintf(", scenario %s, backend %s", t.scenario.Name, t.backend)
+	if len(t.bugs) > 0 {
+		s += ", bug " + strings.Join(t.bugs, ",")
+	}
+	return s
+}
+
+// targetFlags are the flags repro and shrink share.
+type targetFlags struct {
+	scenario, backend, bug *string
+}
+
+func addTargetFlags(fs *flag.FlagSet) targetFlags {
+	return targetFlags{
+		scenario: fs.String("scenario", "", "scenario name"),
+		backend:  fs.String("backend", "", "store backend: memory, jsonl or sqlite"),
+		bug:      fs.String("bug", "", "inject the named bug(s), comma-separated"),
+	}
+}
+
+// resolve builds the target; tf (may be nil) supplies defaults from a tape.
+func (f targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (target, error) {
+	var t target
+	scen, backend, bug := *f.scenario, *f.backend, *f.bug
+	if tf != nil {
+		t.seed, t.tape = tf.Seed, tf.Tape
+		if t.tape == nil {
+			t.tape = choice.Tape{}
+		}
+		if scen == "" {
+			scen = tf.Scenario
+		}
+		if backend == "" {
+			backend = tf.Backend
+		}
+		if bug == "" {
+			bug = strings.Join(tf.Bugs, ",")
+		}
+	} else {
+		seed, err := strconv.ParseUint(seedArg, 10, 64)
+		if err != nil {
+			return t, fmt.Errorf("SEED %q: not an unsigned integer", seedArg)
+		}
+		t.seed = seed
+	}
+	if scen == "" {
+		return t, fmt.Errorf("--scenario is required (valid: %s)", strings.Join(scenarioNames(suite), ", "))
+	}
+	if backend == "" {
+		return t, fmt.Errorf("--backend is required (valid: %s)", strings.Join(suite.Backends(), ", "))
+	}
+	scs, err := lookupScenarios(suite, scen)
+	if err != nil {
+		return t, fmt.Errorf("--scenario: %w", err)
+	}
+	if len(scs) != 1 {
+		return t, fmt.Errorf("--scenario: give exactly one scenario")
+	}
+	t.scenario = scs[0]
+	if !contains(suite.Backends(), backend) {
+		return t, fmt.Errorf("--backend: unknown backend %q (valid: %s)", backend, strings.Join(suite.Backends(), ", "))
+	}
+	t.backend = backend
+	if t.bugs, err = lookupNames("bug", bug, suite.BugNames(), nil); err != nil {
+		return t, fmt.Errorf("--bug: %w", err)
+	}
+	return t, nil
+}
+
+func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	suite := activeSuite
+	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tflags := addTargetFlags(fs)
+	tapePath := fs.String("tape", "", "replay this tape file (from frameproof shrink) instead of a seed")
+	tracePath := fs.String("trace", "", "write the JSONL trace here, - for stdout (default frameproof-repro-<scenario>-<backend>-<seed>.jsonl)")
+	htmlPath := fs.String("html", "", "write the HTML report here (default frameproof-repro-<scenario>-<backend>-<seed>.html)")
+	quiet := fs.Bool("q", false, "print only the verdict")
+	usageErr := func(err error) int {
+		fmt.Fprintln(stderr, "frameproof repro:", err)
+		fmt.Fprintln(stderr, reproUsage)
+		return exitUsage
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass
+		}
+		fmt.Fprintln(stderr, reproUsage)
+		return exitUsage
+	}
+	var tf *tapeFile
+	switch {
+	case *tapePath != "" && len(pos) == 0:
+		f, err := readTapeFile(*tapePath)
+		if err != nil {
+			return usageErr(err)
+		}
+		tf = &f
+	case *tapePath == "" && len(pos) == 1:
+	default:
+		return usageErr(errors.New("give exactly one of SEED or --tape FILE"))
+	}
+	seedArg := ""
+	if len(pos) == 1 {
+		seedArg = pos[0]
+	}
+	t, err := tflags.resolve(suite, seedArg, tf)
+	if err != nil {
+		return usageErr(err)
+	}
+	stem := fmt.Sprintf("frameproof-repro-%s-%s-%d", t.scenario.Name, t.backend, t.seed)
+	if t.tape != nil {
+		stem += "-tape"
+	}
+	if *tracePath == "" {
+		*tracePath = stem + ".jsonl"
+	}
+	if *htmlPath == "" {
+		*htmlPath = stem + ".html"
+	}
+
+	first, second, err := runTwice(t)
+	if err != nil {
+		fmt.Fprintln(stderr, "frameproof repro:", err)
+		return exitInconclusive
+	}
+	info := stdout
+	if *tracePath == "-" {
+		info = stderr // stdout carries the trace
+	}
+	fmt.Fprintf(info, "repro: %s\n", t.what())
+	if first.TraceHash != second.TraceHash {
+		fmt.Fprintf(info, "NONDETERMINISTIC: two runs of the same %s produced different trace hashes\n  %s\n  %s\n",
+			t.what(), first.TraceHash, second.TraceHash)
+		fmt.Fprintln(info, "the simulator (not the code under test) is broken: a run depends on something other than its choices")
+		writeReproArtifacts(t, first, *tracePath, *htmlPath, second.TraceHash, stdout, stderr, info)
+		return exitFail
+	}
+	if *quiet {
+		printVerdictLine(info, first)
+	} else {
+		printOutcome(info, first, second)
+	}
+	writeReproArtifacts(t, first, *tracePath, *htmlPath, second.TraceHash, stdout, stderr, info)
+	if first.Failed {
+		return exitFail
+	}
+	return exitPass
+}
+
+// runTwice runs the target twice with full traces.
+func runTwice(t target) (simOutcome, simOutcome, error) {
+	first, err := t.run(true)
+	if err != nil {
+		return first, first, err
+	}
+	second, err := t.run(true)
+	return first, second, err
+}
+
+func printVerdictLine(w io.Writer, o simOutcome) {
+	if o.Failed {
+		fmt.Fprintf(w, "verdict: FAIL (%s): %s\n", o.Kind, o.Message)
+	} else {
+		fmt.Fprintln(w, "verdict: PASS")
+	}
+}
+
+func printOutcome(w io.Writer, o, again simOutcome) {
+	printVerdictLine(w, o)
+	fmt.Fprintf(w, "steps: %d\n", o.Steps)
+	fmt.Fprintf(w, "trace hash: %s (two runs agree)\n", o.TraceHash)
+	if len(o.Faults) == 0 {
+		fmt.Fprintln(w, "faults: none")
+	} else {
+		fmt.Fprintf(w, "faults (%d):\n", len(o.Faults))
+		for _, f := range o.Faults {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	rows := make([]string, 0, len(o.Races))
+	for row := range o.Races {
+		rows = append(rows, row)
+	}
+	sort.Strings(rows)
+	for i, row := range rows {
+		rows[i] = row + "=" + o.Races[row]
+	}
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "races: %s\n", strings.Join(rows, ", "))
+	}
+}
+
+// writeReproArtifacts writes the trace and the HTML report, reporting
+// (not failing on) write errors: the verdict is already printed.
+func writeReproArtifacts(t target, o simOutcome, tracePath, htmlPath, rerunHash string, stdout, stderr, info io.Writer) {
+	if o.Trace == nil {
+		fmt.Fprintln(stderr, "frameproof repro: the scenario kept no trace")
+	} else if tracePath == "-" {
+		if err := o.Trace.WriteJSONL(stdout); err != nil {
+			fmt.Fprintln(stderr, "frameproof repro: trace:", err)
+		}
+	} else if err := writeTrace(tracePath, o); err != nil {
+		fmt.Fprintln(stderr, "frameproof repro:", err)
+	} else {
+		fmt.Fprintf(info, "trace: %s (%d records)\n", tracePath, o.Trace.Len())
+	}
+	link := tracePath
+	if tracePath == "-" {
+		link = ""
+	}
+	if err := writeHTMLReport(htmlPath, htmlReportInput{Target: t, Outcome: o, RerunHash: rerunHash, TraceFile: link, Model: activeSuite.LinzModel()}); err != nil {
+		fmt.Fprintln(stderr, "frameproof repro:", err)
+		return
+	}
+	fmt.Fprintf(info, "html: %s\n", htmlPath)
+}
+
+func writeTrace(path string, o simOutcome) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	if err := o.Trace.WriteJSONL(f); err != nil {
+		f.Close()
+		return fmt.Errorf("trace: write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("trace: write %s: %w", path, err)
+	}
+	return nil
+}
+
+func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	suite := activeSuite
+	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tflags := addTargetFlags(fs)
+	out := fs.String("out", "", "write the shrunk tape here (default frameproof-shrunk-<scenario>-<backend>-<seed>.json)")
+	attempts := fs.Int("attempts", shrink.DefaultMaxAttempts, "shrink budget: replays of candidate tapes")
+	usageErr := func(err error) int {
+		fmt.Fprintln(stderr, "frameproof shrink:", err)
+		fmt.Fprintln(stderr, shrinkUsage)
+		return exitUsage
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass
+		}
+		fmt.Fprintln(stderr, shrinkUsage)
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		return usageErr(errors.New("give exactly one SEED"))
+	}
+	if *attempts <= 0 {
+		return usageErr(fmt.Errorf("--attempts must be positive, got %d", *attempts))
+	}
+	t, err := tflags.resolve(suite, pos[0], nil)
+	if err != nil {
+		return usageErr(err)
+	}
+	if *out == "" {
+		*out = fmt.Sprintf("frameproof-shrunk-%s-%s-%d.json", t.scenario.Name, t.backend, t.seed)
+	}
+
+	dir, err := os.MkdirTemp("", "frameproof-shrink-*")
+	if err != nil {
+		fmt.Fprintln(stderr, "frameproof shrink: temporary directory:", err)
+		return exitInconclusive
+	}
+	defer os.RemoveAll(dir)
+	opts := simOptions{Backend: t.backend, Bugs: t.bugs, TempDir: dir}
+	runOn := func(src choice.Source) simOutcome {
+		if err := freshDir(dir); err != nil {
+			return simOutcome{Failed: true, Kind: "harness", Message: err.Error()}
+		}
+		return t.scenario.Run(src, opts)
+	}
+	src := choice.NewSeeded(t.seed)
+	o := runOn(src)
+	fmt.Fprintf(stdout, "shrink: %s\n", t.what())
+	if !o.Failed {
+		fmt.Fprintln(stdout, "verdict: PASS (nothing to shrink)")
+		return exitPass
+	}
+	tape := src.Tape()
+	fmt.Fprintf(stdout, "verdict: FAIL (%s): %s\n", o.Kind, o.Message)
+	fails := func(c choice.Tape) bool {
+		got := runOn(choice.NewReplay(c))
+		return got.Failed && got.Kind == o.Kind
+	}
+	shrunk, stats := shrink.Shrink(tape, fails, shrink.Options{MaxAttempts: *attempts})
+	final := runOn(choice.NewReplay(shrunk))
+	if !final.Failed || final.Kind != o.Kind {
+		// The shrinker only keeps failing candidates; this is a determinism bug.
+		fmt.Fprintf(stdout, "NONDETERMINISTIC: the shrunk tape no longer fails with %s\n", o.Kind)
+		return exitFail
+	}
+	tf := tapeFile{Schema: TapeSchema, Scenario: t.scenario.Name, Backend: t.backend, Bugs: t.bugs,
+		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(tape), Tape: shrunk}
+	if err := writeTapeFile(*out, tf); err != nil {
+		fmt.Fprintln(stderr, "frameproof shrink:", err)
+		return exitInconclusive
+	}
+	fmt.Fprintf(stdout, "shrunk: %d -> %d choices (%s)\n", len(tape), len(shrunk), shrinkNote(stats))
+	fmt.Fprintf(stdout, "shrunk failure: %s\n", final.Message)
+	fmt.Fprintf(stdout, "tape: %s\n", *out)
+	fmt.Fprintf(stdout, "replay: %s\n", tapeReproCommand(*out, t))
+	return exitFail
+}
+
+func tapeReproCommand(path string, t target) string {
+	s := fmt.Sprintf("frameproof repro --tape %s --scenario %s --backend %s", path, t.scenario.Name, t.backend)
+	if len(t.bugs) > 0 {
+		s += " --bug " + strings.Join(t.bugs, ",")
+	}
+	return s
+}
+
+func shrinkNote(s shrink.Stats) string {
+	note := fmt.Sprintf("%d replays, %d accepted", s.Attempts, s.Accepted)
+	if s.Exhausted {
+		note += ", budget exhausted"
+	}
+	return note
+}

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/frameproof/frameproof/sim/campaign"
+	"github.com/frameproof/frameproof/sim/choice"
+)
+
+// sim runs the release-gate campaign: every selected scenario on every
+// selected backend over a range of seeds, with race coverage, throughput,
+// a verdict and one reproduction command per failure.
+
+func init() {
+	register("sim", "run a simulation campaign over scenarios x seeds x backends (release gate)", runSim)
+}
+
+const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend memory,jsonl,sqlite] [--shard i/n] [--bug NAME] [--json] [--junit FILE] [--report-dir DIR] [--jobs N] [-q]"
+
+// defaultSeeds is the number of seeds per scenario x backend of the default
+// campaign. It is derived from measured throughput so that the default run
+// (all scenarios, all backends) takes about a minute on two cores; see
+// TestDefaultSeedsDerivation's comment for the measurement.
+const defaultSeeds = 200
+
+// defaultBaseSeed makes the default gate the same campaign everywhere.
+const defaultBaseSeed = 1
+
+// simConfig is a parsed command line.
+type simConfig struct {
+	budgetSteps    int64
+	budgetDuration time.Duration
+	budgetText     string
+	seeds          int
+	baseSeed       uint64
+	scenarios      []simScenario
+	backends       []string
+	bugs           []string
+	shard, shards  int
+	jobs           int
+	maxFailures    int
+	shrinkAttempts int
+	asJSON         bool
+	junit          string
+	reportDir      string
+	quiet          bool
+}
+
+func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	suite := activeSuite
+	cfg, code := parseSimFlags(suite, args, stderr)
+	if code >= 0 {
+		return code
+	}
+	tmp, err := os.MkdirTemp("", "frameproof-sim-*")
+	if err != nil {
+		fmt.Fprintln(stderr, "frameproof sim: temporary directory:", err)
+		return exitInconclusive
+	}
+	defer os.RemoveAll(tmp)
+
+	prog := newProgress(stderr, cfg.quiet)
+	res := executeSim(suite, cfg, tmp, prog)
+	prog.finish()
+
+	rep := buildSimReport(suite, cfg, res)
+	code = rep.finish()
+	rep.Sim.Verdict = rep.Verdict
+	if cfg.reportDir != "" {
+		if err := writeFailureReports(suite, cfg, rep.Sim, stderr); err != nil {
+			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", err)
+		}
+	}
+	if cfg.junit != "" {
+		if err := rep.writeJUnitFile(cfg.junit); err != nil {
+			fmt.Fprintln(stderr, "frameproof sim:", err)
+			return exitUsage
+		}
+	}
+	if cfg.asJSON {
+		_ = rep.writeJSON(stdout)
+		return code
+	}
+	printSimSummary(stdout, rep)
+	return code
+}
+
+// parseSimFlags returns the config, or an exit code >= 0 to stop with.
+func parseSimFlags(suite simSuite, args []string, stderr io.Writer) (simConfig, int) {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { simHelp(stderr, suite, fs) }
+	budget := fs.String("budget", "", "stop starting runs after N simulated steps in total, or after DURATION of wall time (e.g. 30s); split evenly over the scenario x backend cells")
+	seeds := fs.Int("seeds", defaultSeeds, "seeds per scenario x backend")
+	base := fs.Uint64("seed", defaultBaseSeed, "first seed (seeds are BASE..BASE+N-1)")
+	scen := fs.String("scenario", "", "comma-separated scenarios (default: all)")
+	backend := fs.String("backend", "", "comma-separated store backends (default: all)")
+	shard := fs.String("shard", "0/1", "run only shard i of n (0-based) of every cell's seeds")
+	bug := fs.String("bug", "", "inject the named bug(s), comma-separated (expected outcome: exit 1)")
+	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "cells run in parallel")
+	maxFail := fs.Int("max-failures", 2, "stop a cell after this many failing seeds (0 = no limit)")
+	shrinkAttempts := fs.Int("shrink-attempts", 500, "shrink budget (replays) per failing seed")
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
+	junit := fs.String("junit", "", "also write JUnit XML to this file (one testcase per scenario x backend)")
+	reportDir := fs.String("report-dir", "", "write trace, HTML report and shrunk tape of every failure here")
+	quiet := fs.Bool("q", false, "no progress output")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return simConfig{}, exitPass
+		}
+		fmt.Fprintln(stderr, simUsage)
+		return simConfig{}, exitUsage
+	}
+	bad := func(format string, a ...any) (simConfig, int) {
+		fmt.Fprintf(stderr, "frameproof sim: "+format+"\n", a...)
+		fmt.Fprintln(stderr, simUsage)
+		return simConfig{}, exitUsage
+	}
+	if fs.NArg() != 0 {
+		return bad("unexpected argument %q", fs.Arg(0))
+	}
+	cfg := simConfig{seeds: *seeds, baseSeed: *base, jobs: *jobs, maxFailures: *maxFail,
+		shrinkAttempts: *shrinkAttempts, asJSON: *asJSON, junit: *junit, reportDir: *reportDir, quiet: *quiet}
+	if cfg.seeds <= 0 {
+		return bad("--seeds must be positive, got %d", cfg.seeds)
+	}
+	if cfg.jobs <= 0 {
+		return bad("--jobs must be positive, got %d", cfg.jobs)
+	}
+	if cfg.maxFailures < 0 || cfg.shrinkAttempts < 0 {
+		return bad("--max-failures and --shrink-attempts must not be negative")
+	}
+	if *budget != "" {
+		var err error
+		if cfg.budgetSteps, cfg.budgetDuration, err = parseBudget(*budget); err != nil {
+			return bad("%v", err)
+		}
+		cfg.budgetText = *budget
+	}
+	var err error
+	if cfg.shard, cfg.shards, err = campaign.ParseShard(*shard); err != nil {
+		return bad("--shard: %v", err)
+	}
+	if len(suite.Scenarios()) == 0 {
+		return bad("no scenarios are available in this build")
+	}
+	if cfg.scenarios, err = lookupScenarios(suite, *scen); err != nil {
+		return bad("--scenario: %v", err)
+	}
+	if cfg.backends, err = lookupNames("backend", *backend, suite.Backends(), suite.Backends()); err != nil {
+		return bad("--backend: %v", err)
+	}
+	if cfg.bugs, err = lookupNames("bug", *bug, suite.BugNames(), nil); err != nil {
+		return bad("--bug: %v", err)
+	}
+	return cfg, -1
+}
+
+// parseBudget reads "N" (simulated steps) or a Go duration ("90s", "2m").
+func parseBudget(s string) (int64, time.Duration, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n <= 0 {
+			return 0, 0, fmt.Errorf("--budget must be positive, got %d", n)
+		}
+		return n, 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, 0, fmt.Errorf("--budget %q: want a step count (e.g. 500000) or a duration (e.g. 90s)", s)
+	}
+	if d <= 0 {
+		return 0, 0, fmt.Errorf("--budget must be positive, got %s", s)
+	}
+	return 0, d, nil
+}
+
+func simHelp(w io.Writer, suite simSuite, fs *flag.FlagSet) {
+	fmt.Fprintln(w, simUsage)
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "Runs every scenario on every backend over seeds BASE..BASE+N-1 and checks invariants,")
+	fmt.Fprintln(w, "impl vs model and linearizability. Exit codes: 0 pass, 1 failure (each with its")
+	fmt.Fprintln(w, "reproduction command), 2 usage error, 3 inconclusive (a race row missed an order).")
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "flags:")
+	fs.PrintDefaults()
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "scenarios:")
+	for _, sc := range suite.Scenarios() {
+		fmt.Fprintf(w, "  %-24s %s\n", sc.Name, sc.Description)
+	}
+	fmt.Fprintln(w, "")
+	fmt.Fprintf(w, "backends: %s\n", strings.Join(suite.Backends(), ", "))
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "injected bugs (--bug NAME):")
+	for _, b := range suite.BugNames() {
+		fmt.Fprintf(w, "  %s\n", b)
+	}
+}
+
+// cellResult is one scenario x backend campaign.
+type cellResult struct {
+	scenario, backend string
+	summary           campaign.Summary
+	err               error
+	orders            map[string]map[string]int // row -> order -> runs
+}
+
+type simResult struct {
+	cells    []cellResult
+	duration time.Duration
+}
+
+// executeSim runs the cells on cfg.jobs workers. Every run is deterministic
+// in its seed alone, so parallelism changes wall time, never results.
+func executeSim(suite simSuite, cfg simConfig, tmp string, prog *progress) simResult {
+	var cells []cellResult
+	for _, sc := range cfg.scenarios {
+		for _, b := range cfg.backends {
+			cells = append(cells, cellResult{scenario: sc.Name, backend: b})
+		}
+	}
+	byName := map[string]simScenario{}
+	for _, sc := range cfg.scenarios {
+		byName[sc.Name] = sc
+	}
+	planned := 0
+	for i := cfg.shard; i < cfg.seeds; i += cfg.shards {
+		planned++
+	}
+	prog.start(planned * len(cells))
+
+	// Budgets are split evenly over the cells; a duration budget is wall
+	// time, and jobs cells run at once.
+	var maxSteps int64
+	var maxDur time.Duration
+	if cfg.budgetSteps > 0 {
+		maxSteps = max(1, cfg.budgetSteps/int64(len(cells)))
+	}
+	if cfg.budgetDuration > 0 {
+		maxDur = max(time.Nanosecond, cfg.budgetDuration*time.Duration(min(cfg.jobs, len(cells)))/time.Duration(len(cells)))
+	}
+
+	start := time.Now()
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(cfg.jobs, len(cells)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				c := &cells[i]
+				dir := filepath.Join(tmp, c.scenario+"-"+c.backend)
+				c.summary, c.orders, c.err = runCell(byName[c.scenario], c.backend, dir, cfg, maxSteps, maxDur, prog)
+				prog.cellDone(c)
+			}
+		}()
+	}
+	for i := range cells {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return simResult{cells: cells, duration: time.Since(start)}
+}
+
+// runCell runs one scenario on one backend as a campaign.
+func runCell(sc simScenario, backend, dir string, cfg simConfig, maxSteps int64, maxDur time.Duration, prog *progress) (campaign.Summary, map[string]map[string]int, error) {
+	orders := map[string]map[string]int{}
+	var last simOutcome
+	opts := simOptions{Backend: backend, Bugs: cfg.bugs, TempDir: dir}
+	run := func(src choice.Source) campaign.Result {
+		// Every run, re-runs and shrink replays included, starts from the
+		// same empty directory, so file paths never differ between runs.
+		if err := freshDir(dir); err != nil {
+			return campaign.Result{Failed: true, Kind: "harness", Message: err.Error()}
+		}
+		last = sc.Run(src, opts)
+		return campaign.Result{Failed: last.Failed, Kind: last.Kind, Message: last.Message,
+			TraceHash: last.TraceHash, Steps: int64(last.Steps)}
+	}
+	c := campaign.Campaign{
+		Scenario: sc.Name, Bug: strings.Join(cfg.bugs, ","), Run: run,
+		BaseSeed: cfg.baseSeed, Seeds: cfg.seeds, Shard: cfg.shard, Shards: cfg.shards,
+		MaxSteps: maxSteps, MaxDuration: maxDur, MaxFailures: cfg.maxFailures,
+		ShrinkAttempts: cfg.shrinkAttempts, NoShrink: cfg.shrinkAttempts == 0,
+		// OnRun follows the seed's first run directly (before any re-run
+		// or shrink replay), so last is that run's outcome.
+		OnRun: func(seed uint64, r campaign.Result) {
+			for row, order := range last.Races {
+				if orders[row] == nil {
+					orders[row] = map[string]int{}
+				}
+				orders[row][order]++
+			}
+			prog.run(r.Failed)
+		},
+	}
+	sum, err := c.Execute()
+	_ = os.RemoveAll(dir)
+	return sum, orders, err
+}
+
+func freshDir(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("sim: reset %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("sim: create %s: %w", dir, err)
+	}
+	return nil
+}
+
+// reproCommand is the one-line reproduction of a seed.
+func reproCommand(seed uint64, scenario, backend string, bugs []string) string {
+	s := fmt.Sprintf("frameproof repro %d --scenario %s --backend %s", seed, scenario, backend)
+	if len(bugs) > 0 {
+		s += " --bug " + strings.Join(bugs, ",")
+	}
+	return s
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Tests of the sim, repro and shrink plumbing on the fake suite.
+
+func TestSimFakePassesWithJSONAndJUnit(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	junit := filepath.Join(t.TempDir(), "sim.xml")
+	code, stdout, stderr := run("sim", "--scenario", "coin", "--seeds", "40", "--json", "--junit", junit, "-q")
+	require.Equal(t, exitPass, code, stderr)
+	r := decodeReport(t, stdout)
+	assert.Equal(t, "pass", r.Verdict)
+	assert.Equal(t, "sim", r.Command)
+	require.NotNil(t, r.Sim)
+	assert.Equal(t, "pass", r.Sim.Verdict)
+	assert.Equal(t, []string{"coin"}, r.Sim.Scenarios)
+	assert.Equal(t, []string{"memory", "jsonl", "sqlite"}, r.Sim.Backends)
+	require.Len(t, r.Sim.Cells, 3)
+	for _, c := range r.Sim.Cells {
+		assert.Equal(t, 40, c.Runs)
+		assert.Equal(t, 40, c.Passed)
+		assert.Equal(t, "pass", c.Verdict)
+		assert.Positive(t, c.Steps)
+	}
+	require.Len(t, r.Sim.Coverage, 1)
+	cov := r.Sim.Coverage[0]
+	assert.Equal(t, "R1", cov.Row)
+	assert.True(t, cov.Covered)
+	assert.Equal(t, 120, cov.Orders[0].Runs+cov.Orders[1].Runs, "every run takes one order of R1")
+	assert.Equal(t, 120, r.Sim.Throughput.Runs)
+	assert.Empty(t, r.Sim.Failures)
+	assert.Equal(t, 3, r.Tests)
+	assert.Equal(t, 3, r.Passed)
+
+	x := decodeJUnit(t, junit)
+	assert.Equal(t, 3, x.Tests)
+	assert.Zero(t, x.Failures)
+	require.Len(t, x.Suites, 1)
+	assert.Equal(t, "frameproof.sim.coin", x.Suites[0].Name)
+	var names []string
+	for _, c := range x.Suites[0].Cases {
+		names = append(names, c.Name)
+		assert.Nil(t, c.Failure)
+	}
+	assert.Equal(t, []string{"memory", "jsonl", "sqlite"}, names)
+}
+
+func TestSimFakeSameResultsWithAnyJobCount(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	_, one, _ := run("sim", "--scenario", "coin", "--seeds", "30", "--json", "-q", "--jobs", "1")
+	_, two, _ := run("sim", "--scenario", "coin", "--seeds", "30", "--json", "-q", "--jobs", "3")
+	a, b := decodeReport(t, one), decodeReport(t, two)
+	assert.Equal(t, a.Sim.Coverage, b.Sim.Coverage)
+	for i := range a.Sim.Cells {
+		assert.Equal(t, a.Sim.Cells[i].Steps, b.Sim.Cells[i].Steps)
+	}
+}
+
+var reproLine = regexp.MustCompile(`(?m)^  repro: (frameproof repro (\d+) --scenario (\S+) --backend (\S+)(?: --bug (\S+))?)$`)
+
+func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	dir := t.TempDir()
+	junit := filepath.Join(dir, "sim.xml")
+	code, stdout, stderr := run("sim", "--scenario", "coin", "--seeds", "20", "--bug", "big-value", "--junit", junit,
+		"--report-dir", filepath.Join(dir, "reports"))
+	require.Equal(t, exitFail, code, stdout+stderr)
+	m := reproLine.FindAllStringSubmatch(stdout, -1)
+	require.NotEmpty(t, m, stdout)
+	assert.Len(t, m, 6, "--max-failures 2 per cell over 3 backends")
+	assert.Equal(t, "big-value", m[0][5])
+	assert.Regexp(t, `shrunk tape: \d+ -> [1-9]\d* choices`, stdout)
+	assert.Contains(t, stdout, "verdict: FAIL")
+	// The shrunk tape of the first failure is minimal: the bug needs one big
+	// value, so at most "ops" + that value's position remain.
+	x := decodeJUnit(t, junit)
+	assert.Equal(t, 3, x.Failures)
+	require.NotNil(t, x.Suites[0].Cases[0].Failure)
+	assert.Contains(t, x.Suites[0].Cases[0].Failure.Text, "repro: frameproof repro ")
+	reports, err := os.ReadDir(filepath.Join(dir, "reports"))
+	require.NoError(t, err)
+	assert.Len(t, reports, 18, "tape, trace and html for each of 6 failures")
+
+	// The printed command reproduces the failure.
+	args := strings.Fields(m[0][1])[1:]
+	tr, html := filepath.Join(dir, "t.jsonl"), filepath.Join(dir, "r.html")
+	code, out, errs := run(append(args, "--trace", tr, "--html", html)...)
+	require.Equal(t, exitFail, code, out+errs)
+	assert.Contains(t, out, "verdict: FAIL (invariant): value ")
+	assert.Contains(t, out, "(two runs agree)")
+	assert.Contains(t, out, "faults (1):")
+	page, err := os.ReadFile(html)
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(page), "porcupine result: Ok"), "porcupine result: Ok")
+	assert.True(t, strings.Contains(string(page), "<iframe"), "<iframe")
+	assert.True(t, strings.Contains(string(page), "big value"), "big value")
+	assert.True(t, strings.Contains(string(page), "t.jsonl"), "t.jsonl")
+	traceData, err := os.ReadFile(tr)
+	require.NoError(t, err)
+	assert.Contains(t, string(traceData), `"act":"draw"`)
+
+	// shrink writes a tape that repro --tape replays to the same failure.
+	tape := filepath.Join(dir, "tape.json")
+	code, out, errs = run(append([]string{"shrink"}, append(args[1:], "--out", tape)...)...)
+	require.Equal(t, exitFail, code, out+errs)
+	assert.Regexp(t, `shrunk: \d+ -> \d+ choices`, out)
+	assert.Contains(t, out, "replay: frameproof repro --tape "+tape+" --scenario coin --backend "+m[0][4]+" --bug big-value")
+	tf, err := readTapeFile(tape)
+	require.NoError(t, err)
+	assert.Equal(t, "invariant", tf.Kind)
+	assert.Less(t, len(tf.Tape), tf.OriginalLen)
+	code, out, errs = run("repro", "--tape", tape, "--trace", filepath.Join(dir, "t2.jsonl"), "--html", filepath.Join(dir, "r2.html"))
+	require.Equal(t, exitFail, code, out+errs)
+	assert.Contains(t, out, "verdict: FAIL (invariant)")
+}
+
+func TestSimFakeInconclusiveWhenARaceOrderIsMissed(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	code, stdout, stderr := run("sim", "--scenario", "rare", "--seeds", "30", "-q")
+	require.Equal(t, exitInconclusive, code, stdout+stderr)
+	assert.Contains(t, stdout, "MISSING")
+	assert.Contains(t, stdout, `no run took R2 "rare"`)
+	assert.Contains(t, stdout, "verdict: INCONCLUSIVE")
+
+	// Too small a budget: one run per cell cannot take both orders of R1.
+	code, stdout, _ = run("sim", "--scenario", "coin", "--backend", "memory", "--budget", "1", "--json", "-q")
+	require.Equal(t, exitInconclusive, code)
+	r := decodeReport(t, stdout)
+	assert.Equal(t, "inconclusive", r.Verdict)
+	assert.Equal(t, 1, r.Sim.Cells[0].Runs)
+	assert.Equal(t, "steps", r.Sim.Cells[0].StoppedBy)
+	assert.False(t, r.Sim.Coverage[0].Covered)
+
+	// A budget that runs out after coverage is reached is a pass.
+	code, _, _ = run("sim", "--scenario", "coin", "--backend", "memory", "--budget", "400", "--seeds", "1000", "-q")
+	assert.Equal(t, exitPass, code)
+}
+
+func TestSimUsageErrors(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"--seeds", "0"}, "--seeds must be positive"},
+		{[]string{"--budget", "soon"}, "want a step count"},
+		{[]string{"--budget", "-5s"}, "--budget must be positive"},
+		{[]string{"--shard", "4/4"}, "--shard"},
+		{[]string{"--scenario", "nope"}, `unknown scenario "nope" (valid: coin, rare)`},
+		{[]string{"--backend", "mongo"}, `unknown backend "mongo" (valid: memory, jsonl, sqlite)`},
+		{[]string{"--bug", "nope"}, `unknown bug "nope" (valid: big-value, flaky)`},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	} {
+		code, _, stderr := run(append([]string{"sim"}, tc.args...)...)
+		assert.Equal(t, exitUsage, code, tc.args)
+		assert.Contains(t, stderr, tc.want, tc.args)
+		assert.Contains(t, stderr, "usage: frameproof sim", tc.args)
+	}
+	code, _, stderr := run("sim", "--help")
+	assert.Equal(t, exitPass, code)
+	for _, want := range []string{"injected bugs", "big-value", "flaky", "scenarios:", "coin", "rare", "memory, jsonl, sqlite"} {
+		assert.Contains(t, stderr, want)
+	}
+
+	for _, args := range [][]string{
+		{"repro"},
+		{"repro", "x1", "--scenario", "coin", "--backend", "memory"},
+		{"repro", "1", "--backend", "memory"},
+		{"repro", "1", "--scenario", "coin"},
+		{"repro", "1", "--scenario", "coin", "--backend", "tape"},
+		{"repro", "1", "2", "--scenario", "coin", "--backend", "memory"},
+		{"repro", "--tape", "/no/such/file"},
+		{"shrink", "--scenario", "coin", "--backend", "memory"},
+		{"shrink", "1", "--scenario", "coin", "--backend", "memory", "--bug", "nope"},
+	} {
+		code, _, stderr := run(args...)
+		assert.Equal(t, exitUsage, code, args)
+		assert.Contains(t, stderr, "usage: frameproof "+args[0], args)
+	}
+}
+
+func TestReproDetectsNondeterminism(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	dir := t.TempDir()
+	code, out, errs := run("repro", "3", "--scenario", "coin", "--backend", "memory", "--bug", "flaky",
+		"--trace", filepath.Join(dir, "t.jsonl"), "--html", filepath.Join(dir, "r.html"))
+	require.Equal(t, exitFail, code, out+errs)
+	assert.Contains(t, out, "NONDETERMINISTIC")
+	page, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(page), "DIFFERS"), "DIFFERS")
+
+	// Without the bug the same seed passes and both runs agree.
+	code, out, _ = run("repro", "3", "--scenario", "coin", "--backend", "memory",
+		"--trace", "-", "--html", filepath.Join(dir, "r.html"))
+	require.Equal(t, exitPass, code)
+	assert.Contains(t, out, `"act":"draw"`, "--trace - prints the trace on stdout")
+}
+
+func TestSimFakeNondeterminismIsAFailure(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	// big-value makes seeds fail; flaky makes their re-runs disagree.
+	code, stdout, _ := run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20",
+		"--bug", "big-value,flaky", "--json", "-q")
+	require.Equal(t, exitFail, code)
+	r := decodeReport(t, stdout)
+	require.NotEmpty(t, r.Sim.Failures)
+	assert.Equal(t, "nondeterminism", r.Sim.Failures[0].Kind)
+}
+
+func TestShrinkPassingSeed(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	code, out, _ := run("shrink", "1", "--scenario", "coin", "--backend", "memory", "--out", filepath.Join(t.TempDir(), "x.json"))
+	assert.Equal(t, exitPass, code)
+	assert.Contains(t, out, "nothing to shrink")
+}

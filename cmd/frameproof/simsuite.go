@@ -1,0 +1,177 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/linz"
+	"github.com/frameproof/frameproof/sim/trace"
+)
+
+// The sim, repro and shrink commands drive a simSuite: the scenario layer
+// seen through the CLI's own copy of its types, so the commands can be
+// tested against a small fake suite and the real scenario package is wired
+// in by one adapter.
+
+// simOptions configures one scenario run.
+type simOptions struct {
+	Backend   string   // "memory" | "jsonl" | "sqlite"
+	Bugs      []string // injected bugs
+	TempDir   string   // where file backends put their files
+	KeepTrace bool     // keep the JSONL trace (repro), not just its hash
+	MaxSteps  int      // per-run step cap (0 = scenario default)
+}
+
+// simOutcome is a scenario's verdict for one run.
+type simOutcome struct {
+	Failed    bool
+	Kind      string
+	Message   string
+	Steps     int
+	TraceHash string
+	Trace     *trace.Trace      // nil unless KeepTrace
+	Races     map[string]string // race row id -> order taken in this run
+	Linz      *linz.Recorder    // client-visible history (may be nil)
+	Faults    []string          // injected faults, in order
+}
+
+// simScenario is one named scenario.
+type simScenario struct {
+	Name, Description string
+	Rows              []string // race rows it can exercise (coverage goals)
+	Run               func(src choice.Source, opts simOptions) simOutcome
+}
+
+// simRaceRow is one row of the race table and its two orders.
+type simRaceRow struct {
+	ID, Name string
+	Orders   [2]string
+}
+
+// simSuite is everything the commands need from the scenario layer.
+type simSuite interface {
+	Scenarios() []simScenario
+	RaceRows() []simRaceRow
+	BugNames() []string
+	Backends() []string
+	// LinzModel is the porcupine model of the client-visible history, used
+	// for the HTML visualization; nil when the suite has none.
+	LinzModel() porcupine.Model
+}
+
+// activeSuite is the suite the commands run; tests swap it.
+var activeSuite simSuite = defaultSuite()
+
+// lookupScenarios resolves a comma-separated list ("" = all).
+func lookupScenarios(s simSuite, list string) ([]simScenario, error) {
+	all := s.Scenarios()
+	if strings.TrimSpace(list) == "" {
+		return all, nil
+	}
+	var out []simScenario
+	seen := map[string]bool{}
+	for _, name := range splitList(list) {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		found := false
+		for _, sc := range all {
+			if sc.Name == name {
+				out = append(out, sc)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown scenario %q (valid: %s)", name, strings.Join(scenarioNames(s), ", "))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--scenario: no scenario given")
+	}
+	return out, nil
+}
+
+// lookupNames checks a comma-separated list against valid names ("" = def).
+func lookupNames(what, list string, valid, def []string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		return def, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range splitList(list) {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if !contains(valid, name) {
+			return nil, fmt.Errorf("unknown %s %q (valid: %s)", what, name, strings.Join(valid, ", "))
+		}
+		out = append(out, name)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no %s given", what)
+	}
+	return out, nil
+}
+
+func scenarioNames(s simSuite) []string {
+	var names []string
+	for _, sc := range s.Scenarios() {
+		names = append(names, sc.Name)
+	}
+	return names
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// coverageGoals returns the race rows the given scenarios can exercise, in
+// race-table order. Row ids a scenario names that the table lacks have no
+// known orders and so set no goal.
+func coverageGoals(s simSuite, scenarios []simScenario) []simRaceRow {
+	want := map[string]bool{}
+	for _, sc := range scenarios {
+		for _, r := range sc.Rows {
+			want[r] = true
+		}
+	}
+	var rows []simRaceRow
+	for _, r := range s.RaceRows() {
+		if want[r.ID] {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// noSuite stands in until a scenario package is wired in.
+type noSuite struct{}
+
+func (noSuite) Scenarios() []simScenario   { return nil }
+func (noSuite) RaceRows() []simRaceRow     { return nil }
+func (noSuite) BugNames() []string         { return nil }
+func (noSuite) Backends() []string         { return []string{"memory", "jsonl", "sqlite"} }
+func (noSuite) LinzModel() porcupine.Model { return porcupine.Model{} }
+
+func defaultSuite() simSuite { return noSuite{} }
