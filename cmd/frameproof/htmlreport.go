@@ -100,13 +100,14 @@ func writeHTMLReport(path string, in htmlReportInput) error {
 	if o.Failed {
 		v.Verdict = "FAIL"
 	}
-	rows := make([]string, 0, len(o.Races))
-	for row := range o.Races {
+	taken := o.takenOrders()
+	rows := make([]string, 0, len(taken))
+	for row := range taken {
 		rows = append(rows, row)
 	}
 	sort.Strings(rows)
 	for _, row := range rows {
-		v.Races = append(v.Races, [2]string{row, o.Races[row]})
+		v.Races = append(v.Races, [2]string{row, strings.Join(taken[row], " + ")})
 	}
 	v.Linz, v.LinzNote = linzSection(o, in.Model, filepath.Dir(path))
 	if in.TraceFile != "" {

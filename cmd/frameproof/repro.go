@@ -297,6 +297,9 @@ func printVerdictLine(w io.Writer, o simOutcome) {
 func printOutcome(w io.Writer, o, again simOutcome) {
 	printVerdictLine(w, o)
 	fmt.Fprintf(w, "steps: %d\n", o.Steps)
+	if o.Checks > 0 {
+		fmt.Fprintf(w, "checks: %d\n", o.Checks)
+	}
 	fmt.Fprintf(w, "trace hash: %s (two runs agree)\n", o.TraceHash)
 	if len(o.Faults) == 0 {
 		fmt.Fprintln(w, "faults: none")
@@ -306,13 +309,14 @@ func printOutcome(w io.Writer, o, again simOutcome) {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
 	}
-	rows := make([]string, 0, len(o.Races))
-	for row := range o.Races {
+	taken := o.takenOrders()
+	rows := make([]string, 0, len(taken))
+	for row := range taken {
 		rows = append(rows, row)
 	}
 	sort.Strings(rows)
 	for i, row := range rows {
-		rows[i] = row + "=" + o.Races[row]
+		rows[i] = row + "=" + strings.Join(taken[row], "+")
 	}
 	if len(rows) > 0 {
 		fmt.Fprintf(w, "races: %s\n", strings.Join(rows, ", "))

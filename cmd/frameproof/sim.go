@@ -296,11 +296,13 @@ func runCell(sc simScenario, backend, dir string, cfg simConfig, maxSteps int64,
 		// OnRun follows the seed's first run directly (before any re-run
 		// or shrink replay), so last is that run's outcome.
 		OnRun: func(seed uint64, r campaign.Result) {
-			for row, order := range last.Races {
+			for row, taken := range last.takenOrders() {
 				if orders[row] == nil {
 					orders[row] = map[string]int{}
 				}
-				orders[row][order]++
+				for _, order := range taken {
+					orders[row][order]++
+				}
 			}
 			prog.run(r.Failed)
 		},

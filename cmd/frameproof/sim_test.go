@@ -225,3 +225,10 @@ func TestShrinkPassingSeed(t *testing.T) {
 	assert.Equal(t, exitPass, code)
 	assert.Contains(t, out, "nothing to shrink")
 }
+
+func TestTakenOrdersCountsEveryOrderOnce(t *testing.T) {
+	o := simOutcome{Races: map[string]string{"A": "x", "B": "y"}}
+	assert.Equal(t, map[string][]string{"A": {"x"}, "B": {"y"}}, o.takenOrders())
+	o.RaceOrders = map[string][]string{"A": {"x", "z", "x"}}
+	assert.Equal(t, map[string][]string{"A": {"x", "z"}, "B": {"y"}}, o.takenOrders())
+}

@@ -33,7 +33,11 @@ type simOutcome struct {
 	Steps     int
 	TraceHash string
 	Trace     *trace.Trace      // nil unless KeepTrace
-	Races     map[string]string // race row id -> order taken in this run
+	Races     map[string]string // race row id -> (first) order taken in this run
+	// RaceOrders lists every order a run took per row (a run may take
+	// both); when nil, Races alone counts.
+	RaceOrders map[string][]string
+	Checks     int // checks that ran (0 = unknown)
 	Linz      *linz.Recorder    // client-visible history (may be nil)
 	Faults    []string          // injected faults, in order
 }
@@ -175,3 +179,28 @@ func (noSuite) Backends() []string         { return []string{"memory", "jsonl", 
 func (noSuite) LinzModel() porcupine.Model { return porcupine.Model{} }
 
 func defaultSuite() simSuite { return noSuite{} }
+
+// takenOrders is every (row, order) a run took, each once.
+func (o simOutcome) takenOrders() map[string][]string {
+	if o.RaceOrders != nil {
+		out := map[string][]string{}
+		for row, orders := range o.RaceOrders {
+			for _, ord := range orders {
+				if !contains(out[row], ord) {
+					out[row] = append(out[row], ord)
+				}
+			}
+		}
+		for row, ord := range o.Races {
+			if !contains(out[row], ord) {
+				out[row] = append(out[row], ord)
+			}
+		}
+		return out
+	}
+	out := make(map[string][]string, len(o.Races))
+	for row, ord := range o.Races {
+		out[row] = []string{ord}
+	}
+	return out
+}
