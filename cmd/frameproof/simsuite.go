@@ -37,9 +37,9 @@ type simOutcome struct {
 	// RaceOrders lists every order a run took per row (a run may take
 	// both); when nil, Races alone counts.
 	RaceOrders map[string][]string
-	Checks     int // checks that ran (0 = unknown)
-	Linz      *linz.Recorder    // client-visible history (may be nil)
-	Faults    []string          // injected faults, in order
+	Checks     int            // checks that ran (0 = unknown)
+	Linz       *linz.Recorder // client-visible history (may be nil)
+	Faults     []string       // injected faults, in order
 }
 
 // simScenario is one named scenario.
