@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	impl "github.com/frameproof/frameproof/impl/provider"
 )
 
@@ -98,9 +99,26 @@ func (s *ExecSubject) readLine(timeout time.Duration) (string, error) {
 	}
 }
 
-// Run implements Subject: it serves rd on the loopback server, asks the
-// adapter to stream from it and collects the events it reports.
+// Run implements Subject (the events of RunPi, converted).
 func (s *ExecSubject) Run(wire impl.Wire, rd Rendered) ([]impl.Event, error) {
+	pes, err := s.RunPi(wire, rd)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]impl.Event, len(pes))
+	for i, e := range pes {
+		if out[i], err = impl.EventFromPi(e); err != nil {
+			return nil, fmt.Errorf("provider: exec: event %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// RunPi implements PiSubject: it serves rd on the loopback server, asks the
+// adapter to stream from it and decodes each reported event with
+// impl/provider.DecodePiEvent (pi.DecodeEvent after stripping pi-ai's
+// streaming scratch fields; anything else unknown is an error).
+func (s *ExecSubject) RunPi(wire impl.Wire, rd Rendered) ([]*pi.Event, error) {
 	s.next++
 	id := strconv.Itoa(s.next)
 	base := s.server.Add(id, rd)
@@ -109,7 +127,7 @@ func (s *ExecSubject) Run(wire impl.Wire, rd Rendered) ([]impl.Event, error) {
 	if _, err := s.stdin.Write(append(req, '\n')); err != nil {
 		return nil, fmt.Errorf("provider: exec: write request %s: %w", id, err)
 	}
-	var events []impl.Event
+	var events []*pi.Event
 	for {
 		line, err := s.readLine(streamTimeout)
 		if err != nil {
@@ -133,7 +151,7 @@ func (s *ExecSubject) Run(wire impl.Wire, rd Rendered) ([]impl.Event, error) {
 		case resp.End:
 			return events, nil
 		}
-		ev, err := impl.DecodeEvent(resp.Event)
+		ev, err := impl.DecodePiEvent(resp.Event)
 		if err != nil {
 			return nil, fmt.Errorf("provider: exec: stream %s event %d: %w", id, len(events), err)
 		}

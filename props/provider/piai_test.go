@@ -41,19 +41,22 @@ func startPiAIOrSkip(t *testing.T, streams int) *ExecSubject {
 
 // pi-ai's four real providers run over the loopback server; every deviation
 // is logged with its rule counts, and any deviation outside
-// knownPiAIDeviations fails the test.
+// knownPiAIDeviations fails the test. The codec verdicts run on pi-ai's
+// actual events too (codec-round-trip on the valid prefix, and
+// codec-peer-identical: Go and pi-ai encoders on the same events).
 func TestPiAIProviders(t *testing.T) {
 	n := 40
 	if testing.Short() {
 		n = 8
 	}
 	s := startPiAIOrSkip(t, 4*n+10)
+	p := peer.Open(t) // codec-peer-identical on pi-ai's own events
 	for _, wire := range impl.Wires {
 		t.Run(string(wire), func(t *testing.T) {
 			counts := map[string]int{}
 			for seed := 0; seed < n; seed++ {
 				sc := GenScenario(wire).Example(seed)
-				res, err := RunScenario(s, sc)
+				res, err := RunScenarioWith(s, sc, RunOptions{Peer: p})
 				require.NoError(t, err, "seed %d", seed)
 				require.NotEmpty(t, res.Events, "seed %d: pi-ai emitted no events", seed)
 				seen := map[string]bool{}

@@ -1,9 +1,12 @@
 package provider
 
 import (
+	"fmt"
 	"io"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	impl "github.com/frameproof/frameproof/impl/provider"
+	"github.com/frameproof/frameproof/props/peer"
 )
 
 // chunkReader hands out body in the pieces the chunk offsets define, as a
@@ -46,11 +49,26 @@ func RunGoRendered(wire impl.Wire, rd Rendered, bug impl.Bug) []impl.Event {
 	return events
 }
 
+// RunGoRenderedPi is RunGoRendered emitting the adapter's pi events.
+func RunGoRenderedPi(wire impl.Wire, rd Rendered, bug impl.Bug) []*pi.Event {
+	var events []*pi.Event
+	emit := func(e *pi.Event) { events = append(events, e) }
+	if rd.Status != 200 {
+		impl.HTTPFailurePi(wire, Meta, rd.Status, rd.Body, emit)
+		return events
+	}
+	impl.StreamPi(wire, &chunkReader{body: rd.Body, chunks: rd.Chunks}, Meta, impl.Options{Bug: bug}, emit)
+	return events
+}
+
 // Result is one checked stream.
 type Result struct {
-	Scenario   Scenario
-	Rendered   Rendered
-	Events     []impl.Event
+	Scenario Scenario
+	Rendered Rendered
+	Events   []impl.Event
+	// PiEvents are the same events as impl/pi Events (as the subject
+	// reported them, for external adapters), which the codec checks encode.
+	PiEvents   []*pi.Event
 	Violations []Violation
 }
 
@@ -61,6 +79,13 @@ func (r Result) Failed() bool { return len(r.Violations) > 0 }
 type Subject interface {
 	Name() string
 	Run(wire impl.Wire, rd Rendered) ([]impl.Event, error)
+}
+
+// PiSubject is a Subject that reports impl/pi events directly (so nothing is
+// lost converting them).
+type PiSubject interface {
+	Subject
+	RunPi(wire impl.Wire, rd Rendered) ([]*pi.Event, error)
 }
 
 // GoSubject is the in-process Go reference adapter, optionally with a seeded bug.
@@ -79,20 +104,98 @@ func (g GoSubject) Run(wire impl.Wire, rd Rendered) ([]impl.Event, error) {
 	return RunGoRendered(wire, rd, g.Bug), nil
 }
 
-// RunScenario renders sc, runs subject over it and checks the events.
+// RunPi implements PiSubject.
+func (g GoSubject) RunPi(wire impl.Wire, rd Rendered) ([]*pi.Event, error) {
+	return RunGoRenderedPi(wire, rd, g.Bug), nil
+}
+
+// RunOptions choose the checks beyond the event contract.
+type RunOptions struct {
+	// NoCodec skips the codec-round-trip verdict (on by default).
+	NoCodec bool
+	// Peer, when set, adds codec-peer-identical against pi-ai's encoder.
+	Peer *peer.Peer
+	// NewEncoder is the Go encoder under test (default NewGoEncoder).
+	NewEncoder func() FrameEncoder
+}
+
+// RunScenario renders sc, runs subject over it and checks the events with
+// the default options (contract and codec-round-trip).
 func RunScenario(subject Subject, sc Scenario) (Result, error) {
+	return RunScenarioWith(subject, sc, RunOptions{})
+}
+
+// RunScenarioWith is RunScenario with options.
+func RunScenarioWith(subject Subject, sc Scenario, opts RunOptions) (Result, error) {
 	rd, err := Render(sc)
 	if err != nil {
 		return Result{}, err
 	}
-	return RunRendered(subject, sc, rd)
+	return RunRenderedWith(subject, sc, rd, opts)
 }
 
-// RunRendered runs subject over already rendered bytes (a corpus transcript).
+// RunRendered runs subject over already rendered bytes (a corpus transcript)
+// with the default options.
 func RunRendered(subject Subject, sc Scenario, rd Rendered) (Result, error) {
-	events, err := subject.Run(impl.Wire(sc.Wire), rd)
-	if err != nil {
-		return Result{}, err
+	return RunRenderedWith(subject, sc, rd, RunOptions{})
+}
+
+// RunRenderedWith runs subject over rendered bytes and checks the contract,
+// then the codec over the subject's actual events.
+func RunRenderedWith(subject Subject, sc Scenario, rd Rendered, opts RunOptions) (Result, error) {
+	wire := impl.Wire(sc.Wire)
+	res := Result{Scenario: sc, Rendered: rd}
+	var err error
+	if ps, ok := subject.(PiSubject); ok {
+		if res.PiEvents, err = ps.RunPi(wire, rd); err != nil {
+			return Result{}, err
+		}
+		for i, e := range res.PiEvents {
+			ev, err := impl.EventFromPi(e)
+			if err != nil {
+				return Result{}, fmt.Errorf("provider: %s event %d: %w", subject.Name(), i, err)
+			}
+			res.Events = append(res.Events, ev)
+		}
+	} else {
+		if res.Events, err = subject.Run(wire, rd); err != nil {
+			return Result{}, err
+		}
+		for _, e := range res.Events {
+			res.PiEvents = append(res.PiEvents, e.ToPi())
+		}
 	}
-	return Result{Scenario: sc, Rendered: rd, Events: events, Violations: Check(events, Expect(sc))}, nil
+	res.Violations = Check(res.Events, Expect(sc))
+	newEnc := opts.NewEncoder
+	if newEnc == nil {
+		newEnc = NewGoEncoder
+	}
+	if !opts.NoCodec {
+		res.Violations = append(res.Violations, CheckCodecRoundTrip(res.PiEvents, validPrefix(res.Violations, len(res.PiEvents)), newEnc)...)
+	}
+	if opts.Peer != nil {
+		vs, err := CheckCodecPeer(opts.Peer, res.PiEvents, newEnc)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Violations = append(res.Violations, vs...)
+	}
+	return res, nil
+}
+
+// validPrefix is how many leading events precede the first event-level
+// contract violation (whole-stream and outcome verdicts — terminal missing,
+// final message against the truth — do not make an event invalid input for
+// the codec).
+func validPrefix(vs []Violation, n int) int {
+	for _, v := range vs {
+		switch v.Rule {
+		case RuleTerminalExpected, RuleFinalEqualsTruth, RuleErrorContentPrefix, RuleTerminalPresent:
+			continue
+		}
+		if v.Event >= 0 && v.Event < n {
+			n = v.Event
+		}
+	}
+	return n
 }
