@@ -74,7 +74,9 @@ func kindsFor(wire impl.Wire) []string {
 // has one reasoning stream, one content stream and then tool calls, all
 // non-empty; Gemini merges adjacent parts of one kind, so no two adjacent
 // text (or thinking) blocks and no empty ones; only Anthropic has redacted
-// thinking.
+// thinking. On Anthropic and OpenAI a third of the text and thinking blocks
+// count their delta pieces in UTF-16 units, so deltas can split surrogate
+// pairs (TBlock.UTF16Pieces; Gemini's wire cannot carry lone surrogates).
 func GenTruth(t *rapid.T, wire impl.Wire) Truth {
 	tr := Truth{
 		ResponseID: rapid.SampledFrom([]string{"resp_1", "msg_01XyZ", "chatcmpl-9", "r-\u00e9"}).Draw(t, "responseId"),
@@ -105,6 +107,9 @@ func GenTruth(t *rapid.T, wire impl.Wire) Truth {
 		}
 		label := fmt.Sprintf("block[%d]", i)
 		b := TBlock{Kind: k, Pieces: genPieces(t, label+".pieces")}
+		if wire != impl.WireGemini && (k == KText || k == KThinking) {
+			b.UTF16Pieces = rapid.IntRange(0, 2).Draw(t, label+".utf16") == 0
+		}
 		switch k {
 		case KText:
 			b.Text = genText(t, label+".text", minLen)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	impl "github.com/frameproof/frameproof/impl/provider"
 )
 
@@ -65,6 +66,39 @@ func splitPieces(s string, pieces []int) []string {
 	return out
 }
 
+// textPieces splits a text or thinking body into the block's deltas: by
+// runes, or by UTF-16 units (possibly halving a surrogate pair) when the
+// block says so.
+func textPieces(b TBlock, s string) []string {
+	if !b.UTF16Pieces {
+		return splitPieces(s, b.Pieces)
+	}
+	u := pi.ToUTF16(s)
+	var out []string
+	for _, n := range b.Pieces {
+		if len(u) == 0 {
+			break
+		}
+		n = min(n, len(u))
+		out = append(out, pi.FromUTF16(u[:n]))
+		u = u[n:]
+	}
+	if len(u) > 0 {
+		out = append(out, pi.FromUTF16(u))
+	}
+	return out
+}
+
+// hasLoneSurrogate reports whether s holds a WTF-8 lone surrogate (ED A0..BF).
+func hasLoneSurrogate(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF {
+			return true
+		}
+	}
+	return false
+}
+
 // obj is an ordered JSON object, so rendered events keep the field order
 // the providers' servers use.
 type obj []kv
@@ -85,6 +119,10 @@ func (o obj) MarshalJSON() ([]byte, error) {
 		buf.WriteByte(':')
 		if raw, ok := f.v.(json.RawMessage); ok {
 			buf.Write(raw)
+			continue
+		}
+		if s, ok := f.v.(string); ok && hasLoneSurrogate(s) {
+			buf.WriteString(pi.QuoteJSON(s)) // "\ud83d" escapes, as a JS server writes them
 			continue
 		}
 		buf.WriteString(jsonText(f.v))

@@ -31,12 +31,12 @@ func renderAnthropic(sc Scenario) []sseEvent {
 		switch b.Kind {
 		case KText:
 			start(obj{{"type", "text"}, {"text", ""}})
-			for _, p := range splitPieces(b.Text, b.Pieces) {
+			for _, p := range textPieces(b, b.Text) {
 				delta(obj{{"type", "text_delta"}, {"text", p}})
 			}
 		case KThinking:
 			start(obj{{"type", "thinking"}, {"thinking", ""}, {"signature", ""}})
-			for _, p := range splitPieces(b.Text, b.Pieces) {
+			for _, p := range textPieces(b, b.Text) {
 				delta(obj{{"type", "thinking_delta"}, {"thinking", p}})
 			}
 			if b.Signature != "" {
@@ -85,11 +85,11 @@ func renderChat(sc Scenario) []sseEvent {
 		var be blockEvents
 		switch b.Kind {
 		case KThinking:
-			for _, p := range splitPieces(b.Text, b.Pieces) {
+			for _, p := range textPieces(b, b.Text) {
 				be.deltas = append(be.deltas, chunk(obj{{"reasoning_content", p}}, nil))
 			}
 		case KText:
-			for _, p := range splitPieces(b.Text, b.Pieces) {
+			for _, p := range textPieces(b, b.Text) {
 				be.deltas = append(be.deltas, chunk(obj{{"content", p}}, nil))
 			}
 		case KToolCall:
@@ -199,7 +199,7 @@ func renderResponses(sc Scenario) []sseEvent {
 			for j, part := range summaryParts(b.Text) {
 				si := kv{"summary_index", j}
 				be.deltas = append(be.deltas, ev("response.reasoning_summary_part.added", iid, oi, si, kv{"part", obj{{"type", "summary_text"}, {"text", ""}}}))
-				for _, p := range splitPieces(part, b.Pieces) {
+				for _, p := range textPieces(b, part) {
 					be.deltas = append(be.deltas, ev("response.reasoning_summary_text.delta", iid, oi, si, kv{"delta", p}))
 				}
 				be.deltas = append(be.deltas, ev("response.reasoning_summary_text.done", iid, oi, si, kv{"text", part}),
@@ -209,7 +209,7 @@ func renderResponses(sc Scenario) []sseEvent {
 			ci := kv{"content_index", 0}
 			be.start = []sseEvent{ev("response.output_item.added", oi, kv{"item", obj{{"id", id}, {"type", "message"}, {"status", "in_progress"}, {"role", "assistant"}, {"content", []any{}}}}),
 				ev("response.content_part.added", iid, oi, ci, kv{"part", obj{{"type", "output_text"}, {"text", ""}, {"annotations", []any{}}}})}
-			for _, p := range splitPieces(b.Text, b.Pieces) {
+			for _, p := range textPieces(b, b.Text) {
 				be.deltas = append(be.deltas, ev("response.output_text.delta", iid, oi, ci, kv{"delta", p}))
 			}
 			be.deltas = append(be.deltas, ev("response.output_text.done", iid, oi, ci, kv{"text", b.Text}),
@@ -273,7 +273,7 @@ func renderGemini(sc Scenario) []sseEvent {
 	for _, b := range tr.Blocks {
 		switch b.Kind {
 		case KText, KThinking:
-			for j, p := range splitPieces(b.Text, b.Pieces) {
+			for j, p := range textPieces(b, b.Text) {
 				part := obj{{"text", p}}
 				if b.Kind == KThinking {
 					part = append(part, kv{"thought", true})

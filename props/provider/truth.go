@@ -35,6 +35,13 @@ type TBlock struct {
 	// Pieces are the delta sizes (in runes of Text, bytes of ArgsJSON) the
 	// wire splits the body into; the rest goes into a final delta.
 	Pieces []int `json:"pieces,omitempty"`
+	// UTF16Pieces counts Text's Pieces in UTF-16 code units, so a delta may
+	// end inside a surrogate pair: the wire then carries a lone surrogate as
+	// a "\ud83d" JSON escape, which JS decodes and re-joins by concatenation.
+	// Only Anthropic and OpenAI (JSON strings decoded by JSON.parse) can
+	// carry that; Gemini cannot (its text is protobuf UTF-8, which has no
+	// lone surrogates), so the generator never sets it there.
+	UTF16Pieces bool `json:"utf16Pieces,omitempty"`
 }
 
 // TUsage is the response's token usage; Input excludes cached tokens.
