@@ -33,7 +33,7 @@ type providerSummary struct {
 
 func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "fuzz" {
-		fmt.Fprintln(stderr, "usage: frameproof provider fuzz --wire W (--adapter go | --exec CMD) --seeds N [--seed S] [--bug B] [--json] [--corpus DIR]")
+		fmt.Fprintln(stderr, "usage: frameproof provider fuzz --wire W (--adapter go | --exec CMD) --seeds N [--seed S] [--bug B] [--codec=false] [--peer] [--json] [--corpus DIR]")
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("provider fuzz", flag.ContinueOnError)
@@ -47,6 +47,8 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	corpusDir := fs.String("corpus", "", "directory for shrunk failures (default corpus/sse when it exists)")
 	maxSaved := fs.Int("save", 3, "at most this many shrunk failures saved per distinct rule set")
+	codec := fs.Bool("codec", true, "check codec-round-trip: Reduce(frames) equals model/frames' observed message after every event")
+	usePeer := fs.Bool("peer", false, "check codec-peer-identical: pi-ai's encoder gives the same frame bytes (needs node)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage
 	}
@@ -87,6 +89,24 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		subject = s
 		subjectFlag = fmt.Sprintf("--exec %q", *execCmd)
 	}
+	opts := provider.RunOptions{NoCodec: !*codec}
+	if *usePeer {
+		p, err := peer.Start()
+		if errors.Is(err, peer.ErrUnavailable) {
+			fmt.Fprintln(stderr, "frameproof provider:", err)
+			return exitInconclusive
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "frameproof provider:", err)
+			return exitFail
+		}
+		defer func() { _ = p.Close() }()
+		opts.Peer = p
+		subjectFlag += " --peer"
+	}
+	if !*codec {
+		subjectFlag += " --codec=false"
+	}
 	dir := *corpusDir
 	if dir == "" {
 		if info, err := os.Stat(filepath.FromSlash("corpus/sse")); err == nil && info.IsDir() {
@@ -102,7 +122,7 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "\r%s: %d/%d streams, %d failed", wire, seed-*first, *seeds, sum.Failed)
 		}
 		sc := gen.Example(seed)
-		res, err := provider.RunScenario(subject, sc)
+		res, err := provider.RunScenarioWith(subject, sc, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "frameproof provider: seed %d: %v\n", seed, err)
 			return exitFail
@@ -124,10 +144,10 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		savedPerRules[key]++
 		shrunk := provider.Shrink(sc, func(c provider.Scenario) bool {
-			r, err := provider.RunScenario(subject, c)
+			r, err := provider.RunScenarioWith(subject, c, opts)
 			return err == nil && overlaps(ruleSet(r.Violations), rules)
 		})
-		final, err := provider.RunScenario(subject, shrunk)
+		final, err := provider.RunScenarioWith(subject, shrunk, opts)
 		if err != nil {
 			continue
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -28,4 +29,18 @@ func TestProviderFuzzExitCodes(t *testing.T) {
 	require.Contains(t, out, "nothing-after-terminal")
 	require.True(t, strings.Contains(out, "reproduce: frameproof provider fuzz --wire anthropic-messages --adapter go --bug event-after-done --seed"), out)
 	require.Contains(t, out, "saved "+dir)
+}
+
+// --peer adds codec-peer-identical (pi-ai's encoder on the adapter's events);
+// without node it is inconclusive, never a pass.
+func TestProviderFuzzPeerFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"provider", "fuzz", "--wire", "gemini", "--adapter", "go", "--seeds", "20", "--peer", "--corpus", t.TempDir()}, nil, &out, &errb)
+	if code == exitInconclusive && os.Getenv("FRAMEPROOF_REQUIRE_PEER") != "1" {
+		t.Skip("pi-ai peer unavailable: ", errb.String())
+	}
+	require.Equal(t, exitPass, code, out.String()+errb.String())
+	out.Reset()
+	code = dispatch([]string{"provider", "fuzz", "--wire", "chat", "--adapter", "go", "--seeds", "20", "--codec=false", "--corpus", t.TempDir()}, nil, &out, &errb)
+	require.Equal(t, exitPass, code, out.String())
 }
