@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 // EncodeJSON encodes v as compact JSON the way JSON.stringify would for the
@@ -56,39 +58,8 @@ func unescapeLineSeparators(in []byte) []byte {
 }
 
 // AppendJSString appends s as a JSON string literal exactly as JSON.stringify
-// writes it for a well-formed string: ", \ and control characters escaped
-// (\b \f \n \r \t or \u00xx), everything else raw.
-func AppendJSString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			if c < 0x20 {
-				dst = append(dst, '\\', 'u', '0', '0', hexDigit(c>>4), hexDigit(c&0xf))
-			} else {
-				dst = append(dst, c)
-			}
-		}
-	}
-	return append(dst, '"')
-}
-
-func hexDigit(b byte) byte { return "0123456789abcdef"[b] }
+// writes it. It is pi.AppendQuote, named here for the JSONL record writer.
+func AppendJSString(dst []byte, s string) []byte { return pi.AppendQuote(dst, s) }
 
 // ObjectField is one top-level member of a JSON object, in source order.
 type ObjectField struct {
