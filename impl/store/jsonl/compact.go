@@ -24,6 +24,12 @@ func (s *Store) compact() error {
 	header := s.header.withNextSeq(s.state.NextSeq())
 	records := s.state.Snapshot()
 	s.mu.Unlock()
+	if s.opts.Bugs.CompactionRenumbers {
+		// BUG (injected): dense fresh seqs instead of the original ones.
+		for i := range records {
+			records[i].Seq = int64(i + 1)
+		}
+	}
 
 	content := append(header.encode(), '\n')
 	live := map[string]int64{}

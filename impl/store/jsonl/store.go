@@ -36,6 +36,9 @@ type Options struct {
 	CompactDeadRatio float64
 	// CompactMinBytes suppresses automatic compaction of smaller files.
 	CompactMinBytes int64
+	// Bugs injects defects for the simulator's mutation score (bugs.go).
+	// The zero value is correct.
+	Bugs Bugs
 }
 
 // ErrClosed is pi's closed-storage error.
@@ -119,6 +122,11 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 
 	kept := content
 	torn := !bytes.HasSuffix(content, []byte("\n"))
+	if torn && opts.Bugs.TornTailAsCorruption && bytes.IndexByte(content, '\n') >= 0 {
+		// BUG (injected): a torn tail reported as a corrupt final line.
+		return nil, &StorageError{Path: path, What: fmt.Sprintf("line %d", bytes.Count(content, []byte("\n"))+1),
+			Line: bytes.Count(content, []byte("\n")) + 1, Cause: fmt.Errorf("torn line")}
+	}
 	if torn {
 		kept = content[:bytes.LastIndexByte(content, '\n')+1]
 	}

@@ -1,0 +1,149 @@
+package lanesim
+
+import (
+	"sort"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store/jsonl"
+	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/linz"
+	"github.com/frameproof/frameproof/sim/trace"
+)
+
+// Options configure one run.
+type Options struct {
+	Backend   string   // "memory" | "jsonl" | "sqlite" (default memory)
+	Bugs      []string // lane bug names and store bug names (BugNames)
+	TempDir   string   // sqlite files go here (required for sqlite)
+	KeepTrace bool     // keep the JSONL trace in Outcome.Trace
+	MaxSteps  int      // world step budget (0: DefaultMaxSteps)
+}
+
+// DefaultMaxSteps bounds one run's scheduler steps; using them up is a
+// liveness failure.
+const DefaultMaxSteps = 200_000
+
+// Outcome is one run's verdict.
+type Outcome struct {
+	Failed    bool
+	Kind      string // "invariant", "model", "store", "events", "liveness", "linearizability", "recovery", "wire", "world", "setup"
+	Message   string
+	Steps     int
+	TraceHash string
+	Trace     *trace.Trace      // when KeepTrace
+	Races     map[string]string // row id -> first order taken
+	// RaceOrders lists every order seen per row (a run may take both).
+	RaceOrders map[string][]string
+	Linz       *linz.Recorder // for HTML
+	Faults     []string
+	// Checks counts the checks that ran (so a pass is never vacuous).
+	Checks int
+}
+
+// Scenario is one named profile of the runner.
+type Scenario struct {
+	Name, Description string
+	Rows              []string // race rows it targets
+	Run               func(src choice.Source, opts Options) Outcome
+}
+
+// RaceRow is one row of the seed's race table (plus close-vs-settlement)
+// and the two orders a run can take.
+type RaceRow struct {
+	ID, Name string
+	Orders   [2]string
+}
+
+// Race row ids.
+const (
+	RowAppendNext      = "append-vs-next-frame"
+	RowAppendSettle    = "append-vs-settlement"
+	RowUpdateCommit    = "update-vs-commit"
+	RowAppendFinalize  = "append-vs-finalization"
+	RowQueuedLoss      = "process-loss-with-queued-writes"
+	RowFinalFrame      = "final-frame-vs-settlement"
+	RowActivationSnap  = "activation-vs-snapshot"
+	RowUnknownRetry    = "unknown-generation-vs-retry"
+	RowPollReplacement = "unknown-poll-vs-replacement"
+	RowCloseSettle     = "close-vs-settlement"
+)
+
+var raceRows = []RaceRow{
+	{RowAppendNext, "frame append vs next frame", [2]string{"committed-before-next", "next-queued-behind"}},
+	{RowAppendSettle, "frame append vs stream settlement", [2]string{"appends-done-at-end", "settlement-awaits-appends"}},
+	{RowUpdateCommit, "live update event vs frame commit", [2]string{"event-first", "commit-first"}},
+	{RowAppendFinalize, "append vs external finalization", [2]string{"append-first", "finalize-first"}},
+	{RowQueuedLoss, "process loss with queued writes", [2]string{"queue-empty", "queued-lost"}},
+	{RowFinalFrame, "final frame vs response settlement", [2]string{"settled-in-process", "crash-between"}},
+	{RowActivationSnap, "activation vs snapshot", [2]string{"snapshot-first", "activation-first"}},
+	{RowUnknownRetry, "unknown generation vs retry", [2]string{"synthetic-then-retry", "synthetic-then-fail-at-cap"}},
+	{RowPollReplacement, "unknown deferred poll vs replacement", [2]string{"suspended-without-permit", "replaced-at-once"}},
+	{RowCloseSettle, "close vs settlement", [2]string{"close-first", "settle-first"}},
+}
+
+// RaceRows lists the race rows in the seed's table order.
+func RaceRows() []RaceRow { return append([]RaceRow(nil), raceRows...) }
+
+// BugNames lists every injectable bug: lane.BugNames() plus the JSONL
+// store's, sorted.
+func BugNames() []string {
+	out := append(lane.BugNames(), jsonl.BugNames()...)
+	sort.Strings(out)
+	return out
+}
+
+// Backends lists the storage backends a run can use.
+func Backends() []string { return []string{"memory", "jsonl", "sqlite"} }
+
+// Scenarios lists every scenario.
+func Scenarios() []Scenario {
+	out := make([]Scenario, 0, len(profiles))
+	for _, p := range profiles {
+		p := p
+		out = append(out, Scenario{Name: p.name, Description: p.desc, Rows: p.rows,
+			Run: func(src choice.Source, opts Options) Outcome { return run(p, src, opts) }})
+	}
+	return out
+}
+
+// ScenarioByName finds a scenario.
+func ScenarioByName(name string) (Scenario, bool) {
+	for _, s := range Scenarios() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scenario{}, false
+}
+
+// splitBugs sorts bug names into lane and store switches.
+func splitBugs(names []string) (lane.Bugs, jsonl.Bugs, error) {
+	var lb lane.Bugs
+	var sb jsonl.Bugs
+	for _, n := range names {
+		if err := lb.Set(n); err == nil {
+			continue
+		}
+		if err := sb.Set(n); err != nil {
+			return lb, sb, &unknownBugError{n}
+		}
+	}
+	return lb, sb, nil
+}
+
+type unknownBugError struct{ name string }
+
+func (e *unknownBugError) Error() string {
+	return "lanesim: unknown bug " + e.name + " (known: " + joinNames(BugNames()) + ")"
+}
+
+func joinNames(ns []string) string {
+	s := ""
+	for i, n := range ns {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}

@@ -1,0 +1,365 @@
+package lanesim
+
+import (
+	"errors"
+	"time"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/frames"
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+	modelframes "github.com/frameproof/frameproof/model/frames"
+	"github.com/frameproof/frameproof/sim/choice"
+)
+
+// The simulated model identity; a deferred handle must match it.
+const (
+	simAPI      = "openai-responses"
+	simProvider = "openai"
+	simModel    = "gpt-sim"
+)
+
+// How a generated response ends.
+type ending int
+
+const (
+	endDone       ending = iota // done: stop, or toolUse when it has tool calls
+	endError                    // error event with a retryable message
+	endSetupError               // error before start: no frames at all
+	endDisconnect               // transport failure mid-stream (Next error)
+	endDeferred                 // done with stopReason deferred and a handle
+)
+
+// builder produces one event against the shared live accumulator, mutating
+// it the way pi-ai providers do (so queued events see a partial that has run
+// ahead of them).
+type builder func(a *pi.AssistantMessage) pi.Event
+
+// respPlan is one generated provider response.
+type respPlan struct {
+	end      ending
+	builders []builder
+	stallAt  int // index before which the provider stalls (-1: never)
+}
+
+// genOpts bias the generator per scenario.
+type genOpts struct {
+	maxBlocks   int
+	errorWeight int // weight of endError / endSetupError / endDisconnect
+	deferred    bool
+	stall       bool
+}
+
+var textPieces = []string{"a", "hello ", "wörld", "😀", "x y", "\\n", "”q”"}
+
+// genPlan draws one response from src.
+func genPlan(src choice.Source, g genOpts) respPlan {
+	p := respPlan{stallAt: -1}
+	weights := []int{10, g.errorWeight, g.errorWeight, g.errorWeight, 0}
+	if g.deferred {
+		weights = []int{0, 0, 0, 0, 1}
+	}
+	p.end = ending(choice.Weighted(src, "gen-end", weights))
+	if p.end == endSetupError {
+		p.builders = []builder{func(a *pi.AssistantMessage) pi.Event {
+			m := a.Clone()
+			m.StopReason, m.ErrorMessage = pi.StopError, pi.Str("connection refused")
+			return pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: m}
+		}}
+		return p
+	}
+	var blocks [][]builder
+	tools := 0
+	if !g.deferred {
+		n := choice.Range(src, "gen-blocks", 0, g.maxBlocks)
+		for b := 0; b < n; b++ {
+			switch choice.Pick(src, "gen-kind", []string{"text", "thinking", "tool"}) {
+			case "text":
+				blocks = append(blocks, genText(src, false))
+			case "thinking":
+				blocks = append(blocks, genText(src, true))
+			case "tool":
+				blocks = append(blocks, genTool(src, tools))
+				tools++
+			}
+		}
+	}
+	evs := []builder{func(a *pi.AssistantMessage) pi.Event { return pi.Event{Type: pi.EventStart, Partial: a} }}
+	evs = append(evs, interleave(src, blocks)...)
+	switch p.end {
+	case endDone:
+		reason := pi.StopStop
+		if tools > 0 {
+			reason = pi.StopToolUse
+		}
+		evs = append(evs, func(a *pi.AssistantMessage) pi.Event {
+			m := a.Clone()
+			m.StopReason, m.Usage = reason, pi.Usage{Input: 10, Output: 5, TotalTokens: 15}
+			return pi.Event{Type: pi.EventDone, Reason: reason, Message: m}
+		})
+	case endError:
+		evs = append(evs, func(a *pi.AssistantMessage) pi.Event {
+			m := a.Clone()
+			m.StopReason, m.ErrorMessage = pi.StopError, pi.Str("overloaded")
+			m.Usage = pi.Usage{Input: 10, Output: 1, TotalTokens: 11}
+			return pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: m}
+		})
+	case endDeferred:
+		evs = append(evs, func(a *pi.AssistantMessage) pi.Event {
+			m := a.Clone()
+			m.StopReason = pi.StopDeferred
+			m.Deferred = &pi.DeferredHandle{Provider: simProvider, ModelID: simModel, API: simAPI, ID: "job-1"}
+			return pi.Event{Type: pi.EventDone, Reason: pi.StopDeferred, Message: m}
+		})
+	case endDisconnect:
+		// no terminal event: the producer fails the stream after the last one
+	}
+	p.builders = evs
+	if g.stall && len(evs) > 1 && choice.Chance(src, "gen-stall", 1, 3) {
+		p.stallAt = choice.Range(src, "gen-stall-at", 1, len(evs)-1)
+	}
+	return p
+}
+
+// interleave merges per-block event lists, keeping each block's order; the
+// content index is fixed when the block's start event is built.
+func interleave(src choice.Source, blocks [][]builder) []builder {
+	var out []builder
+	pos := make([]int, len(blocks))
+	for {
+		var live []int
+		for i, b := range blocks {
+			if pos[i] < len(b) {
+				live = append(live, i)
+			}
+		}
+		if len(live) == 0 {
+			return out
+		}
+		i := live[src.Intn("gen-interleave", len(live))]
+		out = append(out, blocks[i][pos[i]])
+		pos[i]++
+	}
+}
+
+func genText(src choice.Source, thinking bool) []builder {
+	idx := new(int)
+	n := choice.Range(src, "gen-deltas", 0, 3)
+	pieces := make([]string, n)
+	full := ""
+	for i := range pieces {
+		pieces[i] = choice.Pick(src, "gen-piece", textPieces)
+		full += pieces[i]
+	}
+	get := func(a *pi.AssistantMessage) string {
+		if thinking {
+			return a.Content[*idx].(pi.ThinkingContent).Thinking
+		}
+		return a.Content[*idx].(pi.TextContent).Text
+	}
+	set := func(a *pi.AssistantMessage, s string) {
+		if thinking {
+			b := a.Content[*idx].(pi.ThinkingContent)
+			b.Thinking = s
+			a.Content[*idx] = b
+		} else {
+			b := a.Content[*idx].(pi.TextContent)
+			b.Text = s
+			a.Content[*idx] = b
+		}
+	}
+	startT, deltaT, endT := pi.EventTextStart, pi.EventTextDelta, pi.EventTextEnd
+	if thinking {
+		startT, deltaT, endT = pi.EventThinkingStart, pi.EventThinkingDelta, pi.EventThinkingEnd
+	}
+	out := []builder{func(a *pi.AssistantMessage) pi.Event {
+		*idx = len(a.Content)
+		if thinking {
+			a.Content = append(a.Content, pi.ThinkingContent{})
+		} else {
+			a.Content = append(a.Content, pi.TextContent{})
+		}
+		return pi.Event{Type: startT, ContentIndex: pi.Index(*idx), Partial: a}
+	}}
+	for _, d := range pieces {
+		d := d
+		out = append(out, func(a *pi.AssistantMessage) pi.Event {
+			set(a, get(a)+d)
+			return pi.Event{Type: deltaT, ContentIndex: pi.Index(*idx), Delta: d, Partial: a}
+		})
+	}
+	out = append(out, func(a *pi.AssistantMessage) pi.Event {
+		set(a, full)
+		return pi.Event{Type: endT, ContentIndex: pi.Index(*idx), Content: full, Partial: a}
+	})
+	return out
+}
+
+var toolArgs = []string{`{}`, `{"path":"a.txt"}`, `{"n":[1,2,3],"s":"ü"}`, `{"q":{"deep":true}}`}
+
+func genTool(src choice.Source, k int) []builder {
+	idx := new(int)
+	args := choice.Pick(src, "gen-args", toolArgs)
+	// cut the raw JSON into 1..3 deltas at random points
+	cuts := choice.Range(src, "gen-cuts", 0, 2)
+	var pieces []string
+	rest := args
+	for c := 0; c < cuts && len([]rune(rest)) > 1; c++ {
+		// cut at a character boundary: a JS provider cannot split a code unit
+		rs := []rune(rest)
+		at := choice.Range(src, "gen-cut-at", 1, len(rs)-1)
+		pieces, rest = append(pieces, string(rs[:at])), string(rs[at:])
+	}
+	pieces = append(pieces, rest)
+	id := "call_" + string(rune('a'+k))
+	sofar := new(string)
+	out := []builder{func(a *pi.AssistantMessage) pi.Event {
+		*idx = len(a.Content)
+		a.Content = append(a.Content, pi.ToolCall{ID: id, Name: "read", Arguments: pi.EmptyObject()})
+		return pi.Event{Type: pi.EventToolCallStart, ContentIndex: pi.Index(*idx), Partial: a}
+	}}
+	for _, d := range pieces {
+		d := d
+		out = append(out, func(a *pi.AssistantMessage) pi.Event {
+			*sofar += d
+			b := a.Content[*idx].(pi.ToolCall)
+			b.Arguments = frames.ParseStreamingJSON(*sofar)
+			a.Content[*idx] = b
+			return pi.Event{Type: pi.EventToolCallDelta, ContentIndex: pi.Index(*idx), Delta: d, Partial: a}
+		})
+	}
+	out = append(out, func(a *pi.AssistantMessage) pi.Event {
+		b := a.Content[*idx].(pi.ToolCall)
+		v, _ := pi.ParseJSON(args)
+		b.Arguments = v
+		a.Content[*idx] = b
+		tc := b
+		return pi.Event{Type: pi.EventToolCallEnd, ContentIndex: pi.Index(*idx), ToolCall: &tc, Partial: a}
+	})
+	return out
+}
+
+// errDisconnect is the transport failure of endDisconnect.
+var errDisconnect = errors.New("socket hang up")
+
+// simProviderImpl is lane.Provider: each Stream starts a producer actor in
+// the calling (lane) process, so the stream dies with the process.
+type simProviderImpl struct{ r *runner }
+
+func (p simProviderImpl) Stream(req lane.Request) lane.Stream {
+	return p.r.openStream(req)
+}
+
+// queued is one produced event (or a transport failure).
+type queued struct {
+	ev  pi.Event
+	err error
+}
+
+// deadStream serves a crashed process (it never gets to read it).
+type deadStream struct{}
+
+func (deadStream) Next() (pi.Event, error) { return pi.Event{}, errDeadProcess }
+
+// simStream is one provider response in flight.
+type simStream struct {
+	r        *runner
+	req      lane.Request
+	plan     respPlan
+	acc      *pi.AssistantMessage
+	queue    []queued
+	wake     env.Completer // consumer waiting for the producer
+	consumed int
+	ended    bool // terminal event (or failure) consumed
+	hooked   bool // after_response ran for it
+	obs      *modelframes.Observer
+	// observed[i] is the model observation after consumed event i.
+	observed []string
+}
+
+func (r *runner) openStream(req lane.Request) lane.Stream {
+	if !r.alive() {
+		return deadStream{}
+	}
+	plan := r.nextPlan(req)
+	s := &simStream{r: r, req: req, plan: plan, obs: modelframes.NewObserver(frames.ParseStreamingJSON),
+		acc: &pi.AssistantMessage{Content: []pi.Content{}, API: simAPI, Provider: simProvider, Model: simModel,
+			StopReason: pi.StopPending, Timestamp: float64(r.w.Now().UnixMilli())}}
+	r.onStreamOpen(s)
+	r.w.Go("provider", s.produce)
+	return s
+}
+
+// produce pushes the plan's events, pausing at random (every pause is a
+// scheduling point at which the lane may consume, commit or crash).
+func (s *simStream) produce() {
+	w := s.r.w
+	for i, b := range s.plan.builders {
+		switch choice.Weighted(w, "provider-pace", []int{3, 2, 1}) {
+		case 1:
+			w.Yield()
+		case 2:
+			w.Sleep(time.Duration(choice.Range(w, "provider-ms", 1, 20)) * time.Millisecond)
+		}
+		if i == s.plan.stallAt {
+			s.r.fault("provider stall")
+			w.Sleep(10 * time.Second)
+		}
+		if s.req.Abort != nil && s.req.Abort.Done() {
+			m := s.acc.Clone()
+			m.StopReason, m.ErrorMessage = pi.StopAborted, pi.Str("Request was aborted")
+			s.push(queued{ev: pi.Event{Type: pi.EventError, Reason: pi.StopAborted, Message: m}})
+			return
+		}
+		s.push(queued{ev: b(s.acc)})
+	}
+	if s.plan.end == endDisconnect {
+		s.r.fault("provider disconnect")
+		s.push(queued{err: errDisconnect})
+	}
+}
+
+func (s *simStream) push(q queued) {
+	s.queue = append(s.queue, q)
+	if s.wake != nil {
+		s.wake.Resolve(nil)
+		s.wake = nil
+	}
+}
+
+// Next hands the lane the oldest queued event; the partial it carries is
+// the shared accumulator, possibly ahead of the event. The model observer
+// sees the partial exactly as the encoder will read it (nothing runs between
+// Next returning and the encoder reading it).
+func (s *simStream) Next() (pi.Event, error) {
+	for len(s.queue) == 0 {
+		s.wake = s.r.w.NewFuture("provider-next")
+		_ = s.wake.Wait()
+	}
+	q := s.queue[0]
+	s.queue = s.queue[1:]
+	if q.err != nil {
+		s.ended = true
+		s.r.onStreamEnd(s)
+		return pi.Event{}, q.err
+	}
+	ev := q.ev
+	if ev.Type == pi.EventDone || ev.Type == pi.EventError {
+		s.ended = true
+		s.r.onStreamEnd(s)
+		return ev, nil
+	}
+	c := ev
+	c.Partial = ev.Partial.Clone()
+	s.obs.Observe(&c)
+	s.observed = append(s.observed, marshalMsg(s.obs.Message()))
+	s.consumed++
+	return ev, nil
+}
+
+func marshalMsg(m *pi.AssistantMessage) string {
+	if m == nil {
+		return "null"
+	}
+	return string(m.AppendJSON(nil))
+}

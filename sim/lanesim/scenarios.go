@@ -1,0 +1,114 @@
+package lanesim
+
+// profile is one scenario: which actors run and how faults are drawn.
+type profile struct {
+	name, desc    string
+	rows          []string
+	ops           int     // operations started one after another
+	maxAttempts   int     // retry policy
+	gen           genOpts // provider responses
+	crashes       int     // crash attempts by the crasher
+	finalizer     bool
+	canceller     bool
+	snapshots     int // snapshot reads by the reader
+	closer        bool
+	storageFaults int // 1-in-N chance per commit (0: off)
+	deferred      bool
+	forkMigrate   bool
+	commitLatency bool
+	compaction    bool
+}
+
+func base(name, desc string, rows ...string) profile {
+	return profile{name: name, desc: desc, rows: rows, ops: 1, maxAttempts: 3,
+		gen: genOpts{maxBlocks: 3, errorWeight: 1}, commitLatency: true, snapshots: 2}
+}
+
+var profiles = func() []profile {
+	var ps []profile
+	add := func(p profile) { ps = append(ps, p) }
+
+	p := base("append-order", "frame append vs next frame: appends enqueue synchronously in provider order", RowAppendNext)
+	p.gen.maxBlocks = 4
+	add(p)
+
+	p = base("append-vs-settlement", "settlement awaits the latest append; after_response sees every accepted frame committed", RowAppendSettle)
+	add(p)
+
+	p = base("update-vs-commit", "live update delivery vs frame commit; snapshots reflect only committed frames", RowUpdateCommit)
+	p.snapshots = 4
+	add(p)
+
+	p = base("append-vs-finalization", "an external finalizer races frame appends: append first is deleted, finalization first fences", RowAppendFinalize)
+	p.finalizer = true
+	add(p)
+
+	p = base("crash-with-queued-writes", "crash with appends queued on the line: only the committed prefix restores", RowQueuedLoss)
+	p.crashes = 2
+	add(p)
+
+	p = base("final-frame-vs-settlement", "crash between the final frame and settlement: recovery settles the committed prefix", RowFinalFrame)
+	p.crashes = 2
+	p.canceller = true
+	add(p)
+
+	p = base("activation-vs-snapshot", "reconnect snapshot vs recovery activation: both reduce the same committed prefix", RowActivationSnap)
+	p.crashes = 2
+	p.snapshots = 4
+	add(p)
+
+	p = base("unknown-vs-retry", "an interrupted generation commits its synthetic error under the old ids before the next attempt", RowUnknownRetry)
+	p.crashes = 3
+	p.maxAttempts = 2
+	add(p)
+
+	p = base("poll-replacement", "an orphaned deferred poll: suspended without permit, replaced with a fresh list when a permit arrives", RowPollReplacement)
+	p.deferred = true
+	p.crashes = 2
+	p.snapshots = 3
+	add(p)
+
+	p = base("close-vs-settlement", "close is a controlled crash: no synthetic write, admitted work drains, reopen restores effect_pending", RowCloseSettle)
+	p.closer = true
+	add(p)
+
+	p = base("storage-fault", "a failed commit faults the process: no later settlement commits in it; restart recovers", RowQueuedLoss, RowUnknownRetry)
+	p.storageFaults = 6
+	add(p)
+
+	p = base("retry-cap", "interruptions at the retry cap terminal-fail in the settlement transaction", RowUnknownRetry)
+	p.maxAttempts = 1
+	p.crashes = 2
+	p.gen.errorWeight = 3
+	add(p)
+
+	p = base("deferred-replacement", "deferred polls with permits, crashes and cancellation", RowPollReplacement)
+	p.deferred = true
+	p.crashes = 1
+	p.canceller = true
+	add(p)
+
+	p = base("fork-migration", "restored effect_pending: idle forks copy no frames; migrations map or drop whole lists", RowQueuedLoss)
+	p.crashes = 2
+	p.forkMigrate = true
+	add(p)
+
+	p = base("compaction", "JSONL compaction of deleted frame bytes across crashes keeps every seq", RowQueuedLoss)
+	p.ops = 2
+	p.crashes = 1
+	p.compaction = true
+	add(p)
+
+	p = base("mix", "every actor and fault at once", RowAppendNext, RowAppendSettle, RowUpdateCommit, RowAppendFinalize,
+		RowQueuedLoss, RowFinalFrame, RowActivationSnap, RowUnknownRetry)
+	p.ops = 2
+	p.crashes = 2
+	p.finalizer = true
+	p.canceller = true
+	p.snapshots = 3
+	p.storageFaults = 20
+	p.compaction = true
+	p.forkMigrate = true
+	add(p)
+	return ps
+}()
