@@ -147,7 +147,7 @@ func (r *runner) checkRestored() {
 		}
 		if r.p.canceller && boolChoice(r, "reconnect-cancel") {
 			var hf *lane.HarnessFault
-			if err := r.ln.RequestCancel(); err != nil && !(errors.As(err, &hf) && r.faultPending) {
+			if err := r.ln.RequestCancel(); err != nil && !(errors.As(err, &hf) && r.injected) {
 				r.fail("invariant", "request cancel on reconnect: %v", err)
 			}
 		}
@@ -247,8 +247,11 @@ func (r *runner) checkSettlement(ws []store.Write, id string, m *pi.AssistantMes
 			r.race(RowActivationSnap, "activation-first")
 			r.pendingActivation = ""
 		}
-	} else if len(r.tracks[id]) > 0 {
-		r.race(RowFinalFrame, "settled-in-process")
+	} else {
+		r.streams[id].settled = true
+		if len(r.tracks[id]) > 0 {
+			r.race(RowFinalFrame, "settled-in-process")
+		}
 	}
 	r.linz.settled(prevOp, id)
 }
@@ -487,8 +490,14 @@ func (r *runner) afterResponse(m *pi.AssistantMessage) (*pi.AssistantMessage, er
 func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 	st := snap.State
 	if snap.Live {
-		owned := ln.Fault() == nil && !r.closed && st != nil && st.At.IsEffectPending() && r.cur != nil &&
-			r.cur.req.ResponseEntryID == st.ResponseEntryID
+		// Owned: this healthy process still consumes the stream and has not
+		// settled it. After an external finalization the loop keeps
+		// consuming its (now fenced) stream until it ends, so a live
+		// partial without an operation is allowed then, and only then.
+		c := r.cur
+		owned := ln.Fault() == nil && !r.closed && c != nil && !c.settled &&
+			((st != nil && st.At.IsEffectPending() && c.req.ResponseEntryID == st.ResponseEntryID) ||
+				(r.finalized[c.req.OperationID] && snap.OperationID != c.req.OperationID))
 		r.check(owned, "invariant", "snapshot shows a live partial the process does not own (state %s)", describe(snap.OperationID, st))
 	}
 	if st != nil && st.At.IsEffectPending() {

@@ -272,6 +272,7 @@ type simStream struct {
 	consumed int
 	ended    bool // terminal event (or failure) consumed
 	hooked   bool // after_response ran for it
+	settled  bool // its settlement committed
 	obs      *modelframes.Observer
 	// observed[i] is the model observation after consumed event i.
 	observed []string
@@ -300,6 +301,12 @@ func (s *simStream) produce() {
 			w.Yield()
 		case 2:
 			w.Sleep(time.Duration(choice.Range(w, "provider-ms", 1, 20)) * time.Millisecond)
+		}
+		if s.r.p.pollCrash && s.req.Deferred != nil && i > 1 && choice.Chance(w, "poll-crash", 1, 3) {
+			// a crash aimed at the middle of a deferred poll (an orphaned
+			// unknown-outcome poll is what replacement is about)
+			r := s.r
+			r.w.Root().Go("poll-crasher", func() { r.crashAndRestart("crash during poll of", true) })
 		}
 		if i == s.plan.stallAt {
 			s.r.fault("provider stall")

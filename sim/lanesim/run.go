@@ -56,6 +56,7 @@ type runner struct {
 	inflight []store.Write // a commit submitted but not acknowledged
 	// faultPending: a storage fault was injected and has not yet faulted.
 	faultPending bool
+	injected     bool // a storage fault was injected in this run
 
 	streams   map[string]*simStream // by response id
 	cur       *simStream            // latest stream of the current process
@@ -64,7 +65,9 @@ type runner struct {
 	lifecycle string // event lifecycle position of the current process
 	finalized map[string]bool
 	lastResp  map[string]string
-	intents   map[string]bool // response ids reserved by an acknowledged intent
+	// finalizing: operations the external finalizer has called for
+	finalizing map[string]bool
+	intents    map[string]bool // response ids reserved by an acknowledged intent
 
 	pendingActivation string // effect_pending response restored by the last restart
 	pendingPoll       string // deferred effect_pending restored by the last restart
@@ -99,7 +102,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
 	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,
 		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
-		delivered: map[string]map[int]bool{}, finalized: map[string]bool{}, lastResp: map[string]string{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
+		delivered: map[string]map[int]bool{}, finalized: map[string]bool{}, lastResp: map[string]string{}, finalizing: map[string]bool{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	be, err := newBackend(r)
@@ -243,6 +246,11 @@ func (r *runner) startProcess() bool {
 		return false
 	}
 	r.ln, r.cur, r.lifecycle, r.closing, r.closed = ln, nil, "", false, false
+	// permits are process-local: a restarted poller may or may not hold one
+	r.permits = 0
+	if r.p.deferred && r.gen > 1 && choice.Bool(r.w, "restart-permit") {
+		r.permits = 1
+	}
 	r.checkRestored()
 	r.proc.Go("driver", r.driver)
 	return true
@@ -317,9 +325,18 @@ func (r *runner) driver() {
 			permit = r.takePermit()
 		}
 		res, err := ln.Step(lane.StepOptions{DeferredPermit: permit, WaitForRetry: true})
+		if errors.Is(err, lane.ErrNoOperation) && r.finalizing[cur.ID] {
+			// finding: a terminal step racing an external finalization
+			// returns ErrNoOperation instead of a stale progress step
+			r.w.Note("stale-step", trace.F("op", cur.ID))
+			continue
+		}
 		if err != nil {
 			r.laneError(err)
 			return
+		}
+		if r.p.snapshots > 0 && choice.Chance(r.w, "driver-snapshot", 1, 3) {
+			r.snapshotNow("driver")
 		}
 		if res.Kind == lane.StepWaiting {
 			switch res.Reason {
@@ -349,7 +366,7 @@ func (r *runner) laneError(err error) {
 	switch {
 	case errors.Is(err, lane.ErrClosed) && r.closing:
 		return
-	case errors.As(err, &hf) && r.faultPending:
+	case errors.As(err, &hf) && r.injected:
 		r.faultPending = false
 		r.w.Root().Go("supervisor", func() { r.crashAndRestart("restart after storage fault of", r.opts.Backend == "jsonl") })
 	default:
@@ -432,6 +449,7 @@ func (r *runner) finalizer() {
 	}
 	op := ln.Current().ID
 	id := r.linz.call("finalizer", linzInput{Kind: "finalize", Op: op})
+	r.finalizing[op] = true
 	fut := ln.FinalizeAsync("aborted", &lane.OpError{Code: "external", Message: finalizerMessage})
 	err := fut.Wait()
 	switch {
@@ -450,7 +468,7 @@ func (r *runner) finalizer() {
 		r.linz.cut(id, err.Error())
 	default:
 		var hf *lane.HarnessFault
-		if errors.As(err, &hf) && r.faultPending {
+		if errors.As(err, &hf) && r.injected {
 			r.linz.cut(id, err.Error())
 			return
 		}
@@ -639,7 +657,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 		}
 	}
 	if r.p.storageFaults > 0 && !r.faultPending && len(r.faults) < 8 && choice.Chance(r.w, "storage-fault", 1, r.p.storageFaults) {
-		r.faultPending = true
+		r.faultPending, r.injected = true, true
 		r.fault("storage commit failure")
 		if !r.be.injectFault() {
 			return store.CommitResult{}, errors.New("lanesim: injected storage failure: EIO")

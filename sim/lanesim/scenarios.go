@@ -15,6 +15,7 @@ type profile struct {
 	storageFaults int // 1-in-N chance per commit (0: off)
 	deferred      bool
 	forkMigrate   bool
+	pollCrash     bool // crash aimed at the middle of deferred polls
 	commitLatency bool
 	compaction    bool
 }
@@ -65,6 +66,7 @@ var profiles = func() []profile {
 	p = base("poll-replacement", "an orphaned deferred poll: suspended without permit, replaced with a fresh list when a permit arrives", RowPollReplacement)
 	p.deferred = true
 	p.crashes = 2
+	p.pollCrash = true
 	p.snapshots = 3
 	add(p)
 

@@ -1,0 +1,71 @@
+package lanesim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/stretchr/testify/require"
+)
+
+// coverage runs every scenario over seeds on backend and counts, per race
+// row and order, the runs that took it.
+func coverage(t *testing.T, seeds int, backend string) map[string]map[string]int {
+	counts := map[string]map[string]int{}
+	for _, sc := range Scenarios() {
+		for seed := uint64(0); seed < uint64(seeds); seed++ {
+			out := sc.Run(choice.NewSeeded(seed), Options{Backend: backend, TempDir: t.TempDir()})
+			require.False(t, out.Failed, "%s/%s seed %d: %s: %s", sc.Name, backend, seed, out.Kind, out.Message)
+			for row, orders := range out.RaceOrders {
+				if counts[row] == nil {
+					counts[row] = map[string]int{}
+				}
+				for _, o := range orders {
+					counts[row][o]++
+				}
+			}
+		}
+	}
+	return counts
+}
+
+func coverageTable(counts map[string]map[string]int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-34s %-28s %6s   %-28s %6s\n", "row", "order A", "runs", "order B", "runs")
+	for _, row := range RaceRows() {
+		fmt.Fprintf(&b, "%-34s %-28s %6d   %-28s %6d\n", row.ID, row.Orders[0], counts[row.ID][row.Orders[0]], row.Orders[1], counts[row.ID][row.Orders[1]])
+	}
+	var extra []string
+	for row := range counts {
+		extra = append(extra, row)
+	}
+	sort.Strings(extra)
+	for _, row := range extra {
+		known := false
+		for _, r := range RaceRows() {
+			known = known || r.ID == row
+		}
+		if !known {
+			fmt.Fprintf(&b, "%-34s %v\n", row, counts[row])
+		}
+	}
+	return b.String()
+}
+
+// Every order of every race row is reached (a campaign missing one is
+// inconclusive, not a pass).
+func TestRaceCoverage(t *testing.T) {
+	seeds := 60
+	if testing.Short() {
+		seeds = 25
+	}
+	counts := coverage(t, seeds, "memory")
+	t.Logf("race coverage over %d seeds x %d scenarios (memory):\n%s", seeds, len(Scenarios()), coverageTable(counts))
+	for _, row := range RaceRows() {
+		for _, o := range row.Orders {
+			require.Positive(t, counts[row.ID][o], "row %s never took order %s", row.ID, o)
+		}
+	}
+}

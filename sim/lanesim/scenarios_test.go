@@ -1,0 +1,128 @@
+package lanesim
+
+import (
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/linz"
+)
+
+// Every scenario passes a batch of seeds on every backend.
+func TestScenariosPassOnEveryBackend(t *testing.T) {
+	seeds := map[string]int{"memory": 30, "jsonl": 30, "sqlite": 8}
+	if testing.Short() {
+		seeds = map[string]int{"memory": 8, "jsonl": 8, "sqlite": 2}
+	}
+	for _, sc := range Scenarios() {
+		for _, be := range Backends() {
+			t.Run(sc.Name+"/"+be, func(t *testing.T) {
+				for seed := uint64(0); seed < uint64(seeds[be]); seed++ {
+					out := sc.Run(choice.NewSeeded(seed), Options{Backend: be, TempDir: t.TempDir()})
+					require.False(t, out.Failed, "seed %d: %s: %s\nrepro: frameproof repro %d --scenario %s", seed, out.Kind, out.Message, seed, sc.Name)
+					require.Positive(t, out.Checks, "seed %d ran no checks", seed)
+					require.NotEmpty(t, out.TraceHash)
+				}
+			})
+		}
+	}
+}
+
+// The mixed scenario under rapid: every decision is a rapid draw, so a
+// failure shrinks with rapid.
+func TestMixUnderRapid(t *testing.T) {
+	sc, ok := ScenarioByName("mix")
+	require.True(t, ok)
+	rapid.Check(t, func(rt *rapid.T) {
+		be := rapid.SampledFrom([]string{"memory", "jsonl"}).Draw(rt, "backend")
+		out := sc.Run(choice.FromRapid(rt), Options{Backend: be})
+		if out.Failed {
+			rt.Fatalf("%s: %s", out.Kind, out.Message)
+		}
+	})
+}
+
+// Same seed → same trace hash (and a different seed → usually another).
+func TestDeterminism(t *testing.T) {
+	for _, be := range Backends() {
+		for _, name := range []string{"mix", "poll-replacement", "storage-fault"} {
+			sc, _ := ScenarioByName(name)
+			for seed := uint64(0); seed < 5; seed++ {
+				a := sc.Run(choice.NewSeeded(seed), Options{Backend: be, TempDir: t.TempDir()})
+				b := sc.Run(choice.NewSeeded(seed), Options{Backend: be, TempDir: t.TempDir(), KeepTrace: true})
+				require.Equal(t, a.TraceHash, b.TraceHash, "%s/%s seed %d", name, be, seed)
+				require.Equal(t, a.Steps, b.Steps)
+				require.Equal(t, a.RaceOrders, b.RaceOrders)
+				recs, err := b.Trace.Records()
+				require.NoError(t, err)
+				require.NotEmpty(t, recs)
+			}
+		}
+	}
+	sc, _ := ScenarioByName("mix")
+	h := map[string]bool{}
+	for seed := uint64(0); seed < 5; seed++ {
+		h[sc.Run(choice.NewSeeded(seed), Options{}).TraceHash] = true
+	}
+	require.Greater(t, len(h), 1, "different seeds should explore different schedules")
+}
+
+// A replayed tape reproduces the seeded run.
+func TestReplayReproducesSeed(t *testing.T) {
+	sc, _ := ScenarioByName("mix")
+	src := choice.NewSeeded(7)
+	a := sc.Run(src, Options{Backend: "jsonl"})
+	b := sc.Run(choice.NewReplay(src.Tape()), Options{Backend: "jsonl"})
+	require.Equal(t, a.TraceHash, b.TraceHash)
+}
+
+func TestUnknownBugAndBackend(t *testing.T) {
+	sc, _ := ScenarioByName("mix")
+	out := sc.Run(choice.NewSeeded(1), Options{Bugs: []string{"no-such-bug"}})
+	require.True(t, out.Failed)
+	require.Equal(t, "setup", out.Kind)
+	out = sc.Run(choice.NewSeeded(1), Options{Backend: "tape"})
+	require.True(t, out.Failed)
+	require.Equal(t, "setup", out.Kind)
+	require.Len(t, RaceRows(), 10)
+	require.Len(t, BugNames(), 15)
+	for _, r := range RaceRows() {
+		_, ok := ScenarioByName(r.ID)
+		_ = ok
+	}
+}
+
+// The per-operation porcupine model rejects a broken history: an append
+// that commits after the operation was finalized (what a broken fence does).
+func TestOpModelRejectsAppendAfterFinalize(t *testing.T) {
+	step := int64(0)
+	clock := func() int64 { step++; return step }
+	good := linz.NewRecorder(clock)
+	rec := func(r *linz.Recorder, in linzInput, out linzOutput) {
+		id := r.Call("c", in)
+		require.NoError(t, r.Return(id, out))
+	}
+	rec(good, linzInput{Kind: "intent", Op: "o", Resp: "r"}, linzOutput{Result: "ok"})
+	rec(good, linzInput{Kind: "append", Op: "o", Resp: "r"}, linzOutput{Result: "committed"})
+	rec(good, linzInput{Kind: "finalize", Op: "o"}, linzOutput{Result: "ok"})
+	rec(good, linzInput{Kind: "append", Op: "o", Resp: "r"}, linzOutput{Result: "declined"})
+	res, _ := good.Check(OpModel(), 0)
+	require.Equal(t, porcupine.Ok, res)
+
+	bad := linz.NewRecorder(clock)
+	rec(bad, linzInput{Kind: "intent", Op: "o", Resp: "r"}, linzOutput{Result: "ok"})
+	rec(bad, linzInput{Kind: "finalize", Op: "o"}, linzOutput{Result: "ok"})
+	rec(bad, linzInput{Kind: "append", Op: "o", Resp: "r"}, linzOutput{Result: "committed"})
+	res, _ = bad.Check(OpModel(), 0)
+	require.Equal(t, porcupine.Illegal, res)
+
+	// a snapshot that counts a frame the history never committed
+	bad = linz.NewRecorder(clock)
+	rec(bad, linzInput{Kind: "intent", Op: "o", Resp: "r"}, linzOutput{Result: "ok"})
+	rec(bad, linzInput{Kind: "snapshot", Op: "o"}, linzOutput{Pending: true, Resp: "r", Frames: 1})
+	res, _ = bad.Check(OpModel(), 0)
+	require.Equal(t, porcupine.Illegal, res)
+}
