@@ -1,0 +1,109 @@
+package lane
+
+import (
+	"math"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// Exact classification strings (pi's response.ts).
+const (
+	msgInvalidDeferred = "Provider returned an invalid deferred handle"
+	msgToolUseNoCalls  = "Provider reported tool use without any tool calls"
+	msgRetryDefault    = "Assistant request failed"
+	codeAssistantError = "assistant_error"
+)
+
+// outcome is what settling one response does: the message that commits and
+// either the next leaf or a terminal failure.
+type outcome struct {
+	committed *pi.AssistantMessage
+	next      *Op // nil: terminal failure
+	failCode  string
+	failMsg   string
+	// fault: the response cannot be classified; the lane faults instead of
+	// committing (pi's SessionInvariantError).
+	fault string
+}
+
+// classify states pi's first-match-wins rules for the leaves driven here.
+// Overflow is out of scope: the driver configures no context window and no
+// output limit, so neither overflow test can match.
+func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recovery bool) outcome {
+	source := "Deferred"
+	if cur.At == AtEffectPending {
+		source = "Assistant"
+	}
+	c := resp.Clone()
+	base := Op{At: "", CancelRequested: cur.CancelRequested, RequestedAt: cur.RequestedAt, LatestAssistantEntryID: cur.ResponseEntryID}
+	fail := func(m *pi.AssistantMessage) outcome {
+		msg := source + " request ended with " + string(m.StopReason)
+		if m.ErrorMessage != nil {
+			msg = *m.ErrorMessage
+		}
+		return outcome{committed: c, failCode: codeAssistantError, failMsg: msg}
+	}
+	next := func(o Op) outcome { return outcome{committed: c, next: &o} }
+	checkpoint := base
+	checkpoint.At = AtCheckpoint
+
+	// 1. Cancellation wins, even over complete-looking content.
+	cancelled := cur.CancelRequested
+	if m.cfg.Mutant == MutantCompleteBeatsCancel && resp.StopReason != pi.StopError && resp.StopReason != pi.StopAborted {
+		cancelled = false // deliberately wrong variant for mutation tests
+	}
+	if cancelled {
+		c.StopReason = pi.StopAborted
+		if c.ErrorMessage == nil {
+			c.ErrorMessage = pi.Str(source + " request was cancelled")
+		}
+		return next(checkpoint)
+	}
+	switch resp.StopReason {
+	case pi.StopAborted:
+		return outcome{fault: source + " response is aborted while durable control is running"}
+	case pi.StopDeferred:
+		o := base
+		o.At, o.SourceEntryID = AtDeferredSuspend, cur.ResponseEntryID
+		if cur.At == AtEffectPending {
+			h, mdl := resp.Deferred, info.run.Model
+			if h == nil || h.ID == "" || h.Provider != mdl.Provider || h.ModelID != mdl.ModelID || h.API != resp.API {
+				c.StopReason, c.ErrorMessage = pi.StopError, pi.Str(msgInvalidDeferred)
+				return fail(c)
+			}
+			o.Poll = 0
+		} else {
+			o.Poll = cur.Poll
+		}
+		return next(o)
+	case pi.StopError:
+		retryable := m.cfg.Retryable != nil && m.cfg.Retryable(resp)
+		if cur.At == AtEffectPending && (recovery || retryable) && cur.Attempt < info.run.MaxAttempts {
+			o := base
+			o.At, o.NextAttempt = AtRetryWait, cur.Attempt+1
+			o.NotBefore = m.now() + info.run.BaseDelayMs*math.Pow(2, float64(cur.Attempt-1))
+			o.RetryError = msgRetryDefault
+			if resp.ErrorMessage != nil {
+				o.RetryError = *resp.ErrorMessage
+			}
+			return next(o)
+		}
+		return fail(resp)
+	}
+	var calls []int
+	for i, b := range resp.Content {
+		if _, ok := b.(pi.ToolCall); ok {
+			calls = append(calls, i)
+		}
+	}
+	if len(calls) > 0 {
+		o := base
+		o.At, o.ToolCalls = AtTools, calls
+		return next(o)
+	}
+	if resp.StopReason == pi.StopToolUse {
+		c.StopReason, c.ErrorMessage = pi.StopError, pi.Str(msgToolUseNoCalls)
+		return fail(c)
+	}
+	return next(checkpoint)
+}

@@ -1,0 +1,643 @@
+package lane
+
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// ModelRef names the configured model.
+type ModelRef struct{ Provider, ModelID string }
+
+// Run is what StartRun commits and what later classification reads.
+type Run struct {
+	UserText    string
+	Model       ModelRef
+	MaxAttempts int
+	BaseDelayMs float64
+}
+
+// Observer tracks one stream's observed message (model/frames.Observer
+// satisfies it): after events e1..ek, Message is what reducing the frames of
+// e1..ek must give.
+type Observer interface {
+	Observe(ev *pi.Event)
+	Message() *pi.AssistantMessage
+}
+
+// Config configures the model.
+type Config struct {
+	Lane string
+	// Now is the lane clock in ms (timestamps, retry notBefore).
+	Now func() float64
+	// NewObserver returns an observed-message tracker for one stream.
+	NewObserver func() Observer
+	// Retryable is pi-ai's isRetryableAssistantError (pattern data, not
+	// lifecycle; nil: nothing is retryable).
+	Retryable func(*pi.AssistantMessage) bool
+	// AfterResponse is the pure transform the driver's hook applies (nil:
+	// identity).
+	AfterResponse func(*pi.AssistantMessage) *pi.AssistantMessage
+	// Mutant selects a deliberately wrong variant of the model, so tests can
+	// show that the lockstep comparison rejects a broken reference too.
+	Mutant string
+}
+
+// Deliberately wrong model variants (Config.Mutant).
+const (
+	MutantKeepFramesOnSettle  = "keep-frames-on-settle"
+	MutantNonZeroSynthetic    = "nonzero-synthetic-usage"
+	MutantCompleteBeatsCancel = "complete-beats-cancel"
+	MutantFenceIgnored        = "fence-ignored"
+)
+
+// Expect is what the next drive step must do.
+type Expect struct {
+	// Kind: "idle" | "generate" | "poll" | "recover" | "terminate" |
+	// "retry" | "wait".
+	Kind   string
+	Reason string // wait: "deferred" | "tools"
+	Status string // terminate: "completed" | "aborted"
+}
+
+// Outcome is the step result the implementation must report (StepDone).
+type Outcome struct {
+	Kind   string // "idle" | "progress" | "waiting" | "settled"
+	Reason string // waiting reason, or "stale" for a settlement that lost its op
+	Status string // settled status
+}
+
+type opInfo struct {
+	run     Run
+	fromTip string
+}
+
+// stream is one provider response as the model saw it.
+type stream struct {
+	op, resp         string
+	recovery         bool
+	obs              Observer
+	observed         []*pi.AssistantMessage // observed message after event i
+	types            []pi.EventType
+	framed           map[int]bool
+	started, ended   bool
+	final, response  *pi.AssistantMessage
+	hooked           bool
+	partial          *pi.AssistantMessage // live partial (process-local)
+	committedThrough int                  // event of the last committed frame, -1 none
+}
+
+type queued struct {
+	op, resp string
+	event    int
+	frame    string
+}
+
+// Model is the reference lane.
+type Model struct {
+	cfg     Config
+	st      State
+	ops     map[string]*opInfo
+	streams map[string]*stream
+	events  []string
+	used    map[string]bool
+
+	// process-local
+	live       *stream
+	queue      []queued
+	plan       *Expect
+	intentSeen bool
+	synthetic  *pi.AssistantMessage
+	settled    *Outcome
+}
+
+// New returns a model of an empty lane.
+func New(cfg Config) *Model {
+	if cfg.Now == nil {
+		cfg.Now = func() float64 { return 0 }
+	}
+	return &Model{cfg: cfg, st: State{Ops: map[string]Op{}, Results: map[string]Result{}, Lists: map[string][]string{}},
+		ops: map[string]*opInfo{}, streams: map[string]*stream{}, used: map[string]bool{}}
+}
+
+func (m *Model) now() float64 { return m.cfg.Now() }
+
+func (m *Model) emit(name string, recovery bool) {
+	if recovery {
+		name += "(recovery)"
+	}
+	m.events = append(m.events, name)
+}
+
+func (m *Model) current() (string, Op, bool) {
+	id := m.st.Lane.Current
+	if id == "" {
+		return "", Op{}, false
+	}
+	o, ok := m.st.Ops[id]
+	return id, o, ok
+}
+
+func (m *Model) fresh(ids ...string) error {
+	for _, id := range ids {
+		if id == "" || m.used[id] {
+			return fmt.Errorf("model/lane: id %q is empty or already used", id)
+		}
+	}
+	for _, id := range ids {
+		m.used[id] = true
+	}
+	return nil
+}
+
+// StartRun: the user entry, branch tip, op meta/state at assistant.ready
+// (attempt 1) and lane state commit in one TX.
+func (m *Model) StartRun(op, userEntry string, run Run) error {
+	if m.st.Lane.Current != "" {
+		return fmt.Errorf("model/lane: start run %s: operation %s is still current", op, m.st.Lane.Current)
+	}
+	if err := m.fresh(op, userEntry); err != nil {
+		return err
+	}
+	m.ops[op] = &opInfo{run: run, fromTip: m.st.Tip}
+	m.st.Entries = append(m.st.Entries, Entry{ID: userEntry, Parent: m.st.Tip,
+		Message: messageJSON(&pi.UserMessage{Text: run.UserText, Timestamp: m.now()})})
+	m.st.Tip = userEntry
+	m.st.Ops[op] = Op{At: AtReady, NextAttempt: 1}
+	m.st.Lane.Current = op
+	return nil
+}
+
+// Step says what the next drive step must do and, for a recovery, emits the
+// recovery-tagged message_start/message_end of the synthetic response.
+func (m *Model) Step(permit bool) (Expect, error) {
+	if m.plan != nil {
+		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
+	}
+	m.intentSeen, m.settled, m.synthetic = false, nil, nil
+	id, o, ok := m.current()
+	var e Expect
+	switch {
+	case !ok:
+		e = Expect{Kind: "idle"}
+	case o.CancelRequested && o.effectPending():
+		e = Expect{Kind: "recover"}
+	case o.CancelRequested:
+		e = Expect{Kind: "terminate", Status: "aborted"}
+	case o.At == AtReady:
+		e = Expect{Kind: "generate"}
+	case o.At == AtRetryWait:
+		e = Expect{Kind: "retry"}
+	case o.At == AtEffectPending:
+		e = Expect{Kind: "recover"} // an orphan: no stream survives a process
+	case o.At == AtDeferredSuspend || o.At == AtDeferredEffect:
+		e = Expect{Kind: "wait", Reason: "deferred"}
+		if permit {
+			e = Expect{Kind: "poll"}
+		}
+	case o.At == AtCheckpoint:
+		e = Expect{Kind: "terminate", Status: "completed"}
+	case o.At == AtTools:
+		e = Expect{Kind: "wait", Reason: "tools"}
+	default:
+		return Expect{}, fmt.Errorf("model/lane: step: leaf %q is not modelled", o.At)
+	}
+	if e.Kind == "recover" {
+		m.synthetic = m.syntheticFor(id, o)
+		m.emit("message_start", true)
+		m.emit("message_end", true)
+	}
+	m.plan = &e
+	return e, nil
+}
+
+// syntheticFor is the harness-owned response for a restored effect_pending:
+// the reduced committed partial (or the empty api:"unknown" message) with
+// zero usage, stopReason "error" and the exact warning.
+func (m *Model) syntheticFor(op string, o Op) *pi.AssistantMessage {
+	var msg *pi.AssistantMessage
+	if p := m.durable(o.ResponseEntryID); p != nil {
+		msg = p.Clone()
+	} else {
+		mdl := m.ops[op].run.Model
+		msg = &pi.AssistantMessage{Content: []pi.Content{}, API: "unknown", Provider: mdl.Provider, Model: mdl.ModelID, Timestamp: m.now()}
+	}
+	msg.Usage, msg.StopReason, msg.ErrorMessage = pi.Usage{}, pi.StopError, pi.Str(InterruptedWarning)
+	if m.cfg.Mutant == MutantNonZeroSynthetic {
+		msg.Usage.Output, msg.Usage.TotalTokens = 1, 1
+	}
+	return msg
+}
+
+// durable is what the committed frames of resp reduce to: the observed
+// message after the event of the last committed frame.
+func (m *Model) durable(resp string) *pi.AssistantMessage {
+	s := m.streams[resp]
+	if s == nil || s.committedThrough < 0 {
+		return nil
+	}
+	return s.observed[s.committedThrough]
+}
+
+// Intent: the intent TX reserved resp and usage. Assistant: ready →
+// effect_pending(attempt). Deferred: suspended → effect_pending(poll+1), or
+// an orphaned poll replaced under the same poll number, deleting the
+// abandoned frame list in the same TX.
+func (m *Model) Intent(op, resp, usage string, attempt int) error {
+	if m.plan == nil || (m.plan.Kind != "generate" && m.plan.Kind != "poll") || m.intentSeen {
+		return fmt.Errorf("model/lane: intent %s: no generate/poll step expects an intent", resp)
+	}
+	id, o, ok := m.current()
+	if !ok || id != op {
+		return fmt.Errorf("model/lane: intent: operation %s is not current", op)
+	}
+	if err := m.fresh(resp, usage); err != nil {
+		return fmt.Errorf("model/lane: intent: %w", err)
+	}
+	n := Op{CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt, LatestAssistantEntryID: o.LatestAssistantEntryID,
+		ResponseEntryID: resp, UsageID: usage}
+	recovery := false
+	switch o.At {
+	case AtReady:
+		if attempt != o.NextAttempt {
+			return fmt.Errorf("model/lane: intent: attempt %d, want %d", attempt, o.NextAttempt)
+		}
+		n.At, n.Attempt = AtEffectPending, attempt
+	case AtDeferredSuspend:
+		n.At, n.Poll, n.SourceEntryID = AtDeferredEffect, o.Poll+1, o.SourceEntryID
+	case AtDeferredEffect:
+		n.At, n.Poll, n.SourceEntryID = AtDeferredEffect, o.Poll, o.SourceEntryID
+		delete(m.st.Lists, FramesKey(op, o.ResponseEntryID))
+		recovery = true
+	default:
+		return fmt.Errorf("model/lane: intent: leaf %s takes no intent", o.At)
+	}
+	m.st.Ops[op] = n
+	m.intentSeen = true
+	if n.At == AtDeferredEffect || attempt == 1 {
+		m.emit("turn_start", recovery)
+	}
+	s := &stream{op: op, resp: resp, recovery: recovery, framed: map[int]bool{}, committedThrough: -1}
+	if m.cfg.NewObserver != nil {
+		s.obs = m.cfg.NewObserver()
+	}
+	m.streams[resp] = s
+	m.live = s
+	return nil
+}
+
+// ProviderEvent: the provider loop consumed ev (before encoding it).
+func (m *Model) ProviderEvent(ev *pi.Event) error {
+	s := m.live
+	if s == nil {
+		return fmt.Errorf("model/lane: provider event %s without an owned stream", ev.Type)
+	}
+	if s.ended {
+		return fmt.Errorf("model/lane: provider event %s after the terminal event", ev.Type)
+	}
+	switch ev.Type {
+	case pi.EventDone, pi.EventError:
+		if ev.Message == nil {
+			return fmt.Errorf("model/lane: %s event has no message", ev.Type)
+		}
+		if ev.Type == pi.EventDone && !s.started {
+			return fmt.Errorf("model/lane: done before start")
+		}
+		s.ended, s.final = true, ev.Message.Clone()
+	case pi.EventStart:
+		if s.started {
+			return fmt.Errorf("model/lane: second start event")
+		}
+		s.started = true
+		m.emit("message_start", s.recovery)
+	default:
+		if !s.started {
+			return fmt.Errorf("model/lane: %s before start", ev.Type)
+		}
+		m.emit("message_update", s.recovery)
+	}
+	var seen *pi.AssistantMessage
+	if n := len(s.observed); n > 0 {
+		seen = s.observed[n-1]
+	}
+	if !s.ended && s.obs != nil {
+		s.obs.Observe(ev)
+		if msg := s.obs.Message(); msg != nil {
+			seen = msg.Clone()
+		}
+	}
+	s.observed = append(s.observed, seen)
+	s.types = append(s.types, ev.Type)
+	if ev.Partial != nil && !s.ended {
+		s.partial = ev.Partial.Clone()
+	}
+	return nil
+}
+
+// FrameEnqueued: the codec produced frame for event i of resp and the loop
+// enqueued its fenced append.
+func (m *Model) FrameEnqueued(resp string, i int, typ pi.EventType, frame []byte) error {
+	s := m.live
+	switch {
+	case s == nil || s.resp != resp:
+		return fmt.Errorf("model/lane: frame for %s event %d without its owned stream", resp, i)
+	case typ == pi.EventDone || typ == pi.EventError:
+		return fmt.Errorf("model/lane: terminal %s event %d stored as a frame", typ, i)
+	case s.hooked:
+		return fmt.Errorf("model/lane: frame for event %d after frame admission stopped", i)
+	case i != len(s.types)-1 || s.types[i] != typ:
+		return fmt.Errorf("model/lane: frame for event %d (%s) enqueued out of step; latest consumed event is %d", i, typ, len(s.types)-1)
+	case s.framed[i]:
+		return fmt.Errorf("model/lane: second frame for event %d", i)
+	case !s.started:
+		return fmt.Errorf("model/lane: frame for event %d before start", i)
+	}
+	s.framed[i] = true
+	m.queue = append(m.queue, queued{op: s.op, resp: resp, event: i, frame: Canonical(frame)})
+	return nil
+}
+
+// fence: an append commits only while its op is current at assistant or
+// deferred effect_pending with the same responseEntryId.
+func (m *Model) fence(q queued) bool {
+	if m.cfg.Mutant == MutantFenceIgnored {
+		return true
+	}
+	id, o, ok := m.current()
+	return ok && id == q.op && o.effectPending() && o.ResponseEntryID == q.resp
+}
+
+func (m *Model) popFrame(resp string, i int, what string) (queued, error) {
+	if len(m.queue) == 0 {
+		return queued{}, fmt.Errorf("model/lane: frame %s:%d %s but no frame is queued", resp, i, what)
+	}
+	q := m.queue[0]
+	if q.resp != resp || q.event != i {
+		return queued{}, fmt.Errorf("model/lane: frame %s:%d %s out of FIFO order; oldest queued is %s:%d", resp, i, what, q.resp, q.event)
+	}
+	m.queue = m.queue[1:]
+	return q, nil
+}
+
+// FrameCommitted: the oldest queued append committed.
+func (m *Model) FrameCommitted(resp string, i int) error {
+	q, err := m.popFrame(resp, i, "committed")
+	if err != nil {
+		return err
+	}
+	if !m.fence(q) {
+		_, o, _ := m.current()
+		return fmt.Errorf("model/lane: frame %s:%d committed although the fence does not hold (current %q at %q resp %q)",
+			resp, i, m.st.Lane.Current, o.At, o.ResponseEntryID)
+	}
+	k := FramesKey(q.op, resp)
+	m.st.Lists[k] = append(m.st.Lists[k], q.frame)
+	if s := m.streams[resp]; s != nil {
+		s.committedThrough = i
+	}
+	return nil
+}
+
+// FrameDeclined: the oldest queued append was declined by the fence.
+func (m *Model) FrameDeclined(resp string, i int) error {
+	q, err := m.popFrame(resp, i, "declined")
+	if err != nil {
+		return err
+	}
+	if m.fence(q) {
+		return fmt.Errorf("model/lane: frame %s:%d declined although the fence holds", resp, i)
+	}
+	return nil
+}
+
+// AfterResponse: the hook ran. Only a live stream that ended runs it, and
+// only after every accepted frame of that stream settled (drain).
+// message_end is due next.
+func (m *Model) AfterResponse() error {
+	s := m.live
+	if m.synthetic != nil || s == nil || !s.ended {
+		return fmt.Errorf("model/lane: after_response ran without an ended live stream (synthetic responses never run it)")
+	}
+	if s.hooked {
+		return fmt.Errorf("model/lane: after_response ran twice for %s", s.resp)
+	}
+	for _, q := range m.queue {
+		if q.resp == s.resp {
+			return fmt.Errorf("model/lane: after_response ran while the frame of event %d of %s was still queued (no drain)", q.event, s.resp)
+		}
+	}
+	s.hooked = true
+	s.response = s.final.Clone()
+	if m.cfg.AfterResponse != nil {
+		s.response = m.cfg.AfterResponse(s.response)
+	}
+	m.emit("message_end", s.recovery)
+	return nil
+}
+
+// Settle: the settlement TX of the step's response committed (the
+// implementation announces it with entry_added). entry, usage, tip, frame
+// list delete and next state — or the terminal suffix — in one TX.
+func (m *Model) Settle() error {
+	op, o, ok := m.current()
+	var msg *pi.AssistantMessage
+	var resp string
+	recovery := true
+	switch {
+	case m.synthetic != nil:
+		msg, resp = m.synthetic, o.ResponseEntryID
+	case m.live != nil && m.live.hooked:
+		msg, resp, recovery = m.live.response, m.live.resp, m.live.recovery
+	default:
+		return fmt.Errorf("model/lane: settlement without a response to settle")
+	}
+	if !ok || !o.effectPending() || o.ResponseEntryID != resp {
+		return fmt.Errorf("model/lane: settlement of %s, which is not the pending response (current %q at %q)", resp, op, o.At)
+	}
+	d := m.classify(o, m.ops[op], msg, recovery)
+	if d.fault != "" {
+		return fmt.Errorf("model/lane: settlement of %s must fault: %s", resp, d.fault)
+	}
+	m.st.Entries = append(m.st.Entries, Entry{ID: resp, Parent: m.st.Tip, Message: messageJSON(d.committed)})
+	m.st.Usage = append(m.st.Usage, UsageRow{ID: o.UsageID, EntryID: resp, Usage: usageJSON(d.committed.Usage)})
+	m.st.Tip = resp
+	m.emit("entry_added", recovery)
+	m.emit("usage", recovery)
+	out := Outcome{Kind: "progress"}
+	if d.next == nil {
+		m.terminate(op, "failed", d.failCode, d.failMsg)
+		m.emit("run_end:failed", false)
+		out = Outcome{Kind: "settled", Status: "failed"}
+	} else {
+		if m.cfg.Mutant != MutantKeepFramesOnSettle {
+			delete(m.st.Lists, FramesKey(op, resp))
+		}
+		m.st.Ops[op] = *d.next
+	}
+	m.live, m.synthetic, m.settled = nil, nil, &out
+	return nil
+}
+
+// terminate is the terminal TX: op state deleted (with its effect_pending
+// frame list), pi.result set, lane state cleared.
+func (m *Model) terminate(op, status, code, msg string) {
+	if o := m.st.Ops[op]; o.effectPending() && m.cfg.Mutant != MutantKeepFramesOnSettle {
+		delete(m.st.Lists, FramesKey(op, o.ResponseEntryID))
+	}
+	delete(m.st.Ops, op)
+	m.st.Results[op] = Result{Status: status, ErrorCode: code, ErrorMessage: msg, TipID: m.st.Tip, FromTipID: m.ops[op].fromTip}
+	m.st.Lane = LaneRecord{Current: "", Last: op}
+}
+
+// StepDone: the drive step returned; ok=false means it failed because the
+// process crashed (the driver then calls Crash). It applies the single TX of
+// retry and terminate steps and returns the result the step must report.
+func (m *Model) StepDone(ok bool) (Outcome, error) {
+	p := m.plan
+	m.plan = nil
+	if !ok {
+		return Outcome{}, nil // the process died mid-step; Crash resets the rest
+	}
+	if p == nil {
+		return Outcome{}, fmt.Errorf("model/lane: step done without a step")
+	}
+	id, o, _ := m.current()
+	switch p.Kind {
+	case "idle":
+		return Outcome{Kind: "idle"}, nil
+	case "wait":
+		return Outcome{Kind: "waiting", Reason: p.Reason}, nil
+	case "retry":
+		m.st.Ops[id] = Op{At: AtReady, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
+			LatestAssistantEntryID: o.LatestAssistantEntryID, NextAttempt: o.NextAttempt}
+		return Outcome{Kind: "progress"}, nil
+	case "terminate":
+		m.terminate(id, p.Status, "", "")
+		m.emit("run_end:"+p.Status, false)
+		return Outcome{Kind: "settled", Status: p.Status}, nil
+	}
+	// generate, poll, recover: the response settled, or it lost its
+	// operation to an external finalization (stale: nothing commits).
+	if m.settled != nil {
+		return *m.settled, nil
+	}
+	if p.Kind != "recover" && !m.intentSeen {
+		return Outcome{}, fmt.Errorf("model/lane: %s step returned without an intent", p.Kind)
+	}
+	resp := ""
+	if m.live != nil {
+		resp = m.live.resp
+	}
+	if p.Kind == "recover" {
+		resp = o.ResponseEntryID
+	}
+	if cur, co, ok := m.current(); ok && cur == id && co.effectPending() && co.ResponseEntryID == resp {
+		return Outcome{}, fmt.Errorf("model/lane: %s step returned without settling %s", p.Kind, resp)
+	}
+	m.live, m.synthetic = nil, nil
+	return Outcome{Kind: "progress", Reason: "stale"}, nil
+}
+
+// Cancel: durable cancel_requested on the current operation (no-op when
+// idle or already requested).
+func (m *Model) Cancel() {
+	id, o, ok := m.current()
+	if !ok || o.CancelRequested {
+		return
+	}
+	o.CancelRequested, o.RequestedAt = true, m.now()
+	m.st.Ops[id] = o
+}
+
+// Finalize: authorized external finalization at its turn on the line. It
+// reports whether it committed (false: no current operation).
+func (m *Model) Finalize(status, code, message string) bool {
+	id, _, ok := m.current()
+	if !ok {
+		return false
+	}
+	m.terminate(id, status, code, message)
+	return true
+}
+
+// Crash: process loss. Committed state is all that survives; queued
+// appends, the live stream and the step in progress are gone.
+func (m *Model) Crash() {
+	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen = nil, nil, nil, nil, nil, false
+}
+
+// Close is a controlled crash: it writes nothing. The append the line was
+// running may finish under the close barrier (reported as FrameCommitted
+// before Close); later admitted appends are rejected at their turn. Either
+// way only a committed prefix survives, as after a crash.
+func (m *Model) Close() { m.Crash() }
+
+// Snapshot is the expected lane snapshot.
+type Snapshot struct {
+	Transcript []string
+	// StreamingMessage is canonical JSON, "" when absent.
+	StreamingMessage string
+	Live             bool
+}
+
+// Snapshot: streamingMessage is the live partial while a stream is owned,
+// else the durable reduction for assistant/deferred effect_pending, else
+// absent.
+func (m *Model) Snapshot() Snapshot {
+	s := Snapshot{Transcript: m.Transcript()}
+	if m.live != nil && m.live.partial != nil {
+		s.StreamingMessage, s.Live = messageJSON(m.live.partial), true
+		return s
+	}
+	if _, o, ok := m.current(); ok && o.effectPending() {
+		if p := m.durable(o.ResponseEntryID); p != nil {
+			s.StreamingMessage = messageJSON(p)
+		}
+	}
+	return s
+}
+
+// Committed returns a copy of the committed state.
+func (m *Model) Committed() State { return m.st.clone() }
+
+// Events returns the emitted events so far.
+func (m *Model) Events() []string { return append([]string(nil), m.events...) }
+
+// Transcript returns the entry ids along the branch, root first.
+func (m *Model) Transcript() []string {
+	parent := map[string]string{}
+	for _, e := range m.st.Entries {
+		parent[e.ID] = e.Parent
+	}
+	var rev []string
+	for id := m.st.Tip; id != ""; id = parent[id] {
+		rev = append(rev, id)
+		if len(rev) > len(m.st.Entries) {
+			break
+		}
+	}
+	out := make([]string, len(rev))
+	for i, id := range rev {
+		out[len(rev)-1-i] = id
+	}
+	return out
+}
+
+// OpIDs lists every operation the model has seen, sorted.
+func (m *Model) OpIDs() []string { return sortedKeys(m.ops) }
+
+// ListKeys lists the frame-list key of every reserved response, sorted:
+// the addresses a comparison must read (storage cannot enumerate lists).
+func (m *Model) ListKeys() []string {
+	set := map[string]bool{}
+	for resp, s := range m.streams {
+		set[FramesKey(s.op, resp)] = true
+	}
+	return sortedKeys(set)
+}
+
+// Lane is the configured lane name.
+func (m *Model) Lane() string { return m.cfg.Lane }
+
+// Pending is the number of queued, unsettled frame appends.
+func (m *Model) Pending() int { return len(m.queue) }

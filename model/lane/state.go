@@ -1,0 +1,123 @@
+package lane
+
+import (
+	"sort"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// Leaves of the operation state machine the model drives (facts §4).
+const (
+	AtReady            = "assistant.ready"
+	AtEffectPending    = "assistant.effect_pending"
+	AtRetryWait        = "assistant.retry_wait"
+	AtDeferredSuspend  = "deferred.suspended"
+	AtDeferredEffect   = "deferred.effect_pending"
+	AtCheckpoint       = "checkpoint"
+	AtTools            = "tools"
+	FramesNamespace    = "pi.pending.assistant_frame"
+	InterruptedWarning = "Assistant request was interrupted. The preceding content is the latest committed partial; newer live output may be missing and the external outcome is unknown."
+)
+
+// State is the committed state of one lane, as plain values that a driver
+// can read back from any storage backend and compare with cmp.Diff.
+type State struct {
+	Tip     string // "" = no branch tip
+	Lane    LaneRecord
+	Entries []Entry    // commit order
+	Usage   []UsageRow // commit order
+	Ops     map[string]Op
+	Results map[string]Result
+	// Lists maps a frame-list key "op:resp" to its elements' JSON, in seq
+	// order. Only non-empty lists appear.
+	Lists map[string][]string
+}
+
+// LaneRecord is pi.lane.state without the inbox.
+type LaneRecord struct{ Current, Last string }
+
+// Entry is one transcript entry; Message is its message in canonical JSON.
+type Entry struct{ ID, Parent, Message string }
+
+// UsageRow is one usage row; Usage is canonical JSON.
+type UsageRow struct{ ID, EntryID, Usage string }
+
+// Op is the part of an operation state leaf that durability is about.
+type Op struct {
+	At              string
+	CancelRequested bool
+	RequestedAt     float64
+	// LatestAssistantEntryID is the last settled response ("" none).
+	LatestAssistantEntryID string
+	// assistant.*
+	Attempt     int     // effect_pending
+	NextAttempt int     // ready, retry_wait
+	NotBefore   float64 // retry_wait
+	RetryError  string  // retry_wait
+	// effect_pending (both kinds)
+	ResponseEntryID, UsageID string
+	// deferred.*
+	Poll          int
+	SourceEntryID string
+	// tools: content indexes of the planned calls
+	ToolCalls []int
+}
+
+func (o Op) effectPending() bool { return o.At == AtEffectPending || o.At == AtDeferredEffect }
+
+// Result is pi.result without timestamps.
+type Result struct{ Status, ErrorCode, ErrorMessage, TipID, FromTipID string }
+
+// FramesKey is pendingAssistantFrames(op, resp)'s key.
+func FramesKey(op, resp string) string { return op + ":" + resp }
+
+// Canonical re-serializes JSON through pi's vocabulary so that both sides
+// of a comparison use one byte form. Invalid JSON is returned as is.
+func Canonical(raw []byte) string {
+	v, err := pi.ParseJSON(string(raw))
+	if err != nil {
+		return string(raw)
+	}
+	return string(v.AppendJSON(nil))
+}
+
+func messageJSON(v any) string {
+	b, err := pi.Marshal(v)
+	if err != nil {
+		return "<unmarshalable: " + err.Error() + ">"
+	}
+	return Canonical(b)
+}
+
+func usageJSON(u pi.Usage) string { return Canonical(u.AppendJSON(nil)) }
+
+func (s State) clone() State {
+	c := s
+	c.Entries = append([]Entry(nil), s.Entries...)
+	c.Usage = append([]UsageRow(nil), s.Usage...)
+	c.Ops = make(map[string]Op, len(s.Ops))
+	for k, v := range s.Ops {
+		v.ToolCalls = append([]int(nil), v.ToolCalls...)
+		c.Ops[k] = v
+	}
+	c.Results = make(map[string]Result, len(s.Results))
+	for k, v := range s.Results {
+		c.Results[k] = v
+	}
+	c.Lists = make(map[string][]string, len(s.Lists))
+	for k, v := range s.Lists {
+		if len(v) > 0 {
+			c.Lists[k] = append([]string(nil), v...)
+		}
+	}
+	return c
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,225 @@
+// Package lane runs impl/lane and model/lane in lockstep on the same
+// choices and compares them after every step: committed state read back from
+// the storage backend, emitted events, step results and snapshots.
+//
+// Compare and ReadState are the pieces the simulator reuses; Run is the
+// rapid-driven lockstep driver (driver.go).
+package lane
+
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// Compare reads the committed state of the model's lane from st and returns
+// an error holding the cmp.Diff (-model +storage) when it differs from the
+// model's. extraListKeys are frame-list keys ("op:resp") the implementation
+// was seen to touch; they are read too, so a list the model does not know
+// about cannot hide.
+func Compare(st store.Storage, m *ml.Model, extraListKeys ...string) error {
+	keys := append(m.ListKeys(), extraListKeys...)
+	got, err := ReadState(st, m.Lane(), m.OpIDs(), keys)
+	if err != nil {
+		return err
+	}
+	if d := cmp.Diff(m.Committed(), got, cmpopts.EquateEmpty()); d != "" {
+		return fmt.Errorf("props/lane: committed state differs (-model +storage):\n%s", d)
+	}
+	return nil
+}
+
+// ReadState reads a lane's committed state from storage into the model's
+// plain form. Storage cannot enumerate lists or operations, so the caller
+// names them.
+func ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
+	s := ml.State{Ops: map[string]ml.Op{}, Results: map[string]ml.Result{}, Lists: map[string][]string{}}
+	tip, err := readJSON(st, lane.BranchTipAddr(laneName))
+	if err != nil {
+		return s, err
+	}
+	s.Tip = str(tip)
+	ls, err := readJSON(st, lane.LaneStateAddr(laneName))
+	if err != nil {
+		return s, err
+	}
+	s.Lane = ml.LaneRecord{Current: str(get(ls, "currentOperationId")), Last: str(get(ls, "lastOperationId"))}
+	entries, err := st.Entries()
+	if err != nil {
+		return s, fmt.Errorf("props/lane: read entries: %w", err)
+	}
+	for _, e := range entries {
+		v, err := pi.ParseJSON(string(e.Entry.Raw))
+		if err != nil {
+			return s, fmt.Errorf("props/lane: entry %s (seq %d): %w", e.Entry.ID, e.Seq, err)
+		}
+		parent := ""
+		if e.Entry.ParentID != nil {
+			parent = *e.Entry.ParentID
+		}
+		s.Entries = append(s.Entries, ml.Entry{ID: e.Entry.ID, Parent: parent, Message: string(get(v, "message").AppendJSON(nil))})
+	}
+	usage, err := st.Usage()
+	if err != nil {
+		return s, fmt.Errorf("props/lane: read usage: %w", err)
+	}
+	for _, u := range usage {
+		v, err := pi.ParseJSON(string(u.Row.Raw))
+		if err != nil {
+			return s, fmt.Errorf("props/lane: usage row %s (seq %d): %w", u.Row.ID, u.Seq, err)
+		}
+		s.Usage = append(s.Usage, ml.UsageRow{ID: u.Row.ID, EntryID: str(get(v, "entryId")), Usage: string(get(v, "usage").AppendJSON(nil))})
+	}
+	for _, op := range ops {
+		sv, err := st.GetValue(lane.OpStateAddr(op))
+		if err != nil {
+			return s, fmt.Errorf("props/lane: read op state %s: %w", op, err)
+		}
+		meta, err := st.GetValue(lane.OpMetaAddr(op))
+		if err != nil {
+			return s, fmt.Errorf("props/lane: read op meta %s: %w", op, err)
+		}
+		if (sv == nil) != (meta == nil) {
+			return s, fmt.Errorf("props/lane: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
+		}
+		if sv != nil {
+			os, err := lane.DecodeState(sv.Value)
+			if err != nil {
+				return s, fmt.Errorf("props/lane: op state %s: %w", op, err)
+			}
+			s.Ops[op] = opOf(os)
+		}
+		rv, err := readJSON(st, lane.ResultAddr(op))
+		if err != nil {
+			return s, err
+		}
+		if !rv.IsUndefined() {
+			e := get(rv, "error")
+			s.Results[op] = ml.Result{Status: str(get(rv, "status")), ErrorCode: str(get(e, "code")), ErrorMessage: str(get(e, "message")),
+				TipID: str(get(rv, "tipId")), FromTipID: str(get(rv, "fromTipId"))}
+		}
+	}
+	seen := map[string]bool{}
+	for _, k := range listKeys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		els, err := st.ReadList(store.Address{Namespace: lane.NSAssistantFrame, Key: k, Kind: store.KindList}, store.ReadOptions{Limit: 10_000})
+		if err != nil {
+			return s, fmt.Errorf("props/lane: read frame list %s: %w", k, err)
+		}
+		for _, e := range els {
+			s.Lists[k] = append(s.Lists[k], ml.Canonical(e.Value))
+		}
+	}
+	return s, nil
+}
+
+// opOf keeps the fields of each leaf that the model states.
+func opOf(s *lane.OpState) ml.Op {
+	o := ml.Op{At: string(s.At), CancelRequested: s.Control.CancelRequested}
+	if o.CancelRequested {
+		o.RequestedAt = s.Control.RequestedAt
+	}
+	if s.LatestAssistantEntryID != nil {
+		o.LatestAssistantEntryID = *s.LatestAssistantEntryID
+	}
+	switch s.At {
+	case lane.LeafAssistantReady:
+		o.NextAttempt = s.NextAttempt
+	case lane.LeafAssistantRetryWait:
+		o.NextAttempt, o.NotBefore, o.RetryError = s.NextAttempt, s.NotBefore, s.ErrorMessage
+	case lane.LeafAssistantEffectPending:
+		o.Attempt, o.ResponseEntryID, o.UsageID = s.Attempt, s.ResponseEntryID, s.UsageID
+	case lane.LeafDeferredEffectPending:
+		o.ResponseEntryID, o.UsageID, o.Poll, o.SourceEntryID = s.ResponseEntryID, s.UsageID, s.Poll, s.SourceEntryID
+	case lane.LeafDeferredSuspended:
+		o.Poll, o.SourceEntryID = s.Poll, s.SourceEntryID
+	case lane.LeafTools:
+		for _, c := range s.Calls {
+			o.ToolCalls = append(o.ToolCalls, c.SourceIndex)
+		}
+	}
+	return o
+}
+
+func readJSON(st store.Storage, a store.Address) (pi.JSONValue, error) {
+	v, err := st.GetValue(a)
+	if err != nil {
+		return pi.JSONValue{}, fmt.Errorf("props/lane: read %s[%s]: %w", a.Namespace, a.Key, err)
+	}
+	if v == nil {
+		return pi.JSONValue{}, nil
+	}
+	j, err := pi.ParseJSON(string(v.Value))
+	if err != nil {
+		return pi.JSONValue{}, fmt.Errorf("props/lane: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, err)
+	}
+	return j, nil
+}
+
+func get(v pi.JSONValue, key string) pi.JSONValue {
+	if v.Kind() != pi.Object {
+		return pi.JSONValue{}
+	}
+	x, _ := v.ObjectValue().Get(key)
+	return x
+}
+
+func str(v pi.JSONValue) string {
+	if v.Kind() == pi.String {
+		return v.Str()
+	}
+	return ""
+}
+
+// EventString is an implementation event in the model's event vocabulary.
+func EventString(ev lane.Event) string {
+	s := string(ev.Type)
+	if ev.Recovery {
+		s += "(recovery)"
+	}
+	if ev.Type == lane.EvRunEnd {
+		s += ":" + ev.Status
+	}
+	return s
+}
+
+// CompareEvents checks the implementation's events against the model's:
+// equal when exact, else a prefix of them (the model may already know
+// events the implementation is about to emit).
+func CompareEvents(impl, model []string, exact bool) error {
+	n := len(impl)
+	if !exact && n <= len(model) {
+		model = model[:n]
+	}
+	if d := cmp.Diff(model, impl, cmpopts.EquateEmpty()); d != "" {
+		return fmt.Errorf("props/lane: events differ (-model +impl):\n%s", d)
+	}
+	return nil
+}
+
+// CompareSnapshot checks a lane snapshot against the model's expectation.
+func CompareSnapshot(s *lane.Snapshot, m *ml.Model) error {
+	got := ml.Snapshot{Live: s.Live}
+	for _, e := range s.Transcript {
+		got.Transcript = append(got.Transcript, e.ID)
+	}
+	if s.StreamingMessage != nil {
+		b, err := pi.Marshal(s.StreamingMessage)
+		if err != nil {
+			return fmt.Errorf("props/lane: snapshot: %w", err)
+		}
+		got.StreamingMessage = ml.Canonical(b)
+	}
+	if d := cmp.Diff(m.Snapshot(), got, cmpopts.EquateEmpty()); d != "" {
+		return fmt.Errorf("props/lane: snapshot differs (-model +impl):\n%s", d)
+	}
+	return nil
+}

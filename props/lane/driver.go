@@ -1,0 +1,558 @@
+package lane
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/frames"
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/jsonl"
+	"github.com/frameproof/frameproof/impl/store/memory"
+	"github.com/frameproof/frameproof/impl/store/sqlite"
+	modelframes "github.com/frameproof/frameproof/model/frames"
+	ml "github.com/frameproof/frameproof/model/lane"
+	"pgregory.net/rapid"
+)
+
+// Options configure one lockstep run.
+type Options struct {
+	Backend string // "memory" (default) | "jsonl" | "sqlite"
+	Bugs    lane.Bugs
+	Mutant  string // model/lane Config.Mutant
+	Actions int    // top-level actions (0: 12)
+	// Stats, when set, counts what the run exercised (coverage, not
+	// verdicts): step kinds, frame outcomes, restarts, comparisons.
+	Stats *Stats
+}
+
+// Stats counts what runs exercised.
+type Stats struct {
+	mu     sync.Mutex
+	Counts map[string]int
+}
+
+func (s *Stats) add(k string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.Counts == nil {
+		s.Counts = map[string]int{}
+	}
+	s.Counts[k]++
+	s.mu.Unlock()
+}
+
+const laneName = "main"
+
+// driver runs impl/lane and model/lane side by side on one rapid.T.
+type driver struct {
+	t     *rapid.T
+	opts  Options
+	dir   string
+	clock *clock
+	ids   *ids
+	g     *gate
+	exec  *gateExec
+	under store.Storage
+	lane  *lane.Lane
+	model *ml.Model
+	hookX bool // after_response sets responseModel
+
+	mu         sync.Mutex // model, impl events, failure
+	implEvents []string
+	lost       bool // the current process crashed or closed
+	err        error
+	frameKeys  map[string]bool
+	finalizes  []finalizeReq
+	fedIntent  map[string]bool
+	cancelled  bool
+	honorAbort bool
+	finalized  bool // a FinalizeAsync was issued during this stream
+	checks     int
+}
+
+type finalizeReq struct{ status, code, msg string }
+
+// Run drives one random lockstep run and returns the first disagreement.
+func Run(t *rapid.T, opts Options) (err error) {
+	d := &driver{t: t, opts: opts, clock: &clock{ms: 1_700_000_000_000}, ids: &ids{}, g: newGate(),
+		frameKeys: map[string]bool{}, fedIntent: map[string]bool{}}
+	if opts.Backend != "" && opts.Backend != "memory" {
+		dir, err := os.MkdirTemp("", "props-lane-*")
+		if err != nil {
+			return err
+		}
+		d.dir = dir
+		defer os.RemoveAll(dir)
+	}
+	d.exec = &gateExec{g: d.g, inner: env.Goroutines{}, onFinalize: d.onFinalize}
+	d.g.onDeath = d.markLost
+	d.hookX = rapid.Bool().Draw(t, "hookTransforms")
+	d.model = ml.New(ml.Config{
+		Lane: laneName, Now: d.clock.nowMs,
+		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
+		Retryable:   lane.IsRetryableAssistantError,
+		AfterResponse: func(m *pi.AssistantMessage) *pi.AssistantMessage {
+			return d.transform(m)
+		},
+		Mutant: opts.Mutant,
+	})
+	if err := d.openStorage(true); err != nil {
+		return err
+	}
+	defer func() {
+		if d.lane != nil {
+			_ = d.lane.Close()
+		}
+		_ = d.under.Close()
+	}()
+	if err := d.openLane(); err != nil {
+		return err
+	}
+	n := opts.Actions
+	if n == 0 {
+		n = 12
+	}
+	for i := 0; i < n && d.failure() == nil; i++ {
+		d.action()
+	}
+	return d.failure()
+}
+
+// ---- failures ----
+
+func (d *driver) fail(err error) {
+	if err == nil {
+		return
+	}
+	d.mu.Lock()
+	if d.err == nil {
+		d.err = err
+	}
+	d.mu.Unlock()
+}
+
+func (d *driver) failure() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.err
+}
+
+func (d *driver) isLost() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.lost
+}
+
+func (d *driver) markLost() {
+	d.mu.Lock()
+	d.lost = true
+	d.mu.Unlock()
+}
+
+// ---- storage and process ----
+
+func (d *driver) openStorage(create bool) error {
+	var err error
+	switch d.opts.Backend {
+	case "", "memory":
+		if create {
+			d.under = memory.New(d.clock)
+		}
+	case "jsonl":
+		e := env.Env{Clock: d.clock, FS: env.OSFS{}, IDs: &ids{}, Executor: env.Goroutines{}}
+		p := filepath.Join(d.dir, "s.jsonl")
+		if create {
+			d.under, err = jsonl.Create(e, p, jsonl.Header{ID: "s", StorageVersion: 1, Cwd: "/"}, jsonl.Options{})
+		} else {
+			d.under, err = jsonl.Open(e, p, jsonl.Options{})
+		}
+	case "sqlite":
+		d.under, err = sqlite.Open(filepath.Join(d.dir, "s.db"), d.clock, sqlite.Options{})
+	default:
+		err = fmt.Errorf("props/lane: unknown backend %q", d.opts.Backend)
+	}
+	if err != nil {
+		return fmt.Errorf("props/lane: open %s storage: %w", d.opts.Backend, err)
+	}
+	return nil
+}
+
+func (d *driver) openLane() error {
+	crashAt := 0
+	if rapid.IntRange(0, 3).Draw(d.t, "crashPlanned") == 0 {
+		crashAt = rapid.IntRange(1, 60).Draw(d.t, "crashAtCommit")
+	}
+	d.g.reset(crashAt)
+	d.mu.Lock()
+	d.lost, d.finalizes = false, nil
+	d.mu.Unlock()
+	l, err := lane.Open(lane.Config{
+		Name: laneName, Storage: &gatedStore{Storage: d.under, g: d.g}, Clock: d.clock, IDs: d.ids, Exec: d.exec,
+		Provider: d, Listener: d.listener, AfterResponse: d.hook, OnFrame: d.onFrame, Bugs: d.opts.Bugs,
+	})
+	if err != nil {
+		return fmt.Errorf("props/lane: reopen lane: %w", err)
+	}
+	d.lane = l
+	d.check("open", true)
+	return nil
+}
+
+// restart ends the lost process and opens a fresh one on what storage kept.
+func (d *driver) restart() {
+	d.opts.Stats.add("restart")
+	d.model.Crash()
+	_ = d.lane.Close()
+	d.g.quiesce()
+	if d.opts.Backend == "jsonl" || d.opts.Backend == "sqlite" {
+		_ = d.under.Close()
+		if err := d.openStorage(false); err != nil {
+			d.fail(err)
+			return
+		}
+	}
+	if err := d.openLane(); err != nil {
+		d.fail(err)
+	}
+}
+
+// ---- comparison ----
+
+// check compares committed state, events (exactly, or as a prefix) and the
+// snapshot.
+func (d *driver) check(where string, exact bool) {
+	if d.failure() != nil || d.isLost() {
+		return
+	}
+	d.mu.Lock()
+	keys := make([]string, 0, len(d.frameKeys))
+	for k := range d.frameKeys {
+		keys = append(keys, k)
+	}
+	impl := append([]string(nil), d.implEvents...)
+	d.checks++
+	d.opts.Stats.add("check")
+	d.mu.Unlock()
+	wrap := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if err := Compare(d.under, d.model, keys...); err != nil {
+		d.fail(wrap(err))
+		return
+	}
+	if err := CompareEvents(impl, d.model.Events(), exact); err != nil {
+		d.fail(wrap(err))
+		return
+	}
+	if exact {
+		s, err := d.lane.Snapshot()
+		if err != nil {
+			d.fail(wrap(err))
+			return
+		}
+		d.fail(wrap(CompareSnapshot(s, d.model)))
+	}
+}
+
+// ---- top-level actions ----
+
+func (d *driver) action() {
+	cur := d.lane.Current()
+	switch a := rapid.IntRange(0, 15).Draw(d.t, "action"); {
+	case cur == nil && a < 13:
+		d.startRun()
+	case a == 13:
+		d.cancel()
+	case a == 14:
+		d.finalize()
+	case a == 15:
+		if err := d.lane.Close(); err != nil {
+			d.fail(fmt.Errorf("close: %w", err))
+		}
+		d.model.Close()
+		d.markLost()
+		d.restart()
+	default:
+		d.step(rapid.Bool().Draw(d.t, "permit"))
+	}
+	if d.isLost() {
+		d.restart()
+	}
+}
+
+func (d *driver) startRun() {
+	run := ml.Run{UserText: "hi", Model: ml.ModelRef{Provider: "openai", ModelID: "gpt-test"},
+		MaxAttempts: rapid.IntRange(1, 3).Draw(d.t, "maxAttempts"), BaseDelayMs: 1000}
+	op, err := d.lane.StartRun(lane.RunOptions{UserText: run.UserText,
+		Configuration: lane.Configuration{Model: lane.ModelRef{Provider: run.Model.Provider, ModelID: run.Model.ModelID}, ThinkingLevel: "off"},
+		RetryPolicy:   lane.RetryPolicy{MaxAttempts: run.MaxAttempts, BaseDelayMs: run.BaseDelayMs}})
+	d.g.quiesce()
+	if d.isLost() {
+		return
+	}
+	if err != nil {
+		d.fail(fmt.Errorf("start run: %w", err))
+		return
+	}
+	cur := d.lane.Current()
+	if cur == nil || cur.ID != op || cur.State.Gen == nil {
+		d.fail(fmt.Errorf("start run: operation %s not current after commit", op))
+		return
+	}
+	d.mu.Lock()
+	d.fail(d.model.StartRun(op, cur.State.Gen.TriggerEntryID, run))
+	d.mu.Unlock()
+	d.check("start run", true)
+}
+
+func (d *driver) cancel() {
+	if d.isLost() || d.failure() != nil {
+		return
+	}
+	err := d.lane.RequestCancel()
+	d.g.quiesce()
+	if d.isLost() {
+		return
+	}
+	if err != nil {
+		d.fail(fmt.Errorf("cancel: %w", err))
+		return
+	}
+	d.mu.Lock()
+	d.model.Cancel()
+	d.mu.Unlock()
+	d.check("cancel", true)
+}
+
+var finalizeStatuses = []finalizeReq{{"aborted", "", ""}, {"failed", "external", "finalized by operator"}, {"completed", "", ""}}
+
+func (d *driver) finalizeReq() finalizeReq {
+	return finalizeStatuses[rapid.IntRange(0, len(finalizeStatuses)-1).Draw(d.t, "finalizeStatus")]
+}
+
+func (d *driver) finalize() {
+	r := d.finalizeReq()
+	d.mu.Lock()
+	d.finalizes = append(d.finalizes, r)
+	d.mu.Unlock()
+	err := d.lane.Finalize(r.status, opErr(r))
+	d.g.quiesce()
+	if d.isLost() {
+		return
+	}
+	if err != nil && !errors.Is(err, lane.ErrNoOperation) {
+		d.fail(fmt.Errorf("finalize: %w", err))
+	}
+	d.check("finalize", true)
+}
+
+func opErr(r finalizeReq) *lane.OpError {
+	if r.code == "" {
+		return nil
+	}
+	return &lane.OpError{Code: r.code, Message: r.msg}
+}
+
+// onFinalize runs on the line at the finalization's turn.
+func (d *driver) onFinalize(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.finalizes) == 0 {
+		d.failLocked(fmt.Errorf("finalization resolved that the driver never issued"))
+		return
+	}
+	r := d.finalizes[0]
+	d.finalizes = d.finalizes[1:]
+	if d.lost || (err != nil && !errors.Is(err, lane.ErrNoOperation)) {
+		return // it never ran: the line was sealed by a crash, fault or close
+	}
+	committed := d.model.Finalize(r.status, r.code, r.msg)
+	d.opts.Stats.add(fmt.Sprintf("finalize:committed=%t", committed))
+	if committed != (err == nil) {
+		d.failLocked(fmt.Errorf("finalize %s: model committed=%t, impl err=%v", r.status, committed, err))
+	}
+}
+
+func (d *driver) failLocked(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+func stepKind(k lane.StepKind) string { return k.String() }
+
+func (d *driver) step(permit bool) {
+	if d.failure() != nil {
+		return
+	}
+	d.mu.Lock()
+	exp, err := d.model.Step(permit)
+	d.cancelled, d.honorAbort, d.finalized = false, false, false
+	d.mu.Unlock()
+	if err != nil {
+		d.fail(err)
+		return
+	}
+	d.opts.Stats.add("step:" + exp.Kind)
+	res, serr := d.lane.Step(lane.StepOptions{DeferredPermit: permit, WaitForRetry: true})
+	d.g.quiesce()
+	d.mu.Lock()
+	lost := d.lost
+	d.mu.Unlock()
+	if lost {
+		d.mu.Lock()
+		_, err := d.model.StepDone(false)
+		d.mu.Unlock()
+		d.fail(err)
+		return
+	}
+	if serr != nil {
+		d.fail(fmt.Errorf("step (%s) failed without a crash: %w", exp.Kind, serr))
+		return
+	}
+	d.mu.Lock()
+	out, err := d.model.StepDone(true)
+	d.mu.Unlock()
+	if err != nil {
+		d.fail(err)
+		return
+	}
+	got := ml.Outcome{Kind: stepKind(res.Kind), Reason: res.Reason, Status: res.Status}
+	if got != out {
+		d.fail(fmt.Errorf("step (%s): impl returned %+v, model expects %+v", exp.Kind, got, out))
+		return
+	}
+	d.check("step "+exp.Kind, true)
+}
+
+// ---- impl callbacks ----
+
+func (d *driver) listener(ev lane.Event) env.Future {
+	d.mu.Lock()
+	if d.lost {
+		d.mu.Unlock()
+		return nil
+	}
+	d.implEvents = append(d.implEvents, EventString(ev))
+	d.opts.Stats.add("event:" + EventString(ev))
+	d.mu.Unlock()
+	switch ev.Type {
+	case lane.EvTurnStart:
+		d.feedIntent()
+	case lane.EvEntryAdded:
+		d.mu.Lock()
+		err := d.model.Settle()
+		d.mu.Unlock()
+		d.fail(err)
+		d.check("entry_added", false)
+	}
+	return nil
+}
+
+// feedIntent tells the model the intent the implementation committed, with
+// the ids it minted (read from its in-process state).
+func (d *driver) feedIntent() {
+	cur := d.lane.Current()
+	if cur == nil || !cur.State.At.IsEffectPending() {
+		d.fail(fmt.Errorf("intent: no effect_pending operation after the intent"))
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.fedIntent[cur.State.ResponseEntryID] {
+		return
+	}
+	d.fedIntent[cur.State.ResponseEntryID] = true
+	if err := d.model.Intent(cur.ID, cur.State.ResponseEntryID, cur.State.UsageID, cur.State.Attempt); err != nil {
+		d.failLocked(err)
+	}
+}
+
+func (d *driver) onFrame(r lane.FrameRecord) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.lost {
+		return
+	}
+	var err error
+	d.opts.Stats.add("frame:" + string(r.Outcome))
+	switch r.Outcome {
+	case lane.FrameEnqueued:
+		d.frameKeys[ml.FramesKey(r.OperationID, r.ResponseEntryID)] = true
+		err = d.model.FrameEnqueued(r.ResponseEntryID, r.EventIndex, r.EventType, r.Frame)
+	case lane.FrameCommitted:
+		err = d.model.FrameCommitted(r.ResponseEntryID, r.EventIndex)
+	case lane.FrameDeclined:
+		err = d.model.FrameDeclined(r.ResponseEntryID, r.EventIndex)
+	case lane.FrameFailed:
+		if !d.g.isDead() {
+			err = fmt.Errorf("frame %s:%d failed without a crash", r.ResponseEntryID, r.EventIndex)
+		}
+	}
+	d.failLocked(err)
+}
+
+func (d *driver) hook(m *pi.AssistantMessage) (*pi.AssistantMessage, error) {
+	d.mu.Lock()
+	if !d.lost {
+		d.failLocked(d.model.AfterResponse())
+	}
+	d.mu.Unlock()
+	return d.transform(m), nil
+}
+
+func (d *driver) transform(m *pi.AssistantMessage) *pi.AssistantMessage {
+	if d.hookX {
+		m.ResponseModel = pi.Str("after-hook")
+	}
+	return m
+}
+
+// ---- deterministic clock and ids ----
+
+type clock struct {
+	mu sync.Mutex
+	ms int64
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.UnixMilli(c.ms)
+}
+
+func (c *clock) Sleep(dur time.Duration) {
+	c.mu.Lock()
+	c.ms += dur.Milliseconds()
+	c.mu.Unlock()
+}
+
+func (c *clock) nowMs() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return float64(c.ms)
+}
+
+type ids struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (g *ids) NewID() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n++
+	return fmt.Sprintf("0190a000-0000-7000-8000-%012d", g.n)
+}
