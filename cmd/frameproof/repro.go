@@ -412,6 +412,7 @@ func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	src := choice.NewSeeded(t.seed)
 	o := runOn(src)
+	opts.MaxSteps = shrinkStepCap(o) // for the candidates below
 	fmt.Fprintf(stdout, "shrink: %s\n", t.what())
 	if !o.Failed {
 		fmt.Fprintln(stdout, "verdict: PASS (nothing to shrink)")

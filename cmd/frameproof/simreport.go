@@ -41,8 +41,12 @@ type SimCell struct {
 	Steps    int64  `json:"steps"`
 	// StoppedBy names the budget that ended the cell early: "steps",
 	// "duration" or "failures"; "" if every planned seed ran.
-	StoppedBy       string  `json:"stoppedBy,omitempty"`
+	StoppedBy string `json:"stoppedBy,omitempty"`
+	// DurationSeconds is the cell's wall time, re-runs and shrinking of
+	// failures included; RunSeconds only the seeds' first runs, from which
+	// RunsPerSecond and StepsPerSecond (the simulator's speed) are taken.
 	DurationSeconds float64 `json:"durationSeconds"`
+	RunSeconds      float64 `json:"runSeconds"`
 	RunsPerSecond   float64 `json:"runsPerSecond"`
 	StepsPerSecond  float64 `json:"stepsPerSecond"`
 	Verdict         string  `json:"verdict"` // pass | fail | error | not run
@@ -110,7 +114,11 @@ func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
 		s := c.summary
 		cell := SimCell{Scenario: c.scenario, Backend: c.backend, Planned: s.Planned, Runs: s.Runs, Passed: s.Passed,
 			Failed: len(s.Failures), Steps: s.Steps, StoppedBy: s.StoppedBy, DurationSeconds: s.DurationSeconds,
-			RunsPerSecond: s.RunsPerSecond, StepsPerSecond: s.StepsPerSecond}
+			RunSeconds: c.runTime.Seconds()}
+		if cell.RunSeconds > 0 {
+			cell.RunsPerSecond = float64(s.Runs) / cell.RunSeconds
+			cell.StepsPerSecond = float64(s.Steps) / cell.RunSeconds
+		}
 		rc := ReportCase{Name: c.backend}
 		switch {
 		case c.err != nil:
@@ -192,14 +200,14 @@ func printSimSummary(w io.Writer, rep *Report) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tbackend\truns\tfailed\tsteps\truns/s\tsteps/s\tverdict\t")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\tbackend\t  runs\tfailed\t     steps\t runs/s\t steps/s\tverdict")
 	for _, c := range sr.Cells {
 		verdict := strings.ToUpper(c.Verdict)
 		if c.StoppedBy != "" {
 			verdict += fmt.Sprintf(" (%d/%d seeds, %s budget)", c.Runs, c.Planned, c.StoppedBy)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.0f\t%s\t\n", c.Scenario, c.Backend, c.Runs, c.Failed, c.Steps,
+		fmt.Fprintf(tw, "%s\t%s\t%6d\t%6d\t%10d\t%7.1f\t%8.0f\t%s\n", c.Scenario, c.Backend, c.Runs, c.Failed, c.Steps,
 			c.RunsPerSecond, c.StepsPerSecond, verdict)
 	}
 	tw.Flush()
@@ -207,11 +215,11 @@ func printSimSummary(w io.Writer, rep *Report) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "race coverage (runs that took each order)")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "row\tname\torder A\truns\torder B\truns\t")
+		fmt.Fprintln(tw, "row\torder A\t  runs\torder B\t  runs\t")
 		for _, c := range sr.Coverage {
-			cols := []string{c.Row, c.Name}
+			cols := []string{c.Row}
 			for _, o := range c.Orders {
-				cols = append(cols, o.Order, fmt.Sprint(o.Runs))
+				cols = append(cols, o.Order, fmt.Sprintf("%6d", o.Runs))
 			}
 			status := "ok"
 			if !c.Covered {

@@ -169,17 +169,6 @@ func coverageGoals(s simSuite, scenarios []simScenario) []simRaceRow {
 	return rows
 }
 
-// noSuite stands in until a scenario package is wired in.
-type noSuite struct{}
-
-func (noSuite) Scenarios() []simScenario   { return nil }
-func (noSuite) RaceRows() []simRaceRow     { return nil }
-func (noSuite) BugNames() []string         { return nil }
-func (noSuite) Backends() []string         { return []string{"memory", "jsonl", "sqlite"} }
-func (noSuite) LinzModel() porcupine.Model { return porcupine.Model{} }
-
-func defaultSuite() simSuite { return noSuite{} }
-
 // takenOrders is every (row, order) a run took, each once.
 func (o simOutcome) takenOrders() map[string][]string {
 	if o.RaceOrders != nil {
