@@ -27,6 +27,9 @@ type Options struct {
 	Bugs    lane.Bugs
 	Mutant  string // model/lane Config.Mutant
 	Actions int    // top-level actions (0: 12)
+	// Deferred biases runs toward deferred responses and poll permits
+	// (polls, orphaned polls and their replacement).
+	Deferred bool
 	// Stats, when set, counts what the run exercised (coverage, not
 	// verdicts): step kinds, frame outcomes, restarts, comparisons.
 	Stats *Stats
@@ -285,7 +288,11 @@ func (d *driver) action() {
 		d.markLost()
 		d.restart()
 	default:
-		d.step(rapid.Bool().Draw(d.t, "permit"))
+		permit := rapid.Bool().Draw(d.t, "permit")
+		if d.opts.Deferred {
+			permit = rapid.IntRange(0, 3).Draw(d.t, "permitBiased") > 0
+		}
+		d.step(permit)
 	}
 	if d.isLost() {
 		d.restart()

@@ -29,6 +29,9 @@ const (
 func (d *driver) Stream(req lane.Request) lane.Stream {
 	d.feedIntent()
 	end := rapid.IntRange(0, nEndings-1).Draw(d.t, "ending")
+	if d.opts.Deferred && rapid.Bool().Draw(d.t, "deferredBias") {
+		end = endDeferred
+	}
 	if end == endBadDeferred && req.Deferred != nil {
 		// impl/lane does not validate a poll's handle at settlement and
 		// faults on the next poll instead (reported finding); keep polls'

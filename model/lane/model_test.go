@@ -1,0 +1,153 @@
+package lane
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// partialObserver is a stand-in observer for unit tests: the observed
+// message is the latest partial (the real one is model/frames.Observer).
+type partialObserver struct{ m *pi.AssistantMessage }
+
+func (o *partialObserver) Observe(ev *pi.Event)          { o.m = ev.Partial }
+func (o *partialObserver) Message() *pi.AssistantMessage { return o.m }
+
+func newModel() *Model {
+	return New(Config{Lane: "main", Now: func() float64 { return 1000 },
+		NewObserver: func() Observer { return &partialObserver{} }})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func started(t *testing.T, maxAttempts int) *Model {
+	m := newModel()
+	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: maxAttempts, BaseDelayMs: 10}))
+	e, err := m.Step(false)
+	must(t, err)
+	if e.Kind != "generate" {
+		t.Fatalf("step: %+v", e)
+	}
+	must(t, m.Intent("op", "r1", "g1", 1))
+	return m
+}
+
+func partial(text string) *pi.AssistantMessage {
+	return &pi.AssistantMessage{Content: []pi.Content{pi.TextContent{Text: text}}, API: "a", Provider: "openai", Model: "gpt", StopReason: pi.StopPending}
+}
+
+// An orphan with no committed frame settles as the empty api:"unknown"
+// error under the reserved ids, with zero usage and W, then retries.
+func TestRecoveryWithoutFrames(t *testing.T) {
+	m := started(t, 2)
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	must(t, m.FrameEnqueued("r1", 0, pi.EventStart, []byte(`{"type":"start"}`)))
+	m.Crash() // the frame never committed
+	e, err := m.Step(false)
+	must(t, err)
+	if e.Kind != "recover" {
+		t.Fatalf("orphan step: %+v", e)
+	}
+	must(t, m.Settle())
+	st := m.Committed()
+	last := st.Entries[len(st.Entries)-1]
+	if last.ID != "r1" || !strings.Contains(last.Message, `"api":"unknown"`) || !strings.Contains(last.Message, InterruptedWarning) {
+		t.Fatalf("synthetic entry: %+v", last)
+	}
+	if u := st.Usage[0]; u.ID != "g1" || u.EntryID != "r1" || strings.Contains(u.Usage, ":1") {
+		t.Fatalf("usage row: %+v", u)
+	}
+	if o := st.Ops["op"]; o.At != AtRetryWait || o.NextAttempt != 2 || o.NotBefore != 1010 {
+		t.Fatalf("next state: %+v", o)
+	}
+	if len(st.Lists) != 0 {
+		t.Fatalf("frame list after settlement: %v", st.Lists)
+	}
+}
+
+// With a committed frame the synthetic keeps the reduced partial; at the
+// cap it fails the operation in the same TX.
+func TestRecoveryWithFramesAtCap(t *testing.T) {
+	m := started(t, 1)
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("draft")}))
+	must(t, m.FrameEnqueued("r1", 0, pi.EventStart, []byte(`{"type":"start"}`)))
+	must(t, m.FrameCommitted("r1", 0))
+	if s := m.Snapshot(); !s.Live || !strings.Contains(s.StreamingMessage, "draft") {
+		t.Fatalf("live snapshot: %+v", s)
+	}
+	m.Crash()
+	if s := m.Snapshot(); s.Live || !strings.Contains(s.StreamingMessage, "draft") {
+		t.Fatalf("durable snapshot: %+v", s)
+	}
+	_, err := m.Step(false)
+	must(t, err)
+	must(t, m.Settle())
+	st := m.Committed()
+	if r := st.Results["op"]; r.Status != "failed" || r.TipID != "r1" || r.ErrorMessage != InterruptedWarning {
+		t.Fatalf("result: %+v", r)
+	}
+	if len(st.Ops) != 0 || len(st.Lists) != 0 || st.Lane.Current != "" {
+		t.Fatalf("terminal left state: %+v", st)
+	}
+	if got := strings.Join(m.Events(), ","); got != "turn_start,message_start,message_start(recovery),message_end(recovery),entry_added(recovery),usage(recovery),run_end:failed" {
+		t.Fatalf("events: %s", got)
+	}
+}
+
+// The model rejects what the rules forbid.
+func TestModelRejectsIllegalInputs(t *testing.T) {
+	m := started(t, 1)
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	must(t, m.FrameEnqueued("r1", 0, pi.EventStart, []byte(`{}`)))
+	if m.AfterResponse() == nil {
+		t.Fatal("after_response before the stream ended was accepted")
+	}
+	final := partial("x")
+	final.StopReason = pi.StopStop
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventDone, Message: final}))
+	if m.FrameEnqueued("r1", 1, pi.EventDone, []byte(`{}`)) == nil {
+		t.Fatal("a frame for the terminal event was accepted")
+	}
+	if m.AfterResponse() == nil {
+		t.Fatal("after_response with a queued frame (no drain) was accepted")
+	}
+	if !m.Finalize("aborted", "", "") {
+		t.Fatal("finalize of the current op did not commit")
+	}
+	if m.FrameCommitted("r1", 0) == nil {
+		t.Fatal("a frame committed after finalization (fence) was accepted")
+	}
+	if m.Committed().Results["op"].Status != "aborted" {
+		t.Fatal("finalize did not record the result")
+	}
+}
+
+// Cancellation wins over complete-looking content.
+func TestCancellationWins(t *testing.T) {
+	m := started(t, 3)
+	m.Cancel()
+	final := partial("complete")
+	final.StopReason = pi.StopStop
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventDone, Message: final}))
+	must(t, m.AfterResponse())
+	must(t, m.Settle())
+	if out, err := m.StepDone(true); err != nil || out.Kind != "progress" {
+		t.Fatalf("step done: %+v %v", out, err)
+	}
+	st := m.Committed()
+	if !strings.Contains(st.Entries[1].Message, `"stopReason":"aborted"`) || st.Ops["op"].At != AtCheckpoint {
+		t.Fatalf("cancelled settlement: %+v", st)
+	}
+	e, err := m.Step(false)
+	must(t, err)
+	if e.Kind != "terminate" || e.Status != "aborted" {
+		t.Fatalf("reconcile: %+v", e)
+	}
+}
