@@ -38,9 +38,13 @@ func TestLockstepDeferred(t *testing.T) {
 	checkLockstep(t, Options{Backend: "memory", Actions: 24, Deferred: true}, "step:wait", "event:turn_start(recovery)")
 }
 
-func TestLockstepJSONL(t *testing.T) { checkLockstep(t, Options{Backend: "jsonl", Actions: 12, Deferred: true}) }
+func TestLockstepJSONL(t *testing.T) {
+	checkLockstep(t, Options{Backend: "jsonl", Actions: 12, Deferred: true})
+}
 
-func TestLockstepSQLite(t *testing.T) { checkLockstep(t, Options{Backend: "sqlite", Actions: 12, Deferred: true}) }
+func TestLockstepSQLite(t *testing.T) {
+	checkLockstep(t, Options{Backend: "sqlite", Actions: 12, Deferred: true})
+}
 
 // firstDetection runs seeds until the lockstep comparison fails, returning
 // the seed and the failure (or -1 when no seed in budget caught it).
