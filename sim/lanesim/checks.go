@@ -10,6 +10,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/world"
 )
 
 // Invariant numbers refer to the seed's list (assistant-durability.md).
@@ -147,7 +148,7 @@ func (r *runner) checkRestored() {
 		}
 		if r.p.canceller && boolChoice(r, "reconnect-cancel") {
 			var hf *lane.HarnessFault
-			if err := r.ln.RequestCancel(); err != nil && !(errors.As(err, &hf) && r.injected) {
+			if err := r.ln.RequestCancel(); err != nil && !(errors.As(err, &hf) && r.injected) && !errors.Is(err, world.ErrCrashed) {
 				r.fail("invariant", "request cancel on reconnect: %v", err)
 			}
 		}
@@ -497,7 +498,7 @@ func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 		c := r.cur
 		owned := ln.Fault() == nil && !r.closed && c != nil && !c.settled &&
 			((st != nil && st.At.IsEffectPending() && c.req.ResponseEntryID == st.ResponseEntryID) ||
-				(r.finalized[c.req.OperationID] && snap.OperationID != c.req.OperationID))
+				(r.finalizing[c.req.OperationID] && snap.OperationID != c.req.OperationID))
 		r.check(owned, "invariant", "snapshot shows a live partial the process does not own (state %s)", describe(snap.OperationID, st))
 	}
 	if st != nil && st.At.IsEffectPending() {

@@ -99,7 +99,8 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	if max <= 0 {
 		max = DefaultMaxSteps
 	}
-	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
+	gs := &guardSource{src: src}
+	w := world.New(gs, world.Options{Trace: tr, MaxSteps: int64(max)})
 	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,
 		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
 		delivered: map[string]map[int]bool{}, finalized: map[string]bool{}, lastResp: map[string]string{}, finalizing: map[string]bool{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
@@ -112,6 +113,19 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	r.be = be
 	defer be.close()
 	werr := w.Run(r.main)
+	if gs.invalid != nil {
+		// rapid ran out of recorded data (maybe inside code that recovers
+		// panics, like store.Line): hand its marker back to rapid on the
+		// test goroutine so it discards the candidate
+		panic(gs.invalid)
+	}
+	var pe *world.PanicError
+	if errors.As(werr, &pe) && fmt.Sprintf("%T", pe.Value) == "rapid.invalidData" {
+		// rapid ran out of recorded data while replaying a candidate: hand
+		// its marker back to rapid (on the test goroutine) so it discards
+		// the candidate instead of calling it a failure
+		panic(pe.Value)
+	}
 	if werr != nil && !r.failed {
 		var be *world.BudgetError
 		var de *world.DeadlockError
@@ -136,6 +150,24 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 		out.Races[row] = orders[0]
 	}
 	return out
+}
+
+// guardSource remembers a rapid invalid-data panic raised by a draw.
+type guardSource struct {
+	src     choice.Source
+	invalid any
+}
+
+func (g *guardSource) Intn(label string, n int) int {
+	defer func() {
+		if v := recover(); v != nil {
+			if fmt.Sprintf("%T", v) == "rapid.invalidData" && g.invalid == nil {
+				g.invalid = v
+			}
+			panic(v)
+		}
+	}()
+	return g.src.Intn(label, n)
 }
 
 // fail records the first failure and stops the world.
@@ -251,7 +283,11 @@ func (r *runner) startProcess() bool {
 	if r.p.deferred && r.gen > 1 && choice.Bool(r.w, "restart-permit") {
 		r.permits = 1
 	}
-	r.checkRestored()
+	mine := r.proc
+	r.checkRestored() // may wait (reconnect cancel): another restart may happen meanwhile
+	if r.proc != mine || !mine.Alive() {
+		return false
+	}
 	r.proc.Go("driver", r.driver)
 	return true
 }
@@ -368,7 +404,12 @@ func (r *runner) laneError(err error) {
 		return
 	case errors.As(err, &hf) && r.injected:
 		r.faultPending = false
-		r.w.Root().Go("supervisor", func() { r.crashAndRestart("restart after storage fault of", r.opts.Backend == "jsonl") })
+		gen := r.gen
+		r.w.Root().Go("supervisor", func() {
+			if r.gen == gen { // not restarted meanwhile by someone else
+				r.crashAndRestart("restart after storage fault of", r.opts.Backend == "jsonl")
+			}
+		})
 	default:
 		r.fail("invariant", "lane error in process %d: %v", r.gen, err)
 	}

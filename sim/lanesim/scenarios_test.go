@@ -1,6 +1,8 @@
 package lanesim
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/anishathalye/porcupine"
@@ -38,9 +40,15 @@ func TestMixUnderRapid(t *testing.T) {
 	require.True(t, ok)
 	rapid.Check(t, func(rt *rapid.T) {
 		be := rapid.SampledFrom([]string{"memory", "jsonl"}).Draw(rt, "backend")
-		out := sc.Run(choice.FromRapid(rt), Options{Backend: be})
+		out := sc.Run(choice.FromRapid(rt), Options{Backend: be, KeepTrace: true})
 		if out.Failed {
-			rt.Fatalf("%s: %s", out.Kind, out.Message)
+			var buf bytes.Buffer
+			_ = out.Trace.WriteJSONL(&buf)
+			lines := strings.Split(buf.String(), "\n")
+			if len(lines) > 80 {
+				lines = lines[len(lines)-80:]
+			}
+			rt.Fatalf("%s: %s\ntrace tail:\n%s", out.Kind, out.Message, strings.Join(lines, "\n"))
 		}
 	})
 }
