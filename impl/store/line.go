@@ -154,14 +154,13 @@ func (l *Line) actor() {
 	}
 }
 
-// runItem runs one work item and turns a panic into an error so that one bad
-// item cannot kill the line actor and strand every later future.
-func runItem(item *lineItem) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("store: line work %q panicked: %v", item.name, r)
-		}
-	}()
+// runItem runs one work item. It deliberately recovers nothing: a panic in
+// work is a programming error that must take the process down (in
+// production) or be reported by the simulator, and executors unwind
+// abandoned actors with panics that no code in impl/ may swallow. Turning
+// such a panic into an item error once let a crashed process's line keep
+// committing under simulation.
+func runItem(item *lineItem) error {
 	if item.work == nil {
 		return fmt.Errorf("store: line work %q is nil", item.name)
 	}
