@@ -87,7 +87,11 @@ func (s *Store) submit(kind requestKind, writes []store.Write) (*request, error)
 	s.leader = true
 	s.mu.Unlock()
 	if !lead {
-		_ = req.wake.Wait()
+		// A failed wait (the executor abandoned this actor, e.g. its process
+		// crashed) must not read as success: the request's outcome is unknown.
+		if err := req.wake.Wait(); err != nil {
+			return nil, fmt.Errorf("jsonl: waiting for group commit: %w", err)
+		}
 		s.mu.Lock()
 		lead = req.promoted
 		s.mu.Unlock()

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -266,4 +267,43 @@ func TestCompactionCrashLeavesOldOrNewFile(t *testing.T) {
 		steps++
 	}
 	assert.GreaterOrEqual(t, steps, 5, "create, write, sync, rename, syncdir each failed once")
+}
+
+// abandoningExec is an executor whose waits fail, as a simulator's do for
+// actors of a crashed process.
+type abandoningExec struct{ env.Goroutines }
+
+var errAbandoned = errors.New("actor abandoned")
+
+func (abandoningExec) NewFuture(name string) env.Completer {
+	return abandonedFuture{env.Goroutines{}.NewFuture(name)}
+}
+
+type abandonedFuture struct{ env.Completer }
+
+func (abandonedFuture) Wait() error { return errAbandoned }
+
+// TestFollowerWhoseWaitFailsDoesNotReadAsCommitted: a follower whose wait
+// for the leader fails must report an error, never a zero result with a
+// nil error (which a caller would take as an acknowledged commit).
+func TestFollowerWhoseWaitFailsDoesNotReadAsCommitted(t *testing.T) {
+	m := newMemFS()
+	e := testEnv(m)
+	e.Executor = abandoningExec{}
+	s, err := Create(e, path, Header{ID: "sess", CreatedAt: 1000, Cwd: "/w"}, Options{Sync: SyncAlways})
+	require.NoError(t, err)
+	gate := env.Goroutines{}.NewFuture("gate")
+	m.mu.Lock()
+	m.gateSync = gate
+	m.mu.Unlock()
+	leaderDone := make(chan error, 1)
+	go func() {
+		_, err := s.Commit([]store.Write{store.SetValueRaw(store.Address{Namespace: "n", Key: "leader"}, []byte("1"))})
+		leaderDone <- err
+	}()
+	waitFor(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.leader })
+	_, err = s.Commit([]store.Write{store.SetValueRaw(store.Address{Namespace: "n", Key: "follower"}, []byte("1"))})
+	require.ErrorIs(t, err, errAbandoned)
+	gate.Resolve(nil)
+	require.NoError(t, <-leaderDone)
 }
