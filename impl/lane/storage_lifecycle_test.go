@@ -318,3 +318,21 @@ func TestRequiredTelemetryRecordsAppendDeleteOrderWithoutContent(t *testing.T) {
 		require.Equal(t, []string{"append", "append", "append", "append", "delete"}, order)
 	})
 }
+
+// A drive step's terminal transaction (checkpoint finish, aborted terminal)
+// whose operation was finalized externally before its turn on the line is
+// stale progress, exactly like a settlement that lost the same race, not an
+// ErrNoOperation failure of the drive. Found by sim/lanesim.
+func TestTerminalStepAfterExternalFinalizationIsStale(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		op := h.start(1)
+		require.NoError(t, l.Finalize("aborted", nil))
+		r, err := l.terminate("finish", "completed", nil, op)
+		require.NoError(t, err)
+		require.Equal(t, StepResult{Kind: StepProgress, Reason: "stale"}, r)
+		_, err = l.terminate("finish", "completed", nil, "")
+		require.ErrorIs(t, err, ErrNoOperation, "an untargeted terminal with no operation still fails")
+	})
+}

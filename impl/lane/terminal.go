@@ -48,7 +48,13 @@ func (l *Lane) finishWrites(cur view, rec ResultRecord) ([]store.Write, LaneStat
 // external finalization).
 func (l *Lane) terminatePlanner(status string, opErr *OpError, onlyOp string, rec *ResultRecord) func(cur view) (plan, error) {
 	return func(cur view) (plan, error) {
-		if cur.op == nil || (onlyOp != "" && cur.op.ID != onlyOp) {
+		if onlyOp != "" && (cur.op == nil || cur.op.ID != onlyOp) {
+			// A drive step's target was finalized externally while the step
+			// waited for its turn: the same harmless stale outcome as a
+			// settlement that lost that race.
+			return plan{}, &rejectError{errStale}
+		}
+		if cur.op == nil {
 			return plan{}, &rejectError{ErrNoOperation}
 		}
 		*rec = ResultRecord{OperationID: cur.op.ID, Kind: cur.op.Meta.Kind, Status: status, Error: opErr,
@@ -66,6 +72,9 @@ func (l *Lane) terminatePlanner(status string, opErr *OpError, onlyOp string, re
 func (l *Lane) terminate(name, status string, opErr *OpError, onlyOp string) (StepResult, error) {
 	var rec ResultRecord
 	_, committed, err := l.command(name, l.terminatePlanner(status, opErr, onlyOp, &rec))
+	if errors.Is(err, errStale) {
+		return StepResult{Kind: StepProgress, Reason: "stale"}, nil
+	}
 	if err != nil {
 		return StepResult{}, err
 	}
