@@ -106,6 +106,8 @@ type Model struct {
 	live       *stream
 	queue      []queued
 	plan       *Expect
+	dispatched dispatch // what the step in progress read (StepTurn)
+	turn       *bool    // StepTurn's verdict for the step in progress
 	intentSeen bool
 	synthetic  *pi.AssistantMessage
 	settled    *Outcome
@@ -174,8 +176,9 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	if m.plan != nil {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
-	m.intentSeen, m.settled, m.synthetic = false, nil, nil
+	m.intentSeen, m.settled, m.synthetic, m.turn = false, nil, nil, nil
 	id, o, ok := m.current()
+	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
 	switch {
 	case !ok:
@@ -501,6 +504,11 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 	if p == nil {
 		return Outcome{}, fmt.Errorf("model/lane: step done without a step")
 	}
+	if m.turn != nil && *m.turn {
+		m.turn = nil
+		return m.skippedOutcome(p.Kind), nil
+	}
+	m.turn = nil
 	id, o, _ := m.current()
 	switch p.Kind {
 	case "idle":
@@ -563,7 +571,7 @@ func (m *Model) Finalize(status, code, message string) bool {
 // Crash: process loss. Committed state is all that survives; queued
 // appends, the live stream and the step in progress are gone.
 func (m *Model) Crash() {
-	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen = nil, nil, nil, nil, nil, false
+	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn = nil, nil, nil, nil, nil, false, nil
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

@@ -23,8 +23,10 @@ var laneNamespaces = []string{lane.NSBranchTip, lane.NSLaneState, lane.NSResult,
 // flight at the crash may or may not have survived (the backend's next seq
 // says which); then the backend must equal the reference exactly.
 func (r *runner) reconcileStore() bool {
+	survived := false
 	if r.inflight != nil {
 		if r.st.NextSeq() > r.ref.NextSeq() {
+			survived = true
 			r.fault("unacknowledged commit survived")
 			ws := r.inflight
 			r.inflight = nil
@@ -45,6 +47,9 @@ func (r *runner) reconcileStore() bool {
 	}
 	if msg := r.diffStores(r.st.Storage, r.ref); msg != "" {
 		r.fail("store", "after opening process %d the backend differs from the acknowledged commits: %s", r.gen, msg)
+		return false
+	}
+	if r.gen > 1 && !r.ls.restart(survived) {
 		return false
 	}
 	return true
@@ -316,6 +321,7 @@ func (r *runner) onFrame(fr lane.FrameRecord) {
 	if !r.alive() {
 		return
 	}
+	r.ls.onFrame(fr)
 	resp := fr.ResponseEntryID
 	switch fr.Outcome {
 	case lane.FrameEnqueued:
@@ -470,6 +476,7 @@ func (r *runner) afterResponse(m *pi.AssistantMessage) (*pi.AssistantMessage, er
 	if !r.alive() {
 		return m, nil
 	}
+	r.ls.afterResponse()
 	s := r.cur
 	if !r.check(s != nil && s.ended && !s.hooked, "invariant", "after_response ran without a finished live stream (recovery or a second run)") {
 		return m, nil

@@ -274,6 +274,7 @@ type simStream struct {
 	hooked   bool // after_response ran for it
 	settled  bool // its settlement committed
 	obs      *modelframes.Observer
+	last     *pi.AssistantMessage // partial of the latest consumed event
 	// observed[i] is the model observation after consumed event i.
 	observed []string
 }
@@ -348,16 +349,20 @@ func (s *simStream) Next() (pi.Event, error) {
 	if q.err != nil {
 		s.ended = true
 		s.r.onStreamEnd(s)
+		s.r.ls.transportFailure(s.last, q.err)
 		return pi.Event{}, q.err
 	}
 	ev := q.ev
 	if ev.Type == pi.EventDone || ev.Type == pi.EventError {
 		s.ended = true
 		s.r.onStreamEnd(s)
+		s.r.ls.providerEvent(&ev)
 		return ev, nil
 	}
 	c := ev
 	c.Partial = ev.Partial.Clone()
+	s.last = c.Partial
+	s.r.ls.providerEvent(&c)
 	s.obs.Observe(&c)
 	s.observed = append(s.observed, marshalMsg(s.obs.Message()))
 	s.consumed++

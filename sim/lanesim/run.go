@@ -84,6 +84,7 @@ type runner struct {
 	faults     []string
 	checks     int
 	linz       *linzState
+	ls         *lockstep
 }
 
 func run(p profile, src choice.Source, opts Options) Outcome {
@@ -106,6 +107,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 		delivered: map[string]map[int]bool{}, finalized: map[string]bool{}, lastResp: map[string]string{}, finalizing: map[string]bool{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
+	r.ls = newLockstep(r)
 	be, err := newBackend(r)
 	if err != nil {
 		return Outcome{Failed: true, Kind: "setup", Message: err.Error()}
@@ -270,7 +272,7 @@ func (r *runner) startProcess() bool {
 	if !r.reconcileStore() {
 		return false
 	}
-	ln, err := lane.Open(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: r.proc,
+	ln, err := lane.Open(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
 		Provider: simProviderImpl{r}, Listener: r.listener, AfterResponse: r.afterResponse,
 		OnFrame: r.onFrame, Bugs: r.laneBugs})
 	if err != nil {
@@ -284,6 +286,12 @@ func (r *runner) startProcess() bool {
 		r.permits = 1
 	}
 	mine := r.proc
+	if snap, err := ln.Snapshot(); err != nil {
+		r.fail("recovery", "snapshot of the reopened lane (process %d): %v", r.gen, err)
+		return false
+	} else if !r.ls.compareSnapshot("snapshot of the reopened lane", snap) {
+		return false
+	}
 	r.checkRestored() // may wait (reconnect cancel): another restart may happen meanwhile
 	if r.proc != mine || !mine.Alive() {
 		return false
@@ -350,7 +358,7 @@ func (r *runner) driver() {
 				r.doneFut.Resolve(nil)
 				return
 			}
-			if _, err := ln.StartRun(r.runOptions()); err != nil {
+			if _, err := r.ls.startRun(func() (string, error) { return ln.StartRun(r.runOptions()) }); err != nil {
 				r.laneError(err)
 				return
 			}
@@ -360,12 +368,11 @@ func (r *runner) driver() {
 		if cur.State.At == lane.LeafDeferredSuspended || cur.State.At == lane.LeafDeferredEffectPending {
 			permit = r.takePermit()
 		}
-		res, err := ln.Step(lane.StepOptions{DeferredPermit: permit, WaitForRetry: true})
-		if errors.Is(err, lane.ErrNoOperation) && r.finalizing[cur.ID] {
-			// finding: a terminal step racing an external finalization
-			// returns ErrNoOperation instead of a stale progress step
-			r.w.Note("stale-step", trace.F("op", cur.ID))
-			continue
+		res, err, ok := r.ls.step(permit, func() (lane.StepResult, error) {
+			return ln.Step(lane.StepOptions{DeferredPermit: permit, WaitForRetry: true})
+		})
+		if !ok {
+			return
 		}
 		if err != nil {
 			r.laneError(err)
@@ -380,12 +387,15 @@ func (r *runner) driver() {
 				r.waitPermit(cur)
 			case "tools":
 				// the tool runner is out of scope: it finishes the operation
+				r.ls.issueFinalize("completed", nil)
 				if err := ln.Finalize("completed", nil); err != nil && !errors.Is(err, lane.ErrNoOperation) {
 					r.laneError(err)
 					return
 				}
 			default:
-				if err := ln.Finalize("failed", &lane.OpError{Code: "sim", Message: res.Reason}); err != nil && !errors.Is(err, lane.ErrNoOperation) {
+				oe := &lane.OpError{Code: "sim", Message: res.Reason}
+				r.ls.issueFinalize("failed", oe)
+				if err := ln.Finalize("failed", oe); err != nil && !errors.Is(err, lane.ErrNoOperation) {
 					r.laneError(err)
 					return
 				}
@@ -491,7 +501,9 @@ func (r *runner) finalizer() {
 	op := ln.Current().ID
 	id := r.linz.call("finalizer", linzInput{Kind: "finalize", Op: op})
 	r.finalizing[op] = true
-	fut := ln.FinalizeAsync("aborted", &lane.OpError{Code: "external", Message: finalizerMessage})
+	oe := &lane.OpError{Code: "external", Message: finalizerMessage}
+	r.ls.issueFinalize("aborted", oe)
+	fut := ln.FinalizeAsync("aborted", oe)
 	err := fut.Wait()
 	switch {
 	case err == nil:
@@ -605,6 +617,7 @@ func (r *runner) listener(ev lane.Event) env.Future {
 	if !r.alive() {
 		return nil
 	}
+	r.ls.onEvent(ev)
 	r.onEvent(ev)
 	idx := -1
 	resp := ""
@@ -692,6 +705,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 		// reach here: nothing of a dead process may commit.
 		return store.CommitResult{}, errDeadProcess
 	}
+	r.ls.commitPlanned()
 	if r.p.commitLatency {
 		for n := choice.Weighted(r.w, "commit-latency", []int{3, 2, 1}); n > 0; n-- {
 			r.w.Yield()
@@ -704,6 +718,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 			return store.CommitResult{}, errors.New("lanesim: injected storage failure: EIO")
 		}
 	}
+	r.ls.beforeCommit(ws)
 	r.inflight = ws
 	res, err := s.Storage.Commit(ws)
 	if err != nil {
@@ -712,6 +727,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	}
 	r.inflight = nil
 	r.acked(ws, res)
+	r.ls.afterAck()
 	return res, nil
 }
 

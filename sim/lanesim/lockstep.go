@@ -1,0 +1,522 @@
+package lanesim
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/frames"
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+	modelframes "github.com/frameproof/frameproof/model/frames"
+	ml "github.com/frameproof/frameproof/model/lane"
+	proplane "github.com/frameproof/frameproof/props/lane"
+)
+
+// The lockstep model: model/lane runs beside the lane process and is fed
+// the decisions the simulator observes, at the moment they take effect on
+// the FIFO line (a commit's acknowledgement, a line item's resolution), not
+// when a caller gets control back: cancel and finalize actors commit in
+// between. The comparisons are props/lane's (committed state, events,
+// snapshots, step results); a disagreement fails the run as
+// "model-mismatch".
+
+// stepCommands are the first commands of drive steps: at their turn the
+// model re-checks what the step was dispatched on (model StepTurn).
+var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-ready": true, "recovery-read": true,
+	"finish": true, "aborted-terminal": true}
+
+// singleTX are step commands whose commit is the whole step (the model
+// applies them in StepDone).
+var singleTX = map[string]bool{"retry-ready": true, "finish": true, "aborted-terminal": true}
+
+type finalizeReq struct{ status, code, msg string }
+
+// lineItem is one admitted line item of the current process.
+type lineItem struct {
+	name      string
+	committed bool
+	resolved  bool
+}
+
+// lockstep is the model side of one run.
+type lockstep struct {
+	r *runner
+	m *ml.Model
+
+	// event streams since the last restart (a crash may cut the
+	// implementation's events anywhere; the model states what was due)
+	impl                []string
+	implBase, modelBase int
+	frameKeys           map[string]bool
+
+	// process-local
+	items     []*lineItem
+	finalizes []finalizeReq
+	stepping  bool
+	early     *ml.Outcome  // a single-TX step's outcome, applied at its commit
+	inflight  func() error // the model input of a commit in flight (not acked)
+	frameTurn bool         // the commit in flight is a frame append
+	// pin, when set, is the model's clock (the instant the lane read its
+	// clock for the input being fed)
+	pin *float64
+	// startedAt is when the driver called StartRun: the lane reads its
+	// clock then, before the line gets to the commit
+	startedAt float64
+	// commitAt is when the commit in flight was planned (the lane reads its
+	// clock in the planner; commit latency may pass before it lands)
+	commitAt float64
+	// recoverTurn: the step's recovery read found its effect current
+	recoverTurn bool
+}
+
+func newLockstep(r *runner) *lockstep {
+	ls := &lockstep{r: r, frameKeys: map[string]bool{}}
+	ls.m = ml.New(ml.Config{
+		Lane:        laneName,
+		Now: func() float64 {
+			if ls.pin != nil {
+				return *ls.pin
+			}
+			return float64(r.w.Now().UnixMilli())
+		},
+		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
+		Retryable:   lane.IsRetryableAssistantError,
+	})
+	return ls
+}
+
+// mismatch fails the run with the (trimmed) disagreement.
+func (ls *lockstep) mismatch(where string, err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	if len(msg) > 4000 {
+		msg = msg[:4000] + "\n…(trimmed)"
+	}
+	ls.r.fail("model-mismatch", "%s: %s", where, msg)
+	return true
+}
+
+// ---- line tracking (executor wrapper) ----
+
+// lockExec wraps the lane process's executor: it tracks the line items of
+// the process so that a commit knows which command it belongs to, and feeds
+// the model when an item resolves without committing.
+type lockExec struct {
+	env.Executor
+	ls  *lockstep
+	gen int
+}
+
+func (e *lockExec) NewFuture(name string) env.Completer {
+	f := e.Executor.NewFuture(name)
+	cmd, ok := strings.CutPrefix(name, "line:")
+	if !ok {
+		return f
+	}
+	it := &lineItem{name: cmd}
+	e.ls.items = append(e.ls.items, it)
+	return &lockFuture{Completer: f, e: e, it: it}
+}
+
+type lockFuture struct {
+	env.Completer
+	e  *lockExec
+	it *lineItem
+}
+
+// Wait: a recovery step reads its clock as soon as its frame read returns.
+func (f *lockFuture) Wait() error {
+	err := f.Completer.Wait()
+	ls := f.e.ls
+	if f.it.name == "recovery-read" && err == nil && ls.live(f.e.gen) && ls.stepping && ls.recoverTurn {
+		ls.recoverTurn = false
+		ls.mismatch("synthetic read", ls.m.SyntheticRead(float64(ls.r.w.Now().UnixMilli())))
+	}
+	return err
+}
+
+func (f *lockFuture) Resolve(err error) {
+	if !f.it.resolved {
+		f.it.resolved = true
+		f.e.ls.resolved(f.e.gen, f.it, err)
+	}
+	f.Completer.Resolve(err)
+}
+
+// head is the running line item: the oldest unresolved one.
+func (ls *lockstep) head() *lineItem {
+	for len(ls.items) > 0 && ls.items[0].resolved {
+		ls.items = ls.items[1:]
+	}
+	for _, it := range ls.items {
+		if !it.resolved {
+			return it
+		}
+	}
+	return nil
+}
+
+func (ls *lockstep) live(gen int) bool {
+	r := ls.r
+	return gen == r.gen && r.alive() && !r.failed
+}
+
+// ---- feeding ----
+
+// beforeCommit runs at a commit's turn, before it reaches storage: it
+// prepares the model input the commit stands for. The input is applied when
+// the commit is acknowledged (afterAck) or, if the commit fails or the
+// process dies mid-commit, when recovery finds that it survived.
+func (ls *lockstep) beforeCommit(ws []store.Write) {
+	r := ls.r
+	it := ls.head()
+	if it == nil {
+		r.fail("model-mismatch", "a commit outside the mutation line: %s", describeWrites(ws))
+		return
+	}
+	it.committed = true
+	if stepCommands[it.name] && ls.stepping {
+		skipped, err := ls.m.StepTurn()
+		if ls.mismatch("step turn ("+it.name+")", err) {
+			return
+		}
+		if skipped {
+			r.fail("model-mismatch", "%s committed although the operation moved on since the step was dispatched (the model skips it): %s", it.name, describeWrites(ws))
+			return
+		}
+	}
+	feed := ls.inputFor(it.name, ws)
+	at := ls.commitAt
+	if it.name == "start-run" {
+		at = ls.startedAt
+	}
+	ls.inflight = func() error {
+		ls.pin = &at
+		defer func() { ls.pin = nil }()
+		return feed()
+	}
+	ls.frameTurn = it.name == "frame"
+}
+
+// commitPlanned: a commit arrived at storage (before its latency).
+func (ls *lockstep) commitPlanned() { ls.commitAt = float64(ls.r.w.Now().UnixMilli()) }
+
+// afterAck applies the acknowledged commit's model input and compares the
+// committed state.
+func (ls *lockstep) afterAck() {
+	feed := ls.inflight
+	ls.inflight = nil
+	if feed == nil || ls.r.failed || ls.frameTurn {
+		return // an acknowledged frame is fed by onFrame, with its index
+	}
+	if ls.mismatch("model input", feed()) {
+		return
+	}
+	ls.compareState("after commit")
+}
+
+// inputFor maps a command's writes to the model input it stands for.
+func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
+	m := ls.m
+	switch name {
+	case "start-run":
+		var op, user string
+		for _, w := range ws {
+			if w.Kind == store.WriteEntry && w.Entry != nil {
+				user = w.Entry.ID
+			}
+			if w.Kind == store.WriteValue && w.Namespace == lane.NSOpMeta {
+				op = w.Key
+			}
+		}
+		o := ls.r.runOptions()
+		run := ml.Run{UserText: o.UserText, Model: ml.ModelRef{Provider: o.Configuration.Model.Provider, ModelID: o.Configuration.Model.ModelID},
+			MaxAttempts: o.RetryPolicy.MaxAttempts, BaseDelayMs: o.RetryPolicy.BaseDelayMs}
+		return func() error { return m.StartRun(op, user, run) }
+	case "intent", "poll-intent":
+		for _, w := range ws {
+			if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
+				st, err := lane.DecodeState(w.Value)
+				if err != nil {
+					return func() error { return fmt.Errorf("intent state: %w", err) }
+				}
+				op := w.Key
+				return func() error { return m.Intent(op, st.ResponseEntryID, st.UsageID, st.Attempt) }
+			}
+		}
+		return func() error { return fmt.Errorf("%s commit without an operation state: %s", name, describeWrites(ws)) }
+	case "settle":
+		return m.Settle
+	case "cancel":
+		return func() error { m.Cancel(); return nil }
+	case "finalize":
+		req, ok := ls.popFinalize()
+		return func() error {
+			if !ok {
+				return fmt.Errorf("a finalization committed that nobody issued")
+			}
+			if !m.Finalize(req.status, req.code, req.msg) {
+				return fmt.Errorf("finalize %s committed; the model has no current operation", req.status)
+			}
+			return nil
+		}
+	case "frame":
+		// acknowledged frames are fed by onFrame (it carries the event
+		// index); a frame in flight is the oldest queued one
+		resp, idx := ls.oldestQueued(ws)
+		return func() error { return m.FrameCommitted(resp, idx) }
+	}
+	if singleTX[name] {
+		return func() error {
+			out, err := m.StepDone(true)
+			ls.early = &out
+			return err
+		}
+	}
+	return func() error { return fmt.Errorf("unmodelled command %q committed: %s", name, describeWrites(ws)) }
+}
+
+// oldestQueued is the frame an in-flight append commits: the oldest
+// enqueued, unsettled frame of its response in this process.
+func (ls *lockstep) oldestQueued(ws []store.Write) (string, int) {
+	for _, w := range ws {
+		if w.Kind != store.WriteList || w.Namespace != lane.NSAssistantFrame {
+			continue
+		}
+		_, resp, _ := strings.Cut(w.Key, ":")
+		for _, t := range ls.r.tracks[resp] {
+			if t.gen == ls.r.gen && t.outcome == lane.FrameEnqueued {
+				return resp, t.rec.EventIndex
+			}
+		}
+		return resp, -1
+	}
+	return "", -1
+}
+
+// resolved: a line item of process gen resolved. Items that committed were
+// fed at their acknowledgement; here the ones that did not.
+func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
+	if !ls.live(gen) || it.committed {
+		return
+	}
+	switch {
+	case it.name == "finalize":
+		req, ok := ls.popFinalize()
+		if !ok {
+			ls.r.fail("model-mismatch", "a finalization resolved that nobody issued")
+			return
+		}
+		if errors.Is(err, lane.ErrNoOperation) && ls.m.Finalize(req.status, req.code, req.msg) {
+			ls.r.fail("model-mismatch", "finalize %s found no operation; the model had one and terminated it", req.status)
+		}
+	case stepCommands[it.name] && ls.stepping && (err == nil || strings.Contains(err.Error(), "no longer current")):
+		skipped, serr := ls.m.StepTurn()
+		if ls.mismatch("step turn ("+it.name+")", serr) {
+			return
+		}
+		ls.recoverTurn = !skipped && it.name == "recovery-read"
+		if !skipped && it.name != "recovery-read" {
+			ls.r.fail("model-mismatch", "%s committed nothing although the operation is still what the step was dispatched on", it.name)
+		}
+	}
+}
+
+func (ls *lockstep) popFinalize() (finalizeReq, bool) {
+	if len(ls.finalizes) == 0 {
+		return finalizeReq{}, false
+	}
+	f := ls.finalizes[0]
+	ls.finalizes = ls.finalizes[1:]
+	return f, true
+}
+
+// issueFinalize records a finalization about to be admitted to the line
+// (call right before Finalize/FinalizeAsync: admission is synchronous).
+func (ls *lockstep) issueFinalize(status string, e *lane.OpError) {
+	req := finalizeReq{status: status}
+	if e != nil {
+		req.code, req.msg = e.Code, e.Message
+	}
+	ls.finalizes = append(ls.finalizes, req)
+}
+
+// onFrame feeds the frame pipeline.
+func (ls *lockstep) onFrame(fr lane.FrameRecord) {
+	var err error
+	switch fr.Outcome {
+	case lane.FrameEnqueued:
+		ls.frameKeys[ml.FramesKey(fr.OperationID, fr.ResponseEntryID)] = true
+		err = ls.m.FrameEnqueued(fr.ResponseEntryID, fr.EventIndex, fr.EventType, fr.Frame)
+	case lane.FrameCommitted:
+		err = ls.m.FrameCommitted(fr.ResponseEntryID, fr.EventIndex)
+	case lane.FrameDeclined:
+		err = ls.m.FrameDeclined(fr.ResponseEntryID, fr.EventIndex)
+	}
+	if !ls.mismatch(fmt.Sprintf("frame %s %s:%d", fr.Outcome, fr.ResponseEntryID, fr.EventIndex), err) && fr.Outcome == lane.FrameCommitted {
+		ls.compareState("after frame commit")
+	}
+}
+
+// providerEvent feeds one consumed provider event; a transport failure is
+// the error event pi-ai's providers turn it into (stopReason "error", the
+// failure's message, the latest partial).
+func (ls *lockstep) providerEvent(ev *pi.Event) {
+	ls.mismatch("provider event "+string(ev.Type), ls.m.ProviderEvent(ev))
+}
+
+func (ls *lockstep) transportFailure(last *pi.AssistantMessage, err error) {
+	var m *pi.AssistantMessage
+	if last != nil {
+		m = last.Clone()
+	} else {
+		m = &pi.AssistantMessage{Content: []pi.Content{}, API: "unknown", Provider: simProvider, Model: simModel, Timestamp: float64(ls.r.w.Now().UnixMilli())}
+	}
+	m.StopReason, m.ErrorMessage = pi.StopError, pi.Str(err.Error())
+	ls.providerEvent(&pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: m})
+}
+
+func (ls *lockstep) afterResponse() {
+	ls.mismatch("after_response", ls.m.AfterResponse())
+}
+
+// onEvent records an implementation event and checks it against the
+// events the model says are due.
+func (ls *lockstep) onEvent(ev lane.Event) {
+	ls.impl = append(ls.impl, proplane.EventString(ev))
+	ls.compareEvents("event "+proplane.EventString(ev), false)
+}
+
+func (ls *lockstep) compareEvents(where string, exact bool) bool {
+	ls.r.checks++
+	impl := ls.impl[ls.implBase:]
+	model := ls.m.Events()[ls.modelBase:]
+	if len(impl) > len(model) || (exact && len(impl) != len(model)) || !equalPrefix(impl, model) {
+		return !ls.mismatch(where, proplane.CompareEvents(impl, model, exact))
+	}
+	return true
+}
+
+func equalPrefix(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// compareState compares the acknowledged committed state (the reference
+// store holds exactly the acknowledged commits) with the model's.
+func (ls *lockstep) compareState(where string) bool {
+	return ls.compareStorage(where, ls.r.ref)
+}
+
+func (ls *lockstep) compareStorage(where string, st store.Storage) bool {
+	ls.r.checks++
+	return !ls.mismatch(where, proplane.Compare(st, ls.m, ls.keys()...))
+}
+
+func (ls *lockstep) keys() []string {
+	ks := make([]string, 0, len(ls.frameKeys))
+	for k := range ls.frameKeys {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+func (ls *lockstep) compareSnapshot(where string, snap *lane.Snapshot) bool {
+	ls.r.checks++
+	return !ls.mismatch(where, proplane.CompareSnapshot(snap, ls.m))
+}
+
+// startRun wraps StartRun: the model's clock reads the time the lane read.
+func (ls *lockstep) startRun(do func() (string, error)) (string, error) {
+	ls.startedAt = float64(ls.r.w.Now().UnixMilli())
+	return do()
+}
+
+// ---- steps ----
+
+// step wraps one drive step: the model says what it must do, the lane does
+// it, the outcomes and everything observable are compared.
+func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.StepResult, error, bool) {
+	r := ls.r
+	gen := r.gen
+	exp, err := ls.m.Step(permit)
+	if ls.mismatch("step", err) {
+		return lane.StepResult{}, nil, false
+	}
+	ls.stepping, ls.early = true, nil
+	res, serr := do()
+	if !ls.live(gen) || r.closing {
+		return res, serr, true // the process died or closes: restart resyncs
+	}
+	ls.stepping = false
+	if serr != nil {
+		return res, serr, true
+	}
+	var want ml.Outcome
+	if ls.early != nil {
+		want = *ls.early // StepDone ran at the step's commit
+	} else if want, err = ls.m.StepDone(true); ls.mismatch("step done ("+exp.Kind+")", err) {
+		return res, nil, false
+	}
+	got := ml.Outcome{Kind: res.Kind.String(), Reason: res.Reason, Status: res.Status}
+	if got != want {
+		r.fail("model-mismatch", "step (%s): impl returned %+v, model expects %+v", exp.Kind, got, want)
+		return res, nil, false
+	}
+	if !ls.compareState("step " + exp.Kind) {
+		return res, nil, false
+	}
+	if !ls.compareEvents("step "+exp.Kind, true) {
+		return res, nil, false
+	}
+	snap, err := r.ln.Snapshot()
+	if err != nil {
+		r.fail("invariant", "snapshot after step: %v", err)
+		return res, nil, false
+	}
+	return res, nil, ls.compareSnapshot("snapshot after step "+exp.Kind, snap)
+}
+
+// ---- process loss ----
+
+// restart: the process died or closed; storage reopened. A commit that was
+// in flight at the loss and survived is the model input it stood for; then
+// the model loses its process-local state, the events the dead process got
+// to emit must be a prefix of what was due, and the reopened backend must
+// equal the model.
+func (ls *lockstep) restart(survived bool) bool {
+	feed := ls.inflight
+	ls.inflight = nil
+	if survived && feed != nil {
+		if ls.mismatch("surviving in-flight commit", feed()) {
+			return false
+		}
+	}
+	if !ls.compareEvents("events before the process loss", false) {
+		return false
+	}
+	ls.m.Crash()
+	ls.items, ls.finalizes, ls.stepping, ls.early = nil, nil, false, nil
+	ls.implBase, ls.modelBase = len(ls.impl), len(ls.m.Events())
+	return ls.compareStorage("reopened storage", ls.r.st.Storage)
+}
+
+func describeWrites(ws []store.Write) string {
+	var b strings.Builder
+	for i, w := range ws {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s %s/%s", w.Kind, w.Op, w.Namespace, w.Key)
+	}
+	return b.String()
+}
