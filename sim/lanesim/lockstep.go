@@ -75,7 +75,7 @@ type lockstep struct {
 func newLockstep(r *runner) *lockstep {
 	ls := &lockstep{r: r, frameKeys: map[string]bool{}}
 	ls.m = ml.New(ml.Config{
-		Lane:        laneName,
+		Lane: laneName,
 		Now: func() float64 {
 			if ls.pin != nil {
 				return *ls.pin
