@@ -30,13 +30,14 @@ const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--see
 // defaultSeeds is the number of seeds per scenario x backend of the default
 // campaign, derived from measured throughput so that the default run (16
 // lanesim scenarios x memory/jsonl/sqlite, 2 jobs) takes about a minute on
-// two cores. Measured on the 2-core build machine (shared with other
-// builds, load ~5): --seeds 100 took 52 s wall (4780 runs; first-run time
-// memory 7.9 s, jsonl 10.2 s, sqlite 49.8 s of I/O-bound fsyncs), i.e.
-// 0.52 s per seed across the 48 cells; 60 s / 0.52 s = 115, rounded to 120.
-// At 100 seeds the rarest race order (append-vs-finalization/append-first)
-// was taken 15 times, so 120 seeds reach full race coverage with margin.
-const defaultSeeds = 120
+// two cores. Measured on the 2-core build machine: the default campaign at
+// 120 seeds ran 5720 runs in 23.2 s wall (load ~2; sqlite cells are the
+// slowest, 50-130 runs/s against 180-1000 for memory), i.e. 0.19 s per seed
+// across the 48 cells: 60 s / 0.19 s = 310, rounded down to 300. (Under a
+// load of ~5 from other builds the same seeds took twice as long.) At 120
+// seeds the rarest race order (append-vs-finalization/append-first) was
+// taken 15 times, so 300 seeds reach full race coverage with a wide margin.
+const defaultSeeds = 300
 
 // defaultBaseSeed makes the default gate the same campaign everywhere.
 const defaultBaseSeed = 1

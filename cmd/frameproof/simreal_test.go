@@ -64,7 +64,7 @@ func TestSimRealTooSmallBudgetIsInconclusive(t *testing.T) {
 	code, stdout, _ = run("sim", "--backend", "memory", "--budget", "1", "-q")
 	require.Equal(t, exitInconclusive, code, stdout)
 	assert.Contains(t, stdout, "MISSING")
-	assert.Contains(t, stdout, "(1/120 seeds, steps budget)")
+	assert.Contains(t, stdout, "(1/300 seeds, steps budget)")
 	assert.Contains(t, stdout, "verdict: INCONCLUSIVE")
 }
 
