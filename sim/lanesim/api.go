@@ -26,7 +26,7 @@ const DefaultMaxSteps = 200_000
 // Outcome is one run's verdict.
 type Outcome struct {
 	Failed    bool
-	Kind      string // "invariant", "model", "store", "events", "liveness", "linearizability", "recovery", "wire", "world", "setup"
+	Kind      string // "invariant", "model-mismatch", "model", "store", "events", "liveness", "linearizability", "recovery", "wire", "world", "setup"
 	Message   string
 	Steps     int
 	TraceHash string

@@ -40,7 +40,8 @@ func (r *runner) reconcileStore() bool {
 					r.listKeys[store.PhysicalKey(w.Namespace, w.Key)] = store.Address{Namespace: w.Namespace, Key: w.Key, Kind: store.KindList}
 				}
 			}
-			r.checkCommit(ws, prevOp, prevState)
+			r.noteOps(ws)
+			r.noteCommit(ws, prevOp, prevState)
 			r.linz.commitOps(ws)
 		}
 		r.inflight = nil
@@ -124,18 +125,12 @@ func (r *runner) sortedListKeys() []string {
 	return ks
 }
 
-// checkRestored: invariant 1 — the restored process's operation is exactly
-// the committed scalar state (frames never select the restart point).
+// checkRestored runs on a reopened lane (invariant 1 is checked by
+// props/invariants with View.Restored, the rest by the lockstep model):
+// race bookkeeping, fork/migration checks and reconnecting clients.
 func (r *runner) checkRestored() {
-	op, st := r.refOp()
-	cur := r.ln.Current()
-	switch {
-	case cur == nil:
-		r.check(op == "", "invariant", "I1: restored lane is idle but operation %s is current", op)
-	default:
-		ok := cur.ID == op && st != nil && bytes.Equal(lane.MarshalState(cur.State), lane.MarshalState(st))
-		r.check(ok, "invariant", "I1: restored operation %s differs from the committed state of %s", cur.ID, op)
-	}
+	_, st := r.refOp()
+	r.check(r.ln.Current() != nil || st == nil, "recovery", "restored lane is idle while the committed state has an operation")
 	r.pendingActivation, r.pendingPoll = "", ""
 	if st != nil && st.At == lane.LeafAssistantEffectPending {
 		r.pendingActivation = st.ResponseEntryID
@@ -177,89 +172,50 @@ func (r *runner) checkStreamOpen(s *simStream) {
 	r.lastResp[s.req.OperationID] = s.req.ResponseEntryID
 }
 
-// checkCommit runs on every acknowledged commit, with the reference's
-// current operation before the commit.
-func (r *runner) checkCommit(ws []store.Write, prevOp string, prev *lane.OpState) {
+// noteCommit runs on every acknowledged commit, with the reference's
+// current operation before the commit: race bookkeeping and the porcupine
+// history of settlements. What a settlement must write (reserved ids, zero
+// synthetic usage, cancellation wins, the frame list deleted, no tool plan
+// from an interrupted response) is checked by the lockstep model and
+// props/invariants.
+func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState) {
 	for _, w := range ws {
-		switch {
-		case w.Kind == store.WriteList && w.Op == store.OpAppend && w.Namespace == lane.NSAssistantFrame:
-			// I2 + the fence: appends only to the current effect_pending's exact list.
-			ok := prev != nil && prev.At.IsEffectPending() && w.Key == prevOp+":"+prev.ResponseEntryID
-			if !r.check(ok, "invariant", "I2/fence: frame appended to %s while the operation is %s", w.Key, describe(prevOp, prev)) {
-				return
-			}
-			// I3
-			if _, err := pi.ParseFrame(string(w.Value)); !r.check(err == nil, "invariant", "I3: stored element is not a frame: %v", err) {
-				return
-			}
-		case w.Kind == store.WriteEntry && w.Entry != nil:
-			m := entryMessage(w.Entry.Raw)
-			if m == nil {
-				continue
-			}
-			r.checkSettlement(ws, w.Entry.ID, m, prevOp, prev)
+		if w.Kind != store.WriteEntry || w.Entry == nil || !isAssistantEntry(w.Entry.Raw) {
+			continue
 		}
-	}
-	if r.failed {
-		return
-	}
-	r.checkLists()
-}
-
-// checkSettlement: the commit inserting an assistant entry settles the
-// reserved response (I8, recovery ids, zero usage, cancellation wins, I7,
-// I10).
-func (r *runner) checkSettlement(ws []store.Write, id string, m *pi.AssistantMessage, prevOp string, prev *lane.OpState) {
-	if !r.check(prev != nil && prev.At.IsEffectPending(), "invariant", "settlement of %s while the operation is %s", id, describe(prevOp, prev)) {
-		return
-	}
-	if !r.check(id == prev.ResponseEntryID, "invariant", "settlement under id %s, reserved %s", id, prev.ResponseEntryID) {
-		return
-	}
-	var usageID string
-	var usageRaw []byte
-	deletes := false
-	var next *lane.OpState
-	for _, w := range ws {
-		switch {
-		case w.Kind == store.WriteUsage && w.Usage != nil:
-			usageID, usageRaw = w.Usage.ID, w.Usage.Raw
-		case w.Kind == store.WriteList && w.Op == store.OpDelete && w.Key == prevOp+":"+id:
-			deletes = true
-		case w.Kind == store.WriteValue && w.Op == store.OpSet && w.Namespace == lane.NSOpState:
-			next, _ = lane.DecodeState(w.Value)
+		if prev == nil || !prev.At.IsEffectPending() {
+			continue // the model reports a settlement without a pending response
 		}
-	}
-	r.check(usageID == prev.UsageID, "invariant", "settlement usage id %s, reserved %s", usageID, prev.UsageID)
-	r.check(deletes, "invariant", "I8: settlement of %s does not delete its frame list", id)
-	live := !r.synthetic(id)
-	if prev.Control.CancelRequested {
-		r.check(m.StopReason == pi.StopAborted, "invariant", "cancelled operation settled %s as %q (cancellation must win)", id, m.StopReason)
-	}
-	if !live {
-		// synthetic: recovery or cancellation reconciliation
-		r.check(m.StopReason == pi.StopError || m.StopReason == pi.StopAborted, "invariant", "I7: synthetic response %s stops with %q", id, m.StopReason)
-		r.check(m.Usage == lane.ZeroUsage(), "invariant", "synthetic response %s has usage %+v", id, m.Usage)
-		r.check(!bytes.Contains(usageRaw, []byte(`"totalTokens":`)) || bytes.Contains(usageRaw, []byte(`"totalTokens":0`)), "invariant", "synthetic usage row %s is not zero: %s", usageID, usageRaw)
-		r.check(next == nil || next.At != lane.LeafTools, "invariant", "I10: synthetic response %s produced a tool plan", id)
-		if !prev.Control.CancelRequested && prev.At == lane.LeafAssistantEffectPending {
-			if next != nil && next.At == lane.LeafAssistantRetryWait {
-				r.race(RowUnknownRetry, "synthetic-then-retry")
-			} else if next == nil {
-				r.race(RowUnknownRetry, "synthetic-then-fail-at-cap")
+		id := w.Entry.ID
+		var next *lane.OpState
+		for _, w := range ws {
+			if w.Kind == store.WriteValue && w.Op == store.OpSet && w.Namespace == lane.NSOpState {
+				next, _ = lane.DecodeState(w.Value)
 			}
 		}
-		if r.pendingActivation == id {
-			r.race(RowActivationSnap, "activation-first")
-			r.pendingActivation = ""
+		if r.synthetic(id) {
+			if !prev.Control.CancelRequested && prev.At == lane.LeafAssistantEffectPending {
+				if next != nil && next.At == lane.LeafAssistantRetryWait {
+					r.race(RowUnknownRetry, "synthetic-then-retry")
+				} else if next == nil {
+					r.race(RowUnknownRetry, "synthetic-then-fail-at-cap")
+				}
+			}
+			if r.pendingActivation == id {
+				r.race(RowActivationSnap, "activation-first")
+				r.pendingActivation = ""
+			}
+		} else {
+			r.liveSettled[id] = true
+			if s := r.streams[id]; s != nil {
+				s.settled = true
+			}
+			if len(r.tracks[id]) > 0 {
+				r.race(RowFinalFrame, "settled-in-process")
+			}
 		}
-	} else {
-		r.streams[id].settled = true
-		if len(r.tracks[id]) > 0 {
-			r.race(RowFinalFrame, "settled-in-process")
-		}
+		r.linz.settled(prevOp, id)
 	}
-	r.linz.settled(prevOp, id)
 }
 
 // synthetic reports whether response id settles without a live stream this
@@ -267,37 +223,6 @@ func (r *runner) checkSettlement(ws []store.Write, id string, m *pi.AssistantMes
 func (r *runner) synthetic(id string) bool {
 	s := r.streams[id]
 	return !(s != nil && s.ended && r.cur == s)
-}
-
-// checkLists: I2, I8, I12 — every non-empty frame list in the reference
-// belongs to the current operation's effect_pending response; every element
-// is a frame (I3) and the list reduces (one start, I4).
-func (r *runner) checkLists() {
-	op, st := r.refOp()
-	for _, k := range r.sortedListKeys() {
-		a := r.listKeys[k]
-		if a.Namespace != lane.NSAssistantFrame {
-			continue
-		}
-		els, err := r.ref.ReadList(a, store.ReadOptions{Limit: 10_000})
-		if err != nil || len(els) == 0 {
-			continue
-		}
-		owned := st != nil && st.At.IsEffectPending() && a.Key == op+":"+st.ResponseEntryID
-		if !r.check(owned, "invariant", "I12/I8: frame list %s (%d elements) survives while the operation is %s", a.Key, len(els), describe(op, st)) {
-			return
-		}
-		fs := make([]pi.Frame, 0, len(els))
-		for _, e := range els {
-			f, err := pi.ParseFrame(string(e.Value))
-			if !r.check(err == nil, "invariant", "I3: %s seq %d is not a frame: %v", a.Key, e.Seq, err) {
-				return
-			}
-			fs = append(fs, *f)
-		}
-		_, err = frames.Reduce(fs)
-		r.check(err == nil, "invariant", "I4: frame list %s does not reduce: %v", a.Key, err)
-	}
 }
 
 func describe(op string, st *lane.OpState) string {
@@ -314,18 +239,22 @@ func describe(op string, st *lane.OpState) string {
 	return s
 }
 
-// onFrame follows the frame pipeline: I4 (no terminal frames), I5 (commit
-// order is provider order), race rows 1, 3, 4 and the model check of every
-// committed prefix.
+// onFrame follows the frame pipeline: race rows 1, 3, 4, the porcupine
+// history and the model/frames check of every committed prefix (the frame
+// rules themselves — no terminal frames, FIFO, fence — are the lockstep
+// model's and props/invariants' 4 and 5).
 func (r *runner) onFrame(fr lane.FrameRecord) {
 	if !r.alive() {
 		return
 	}
 	r.ls.onFrame(fr)
+	r.logFrame(fr)
+	if r.failed {
+		return
+	}
 	resp := fr.ResponseEntryID
 	switch fr.Outcome {
 	case lane.FrameEnqueued:
-		r.check(fr.EventType != pi.EventDone && fr.EventType != pi.EventError, "invariant", "I4: a frame was enqueued for the terminal %s event of %s", fr.EventType, resp)
 		ts := r.tracks[resp]
 		if n := len(ts); n > 0 && ts[n-1].gen == r.gen {
 			if ts[n-1].outcome == lane.FrameCommitted {
@@ -345,18 +274,8 @@ func (r *runner) onFrame(fr lane.FrameRecord) {
 			break
 		}
 	}
-	if !r.check(t != nil, "invariant", "frame outcome %s for %s event %d without an enqueued frame", fr.Outcome, resp, fr.EventIndex) {
-		return
-	}
-	// FIFO: nothing enqueued earlier in this process may still be open.
-	for _, c := range r.tracks[resp] {
-		if c == t {
-			break
-		}
-		if c.gen == r.gen && c.outcome == lane.FrameEnqueued {
-			r.fail("invariant", "I5/I6: frame for event %d settled before the earlier frame for event %d", fr.EventIndex, c.rec.EventIndex)
-			return
-		}
+	if t == nil {
+		return // FrameFailed, or the model already reported it
 	}
 	t.outcome, t.seq = fr.Outcome, fr.Seq
 	r.linz.appendReturn(fr)
@@ -414,87 +333,21 @@ func reduceElements(els []store.ListElement) (*pi.AssistantMessage, error) {
 	return frames.Reduce(fs)
 }
 
-// onEvent checks the public event order of one response (seed §Events) and
-// that entry_added follows the commit.
-func (r *runner) onEvent(ev lane.Event) {
-	prev := r.lifecycle
-	bad := func() {
-		r.fail("events", "%s (recovery=%v) after %q", ev.Type, ev.Recovery, prev)
-	}
-	switch ev.Type {
-	case lane.EvTurnStart, lane.EvRunEnd:
-		// a stale settlement (finalized meanwhile) ends a lifecycle at "end"
-		r.lifecycle = ""
-	case lane.EvMessageStart:
-		if prev != "" && prev != "usage" {
-			bad()
-			return
-		}
-		r.lifecycle = "start"
-	case lane.EvMessageUpdate:
-		if prev != "start" && prev != "update" {
-			bad()
-			return
-		}
-		r.lifecycle = "update"
-	case lane.EvMessageEnd:
-		if prev == "end" || prev == "entry" {
-			bad()
-			return
-		}
-		r.lifecycle = "end"
-	case lane.EvEntryAdded:
-		if prev != "end" {
-			bad()
-			return
-		}
-		r.lifecycle = "entry"
-		found := false
-		es, _ := r.st.Entries()
-		for _, e := range es {
-			found = found || e.Entry.ID == ev.EntryID
-		}
-		r.check(found, "events", "entry_added for %s before the entry committed", ev.EntryID)
-		if ev.Recovery && ev.Message != nil && r.synthetic(ev.EntryID) {
-			r.check(ev.Message.StopReason == pi.StopError || ev.Message.StopReason == pi.StopAborted, "invariant", "I7: recovery settled %s as %q", ev.EntryID, ev.Message.StopReason)
-		}
-	case lane.EvUsage:
-		if prev != "entry" {
-			bad()
-			return
-		}
-		r.lifecycle = "usage"
-		if ev.Recovery && ev.Usage != nil && r.synthetic(ev.EntryID) {
-			r.check(*ev.Usage == lane.ZeroUsage(), "invariant", "synthetic usage %+v", *ev.Usage)
-		}
-	}
-}
-
-// afterResponse: the hook runs only for a live stream this process
-// finished, once, and only after every accepted frame append settled (I6).
+// afterResponse: the model says whether the hook may run now (only for a
+// live stream this process finished, once, after every accepted append
+// settled); invariant 6 checks the drain at message_end.
 func (r *runner) afterResponse(m *pi.AssistantMessage) (*pi.AssistantMessage, error) {
-	if !r.alive() {
-		return m, nil
+	if r.alive() {
+		r.ls.afterResponse()
 	}
-	r.ls.afterResponse()
-	s := r.cur
-	if !r.check(s != nil && s.ended && !s.hooked, "invariant", "after_response ran without a finished live stream (recovery or a second run)") {
-		return m, nil
-	}
-	s.hooked = true
-	open := 0
-	for _, t := range r.tracks[s.req.ResponseEntryID] {
-		if t.gen == r.gen && t.outcome == lane.FrameEnqueued {
-			open++
-		}
-	}
-	r.check(open == 0, "invariant", "I6: after_response ran with %d frame appends of %s still queued", open, s.req.ResponseEntryID)
 	return m, nil
 }
 
-// checkSnapshot: a live partial only while this process owns the stream;
-// otherwise for effect_pending the reduction of the committed frames (the
-// same prefix activation reads); the partial never in the transcript (I9).
+// checkSnapshot runs on snapshots taken at any scheduling point: a live
+// partial only while this process owns the stream; otherwise for
+// effect_pending the reduction of the committed frames (the same prefix
+// activation reads); invariant 9 via props/invariants. (Snapshots at step
+// ends and reopens are also compared with the lockstep model.)
 func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 	st := snap.State
 	if snap.Live {
@@ -508,12 +361,10 @@ func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 				(r.finalizing[c.req.OperationID] && snap.OperationID != c.req.OperationID))
 		r.check(owned, "invariant", "snapshot shows a live partial the process does not own (state %s)", describe(snap.OperationID, st))
 	}
+	if !r.checkInvariants("snapshot", snap, nil) {
+		return
+	}
 	if st != nil && st.At.IsEffectPending() {
-		for _, e := range snap.Transcript {
-			if !r.check(e.ID != st.ResponseEntryID, "invariant", "I9: pending response %s is in the transcript", e.ID) {
-				return
-			}
-		}
 		if !snap.Live {
 			els, _ := r.ref.ReadList(lane.FramesAddr(snap.OperationID, st.ResponseEntryID), store.ReadOptions{Limit: 10_000})
 			want, err := reduceElements(els)
@@ -527,8 +378,8 @@ func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 	}
 }
 
-// finalChecks: recovery liveness (every operation settled), no frame list
-// left (I12), and a power loss after the run recovers exactly the
+// finalChecks: recovery liveness (every operation settled), the invariants
+// over the whole run (12: no frame list left), and a power loss after the run recovers exactly the
 // acknowledged state.
 func (r *runner) finalChecks() {
 	if r.failed {
@@ -537,12 +388,7 @@ func (r *runner) finalChecks() {
 	op, st := r.refOp()
 	r.check(op == "" && st == nil, "liveness", "run ended with operation %s unsettled", describe(op, st))
 	r.check(r.resultsCount() >= r.p.ops, "liveness", "%d of %d operations settled", r.resultsCount(), r.p.ops)
-	for _, k := range r.sortedListKeys() {
-		a := r.listKeys[k]
-		els, _ := r.ref.ReadList(a, store.ReadOptions{Limit: 10})
-		r.check(len(els) == 0, "invariant", "I12: frame list %s survives the run", a.Key)
-	}
-	if r.failed {
+	if !r.checkInvariants("end of run", nil, nil) {
 		return
 	}
 	// power loss after a clean close, then recovery

@@ -12,14 +12,23 @@
 // storage faults, the retry cap, deferred replacement, fork/migration and a
 // random mix; each runs on the memory, jsonl and sqlite backends.
 //
-// Checks (checks.go) run after every acknowledged commit, on every event,
-// snapshot and after_response call, after every restart and at the end: the
-// seed's twelve invariants, the committed frame list against the model
-// observer (model/frames) of the events the lane consumed, the backend's
-// state against a reference built from acknowledged commits only, the
-// client-visible history under porcupine (linz.go), recovery liveness and the
-// final transcript's wire projections (impl/replay + model/wire).
-//
-// model/lane and props/invariants did not exist when this package was
-// written; the checks it needs are written here (checks.go).
+// Checks run after every acknowledged commit, on every event, frame,
+// snapshot and after_response call, after every step and restart and at
+// the end:
+//   - lockstep.go: model/lane runs beside the lane, fed at the moment each
+//     decision takes effect on the FIFO line (a commit's acknowledgement, a
+//     line item's resolution; a surviving in-flight commit at recovery), and
+//     props/lane compares committed state, events, snapshots and step
+//     results ("model-mismatch");
+//   - invcheck.go: the seed's twelve invariants (props/invariants) over the
+//     acknowledged state, the event/frame log, snapshots and restored
+//     operations;
+//   - checks.go, extra.go, linz.go: what neither covers — the backend
+//     against a reference built from acknowledged commits only, the
+//     committed frame prefix against the model observer (model/frames) per
+//     commit, live-partial ownership of snapshots taken at any scheduling
+//     point, provider requests only after a committed intent, recovery
+//     liveness, forks/migrations, the client-visible history under
+//     porcupine and the final transcript's wire projections (impl/replay +
+//     model/wire).
 package lanesim

@@ -483,7 +483,7 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		r.fail("invariant", "snapshot after step: %v", err)
 		return res, nil, false
 	}
-	return res, nil, ls.compareSnapshot("snapshot after step "+exp.Kind, snap)
+	return res, nil, ls.compareSnapshot("snapshot after step "+exp.Kind, snap) && r.checkInvariants("step "+exp.Kind, snap, nil)
 }
 
 // ---- process loss ----

@@ -12,6 +12,7 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	"github.com/frameproof/frameproof/impl/store/memory"
+	"github.com/frameproof/frameproof/props/invariants"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/linz"
 	"github.com/frameproof/frameproof/sim/trace"
@@ -62,7 +63,6 @@ type runner struct {
 	cur       *simStream            // latest stream of the current process
 	tracks    map[string][]*frameTrack
 	delivered map[string]map[int]bool
-	lifecycle string // event lifecycle position of the current process
 	finalized map[string]bool
 	lastResp  map[string]string
 	// finalizing: operations the external finalizer has called for
@@ -85,6 +85,10 @@ type runner struct {
 	checks     int
 	linz       *linzState
 	ls         *lockstep
+	invLog     []invariants.LogItem
+	opIDs      map[string]bool
+	// liveSettled: responses settled from a live stream (not synthetic)
+	liveSettled map[string]bool
 }
 
 func run(p profile, src choice.Source, opts Options) Outcome {
@@ -108,6 +112,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
+	r.opIDs, r.liveSettled = map[string]bool{}, map[string]bool{}
 	be, err := newBackend(r)
 	if err != nil {
 		return Outcome{Failed: true, Kind: "setup", Message: err.Error()}
@@ -279,7 +284,7 @@ func (r *runner) startProcess() bool {
 		r.fail("recovery", "lane open (process %d): %v", r.gen, err)
 		return false
 	}
-	r.ln, r.cur, r.lifecycle, r.closing, r.closed = ln, nil, "", false, false
+	r.ln, r.cur, r.closing, r.closed = ln, nil, false, false
 	// permits are process-local: a restarted poller may or may not hold one
 	r.permits = 0
 	if r.p.deferred && r.gen > 1 && choice.Bool(r.w, "restart-permit") {
@@ -289,7 +294,8 @@ func (r *runner) startProcess() bool {
 	if snap, err := ln.Snapshot(); err != nil {
 		r.fail("recovery", "snapshot of the reopened lane (process %d): %v", r.gen, err)
 		return false
-	} else if !r.ls.compareSnapshot("snapshot of the reopened lane", snap) {
+	} else if !r.ls.compareSnapshot("snapshot of the reopened lane", snap) ||
+		!r.checkInvariants("reopened lane", snap, ln.Current()) {
 		return false
 	}
 	r.checkRestored() // may wait (reconnect cancel): another restart may happen meanwhile
@@ -618,7 +624,7 @@ func (r *runner) listener(ev lane.Event) env.Future {
 		return nil
 	}
 	r.ls.onEvent(ev)
-	r.onEvent(ev)
+	r.logEvent(ev)
 	idx := -1
 	resp := ""
 	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery {
@@ -748,8 +754,10 @@ func (r *runner) acked(ws []store.Write, res store.CommitResult) {
 			r.listKeys[store.PhysicalKey(w.Namespace, w.Key)] = a
 		}
 	}
-	r.checkCommit(ws, prevOp, prevState)
+	r.noteOps(ws)
+	r.noteCommit(ws, prevOp, prevState)
 	r.linz.commitOps(ws)
+	r.checkInvariants("after commit", nil, nil)
 }
 
 // refOp returns the current operation and its state in the reference.
