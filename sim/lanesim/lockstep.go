@@ -72,6 +72,10 @@ type lockstep struct {
 	recoverTurn bool
 }
 
+// modelMutant selects a deliberately broken model/lane variant (tests only:
+// the lockstep comparison must reject it).
+var modelMutant string
+
 func newLockstep(r *runner) *lockstep {
 	ls := &lockstep{r: r, frameKeys: map[string]bool{}}
 	ls.m = ml.New(ml.Config{
@@ -84,6 +88,7 @@ func newLockstep(r *runner) *lockstep {
 		},
 		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
 		Retryable:   lane.IsRetryableAssistantError,
+		Mutant:      modelMutant,
 	})
 	return ls
 }
