@@ -303,7 +303,8 @@ func (s *simStream) produce() {
 		case 2:
 			w.Sleep(time.Duration(choice.Range(w, "provider-ms", 1, 20)) * time.Millisecond)
 		}
-		if s.r.p.pollCrash && s.req.Deferred != nil && i > 1 && choice.Chance(w, "poll-crash", 1, 3) {
+		if s.r.p.pollCrash && s.req.Deferred != nil && i > 1 && s.r.pollCrashes < maxPollCrashes && choice.Chance(w, "poll-crash", 1, 3) {
+			s.r.pollCrashes++
 			// a crash aimed at the middle of a deferred poll (an orphaned
 			// unknown-outcome poll is what replacement is about)
 			r := s.r
@@ -375,3 +376,8 @@ func marshalMsg(m *pi.AssistantMessage) string {
 	}
 	return string(m.AppendJSON(nil))
 }
+
+// maxPollCrashes bounds the crashes aimed at deferred polls in one run.
+// Faults must end for recovery liveness to be checkable: unbounded poll
+// crashes could keep replacing the poll forever.
+const maxPollCrashes = 4

@@ -72,6 +72,7 @@ type runner struct {
 	pendingActivation string // effect_pending response restored by the last restart
 	pendingPoll       string // deferred effect_pending restored by the last restart
 	permits           int
+	pollCrashes       int // crashes aimed at deferred polls so far (≤ maxPollCrashes)
 	permitWake        env.Completer
 	plans             int
 
@@ -462,8 +463,13 @@ func (r *runner) waitPermit(cur *lane.Operation) {
 	_ = r.permitWake.Wait()
 }
 
+// poller hands out deferred-poll permits for as long as the run lasts. It
+// must not run out: restarts drop process-local permits, and a poller that
+// stopped after a fixed count left a driver waiting forever for a permit
+// after enough crashes (a harness deadlock, not a lane bug). If operations
+// never settle, the world's step budget reports liveness.
 func (r *runner) poller() {
-	for i := 0; i < 50 && !r.finished && !r.failed; i++ {
+	for !r.finished && !r.failed {
 		r.w.Sleep(time.Duration(choice.Range(r.w, "poll-ms", 1, 40)) * time.Millisecond)
 		r.permits++
 		if r.permitWake != nil {
