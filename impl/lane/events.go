@@ -26,6 +26,12 @@ type Event struct {
 	Lane     string
 	RunID    string
 	Recovery bool
+	// Synthetic marks the lifecycle of a harness-built response (orphan
+	// recovery or cancellation reconciliation): message_start, message_end,
+	// entry_added and usage of a response no provider stream produced.
+	// Recovery alone does not say this: a live poll that replaces an
+	// orphaned deferred poll is recovery-tagged but streams for real.
+	Synthetic bool
 	// Message is the partial (start/update) or final message (end).
 	Message *pi.AssistantMessage
 	// Source is the provider event of a message_update; Frame the frame it

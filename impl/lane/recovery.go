@@ -114,14 +114,14 @@ func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResul
 	if l.cfg.Bugs.CancelLosesToComplete && cancelled && partial != nil && allEnded(fs) {
 		msg.StopReason, msg.ErrorMessage = pi.StopStop, nil // BUG: treat complete-looking frames as done
 	}
-	l.emit(Event{Type: EvMessageStart, RunID: op, Recovery: true, Message: msg})
-	l.emit(Event{Type: EvMessageEnd, RunID: op, Recovery: true, Message: msg, EntryID: eff.ResponseEntryID})
+	l.emit(Event{Type: EvMessageStart, RunID: op, Recovery: true, Synthetic: true, Message: msg})
+	l.emit(Event{Type: EvMessageEnd, RunID: op, Recovery: true, Synthetic: true, Message: msg, EntryID: eff.ResponseEntryID})
 	if l.cfg.Bugs.RecoveryRunsAfterResponse && l.cfg.AfterResponse != nil {
 		if msg, err = l.cfg.AfterResponse(msg.Clone()); err != nil {
 			return StepResult{}, l.faultWith(err)
 		}
 	}
-	return l.settle(op, eff, msg, true)
+	return l.settle(op, eff, msg, true, true)
 }
 
 func (s *OpState) modelRef() ModelRef {

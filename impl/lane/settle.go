@@ -18,14 +18,16 @@ func sameEffect(v view, op string, eff *OpState) bool {
 // settle classifies response and commits pi's settlement TX (publishResponse):
 // entry R, usage U, branch tip, deleteList(frames) | terminal cleanup,
 // op state | (result, lane state). Then entry_added and usage are emitted.
-func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery bool) (StepResult, error) {
+// recovery selects pi's recovery classification; synthetic marks a response
+// the harness built rather than a provider stream (see Event.Synthetic).
+func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery, synthetic bool) (StepResult, error) {
 	var disp Disposition
 	respID, usageID := intent.ResponseEntryID, intent.UsageID
 	if recovery && l.cfg.Bugs.RecoveryMintsNewIDs {
 		respID, usageID = l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
 	}
 	if l.cfg.Bugs.EmitEntryBeforeCommit {
-		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, EntryID: respID})
+		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID})
 	}
 	var finished *ResultRecord
 	res, committed, err := l.command("settle", func(cur view) (plan, error) {
@@ -84,10 +86,10 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		return StepResult{Kind: StepProgress}, nil
 	}
 	if !l.cfg.Bugs.EmitEntryBeforeCommit {
-		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, EntryID: respID, Seq: res.Seqs[0], Message: disp.Committed})
+		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID, Seq: res.Seqs[0], Message: disp.Committed})
 	}
 	u := disp.Committed.Usage
-	l.emit(Event{Type: EvUsage, RunID: op, Recovery: recovery, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
+	l.emit(Event{Type: EvUsage, RunID: op, Recovery: recovery, Synthetic: synthetic, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
 	if finished != nil {
 		l.emit(Event{Type: EvRunEnd, RunID: op, Status: finished.Status})
 		return StepResult{Kind: StepSettled, Status: finished.Status}, nil

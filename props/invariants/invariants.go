@@ -202,10 +202,12 @@ func drainImpliesCommitted(v *View) error {
 	return nil
 }
 
-// 7: a recovery-settled response is never a success.
+// 7: a synthetic (recovery or cancellation) settlement is never a success:
+// committed frames never stand in for provider completion. Only Synthetic
+// entries count; a recovery-tagged live replacement poll may succeed.
 func framesNeverComplete(v *View) error {
 	for _, it := range v.Log {
-		if e := it.Event; e != nil && e.Type == lane.EvEntryAdded && e.Recovery {
+		if e := it.Event; e != nil && e.Type == lane.EvEntryAdded && e.Synthetic {
 			m := v.Entries[e.EntryID]
 			if m == nil {
 				return fmt.Errorf("recovered entry %s not committed", e.EntryID)

@@ -76,7 +76,7 @@ func TestEachInvariantRejectsABrokenView(t *testing.T) {
 			v.Log[1], v.Log[2] = v.Log[2], v.Log[1]
 		},
 		7: func(v *View) {
-			v.Log = append(v.Log, LogItem{Event: &lane.Event{Type: lane.EvEntryAdded, EntryID: "R1", Recovery: true}})
+			v.Log = append(v.Log, LogItem{Event: &lane.Event{Type: lane.EvEntryAdded, EntryID: "R1", Recovery: true, Synthetic: true}})
 		},
 		8: func(v *View) { v.Lists["A:R1"] = v.Lists["B:R2"] },
 		9: func(v *View) { v.Snapshot.Transcript = append(v.Snapshot.Transcript, lane.TranscriptEntry{ID: "R2"}) },
@@ -104,4 +104,15 @@ func TestEachInvariantRejectsABrokenView(t *testing.T) {
 		require.Error(t, full)
 		require.True(t, strings.HasPrefix(full.Error(), "invariant "), full.Error())
 	}
+}
+
+// Invariant 7 counts only synthetic settlements: a live poll that replaces
+// an orphaned deferred poll is recovery-tagged, streams for real and may
+// succeed. (The checker once keyed on Recovery and failed such runs.)
+func TestLiveRecoveryTaggedSuccessIsNotASyntheticSettlement(t *testing.T) {
+	v := baseline(t)
+	v.Log = append(v.Log, LogItem{Event: &lane.Event{Type: lane.EvEntryAdded, EntryID: "R1", Recovery: true}})
+	require.NoError(t, framesNeverComplete(v))
+	v.Log[len(v.Log)-1].Event.Synthetic = true
+	require.Error(t, framesNeverComplete(v), "the same success marked synthetic is a violation")
 }

@@ -206,7 +206,6 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 				r.pendingActivation = ""
 			}
 		} else {
-			r.liveSettled[id] = true
 			if s := r.streams[id]; s != nil {
 				s.settled = true
 			}

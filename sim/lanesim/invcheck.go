@@ -54,32 +54,9 @@ func (r *runner) checkInvariants(where string, snap *lane.Snapshot, restored *la
 		return false
 	}
 	v.Log, v.Snapshot, v.Restored = r.invLog, snap, restored
-	for _, c := range invariants.All {
-		cv := v
-		if c.N == 7 {
-			cv = r.syntheticOnly(v)
-		}
-		if err := c.Check(cv); err != nil {
-			r.fail("invariant", "%s: invariant %d (%s): %v", where, c.N, c.Name, err)
-			return false
-		}
+	if err := invariants.Check(v); err != nil {
+		r.fail("invariant", "%s: %v", where, err)
+		return false
 	}
 	return true
-}
-
-// syntheticOnly hides the entry_added events of responses settled from a
-// live stream. Invariant 7's checker takes every recovery-tagged
-// entry_added for a synthetic settlement, but pi also tags the live stream
-// that replaces an orphaned deferred poll as recovery, and that response
-// may complete normally (finding reported to props/invariants).
-func (r *runner) syntheticOnly(v *invariants.View) *invariants.View {
-	c := *v
-	c.Log = make([]invariants.LogItem, 0, len(v.Log))
-	for _, it := range v.Log {
-		if e := it.Event; e != nil && e.Type == lane.EvEntryAdded && r.liveSettled[e.EntryID] {
-			continue
-		}
-		c.Log = append(c.Log, it)
-	}
-	return &c
 }

@@ -88,8 +88,6 @@ type runner struct {
 	ls         *lockstep
 	invLog     []invariants.LogItem
 	opIDs      map[string]bool
-	// liveSettled: responses settled from a live stream (not synthetic)
-	liveSettled map[string]bool
 }
 
 func run(p profile, src choice.Source, opts Options) Outcome {
@@ -113,7 +111,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
-	r.opIDs, r.liveSettled = map[string]bool{}, map[string]bool{}
+	r.opIDs = map[string]bool{}
 	be, err := newBackend(r)
 	if err != nil {
 		return Outcome{Failed: true, Kind: "setup", Message: err.Error()}
