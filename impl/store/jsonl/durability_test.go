@@ -54,7 +54,9 @@ func groupCommitRun(t *testing.T, opts Options, n int) (Stats, []string) {
 	}
 	wg.Add(1)
 	go commit(0)
-	waitFor(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.leader })
+	// The leader has taken its batch once it is parked inside fsync, so every
+	// commit submitted from now on queues behind it.
+	waitFor(t, func() bool { return m.parkedSyncs() == 1 })
 	for i := 1; i <= n; i++ {
 		wg.Add(1)
 		go commit(i)
@@ -111,7 +113,7 @@ func TestGroupCommitRejectsInvalidCommitsIndividually(t *testing.T) {
 		go func() { r, err := s.Commit(w); results[i] <- out{r, err} }()
 	}
 	submit(0, []store.Write{entryW("root", "")})
-	waitFor(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.leader })
+	waitFor(t, func() bool { return m.parkedSyncs() == 1 }) // the leader's batch is taken
 	submit(1, []store.Write{entryW("a", "root")})
 	waitFor(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.queue) == 1 })
 	submit(2, []store.Write{entryW("a", "root")}) // duplicate of a commit in the same batch
@@ -301,7 +303,7 @@ func TestFollowerWhoseWaitFailsDoesNotReadAsCommitted(t *testing.T) {
 		_, err := s.Commit([]store.Write{store.SetValueRaw(store.Address{Namespace: "n", Key: "leader"}, []byte("1"))})
 		leaderDone <- err
 	}()
-	waitFor(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.leader })
+	waitFor(t, func() bool { return m.parkedSyncs() == 1 })
 	_, err = s.Commit([]store.Write{store.SetValueRaw(store.Address{Namespace: "n", Key: "follower"}, []byte("1"))})
 	require.ErrorIs(t, err, errAbandoned)
 	gate.Resolve(nil)

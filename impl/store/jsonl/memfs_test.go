@@ -13,7 +13,8 @@ import (
 // memFS is a small in-memory env.FS for tests. Every mutating operation is
 // counted; failAt = n makes the n-th one fail (a Write then stores only half
 // of its bytes, like a torn write). synced holds each file's content as of
-// its last fsync. gateSync, when set, is waited on inside every File.Sync.
+// its last fsync. gateSync, when set, is waited on inside every File.Sync;
+// parked counts the syncs waiting on it right now.
 type memFS struct {
 	mu       sync.Mutex
 	files    map[string][]byte
@@ -22,6 +23,7 @@ type memFS struct {
 	failAt   int
 	log      []string
 	gateSync env.Future
+	parked   int
 }
 
 var errInjected = errors.New("injected I/O error")
@@ -150,17 +152,30 @@ func (f *memFile) Write(p []byte) (int, error) {
 func (f *memFile) Sync() error {
 	f.fs.mu.Lock()
 	gate := f.fs.gateSync
+	if gate != nil {
+		f.fs.parked++
+	}
 	f.fs.mu.Unlock()
 	if gate != nil {
 		_ = gate.Wait()
 	}
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()
+	if gate != nil {
+		f.fs.parked--
+	}
 	if f.fs.step("sync " + f.path) {
 		return errInjected
 	}
 	f.fs.synced[f.path] = append([]byte(nil), f.fs.files[f.path]...)
 	return nil
+}
+
+// parkedSyncs returns how many File.Sync calls are waiting on gateSync.
+func (m *memFS) parkedSyncs() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.parked
 }
 
 func (f *memFile) Close() error {
