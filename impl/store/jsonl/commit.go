@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/frameproof/frameproof/impl/env"
@@ -66,8 +67,11 @@ func (s *Store) Close() error {
 	}
 	s.mu.Unlock()
 	req, err := s.submit(reqClose, nil)
-	if err != nil {
+	if errors.Is(err, ErrClosed) {
 		return nil // closed concurrently
+	}
+	if err != nil {
+		return err
 	}
 	return req.err
 }

@@ -309,3 +309,28 @@ func TestFollowerWhoseWaitFailsDoesNotReadAsCommitted(t *testing.T) {
 	gate.Resolve(nil)
 	require.NoError(t, <-leaderDone)
 }
+
+// TestCloseWhoseWaitFailsReportsIt: Close returns nil only when the store was
+// already closed; a failed wait for the leader leaves the close unfinished
+// and must say so.
+func TestCloseWhoseWaitFailsReportsIt(t *testing.T) {
+	m := newMemFS()
+	e := testEnv(m)
+	e.Executor = abandoningExec{}
+	s, err := Create(e, path, Header{ID: "sess", CreatedAt: 1000, Cwd: "/w"}, Options{Sync: SyncAlways})
+	require.NoError(t, err)
+	gate := env.Goroutines{}.NewFuture("gate")
+	m.mu.Lock()
+	m.gateSync = gate
+	m.mu.Unlock()
+	leaderDone := make(chan error, 1)
+	go func() {
+		_, err := s.Commit([]store.Write{store.SetValueRaw(store.Address{Namespace: "n", Key: "leader"}, []byte("1"))})
+		leaderDone <- err
+	}()
+	waitFor(t, func() bool { return m.parkedSyncs() == 1 })
+	require.ErrorIs(t, s.Close(), errAbandoned)
+	gate.Resolve(nil)
+	require.NoError(t, <-leaderDone)
+	require.NoError(t, s.Close(), "closing a closed store is a no-op")
+}
