@@ -285,10 +285,9 @@ type abandonedFuture struct{ env.Completer }
 
 func (abandonedFuture) Wait() error { return errAbandoned }
 
-// TestFollowerWhoseWaitFailsDoesNotReadAsCommitted: a follower whose wait
-// for the leader fails must report an error, never a zero result with a
-// nil error (which a caller would take as an acknowledged commit).
-func TestFollowerWhoseWaitFailsDoesNotReadAsCommitted(t *testing.T) {
+// abandonedFollowerSetup opens a store whose waits fail and parks a leader
+// commit inside fsync; release lets it finish and returns its error.
+func abandonedFollowerSetup(t *testing.T) (s *Store, release func() error) {
 	m := newMemFS()
 	e := testEnv(m)
 	e.Executor = abandoningExec{}
@@ -304,33 +303,25 @@ func TestFollowerWhoseWaitFailsDoesNotReadAsCommitted(t *testing.T) {
 		leaderDone <- err
 	}()
 	waitFor(t, func() bool { return m.parkedSyncs() == 1 })
-	_, err = s.Commit([]store.Write{store.SetValueRaw(store.Address{Namespace: "n", Key: "follower"}, []byte("1"))})
+	return s, func() error { gate.Resolve(nil); return <-leaderDone }
+}
+
+// TestFollowerWhoseWaitFailsDoesNotReadAsCommitted: a follower whose wait
+// for the leader fails must report an error, never a zero result with a
+// nil error (which a caller would take as an acknowledged commit).
+func TestFollowerWhoseWaitFailsDoesNotReadAsCommitted(t *testing.T) {
+	s, release := abandonedFollowerSetup(t)
+	_, err := s.Commit([]store.Write{store.SetValueRaw(store.Address{Namespace: "n", Key: "follower"}, []byte("1"))})
 	require.ErrorIs(t, err, errAbandoned)
-	gate.Resolve(nil)
-	require.NoError(t, <-leaderDone)
+	require.NoError(t, release())
 }
 
 // TestCloseWhoseWaitFailsReportsIt: Close returns nil only when the store was
 // already closed; a failed wait for the leader leaves the close unfinished
 // and must say so.
 func TestCloseWhoseWaitFailsReportsIt(t *testing.T) {
-	m := newMemFS()
-	e := testEnv(m)
-	e.Executor = abandoningExec{}
-	s, err := Create(e, path, Header{ID: "sess", CreatedAt: 1000, Cwd: "/w"}, Options{Sync: SyncAlways})
-	require.NoError(t, err)
-	gate := env.Goroutines{}.NewFuture("gate")
-	m.mu.Lock()
-	m.gateSync = gate
-	m.mu.Unlock()
-	leaderDone := make(chan error, 1)
-	go func() {
-		_, err := s.Commit([]store.Write{store.SetValueRaw(store.Address{Namespace: "n", Key: "leader"}, []byte("1"))})
-		leaderDone <- err
-	}()
-	waitFor(t, func() bool { return m.parkedSyncs() == 1 })
+	s, release := abandonedFollowerSetup(t)
 	require.ErrorIs(t, s.Close(), errAbandoned)
-	gate.Resolve(nil)
-	require.NoError(t, <-leaderDone)
+	require.NoError(t, release())
 	require.NoError(t, s.Close(), "closing a closed store is a no-op")
 }
