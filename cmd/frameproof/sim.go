@@ -83,18 +83,25 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	code = rep.finish()
 	rep.Sim.Verdict = rep.Verdict
 	if cfg.reportDir != "" {
-		if err := writeFailureReports(suite, cfg, rep.Sim, stderr); err != nil {
+		if err := writeFailureReports(suite, cfg, rep.Sim); err != nil {
 			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", err)
 		}
 	}
+	// A JUnit file that cannot be written must not hide the result: the
+	// report is printed either way, a failure keeps exit 1 (its
+	// reproduction lines matter more), anything else becomes a usage error.
 	if cfg.junit != "" {
 		if err := rep.writeJUnitFile(cfg.junit); err != nil {
-			fmt.Fprintln(stderr, "frameproof sim:", err)
-			return exitUsage
+			fmt.Fprintln(stderr, "frameproof sim: --junit:", err)
+			if code != exitFail {
+				code = exitUsage
+			}
 		}
 	}
 	if cfg.asJSON {
-		_ = rep.writeJSON(stdout)
+		if err := rep.writeJSON(stdout); err != nil {
+			fmt.Fprintln(stderr, "frameproof sim: --json:", err)
+		}
 		return code
 	}
 	printSimSummary(stdout, rep)

@@ -232,3 +232,22 @@ func TestTakenOrdersCountsEveryOrderOnce(t *testing.T) {
 	o.RaceOrders = map[string][]string{"A": {"x", "z", "x"}}
 	assert.Equal(t, map[string][]string{"A": {"x", "z"}, "B": {"y"}}, o.takenOrders())
 }
+
+// An unwritable --junit path must not hide the campaign's result: the
+// failures and their reproduction lines are still printed, a failing
+// campaign still exits 1, and otherwise the bad path is a usage error.
+func TestSimJUnitWriteErrorKeepsTheResult(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	junit := filepath.Join(t.TempDir(), "no-such-dir", "sim.xml")
+	code, stdout, stderr := run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20",
+		"--bug", "big-value", "--junit", junit, "-q")
+	assert.Equal(t, exitFail, code, stdout+stderr)
+	assert.Regexp(t, reproLine, stdout)
+	assert.Contains(t, stderr, "junit")
+
+	code, stdout, stderr = run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20",
+		"--junit", junit, "--json", "-q")
+	assert.Equal(t, exitUsage, code, stdout+stderr)
+	assert.Equal(t, "pass", decodeReport(t, stdout).Verdict, "the JSON report is still printed")
+	assert.Contains(t, stderr, "junit")
+}

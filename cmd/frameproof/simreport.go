@@ -263,7 +263,7 @@ func printSimSummary(w io.Writer, rep *Report) {
 
 // writeFailureReports writes, for every failure, its shrunk tape, the full
 // trace of the seed and the HTML report into cfg.reportDir.
-func writeFailureReports(suite simSuite, cfg simConfig, sr *SimReport, stderr io.Writer) error {
+func writeFailureReports(suite simSuite, cfg simConfig, sr *SimReport) error {
 	if err := os.MkdirAll(cfg.reportDir, 0o755); err != nil {
 		return err
 	}
@@ -299,7 +299,6 @@ func writeFailureReports(suite simSuite, cfg simConfig, sr *SimReport, stderr io
 		}
 		f.Files = append(f.Files, stem+".html")
 	}
-	_ = stderr
 	return nil
 }
 
