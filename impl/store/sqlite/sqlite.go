@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -94,7 +95,7 @@ func Open(path string, clock env.Clock, opts Options) (*Store, error) {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(OFF)")
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite", "file:"+uriPath(path)+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -111,6 +112,13 @@ func Open(path string, clock env.Clock, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: read next_seq: %w", path, err)
 	}
 	return s, nil
+}
+
+// uriPath escapes the characters that would otherwise end or re-encode the
+// path part of a SQLite "file:" URI, so that path names exactly the file
+// asked for ("a?b.db" would open "a", "a%20b.db" would open "a b.db").
+func uriPath(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
 
 // Path returns the database file path.

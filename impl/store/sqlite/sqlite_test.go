@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -185,4 +186,18 @@ func TestReopenKeepsNextSeqAndClosedErrors(t *testing.T) {
 
 	_, err = sqlite.Open(path, &tickClock{}, sqlite.Options{Sync: "sometimes"})
 	require.Error(t, err)
+}
+
+// TestOpenUsesTheExactPath: characters that mean something in a SQLite
+// "file:" URI (?, #, %) are part of the file name, not URI syntax.
+func TestOpenUsesTheExactPath(t *testing.T) {
+	for _, name := range []string{"a?b.db", "a#b.db", "a%20b.db", "a b.db"} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, name)
+		db, err := sqlite.Open(p, &tickClock{}, sqlite.Options{})
+		require.NoError(t, err, name)
+		require.NoError(t, db.Close())
+		_, err = os.Stat(p)
+		require.NoError(t, err, "%s: the database is at the given path", name)
+	}
 }
