@@ -253,9 +253,10 @@ func (s *Store) commitGroup(reqs []*request) {
 	due := deletes && s.compactionDue()
 	s.mu.Unlock()
 	if due {
-		// The commits are durable already; a failed automatic compaction
-		// leaves the old file in place (or poisons the store if the rename
-		// could not be made durable) and is reported by the next commit.
+		// The commits are durable already. A compaction that fails before
+		// its rename leaves the old file in place and is dropped silently
+		// (the next deleting commit retries); one that fails after the
+		// rename poisons the store, and the next commit reports that.
 		_ = s.compact()
 	}
 }
