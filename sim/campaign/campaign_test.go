@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/trace"
@@ -137,4 +138,67 @@ func TestParseShard(t *testing.T) {
 		require.Error(t, err, bad)
 	}
 	require.Equal(t, "frameproof repro 7", Repro(7, "", ""))
+}
+
+// For any seed count, base and shard count, the shards together run every
+// seed of [BaseSeed, BaseSeed+Seeds) exactly once, and each shard's
+// Planned is what it runs.
+func TestShardsPartitionTheSeedsProperty(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		seeds := rapid.IntRange(1, 60).Draw(rt, "seeds")
+		shards := rapid.IntRange(1, 9).Draw(rt, "shards")
+		base := rapid.Uint64Range(0, 1<<40).Draw(rt, "base")
+		count := map[uint64]int{}
+		for i := range shards {
+			runs := 0
+			c := Campaign{Run: func(choice.Source) Result { return Result{} }, BaseSeed: base, Seeds: seeds,
+				Shard: i, Shards: shards, OnRun: func(seed uint64, _ Result) { count[seed]++; runs++ }}
+			sum, err := c.Execute()
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if sum.Planned != runs || sum.Runs != runs {
+				rt.Fatalf("shard %d/%d: planned %d, ran %d (summary %d)", i, shards, sum.Planned, runs, sum.Runs)
+			}
+		}
+		if len(count) != seeds {
+			rt.Fatalf("%d distinct seeds ran, want %d", len(count), seeds)
+		}
+		for s := base; s < base+uint64(seeds); s++ {
+			if count[s] != 1 {
+				rt.Fatalf("seed %d ran %d times", s, count[s])
+			}
+		}
+	})
+}
+
+// Shrinking keeps the failure kind: a scenario whose simplest tapes fail
+// with a different kind ("setup") must not shrink its "invariant" failure
+// into one of them.
+func TestShrinkKeepsTheFailureKind(t *testing.T) {
+	scenario := func(src choice.Source) Result {
+		big := false
+		for range 30 {
+			if src.Intn("v", 10) >= 8 {
+				big = true
+			}
+		}
+		switch {
+		case big:
+			return Result{Failed: true, Kind: "invariant", Message: "a value >= 8"}
+		default:
+			return Result{Failed: true, Kind: "setup", Message: "no big value"}
+		}
+	}
+	sum, err := Campaign{Run: scenario, Seeds: 5}.Execute()
+	require.NoError(t, err)
+	require.Len(t, sum.Failures, 5)
+	for _, f := range sum.Failures {
+		got := scenario(choice.NewReplay(f.ShrunkTape))
+		require.Equal(t, f.Kind, got.Kind, "seed %d shrunk to %v", f.Seed, f.ShrunkTape.Values())
+		require.Equal(t, got.Message, f.ShrunkMessage)
+		if f.Kind == "invariant" {
+			require.Equal(t, 8, f.ShrunkTape[len(f.ShrunkTape)-1].V, "minimal: zeros up to one value of exactly 8")
+		}
+	}
 }
