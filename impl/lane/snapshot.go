@@ -24,9 +24,11 @@ type Snapshot struct {
 	Transcript  []TranscriptEntry
 	OperationID string
 	State       *OpState
-	// StreamingMessage: the live partial while a stream is owned; else, for
-	// assistant/deferred effect_pending, the reduction of the committed
-	// frames (budgeted); else nil.
+	// StreamingMessage: the live partial while its stream still owns the
+	// fence (the operation is current at assistant/deferred effect_pending
+	// with the stream's responseEntryId); else, for assistant/deferred
+	// effect_pending, the reduction of the committed frames (budgeted); else
+	// nil.
 	StreamingMessage *pi.AssistantMessage
 	// Live reports that StreamingMessage came from an owned stream.
 	Live bool
@@ -40,7 +42,11 @@ func (l *Lane) Snapshot() (*Snapshot, error) {
 	l.mu.Lock()
 	cur := l.view.clone()
 	var live *pi.AssistantMessage
-	owned := l.live != nil
+	// pi's client fold (reduceLaneSnapshot) lands message_update only on a
+	// matching current operation, and captureLaneSnapshot has no operation
+	// after a terminal TX: once an external finalization removed the
+	// operation, the still-draining fenced stream shows nothing.
+	owned := l.live != nil && (l.cfg.Bugs.SnapshotShowsDeadLivePartial || liveOwns(cur, l.live))
 	if owned && l.live.partial != nil {
 		live = l.live.partial.Clone()
 	}
@@ -69,6 +75,12 @@ func (l *Lane) Snapshot() (*Snapshot, error) {
 		s.StreamingMessage, s.FramesTruncated = m, truncated
 	}
 	return s, nil
+}
+
+// liveOwns reports whether the live stream still holds the invocation fence
+// in view v.
+func liveOwns(v view, s *liveStream) bool {
+	return v.op != nil && v.op.ID == s.op && v.op.State.At.IsEffectPending() && v.op.State.ResponseEntryID == s.responseEntryID
 }
 
 // transcript walks parent links from tip back to the root.

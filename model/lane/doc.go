@@ -55,6 +55,7 @@
 //   - Cancellation wins classification, even over complete-looking content.
 //   - Settlement awaits every accepted frame before after_response.
 //   - A deferred replacement intent deletes the abandoned frame list.
-//   - streamingMessage is the live partial while a stream is owned, else the
-//     durable reduction for effect_pending, else absent; never transcript.
+//   - streamingMessage is the live partial while its stream holds the fence
+//     (not after an external finalization), else the durable reduction for
+//     effect_pending, else absent; never transcript.
 package lane

@@ -370,6 +370,12 @@ func (m *Model) fence(q queued) bool {
 	return ok && id == q.op && o.effectPending() && o.ResponseEntryID == q.resp
 }
 
+// owns: the stream's response is still the current operation's pending one.
+func (m *Model) owns(s *stream) bool {
+	id, o, ok := m.current()
+	return ok && id == s.op && o.effectPending() && o.ResponseEntryID == s.resp
+}
+
 func (m *Model) popFrame(resp string, i int, what string) (queued, error) {
 	if len(m.queue) == 0 {
 		return queued{}, fmt.Errorf("model/lane: frame %s:%d %s but no frame is queued", resp, i, what)
@@ -588,12 +594,14 @@ type Snapshot struct {
 	Live             bool
 }
 
-// Snapshot: streamingMessage is the live partial while a stream is owned,
-// else the durable reduction for assistant/deferred effect_pending, else
-// absent.
+// Snapshot: streamingMessage is the live partial while its stream still
+// holds the fence (after an external finalization the fenced stream may
+// still be consumed, but pi's client fold drops message_update without a
+// matching current operation), else the durable reduction for
+// assistant/deferred effect_pending, else absent.
 func (m *Model) Snapshot() Snapshot {
 	s := Snapshot{Transcript: m.Transcript()}
-	if m.live != nil && m.live.partial != nil {
+	if m.live != nil && m.live.partial != nil && m.owns(m.live) {
 		s.StreamingMessage, s.Live = messageJSON(m.live.partial), true
 		return s
 	}

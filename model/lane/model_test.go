@@ -151,3 +151,20 @@ func TestCancellationWins(t *testing.T) {
 		t.Fatalf("reconcile: %+v", e)
 	}
 }
+
+// After an external finalization the stream may still be consumed, but the
+// snapshot shows neither its live partial nor a durable one.
+func TestSnapshotAfterFinalizationShowsNoPartial(t *testing.T) {
+	m := started(t, 1)
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("draft")}))
+	if s := m.Snapshot(); !s.Live || !strings.Contains(s.StreamingMessage, "draft") {
+		t.Fatalf("owned stream: %+v", s)
+	}
+	if !m.Finalize("aborted", "", "") {
+		t.Fatal("finalize did not commit")
+	}
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventTextStart, Partial: partial("draft more")}))
+	if s := m.Snapshot(); s.Live || s.StreamingMessage != "" {
+		t.Fatalf("fenced stream after finalization: %+v", s)
+	}
+}

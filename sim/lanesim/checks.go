@@ -350,14 +350,13 @@ func (r *runner) afterResponse(m *pi.AssistantMessage) (*pi.AssistantMessage, er
 func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 	st := snap.State
 	if snap.Live {
-		// Owned: this healthy process still consumes the stream and has not
-		// settled it. After an external finalization the loop keeps
-		// consuming its (now fenced) stream until it ends, so a live
-		// partial without an operation is allowed then, and only then.
+		// Owned: this healthy process still consumes the stream, has not
+		// settled it, and the stream still holds the fence. After an
+		// external finalization the loop keeps consuming its (now fenced)
+		// stream, but like pi's client fold the snapshot no longer shows it.
 		c := r.cur
 		owned := ln.Fault() == nil && !r.closed && c != nil && !c.settled &&
-			((st != nil && st.At.IsEffectPending() && c.req.ResponseEntryID == st.ResponseEntryID) ||
-				(r.finalizing[c.req.OperationID] && snap.OperationID != c.req.OperationID))
+			st != nil && st.At.IsEffectPending() && c.req.ResponseEntryID == st.ResponseEntryID
 		r.check(owned, "invariant", "snapshot shows a live partial the process does not own (state %s)", describe(snap.OperationID, st))
 	}
 	if !r.checkInvariants("snapshot", snap, nil) {

@@ -65,9 +65,7 @@ type runner struct {
 	delivered map[string]map[int]bool
 	finalized map[string]bool
 	lastResp  map[string]string
-	// finalizing: operations the external finalizer has called for
-	finalizing map[string]bool
-	intents    map[string]bool // response ids reserved by an acknowledged intent
+	intents   map[string]bool // response ids reserved by an acknowledged intent
 
 	pendingActivation string // effect_pending response restored by the last restart
 	pendingPoll       string // deferred effect_pending restored by the last restart
@@ -107,7 +105,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	w := world.New(gs, world.Options{Trace: tr, MaxSteps: int64(max)})
 	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,
 		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
-		delivered: map[string]map[int]bool{}, finalized: map[string]bool{}, lastResp: map[string]string{}, finalizing: map[string]bool{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
+		delivered: map[string]map[int]bool{}, finalized: map[string]bool{}, lastResp: map[string]string{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
@@ -510,7 +508,6 @@ func (r *runner) finalizer() {
 	}
 	op := ln.Current().ID
 	id := r.linz.call("finalizer", linzInput{Kind: "finalize", Op: op})
-	r.finalizing[op] = true
 	oe := &lane.OpError{Code: "external", Message: finalizerMessage}
 	r.ls.issueFinalize("aborted", oe)
 	fut := ln.FinalizeAsync("aborted", oe)

@@ -1,0 +1,44 @@
+package lane
+
+import (
+	"testing"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/stretchr/testify/require"
+)
+
+// After an external finalization the provider loop keeps consuming its now
+// fenced stream, but the snapshot shows no partial: pi's fold lands
+// message_update only on a matching current operation, and the capture has
+// no operation after the terminal TX.
+func TestSnapshotHidesFencedLivePartialAfterExternalFinalization(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		h.start(1)
+		s := helloScript()
+		var fin env.Future
+		var before, after *Snapshot
+		s.before = func(i int) {
+			var err error
+			switch i {
+			case 2:
+				before, err = l.Snapshot()
+				require.NoError(t, err)
+				fin = l.FinalizeAsync("aborted", nil)
+				require.NoError(t, fin.Wait())
+			case 4:
+				after, err = l.Snapshot()
+				require.NoError(t, err)
+			}
+		}
+		h.provider.add(s)
+		_, err := l.Drive(StepOptions{})
+		require.NoError(t, err)
+		require.True(t, before.Live, "owned stream: live partial")
+		require.NotNil(t, before.StreamingMessage)
+		require.Empty(t, after.OperationID, "finalized")
+		require.False(t, after.Live, "the fenced stream no longer owns the snapshot")
+		require.Nil(t, after.StreamingMessage)
+	})
+}
