@@ -23,11 +23,16 @@ var forbiddenCalls = map[string]map[string]bool{
 	"os": {"Open": true, "OpenFile": true, "Create": true, "ReadFile": true, "WriteFile": true,
 		"Remove": true, "RemoveAll": true, "Rename": true, "Mkdir": true, "MkdirAll": true,
 		"MkdirTemp": true, "CreateTemp": true, "ReadDir": true, "Stat": true, "Lstat": true,
-		"Truncate": true, "Chmod": true, "Symlink": true, "Link": true},
+		"Truncate": true, "Chmod": true, "Chtimes": true, "Symlink": true, "Link": true, "DirFS": true,
+		"Chdir": true, "Getwd": true},
+	// These walk or list the real file system.
+	"path/filepath": {"Walk": true, "WalkDir": true, "Glob": true, "EvalSymlinks": true, "Abs": true},
 }
 
-// forbiddenImports may not be imported at all outside impl/env.
-var forbiddenImports = map[string]bool{"math/rand": true, "math/rand/v2": true, "crypto/rand": true}
+// forbiddenImports may not be imported at all outside impl/env: randomness,
+// and packages whose only job is files or processes outside the seam.
+var forbiddenImports = map[string]bool{"math/rand": true, "math/rand/v2": true, "crypto/rand": true,
+	"io/ioutil": true, "os/exec": true, "syscall": true}
 
 // seamViolations lists every way src bypasses the determinism seam.
 func seamViolations(filename string, src []byte) ([]string, error) {
@@ -118,14 +123,19 @@ func TestSeamCheckerCatchesViolations(t *testing.T) {
 		"time.After":        "package x\nimport \"time\"\nvar _ = time.After(1)",
 		"os.Rename":         "package x\nimport \"os\"\nvar _ = os.Rename(\"a\", \"b\")",
 		"crypto/rand usage": "package x\nimport \"crypto/rand\"\nvar _ = rand.Reader",
+		"io/ioutil":         "package x\nimport \"io/ioutil\"\nvar _, _ = ioutil.ReadFile(\"a\")",
+		"os/exec":           "package x\nimport \"os/exec\"\nvar _ = exec.Command(\"ls\")",
+		"filepath.WalkDir":  "package x\nimport \"path/filepath\"\nvar _ = filepath.WalkDir(\".\", nil)",
+		"filepath.Glob":     "package x\nimport \"path/filepath\"\nvar _, _ = filepath.Glob(\"*\")",
+		"os.Getwd":          "package x\nimport \"os\"\nvar _, _ = os.Getwd()",
 	}
 	for name, src := range cases {
 		found, err := seamViolations(name+".go", []byte(src))
 		require.NoError(t, err, name)
 		assert.NotEmpty(t, found, "checker missed %s", name)
 	}
-	clean := "package x\nimport \"time\"\nvar _ time.Duration = time.Millisecond\nfunc f(c interface{ Now() time.Time }) { _ = c.Now() }"
+	clean := "package x\nimport (\"time\"; \"path/filepath\")\nvar _ time.Duration = time.Millisecond\nvar _ = filepath.Join(\"a\", \"b\")\nfunc f(c interface{ Now() time.Time }) { _ = c.Now() }"
 	found, err := seamViolations("clean.go", []byte(clean))
 	require.NoError(t, err)
-	assert.Empty(t, found, "durations and injected clocks are allowed")
+	assert.Empty(t, found, "durations, path arithmetic and injected clocks are allowed")
 }
