@@ -78,7 +78,10 @@ func StartExec(argv []string, dir string, maxStreams int, lifetime time.Duration
 			s.name += "@" + v
 		}
 	}
-	s.server = StartLoopback(maxStreams, lifetime)
+	if s.server, err = StartLoopback(maxStreams, lifetime); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

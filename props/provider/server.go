@@ -1,9 +1,10 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +16,9 @@ import (
 // uses (/v1/messages, /chat/completions, /responses, /models/…). It answers
 // at most maxRequests requests and shuts itself down after lifetime.
 type Loopback struct {
-	srv         *httptest.Server
+	srv         *http.Server
+	ln          net.Listener
+	url         string
 	mu          sync.Mutex
 	streams     map[string]Rendered
 	paths       map[string]string
@@ -25,20 +28,34 @@ type Loopback struct {
 	closeOnce   sync.Once
 }
 
-// StartLoopback starts the server. httptest binds 127.0.0.1 only.
-func StartLoopback(maxRequests int, lifetime time.Duration) *Loopback {
-	l := &Loopback{streams: map[string]Rendered{}, paths: map[string]string{}, maxRequests: maxRequests}
-	l.srv = httptest.NewServer(http.HandlerFunc(l.serve))
+// StartLoopback starts the server on 127.0.0.1 (an explicit IPv4 loopback
+// listener: never another interface, never a flag-chosen address).
+func StartLoopback(maxRequests int, lifetime time.Duration) (*Loopback, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("provider: loopback: listen on 127.0.0.1: %w", err)
+	}
+	l := &Loopback{streams: map[string]Rendered{}, paths: map[string]string{}, maxRequests: maxRequests,
+		ln: ln, url: "http://" + ln.Addr().String()}
+	l.srv = &http.Server{Handler: http.HandlerFunc(l.serve), ReadHeaderTimeout: 30 * time.Second}
 	l.stop = time.AfterFunc(lifetime, l.Close)
-	return l
+	go func() {
+		if err := l.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			l.Close()
+		}
+	}()
+	return l, nil
 }
+
+// Addr is the address the server listens on.
+func (l *Loopback) Addr() net.Addr { return l.ln.Addr() }
 
 // Add registers a stream and returns the base URL a client should use.
 func (l *Loopback) Add(id string, rd Rendered) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.streams[id] = rd
-	return l.srv.URL + "/s/" + id
+	return l.url + "/s/" + id
 }
 
 // Path returns the request path (and query) the client used for stream id.
@@ -52,8 +69,7 @@ func (l *Loopback) Path(id string) string {
 func (l *Loopback) Close() {
 	l.closeOnce.Do(func() {
 		l.stop.Stop()
-		l.srv.CloseClientConnections()
-		l.srv.Close()
+		_ = l.srv.Close() // closes the listener and every connection
 	})
 }
 
