@@ -1,14 +1,20 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // Tests of the sim, repro and shrink plumbing on the fake suite.
@@ -250,4 +256,59 @@ func TestSimJUnitWriteErrorKeepsTheResult(t *testing.T) {
 	assert.Equal(t, exitUsage, code, stdout+stderr)
 	assert.Equal(t, "pass", decodeReport(t, stdout).Verdict, "the JSON report is still printed")
 	assert.Contains(t, stderr, "junit")
+}
+
+// seedLog is a suite whose scenarios record every seed they are run with,
+// per scenario x backend (cells run in parallel, hence the lock).
+type seedLog struct {
+	fakeSuite
+	mu    sync.Mutex
+	seeds map[string][]uint64
+}
+
+func (s *seedLog) Scenarios() []simScenario {
+	var out []simScenario
+	for _, sc := range s.fakeSuite.Scenarios() {
+		inner, name := sc.Run, sc.Name
+		sc.Run = func(src choice.Source, o simOptions) simOutcome {
+			s.mu.Lock()
+			key := name + "/" + o.Backend
+			s.seeds[key] = append(s.seeds[key], src.(*choice.Seeded).Seed())
+			s.mu.Unlock()
+			return inner(src, o)
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// The shards of a campaign partition its seeds exactly: over all shards,
+// every cell runs every seed once, none twice, none outside the range.
+func TestSimShardsPartitionTheSeeds(t *testing.T) {
+	for _, tc := range []struct {
+		base, seeds, shards int
+	}{{1, 23, 4}, {100, 7, 3}, {5, 2, 3}, {0, 10, 1}} {
+		log := &seedLog{seeds: map[string][]uint64{}}
+		withSuite(t, log)
+		for i := range tc.shards {
+			code, stdout, stderr := run("sim", "--seed", strconv.Itoa(tc.base), "--seeds", strconv.Itoa(tc.seeds),
+				"--shard", fmt.Sprintf("%d/%d", i, tc.shards), "--jobs", "2", "--json", "-q")
+			require.NotEqual(t, exitUsage, code, stderr)
+			r := decodeReport(t, stdout)
+			planned := 0
+			for _, c := range r.Sim.Cells {
+				planned += c.Planned
+			}
+			assert.Equal(t, r.Sim.Throughput.Runs, planned, "shard %d/%d runs what it plans", i, tc.shards)
+		}
+		var want []uint64
+		for s := range tc.seeds {
+			want = append(want, uint64(tc.base+s))
+		}
+		require.Len(t, log.seeds, 2*3, "every scenario x backend cell ran")
+		for cell, got := range log.seeds {
+			slices.Sort(got)
+			assert.Equal(t, want, got, "%+v cell %s", tc, cell)
+		}
+	}
 }
