@@ -136,8 +136,17 @@ func (s *OpState) modelRef() ModelRef {
 
 // reconcile advances a cancelled leaf without new ordinary work: an
 // effect_pending is settled synthetically as aborted (TX1, → checkpoint);
-// every other leaf gets the aborted terminal (TX2).
+// every other leaf gets the aborted terminal (TX2). A deferred leaf first
+// reads its source handle, as pi's reconcile does before the best-effort
+// cancelDeferred: a missing or invalid handle faults the lane there too.
+// (There is no provider cancel API here, so the remote cancel itself is
+// not modelled.)
 func (l *Lane) reconcile(op string, s *OpState) (StepResult, error) {
+	if s.At == LeafDeferredSuspended || s.At == LeafDeferredEffectPending {
+		if _, _, err := l.sourceHandle(s); err != nil {
+			return StepResult{}, l.faultWith(err)
+		}
+	}
 	if s.At.IsEffectPending() {
 		return l.recoverEffect(op, s, true)
 	}

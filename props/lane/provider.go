@@ -33,9 +33,11 @@ func (d *driver) Stream(req lane.Request) lane.Stream {
 		end = endDeferred
 	}
 	if end == endBadDeferred && req.Deferred != nil {
-		// impl/lane does not validate a poll's handle at settlement and
-		// faults on the next poll instead (reported finding); keep polls'
-		// handles valid so the property explores everything else.
+		// Like pi (publishResponse validates only an assistant
+		// generation's handle), impl/lane accepts a poll's invalid handle
+		// at settlement and faults on the next poll or cancellation
+		// (impl/lane deferred_handle_test.go pins that); the model does
+		// not model the fault, so keep polls' handles valid here.
 		end = endDeferred
 	}
 	var evs []*pi.Event
