@@ -136,7 +136,8 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		for _, r := range rules {
 			sum.Verdicts[r]++
 		}
-		repro := fmt.Sprintf("frameproof provider fuzz --wire %s %s --seed %d --seeds 1", wire, subjectFlag, seed)
+		// --save 0: reproducing a failure must not rewrite the corpus.
+		repro := fmt.Sprintf("frameproof provider fuzz --wire %s %s --seed %d --seeds 1 --save 0", wire, subjectFlag, seed)
 		sum.Reproducer = appendCapped(sum.Reproducer, repro, 20)
 		key := strings.Join(rules, ",")
 		if dir == "" || savedPerRules[key] >= *maxSaved {

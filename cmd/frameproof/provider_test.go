@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
+	impl "github.com/frameproof/frameproof/impl/provider"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,4 +46,56 @@ func TestProviderFuzzPeerFlag(t *testing.T) {
 	out.Reset()
 	code = dispatch([]string{"provider", "fuzz", "--wire", "chat", "--adapter", "go", "--seeds", "20", "--codec=false", "--corpus", t.TempDir()}, nil, &out, &errb)
 	require.Equal(t, exitPass, code, out.String())
+}
+
+// splitCommand splits a reproduction line into arguments, unquoting the Go
+// %q-quoted ones (--exec "CMD").
+func splitCommand(t *testing.T, line string) []string {
+	var args []string
+	for rest := strings.TrimSpace(line); rest != ""; rest = strings.TrimSpace(rest) {
+		if rest[0] == '"' {
+			q, err := strconv.QuotedPrefix(rest)
+			require.NoError(t, err, line)
+			arg, err := strconv.Unquote(q)
+			require.NoError(t, err, line)
+			args = append(args, arg)
+			rest = rest[len(q):]
+			continue
+		}
+		tok, after, _ := strings.Cut(rest, " ")
+		args = append(args, tok)
+		rest = after
+	}
+	return args
+}
+
+// Every reproduction line the fuzzer prints fails again with the same
+// verdicts when run, and running it writes nothing to the corpus.
+func TestProviderFuzzReproductionLinesReproduce(t *testing.T) {
+	for _, bug := range impl.Bugs {
+		t.Run(bug.String(), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := dispatch([]string{"provider", "fuzz", "--wire", "openai-completions", "--adapter", "go", "--bug", bug.String(),
+				"--seeds", "40", "--json", "--corpus", t.TempDir()}, nil, &out, &errb)
+			require.Equal(t, exitFail, code, errb.String())
+			var sum providerSummary
+			require.NoError(t, json.Unmarshal(out.Bytes(), &sum), out.String())
+			require.NotEmpty(t, sum.Reproducer)
+			for _, line := range sum.Reproducer[:min(3, len(sum.Reproducer))] {
+				args := splitCommand(t, line)
+				require.Equal(t, "frameproof", args[0], line)
+				dir := t.TempDir()
+				out.Reset()
+				code := dispatch(append(args[1:], "--json", "--corpus", dir), nil, &out, &errb)
+				require.Equal(t, exitFail, code, "%s did not fail again: %s", line, out.String())
+				var again providerSummary
+				require.NoError(t, json.Unmarshal(out.Bytes(), &again), out.String())
+				require.Equal(t, 1, again.Streams, line)
+				require.Equal(t, []string{line}, again.Reproducer, "a reproduction reproduces itself")
+				entries, err := os.ReadDir(dir)
+				require.NoError(t, err)
+				require.Empty(t, entries, "%s wrote to the corpus", line)
+			}
+		})
+	}
 }

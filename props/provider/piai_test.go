@@ -62,7 +62,7 @@ func TestPiAIProviders(t *testing.T) {
 				seen := map[string]bool{}
 				for _, v := range res.Violations {
 					if !knownPiAIDeviations[wire][v.Rule] {
-						t.Errorf("seed %d: new pi-ai deviation %s\nreproduce: go run ./cmd/frameproof provider fuzz --wire %s --exec pi-ai --seed %d", seed, v, wire, seed)
+						t.Errorf("seed %d: new pi-ai deviation %s\nreproduce: go run ./cmd/frameproof provider fuzz --wire %s --exec pi-ai --peer --seed %d --seeds 1 --save 0", seed, v, wire, seed)
 					}
 					if !seen[v.Rule] {
 						seen[v.Rule] = true
