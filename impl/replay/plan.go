@@ -88,11 +88,13 @@ func plan(msgs []pi.Appender, t Target) ([]turn, error) {
 		}
 	}
 	// Pass 2: the first result for each live call, wherever it is stored,
-	// is the bound one. Every other result degrades to prose.
-	bound := map[string]*pi.ToolResultMessage{}
-	for _, m := range msgs {
-		if r, ok := m.(*pi.ToolResultMessage); ok && live[r.ToolCallID] && bound[r.ToolCallID] == nil {
-			bound[r.ToolCallID] = r
+	// is the bound one (by message index). Every other result degrades to prose.
+	bound := map[string]int{}
+	for i, m := range msgs {
+		if r, ok := m.(*pi.ToolResultMessage); ok && live[r.ToolCallID] {
+			if _, seen := bound[r.ToolCallID]; !seen {
+				bound[r.ToolCallID] = i
+			}
 		}
 	}
 	// Pass 3: emit in record order.
@@ -112,7 +114,7 @@ func plan(msgs []pi.Appender, t Target) ([]turn, error) {
 			if ok, _ := settled(x, i); !ok {
 				continue
 			}
-			tr, err := assistantTurn(x, i, t, bound, emitted)
+			tr, err := assistantTurn(msgs, x, i, t, bound, emitted)
 			if err != nil {
 				return nil, err
 			}
@@ -120,7 +122,7 @@ func plan(msgs []pi.Appender, t Target) ([]turn, error) {
 				turns = append(turns, *tr)
 			}
 		case *pi.ToolResultMessage:
-			if bound[x.ToolCallID] == x {
+			if at, ok := bound[x.ToolCallID]; ok && at == i {
 				continue // crosses next to its call
 			}
 			parts, err := proseParts(x, i, t)
@@ -209,7 +211,7 @@ func proseParts(r *pi.ToolResultMessage, at int, t Target) ([]part, error) {
 	return append([]part{prose}, images...), nil
 }
 
-func assistantTurn(m *pi.AssistantMessage, at int, t Target, bound map[string]*pi.ToolResultMessage, emitted map[string]bool) (*turn, error) {
+func assistantTurn(msgs []pi.Appender, m *pi.AssistantMessage, at int, t Target, bound map[string]int, emitted map[string]bool) (*turn, error) {
 	same := m.Provider == t.Provider && m.Model == t.Model && m.API == t.api()
 	tr := &turn{assistant: true}
 	speaks := false // something other than reasoning crosses
@@ -233,7 +235,7 @@ func assistantTurn(m *pi.AssistantMessage, at int, t Target, bound map[string]*p
 			tc := b
 			keep := same && t.Wire == WireGemini && b.ThoughtSignature != nil && validBase64(*b.ThoughtSignature)
 			tr.blocks = append(tr.blocks, asstBlock{kind: blockCall, call: &tc, keepSig: keep})
-			res, err := boundResult(b, bound[b.ID], t)
+			res, err := boundResult(msgs, b, bound, t)
 			if err != nil {
 				return nil, err
 			}
@@ -251,11 +253,15 @@ func assistantTurn(m *pi.AssistantMessage, at int, t Target, bound map[string]*p
 	return tr, nil
 }
 
-func boundResult(c pi.ToolCall, r *pi.ToolResultMessage, t Target) (result, error) {
-	if r == nil {
+// boundResult is the result bound to call c (message bound[c.ID]), or the
+// synthesized did-not-complete answer when none arrived.
+func boundResult(msgs []pi.Appender, c pi.ToolCall, bound map[string]int, t Target) (result, error) {
+	at, ok := bound[c.ID]
+	if !ok {
 		return result{callID: c.ID, name: c.Name, isError: true, parts: []part{{text: UnfinishedCall}}}, nil
 	}
-	parts, err := contentParts(r.Content, -1, t)
+	r := msgs[at].(*pi.ToolResultMessage)
+	parts, err := contentParts(r.Content, at, t)
 	if err != nil {
 		return result{}, fmt.Errorf("replay: result for call %s: %w", c.ID, err)
 	}

@@ -185,3 +185,16 @@ func TestDecodeTranscriptNamesWhere(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, msgs, 1)
 }
+
+// A bad block in a bound result is named by the result's own message index,
+// not by the call's.
+func TestBoundResultErrorNamesItsMessage(t *testing.T) {
+	msgs := []pi.Appender{
+		&pi.UserMessage{Text: "q"},
+		asst(pi.StopToolUse, pi.ToolCall{ID: "c1", Name: "bash", Arguments: pi.EmptyObject()}),
+		&pi.UserMessage{Text: "between"},
+		&pi.ToolResultMessage{ToolCallID: "c1", ToolName: "bash", Content: []pi.Content{pi.TextContent{Text: "ok"}, pi.ToolCall{ID: "x"}}},
+	}
+	_, err := Project(msgs, Target{Wire: WireAnthropic, Provider: "p", Model: "m"}, Options{})
+	require.ErrorContains(t, err, "message 3: block 1: toolCall block in user or tool content")
+}
