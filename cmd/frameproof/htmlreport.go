@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -89,25 +88,13 @@ func writeHTMLReport(path string, in htmlReportInput) error {
 		What:    t.what(),
 		Verdict: "PASS", Failed: o.Failed, Kind: o.Kind, Message: o.Message,
 		Steps: o.Steps, TraceHash: o.TraceHash, RerunHash: in.RerunHash, Faults: o.Faults,
-		Command: reproCommand(t.seed, t.scenario.Name, t.backend, t.bugs),
-	}
-	if t.tape != nil {
-		v.Command = fmt.Sprintf("frameproof repro --tape FILE --scenario %s --backend %s", t.scenario.Name, t.backend)
-		if len(t.bugs) > 0 {
-			v.Command += " --bug " + strings.Join(t.bugs, ",")
-		}
+		Command: t.command(),
 	}
 	if o.Failed {
 		v.Verdict = "FAIL"
 	}
-	taken := o.takenOrders()
-	rows := make([]string, 0, len(taken))
-	for row := range taken {
-		rows = append(rows, row)
-	}
-	sort.Strings(rows)
-	for _, row := range rows {
-		v.Races = append(v.Races, [2]string{row, strings.Join(taken[row], " + ")})
+	for _, r := range o.racesTaken() {
+		v.Races = append(v.Races, [2]string{r[0], strings.Join(r[1:], " + ")})
 	}
 	v.Linz, v.LinzNote = linzSection(o, in.Model, filepath.Dir(path))
 	if in.TraceFile != "" {

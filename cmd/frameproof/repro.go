@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -101,6 +100,19 @@ type target struct {
 	bugs     []string
 	seed     uint64
 	tape     choice.Tape // nil: run the seed
+	tapePath string      // the tape file, for the reproduction command
+}
+
+// command is the one line that reproduces the target.
+func (t target) command() string {
+	if t.tape == nil {
+		return reproCommand(t.seed, t.scenario.Name, t.backend, t.bugs)
+	}
+	path := t.tapePath
+	if path == "" {
+		path = "FILE"
+	}
+	return tapeReproCommand(path, t)
 }
 
 func (t target) source() choice.Source {
@@ -236,6 +248,7 @@ func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(err)
 	}
+	t.tapePath = *tapePath
 	stem := fmt.Sprintf("frameproof-repro-%s-%s-%d", t.scenario.Name, t.backend, t.seed)
 	if t.tape != nil {
 		stem += "-tape"
@@ -309,14 +322,9 @@ func printOutcome(w io.Writer, o, again simOutcome) {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
 	}
-	taken := o.takenOrders()
-	rows := make([]string, 0, len(taken))
-	for row := range taken {
-		rows = append(rows, row)
-	}
-	sort.Strings(rows)
-	for i, row := range rows {
-		rows[i] = row + "=" + strings.Join(taken[row], "+")
+	var rows []string
+	for _, r := range o.racesTaken() {
+		rows = append(rows, r[0]+"="+strings.Join(r[1:], "+"))
 	}
 	if len(rows) > 0 {
 		fmt.Fprintf(w, "races: %s\n", strings.Join(rows, ", "))

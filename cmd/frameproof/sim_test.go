@@ -128,6 +128,9 @@ func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
 	code, out, errs = run("repro", "--tape", tape, "--trace", filepath.Join(dir, "t2.jsonl"), "--html", filepath.Join(dir, "r2.html"))
 	require.Equal(t, exitFail, code, out+errs)
 	assert.Contains(t, out, "verdict: FAIL (invariant)")
+	page, err = os.ReadFile(filepath.Join(dir, "r2.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "frameproof repro --tape "+tape+" --scenario coin", "the report names the tape it replayed")
 }
 
 func TestSimFakeInconclusiveWhenARaceOrderIsMissed(t *testing.T) {
@@ -237,6 +240,10 @@ func TestTakenOrdersCountsEveryOrderOnce(t *testing.T) {
 	assert.Equal(t, map[string][]string{"A": {"x"}, "B": {"y"}}, o.takenOrders())
 	o.RaceOrders = map[string][]string{"A": {"x", "z", "x"}}
 	assert.Equal(t, map[string][]string{"A": {"x", "z"}, "B": {"y"}}, o.takenOrders())
+	o.Races["C"] = "w"
+	for range 10 { // map order must not leak into the listing
+		assert.Equal(t, [][]string{{"A", "x", "z"}, {"B", "y"}, {"C", "w"}}, o.racesTaken())
+	}
 }
 
 // An unwritable --junit path must not hide the campaign's result: the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
@@ -167,6 +168,18 @@ func coverageGoals(s simSuite, scenarios []simScenario) []simRaceRow {
 		}
 	}
 	return rows
+}
+
+// racesTaken lists, sorted by row id, each row the run exercised followed
+// by the orders it took there: {row, order, ...}.
+func (o simOutcome) racesTaken() [][]string {
+	taken := o.takenOrders()
+	out := make([][]string, 0, len(taken))
+	for row, orders := range taken {
+		out = append(out, append([]string{row}, orders...))
+	}
+	slices.SortFunc(out, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	return out
 }
 
 // takenOrders is every (row, order) a run took, each once.
