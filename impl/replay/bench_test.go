@@ -40,10 +40,7 @@ func BenchmarkProject(b *testing.B) {
 		msgs := benchTranscript(n)
 		for _, w := range Wires {
 			b.Run(fmt.Sprintf("%s/n=%d", w, n), func(b *testing.B) {
-				tg := Target{Wire: w, Provider: "p", Model: "m"}
-				if w == WireAnthropic {
-					tg.Model = "m" // same model: signed thinking crosses
-				}
+				tg := Target{Wire: w, Provider: "p", Model: "m"} // the transcript's own model
 				b.ReportAllocs()
 				var size int
 				for b.Loop() {

@@ -8,13 +8,6 @@ import (
 	"pgregory.net/rapid"
 )
 
-func checksFor(t *testing.T, full int) int {
-	if testing.Short() {
-		return full / 5
-	}
-	return full
-}
-
 // The Go reference adapters keep the whole contract on every wire.
 func TestGoAdaptersKeepContract(t *testing.T) {
 	for _, wire := range impl.Wires {
