@@ -124,10 +124,13 @@ func (u *UUIDv7) NewID() string {
 	b[6] = 0x70 | byte(u.randA>>8)
 	b[7] = byte(u.randA)
 	binary.BigEndian.PutUint64(b[8:], u.randB|0x8000000000000000)
-	return formatUUID(b)
+	return FormatUUID(b)
 }
 
-func formatUUID(b [16]byte) string {
+// FormatUUID renders 16 bytes in the canonical lowercase hyphenated form
+// (8-4-4-4-12 hex digits). Deterministic id minters (the simulator's) use it
+// so that their ids look exactly like production ones.
+func FormatUUID(b [16]byte) string {
 	var out [36]byte
 	hex.Encode(out[0:8], b[0:4])
 	out[8] = '-'

@@ -3,9 +3,9 @@ package world
 import (
 	"container/heap"
 	"encoding/binary"
-	"encoding/hex"
 	"time"
 
+	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/sim/trace"
 )
 
@@ -42,17 +42,7 @@ func (w *World) NewID() string {
 	b[6] = 0x70 | byte(hiCounter>>8)
 	b[7] = byte(hiCounter)
 	binary.BigEndian.PutUint64(b[8:], (w.idSeq&(1<<62-1))|0x8000000000000000)
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], b[10:16])
-	return string(out[:])
+	return env.FormatUUID(b)
 }
 
 // timer is a pending Sleep. Entries of actors that were woken otherwise or
