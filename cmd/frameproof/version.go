@@ -5,7 +5,7 @@ import (
 	"io"
 )
 
-// version is the frameproof release; corpusVersion names the corpus schema.
+// version is the frameproof release.
 const version = "0.1.0"
 
 func init() {
