@@ -17,6 +17,8 @@
 //     step-based timestamps, indefinite (crash-cut) operations and fault
 //     annotations for the HTML visualization.
 //
-// Scenarios (provider, lane loop, committer, finalizer, ...) are built on top
-// of these packages; see the package docs of sim/world for the actor model.
+// The scenarios live in sim/lanesim: one lane (provider, lane loop, line
+// committer, finalizer, canceller, reader, poller, crasher) on the memory,
+// jsonl and sqlite stores, built on these packages and run by
+// `frameproof sim`. See the package doc of sim/world for the actor model.
 package sim
