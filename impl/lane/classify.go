@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"math"
 	"regexp"
 	"strings"
 
@@ -247,24 +248,23 @@ func classify(in classifyInput) (Disposition, error) {
 	return Disposition{Committed: committed, Next: checkpoint()}, nil
 }
 
-// RetryDelay and RetryNotBefore are retry.ts's.
+// RetryDelay and RetryNotBefore are retry.ts's: baseDelayMs·2^max(0,
+// attempt−1) and now + delay, each replaced by MAX_SAFE_INTEGER unless it
+// is a safe integer (Number.isSafeInteger — so a fractional base delay also
+// pushes notBefore to MAX_SAFE_INTEGER, exactly as pi does).
 func RetryDelay(baseDelayMs float64, attempt int) float64 {
-	d := baseDelayMs
-	for i := 1; i < attempt; i++ {
-		d *= 2
-	}
-	if d > store.MaxSafeInteger {
-		return store.MaxSafeInteger
-	}
-	return d
+	return safeIntegerOrMax(baseDelayMs * math.Pow(2, float64(max(0, attempt-1))))
 }
 
 func RetryNotBefore(baseDelayMs float64, attempt int, now float64) float64 {
-	s := now + RetryDelay(baseDelayMs, attempt)
-	if s > store.MaxSafeInteger {
+	return safeIntegerOrMax(now + RetryDelay(baseDelayMs, attempt))
+}
+
+func safeIntegerOrMax(x float64) float64 {
+	if x != math.Trunc(x) || math.Abs(x) > store.MaxSafeInteger { // NaN and ±Inf fail too
 		return store.MaxSafeInteger
 	}
-	return s
+	return x
 }
 
 func itoa(n int) string { return pi.FormatNumber(float64(n)) }

@@ -81,7 +81,7 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 		if cur.At == AtEffectPending && (recovery || retryable) && cur.Attempt < info.run.MaxAttempts {
 			o := base
 			o.At, o.NextAttempt = AtRetryWait, cur.Attempt+1
-			o.NotBefore = m.now() + info.run.BaseDelayMs*math.Pow(2, float64(cur.Attempt-1))
+			o.NotBefore = notBefore(m.now(), info.run.BaseDelayMs, cur.Attempt)
 			o.RetryError = msgRetryDefault
 			if resp.ErrorMessage != nil {
 				o.RetryError = *resp.ErrorMessage
@@ -106,4 +106,19 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 		return fail(c)
 	}
 	return next(checkpoint)
+}
+
+// maxSafeInteger is JavaScript's Number.MAX_SAFE_INTEGER.
+const maxSafeInteger = 1<<53 - 1
+
+// notBefore is pi's retry.ts: delay = base·2^max(0, attempt−1) and
+// now + delay, each MAX_SAFE_INTEGER unless Number.isSafeInteger holds.
+func notBefore(now, baseDelayMs float64, attempt int) float64 {
+	safe := func(x float64) float64 {
+		if x != math.Trunc(x) || math.Abs(x) > maxSafeInteger {
+			return maxSafeInteger
+		}
+		return x
+	}
+	return safe(now + safe(baseDelayMs*math.Pow(2, float64(max(0, attempt-1)))))
 }

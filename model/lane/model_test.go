@@ -168,3 +168,20 @@ func TestSnapshotAfterFinalizationShowsNoPartial(t *testing.T) {
 		t.Fatalf("fenced stream after finalization: %+v", s)
 	}
 }
+
+// notBefore is retry.ts: a non-safe-integer delay or sum becomes
+// MAX_SAFE_INTEGER.
+func TestNotBeforeFollowsRetryTS(t *testing.T) {
+	for _, c := range []struct {
+		now, base float64
+		attempt   int
+		want      float64
+	}{
+		{1000, 10, 1, 1010}, {1000, 10, 3, 1040}, {1000, 10, 0, 1010},
+		{1000, 0.5, 1, maxSafeInteger}, {1000, 10, 60, maxSafeInteger}, {maxSafeInteger, 10, 1, maxSafeInteger},
+	} {
+		if got := notBefore(c.now, c.base, c.attempt); got != c.want {
+			t.Errorf("notBefore(%v, %v, %d) = %v, want %v", c.now, c.base, c.attempt, got, c.want)
+		}
+	}
+}
