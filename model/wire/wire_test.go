@@ -3,6 +3,9 @@ package wire
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -155,6 +158,24 @@ var mutations = []mutation{
 		mutate: func(b map[string]any) { obj(list(b, "messages")[6])["role"] = "tool" }},
 	{wire: Anthropic, name: "unknown block type", rule: "block.type",
 		mutate: func(b map[string]any) { obj(content(b, "messages", 5)[0])["type"] = "reasoning" }},
+	{wire: Anthropic, name: "tool_use input not an object", rule: "tool_use.input", msg: "Input should be a valid dictionary",
+		mutate: func(b map[string]any) { obj(content(b, "messages", 1)[2])["input"] = `{"cmd":"ls"}` }},
+	{wire: Anthropic, name: "tool_use in a user turn", rule: "tool_use.role",
+		mutate: func(b map[string]any) {
+			setContent(b, "messages", 6, []any{map[string]any{"type": "tool_use", "id": "toolu_9", "name": "x", "input": map[string]any{}}})
+		}},
+	{wire: Anthropic, name: "tool_result in an assistant turn", rule: "tool_result.role",
+		mutate: func(b map[string]any) {
+			setContent(b, "messages", 5, append(content(b, "messages", 5), content(b, "messages", 4)[0]))
+		}},
+	{wire: Anthropic, name: "thinking in a user turn", rule: "thinking.role",
+		mutate: func(b map[string]any) { setContent(b, "messages", 6, []any{content(b, "messages", 1)[0]}) }},
+	{wire: Anthropic, name: "redacted thinking without data", rule: "redacted.data",
+		mutate: func(b map[string]any) { obj(content(b, "messages", 3)[0])["data"] = "" }},
+	{wire: Anthropic, name: "thinking part inside a tool_result", rule: "tool_result.content",
+		mutate: func(b map[string]any) {
+			obj(content(b, "messages", 4)[0])["content"] = []any{map[string]any{"type": "thinking", "thinking": "t", "signature": "s"}}
+		}},
 
 	// OpenAI Chat
 	{wire: OpenAIChat, name: "missing tool message", rule: "tool_call.unanswered", msg: "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_2",
@@ -202,6 +223,12 @@ var mutations = []mutation{
 		opts: &Options{}, mutate: func(b map[string]any) {}},
 	{wire: OpenAIChat, name: "bad role", rule: "role",
 		mutate: func(b map[string]any) { obj(list(b, "messages")[5])["role"] = "toolResult" }},
+	{wire: OpenAIChat, name: "arguments not JSON text", rule: "tool_call.arguments_json",
+		mutate: func(b map[string]any) {
+			obj(obj(obj(list(b, "messages")[2])["tool_calls"].([]any)[0])["function"])["arguments"] = `{"cmd":`
+		}},
+	{wire: OpenAIChat, name: "tool message without tool_call_id", rule: "tool.id", msg: "Missing required parameter: 'messages.[7].tool_call_id'.",
+		mutate: func(b map[string]any) { delete(obj(list(b, "messages")[7]), "tool_call_id") }},
 
 	// OpenAI Responses
 	{wire: OpenAIResponses, name: "missing output", rule: "function_call.unanswered", msg: "No tool output found for function call call_2.",
@@ -255,6 +282,12 @@ var mutations = []mutation{
 	{wire: Gemini, name: "bad role", rule: "role", msg: "Please use a valid role: user, model.",
 		mutate: func(b map[string]any) { obj(list(b, "contents")[6])["role"] = "assistant" }},
 	{wire: Gemini, name: "image to blind model", rule: "image.vision", opts: &Options{Model: "gemini-3-pro"}, mutate: func(b map[string]any) {}},
+	{wire: Gemini, name: "functionCall in a user turn", rule: "functionCall.role",
+		mutate: func(b map[string]any) { setParts(b, 6, []any{parts(b, 3)[0]}) }},
+	{wire: Gemini, name: "functionResponse in a model turn", rule: "functionResponse.role",
+		mutate: func(b map[string]any) { setParts(b, 5, []any{parts(b, 4)[0]}) }},
+	{wire: Gemini, name: "functionResponse without response", rule: "functionResponse.response",
+		mutate: func(b map[string]any) { delete(obj(obj(parts(b, 4)[0])["functionResponse"]), "response") }},
 }
 
 func TestMutationsRejected(t *testing.T) {
@@ -279,14 +312,41 @@ func TestMutationsRejected(t *testing.T) {
 	}
 }
 
-// Every rule of every wire is exercised by at least one mutation.
-func TestEveryWireHasMutations(t *testing.T) {
-	n := map[string]int{}
+// schemaOnly are rules that check the JSON shape of a single field (a
+// missing key, a wrong JSON type); they are listed here instead of having a
+// mutation each. Every rule about a history (ordering, pairing, answering,
+// roles, thinking, vision) must have a mutation.
+var schemaOnly = map[string][]string{
+	Anthropic: {"content.type", "image.source", "message.type", "messages.required", "thinking.text",
+		"tool_result.fields", "tool_use.fields"},
+	OpenAIChat: {"content.type", "image.url", "message.type", "messages.required", "part.type", "text.type",
+		"tool_call.fields", "tool_calls.type"},
+	OpenAIResponses: {"content.type", "function_call.arguments", "function_call.fields", "image.url", "input.type",
+		"item.kind", "item.type", "output.type", "part.type", "text.type"},
+	Gemini: {"content.type", "contents.required", "functionCall.name", "functionResponse.name", "inlineData.fields",
+		"part.data", "part.type"},
+}
+
+// Every rule a validator can report (read from its source) is exercised by
+// a mutation, or is a single-field schema rule listed in schemaOnly.
+func TestEveryRuleHasAMutation(t *testing.T) {
+	files := map[string]string{Anthropic: "anthropic.go", OpenAIChat: "openai_chat.go",
+		OpenAIResponses: "openai_responses.go", Gemini: "gemini.go"}
+	ruleRE := regexp.MustCompile(`(?:reject|strict)\(w, "([^"]+)"`)
+	tested := map[string]bool{}
 	for _, m := range mutations {
-		n[m.wire]++
+		tested[m.wire+"/"+m.rule] = true
 	}
 	for _, w := range Wires {
-		require.GreaterOrEqual(t, n[w], 8, w)
+		src, err := os.ReadFile(files[w])
+		require.NoError(t, err)
+		rules := ruleRE.FindAllStringSubmatch(string(src), -1)
+		require.NotEmpty(t, rules, w)
+		for _, r := range rules {
+			if !tested[w+"/"+r[1]] && !slices.Contains(schemaOnly[w], r[1]) {
+				t.Errorf("%s rule %q has no mutation in wire_test.go", w, r[1])
+			}
+		}
 	}
 }
 
