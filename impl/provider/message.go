@@ -58,7 +58,9 @@ type Message struct {
 	RawStopReason string  `json:"rawStopReason,omitempty"`
 }
 
-// Clone returns a deep copy; tool arguments are copied structurally.
+// Clone returns a deep copy. Tool arguments decoded by encoding/json (maps,
+// slices) are copied; a pi.JSONValue is shared, which is safe because the
+// adapters replace a block's arguments and never mutate them in place.
 func (m *Message) Clone() *Message {
 	if m == nil {
 		return nil

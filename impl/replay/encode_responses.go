@@ -9,8 +9,9 @@ import (
 // encodeResponses lays turns out as OpenAI Responses input items: assistant
 // blocks in stored order (reasoning items, assistant messages,
 // function_call items), then one function_call_output per call in call
-// order. Items carry no `id`, so no reasoning-pairing check applies to them;
-// a reasoning item is kept only when an item of its own turn follows it.
+// order. Message and function_call items carry no `id` (only a reasoning
+// item keeps the rs_ id of its stored item); a reasoning item is kept only
+// when an item of its own turn follows it, as the API requires.
 func encodeResponses(turns []turn, t Target, o Options) pi.JSONValue {
 	items := make([]pi.JSONValue, 0, len(turns)*2)
 	for _, tr := range turns {
