@@ -170,6 +170,8 @@ func TestSimUsageErrors(t *testing.T) {
 		{[]string{"--backend", "mongo"}, `unknown backend "mongo" (valid: memory, jsonl, sqlite)`},
 		{[]string{"--bug", "nope"}, `unknown bug "nope" (valid: big-value, flaky)`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--scenario", " , "}, "frameproof sim: --scenario: no scenario given\n"},
+		{[]string{"--backend", ","}, "frameproof sim: --backend: no backend given\n"},
 	} {
 		code, _, stderr := run(append([]string{"sim"}, tc.args...)...)
 		assert.Equal(t, exitUsage, code, tc.args)

@@ -73,30 +73,14 @@ var activeSuite simSuite = defaultSuite()
 // lookupScenarios resolves a comma-separated list ("" = all).
 func lookupScenarios(s simSuite, list string) ([]simScenario, error) {
 	all := s.Scenarios()
-	if strings.TrimSpace(list) == "" {
-		return all, nil
+	valid := scenarioNames(s)
+	names, err := lookupNames("scenario", list, valid, valid)
+	if err != nil {
+		return nil, err
 	}
-	var out []simScenario
-	seen := map[string]bool{}
-	for _, name := range splitList(list) {
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		found := false
-		for _, sc := range all {
-			if sc.Name == name {
-				out = append(out, sc)
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("unknown scenario %q (valid: %s)", name, strings.Join(scenarioNames(s), ", "))
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--scenario: no scenario given")
+	out := make([]simScenario, len(names))
+	for i, name := range names {
+		out[i] = all[slices.Index(valid, name)]
 	}
 	return out, nil
 }
