@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 )
 
@@ -105,7 +106,9 @@ func (l *Lane) FinalizeAsync(status string, opErr *OpError) env.Future {
 
 // RequestCancel durably marks the current operation cancel_requested (no-op
 // when idle or already cancelled) and signals a live provider stream's
-// Request.Abort. The drive reconciles on its next Step.
+// Request.Abort. The drive reconciles on its next Step. The TX is pi's
+// requestOperationAbort: delete the pending entries of queued steer and
+// followUp items, set the op state, set the lane state without those items.
 func (l *Lane) RequestCancel() error {
 	if err := l.usable(); err != nil {
 		return err
@@ -118,7 +121,18 @@ func (l *Lane) RequestCancel() error {
 		next := cur.clone()
 		next.op.State.Control = Control{CancelRequested: true, RequestedAt: l.now()}
 		op = cur.op.ID
-		return plan{commit: true, writes: []store.Write{store.SetValueRaw(OpStateAddr(cur.op.ID), MarshalState(next.op.State))}, next: next}, nil
+		kept, removed, err := splitSteering(cur.laneState.Inbox)
+		if err != nil {
+			return plan{}, err
+		}
+		var writes []store.Write
+		for _, id := range removed {
+			writes = append(writes, store.DeleteValueRaw(valueAddr(NSPendingEntry, id)))
+		}
+		next.laneState.Inbox = kept
+		writes = append(writes, store.SetValueRaw(OpStateAddr(cur.op.ID), MarshalState(next.op.State)),
+			store.SetValueRaw(LaneStateAddr(l.cfg.Name), next.laneState.raw()))
+		return plan{commit: true, writes: writes, next: next}, nil
 	})
 	if err != nil {
 		return err
@@ -133,4 +147,29 @@ func (l *Lane) RequestCancel() error {
 		abort.Resolve(nil)
 	}
 	return nil
+}
+
+// splitSteering separates queued steer/followUp items (cancellation removes
+// them) from the rest of the inbox, keeping order.
+func splitSteering(inbox pi.JSONValue) (kept pi.JSONValue, removed []string, err error) {
+	if inbox.IsUndefined() {
+		return inbox, nil, nil
+	}
+	if inbox.Kind() != pi.Array {
+		return inbox, nil, fmt.Errorf("lane: cancel: lane state inbox is not an array")
+	}
+	var keep []pi.JSONValue
+	for i, item := range inbox.Array() {
+		r := &reader{path: "laneState.inbox[" + itoa(i) + "]"}
+		kind, id := r.str(item, "kind"), r.str(item, "entryId")
+		if r.err != nil {
+			return inbox, nil, fmt.Errorf("lane: cancel: %w", r.err)
+		}
+		if kind == "steer" || kind == "followUp" {
+			removed = append(removed, id)
+			continue
+		}
+		keep = append(keep, item)
+	}
+	return pi.ArrayValue(keep), removed, nil
 }
