@@ -9,7 +9,8 @@
 //     code under test, is broken — like FoundationDB's UnseedMismatch);
 //  2. shrunk: its tape is delta-debugged (sim/shrink) with candidates
 //     replayed through choice.NewReplay, keeping only candidates that fail
-//     with the same Kind;
+//     with the same Kind; if the shrunk tape then replays to anything else,
+//     the failure is reported as KindNondeterminism too;
 //  3. reported with the one command that reproduces it
 //     (frameproof repro <seed> [--scenario S] [--bug B]).
 //
@@ -223,6 +224,22 @@ func (c Campaign) investigate(seed uint64, r Result, tape choice.Tape) Failure {
 	}
 	shrunk, stats := shrink.Shrink(tape, fails, shrink.Options{MaxAttempts: c.ShrinkAttempts})
 	f.ShrunkTape, f.ShrunkTapeLen, f.Shrink = shrunk, len(shrunk), stats
-	f.ShrunkMessage = c.Run(choice.NewReplay(shrunk)).Message
+	final := c.Run(choice.NewReplay(shrunk))
+	f.ShrunkMessage = final.Message
+	if !final.Failed || final.Kind != r.Kind {
+		// The shrinker keeps only tapes that failed with r.Kind (and the
+		// unshrunk tape is the seed's own decisions), so a replay that now
+		// passes or fails differently means replays are not deterministic.
+		f.Kind = KindNondeterminism
+		f.Message = fmt.Sprintf("seed %d: its shrunk tape (%d choices) replayed to %s, not the original failure %s: %s",
+			seed, len(shrunk), describe(final), r.Kind, r.Message)
+	}
 	return f
+}
+
+func describe(r Result) string {
+	if !r.Failed {
+		return "a pass"
+	}
+	return fmt.Sprintf("failure %s: %s", r.Kind, r.Message)
 }
