@@ -142,3 +142,43 @@ func TestReduceErrorsAreExact(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, m)
 }
+
+// Delta frames come from batches (deltaFrame): every frame handed out must
+// stay intact and distinct while later events are encoded, across batch
+// boundaries, and editing one must not touch another.
+func TestDeltaFramesStayIntactAcrossBatches(t *testing.T) {
+	e := NewEncoder()
+	live := msg(pi.TextContent{}, pi.ToolCall{ID: "c", Name: "n", Arguments: pi.EmptyObject()})
+	_, err := e.Encode(ev(pi.EventStart, 0, live))
+	require.NoError(t, err)
+	_, err = e.Encode(ev(pi.EventTextStart, 0, live))
+	require.NoError(t, err)
+	_, err = e.Encode(ev(pi.EventToolCallStart, 1, live))
+	require.NoError(t, err)
+	n := 3*deltaSlabSize + 5
+	kept := make([]*pi.Frame, n)
+	for k := range kept {
+		x := &pi.Event{Type: pi.EventTextDelta, ContentIndex: pi.Index(0), Delta: "t" + itoa(k), Partial: live}
+		want := pi.FrameTextDelta
+		if k%3 == 0 {
+			x.Type, x.ContentIndex, want = pi.EventToolCallDelta, pi.Index(1), pi.FrameToolCallDelta
+		}
+		f, err := e.Encode(x)
+		require.NoError(t, err)
+		require.Equal(t, want, f.Type)
+		kept[k] = f
+	}
+	kept[0].Delta = "edited"
+	for k, f := range kept {
+		want := "t" + itoa(k)
+		if k == 0 {
+			want = "edited"
+		}
+		require.Equal(t, want, f.Delta, "frame %d", k)
+		for j := k + 1; j < len(kept); j++ {
+			require.NotSame(t, f, kept[j])
+		}
+	}
+}
+
+func itoa(n int) string { return pi.FormatNumber(float64(n)) }

@@ -6,7 +6,8 @@
 // The encoder keeps state only for open blocks: two counters per text or
 // thinking block and, per tool call that has not caught up with its start
 // snapshot, the snapshot's JSON and the buffered delta JSON. It never holds a
-// copy of the message.
+// copy of the message. It does keep its current batch of delta frames alive
+// (deltaSlabSize frames at most, each holding only its delta string).
 package frames
 
 // Error is an error pi-ai throws; Error() is pi's message, byte for byte.

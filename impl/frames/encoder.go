@@ -31,6 +31,32 @@ type openBlock struct {
 type Encoder struct {
 	started, terminal bool
 	blocks            map[int]*openBlock
+	// deltaSlab is the unused tail of the current batch of delta frames.
+	deltaSlab []pi.Frame
+}
+
+// deltaSlabSize is how many delta frames the encoder allocates at once.
+// Delta frames are the per-event hot path, and one ~250-byte allocation per
+// frame dominated Encode's cost; a batch amortizes it. The price is
+// retention: a delta frame the caller keeps pins the other frames of its
+// batch (delta strings only), and the encoder pins the batch it is filling.
+// Start, end and checkpoint frames, which can carry whole blocks, are
+// allocated one by one so nothing large is pinned.
+const deltaSlabSize = 32
+
+// deltaFrame returns a new delta frame from the current batch.
+func (e *Encoder) deltaFrame(t pi.FrameType, i pi.ContentIndex, delta string) *pi.Frame {
+	if len(e.deltaSlab) == 0 {
+		e.deltaSlab = make([]pi.Frame, deltaSlabSize)
+	}
+	f := &e.deltaSlab[0]
+	f.Type, f.ContentIndex, f.Delta = t, i, delta
+	if len(e.deltaSlab) == 1 {
+		e.deltaSlab = nil // drop the spent batch; handed-out frames keep it alive
+	} else {
+		e.deltaSlab = e.deltaSlab[1:]
+	}
+	return f
 }
 
 // NewEncoder returns an encoder for one stream.
@@ -253,7 +279,7 @@ func (e *Encoder) textDelta(ev *pi.Event, kind blockKind, ft pi.FrameType) (*pi.
 	if covered >= n {
 		return nil, nil
 	}
-	return &pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, Delta: pi.SliceUTF16(ev.Delta, covered)}, nil
+	return e.deltaFrame(ft, ev.ContentIndex, pi.SliceUTF16(ev.Delta, covered)), nil
 }
 
 func (e *Encoder) toolCallDelta(ev *pi.Event) (*pi.Frame, error) {
@@ -265,7 +291,7 @@ func (e *Encoder) toolCallDelta(ev *pi.Event) (*pi.Frame, error) {
 		if ev.Delta == "" {
 			return nil, nil
 		}
-		return &pi.Frame{Type: pi.FrameToolCallDelta, ContentIndex: ev.ContentIndex, Delta: ev.Delta}, nil
+		return e.deltaFrame(pi.FrameToolCallDelta, ev.ContentIndex, ev.Delta), nil
 	}
 	st.catchupJS = appendJS(st.catchupJS, ev.Delta)
 	buffered := string(st.catchupJS)
