@@ -2,7 +2,6 @@ package codec
 
 import (
 	"encoding/json"
-	"fmt"
 	"testing"
 
 	"github.com/frameproof/frameproof/impl/frames"
@@ -138,7 +137,8 @@ func TestStreamingJSONGeneratedMatchesPiAI(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		inputs = append(inputs, genStreamingInput(rt))
 	})
-	// rapid.Check draws 100 cases by default; draw the rest with seeds.
+	// rapid.Check draws -rapid.checks cases (TestMain sets 1000, 200 under
+	// -short); draw the rest with seeds.
 	for len(inputs) < n {
 		seed := len(inputs)
 		inputs = append(inputs, rapidDraw(seed, genStreamingInput))
@@ -155,5 +155,3 @@ func TestStreamingJSONGeneratedMatchesPiAI(t *testing.T) {
 func rapidDraw[T any](seed int, f func(*rapid.T) T) T {
 	return rapid.Custom(f).Example(seed)
 }
-
-var _ = fmt.Sprint
