@@ -76,3 +76,12 @@ func TestQuoteLikeJSONStringify(t *testing.T) {
 		require.Equal(t, want, QuoteJSON(in), "%q", in)
 	}
 }
+
+// UTF16Len's fast path (valid UTF-8) and its decoding path (WTF-8 with lone
+// surrogates, or stray bytes read as U+FFFD) agree with ToUTF16.
+func TestUTF16LenMatchesToUTF16(t *testing.T) {
+	for _, s := range []string{"", "abc", "é€日本", grin + grin, "a" + grin + "b\u2028", hiD83D + "é", "x" + loDE00 + grin,
+		"a\xffb", "\xf0\x9f", "é\xe2\x82", "\xed\xa0", "\xf4\x90\x80\x80", "\xc0\xaf"} {
+		require.Equal(t, len(ToUTF16(s)), UTF16Len(s), "%q", s)
+	}
+}
