@@ -40,8 +40,13 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, conformUsage)
 		return exitUsage
 	}
-	if fs.NArg() != 0 || (*execCmd == "") == !*self || *timeout <= 0 {
+	if fs.NArg() != 0 || (*execCmd == "") == !*self {
 		fmt.Fprintln(stderr, "frameproof conform: need exactly one of --exec CMD or --self")
+		fmt.Fprintln(stderr, conformUsage)
+		return exitUsage
+	}
+	if *timeout <= 0 {
+		fmt.Fprintf(stderr, "frameproof conform: --timeout %s: must be positive\n", *timeout)
 		fmt.Fprintln(stderr, conformUsage)
 		return exitUsage
 	}

@@ -290,6 +290,9 @@ func TestConformUsage(t *testing.T) {
 		assert.Equal(t, exitUsage, code, name)
 		assert.NotEmpty(t, stderr, name)
 	}
+	code, _, stderr := run("conform", "--self", "--timeout", "0s")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--timeout 0s: must be positive")
 }
 
 func TestSplitWords(t *testing.T) {
