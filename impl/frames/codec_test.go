@@ -182,3 +182,17 @@ func TestDeltaFramesStayIntactAcrossBatches(t *testing.T) {
 }
 
 func itoa(n int) string { return pi.FormatNumber(float64(n)) }
+
+// An error before start (a provider setup failure) gives no frame and no
+// error, and ends the stream; done before start is pi's error.
+func TestPreStartErrorGivesNoFrame(t *testing.T) {
+	e := NewEncoder()
+	f, err := e.Encode(&pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: msg()})
+	require.NoError(t, err)
+	require.Nil(t, f)
+	_, err = e.Encode(ev(pi.EventStart, 0, msg()))
+	require.EqualError(t, err, "Assistant message event start follows a terminal event")
+	m, err := Reduce(nil)
+	require.NoError(t, err)
+	require.Nil(t, m, "no frames reduce to no message")
+}
