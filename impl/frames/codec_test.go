@@ -196,3 +196,41 @@ func TestPreStartErrorGivesNoFrame(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, m, "no frames reduce to no message")
 }
+
+// Content built from pointers reads like the values (a nil pointer like a
+// missing block) instead of panicking in the codec's type switches.
+func TestPointerContentDoesNotPanic(t *testing.T) {
+	var nilText *pi.TextContent
+	live := msg(&pi.TextContent{Text: "ab"}, &pi.ToolCall{ID: "c", Name: "n", Arguments: pi.EmptyObject()},
+		&pi.ThinkingContent{Thinking: "t"}, nilText)
+	e := NewEncoder()
+	var fs []pi.Frame
+	for _, x := range []*pi.Event{
+		ev(pi.EventStart, 0, msg()),
+		ev(pi.EventTextStart, 0, live),
+		ev(pi.EventToolCallStart, 1, live),
+		{Type: pi.EventToolCallDelta, ContentIndex: pi.Index(1), Delta: `{"a":1`, Partial: live},
+		{Type: pi.EventTextEnd, ContentIndex: pi.Index(0), Content: "abc", Partial: live},
+		ev(pi.EventThinkingStart, 2, live),
+	} {
+		f, err := e.Encode(x)
+		require.NoError(t, err, x.Type)
+		if f != nil {
+			fs = append(fs, *f)
+		}
+	}
+	_, err := e.Encode(ev(pi.EventTextStart, 3, live))
+	require.EqualError(t, err, "text_start event has no content block at index 3")
+
+	fs[1].Block = &pi.TextContent{Text: "ab"}
+	fs[2].Block = &pi.ToolCall{ID: "c", Name: "n", Arguments: pi.EmptyObject()}
+	fs = append(fs, pi.Frame{Type: pi.FrameToolCallCheckpoint, ContentIndex: pi.Index(1), JSON: `{"b":2`})
+	m, err := Reduce(fs)
+	require.NoError(t, err)
+	var got []string
+	for _, c := range m.Content {
+		got = append(got, string(c.AppendJSON(nil)))
+	}
+	require.Equal(t, []string{`{"type":"text","text":"abc"}`, `{"type":"toolCall","id":"c","name":"n","arguments":{"b":2}}`,
+		`{"type":"thinking","thinking":"t"}`}, got)
+}

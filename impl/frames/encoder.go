@@ -219,7 +219,7 @@ func eventBlock(ev *pi.Event, want blockKind) (pi.Content, error) {
 	if ev.Partial == nil || ev.ContentIndex.N >= len(ev.Partial.Content) {
 		return nil, fail("%s event has no content block at index %d", ev.Type, ev.ContentIndex.N)
 	}
-	c := ev.Partial.Content[ev.ContentIndex.N]
+	c := blockValue(ev.Partial.Content[ev.ContentIndex.N])
 	if c == nil {
 		return nil, fail("%s event has no content block at index %d", ev.Type, ev.ContentIndex.N)
 	}

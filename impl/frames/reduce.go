@@ -74,13 +74,14 @@ func (r *reducer) apply(f *pi.Frame) error {
 	switch f.Type {
 	case pi.FrameTextStart, pi.FrameThinkingStart, pi.FrameToolCallStart:
 		want := map[pi.FrameType]blockKind{pi.FrameTextStart: kindText, pi.FrameThinkingStart: kindThinking, pi.FrameToolCallStart: kindToolCall}[f.Type]
-		if f.Block == nil {
+		block := blockValue(f.Block)
+		if block == nil {
 			return fail("frames: %s frame has no content", f.Type)
 		}
-		if f.Block.ContentType() != string(want) {
-			return fail("%s frame contains %s content", f.Type, f.Block.ContentType())
+		if block.ContentType() != string(want) {
+			return fail("%s frame contains %s content", f.Type, block.ContentType())
 		}
-		return r.appendBlock(f.ContentIndex, f.Block, want)
+		return r.appendBlock(f.ContentIndex, block, want)
 	case pi.FrameTextDelta, pi.FrameThinkingDelta:
 		kind := kindText
 		if f.Type == pi.FrameThinkingDelta {

@@ -21,3 +21,31 @@ func appendJS(buf []byte, s string) []byte {
 
 // stringify is JSON.stringify(v) for a defined value.
 func stringify(v pi.JSONValue) string { return string(v.AppendJSON(nil)) }
+
+// blockValue returns c as the value block the codec works on. Callers may
+// build content from pointers (*pi.TextContent satisfies pi.Content too);
+// they read like the value, and a nil pointer like a missing block, so the
+// codec's type switches never see a pointer and never panic on one.
+func blockValue(c pi.Content) pi.Content {
+	switch b := c.(type) {
+	case *pi.TextContent:
+		if b != nil {
+			return *b
+		}
+	case *pi.ThinkingContent:
+		if b != nil {
+			return *b
+		}
+	case *pi.ToolCall:
+		if b != nil {
+			return *b
+		}
+	case *pi.ImageContent:
+		if b != nil {
+			return *b
+		}
+	default:
+		return c
+	}
+	return nil
+}
