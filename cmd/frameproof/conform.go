@@ -146,13 +146,7 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 func finishConform(rep *Report, asJSON bool, junit string, stdout, stderr io.Writer) int {
-	code := rep.finish()
-	if junit != "" {
-		if err := rep.writeJUnitFile(junit); err != nil {
-			fmt.Fprintln(stderr, "frameproof conform:", err)
-			return exitUsage
-		}
-	}
+	code := rep.writeJUnitKeeping(junit, "frameproof conform", rep.finish(), stderr)
 	if asJSON {
 		_ = rep.writeJSON(stdout)
 		return code

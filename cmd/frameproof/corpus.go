@@ -71,13 +71,7 @@ func runCorpus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			rep.add(f.Name, c)
 		}
 	}
-	code := rep.finish()
-	if *junit != "" {
-		if err := rep.writeJUnitFile(*junit); err != nil {
-			fmt.Fprintln(stderr, "frameproof corpus run:", err)
-			return exitUsage
-		}
-	}
+	code := rep.writeJUnitKeeping(*junit, "frameproof corpus run", rep.finish(), stderr)
 	if *asJSON {
 		_ = rep.writeJSON(stdout)
 		return code

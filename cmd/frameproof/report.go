@@ -242,3 +242,20 @@ func (r *Report) writeJUnitFile(path string) error {
 	}
 	return nil
 }
+
+// writeJUnitKeeping writes the JUnit file when path is set and returns the
+// exit code to use. A file that cannot be written must not hide the result:
+// callers print the report either way, a failure keeps exit 1 (its
+// reproduction lines matter more), anything else becomes a usage error.
+func (r *Report) writeJUnitKeeping(path, who string, code int, stderr io.Writer) int {
+	if path == "" {
+		return code
+	}
+	if err := r.writeJUnitFile(path); err != nil {
+		fmt.Fprintf(stderr, "%s: --junit: %v\n", who, err)
+		if code != exitFail {
+			return exitUsage
+		}
+	}
+	return code
+}

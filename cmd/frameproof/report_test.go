@@ -126,3 +126,19 @@ func TestReportJUnitGolden(t *testing.T) {
 	assert.NotNil(t, x.Suites[1].Cases[0].Error)
 	assert.NotNil(t, x.Suites[1].Cases[1].Skipped)
 }
+
+// An unwritable --junit file must not hide the result: the summary is still
+// printed and a passing run becomes a usage error (exit 2), for every
+// command that writes JUnit.
+func TestUnwritableJUnitStillPrintsTheResult(t *testing.T) {
+	bad := t.TempDir() + "/missing-dir/report.xml"
+	code, stdout, stderr := run("corpus", "run", "--family", "jsonl", "--junit", bad)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stdout, "family", "the summary is printed before the JUnit error counts")
+	assert.Contains(t, stderr, "--junit")
+
+	code, stdout, stderr = run("conform", "--self", "--ops", "parse", "--junit", bad)
+	assert.Equal(t, exitUsage, code)
+	assert.NotEmpty(t, stdout)
+	assert.Contains(t, stderr, "--junit")
+}

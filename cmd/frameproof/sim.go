@@ -87,17 +87,7 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", err)
 		}
 	}
-	// A JUnit file that cannot be written must not hide the result: the
-	// report is printed either way, a failure keeps exit 1 (its
-	// reproduction lines matter more), anything else becomes a usage error.
-	if cfg.junit != "" {
-		if err := rep.writeJUnitFile(cfg.junit); err != nil {
-			fmt.Fprintln(stderr, "frameproof sim: --junit:", err)
-			if code != exitFail {
-				code = exitUsage
-			}
-		}
-	}
+	code = rep.writeJUnitKeeping(cfg.junit, "frameproof sim", code, stderr)
 	if cfg.asJSON {
 		if err := rep.writeJSON(stdout); err != nil {
 			fmt.Fprintln(stderr, "frameproof sim: --json:", err)
