@@ -63,7 +63,7 @@ func BenchmarkCommit(b *testing.B) {
 
 // BenchmarkOpen measures recovery time of a file with n one-write records.
 func BenchmarkOpen(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
 			p := filepath.Join(b.TempDir(), "s.jsonl")
 			fillFile(b, p, n)
