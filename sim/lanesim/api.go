@@ -38,6 +38,9 @@ type Outcome struct {
 	Faults     []string
 	// Checks counts the checks that ran (so a pass is never vacuous).
 	Checks int
+	// Structural counts the structural generations that returned and were
+	// checked (their (op, resp) pairs are in invariant 11's view).
+	Structural int
 }
 
 // Scenario is one named profile of the runner.

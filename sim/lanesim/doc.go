@@ -4,13 +4,16 @@
 // storage wrapper with latency and faults, an external finalizer, a
 // canceller, a snapshot/reconnect reader, a deferred poller with permits and
 // a crasher that kills the lane process at any scheduling point and restarts
-// it (faults.FS decides what the JSONL disk keeps).
+// it (faults.FS decides what the JSONL disk keeps), and a structural actor
+// running process-local summary generations (Lane.GenerateStructural)
+// through the same provider beside ordinary generation (structural.go).
 //
 // Every decision comes from one choice.Source, so a seed (or a rapid draw, or
 // a shrunk tape) reproduces a run byte for byte. Scenarios are profiles of the
 // same runner, one per row of the seed's race table plus close-vs-settlement,
-// storage faults, the retry cap, deferred replacement, fork/migration and a
-// random mix; each runs on the memory, jsonl and sqlite backends.
+// storage faults, the retry cap, deferred replacement, fork/migration,
+// structural generation and a random mix; each runs on the memory, jsonl and
+// sqlite backends.
 //
 // Checks run after every acknowledged commit, on every event, frame,
 // snapshot and after_response call, after every step and restart and at
@@ -21,8 +24,8 @@
 //     props/lane compares committed state, events, snapshots and step
 //     results ("model-mismatch");
 //   - invcheck.go: the seed's twelve invariants (props/invariants) over the
-//     acknowledged state, the event/frame log, snapshots and restored
-//     operations;
+//     acknowledged state, the event/frame log, snapshots, restored
+//     operations and the structural generations' (op, resp) pairs;
 //   - checks.go, extra.go, linz.go: what neither covers — the backend
 //     against a reference built from acknowledged commits only, the
 //     committed frame prefix against the model observer (model/frames) per

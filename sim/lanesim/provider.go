@@ -283,6 +283,9 @@ func (r *runner) openStream(req lane.Request) lane.Stream {
 	if !r.alive() {
 		return deadStream{}
 	}
+	if r.structKeys[lane.FramesAddr(req.OperationID, req.ResponseEntryID).Key] {
+		return r.openStructStream(req)
+	}
 	plan := r.nextPlan(req)
 	s := &simStream{r: r, req: req, plan: plan, obs: modelframes.NewObserver(frames.ParseStreamingJSON),
 		acc: &pi.AssistantMessage{Content: []pi.Content{}, API: simAPI, Provider: simProvider, Model: simModel,

@@ -18,6 +18,9 @@ type profile struct {
 	pollCrash     bool // crash aimed at the middle of deferred polls
 	commitLatency bool
 	compaction    bool
+	// structural generations run beside ordinary generation (structural.go)
+	structural      int
+	structuralCrash bool // crashes aimed at the middle of structural streams
 }
 
 func base(name, desc string, rows ...string) profile {
@@ -101,6 +104,13 @@ var profiles = func() []profile {
 	p.compaction = true
 	add(p)
 
+	p = base("structural-generation", "structural (summary) streams run beside assistant generation through the same provider, across crashes: no frame list, no lifecycle events")
+	p.ops = 2
+	p.crashes = 1
+	p.structural = 4
+	p.structuralCrash = true
+	add(p)
+
 	p = base("mix", "every actor and fault at once", RowAppendNext, RowAppendSettle, RowUpdateCommit, RowAppendFinalize,
 		RowQueuedLoss, RowFinalFrame, RowActivationSnap, RowUnknownRetry)
 	p.ops = 2
@@ -111,6 +121,7 @@ var profiles = func() []profile {
 	p.storageFaults = 20
 	p.compaction = true
 	p.forkMigrate = true
+	p.structural = 2
 	add(p)
 	return ps
 }()
