@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/frameproof/frameproof/impl/pi"
 	impl "github.com/frameproof/frameproof/impl/replay"
 	model "github.com/frameproof/frameproof/model/replay"
 	"github.com/frameproof/frameproof/model/wire"
+	"github.com/frameproof/frameproof/props/corpus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,28 +22,14 @@ var update = flag.Bool("update", false, "rewrite corpus/vectors/replay from the 
 
 const vectorDir = "../../corpus/vectors/replay"
 
-// vectorFile is the on-disk form (schema 1).
-type vectorFile struct {
-	Schema         int                       `json:"schema"`
-	Name           string                    `json:"name"`
-	Source         string                    `json:"source"`
-	Record         json.RawMessage           `json:"record"`
-	Target         vectorTarget              `json:"target"`
-	Principal      *impl.Principal           `json:"principal,omitempty"`
-	Microcompact   *impl.MicrocompactOptions `json:"microcompact,omitempty"`
-	MustContain    []string                  `json:"mustContain,omitempty"`
-	MustNotContain []string                  `json:"mustNotContain,omitempty"`
-	Expected       json.RawMessage           `json:"expected"`
-}
+// vectorFile is the on-disk form (schema 1); props/corpus owns the format
+// and its loader, so the corpus runner and these tests read the same thing.
+type (
+	vectorFile   = corpus.ReplayVector
+	vectorTarget = corpus.ReplayTarget
+)
 
-type vectorTarget struct {
-	Wire     string `json:"wire"`
-	Provider string `json:"provider"`
-	Model    string `json:"model"`
-	Vision   bool   `json:"vision"`
-}
-
-func (v vectorFile) target() impl.Target {
+func targetOf(v vectorFile) impl.Target {
 	return impl.Target{Wire: v.Target.Wire, Provider: v.Target.Provider, Model: v.Target.Model, Vision: v.Target.Vision}
 }
 
@@ -90,7 +76,7 @@ func expandCases() []vectorFile {
 }
 
 func referenceBody(t *testing.T, v vectorFile, msgs []pi.Appender) []byte {
-	tg := v.target()
+	tg := targetOf(v)
 	if v.Microcompact != nil {
 		msgs = model.Microcompact(msgs, v.Microcompact.KeepRecent, v.Microcompact.Tools)
 	}
@@ -128,14 +114,8 @@ func loadVectors(t *testing.T) []vectorFile {
 	sort.Strings(files)
 	var out []vectorFile
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		v, err := corpus.ReadReplayVector(f)
 		require.NoError(t, err)
-		var v vectorFile
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		require.NoError(t, dec.Decode(&v), f)
-		require.Equal(t, 1, v.Schema, "%s: unknown schema", f)
-		require.Equal(t, strings.TrimSuffix(filepath.Base(f), ".json"), v.Name, f)
 		out = append(out, v)
 	}
 	return out
@@ -154,7 +134,7 @@ func TestVectors(t *testing.T) {
 			exp, err := pi.ParseJSON(string(v.Expected))
 			require.NoError(t, err)
 			want := exp.AppendJSON(nil)
-			got, err := impl.Project(msgs, v.target(), impl.Options{Principal: v.Principal, Microcompact: v.Microcompact})
+			got, err := impl.Project(msgs, targetOf(v), impl.Options{Principal: v.Principal, Microcompact: v.Microcompact})
 			require.NoError(t, err)
 			require.Equal(t, string(want), string(got), "impl differs from the stored expected body")
 			require.Equal(t, string(want), string(referenceBody(t, v, msgs)), "reference model differs from the stored expected body")
