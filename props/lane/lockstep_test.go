@@ -20,7 +20,9 @@ func checkLockstep(t *testing.T, opts Options, must ...string) {
 		return
 	}
 	// The property is not vacuous: every kind of step and frame outcome ran.
-	for _, k := range append([]string{"step:generate", "step:recover", "step:poll", "step:retry", "step:terminate", "frame:committed", "frame:declined", "restart", "event:entry_added(recovery)"}, must...) {
+	// Polls are asserted only where the profile is biased to deferred work:
+	// plain profiles reach them too rarely for a random rapid seed to be sure.
+	for _, k := range append([]string{"step:generate", "step:recover", "step:retry", "step:terminate", "frame:committed", "frame:declined", "restart", "event:entry_added(recovery)"}, must...) {
 		if opts.Stats.Counts[k] == 0 {
 			t.Errorf("lockstep runs never exercised %s", k)
 		}
@@ -35,7 +37,7 @@ func TestLockstepMemory(t *testing.T) { checkLockstep(t, Options{Backend: "memor
 // Deferred-heavy runs: polls with and without permits, orphaned polls
 // replaced under fresh ids (recovery-tagged turn_start).
 func TestLockstepDeferred(t *testing.T) {
-	checkLockstep(t, Options{Backend: "memory", Actions: 24, Deferred: true}, "step:wait", "event:turn_start(recovery)")
+	checkLockstep(t, Options{Backend: "memory", Actions: 24, Deferred: true}, "step:poll", "step:wait", "event:turn_start(recovery)")
 }
 
 func TestLockstepJSONL(t *testing.T) {
