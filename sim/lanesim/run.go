@@ -109,8 +109,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	if max <= 0 {
 		max = DefaultMaxSteps
 	}
-	gs := &guardSource{src: src}
-	w := world.New(gs, world.Options{Trace: tr, MaxSteps: int64(max)})
+	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
 	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,
 		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
 		delivered: map[string]map[int]bool{}, finalized: map[string]bool{}, lastResp: map[string]string{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
@@ -126,12 +125,6 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	r.be = be
 	defer be.close()
 	werr := w.Run(r.main)
-	if gs.invalid != nil {
-		// rapid ran out of recorded data (maybe inside code that recovers
-		// panics, like store.Line): hand its marker back to rapid on the
-		// test goroutine so it discards the candidate
-		panic(gs.invalid)
-	}
 	var pe *world.PanicError
 	if errors.As(werr, &pe) && fmt.Sprintf("%T", pe.Value) == "rapid.invalidData" {
 		// rapid ran out of recorded data while replaying a candidate: hand
@@ -164,24 +157,6 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 		out.Races[row] = orders[0]
 	}
 	return out
-}
-
-// guardSource remembers a rapid invalid-data panic raised by a draw.
-type guardSource struct {
-	src     choice.Source
-	invalid any
-}
-
-func (g *guardSource) Intn(label string, n int) int {
-	defer func() {
-		if v := recover(); v != nil {
-			if fmt.Sprintf("%T", v) == "rapid.invalidData" && g.invalid == nil {
-				g.invalid = v
-			}
-			panic(v)
-		}
-	}()
-	return g.src.Intn(label, n)
 }
 
 // fail records the first failure and stops the world.
@@ -720,9 +695,11 @@ type simStore struct {
 func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	r := s.r
 	if !r.alive() {
-		// impl/store.Line recovers panics in work items, including the
-		// world's crash-unwinding sentinel, so a dead process's line can
-		// reach here: nothing of a dead process may commit.
+		// The world unwinds a crashed process's actors, and nothing in impl/
+		// recovers panics, so a dead process never gets here; if it did, its
+		// commit would land after the crash.
+		_, dead := r.w.Current()
+		r.fail("world", "commit from crashed process %s: %v", dead, ws)
 		return store.CommitResult{}, errDeadProcess
 	}
 	// a write at a structural address is invariant 11's business (checked
