@@ -2,7 +2,8 @@
 // library calls, results out. Each subcommand lives in its own file and
 // registers itself in commands.
 //
-// Exit codes: 0 pass, 1 failure, 2 usage error, 3 inconclusive.
+// Exit codes: 0 pass, 1 failure, 2 usage error, 3 inconclusive, 4 an I/O or
+// environment error (output or artifact not written, peer not started).
 package main
 
 import (
@@ -18,6 +19,7 @@ const (
 	exitFail         = 1
 	exitUsage        = 2
 	exitInconclusive = 3
+	exitIO           = 4
 )
 
 // command is one subcommand. run gets the arguments after the subcommand

@@ -1,0 +1,97 @@
+// Package bench runs frameproof's side-by-side benchmark families (codec vs
+// the pi-ai peer, store commits vs a raw write+fsync loop, JSONL open vs
+// node's bare JSON.parse, replay, simulator) and renders each as a table with
+// both sides and their ratio. `frameproof bench` prints every table; the
+// README's figures are pasted from its output, never hand-edited.
+//
+// Each family lives in its own file and registers itself with Register.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Options are the knobs every family receives.
+type Options struct {
+	// Quick shrinks sizes and iteration counts so a family runs in seconds
+	// (used by the package's own tests and by CI's smoke run).
+	Quick bool
+	// PeerDir is the pi-ai peer's directory (corpus/peers/pi-ai); families
+	// that compare against node read it. Empty means "find it from the
+	// working directory".
+	PeerDir string
+}
+
+// Table is one family's result: a header row and data rows, plus notes
+// printed under it (the machine, the command, caveats).
+type Table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	Notes  []string
+}
+
+// Family is one benchmark family.
+type Family struct {
+	Name    string
+	Summary string
+	Run     func(ctx context.Context, opts Options) ([]Table, error)
+}
+
+var families = map[string]Family{}
+
+// Register adds a family; called from init in the family's file.
+func Register(f Family) {
+	if _, dup := families[f.Name]; dup {
+		panic("bench: family registered twice: " + f.Name)
+	}
+	families[f.Name] = f
+}
+
+// Families returns every registered family, sorted by name.
+func Families() []Family {
+	out := make([]Family, 0, len(families))
+	for _, f := range families {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the named family.
+func Lookup(name string) (Family, bool) {
+	f, ok := families[name]
+	return f, ok
+}
+
+// Render writes t as a GitHub-flavoured Markdown table and returns the first
+// write error, so a caller never reports success for output that was lost.
+func Render(w io.Writer, t Table) error {
+	var b strings.Builder
+	if t.Title != "" {
+		fmt.Fprintf(&b, "### %s\n\n", t.Title)
+	}
+	b.WriteString("| " + strings.Join(t.Header, " | ") + " |\n")
+	b.WriteString("|" + strings.Repeat("---|", len(t.Header)) + "\n")
+	for _, r := range t.Rows {
+		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+	}
+	for _, n := range t.Notes {
+		b.WriteString("\n" + n + "\n")
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Ratio formats a/b as "12.3×", or "n/a" when b is not positive.
+func Ratio(a, b float64) string {
+	if b <= 0 || a <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f×", a/b)
+}
