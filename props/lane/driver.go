@@ -57,17 +57,18 @@ const laneName = "main"
 
 // driver runs impl/lane and model/lane side by side on one rapid.T.
 type driver struct {
-	t     *rapid.T
-	opts  Options
-	dir   string
-	clock *clock
-	ids   *ids
-	g     *gate
-	exec  *gateExec
-	under store.Storage
-	lane  *lane.Lane
-	model *ml.Model
-	hookX bool // after_response sets responseModel
+	reader Reader // memo of derived stored records across the run's compares
+	t      *rapid.T
+	opts   Options
+	dir    string
+	clock  *clock
+	ids    *ids
+	g      *gate
+	exec   *gateExec
+	under  store.Storage
+	lane   *lane.Lane
+	model  *ml.Model
+	hookX  bool // after_response sets responseModel
 
 	mu         sync.Mutex // model, impl events, failure
 	implEvents []string
@@ -251,7 +252,7 @@ func (d *driver) check(where string, exact bool) {
 		}
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	if err := Compare(d.under, d.model, keys...); err != nil {
+	if err := d.reader.Compare(d.under, d.model, keys...); err != nil {
 		d.fail(wrap(err))
 		return
 	}
