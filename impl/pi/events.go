@@ -109,12 +109,19 @@ func ParseEvent(s string) (*Event, error) {
 	return DecodeEvent(v, "$")
 }
 
-// DecodeEvent maps a parsed value onto Event.
+// DecodeEvent maps a parsed value onto Event with pi-ai's whitelist
+// semantics: AssistantMessageFrameEncoder.encode reads only the members it
+// names, and copies the live partial and its blocks through clone helpers
+// that name theirs, so every other member (the providers' streaming scratch
+// such as "index", "partialJson" or "streamIndex" on blocks, or anything on
+// the event or message) is ignored rather than rejected. What pi copies
+// whole (usage, diagnostics, tool arguments) is kept or checked whole.
 func DecodeEvent(v JSONValue, path string) (*Event, error) {
 	f, err := readFields(v, path)
 	if err != nil {
 		return nil, err
 	}
+	f.whitelist = true
 	e := &Event{Type: EventType(f.str("type"))}
 	if f.err != nil {
 		return nil, f.err
@@ -145,7 +152,7 @@ func DecodeEvent(v JSONValue, path string) (*Event, error) {
 	case EventTextEnd, EventThinkingEnd:
 		e.Content = f.str("content")
 	case EventToolCallEnd:
-		tc, err := DecodeContent(f.get("toolCall"), f.at("toolCall"), "toolCall")
+		tc, err := DecodeLiveContent(f.get("toolCall"), f.at("toolCall"), "toolCall")
 		if err != nil {
 			return nil, err
 		}
@@ -156,7 +163,7 @@ func DecodeEvent(v JSONValue, path string) (*Event, error) {
 		return nil, f.err
 	}
 	if m := f.get(msgKey); m.kind != Undefined {
-		msg, err := DecodeAssistantMessage(m, f.at(msgKey))
+		msg, err := DecodeLiveMessage(m, f.at(msgKey))
 		if err != nil {
 			return nil, err
 		}
