@@ -66,3 +66,20 @@ func TestRecoveryFaultsWherePiAIThrows(t *testing.T) {
 		require.ErrorContains(t, err, "Assistant message frame sequence contains more than one start frame")
 	})
 }
+
+// A reduction no typed message can hold (text_end without content leaves
+// the text undefined) settles as if no frame had been committed: the lane
+// is not wedged. pi would commit the odd message as it is; this is the
+// lane's one deliberate difference here (see reduceStored).
+func TestRecoverySettlesUntypedReductionWithoutPartial(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		op, resp := storedCrash(t, h, `{"type":"text_end","contentIndex":0}`)
+		_, err := h.lane.Step(StepOptions{})
+		require.NoError(t, err)
+		m := h.entryMessage(resp)
+		require.Equal(t, "unknown", m.API)
+		require.Empty(t, m.Content)
+		require.Empty(t, h.frameList(op, resp))
+	})
+}
