@@ -1,7 +1,5 @@
 package pi
 
-import "fmt"
-
 // EventType names the 12 assistant stream events.
 type EventType string
 
@@ -131,7 +129,11 @@ func DecodeEvent(v JSONValue, path string) (*Event, error) {
 		known = known || t == e.Type
 	}
 	if !known {
-		return nil, &DecodeError{f.at("type"), fmt.Sprintf("unknown event type %q", e.Type)}
+		// pi-ai's encoder reads nothing else of an event type it does not
+		// know: before start it throws "Assistant message X event appears
+		// before start", after start it returns undefined.
+		e.ContentIndex = ContentIndex{Invalid: "undefined"}
+		return e, nil
 	}
 	msgKey := "partial"
 	switch e.Type {
