@@ -25,17 +25,6 @@ import (
 //   - sim/* imports no props;
 //   - nothing imports cmd.
 
-// knownLayerViolations are breaks of the rules that exist today and are
-// tracked by issue 11 ("the simulator owns its parts"). Each entry is
-// "importer -> imported" (module-relative package paths). Remove an entry
-// when the import goes; TestLayerAllowlistIsCurrent fails on a stale one.
-var knownLayerViolations = map[string]bool{
-	// issue 11: the simulator's invariants and impl/model comparison live
-	// under props; they move under sim.
-	"sim/lanesim -> props/invariants": true,
-	"sim/lanesim -> props/lane":       true,
-}
-
 // layerViolation reports why pkg may not import imp ("" when it may). Both
 // are module-relative ("impl/lane"); imp is "" for the standard library and
 // the full path for a third-party package. test says the importing file is a
@@ -140,31 +129,19 @@ func moduleLayerViolations(t *testing.T, root string) (map[string][]string, int)
 	return found, files
 }
 
-// TestLayering fails on any import that breaks the layering rules and is
-// not on the known-violations list.
+// TestLayering fails on any import that breaks the layering rules.
 func TestLayering(t *testing.T) {
 	found, files := moduleLayerViolations(t, filepath.Join("..", ".."))
 	require.Greater(t, files, 100, "walked too few files: is the module root right?")
 	var bad []string
 	for key, where := range found {
-		if !knownLayerViolations[key] {
-			bad = append(bad, key+"\n\t"+strings.Join(where, "\n\t"))
-		}
+		bad = append(bad, key+"\n\t"+strings.Join(where, "\n\t"))
 	}
 	sort.Strings(bad)
 	if len(bad) > 0 {
 		t.Errorf("imports that break the layering of DESIGN.md:\n%s", strings.Join(bad, "\n"))
 	}
 	t.Logf("checked the imports of %d files", files)
-}
-
-// TestLayerAllowlistIsCurrent fails when a known violation is gone, so the
-// list only shrinks.
-func TestLayerAllowlistIsCurrent(t *testing.T) {
-	found, _ := moduleLayerViolations(t, filepath.Join("..", ".."))
-	for key := range knownLayerViolations {
-		assert.Contains(t, found, key, "no longer a violation: delete it from knownLayerViolations")
-	}
 }
 
 // TestLayerCheckerCatchesViolations is the mutation test for the checker.

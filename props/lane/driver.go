@@ -1,3 +1,7 @@
+// Package lane runs impl/lane and model/lane in lockstep on the same
+// choices (a rapid-driven driver) and compares them after every step with
+// sim/lanecmp: committed state read back from the storage backend, emitted
+// events, step results and snapshots.
 package lane
 
 import (
@@ -18,6 +22,7 @@ import (
 	"github.com/frameproof/frameproof/impl/store/sqlite"
 	modelframes "github.com/frameproof/frameproof/model/frames"
 	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/lanecmp"
 	"pgregory.net/rapid"
 )
 
@@ -251,11 +256,11 @@ func (d *driver) check(where string, exact bool) {
 		}
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	if err := Compare(d.under, d.model, keys...); err != nil {
+	if err := lanecmp.Compare(d.under, d.model, keys...); err != nil {
 		d.fail(wrap(err))
 		return
 	}
-	if err := CompareEvents(impl, d.model.Events(), exact); err != nil {
+	if err := lanecmp.CompareEvents(impl, d.model.Events(), exact); err != nil {
 		d.fail(wrap(err))
 		return
 	}
@@ -265,7 +270,7 @@ func (d *driver) check(where string, exact bool) {
 			d.fail(wrap(err))
 			return
 		}
-		d.fail(wrap(CompareSnapshot(s, d.model)))
+		d.fail(wrap(lanecmp.CompareSnapshot(s, d.model)))
 	}
 }
 
@@ -452,8 +457,8 @@ func (d *driver) listener(ev lane.Event) env.Future {
 		d.mu.Unlock()
 		return nil
 	}
-	d.implEvents = append(d.implEvents, EventString(ev))
-	d.opts.Stats.add("event:" + EventString(ev))
+	d.implEvents = append(d.implEvents, lanecmp.EventString(ev))
+	d.opts.Stats.add("event:" + lanecmp.EventString(ev))
 	d.mu.Unlock()
 	switch ev.Type {
 	case lane.EvTurnStart:

@@ -1,10 +1,8 @@
-// Package lane runs impl/lane and model/lane in lockstep on the same
-// choices and compares them after every step: committed state read back from
-// the storage backend, emitted events, step results and snapshots.
-//
-// Compare and ReadState are the pieces the simulator reuses; Run is the
-// rapid-driven lockstep driver (driver.go).
-package lane
+// Package lanecmp compares impl/lane with model/lane: committed state read
+// back from a storage backend, emitted events and snapshots, each as a
+// cmp.Diff (-model +impl). The simulator (sim/lanesim) and the rapid-driven
+// lockstep driver (props/lane) both call it after every step.
+package lanecmp
 
 import (
 	"fmt"
@@ -29,7 +27,7 @@ func Compare(st store.Storage, m *ml.Model, extraListKeys ...string) error {
 		return err
 	}
 	if d := cmp.Diff(m.Committed(), got, cmpopts.EquateEmpty()); d != "" {
-		return fmt.Errorf("props/lane: committed state differs (-model +storage):\n%s", d)
+		return fmt.Errorf("lanecmp: committed state differs (-model +storage):\n%s", d)
 	}
 	return nil
 }
@@ -51,12 +49,12 @@ func ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.St
 	s.Lane = ml.LaneRecord{Current: str(get(ls, "currentOperationId")), Last: str(get(ls, "lastOperationId"))}
 	entries, err := st.Entries()
 	if err != nil {
-		return s, fmt.Errorf("props/lane: read entries: %w", err)
+		return s, fmt.Errorf("lanecmp: read entries: %w", err)
 	}
 	for _, e := range entries {
 		v, err := pi.ParseJSON(string(e.Entry.Raw))
 		if err != nil {
-			return s, fmt.Errorf("props/lane: entry %s (seq %d): %w", e.Entry.ID, e.Seq, err)
+			return s, fmt.Errorf("lanecmp: entry %s (seq %d): %w", e.Entry.ID, e.Seq, err)
 		}
 		parent := ""
 		if e.Entry.ParentID != nil {
@@ -66,31 +64,31 @@ func ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.St
 	}
 	usage, err := st.Usage()
 	if err != nil {
-		return s, fmt.Errorf("props/lane: read usage: %w", err)
+		return s, fmt.Errorf("lanecmp: read usage: %w", err)
 	}
 	for _, u := range usage {
 		v, err := pi.ParseJSON(string(u.Row.Raw))
 		if err != nil {
-			return s, fmt.Errorf("props/lane: usage row %s (seq %d): %w", u.Row.ID, u.Seq, err)
+			return s, fmt.Errorf("lanecmp: usage row %s (seq %d): %w", u.Row.ID, u.Seq, err)
 		}
 		s.Usage = append(s.Usage, ml.UsageRow{ID: u.Row.ID, EntryID: str(get(v, "entryId")), Usage: string(get(v, "usage").AppendJSON(nil))})
 	}
 	for _, op := range ops {
 		sv, err := st.GetValue(lane.OpStateAddr(op))
 		if err != nil {
-			return s, fmt.Errorf("props/lane: read op state %s: %w", op, err)
+			return s, fmt.Errorf("lanecmp: read op state %s: %w", op, err)
 		}
 		meta, err := st.GetValue(lane.OpMetaAddr(op))
 		if err != nil {
-			return s, fmt.Errorf("props/lane: read op meta %s: %w", op, err)
+			return s, fmt.Errorf("lanecmp: read op meta %s: %w", op, err)
 		}
 		if (sv == nil) != (meta == nil) {
-			return s, fmt.Errorf("props/lane: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
+			return s, fmt.Errorf("lanecmp: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
 		}
 		if sv != nil {
 			os, err := lane.DecodeState(sv.Value)
 			if err != nil {
-				return s, fmt.Errorf("props/lane: op state %s: %w", op, err)
+				return s, fmt.Errorf("lanecmp: op state %s: %w", op, err)
 			}
 			s.Ops[op] = opOf(os)
 		}
@@ -112,7 +110,7 @@ func ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.St
 		seen[k] = true
 		els, err := st.ReadList(store.Address{Namespace: lane.NSAssistantFrame, Key: k, Kind: store.KindList}, store.ReadOptions{Limit: 10_000})
 		if err != nil {
-			return s, fmt.Errorf("props/lane: read frame list %s: %w", k, err)
+			return s, fmt.Errorf("lanecmp: read frame list %s: %w", k, err)
 		}
 		for _, e := range els {
 			s.Lists[k] = append(s.Lists[k], ml.Canonical(e.Value))
@@ -152,14 +150,14 @@ func opOf(s *lane.OpState) ml.Op {
 func readJSON(st store.Storage, a store.Address) (pi.JSONValue, error) {
 	v, err := st.GetValue(a)
 	if err != nil {
-		return pi.JSONValue{}, fmt.Errorf("props/lane: read %s[%s]: %w", a.Namespace, a.Key, err)
+		return pi.JSONValue{}, fmt.Errorf("lanecmp: read %s[%s]: %w", a.Namespace, a.Key, err)
 	}
 	if v == nil {
 		return pi.JSONValue{}, nil
 	}
 	j, err := pi.ParseJSON(string(v.Value))
 	if err != nil {
-		return pi.JSONValue{}, fmt.Errorf("props/lane: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, err)
+		return pi.JSONValue{}, fmt.Errorf("lanecmp: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, err)
 	}
 	return j, nil
 }
@@ -200,7 +198,7 @@ func CompareEvents(impl, model []string, exact bool) error {
 		model = model[:n]
 	}
 	if d := cmp.Diff(model, impl, cmpopts.EquateEmpty()); d != "" {
-		return fmt.Errorf("props/lane: events differ (-model +impl):\n%s", d)
+		return fmt.Errorf("lanecmp: events differ (-model +impl):\n%s", d)
 	}
 	return nil
 }
@@ -214,12 +212,12 @@ func CompareSnapshot(s *lane.Snapshot, m *ml.Model) error {
 	if s.StreamingMessage != nil {
 		b, err := pi.Marshal(s.StreamingMessage)
 		if err != nil {
-			return fmt.Errorf("props/lane: snapshot: %w", err)
+			return fmt.Errorf("lanecmp: snapshot: %w", err)
 		}
 		got.StreamingMessage = ml.Canonical(b)
 	}
 	if d := cmp.Diff(m.Snapshot(), got, cmpopts.EquateEmpty()); d != "" {
-		return fmt.Errorf("props/lane: snapshot differs (-model +impl):\n%s", d)
+		return fmt.Errorf("lanecmp: snapshot differs (-model +impl):\n%s", d)
 	}
 	return nil
 }
