@@ -3,7 +3,6 @@ package lane
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -11,9 +10,7 @@ import (
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
-	"github.com/frameproof/frameproof/impl/store/jsonl"
-	"github.com/frameproof/frameproof/impl/store/memory"
-	"github.com/frameproof/frameproof/impl/store/sqlite"
+	storebackends "github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,28 +45,27 @@ func (g *testIDs) NewID() string {
 	return fmt.Sprintf("0190a000-0000-7000-8000-%012d", g.n)
 }
 
-// ---- backends: adding jsonl/sqlite is one line each ----
+// ---- backends: every row of the registry, fresh in a temp dir ----
 
 type backend struct {
 	name string
 	open func(t *testing.T, clock env.Clock) store.Storage
 }
 
-var backends = []backend{
-	{"memory", func(t *testing.T, clock env.Clock) store.Storage { return memory.New(clock) }},
-	{"jsonl", func(t *testing.T, clock env.Clock) store.Storage {
-		e := env.Env{Clock: clock, FS: env.OSFS{}, IDs: &testIDs{}, Executor: env.Goroutines{}}
-		st, err := jsonl.Create(e, filepath.Join(t.TempDir(), "s.jsonl"), jsonl.Header{ID: "s", StorageVersion: 1, Cwd: "/"}, jsonl.Options{})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}},
-	{"sqlite", func(t *testing.T, clock env.Clock) store.Storage {
-		st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), clock, sqlite.Options{})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}},
+var backends = registryBackends()
+
+func registryBackends() []backend {
+	var out []backend
+	for _, b := range storebackends.All() {
+		out = append(out, backend{b.Name, func(t *testing.T, clock env.Clock) store.Storage {
+			e := env.Env{Clock: clock, FS: env.OSFS{}, IDs: &testIDs{}, Executor: env.Goroutines{}}
+			st, err := b.Create(e, t.TempDir(), storebackends.Options{})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = st.Close() })
+			return st
+		}})
+	}
+	return out
 }
 
 func forEachBackend(t *testing.T, f func(t *testing.T, b backend)) {

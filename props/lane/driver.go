@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -17,9 +16,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
-	"github.com/frameproof/frameproof/impl/store/jsonl"
-	"github.com/frameproof/frameproof/impl/store/memory"
-	"github.com/frameproof/frameproof/impl/store/sqlite"
+	"github.com/frameproof/frameproof/impl/store/backends"
 	modelframes "github.com/frameproof/frameproof/model/frames"
 	ml "github.com/frameproof/frameproof/model/lane"
 	"github.com/frameproof/frameproof/sim/lanecmp"
@@ -28,7 +25,7 @@ import (
 
 // Options configure one lockstep run.
 type Options struct {
-	Backend string // "memory" (default) | "jsonl" | "sqlite"
+	Backend string // a name from impl/store/backends (default memory)
 	Bugs    lane.Bugs
 	Mutant  string // model/lane Config.Mutant
 	Actions int    // top-level actions (0: 12)
@@ -64,6 +61,7 @@ const laneName = "main"
 type driver struct {
 	t     *rapid.T
 	opts  Options
+	be    backends.Backend // the row of opts.Backend
 	dir   string
 	clock *clock
 	ids   *ids
@@ -93,7 +91,14 @@ type finalizeReq struct{ status, code, msg string }
 func Run(t *rapid.T, opts Options) (err error) {
 	d := &driver{t: t, opts: opts, clock: &clock{ms: 1_700_000_000_000}, ids: &ids{}, g: newGate(),
 		frameKeys: map[string]bool{}, fedIntent: map[string]bool{}}
-	if opts.Backend != "" && opts.Backend != "memory" {
+	name := opts.Backend
+	if name == "" {
+		name = "memory"
+	}
+	if d.be, err = backends.ByName(name); err != nil {
+		return fmt.Errorf("props/lane: %w", err)
+	}
+	if d.be.Durable {
 		dir, err := os.MkdirTemp("", "props-lane-*")
 		if err != nil {
 			return err
@@ -169,27 +174,16 @@ func (d *driver) markLost() {
 // ---- storage and process ----
 
 func (d *driver) openStorage(create bool) error {
+	e := env.Env{Clock: d.clock, FS: env.OSFS{}, IDs: &ids{}, Executor: env.Goroutines{}}
 	var err error
-	switch d.opts.Backend {
-	case "", "memory":
-		if create {
-			d.under = memory.New(d.clock)
-		}
-	case "jsonl":
-		e := env.Env{Clock: d.clock, FS: env.OSFS{}, IDs: &ids{}, Executor: env.Goroutines{}}
-		p := filepath.Join(d.dir, "s.jsonl")
-		if create {
-			d.under, err = jsonl.Create(e, p, jsonl.Header{ID: "s", StorageVersion: 1, Cwd: "/"}, jsonl.Options{})
-		} else {
-			d.under, err = jsonl.Open(e, p, jsonl.Options{})
-		}
-	case "sqlite":
-		d.under, err = sqlite.Open(filepath.Join(d.dir, "s.db"), d.clock, sqlite.Options{})
-	default:
-		err = fmt.Errorf("props/lane: unknown backend %q", d.opts.Backend)
+	switch {
+	case create:
+		d.under, err = d.be.Create(e, d.dir, backends.Options{})
+	case d.be.Durable:
+		d.under, err = d.be.Open(e, d.dir, backends.Options{})
 	}
 	if err != nil {
-		return fmt.Errorf("props/lane: open %s storage: %w", d.opts.Backend, err)
+		return fmt.Errorf("props/lane: open %s storage: %w", d.be.Name, err)
 	}
 	return nil
 }
@@ -221,7 +215,7 @@ func (d *driver) restart() {
 	d.model.Crash()
 	_ = d.lane.Close()
 	d.g.quiesce()
-	if d.opts.Backend == "jsonl" || d.opts.Backend == "sqlite" {
+	if d.be.Durable {
 		_ = d.under.Close()
 		if err := d.openStorage(false); err != nil {
 			d.fail(err)

@@ -408,7 +408,7 @@ func (r *runner) laneError(err error) {
 		gen := r.gen
 		r.w.Root().Go("supervisor", func() {
 			if r.gen == gen { // not restarted meanwhile by someone else
-				r.crashAndRestart("restart after storage fault of", r.opts.Backend == "jsonl")
+				r.crashAndRestart("restart after storage fault of", r.be.simulatesDisk())
 			}
 		})
 	default:
