@@ -2,48 +2,20 @@ package lane
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 	storebackends "github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/stretchr/testify/require"
 )
 
-// ---- deterministic clock and ids ----
+// ---- deterministic clock and ids: impl/env/envtest ----
 
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *testClock { return &testClock{t: time.UnixMilli(1_700_000_000_000)} }
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-func (c *testClock) Sleep(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-type testIDs struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (g *testIDs) NewID() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.n++
-	return fmt.Sprintf("0190a000-0000-7000-8000-%012d", g.n)
-}
+func newClock() *envtest.Clock { return envtest.NewClock(envtest.Epoch) }
 
 // ---- backends: every row of the registry, fresh in a temp dir ----
 
@@ -58,7 +30,7 @@ func registryBackends() []backend {
 	var out []backend
 	for _, b := range storebackends.All() {
 		out = append(out, backend{b.Name, func(t *testing.T, clock env.Clock) store.Storage {
-			e := env.Env{Clock: clock, FS: env.OSFS{}, IDs: &testIDs{}, Executor: env.Goroutines{}}
+			e := env.Env{Clock: clock, FS: env.OSFS{}, IDs: &envtest.IDs{}, Executor: env.Goroutines{}}
 			st, err := b.Create(e, t.TempDir(), storebackends.Options{})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = st.Close() })
@@ -259,8 +231,8 @@ func seq(fs ...evFn) *script { return &script{events: fs} }
 
 type harness struct {
 	t        *testing.T
-	clock    *testClock
-	ids      *testIDs
+	clock    *envtest.Clock
+	ids      *envtest.IDs
 	store    store.Storage
 	gated    *gatedStore
 	provider *fakeProvider
@@ -277,7 +249,7 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, b backend) *harness {
-	h := &harness{t: t, clock: newClock(), ids: &testIDs{}, provider: &fakeProvider{}}
+	h := &harness{t: t, clock: newClock(), ids: &envtest.IDs{}, provider: &fakeProvider{}}
 	h.store = b.open(t, h.clock)
 	h.gated = &gatedStore{Storage: h.store, failErr: errors.New("disk on fire")}
 	return h

@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
@@ -63,8 +63,8 @@ type driver struct {
 	opts  Options
 	be    backends.Backend // the row of opts.Backend
 	dir   string
-	clock *clock
-	ids   *ids
+	clock *envtest.Clock
+	ids   *envtest.IDs
 	g     *gate
 	exec  *gateExec
 	under store.Storage
@@ -89,7 +89,7 @@ type finalizeReq struct{ status, code, msg string }
 
 // Run drives one random lockstep run and returns the first disagreement.
 func Run(t *rapid.T, opts Options) (err error) {
-	d := &driver{t: t, opts: opts, clock: &clock{ms: 1_700_000_000_000}, ids: &ids{}, g: newGate(),
+	d := &driver{t: t, opts: opts, clock: envtest.NewClock(envtest.Epoch), ids: &envtest.IDs{}, g: newGate(),
 		frameKeys: map[string]bool{}, fedIntent: map[string]bool{}}
 	name := opts.Backend
 	if name == "" {
@@ -110,7 +110,7 @@ func Run(t *rapid.T, opts Options) (err error) {
 	d.g.onDeath = d.markLost
 	d.hookX = rapid.Bool().Draw(t, "hookTransforms")
 	d.model = ml.New(ml.Config{
-		Lane: laneName, Now: d.clock.nowMs,
+		Lane: laneName, Now: d.clock.NowMs,
 		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
 		Retryable:   lane.IsRetryableAssistantError,
 		AfterResponse: func(m *pi.AssistantMessage) *pi.AssistantMessage {
@@ -174,7 +174,7 @@ func (d *driver) markLost() {
 // ---- storage and process ----
 
 func (d *driver) openStorage(create bool) error {
-	e := env.Env{Clock: d.clock, FS: env.OSFS{}, IDs: &ids{}, Executor: env.Goroutines{}}
+	e := env.Env{Clock: d.clock, FS: env.OSFS{}, IDs: &envtest.IDs{}, Executor: env.Goroutines{}}
 	var err error
 	switch {
 	case create:
@@ -524,41 +524,4 @@ func (d *driver) transform(m *pi.AssistantMessage) *pi.AssistantMessage {
 		m.ResponseModel = pi.Str("after-hook")
 	}
 	return m
-}
-
-// ---- deterministic clock and ids ----
-
-type clock struct {
-	mu sync.Mutex
-	ms int64
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.UnixMilli(c.ms)
-}
-
-func (c *clock) Sleep(dur time.Duration) {
-	c.mu.Lock()
-	c.ms += dur.Milliseconds()
-	c.mu.Unlock()
-}
-
-func (c *clock) nowMs() float64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return float64(c.ms)
-}
-
-type ids struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (g *ids) NewID() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.n++
-	return fmt.Sprintf("0190a000-0000-7000-8000-%012d", g.n)
 }
