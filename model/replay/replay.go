@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/pi"
@@ -284,19 +285,11 @@ func Turns(msgs []pi.Appender, t Target) []Turn {
 
 // Microcompact clears all but the keep most recent compactable results.
 func Microcompact(msgs []pi.Appender, keep int, tools []string) []pi.Appender {
-	isTool := func(name string) bool {
-		for _, t := range tools {
-			if t == name {
-				return true
-			}
-		}
-		return false
-	}
 	var ids []string
 	for _, m := range msgs {
 		if a, isA := m.(*pi.AssistantMessage); isA {
 			for _, c := range a.Content {
-				if tc, isCall := c.(pi.ToolCall); isCall && isTool(tc.Name) && !contains(ids, tc.ID) {
+				if tc, isCall := c.(pi.ToolCall); isCall && slices.Contains(tools, tc.Name) && !slices.Contains(ids, tc.ID) {
 					ids = append(ids, tc.ID)
 				}
 			}
@@ -308,20 +301,11 @@ func Microcompact(msgs []pi.Appender, keep int, tools []string) []pi.Appender {
 	}
 	old := ids[:len(ids)-keep]
 	for i, m := range out {
-		if r, isR := m.(*pi.ToolResultMessage); isR && contains(old, r.ToolCallID) {
+		if r, isR := m.(*pi.ToolResultMessage); isR && slices.Contains(old, r.ToolCallID) {
 			c := *r
 			c.Content = []pi.Content{pi.TextContent{Text: cleared}}
 			out[i] = &c
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -111,12 +111,3 @@ func validJSONText(s string) bool {
 	_, err := dec.Token()
 	return err != nil // io.EOF: nothing trails
 }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
