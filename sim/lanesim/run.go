@@ -12,8 +12,8 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	"github.com/frameproof/frameproof/impl/store/memory"
-	"github.com/frameproof/frameproof/props/invariants"
 	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/invariants"
 	"github.com/frameproof/frameproof/sim/linz"
 	"github.com/frameproof/frameproof/sim/trace"
 	"github.com/frameproof/frameproof/sim/world"
@@ -410,7 +410,7 @@ func (r *runner) laneError(err error) {
 		gen := r.gen
 		r.w.Root().Go("supervisor", func() {
 			if r.gen == gen { // not restarted meanwhile by someone else
-				r.crashAndRestart("restart after storage fault of", r.opts.Backend == "jsonl")
+				r.crashAndRestart("restart after storage fault of", r.be.simulatesDisk())
 			}
 		})
 	default:

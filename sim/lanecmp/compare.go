@@ -1,10 +1,8 @@
-// Package lane runs impl/lane and model/lane in lockstep on the same
-// choices and compares them after every step: committed state read back from
-// the storage backend, emitted events, step results and snapshots.
-//
-// Compare and ReadState are the pieces the simulator reuses; Run is the
-// rapid-driven lockstep driver (driver.go).
-package lane
+// Package lanecmp compares impl/lane with model/lane: committed state read
+// back from a storage backend, emitted events and snapshots, each as a
+// cmp.Diff (-model +impl). The simulator (sim/lanesim) and the rapid-driven
+// lockstep driver (props/lane) both call it after every step.
+package lanecmp
 
 import (
 	"fmt"
@@ -78,7 +76,7 @@ func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string)
 		return nil
 	}
 	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
-		return fmt.Errorf("props/lane: committed state differs (-model +storage):\n%s", d)
+		return fmt.Errorf("lanecmp: committed state differs (-model +storage):\n%s", d)
 	}
 	return nil
 }
@@ -113,7 +111,7 @@ func (r *Reader) ReadState(st store.Storage, laneName string, ops, listKeys []st
 func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 	entries, err := st.Entries()
 	if err != nil {
-		return fmt.Errorf("props/lane: read entries: %w", err)
+		return fmt.Errorf("lanecmp: read entries: %w", err)
 	}
 	if r.entries == nil {
 		r.entries = map[string]entryMemo{}
@@ -129,7 +127,7 @@ func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 			r.entries[string(e.Entry.Raw)] = memo
 		}
 		if memo.err != nil {
-			return fmt.Errorf("props/lane: entry %s (seq %d): %w", e.Entry.ID, e.Seq, memo.err)
+			return fmt.Errorf("lanecmp: entry %s (seq %d): %w", e.Entry.ID, e.Seq, memo.err)
 		}
 		parent := ""
 		if e.Entry.ParentID != nil {
@@ -143,7 +141,7 @@ func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
 	usage, err := st.Usage()
 	if err != nil {
-		return fmt.Errorf("props/lane: read usage: %w", err)
+		return fmt.Errorf("lanecmp: read usage: %w", err)
 	}
 	if r.usage == nil {
 		r.usage = map[string]usageMemo{}
@@ -159,7 +157,7 @@ func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
 			r.usage[string(u.Row.Raw)] = memo
 		}
 		if memo.err != nil {
-			return fmt.Errorf("props/lane: usage row %s (seq %d): %w", u.Row.ID, u.Seq, memo.err)
+			return fmt.Errorf("lanecmp: usage row %s (seq %d): %w", u.Row.ID, u.Seq, memo.err)
 		}
 		s.Usage = append(s.Usage, ml.UsageRow{ID: u.Row.ID, EntryID: memo.entryID, Usage: memo.usage})
 	}
@@ -169,14 +167,14 @@ func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
 func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 	sv, err := st.GetValue(lane.OpStateAddr(op))
 	if err != nil {
-		return fmt.Errorf("props/lane: read op state %s: %w", op, err)
+		return fmt.Errorf("lanecmp: read op state %s: %w", op, err)
 	}
 	meta, err := st.GetValue(lane.OpMetaAddr(op))
 	if err != nil {
-		return fmt.Errorf("props/lane: read op meta %s: %w", op, err)
+		return fmt.Errorf("lanecmp: read op meta %s: %w", op, err)
 	}
 	if (sv == nil) != (meta == nil) {
-		return fmt.Errorf("props/lane: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
+		return fmt.Errorf("lanecmp: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
 	}
 	if sv != nil {
 		if r.ops == nil {
@@ -192,7 +190,7 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 			r.ops[string(sv.Value)] = memo
 		}
 		if memo.err != nil {
-			return fmt.Errorf("props/lane: op state %s: %w", op, memo.err)
+			return fmt.Errorf("lanecmp: op state %s: %w", op, memo.err)
 		}
 		s.Ops[op] = memo.op
 	}
@@ -220,7 +218,7 @@ func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) err
 		seen[k] = true
 		els, err := st.ReadList(store.Address{Namespace: lane.NSAssistantFrame, Key: k, Kind: store.KindList}, store.ReadOptions{Limit: 10_000})
 		if err != nil {
-			return fmt.Errorf("props/lane: read frame list %s: %w", k, err)
+			return fmt.Errorf("lanecmp: read frame list %s: %w", k, err)
 		}
 		for _, e := range els {
 			c, ok := r.frames[string(e.Value)]
@@ -265,14 +263,14 @@ func opOf(s *lane.OpState) ml.Op {
 func readJSON(st store.Storage, a store.Address) (pi.JSONValue, error) {
 	v, err := st.GetValue(a)
 	if err != nil {
-		return pi.JSONValue{}, fmt.Errorf("props/lane: read %s[%s]: %w", a.Namespace, a.Key, err)
+		return pi.JSONValue{}, fmt.Errorf("lanecmp: read %s[%s]: %w", a.Namespace, a.Key, err)
 	}
 	if v == nil {
 		return pi.JSONValue{}, nil
 	}
 	j, err := pi.ParseJSON(string(v.Value))
 	if err != nil {
-		return pi.JSONValue{}, fmt.Errorf("props/lane: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, err)
+		return pi.JSONValue{}, fmt.Errorf("lanecmp: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, err)
 	}
 	return j, nil
 }
@@ -313,7 +311,7 @@ func CompareEvents(impl, model []string, exact bool) error {
 		model = model[:n]
 	}
 	if d := cmp.Diff(model, impl, cmpopts.EquateEmpty()); d != "" {
-		return fmt.Errorf("props/lane: events differ (-model +impl):\n%s", d)
+		return fmt.Errorf("lanecmp: events differ (-model +impl):\n%s", d)
 	}
 	return nil
 }
@@ -327,7 +325,7 @@ func CompareSnapshot(s *lane.Snapshot, m *ml.Model) error {
 	if s.StreamingMessage != nil {
 		b, err := pi.Marshal(s.StreamingMessage)
 		if err != nil {
-			return fmt.Errorf("props/lane: snapshot: %w", err)
+			return fmt.Errorf("lanecmp: snapshot: %w", err)
 		}
 		got.StreamingMessage = ml.Canonical(b)
 	}
@@ -336,7 +334,7 @@ func CompareSnapshot(s *lane.Snapshot, m *ml.Model) error {
 		return nil
 	}
 	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
-		return fmt.Errorf("props/lane: snapshot differs (-model +impl):\n%s", d)
+		return fmt.Errorf("lanecmp: snapshot differs (-model +impl):\n%s", d)
 	}
 	return nil
 }

@@ -19,8 +19,9 @@ func ReadView(st store.Storage, ops []string, listKeys []string) (*View, error) 
 // from each stored entry's bytes: committed entries never change, so a
 // simulator that checks after every commit would otherwise re-decode the
 // whole transcript each time; op states likewise. Keyed by the raw bytes,
-// never by id. The decoded messages and states are shared between views and must not be mutated. The
-// zero ViewReader is ready to use; it is not safe for concurrent use.
+// never by id. The decoded messages and states are shared between views and
+// must not be mutated. The zero ViewReader is ready to use; it is not safe for
+// concurrent use.
 type ViewReader struct {
 	entries map[string]entryDecode
 	ops     map[string]opDecode
