@@ -32,18 +32,22 @@ func Project(msgs []pi.Appender, t Target, o Options) ([]byte, error) {
 	if len(turns) == 0 {
 		return nil, ErrNothingToSend
 	}
-	var body pi.JSONValue
+	w := jw{b: make([]byte, 0, bodySizeHint(msgs))}
 	switch t.Wire {
 	case WireAnthropic:
-		body = encodeAnthropic(turns, t, o)
+		encodeAnthropic(&w, turns, t, o)
 	case WireOpenAIChat:
-		body = encodeChat(turns, t, o)
+		encodeChat(&w, turns, t, o)
 	case WireOpenAIResponses:
-		body = encodeResponses(turns, t, o)
+		encodeResponses(&w, turns, t, o)
 	case WireGemini:
-		body = encodeGemini(turns, t, o)
+		encodeGemini(&w, turns, t, o)
 	default:
 		return nil, fmt.Errorf("replay: unknown wire %q", t.Wire)
 	}
-	return body.AppendJSON(nil), nil
+	return w.b, nil
 }
+
+// bodySizeHint guesses the body's size so the buffer rarely regrows: a
+// request body runs to a couple of hundred bytes per stored message.
+func bodySizeHint(msgs []pi.Appender) int { return 256 + 192*len(msgs) }
