@@ -17,8 +17,10 @@ const (
 type openBlock struct {
 	kind blockKind
 	// text and thinking: UTF-16 length of the start snapshot, and of all
-	// deltas seen so far.
+	// deltas seen so far. Once past the snapshot, every later delta is
+	// emitted whole and deltaChars is no longer counted (pastSnapshot).
 	covered, deltaChars int
+	pastSnapshot        bool
 	// tool calls: whether the delta JSON has caught up with the start
 	// snapshot; until then the snapshot's JSON and the buffered deltas.
 	caughtUp  bool
@@ -31,32 +33,12 @@ type openBlock struct {
 type Encoder struct {
 	started, terminal bool
 	blocks            map[int]*openBlock
+	// hot caches the block the last delta went to (hotIndex), since a
+	// stream sends runs of deltas to one block; nil when not cached.
+	hot      *openBlock
+	hotIndex int
 	// deltaSlab is the unused tail of the current batch of delta frames.
 	deltaSlab []pi.Frame
-}
-
-// deltaSlabSize is how many delta frames the encoder allocates at once.
-// Delta frames are the per-event hot path, and one ~250-byte allocation per
-// frame dominated Encode's cost; a batch amortizes it. The price is
-// retention: a delta frame the caller keeps pins the other frames of its
-// batch (delta strings only), and the encoder pins the batch it is filling.
-// Start, end and checkpoint frames, which can carry whole blocks, are
-// allocated one by one so nothing large is pinned.
-const deltaSlabSize = 32
-
-// deltaFrame returns a new delta frame from the current batch.
-func (e *Encoder) deltaFrame(t pi.FrameType, i pi.ContentIndex, delta string) *pi.Frame {
-	if len(e.deltaSlab) == 0 {
-		e.deltaSlab = make([]pi.Frame, deltaSlabSize)
-	}
-	f := &e.deltaSlab[0]
-	f.Type, f.ContentIndex, f.Delta = t, i, delta
-	if len(e.deltaSlab) == 1 {
-		e.deltaSlab = nil // drop the spent batch; handed-out frames keep it alive
-	} else {
-		e.deltaSlab = e.deltaSlab[1:]
-	}
-	return f
 }
 
 // NewEncoder returns an encoder for one stream.
@@ -124,10 +106,8 @@ func (e *Encoder) Encode(ev *pi.Event) (*pi.Frame, error) {
 			return nil, err
 		}
 		return &pi.Frame{Type: pi.FrameThinkingStart, ContentIndex: ev.ContentIndex, Block: th}, nil
-	case pi.EventTextDelta:
-		return e.textDelta(ev, kindText, pi.FrameTextDelta)
-	case pi.EventThinkingDelta:
-		return e.textDelta(ev, kindThinking, pi.FrameThinkingDelta)
+	case pi.EventTextDelta, pi.EventThinkingDelta, pi.EventToolCallDelta:
+		return e.encodeDelta(ev)
 	case pi.EventTextEnd:
 		c, err := eventBlock(ev, kindText)
 		if err != nil {
@@ -167,8 +147,6 @@ func (e *Encoder) Encode(ev *pi.Event) (*pi.Frame, error) {
 			return nil, err
 		}
 		return &pi.Frame{Type: pi.FrameToolCallStart, ContentIndex: ev.ContentIndex, Block: tc}, nil
-	case pi.EventToolCallDelta:
-		return e.toolCallDelta(ev)
 	case pi.EventToolCallEnd:
 		if _, err := eventBlock(ev, kindToolCall); err != nil {
 			return nil, err
@@ -244,12 +222,16 @@ func (e *Encoder) startBlock(i pi.ContentIndex, st *openBlock) error {
 }
 
 func (e *Encoder) block(i pi.ContentIndex, kind blockKind) (*openBlock, error) {
-	if err := assertContentIndex(i); err != nil {
-		return nil, err
-	}
-	st, ok := e.blocks[i.N]
-	if !ok {
-		return nil, fail("Assistant message %s block %d has not started", kind, i.N)
+	st := e.hot
+	if st == nil || e.hotIndex != i.N || i.Invalid != "" {
+		if err := assertContentIndex(i); err != nil {
+			return nil, err
+		}
+		var ok bool
+		if st, ok = e.blocks[i.N]; !ok {
+			return nil, fail("Assistant message %s block %d has not started", kind, i.N)
+		}
+		e.hot, e.hotIndex = st, i.N
 	}
 	if st.kind != kind {
 		return nil, fail("Assistant message block %d is %s, not %s", i.N, st.kind, kind)
@@ -262,54 +244,10 @@ func (e *Encoder) endBlock(i pi.ContentIndex, kind blockKind) error {
 		return err
 	}
 	delete(e.blocks, i.N)
+	if e.hotIndex == i.N {
+		e.hot = nil
+	}
 	return nil
-}
-
-// textDelta emits the part of a text or thinking delta that the start
-// snapshot did not already cover (UTF-16 offsets, as pi counts).
-func (e *Encoder) textDelta(ev *pi.Event, kind blockKind, ft pi.FrameType) (*pi.Frame, error) {
-	st, err := e.block(ev.ContentIndex, kind)
-	if err != nil {
-		return nil, err
-	}
-	n := pi.UTF16Len(ev.Delta)
-	deltaStart := st.deltaChars
-	st.deltaChars += n
-	covered := max(0, st.covered-deltaStart)
-	if covered >= n {
-		return nil, nil
-	}
-	return e.deltaFrame(ft, ev.ContentIndex, pi.SliceUTF16(ev.Delta, covered)), nil
-}
-
-func (e *Encoder) toolCallDelta(ev *pi.Event) (*pi.Frame, error) {
-	st, err := e.block(ev.ContentIndex, kindToolCall)
-	if err != nil {
-		return nil, err
-	}
-	if st.caughtUp {
-		if ev.Delta == "" {
-			return nil, nil
-		}
-		return e.deltaFrame(pi.FrameToolCallDelta, ev.ContentIndex, ev.Delta), nil
-	}
-	st.catchupJS = appendJS(st.catchupJS, ev.Delta)
-	buffered := string(st.catchupJS)
-	args := ParseStreamingJSON(buffered)
-	if stringify(args) != st.snapshot {
-		// A legacy provider put the initial input in toolcall_start but
-		// streams JSON from empty; its arguments may extend the snapshot.
-		if !isJSONPrefix(ParseStreamingJSON(st.snapshot), args) {
-			return nil, nil
-		}
-	}
-	st.caughtUp = true
-	st.snapshot = ""
-	st.catchupJS = nil
-	if buffered == "" {
-		return nil, nil
-	}
-	return &pi.Frame{Type: pi.FrameToolCallCheckpoint, ContentIndex: ev.ContentIndex, JSON: buffered}, nil
 }
 
 // isJSONPrefix is pi's structural "current extends snapshot" test.

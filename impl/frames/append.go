@@ -1,0 +1,37 @@
+package frames
+
+import "github.com/frameproof/frameproof/impl/pi"
+
+// AppendFrame is Encode followed by serializing the frame, for callers that
+// store or send frames as JSON (a frame log, a wire): it appends to dst
+// exactly the bytes JSON.stringify writes for the frame pi-ai's encoder
+// returns for ev, and reports framed = true. When the event gives no frame
+// (done, error, a delta the start snapshot already covered) it returns dst
+// unchanged and framed = false; pi's encoder returns undefined there, which
+// JSON.stringify does not write either. On error dst is returned unchanged
+// and the error is Encode's, after the same state change.
+//
+// Delta events, the steady state of a stream, are written without building
+// a pi.Frame: with a dst of enough capacity they allocate nothing, and their
+// cost does not depend on how long the message already is. Other events go
+// through Encode and (*pi.Frame).AppendJSON, so the bytes are the same as
+// Encode's frame by construction.
+func (e *Encoder) AppendFrame(dst []byte, ev *pi.Event) (out []byte, framed bool, err error) {
+	kind, delta, isDelta := deltaKind(ev.Type)
+	if !isDelta || !e.started || e.terminal {
+		f, err := e.Encode(ev)
+		if err != nil || f == nil {
+			return dst, false, err
+		}
+		return f.AppendJSON(dst), true, nil
+	}
+	ft, text, err := e.deltaStep(ev, kind, delta)
+	switch {
+	case err != nil || ft == "":
+		return dst, false, err
+	case ft == pi.FrameToolCallCheckpoint:
+		f := pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, JSON: text}
+		return f.AppendJSON(dst), true, nil
+	}
+	return pi.AppendDeltaFrame(dst, ft, ev.ContentIndex, text), true, nil
+}
