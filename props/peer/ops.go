@@ -115,8 +115,30 @@ func (p *Peer) ParseStreamingJSON(inputs []json.RawMessage) ([]json.RawMessage, 
 // BenchEncode encodes the stream iterations times, each with a fresh encoder,
 // and returns the peer's own measurement in nanoseconds per event.
 func (p *Peer) BenchEncode(events []json.RawMessage, iterations int) (nsPerEvent float64, err error) {
+	return p.benchEncode(events, iterations, false)
+}
+
+// BenchEncodeStringify is BenchEncode with every frame also serialized with
+// JSON.stringify inside the timed loop: the cost of encoding a frame and
+// writing it, which is what a durable frame log pays per event.
+func (p *Peer) BenchEncodeStringify(events []json.RawMessage, iterations int) (nsPerEvent float64, err error) {
+	return p.benchEncode(events, iterations, true)
+}
+
+func (p *Peer) benchEncode(events []json.RawMessage, iterations int, stringify bool) (float64, error) {
+	body := benchBody("events", events, iterations)
+	if stringify {
+		inner := body
+		body = func(b *bytes.Buffer) error {
+			if err := inner(b); err != nil {
+				return err
+			}
+			b.WriteString(`,"stringify":true`)
+			return nil
+		}
+	}
 	var r benchResponse
-	if err := p.call("bench", benchBody("events", events, iterations), &r); err != nil {
+	if err := p.call("bench", body, &r); err != nil {
 		return 0, err
 	}
 	if r.Error != nil {

@@ -93,14 +93,22 @@ function opParse(request) {
     return { id: request.id, results: inputs.map((input) => parseStreamingJson(input)) };
 }
 
-function encodeOnce(events) {
+// stringifiedBytes keeps the JSON.stringify results observable, so the
+// serialization a bench with "stringify" measures cannot be optimized away.
+let stringifiedBytes = 0;
+
+// encodeOnce runs one fresh encoder over events; with stringify it also
+// serializes every frame, the work a caller does to store or send it.
+function encodeOnce(events, stringify) {
     const encoder = new AssistantMessageFrameEncoder();
     for (let index = 0; index < events.length; index++) {
+        let frame;
         try {
-            encoder.encode(events[index]);
+            frame = encoder.encode(events[index]);
         } catch (err) {
             return { index, message: errorMessage(err) };
         }
+        if (stringify && frame !== undefined) stringifiedBytes += JSON.stringify(frame).length;
     }
     return undefined;
 }
@@ -110,17 +118,25 @@ function warmups(iterations) {
     return Math.max(1, Math.floor(iterations / 10));
 }
 
+function requireOptionalBoolean(request, field) {
+    const value = request[field];
+    if (value === undefined) return false;
+    if (typeof value !== "boolean") throw new ProtocolError(`op ${request.op}: field "${field}" must be a boolean`);
+    return value;
+}
+
 function opBench(request) {
     const events = requireArray(request, "events");
     const iterations = requireIterations(request);
-    const failure = encodeOnce(events);
+    const stringify = requireOptionalBoolean(request, "stringify");
+    const failure = encodeOnce(events, stringify);
     if (failure) return { id: request.id, error: failure };
-    for (let i = 0; i < warmups(iterations); i++) encodeOnce(events);
+    for (let i = 0; i < warmups(iterations); i++) encodeOnce(events, stringify);
     const start = process.hrtime.bigint();
-    for (let i = 0; i < iterations; i++) encodeOnce(events);
+    for (let i = 0; i < iterations; i++) encodeOnce(events, stringify);
     const elapsed = Number(process.hrtime.bigint() - start);
     const perEvent = events.length === 0 ? 0 : elapsed / (iterations * events.length);
-    return { id: request.id, nsPerEvent: perEvent, events: events.length, iterations };
+    return { id: request.id, nsPerEvent: perEvent, events: events.length, iterations, stringify };
 }
 
 function reduceOnce(frames) {
