@@ -197,17 +197,28 @@ func TestBench(t *testing.T) {
 
 func TestBenchStringify(t *testing.T) {
 	p := Open(t)
-	ns, err := p.BenchEncodeStringify(tinyStream(), 3)
+	plain, err := p.BenchEncodeTimes(tinyStream(), 3, false)
 	require.NoError(t, err)
-	assert.Greater(t, ns, 0.0)
+	assert.Greater(t, plain.Wall, 0.0)
+	assert.GreaterOrEqual(t, plain.CPU, 0.0)
+	withJSON, err := p.BenchEncodeTimes(tinyStream(), 3, true)
+	require.NoError(t, err)
+	assert.Greater(t, withJSON.Wall, 0.0)
 
 	// The request really asks for serialization: the peer echoes the mode.
 	line, err := p.RoundTrip([]byte(`{"id":"s","op":"bench","events":[],"iterations":1,"stringify":true}`))
 	require.NoError(t, err)
 	assert.Contains(t, string(line), `"stringify":true`)
 
-	_, err = p.BenchEncodeStringify(raws(`{"type":"text_delta","contentIndex":0,"delta":"x"}`), 2)
+	_, err = p.BenchEncodeTimes(raws(`{"type":"text_delta","contentIndex":0,"delta":"x"}`), 2, true)
 	require.ErrorContains(t, err, "Assistant message text_delta event appears before start")
+
+	frames, _ := bigTextFrames(100)
+	times, mbps, err := p.BenchReduceTimes(frames, 3)
+	require.NoError(t, err)
+	assert.Greater(t, times.Wall, 0.0)
+	assert.GreaterOrEqual(t, times.CPU, 0.0)
+	assert.Greater(t, mbps, 0.0)
 }
 
 func TestLargeMessageRoundTrip(t *testing.T) {
