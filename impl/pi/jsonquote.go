@@ -47,6 +47,10 @@ func AppendQuote(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
+		if b >= 0xC2 && b <= 0xDF && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			i += 2 // a valid 2-byte character (Latin, Greek, Cyrillic...): raw
+			continue
+		}
 		r, size := decodeUnit(s, i)
 		switch {
 		case r >= 0xD800 && r <= 0xDFFF:
