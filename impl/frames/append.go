@@ -19,19 +19,31 @@ import "github.com/frameproof/frameproof/impl/pi"
 func (e *Encoder) AppendFrame(dst []byte, ev *pi.Event) (out []byte, framed bool, err error) {
 	kind, delta, isDelta := deltaKind(ev.Type)
 	if !isDelta || !e.started || e.terminal {
-		f, err := e.Encode(ev)
-		if err != nil || f == nil {
-			return dst, false, err
-		}
-		return f.AppendJSON(dst), true, nil
+		return e.appendEncoded(dst, ev)
 	}
 	ft, text, err := e.deltaStep(ev, kind, delta)
 	switch {
 	case err != nil || ft == "":
 		return dst, false, err
 	case ft == pi.FrameToolCallCheckpoint:
-		f := pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, JSON: text}
-		return f.AppendJSON(dst), true, nil
+		return appendCheckpoint(dst, ev.ContentIndex, text), true, nil
 	}
 	return pi.AppendDeltaFrame(dst, ft, ev.ContentIndex, text), true, nil
+}
+
+// appendEncoded is AppendFrame through Encode, for the events that are not
+// the per-event hot path (and for every event an encoder will reject).
+// Kept out of AppendFrame so the hot path's stack frame stays small.
+func (e *Encoder) appendEncoded(dst []byte, ev *pi.Event) ([]byte, bool, error) {
+	f, err := e.Encode(ev)
+	if err != nil || f == nil {
+		return dst, false, err
+	}
+	return f.AppendJSON(dst), true, nil
+}
+
+// appendCheckpoint writes a toolcall_checkpoint frame (once per tool call).
+func appendCheckpoint(dst []byte, i pi.ContentIndex, json string) []byte {
+	f := pi.Frame{Type: pi.FrameToolCallCheckpoint, ContentIndex: i, JSON: json}
+	return f.AppendJSON(dst)
 }

@@ -76,9 +76,12 @@ func (e *Encoder) deltaFrame(t pi.FrameType, i pi.ContentIndex, delta string) *p
 // deltas have passed the snapshot every later delta is emitted whole, so
 // the steady state neither counts nor slices.
 func (e *Encoder) textDelta(ev *pi.Event, kind blockKind, ft pi.FrameType) (pi.FrameType, string, error) {
-	st, err := e.block(ev.ContentIndex, kind)
-	if err != nil {
-		return "", "", err
+	st := e.hot // checked here first: block's full lookup is not inlined
+	if st == nil || e.hotIndex != ev.ContentIndex.N || ev.ContentIndex.Invalid != "" || st.kind != kind {
+		var err error
+		if st, err = e.block(ev.ContentIndex, kind); err != nil {
+			return "", "", err
+		}
 	}
 	if st.pastSnapshot {
 		if ev.Delta == "" {

@@ -109,7 +109,12 @@ func AppendDeltaFrame(dst []byte, t FrameType, i ContentIndex, delta string) []b
 	default:
 		dst = AppendQuote(append(dst, `{"type":`...), string(t))
 	}
-	return appendDeltaMember(appendFrameIndex(dst, i), delta)
+	if i.Invalid == "" && uint(i.N) < 10 {
+		dst = append(append(dst, `,"contentIndex":`...), byte('0'+i.N)) // the common case
+	} else {
+		dst = appendFrameIndex(dst, i)
+	}
+	return appendDeltaMember(dst, delta)
 }
 
 // appendFrameIndex writes the contentIndex member; a decoded frame whose
@@ -123,7 +128,7 @@ func appendFrameIndex(dst []byte, i ContentIndex) []byte {
 
 // appendDeltaMember writes `,"delta":"..."}`, closing the frame.
 func appendDeltaMember(dst []byte, delta string) []byte {
-	return append(AppendQuote(append(dst, `,"delta":`...), delta), '}')
+	return append(appendQuoted(append(dst, `,"delta":"`...), delta), '"', '}')
 }
 
 func (f *Frame) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil), nil }

@@ -8,26 +8,26 @@ import (
 	"pgregory.net/rapid"
 )
 
-// plainByte is the one-byte rule plainASCII8 applies to eight bytes at once.
-func plainByte(b byte) bool { return b >= 0x20 && b < utf8.RuneSelf && b != '"' && b != '\\' }
+// plainRule is the one-byte rule plainWord applies to eight bytes at once.
+func plainRule(b byte) bool { return b >= 0x20 && b < utf8.RuneSelf && b != '"' && b != '\\' }
 
 // Every byte value, at every position of an otherwise plain word, decides
 // the word alone; and so do random words.
-func TestPlainASCII8MatchesByteRule(t *testing.T) {
+func TestPlainWordMatchesByteRule(t *testing.T) {
 	for pos := 0; pos < 8; pos++ {
 		for b := 0; b < 256; b++ {
 			w := []byte("abcdefgh")
 			w[pos] = byte(b)
-			require.Equal(t, plainByte(byte(b)), plainASCII8(string(w)), "byte %#x at %d", b, pos)
+			require.Equal(t, plainRule(byte(b)), plainWord(loadWord(string(w))), "byte %#x at %d", b, pos)
 		}
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		w := rapid.SliceOfN(rapid.Byte(), 8, 8).Draw(t, "w")
 		want := true
 		for _, b := range w {
-			want = want && plainByte(b)
+			want = want && plainRule(b)
 		}
-		require.Equal(t, want, plainASCII8(string(w)), "%q", w)
+		require.Equal(t, want, plainWord(loadWord(string(w))), "%q", w)
 	})
 }
 
@@ -39,7 +39,7 @@ func quoteBytewise(s string) string {
 		b := s[i]
 		if b < utf8.RuneSelf {
 			switch {
-			case plainByte(b):
+			case plainRule(b):
 				dst = append(dst, b)
 			case b == '"' || b == '\\':
 				dst = append(dst, '\\', b)
