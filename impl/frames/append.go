@@ -17,11 +17,25 @@ import "github.com/frameproof/frameproof/impl/pi"
 // through Encode and (*pi.Frame).AppendJSON, so the bytes are the same as
 // Encode's frame by construction.
 func (e *Encoder) AppendFrame(dst []byte, ev *pi.Event) (out []byte, framed bool, err error) {
+	// The shortcut: a delta to the block the last delta went to, once that
+	// block emits every delta whole. It is what deltaStep decides for such
+	// an event (no frame for an empty delta, else the delta unchanged), with
+	// the frame's head written once per block instead of once per event.
+	if st := e.hot; st != nil && st.head != "" && !e.terminal && e.hotIndex == ev.ContentIndex.N &&
+		ev.ContentIndex.Invalid == "" && ev.Type == st.deltaType {
+		if ev.Delta == "" {
+			return dst, false, nil
+		}
+		return pi.AppendDeltaFrameTail(append(dst, st.head...), ev.Delta), true, nil
+	}
 	kind, delta, isDelta := deltaKind(ev.Type)
 	if !isDelta || !e.started || e.terminal {
 		return e.appendEncoded(dst, ev)
 	}
 	ft, text, err := e.deltaStep(ev, kind, delta)
+	if err == nil {
+		e.keepHead(ev, delta)
+	}
 	switch {
 	case err != nil || ft == "":
 		return dst, false, err
@@ -29,6 +43,17 @@ func (e *Encoder) AppendFrame(dst []byte, ev *pi.Event) (out []byte, framed bool
 		return appendCheckpoint(dst, ev.ContentIndex, text), true, nil
 	}
 	return pi.AppendDeltaFrame(dst, ft, ev.ContentIndex, text), true, nil
+}
+
+// keepHead arms AppendFrame's shortcut for the block ev's delta went to
+// (deltaStep left it in e.hot) once that block emits every delta whole.
+func (e *Encoder) keepHead(ev *pi.Event, delta pi.FrameType) {
+	st := e.hot
+	if st == nil || st.head != "" || !(st.pastSnapshot || st.caughtUp) {
+		return
+	}
+	st.deltaType = ev.Type
+	st.head = string(pi.AppendDeltaFrameHead(nil, delta, ev.ContentIndex))
 }
 
 // appendEncoded is AppendFrame through Encode, for the events that are not

@@ -148,3 +148,31 @@ func TestAppendFrameDeltaAllocatesNothing(t *testing.T) {
 		require.Zero(t, allocs, "%s", x.Type)
 	}
 }
+
+// AppendFrame's shortcut (a block's deltas passing through whole) must not
+// swallow what the full path rejects: a delta of another kind to the same
+// index, a delta after the terminal event, an invalid index.
+func TestAppendFrameShortcutKeepsErrors(t *testing.T) {
+	live := msg(pi.TextContent{Text: ""})
+	start, textStart := ev(pi.EventStart, 0, msg()), ev(pi.EventTextStart, 0, live)
+	d := func(typ pi.EventType, i pi.ContentIndex) *pi.Event {
+		return &pi.Event{Type: typ, ContentIndex: i, Delta: "x", Partial: live}
+	}
+	warm := []*pi.Event{start, textStart, d(pi.EventTextDelta, pi.Index(0)), d(pi.EventTextDelta, pi.Index(0))}
+	cases := []struct {
+		last *pi.Event
+		want string
+	}{
+		{d(pi.EventThinkingDelta, pi.Index(0)), "Assistant message block 0 is text, not thinking"},
+		{d(pi.EventToolCallDelta, pi.Index(0)), "Assistant message block 0 is text, not toolCall"},
+		{d(pi.EventTextDelta, pi.ContentIndex{Invalid: "0.5"}), "Invalid assistant message frame contentIndex: 0.5"},
+		{d(pi.EventTextDelta, pi.Index(1)), "Assistant message text block 1 has not started"},
+	}
+	for _, c := range cases {
+		_, err := twinRun(t, append(append([]*pi.Event{}, warm...), c.last))
+		require.EqualError(t, err, c.want)
+	}
+	done := &pi.Event{Type: pi.EventDone, Reason: pi.StopStop, Message: live}
+	_, err := twinRun(t, append(append([]*pi.Event{}, warm...), done, d(pi.EventTextDelta, pi.Index(0))))
+	require.EqualError(t, err, "Assistant message event text_delta follows a terminal event")
+}

@@ -21,6 +21,11 @@ type openBlock struct {
 	// emitted whole and deltaChars is no longer counted (pastSnapshot).
 	covered, deltaChars int
 	pastSnapshot        bool
+	// AppendFrame's shortcut, set once every later delta of the block is
+	// emitted whole (past the snapshot, or caught up): the delta event type
+	// and the frame's constant head (pi.AppendDeltaFrameHead).
+	deltaType pi.EventType
+	head      string
 	// tool calls: whether the delta JSON has caught up with the start
 	// snapshot; until then the snapshot's JSON and the buffered deltas.
 	caughtUp  bool

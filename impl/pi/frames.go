@@ -99,6 +99,13 @@ func (f *Frame) AppendJSON(dst []byte) []byte {
 // building the Frame: the per-event hot path of a frame log. t should be one
 // of the three *_delta types; any other type is still quoted correctly.
 func AppendDeltaFrame(dst []byte, t FrameType, i ContentIndex, delta string) []byte {
+	return AppendDeltaFrameTail(AppendDeltaFrameHead(dst, t, i), delta)
+}
+
+// AppendDeltaFrameHead writes a delta frame up to its delta's opening quote,
+// {"type":"<t>","contentIndex":<i>,"delta":" — the same for every delta of
+// a block, so a writer may keep it and append AppendDeltaFrameTail to it.
+func AppendDeltaFrameHead(dst []byte, t FrameType, i ContentIndex) []byte {
 	switch t {
 	case FrameTextDelta:
 		dst = append(dst, `{"type":"text_delta"`...)
@@ -114,7 +121,13 @@ func AppendDeltaFrame(dst []byte, t FrameType, i ContentIndex, delta string) []b
 	} else {
 		dst = appendFrameIndex(dst, i)
 	}
-	return appendDeltaMember(dst, delta)
+	return append(dst, `,"delta":"`...)
+}
+
+// AppendDeltaFrameTail writes a delta frame after its head: the delta as
+// JSON.stringify escapes it, its closing quote and the frame's '}'.
+func AppendDeltaFrameTail(dst []byte, delta string) []byte {
+	return append(appendQuoted(dst, delta), '"', '}')
 }
 
 // appendFrameIndex writes the contentIndex member; a decoded frame whose
@@ -128,7 +141,7 @@ func appendFrameIndex(dst []byte, i ContentIndex) []byte {
 
 // appendDeltaMember writes `,"delta":"..."}`, closing the frame.
 func appendDeltaMember(dst []byte, delta string) []byte {
-	return append(appendQuoted(append(dst, `,"delta":"`...), delta), '"', '}')
+	return AppendDeltaFrameTail(append(dst, `,"delta":"`...), delta)
 }
 
 func (f *Frame) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil), nil }
