@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/frameproof/frameproof/impl/frames"
@@ -45,13 +48,17 @@ func codecPlanFor(opts Options) codecPlan {
 
 func (p codecPlan) iterations(size int) int { return max(1, p.budget/size) }
 
-func runCodec(ctx context.Context, opts Options) ([]Table, error) {
+func runCodec(ctx context.Context, opts Options) (_ []Table, err error) {
 	plan := codecPlanFor(opts)
 	pr, err := startPeer(opts.PeerDir)
 	if err != nil {
 		return nil, err
 	}
-	defer pr.Close()
+	defer func() {
+		if cerr := pr.Close(); cerr != nil && err == nil {
+			err = cerr // a peer that did not exit cleanly casts doubt on its figures
+		}
+	}()
 	tables := codecTables(plan, opts.Quick)
 	for _, size := range plan.sizes {
 		if err := ctx.Err(); err != nil {
@@ -105,6 +112,9 @@ func newCodecStream(pr *peer.Peer, size int) (*codecStream, error) {
 		out, framed, err := app.AppendFrame(nil, ev)
 		if err != nil {
 			return nil, fmt.Errorf("codec: AppendFrame on the %d-byte stream: %w", size, err)
+		}
+		if framed != (f != nil) {
+			return nil, fmt.Errorf("codec: the %d-byte stream: AppendFrame framed %v where Encode's frame is %v", size, framed, f)
 		}
 		if !framed {
 			appended = append(appended, "null")
@@ -284,6 +294,9 @@ func codecTables(plan codecPlan, quick bool) []Table {
 		fmt.Sprintf("`frameproof bench --family codec`: one text block in 1–16 byte deltas. ns are CPU time per item (user + system, every thread of the process: Go's GC workers, V8's helpers), because this machine is shared and load inflates wall time; each figure is the least-CPU of %d runs of max(1, %d KB / message) passes after warm-up (Go: and at least %s), run interleaved with the other side; node timed in-process by the pi-ai peer; Go %s, GOMAXPROCS %d. Ratios are pi-ai time / frameproof time; \"wall\" ratios are from the same runs.",
 			plan.repeats, plan.budget>>10, plan.minTime, runtime.Version(), runtime.GOMAXPROCS(0)),
 	}
+	if load := loadAverage(); load != "" {
+		notes = append(notes, fmt.Sprintf("Load average (1, 5, 15 min) when the run started: %s on %d CPUs.", load, runtime.NumCPU()))
+	}
 	if quick {
 		notes = append(notes, "--quick: smoke-run sizes and iterations, not figures.")
 	}
@@ -338,3 +351,22 @@ func nsCell(ns float64) string {
 }
 
 func allocCell(a float64) string { return fmt.Sprintf("%.4f", a) }
+
+// loadAverage is the first three fields of /proc/loadavg ("" where there is
+// none): how busy the shared machine was, which the figures depend on.
+func loadAverage() string {
+	f, err := os.Open("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 256))
+	if err != nil {
+		return ""
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) < 3 {
+		return ""
+	}
+	return strings.Join(fields[:3], ", ")
+}
