@@ -21,12 +21,12 @@ func (e *Encoder) AppendFrame(dst []byte, ev *pi.Event) (out []byte, framed bool
 	// block emits every delta whole. It is what deltaStep decides for such
 	// an event (no frame for an empty delta, else the delta unchanged), with
 	// the frame's head written once per block instead of once per event.
-	if st := e.hot; st != nil && st.head != "" && !e.terminal && e.hotIndex == ev.ContentIndex.N &&
+	if st := e.hot; st != nil && st.headLen > 0 && !e.terminal && e.hotIndex == ev.ContentIndex.N &&
 		ev.ContentIndex.Invalid == "" && ev.Type == st.deltaType {
 		if ev.Delta == "" {
 			return dst, false, nil
 		}
-		return pi.AppendDeltaFrameTail(append(dst, st.head...), ev.Delta), true, nil
+		return pi.AppendDeltaFrameTail(append(dst, st.head[:st.headLen]...), ev.Delta), true, nil
 	}
 	kind, delta, isDelta := deltaKind(ev.Type)
 	if !isDelta || !e.started || e.terminal {
@@ -47,14 +47,23 @@ func (e *Encoder) AppendFrame(dst []byte, ev *pi.Event) (out []byte, framed bool
 
 // keepHead arms AppendFrame's shortcut for the block ev's delta went to
 // (deltaStep left it in e.hot) once that block emits every delta whole.
+// A head longer than maxHead (a content index of 15 digits or more, which
+// no partial's content can reach) leaves the shortcut unarmed.
 func (e *Encoder) keepHead(ev *pi.Event, delta pi.FrameType) {
 	st := e.hot
-	if st == nil || st.head != "" || !(st.pastSnapshot || st.caughtUp) {
+	if st == nil || st.headLen > 0 || !(st.pastSnapshot || st.caughtUp) {
 		return
 	}
-	st.deltaType = ev.Type
-	st.head = string(pi.AppendDeltaFrameHead(nil, delta, ev.ContentIndex))
+	head := pi.AppendDeltaFrameHead(st.head[:0], delta, ev.ContentIndex)
+	if len(head) > maxHead {
+		return // append moved it out of the array
+	}
+	st.deltaType, st.headLen = ev.Type, len(head)
 }
+
+// maxHead is the longest delta frame head kept for the shortcut:
+// {"type":"thinking_delta","contentIndex":N,"delta":" with N of up to 14 digits.
+const maxHead = 64
 
 // appendEncoded is AppendFrame through Encode, for the events that are not
 // the per-event hot path (and for every event an encoder will reject).

@@ -21,11 +21,13 @@ type openBlock struct {
 	// emitted whole and deltaChars is no longer counted (pastSnapshot).
 	covered, deltaChars int
 	pastSnapshot        bool
-	// AppendFrame's shortcut, set once every later delta of the block is
+	// AppendFrame's shortcut, armed once every later delta of the block is
 	// emitted whole (past the snapshot, or caught up): the delta event type
-	// and the frame's constant head (pi.AppendDeltaFrameHead).
+	// and the frame's constant head (pi.AppendDeltaFrameHead), kept inline
+	// so arming it allocates nothing; headLen 0 means not armed.
 	deltaType pi.EventType
-	head      string
+	head      [maxHead]byte
+	headLen   int
 	// tool calls: whether the delta JSON has caught up with the start
 	// snapshot; until then the snapshot's JSON and the buffered deltas.
 	caughtUp  bool
