@@ -14,8 +14,8 @@ import "github.com/frameproof/frameproof/impl/pi"
 // Delta events, the steady state of a stream, are written without building
 // a pi.Frame: with a dst of enough capacity they allocate nothing, and their
 // cost does not depend on how long the message already is. Other events go
-// through Encode and (*pi.Frame).AppendJSON, so the bytes are the same as
-// Encode's frame by construction.
+// through Encode's decision and (*pi.Frame).AppendJSON, so the bytes are
+// the same as Encode's frame by construction.
 func (e *Encoder) AppendFrame(dst []byte, ev *pi.Event) (out []byte, framed bool, err error) {
 	// The shortcut: a delta to the block the last delta went to, once that
 	// block emits every delta whole. It is what deltaStep decides for such
@@ -65,12 +65,13 @@ func (e *Encoder) keepHead(ev *pi.Event, delta pi.FrameType) {
 // {"type":"thinking_delta","contentIndex":N,"delta":" with N of up to 14 digits.
 const maxHead = 64
 
-// appendEncoded is AppendFrame through Encode, for the events that are not
-// the per-event hot path (and for every event an encoder will reject).
-// Kept out of AppendFrame so the hot path's stack frame stays small.
+// appendEncoded is AppendFrame through Encode's decision (encode), for the
+// events that are not the per-event hot path (and for every event an
+// encoder will reject), with the frame on the stack. Kept out of
+// AppendFrame so the hot path's stack frame stays small.
 func (e *Encoder) appendEncoded(dst []byte, ev *pi.Event) ([]byte, bool, error) {
-	f, err := e.Encode(ev)
-	if err != nil || f == nil {
+	var f pi.Frame
+	if ok, err := e.encode(ev, &f); !ok {
 		return dst, false, err
 	}
 	return f.AppendJSON(dst), true, nil

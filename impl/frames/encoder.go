@@ -66,84 +66,112 @@ func (e *Encoder) RetainedBytes() int {
 // Encode turns one event into at most one frame. A nil frame with a nil
 // error means "no frame" (covered deltas, done, error). Errors are pi's.
 func (e *Encoder) Encode(ev *pi.Event) (*pi.Frame, error) {
+	if _, _, isDelta := deltaKind(ev.Type); isDelta && e.started && !e.terminal {
+		return e.encodeDelta(ev) // delta frames come from a batch (deltaFrame)
+	}
+	var f pi.Frame
+	if ok, err := e.encode(ev, &f); !ok {
+		return nil, err
+	}
+	out := f // only a frame that exists goes to the heap
+	return &out, nil
+}
+
+// encode is Encode writing the frame into *f; ok is false for no frame.
+// AppendFrame passes a frame on its stack, so it allocates no pi.Frame.
+func (e *Encoder) encode(ev *pi.Event, f *pi.Frame) (ok bool, err error) {
 	if e.terminal {
-		return nil, fail("Assistant message event %s follows a terminal event", ev.Type)
+		return false, fail("Assistant message event %s follows a terminal event", ev.Type)
 	}
 	switch ev.Type {
 	case pi.EventStart:
 		if e.started {
-			return nil, fail("Assistant message stream contains more than one start event")
+			return false, fail("Assistant message stream contains more than one start event")
 		}
 		if ev.Partial == nil {
-			return nil, fail("frames: start event has no partial")
+			return false, fail("frames: start event has no partial")
 		}
 		e.started = true
-		return &pi.Frame{Type: pi.FrameStart, Partial: cloneStartMessage(ev.Partial)}, nil
+		*f = pi.Frame{Type: pi.FrameStart, Partial: cloneStartMessage(ev.Partial)}
+		return true, nil
 	case pi.EventDone:
 		if !e.started {
-			return nil, fail("Assistant message done event appears before start")
+			return false, fail("Assistant message done event appears before start")
 		}
 		e.terminal = true
-		return nil, nil
+		return false, nil
 	case pi.EventError:
 		e.terminal = true
-		return nil, nil
+		return false, nil
 	}
 	if !e.started {
-		return nil, fail("Assistant message %s event appears before start", ev.Type)
+		return false, fail("Assistant message %s event appears before start", ev.Type)
 	}
 	switch ev.Type {
 	case pi.EventTextStart:
 		c, err := eventBlock(ev, kindText)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		text := c.(pi.TextContent)
 		if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindText, covered: pi.UTF16Len(text.Text)}); err != nil {
-			return nil, err
+			return false, err
 		}
-		return &pi.Frame{Type: pi.FrameTextStart, ContentIndex: ev.ContentIndex, Block: text}, nil
+		*f = pi.Frame{Type: pi.FrameTextStart, ContentIndex: ev.ContentIndex, Block: text}
+		return true, nil
 	case pi.EventThinkingStart:
 		c, err := eventBlock(ev, kindThinking)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		th := c.(pi.ThinkingContent)
 		if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindThinking, covered: pi.UTF16Len(th.Thinking)}); err != nil {
-			return nil, err
+			return false, err
 		}
-		return &pi.Frame{Type: pi.FrameThinkingStart, ContentIndex: ev.ContentIndex, Block: th}, nil
+		*f = pi.Frame{Type: pi.FrameThinkingStart, ContentIndex: ev.ContentIndex, Block: th}
+		return true, nil
 	case pi.EventTextDelta, pi.EventThinkingDelta, pi.EventToolCallDelta:
-		return e.encodeDelta(ev)
+		kind, delta, _ := deltaKind(ev.Type)
+		ft, text, err := e.deltaStep(ev, kind, delta)
+		if err != nil || ft == "" {
+			return false, err
+		}
+		*f = pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, Delta: text}
+		if ft == pi.FrameToolCallCheckpoint {
+			*f = pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, JSON: text}
+		}
+		return true, nil
 	case pi.EventTextEnd:
 		c, err := eventBlock(ev, kindText)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		if err := e.endBlock(ev.ContentIndex, kindText); err != nil {
-			return nil, err
+			return false, err
 		}
-		return &pi.Frame{Type: pi.FrameTextEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
-			TextSignature: c.(pi.TextContent).TextSignature}, nil
+		*f = pi.Frame{Type: pi.FrameTextEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
+			TextSignature: c.(pi.TextContent).TextSignature}
+		return true, nil
 	case pi.EventThinkingEnd:
 		c, err := eventBlock(ev, kindThinking)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		if err := e.endBlock(ev.ContentIndex, kindThinking); err != nil {
-			return nil, err
+			return false, err
 		}
 		th := c.(pi.ThinkingContent)
-		return &pi.Frame{Type: pi.FrameThinkingEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
-			ThinkingSignature: th.ThinkingSignature, Redacted: th.Redacted}, nil
+		*f = pi.Frame{Type: pi.FrameThinkingEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
+			ThinkingSignature: th.ThinkingSignature, Redacted: th.Redacted}
+		return true, nil
 	case pi.EventToolCallStart:
 		c, err := eventBlock(ev, kindToolCall)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		tc := c.(pi.ToolCall)
 		if tc.Arguments.IsUndefined() {
-			return nil, fail("Tool-call arguments are not JSON-serializable")
+			return false, fail("Tool-call arguments are not JSON-serializable")
 		}
 		snapshot := stringify(tc.Arguments)
 		st := &openBlock{kind: kindToolCall, caughtUp: snapshot == emptyParsedToolArguments}
@@ -151,24 +179,26 @@ func (e *Encoder) Encode(ev *pi.Event) (*pi.Frame, error) {
 			st.snapshot = snapshot
 		}
 		if err := e.startBlock(ev.ContentIndex, st); err != nil {
-			return nil, err
+			return false, err
 		}
-		return &pi.Frame{Type: pi.FrameToolCallStart, ContentIndex: ev.ContentIndex, Block: tc}, nil
+		*f = pi.Frame{Type: pi.FrameToolCallStart, ContentIndex: ev.ContentIndex, Block: tc}
+		return true, nil
 	case pi.EventToolCallEnd:
 		if _, err := eventBlock(ev, kindToolCall); err != nil {
-			return nil, err
+			return false, err
 		}
 		if ev.ToolCall == nil {
-			return nil, fail("toolcall_end event has invalid tool call at index %s", ev.ContentIndex.JS())
+			return false, fail("toolcall_end event has invalid tool call at index %s", ev.ContentIndex.JS())
 		}
 		if err := e.endBlock(ev.ContentIndex, kindToolCall); err != nil {
-			return nil, err
+			return false, err
 		}
 		tc := ev.ToolCall
-		return &pi.Frame{Type: pi.FrameToolCallEnd, ContentIndex: ev.ContentIndex, ID: tc.ID, Name: tc.Name,
-			Arguments: tc.Arguments, ThoughtSignature: tc.ThoughtSignature, Namespace: tc.Namespace}, nil
+		*f = pi.Frame{Type: pi.FrameToolCallEnd, ContentIndex: ev.ContentIndex, ID: tc.ID, Name: tc.Name,
+			Arguments: tc.Arguments, ThoughtSignature: tc.ThoughtSignature, Namespace: tc.Namespace}
+		return true, nil
 	}
-	return nil, nil
+	return false, nil
 }
 
 // cloneStartMessage copies the metadata pi's start frame keeps, with empty
