@@ -322,7 +322,7 @@ func codecTables(plan codecPlan, quick bool) []Table {
 }
 
 func addCodecRows(t []Table, s *codecStream, m codecFigures) {
-	size := sizeLabel(s.size)
+	size := byteSizeLabel(s.size)
 	t[tableSerialize].Rows = append(t[tableSerialize].Rows, []string{size, fmt.Sprint(len(s.events)),
 		nsCell(m.piStringify.CPU),
 		nsCell(m.appendFrame.CPU), allocCell(m.appendFrame.allocs), Ratio(m.piStringify.CPU, m.appendFrame.CPU), Ratio(m.piStringify.Wall, m.appendFrame.Wall),
@@ -336,7 +336,7 @@ func addCodecRows(t []Table, s *codecStream, m codecFigures) {
 		Ratio(m.piReduce.CPU, m.reduce.CPU), Ratio(m.piReduce.Wall, m.reduce.Wall)})
 }
 
-func sizeLabel(size int) string {
+func byteSizeLabel(size int) string {
 	if size >= 1<<20 {
 		return fmt.Sprintf("%d MB", size>>20)
 	}

@@ -33,7 +33,7 @@ func runReplay(ctx context.Context, o Options) ([]Table, error) {
 	sizes := replaySizes(o)
 	header := []string{"wire"}
 	for _, n := range sizes {
-		header = append(header, sizeLabel(n))
+		header = append(header, msgCountLabel(n))
 	}
 	wall := Table{Title: "Replay: wall ns per stored message", Header: header}
 	cpu := Table{Title: "Replay: CPU ns per stored message (process user+system, incl. GC)", Header: header}
@@ -83,7 +83,7 @@ func replayOp(name string, msgs []pi.Appender) func() error {
 	}
 }
 
-func sizeLabel(n int) string {
+func msgCountLabel(n int) string {
 	switch {
 	case n >= 1_000_000 && n%1_000_000 == 0:
 		return fmt.Sprintf("%dM msgs", n/1_000_000)
