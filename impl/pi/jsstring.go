@@ -126,6 +126,13 @@ func SliceUTF16(s string, from int) string {
 	return ""
 }
 
+// SubstringUTF16 is JS s.substring(from, to) with both bounds already
+// clamped to [0, UTF16Len(s)] and from <= to.
+func SubstringUTF16(s string, from, to int) string {
+	u := ToUTF16(s)
+	return FromUTF16(u[from:to])
+}
+
 // Concat is JS a + b: a lone high surrogate at the end of a and a lone low
 // surrogate at the start of b become one astral character.
 func Concat(a, b string) string {
