@@ -59,18 +59,19 @@ const laneName = "main"
 
 // driver runs impl/lane and model/lane side by side on one rapid.T.
 type driver struct {
-	t     *rapid.T
-	opts  Options
-	be    backends.Backend // the row of opts.Backend
-	dir   string
-	clock *envtest.Clock
-	ids   *envtest.IDs
-	g     *gate
-	exec  *gateExec
-	under store.Storage
-	lane  *lane.Lane
-	model *ml.Model
-	hookX bool // after_response sets responseModel
+	reader lanecmp.Reader // memo of derived stored records across the run's compares
+	t      *rapid.T
+	opts   Options
+	be     backends.Backend // the row of opts.Backend
+	dir    string
+	clock  *envtest.Clock
+	ids    *envtest.IDs
+	g      *gate
+	exec   *gateExec
+	under  store.Storage
+	lane   *lane.Lane
+	model  *ml.Model
+	hookX  bool // after_response sets responseModel
 
 	mu         sync.Mutex // model, impl events, failure
 	implEvents []string
@@ -250,7 +251,7 @@ func (d *driver) check(where string, exact bool) {
 		}
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	if err := lanecmp.Compare(d.under, d.model, keys...); err != nil {
+	if err := d.reader.Compare(d.under, d.model, keys...); err != nil {
 		d.fail(wrap(err))
 		return
 	}

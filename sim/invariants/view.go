@@ -12,6 +12,33 @@ import (
 // enumerate lists, so the caller names the operations and the list keys
 // (e.g. every FramesAddr seen in the frame log).
 func ReadView(st store.Storage, ops []string, listKeys []string) (*View, error) {
+	return new(ViewReader).Read(st, ops, listKeys)
+}
+
+// ViewReader builds views like ReadView, remembering the message it decoded
+// from each stored entry's bytes: committed entries never change, so a
+// simulator that checks after every commit would otherwise re-decode the
+// whole transcript each time; op states likewise. Keyed by the raw bytes,
+// never by id. The decoded messages and states are shared between views and
+// must not be mutated. The zero ViewReader is ready to use; it is not safe for
+// concurrent use.
+type ViewReader struct {
+	entries map[string]entryDecode
+	ops     map[string]opDecode
+}
+
+type opDecode struct {
+	state *lane.OpState
+	err   error
+}
+
+type entryDecode struct {
+	msg *pi.AssistantMessage // nil for a non-assistant entry
+	err error
+}
+
+// Read is ReadView through r's memo.
+func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*View, error) {
 	v := &View{Ops: map[string]*lane.OpState{}, Results: map[string]bool{}, Lists: map[string][]store.ListElement{}, Entries: map[string]*pi.AssistantMessage{}}
 	for _, op := range ops {
 		sv, err := st.GetValue(lane.OpStateAddr(op))
@@ -19,11 +46,19 @@ func ReadView(st store.Storage, ops []string, listKeys []string) (*View, error) 
 			return nil, err
 		}
 		if sv != nil {
-			s, err := lane.DecodeState(sv.Value)
-			if err != nil {
-				return nil, fmt.Errorf("invariants: op %s: %w", op, err)
+			if r.ops == nil {
+				r.ops = map[string]opDecode{}
 			}
-			v.Ops[op] = s
+			d, ok := r.ops[string(sv.Value)]
+			if !ok {
+				s, err := lane.DecodeState(sv.Value)
+				d = opDecode{state: s, err: err}
+				r.ops[string(sv.Value)] = d
+			}
+			if d.err != nil {
+				return nil, fmt.Errorf("invariants: op %s: %w", op, d.err)
+			}
+			v.Ops[op] = d.state
 		} else {
 			v.Ops[op] = nil
 		}
@@ -54,21 +89,34 @@ func ReadView(st store.Storage, ops []string, listKeys []string) (*View, error) 
 	if err != nil {
 		return nil, err
 	}
+	if r.entries == nil {
+		r.entries = map[string]entryDecode{}
+	}
 	for _, e := range es {
-		pv, err := pi.ParseJSON(string(e.Entry.Raw))
-		if err != nil {
-			return nil, fmt.Errorf("invariants: entry %s: %w", e.Entry.ID, err)
+		d, ok := r.entries[string(e.Entry.Raw)]
+		if !ok {
+			d = decodeEntry(e.Entry.Raw)
+			r.entries[string(e.Entry.Raw)] = d
 		}
-		mv, _ := pv.ObjectValue().Get("message")
-		if role, _ := mv.ObjectValue().Get("role"); role.Str() == "assistant" {
-			m, err := pi.DecodeAssistantMessage(mv, "entry.message")
-			if err != nil {
-				return nil, fmt.Errorf("invariants: entry %s: %w", e.Entry.ID, err)
-			}
-			v.Entries[e.Entry.ID] = m
-		} else {
-			v.Entries[e.Entry.ID] = nil
+		if d.err != nil {
+			return nil, fmt.Errorf("invariants: entry %s: %w", e.Entry.ID, d.err)
 		}
+		v.Entries[e.Entry.ID] = d.msg
 	}
 	return v, nil
+}
+
+// decodeEntry decodes a stored entry's assistant message (nil msg for any
+// other role).
+func decodeEntry(raw []byte) entryDecode {
+	pv, err := pi.ParseJSON(string(raw))
+	if err != nil {
+		return entryDecode{err: err}
+	}
+	mv, _ := pv.ObjectValue().Get("message")
+	if role, _ := mv.ObjectValue().Get("role"); role.Str() != "assistant" {
+		return entryDecode{}
+	}
+	m, err := pi.DecodeAssistantMessage(mv, "entry.message")
+	return entryDecode{msg: m, err: err}
 }

@@ -6,6 +6,7 @@ package lanecmp
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
@@ -21,21 +22,67 @@ import (
 // was seen to touch; they are read too, so a list the model does not know
 // about cannot hide.
 func Compare(st store.Storage, m *ml.Model, extraListKeys ...string) error {
-	keys := append(m.ListKeys(), extraListKeys...)
-	got, err := ReadState(st, m.Lane(), m.OpIDs(), keys)
-	if err != nil {
-		return err
-	}
-	if d := cmp.Diff(m.Committed(), got, cmpopts.EquateEmpty()); d != "" {
-		return fmt.Errorf("lanecmp: committed state differs (-model +storage):\n%s", d)
-	}
-	return nil
+	return new(Reader).Compare(st, m, extraListKeys...)
 }
 
 // ReadState reads a lane's committed state from storage into the model's
 // plain form. Storage cannot enumerate lists or operations, so the caller
 // names them.
 func ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
+	return new(Reader).ReadState(st, laneName, ops, listKeys)
+}
+
+// Reader reads committed state like ReadState, remembering what it derived
+// from each stored record's bytes. Committed entries, usage rows and frames
+// never change once written, so a simulator that compares after every
+// commit would otherwise re-parse the whole transcript each time (quadratic
+// in the run's length). The memo is keyed by the raw bytes, never by id, so
+// a record rewritten under the same id is derived afresh. The zero Reader is
+// ready to use; a Reader is not safe for concurrent use.
+type Reader struct {
+	entries map[string]entryMemo
+	usage   map[string]usageMemo
+	frames  map[string]string
+	ops     map[string]opMemo
+}
+
+type opMemo struct {
+	op  ml.Op
+	err error
+}
+
+type entryMemo struct {
+	message string
+	err     error
+}
+
+type usageMemo struct {
+	entryID, usage string
+	err            error
+}
+
+// Compare is the package-level Compare through r's memo. Equality is
+// checked with reflect.DeepEqual first (stricter than cmp.Diff with
+// EquateEmpty, so a DeepEqual match is a cmp match); cmp.Diff runs only to
+// decide and explain what DeepEqual could not.
+func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string) error {
+	keys := append(m.ListKeys(), extraListKeys...)
+	got, err := r.ReadState(st, m.Lane(), m.OpIDs(), keys)
+	if err != nil {
+		return err
+	}
+	want := m.Committed()
+	if reflect.DeepEqual(want, got) {
+		return nil
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+		return fmt.Errorf("lanecmp: committed state differs (-model +storage):\n%s", d)
+	}
+	return nil
+}
+
+// ReadState is the package-level ReadState through r's memo.
+func (r *Reader) ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
 	s := ml.State{Ops: map[string]ml.Op{}, Results: map[string]ml.Result{}, Lists: map[string][]string{}}
 	tip, err := readJSON(st, lane.BranchTipAddr(laneName))
 	if err != nil {
@@ -47,60 +94,121 @@ func ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.St
 		return s, err
 	}
 	s.Lane = ml.LaneRecord{Current: str(get(ls, "currentOperationId")), Last: str(get(ls, "lastOperationId"))}
+	if err := r.readEntries(st, &s); err != nil {
+		return s, err
+	}
+	if err := r.readUsage(st, &s); err != nil {
+		return s, err
+	}
+	for _, op := range ops {
+		if err := r.readOp(st, op, &s); err != nil {
+			return s, err
+		}
+	}
+	return s, r.readLists(st, listKeys, &s)
+}
+
+func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 	entries, err := st.Entries()
 	if err != nil {
-		return s, fmt.Errorf("lanecmp: read entries: %w", err)
+		return fmt.Errorf("lanecmp: read entries: %w", err)
+	}
+	if r.entries == nil {
+		r.entries = map[string]entryMemo{}
 	}
 	for _, e := range entries {
-		v, err := pi.ParseJSON(string(e.Entry.Raw))
-		if err != nil {
-			return s, fmt.Errorf("lanecmp: entry %s (seq %d): %w", e.Entry.ID, e.Seq, err)
+		memo, ok := r.entries[string(e.Entry.Raw)]
+		if !ok {
+			v, err := pi.ParseJSON(string(e.Entry.Raw))
+			memo = entryMemo{err: err}
+			if err == nil {
+				memo.message = string(get(v, "message").AppendJSON(nil))
+			}
+			r.entries[string(e.Entry.Raw)] = memo
+		}
+		if memo.err != nil {
+			return fmt.Errorf("lanecmp: entry %s (seq %d): %w", e.Entry.ID, e.Seq, memo.err)
 		}
 		parent := ""
 		if e.Entry.ParentID != nil {
 			parent = *e.Entry.ParentID
 		}
-		s.Entries = append(s.Entries, ml.Entry{ID: e.Entry.ID, Parent: parent, Message: string(get(v, "message").AppendJSON(nil))})
+		s.Entries = append(s.Entries, ml.Entry{ID: e.Entry.ID, Parent: parent, Message: memo.message})
 	}
+	return nil
+}
+
+func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
 	usage, err := st.Usage()
 	if err != nil {
-		return s, fmt.Errorf("lanecmp: read usage: %w", err)
+		return fmt.Errorf("lanecmp: read usage: %w", err)
+	}
+	if r.usage == nil {
+		r.usage = map[string]usageMemo{}
 	}
 	for _, u := range usage {
-		v, err := pi.ParseJSON(string(u.Row.Raw))
-		if err != nil {
-			return s, fmt.Errorf("lanecmp: usage row %s (seq %d): %w", u.Row.ID, u.Seq, err)
-		}
-		s.Usage = append(s.Usage, ml.UsageRow{ID: u.Row.ID, EntryID: str(get(v, "entryId")), Usage: string(get(v, "usage").AppendJSON(nil))})
-	}
-	for _, op := range ops {
-		sv, err := st.GetValue(lane.OpStateAddr(op))
-		if err != nil {
-			return s, fmt.Errorf("lanecmp: read op state %s: %w", op, err)
-		}
-		meta, err := st.GetValue(lane.OpMetaAddr(op))
-		if err != nil {
-			return s, fmt.Errorf("lanecmp: read op meta %s: %w", op, err)
-		}
-		if (sv == nil) != (meta == nil) {
-			return s, fmt.Errorf("lanecmp: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
-		}
-		if sv != nil {
-			os, err := lane.DecodeState(sv.Value)
-			if err != nil {
-				return s, fmt.Errorf("lanecmp: op state %s: %w", op, err)
+		memo, ok := r.usage[string(u.Row.Raw)]
+		if !ok {
+			v, err := pi.ParseJSON(string(u.Row.Raw))
+			memo = usageMemo{err: err}
+			if err == nil {
+				memo.entryID, memo.usage = str(get(v, "entryId")), string(get(v, "usage").AppendJSON(nil))
 			}
-			s.Ops[op] = opOf(os)
+			r.usage[string(u.Row.Raw)] = memo
 		}
-		rv, err := readJSON(st, lane.ResultAddr(op))
-		if err != nil {
-			return s, err
+		if memo.err != nil {
+			return fmt.Errorf("lanecmp: usage row %s (seq %d): %w", u.Row.ID, u.Seq, memo.err)
 		}
-		if !rv.IsUndefined() {
-			e := get(rv, "error")
-			s.Results[op] = ml.Result{Status: str(get(rv, "status")), ErrorCode: str(get(e, "code")), ErrorMessage: str(get(e, "message")),
-				TipID: str(get(rv, "tipId")), FromTipID: str(get(rv, "fromTipId"))}
+		s.Usage = append(s.Usage, ml.UsageRow{ID: u.Row.ID, EntryID: memo.entryID, Usage: memo.usage})
+	}
+	return nil
+}
+
+func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
+	sv, err := st.GetValue(lane.OpStateAddr(op))
+	if err != nil {
+		return fmt.Errorf("lanecmp: read op state %s: %w", op, err)
+	}
+	meta, err := st.GetValue(lane.OpMetaAddr(op))
+	if err != nil {
+		return fmt.Errorf("lanecmp: read op meta %s: %w", op, err)
+	}
+	if (sv == nil) != (meta == nil) {
+		return fmt.Errorf("lanecmp: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
+	}
+	if sv != nil {
+		if r.ops == nil {
+			r.ops = map[string]opMemo{}
 		}
+		memo, ok := r.ops[string(sv.Value)]
+		if !ok {
+			os, err := lane.DecodeState(sv.Value)
+			memo = opMemo{err: err}
+			if err == nil {
+				memo.op = opOf(os)
+			}
+			r.ops[string(sv.Value)] = memo
+		}
+		if memo.err != nil {
+			return fmt.Errorf("lanecmp: op state %s: %w", op, memo.err)
+		}
+		s.Ops[op] = memo.op
+	}
+	rv, err := readJSON(st, lane.ResultAddr(op))
+	if err != nil {
+		return err
+	}
+	if !rv.IsUndefined() {
+		e := get(rv, "error")
+		s.Results[op] = ml.Result{Status: str(get(rv, "status")), ErrorCode: str(get(e, "code")), ErrorMessage: str(get(e, "message")),
+			TipID: str(get(rv, "tipId")), FromTipID: str(get(rv, "fromTipId"))}
+	}
+	return nil
+}
+
+func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) error {
+	if r.frames == nil {
+		r.frames = map[string]string{}
 	}
 	seen := map[string]bool{}
 	for _, k := range listKeys {
@@ -110,13 +218,18 @@ func ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.St
 		seen[k] = true
 		els, err := st.ReadList(store.Address{Namespace: lane.NSAssistantFrame, Key: k, Kind: store.KindList}, store.ReadOptions{Limit: 10_000})
 		if err != nil {
-			return s, fmt.Errorf("lanecmp: read frame list %s: %w", k, err)
+			return fmt.Errorf("lanecmp: read frame list %s: %w", k, err)
 		}
 		for _, e := range els {
-			s.Lists[k] = append(s.Lists[k], ml.Canonical(e.Value))
+			c, ok := r.frames[string(e.Value)]
+			if !ok {
+				c = ml.Canonical(e.Value)
+				r.frames[string(e.Value)] = c
+			}
+			s.Lists[k] = append(s.Lists[k], c)
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // opOf keeps the fields of each leaf that the model states.
@@ -216,7 +329,11 @@ func CompareSnapshot(s *lane.Snapshot, m *ml.Model) error {
 		}
 		got.StreamingMessage = ml.Canonical(b)
 	}
-	if d := cmp.Diff(m.Snapshot(), got, cmpopts.EquateEmpty()); d != "" {
+	want := m.Snapshot()
+	if reflect.DeepEqual(want, got) {
+		return nil
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
 		return fmt.Errorf("lanecmp: snapshot differs (-model +impl):\n%s", d)
 	}
 	return nil

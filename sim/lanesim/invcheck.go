@@ -48,7 +48,7 @@ func (r *runner) checkInvariants(where string, snap *lane.Snapshot, restored *la
 			keys = append(keys, a.Key)
 		}
 	}
-	v, err := invariants.ReadView(r.ref, ops, keys)
+	v, err := r.views.Read(r.ref, ops, keys)
 	if err != nil {
 		r.fail("invariant", "%s: read the committed state: %v", where, err)
 		return false

@@ -45,6 +45,9 @@ type lineItem struct {
 type lockstep struct {
 	r *runner
 	m *ml.Model
+	// reader remembers what it derived from stored bytes across the run's
+	// comparisons (one per commit), so each compare parses only new records.
+	reader lanecmp.Reader
 
 	// event streams since the last restart (a crash may cut the
 	// implementation's events anywhere; the model states what was due)
@@ -424,7 +427,7 @@ func (ls *lockstep) compareState(where string) bool {
 
 func (ls *lockstep) compareStorage(where string, st store.Storage) bool {
 	ls.r.checks++
-	return !ls.mismatch(where, lanecmp.Compare(st, ls.m, ls.keys()...))
+	return !ls.mismatch(where, ls.reader.Compare(st, ls.m, ls.keys()...))
 }
 
 func (ls *lockstep) keys() []string {

@@ -35,7 +35,9 @@ type frameTrack struct {
 // runner is one run: the world, the current lane process and everything the
 // checks need to remember across crashes.
 type runner struct {
-	p         profile
+	p profile
+	// views remembers decoded committed entries across invariant checks.
+	views     invariants.ViewReader
 	opts      Options
 	w         *world.World
 	rec       *linz.Recorder
