@@ -37,10 +37,24 @@ func TestJSONLFamilyQuick(t *testing.T) {
 	require.Len(t, tables[0].Rows, 1)
 	row := tables[0].Rows[0]
 	require.Equal(t, "10000", row[0])
-	for _, cell := range []string{row[2], row[3], row[5]} {
+	for _, cell := range []string{row[2], row[3], row[5], row[6], row[7]} {
 		v, err := strconv.ParseFloat(cell, 64)
 		require.NoError(t, err, cell)
 		require.Positive(t, v)
 	}
 	require.True(t, strings.HasSuffix(row[4], "×"), row[4])
 }
+
+// BenchmarkOpenSession opens a generated 100k-line pi session (for pprof).
+func BenchmarkOpenSession(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "s.jsonl")
+	require.NoError(b, os.WriteFile(p, GenerateSession(benchLines), 0o644))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		require.NoError(b, openOnce(p))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchLines, "ns/line")
+}
+
+const benchLines = 100_000

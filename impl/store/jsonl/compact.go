@@ -32,13 +32,13 @@ func (s *Store) compact() error {
 	}
 
 	content := append(header.encode(), '\n')
-	live := map[string]int64{}
+	live := newLiveBytes()
 	sizes := make([]int64, 1)
 	for _, w := range records {
 		content = appendTransaction(content, []store.CommittedWrite{w}, sizes)
 		content = append(content, '\n')
 		if w.Kind == store.WriteValue || w.Kind == store.WriteList {
-			live[string(w.Kind[0])+store.PhysicalKey(w.Namespace, w.Key)] += sizes[0]
+			*live.slot(keyOf(w)) += sizes[0]
 		}
 	}
 	if renamed, err := publish(s.fs, s.path, content, s.opts.Sync == SyncAlways); err != nil {

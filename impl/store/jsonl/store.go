@@ -36,6 +36,13 @@ type Options struct {
 	CompactDeadRatio float64
 	// CompactMinBytes suppresses automatic compaction of smaller files.
 	CompactMinBytes int64
+	// Strict refuses records pi's open accepts but frameproof's own writer
+	// never produces: duplicate keys, non-string ids or addresses, an entry
+	// without parentId, a set or append without value, a delete whose
+	// address pi's value()/list() would refuse, and rows Commit would refuse
+	// (reserved or integer-like keys). The default (false) opens exactly
+	// what pi's JsonlStorage.open opens.
+	Strict bool
 	// Bugs injects defects for the simulator's mutation score (bugs.go).
 	// The zero value is correct.
 	Bugs Bugs
@@ -74,7 +81,7 @@ type Store struct {
 	file   env.File // append handle; touched only by the current leader
 	size   int64    // bytes in the file
 	dead   int64    // bytes of records that no longer contribute to state
-	live   map[string]int64
+	live   liveBytes
 	queue  []*request
 	leader bool // a leader is flushing the queue
 
@@ -118,7 +125,7 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("Failed to read JSONL storage %s: %w", path, err)
 	}
 	s := &Store{fs: e.FS, clock: e.Clock, exec: e.Executor, path: path, opts: opts,
-		state: store.NewState(), live: map[string]int64{}}
+		state: store.NewState(), live: newLiveBytes()}
 
 	kept := content
 	torn := !bytes.HasSuffix(content, []byte("\n"))
@@ -143,11 +150,12 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 	}
 	s.header = header
 	rest := kept[headerEnd+1:]
+	p := &lineParser{strict: opts.Strict}
 	for lineNo := 2; len(rest) > 0; lineNo++ {
 		nl := bytes.IndexByte(rest, '\n')
 		line := rest[:nl]
 		rest = rest[nl+1:]
-		if err := s.replay(line); err != nil {
+		if err := s.replay(p, line); err != nil {
 			return nil, &StorageError{Path: path, What: fmt.Sprintf("line %d", lineNo), Line: lineNo, Cause: err}
 		}
 	}
@@ -174,19 +182,50 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// replay validates and applies one complete line.
-func (s *Store) replay(line []byte) error {
-	writes, sizes, err := parseTransaction(line)
+// replay validates and applies one complete line in pi's order: parse
+// every record, validate the transaction, then apply record by record,
+// where a new value or list address can still fail (applyValidated).
+func (s *Store) replay(p *lineParser, line []byte) error {
+	writes, sizes, err := p.parse(line)
 	if err != nil {
 		return err
 	}
 	if err := s.state.Validate(writes); err != nil {
-		return err
+		return piCommitError(err)
 	}
-	s.state.Apply(writes)
-	s.account(writes, sizes)
+	for i := range writes {
+		if err := s.addressAtApply(p, writes[i], i); err != nil {
+			return err
+		}
+		s.state.Apply(writes[i : i+1])
+		s.account(writes[i:i+1], sizes[i:i+1])
+	}
 	return nil
 }
+
+// addressAtApply is where pi's applyValidated builds an address with
+// value()/list(): on every value set, and on a list append that creates the
+// list. Deletes build none, so any namespace and key replay.
+func (s *Store) addressAtApply(p *lineParser, w store.CommittedWrite, i int) error {
+	switch {
+	case w.Kind == store.WriteValue && w.Op == store.OpSet:
+	case w.Kind == store.WriteList && w.Op == store.OpAppend:
+		if s.live.has(keyOf(w)) {
+			return nil
+		}
+	default:
+		return nil
+	}
+	return p.addressError(p.addrs[i])
+}
+
+// liveKey names a value or list for dead-byte accounting.
+type liveKey struct {
+	kind    store.WriteKind
+	ns, key string
+}
+
+func keyOf(w store.CommittedWrite) liveKey { return liveKey{w.Kind, w.Namespace, w.Key} }
 
 // account updates dead-byte bookkeeping for applied writes. A value's live
 // bytes are its set record; a list's are its append records. Overwritten or
@@ -195,19 +234,62 @@ func (s *Store) account(writes []store.CommittedWrite, sizes []int64) {
 	for i, w := range writes {
 		switch w.Kind {
 		case store.WriteValue, store.WriteList:
-			k := string(w.Kind[0]) + store.PhysicalKey(w.Namespace, w.Key)
+			k := keyOf(w)
 			switch w.Op {
 			case store.OpSet:
-				s.dead += s.live[k]
-				s.live[k] = sizes[i]
+				n := s.live.slot(k)
+				s.dead += *n
+				*n = sizes[i]
 			case store.OpAppend:
-				s.live[k] += sizes[i]
+				*s.live.slot(k) += sizes[i]
 			case store.OpDelete:
-				s.dead += s.live[k] + sizes[i]
-				delete(s.live, k)
+				s.dead += s.live.remove(k) + sizes[i]
 			}
 		}
 	}
+}
+
+// liveBytes counts each value's and list's live record bytes. The last
+// slot used is cached: a session appends runs of frames to one list.
+type liveBytes struct {
+	m       map[liveKey]*int64
+	lastKey liveKey
+	last    *int64
+}
+
+func newLiveBytes() liveBytes { return liveBytes{m: map[liveKey]*int64{}} }
+
+func (l *liveBytes) has(k liveKey) bool {
+	if l.last != nil && k == l.lastKey {
+		return true
+	}
+	_, ok := l.m[k]
+	return ok
+}
+
+// slot returns k's counter, creating it at zero.
+func (l *liveBytes) slot(k liveKey) *int64 {
+	if l.last != nil && k == l.lastKey {
+		return l.last
+	}
+	n := l.m[k]
+	if n == nil {
+		n = new(int64)
+		l.m[k] = n
+	}
+	l.lastKey, l.last = k, n
+	return n
+}
+
+// remove drops k and returns its bytes.
+func (l *liveBytes) remove(k liveKey) int64 {
+	l.last = nil
+	n := l.m[k]
+	delete(l.m, k)
+	if n == nil {
+		return 0
+	}
+	return *n
 }
 
 func (s *Store) compactionDue() bool {
