@@ -15,6 +15,9 @@ import (
 //
 // Called only by the current leader (or by Open before the store is shared).
 func (s *Store) compact() error {
+	if s.dryRun != nil {
+		return fmt.Errorf("jsonl: compact %s: a dry-run store writes nothing", s.path)
+	}
 	s.mu.Lock()
 	if s.failed != nil {
 		err := s.failed

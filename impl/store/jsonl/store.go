@@ -82,6 +82,7 @@ type Store struct {
 	size   int64    // bytes in the file
 	dead   int64    // bytes of records that no longer contribute to state
 	live   liveBytes
+	dryRun *dryRun // non-nil: OpenDryRun; commits are kept, never written
 	queue  []*request
 	leader bool // a leader is flushing the queue
 
@@ -120,56 +121,15 @@ func Create(e env.Env, path string, header Header, opts Options) (*Store, error)
 // Open reads, validates and replays path (pi's JsonlStorage.open), repairs a
 // torn tail, and opens the file for appending.
 func Open(e env.Env, path string, opts Options) (*Store, error) {
-	content, err := e.FS.ReadFile(path)
+	s, kept, torn, err := load(e, path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("Failed to read JSONL storage %s: %w", path, err)
-	}
-	s := &Store{fs: e.FS, clock: e.Clock, exec: e.Executor, path: path, opts: opts,
-		state: store.NewState(), live: newLiveBytes()}
-
-	kept := content
-	torn := !bytes.HasSuffix(content, []byte("\n"))
-	if torn && opts.Bugs.TornTailAsCorruption && bytes.IndexByte(content, '\n') >= 0 {
-		// BUG (injected): a torn tail reported as a corrupt final line.
-		return nil, &StorageError{Path: path, What: fmt.Sprintf("line %d", bytes.Count(content, []byte("\n"))+1),
-			Line: bytes.Count(content, []byte("\n")) + 1, Cause: fmt.Errorf("torn line")}
-	}
-	if torn {
-		kept = content[:bytes.LastIndexByte(content, '\n')+1]
-	}
-	headerEnd := bytes.IndexByte(kept, '\n')
-	if headerEnd <= 0 {
-		return nil, &StorageError{Path: path, What: "missing header"}
-	}
-	header, err := parseHeader(kept[:headerEnd])
-	if err != nil {
-		return nil, &StorageError{Path: path, What: "invalid header", Cause: err}
-	}
-	if header.StorageVersion != StorageVersion {
-		return nil, fmt.Errorf("Session %s uses unsupported storage version %d", header.ID, header.StorageVersion)
-	}
-	s.header = header
-	rest := kept[headerEnd+1:]
-	p := &lineParser{strict: opts.Strict}
-	for lineNo := 2; len(rest) > 0; lineNo++ {
-		nl := bytes.IndexByte(rest, '\n')
-		line := rest[:nl]
-		rest = rest[nl+1:]
-		if err := s.replay(p, line); err != nil {
-			return nil, &StorageError{Path: path, What: fmt.Sprintf("line %d", lineNo), Line: lineNo, Cause: err}
-		}
-	}
-	if header.NextSeq != nil {
-		if err := s.state.AdvanceNextSeq(*header.NextSeq); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	if torn {
 		if _, err := publish(e.FS, path, kept, opts.Sync == SyncAlways); err != nil {
 			return nil, err
 		}
 	}
-	s.size = int64(len(kept))
 	if s.file, err = e.FS.OpenAppend(path); err != nil {
 		return nil, fmt.Errorf("jsonl: open %s for appending: %w", path, err)
 	}
@@ -180,6 +140,87 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// OpenDryRun reads and replays path exactly as Open does but never writes:
+// a torn tail is dropped in memory only, and commits are validated and
+// applied in memory while their lines are kept for DryRunLines instead of
+// being appended. Compact fails.
+func OpenDryRun(e env.Env, path string, opts Options) (*Store, error) {
+	s, _, torn, err := load(e, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.dryRun = &dryRun{torn: torn}
+	return s, nil
+}
+
+// dryRun is what a dry-run store would have written.
+type dryRun struct {
+	torn  bool
+	lines [][]byte
+}
+
+// DryRunLines returns the lines (without newlines) that the commits of a
+// dry-run store would have appended, and whether Open would first have
+// rewritten the file without its torn tail. ok is false for a real store.
+func (s *Store) DryRunLines() (lines [][]byte, tornTail, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dryRun == nil {
+		return nil, false, false
+	}
+	return append([][]byte(nil), s.dryRun.lines...), s.dryRun.torn, true
+}
+
+// load reads and replays path; kept is the content without a torn tail.
+func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn bool, err error) {
+	content, err := e.FS.ReadFile(path)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("Failed to read JSONL storage %s: %w", path, err)
+	}
+	s = &Store{fs: e.FS, clock: e.Clock, exec: e.Executor, path: path, opts: opts,
+		state: store.NewState(), live: newLiveBytes()}
+
+	kept = content
+	torn = !bytes.HasSuffix(content, []byte("\n"))
+	if torn && opts.Bugs.TornTailAsCorruption && bytes.IndexByte(content, '\n') >= 0 {
+		// BUG (injected): a torn tail reported as a corrupt final line.
+		return nil, nil, false, &StorageError{Path: path, What: fmt.Sprintf("line %d", bytes.Count(content, []byte("\n"))+1),
+			Line: bytes.Count(content, []byte("\n")) + 1, Cause: fmt.Errorf("torn line")}
+	}
+	if torn {
+		kept = content[:bytes.LastIndexByte(content, '\n')+1]
+	}
+	headerEnd := bytes.IndexByte(kept, '\n')
+	if headerEnd <= 0 {
+		return nil, nil, false, &StorageError{Path: path, What: "missing header"}
+	}
+	header, err := parseHeader(kept[:headerEnd])
+	if err != nil {
+		return nil, nil, false, &StorageError{Path: path, What: "invalid header", Cause: err}
+	}
+	if header.StorageVersion != StorageVersion {
+		return nil, nil, false, fmt.Errorf("Session %s uses unsupported storage version %d", header.ID, header.StorageVersion)
+	}
+	s.header = header
+	rest := kept[headerEnd+1:]
+	p := &lineParser{strict: opts.Strict}
+	for lineNo := 2; len(rest) > 0; lineNo++ {
+		nl := bytes.IndexByte(rest, '\n')
+		line := rest[:nl]
+		rest = rest[nl+1:]
+		if err := s.replay(p, line); err != nil {
+			return nil, nil, false, &StorageError{Path: path, What: fmt.Sprintf("line %d", lineNo), Line: lineNo, Cause: err}
+		}
+	}
+	if header.NextSeq != nil {
+		if err := s.state.AdvanceNextSeq(*header.NextSeq); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	s.size = int64(len(kept))
+	return s, kept, torn, nil
 }
 
 // replay validates and applies one complete line in pi's order: parse
