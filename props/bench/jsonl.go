@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -26,22 +27,23 @@ func init() {
 
 // nodeParseFloor is the floor of pi's JsonlStorage.open: read the file as
 // text, split it on "\n" and JSON.parse every line, nothing else. It prints
-// the fastest of `reps` runs in nanoseconds, measured inside node so process
-// start-up is excluded.
+// the fastest of `reps` runs, in wall and in CPU (user+system, all threads)
+// nanoseconds, measured inside node so process start-up is excluded.
 const nodeParseFloor = `
 const fs = require("node:fs");
 const [path, reps] = process.argv.slice(-2);
-let best = Infinity, lines = 0;
+let wall = Infinity, cpu = Infinity, lines = 0;
 for (let r = 0; r < Number(reps); r++) {
-	const t0 = process.hrtime.bigint();
+	const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
 	const parts = fs.readFileSync(path, "utf8").slice(0, -1).split("\n");
 	let n = 0;
 	for (const line of parts) if (JSON.parse(line) !== null) n++;
-	const ns = Number(process.hrtime.bigint() - t0);
-	if (ns < best) best = ns;
+	const c = process.cpuUsage(c0);
+	wall = Math.min(wall, Number(process.hrtime.bigint() - t0));
+	cpu = Math.min(cpu, (c.user + c.system) * 1000);
 	lines = n;
 }
-process.stdout.write(JSON.stringify({ ns: best, lines }) + "\n");
+process.stdout.write(JSON.stringify({ wall, cpu, lines }) + "\n");
 `
 
 // jsonlSize is one row of the table: a file of Lines lines, timed Reps times.
@@ -55,7 +57,7 @@ func jsonlSizes(quick bool) []jsonlSize {
 }
 
 func runJSONL(ctx context.Context, opts Options) ([]Table, error) {
-	node, err := exec.LookPath("node")
+	nodeBin, err := exec.LookPath("node")
 	if err != nil {
 		return nil, fmt.Errorf("jsonl: node not found on PATH: %w", err)
 	}
@@ -66,17 +68,19 @@ func runJSONL(ctx context.Context, opts Options) ([]Table, error) {
 	defer os.RemoveAll(dir)
 
 	t := Table{
-		Title:  "JSONL open vs node's line-by-line JSON.parse (the floor of pi's open)",
-		Header: []string{"lines", "MB", "frameproof open ns/line", "node JSON.parse ns/line", "open vs node", "frameproof compact ns/line"},
+		Title: "JSONL open vs node's line-by-line JSON.parse (the floor of pi's open)",
+		Header: []string{"lines", "MB", "frameproof open CPU ns/line", "node JSON.parse CPU ns/line", "open vs node (CPU)",
+			"frameproof open wall ns/line", "node wall ns/line", "frameproof compact CPU ns/line"},
 		Notes: []string{
 			"pi-format session files (user entry, intent, one frame per line, settlement array) generated in the run; " +
-				"each side's best of several runs, measured in one process each (node's start-up excluded). " +
-				"\"open vs node\" is node's time / frameproof's (above 1× means frameproof is faster). " +
+				"each side's best of several runs in its own process (node's start-up excluded). CPU is user+system time " +
+				"of all the process's threads (getrusage / process.cpuUsage), the stable figure on a shared machine; " +
+				"\"open vs node\" is node's CPU time / frameproof's (above 1× means frameproof is faster). " +
 				"Command: `go run ./cmd/frameproof bench --family jsonl`.",
 		},
 	}
 	for _, size := range jsonlSizes(opts.Quick) {
-		row, err := jsonlRow(ctx, node, dir, size)
+		row, err := jsonlRow(ctx, nodeBin, dir, size)
 		if err != nil {
 			return nil, err
 		}
@@ -85,13 +89,13 @@ func runJSONL(ctx context.Context, opts Options) ([]Table, error) {
 	return []Table{t}, nil
 }
 
-func jsonlRow(ctx context.Context, node, dir string, size jsonlSize) ([]string, error) {
+func jsonlRow(ctx context.Context, nodeBin, dir string, size jsonlSize) ([]string, error) {
 	path := filepath.Join(dir, fmt.Sprintf("session-%d.jsonl", size.Lines))
 	content := GenerateSession(size.Lines)
 	if err := os.WriteFile(path, content, 0o644); err != nil {
 		return nil, fmt.Errorf("jsonl: write %s: %w", path, err)
 	}
-	records := size.Lines - 1 // the header is not a transaction
+	records := float64(size.Lines - 1) // the header is not a transaction
 	ours, err := bestOf(size.Reps, func() error { return openOnce(path) })
 	if err != nil {
 		return nil, err
@@ -100,33 +104,51 @@ func jsonlRow(ctx context.Context, node, dir string, size jsonlSize) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	nodeNs, nodeLines, err := nodeFloor(ctx, node, path, size.Reps)
+	node, err := nodeFloor(ctx, nodeBin, path, size.Reps)
 	if err != nil {
 		return nil, err
 	}
-	if nodeLines != size.Lines {
-		return nil, fmt.Errorf("jsonl: node parsed %d lines of %s, want %d", nodeLines, path, size.Lines)
+	if node.Lines != size.Lines {
+		return nil, fmt.Errorf("jsonl: node parsed %d lines of %s, want %d", node.Lines, path, size.Lines)
 	}
-	perLine := func(d float64) float64 { return d / float64(records) }
+	lines := float64(size.Lines)
+	ns := func(d time.Duration, per float64) string { return fmt.Sprintf("%.0f", float64(d.Nanoseconds())/per) }
 	return []string{
 		strconv.Itoa(size.Lines),
 		fmt.Sprintf("%.1f", float64(len(content))/1e6),
-		fmt.Sprintf("%.0f", perLine(float64(ours.Nanoseconds()))),
-		fmt.Sprintf("%.0f", float64(nodeNs)/float64(size.Lines)),
-		Ratio(float64(nodeNs)/float64(size.Lines), perLine(float64(ours.Nanoseconds()))),
-		fmt.Sprintf("%.0f", perLine(float64(compact.Nanoseconds()))),
+		ns(ours.CPU, records),
+		ns(node.CPU, lines),
+		Ratio(float64(node.CPU)/lines, float64(ours.CPU)/records),
+		ns(ours.Wall, records),
+		ns(node.Wall, lines),
+		ns(compact.CPU, records),
 	}, nil
 }
 
-// bestOf runs fn reps times and returns the fastest run.
-func bestOf(reps int, fn func() error) (time.Duration, error) {
-	best := time.Duration(1<<63 - 1)
+// cost is one measurement: wall-clock and process CPU time.
+type cost struct{ Wall, CPU time.Duration }
+
+// cpuTime is the process's user+system time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// bestOf runs fn reps times and returns the fastest wall and CPU times
+// (after a GC, so one run's garbage is not charged to the next).
+func bestOf(reps int, fn func() error) (cost, error) {
+	best := cost{Wall: 1<<63 - 1, CPU: 1<<63 - 1}
 	for range reps {
-		start := time.Now()
+		runtime.GC()
+		start, cpu0 := time.Now(), cpuTime()
 		if err := fn(); err != nil {
-			return 0, err
+			return cost{}, err
 		}
-		best = min(best, time.Since(start))
+		best.CPU = min(best.CPU, cpuTime()-cpu0)
+		best.Wall = min(best.Wall, time.Since(start))
 	}
 	return best, nil
 }
@@ -141,18 +163,18 @@ func openOnce(path string) error {
 
 // compactOnce times Compact (without fsync) on an open store, best of reps.
 // Compaction rewrites the file, so it runs on a copy.
-func compactOnce(path string, reps int) (time.Duration, error) {
+func compactOnce(path string, reps int) (cost, error) {
 	content, err := os.ReadFile(path)
 	if err != nil {
-		return 0, fmt.Errorf("jsonl: read %s: %w", path, err)
+		return cost{}, fmt.Errorf("jsonl: read %s: %w", path, err)
 	}
 	cp := path + ".compact"
 	if err := os.WriteFile(cp, content, 0o644); err != nil {
-		return 0, fmt.Errorf("jsonl: write %s: %w", cp, err)
+		return cost{}, fmt.Errorf("jsonl: write %s: %w", cp, err)
 	}
 	s, err := jsonl.Open(env.Production(), cp, jsonl.Options{Sync: jsonl.SyncNever})
 	if err != nil {
-		return 0, fmt.Errorf("jsonl: open %s: %w", cp, err)
+		return cost{}, fmt.Errorf("jsonl: open %s: %w", cp, err)
 	}
 	d, err := bestOf(reps, s.Compact)
 	if cerr := s.Close(); err == nil {
@@ -161,24 +183,31 @@ func compactOnce(path string, reps int) (time.Duration, error) {
 	return d, err
 }
 
+// nodeResult is what nodeParseFloor prints.
+type nodeResult struct {
+	Wall, CPU time.Duration
+	Lines     int
+}
+
 // nodeFloor runs nodeParseFloor on path in its own process group.
-func nodeFloor(ctx context.Context, node, path string, reps int) (ns int64, lines int, err error) {
+func nodeFloor(ctx context.Context, node, path string, reps int) (nodeResult, error) {
 	cmd := exec.CommandContext(ctx, node, "-e", nodeParseFloor, "--", path, strconv.Itoa(reps))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("jsonl: node JSON.parse floor: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
+		return nodeResult{}, fmt.Errorf("jsonl: node JSON.parse floor: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	var out struct {
-		NS    int64 `json:"ns"`
-		Lines int   `json:"lines"`
+		Wall  float64 `json:"wall"`
+		CPU   float64 `json:"cpu"`
+		Lines int     `json:"lines"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		return 0, 0, fmt.Errorf("jsonl: node JSON.parse floor: output %q: %w", stdout.String(), err)
+		return nodeResult{}, fmt.Errorf("jsonl: node JSON.parse floor: output %q: %w", stdout.String(), err)
 	}
-	return out.NS, out.Lines, nil
+	return nodeResult{Wall: time.Duration(out.Wall), CPU: time.Duration(out.CPU), Lines: out.Lines}, nil
 }
 
 // GenerateSession returns a pi-format JSONL v4 session of exactly lines
