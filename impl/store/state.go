@@ -240,3 +240,16 @@ func (s *State) Snapshot() []CommittedWrite {
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out
 }
+
+// ListKeys returns the keys of namespace's non-empty lists in key order.
+// (Storage has no list scan; tools that inspect a whole file need one.)
+func (s *State) ListKeys(namespace string) []string {
+	var out []string
+	for k, l := range s.lists {
+		if k.ns == namespace && len(l.elements) > 0 {
+			out = append(out, k.key)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

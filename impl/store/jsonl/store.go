@@ -469,3 +469,14 @@ func (s *Store) NextSeq() int64 {
 	defer s.mu.Unlock()
 	return s.state.NextSeq()
 }
+
+// ListKeys returns the keys of namespace's non-empty lists in key order.
+func (s *Store) ListKeys(namespace string) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	return st.ListKeys(namespace), nil
+}
