@@ -41,3 +41,15 @@ func TestDryRunWritesNothingAndKeepsLines(t *testing.T) {
 	assert.False(t, ok)
 	assert.Equal(t, hdr+rec1, string(m.content(path)), "Open repairs what the dry run only reported")
 }
+
+// Values alias the file buffer Open read; appending to one returned value
+// must not overwrite the bytes of the next record.
+func TestStoredValuesCannotOverwriteTheirNeighbours(t *testing.T) {
+	s := mustOpen(t, hdr+`[{"kind":"value","op":"set","seq":1,"namespace":"n","key":"a","value":[1]},{"kind":"value","op":"set","seq":2,"namespace":"n","key":"b","value":[2]}]`+"\n")
+	a, err := s.GetValue(store.Address{Namespace: "n", Key: "a"})
+	require.NoError(t, err)
+	_ = append(a.Value, "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"...)
+	b, err := s.GetValue(store.Address{Namespace: "n", Key: "b"})
+	require.NoError(t, err)
+	assert.Equal(t, "[2]", string(b.Value))
+}

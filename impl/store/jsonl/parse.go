@@ -257,7 +257,9 @@ func (p *lineParser) keyText(m member) string {
 	return string(p.sc.b[m.ks+1 : m.ke-1])
 }
 
-func (p *lineParser) raw(m member) []byte { return p.sc.b[m.vs:m.ve] }
+// raw is the member's value bytes, capped so that a caller appending to a
+// stored value can never write into the file buffer behind it.
+func (p *lineParser) raw(m member) []byte { return p.sc.b[m.vs:m.ve:m.ve] }
 
 // record is pi's parseCommittedWrite for one record, plus the strict checks
 // when enabled.
