@@ -231,7 +231,7 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := s.state.Validate(writes); err != nil {
+	if err := s.validate(writes); err != nil {
 		return piCommitError(err)
 	}
 	for i := range writes {
@@ -240,6 +240,23 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 		}
 		s.state.Apply(writes[i : i+1])
 		s.account(writes[i:i+1], sizes[i:i+1])
+	}
+	return nil
+}
+
+// validate is validateCommittedWrites for a replayed line. Most lines hold
+// only value and list writes, for which the rule is the seq order alone;
+// those skip the id bookkeeping.
+func (s *Store) validate(writes []store.CommittedWrite) error {
+	prev := s.state.NextSeq() - 1
+	for _, w := range writes {
+		if w.Kind == store.WriteEntry || w.Kind == store.WriteUsage {
+			return s.state.Validate(writes)
+		}
+		if w.Seq <= prev {
+			return &store.SeqError{Seq: w.Seq}
+		}
+		prev = w.Seq
 	}
 	return nil
 }
