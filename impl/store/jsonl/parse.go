@@ -43,11 +43,9 @@ type record struct {
 }
 
 // addrCheck is what applyValidated needs to build a value or list address
-// the way pi does: the raw namespace and key members (ok false = undefined).
-type addrCheck struct {
-	ns, key       member
-	hasNS, hasKey bool
-}
+// the way pi does: the indexes (in lineParser.members) of the raw namespace
+// and key members, -1 when undefined.
+type addrCheck struct{ ns, key int }
 
 // lineParser parses lines into committed writes, reusing its buffers; the
 // returned slices are valid until the next call. Values and entry rows alias
@@ -333,13 +331,14 @@ func (p *lineParser) valueOrList(kind store.WriteKind, index int, out *store.Com
 		return fmt.Errorf("Invalid JSONL %s operation: %s", kind, p.jsString(opM, hasOp))
 	}
 	a := &p.addrs[index]
-	a.ns, a.hasNS = p.get(fNamespace)
-	a.key, a.hasKey = p.get(fKey)
+	a.ns, a.key = p.slots[fNamespace], p.slots[fKey]
+	ns, hasNS := p.get(fNamespace)
+	key, hasKey := p.get(fKey)
 	// pi keys its maps by `${namespace}\u0000${key}`, i.e. String() of each.
 	w := &out.Write
 	w.Kind, w.Op = kind, store.WriteOp(op)
-	w.Namespace = p.intern(a.ns, a.hasNS, &p.lastNS)
-	w.Key = p.intern(a.key, a.hasKey, &p.lastKey)
+	w.Namespace = p.intern(ns, hasNS, &p.lastNS)
+	w.Key = p.intern(key, hasKey, &p.lastKey)
 	if op != "delete" {
 		if vm, ok := p.get(fValue); ok {
 			w.Value = p.compact(p.raw(vm))
@@ -664,10 +663,10 @@ func piCommitError(err error) error {
 // to ""). Strings and arrays have length and includes (an array's includes
 // compares elements); other values have neither.
 func (p *lineParser) addressError(a addrCheck) error {
-	if !a.hasNS {
+	if a.ns < 0 {
 		return errors.New("Cannot read properties of undefined (reading 'length')")
 	}
-	ns := p.raw(a.ns)
+	ns := p.raw(p.members[a.ns])
 	switch {
 	case ns[0] == 'n':
 		return errors.New("Cannot read properties of null (reading 'length')")
@@ -678,10 +677,10 @@ func (p *lineParser) addressError(a addrCheck) error {
 	case p.includesNUL(ns):
 		return store.ErrNamespaceNUL
 	}
-	if !a.hasKey {
+	if a.key < 0 {
 		return nil
 	}
-	key := p.raw(a.key)
+	key := p.raw(p.members[a.key])
 	switch {
 	case key[0] == 'n':
 		return errors.New("Cannot read properties of null (reading 'includes')")

@@ -279,11 +279,11 @@ func (s *Store) addressAtApply(p *lineParser, w store.CommittedWrite, i int) err
 
 // liveKey names a value or list for dead-byte accounting.
 type liveKey struct {
-	kind    store.WriteKind
+	kind    byte // 'v'alue or 'l'ist
 	ns, key string
 }
 
-func keyOf(w store.CommittedWrite) liveKey { return liveKey{w.Kind, w.Namespace, w.Key} }
+func keyOf(w store.CommittedWrite) liveKey { return liveKey{w.Kind[0], w.Namespace, w.Key} }
 
 // account updates dead-byte bookkeeping for applied writes. A value's live
 // bytes are its set record; a list's are its append records. Overwritten or
