@@ -157,30 +157,43 @@ const (
 	nFields
 )
 
-// fieldSlotBytes is fieldSlot without converting name to a string.
+// fieldSlotBytes is fieldSlot without converting name to a string; it
+// dispatches on the length first, so most keys cost one comparison.
 func fieldSlotBytes(name []byte) int {
-	if len(name) < 2 || len(name) > 9 {
-		return -1
-	}
-	switch {
-	case string(name) == "seq":
-		return fSeq
-	case string(name) == "kind":
-		return fKind
-	case string(name) == "op":
-		return fOp
-	case string(name) == "timestamp":
-		return fTimestamp
-	case string(name) == "id":
-		return fID
-	case string(name) == "parentId":
-		return fParentID
-	case string(name) == "namespace":
-		return fNamespace
-	case string(name) == "key":
-		return fKey
-	case string(name) == "value":
-		return fValue
+	switch len(name) {
+	case 2:
+		switch string(name) {
+		case "op":
+			return fOp
+		case "id":
+			return fID
+		}
+	case 3:
+		switch string(name) {
+		case "seq":
+			return fSeq
+		case "key":
+			return fKey
+		}
+	case 4:
+		if string(name) == "kind" {
+			return fKind
+		}
+	case 5:
+		if string(name) == "value" {
+			return fValue
+		}
+	case 8:
+		if string(name) == "parentId" {
+			return fParentID
+		}
+	case 9:
+		switch string(name) {
+		case "timestamp":
+			return fTimestamp
+		case "namespace":
+			return fNamespace
+		}
 	}
 	return -1
 }

@@ -82,3 +82,13 @@ func BenchmarkParseFrameLine(b *testing.B) {
 		}
 	}
 }
+
+// fieldSlotBytes (the scanner's fast path) and fieldSlot (escaped keys)
+// agree on every name.
+func TestFieldSlotsAgree(t *testing.T) {
+	for _, n := range []string{"seq", "kind", "op", "timestamp", "id", "parentId", "namespace", "key", "value",
+		"", "s", "se", "seqs", "Kind", "values", "parentID", "timestamps", "ke", "ix", "namespacE", "valuE"} {
+		require.Equal(t, fieldSlot(n), fieldSlotBytes([]byte(n)), n)
+	}
+	require.Equal(t, fKey, fieldSlot("key"))
+}
