@@ -60,9 +60,7 @@ type lineParser struct {
 	addrs   []addrCheck
 	entries []store.Entry
 	usage   []store.UsageRow
-	names   map[string]string // interned namespaces and keys
-	lastNS  string
-	lastKey string
+	names   [512]string  // intern's cache of namespaces and keys
 	slots   [nFields]int // the current record's indexed members
 }
 
@@ -350,8 +348,8 @@ func (p *lineParser) valueOrList(kind store.WriteKind, index int, out *store.Com
 	// pi keys its maps by `${namespace}\u0000${key}`, i.e. String() of each.
 	w := &out.Write
 	w.Kind, w.Op = kind, store.WriteOp(op)
-	w.Namespace = p.intern(ns, hasNS, &p.lastNS)
-	w.Key = p.intern(key, hasKey, &p.lastKey)
+	w.Namespace = p.intern(ns, hasNS)
+	w.Key = p.intern(key, hasKey)
 	if op != "delete" {
 		if vm, ok := p.get(fValue); ok {
 			w.Value = p.compact(p.raw(vm))
@@ -501,11 +499,11 @@ func (p *lineParser) stringValue(m member, present bool) (string, bool) {
 	return decodeString(raw), true
 }
 
-// intern returns String() of an address member, sharing one Go string per
-// distinct unescaped text: a session repeats few namespaces and keys.
-// last is the previous result for the same field: consecutive frames
-// share their list's address.
-func (p *lineParser) intern(m member, present bool, last *string) string {
+// intern returns String() of an address member, sharing Go strings through
+// a small direct-mapped cache: a session repeats few namespaces, and runs of
+// frames repeat their list's key. A bounded cache never grows with the file
+// (a map of every key would, and its misses cost more than the strings).
+func (p *lineParser) intern(m member, present bool) string {
 	if !present {
 		return "undefined"
 	}
@@ -514,23 +512,23 @@ func (p *lineParser) intern(m member, present bool, last *string) string {
 		return p.jsString(m, present)
 	}
 	inner := raw[1 : len(raw)-1]
-	if string(inner) == *last {
-		return *last
+	slot := &p.names[internSlot(inner)]
+	if string(inner) == *slot {
+		return *slot
 	}
 	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
 		return p.jsString(m, present)
 	}
-	if s, ok := p.names[string(inner)]; ok {
-		*last = s
-		return s
+	*slot = string(inner)
+	return *slot
+}
+
+func internSlot(b []byte) int {
+	h := uint(len(b)) * 0x9e37
+	if len(b) > 0 {
+		h += uint(b[0])*31 + uint(b[len(b)-1])*131 + uint(b[len(b)/2])*7
 	}
-	if p.names == nil {
-		p.names = map[string]string{}
-	}
-	s := string(inner)
-	p.names[s] = s
-	*last = s
-	return s
+	return int(h % uint(len(lineParser{}.names)))
 }
 
 // decodeString decodes a scanned string literal as JSON.parse does (lone
