@@ -125,27 +125,18 @@ func jsonlRow(ctx context.Context, nodeBin, dir string, size jsonlSize) ([]strin
 	}, nil
 }
 
-// cost is one measurement: wall-clock and process CPU time.
-type cost struct{ Wall, CPU time.Duration }
-
-// cpuTime is the process's user+system time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+// jsonlCost is one measurement: wall-clock and process CPU time.
+type jsonlCost struct{ Wall, CPU time.Duration }
 
 // bestOf runs fn reps times and returns the fastest wall and CPU times
 // (after a GC, so one run's garbage is not charged to the next).
-func bestOf(reps int, fn func() error) (cost, error) {
-	best := cost{Wall: 1<<63 - 1, CPU: 1<<63 - 1}
+func bestOf(reps int, fn func() error) (jsonlCost, error) {
+	best := jsonlCost{Wall: 1<<63 - 1, CPU: 1<<63 - 1}
 	for range reps {
 		runtime.GC()
 		start, cpu0 := time.Now(), cpuTime()
 		if err := fn(); err != nil {
-			return cost{}, err
+			return jsonlCost{}, err
 		}
 		best.CPU = min(best.CPU, cpuTime()-cpu0)
 		best.Wall = min(best.Wall, time.Since(start))
@@ -163,18 +154,18 @@ func openOnce(path string) error {
 
 // compactOnce times Compact (without fsync) on an open store, best of reps.
 // Compaction rewrites the file, so it runs on a copy.
-func compactOnce(path string, reps int) (cost, error) {
+func compactOnce(path string, reps int) (jsonlCost, error) {
 	content, err := os.ReadFile(path)
 	if err != nil {
-		return cost{}, fmt.Errorf("jsonl: read %s: %w", path, err)
+		return jsonlCost{}, fmt.Errorf("jsonl: read %s: %w", path, err)
 	}
 	cp := path + ".compact"
 	if err := os.WriteFile(cp, content, 0o644); err != nil {
-		return cost{}, fmt.Errorf("jsonl: write %s: %w", cp, err)
+		return jsonlCost{}, fmt.Errorf("jsonl: write %s: %w", cp, err)
 	}
 	s, err := jsonl.Open(env.Production(), cp, jsonl.Options{Sync: jsonl.SyncNever})
 	if err != nil {
-		return cost{}, fmt.Errorf("jsonl: open %s: %w", cp, err)
+		return jsonlCost{}, fmt.Errorf("jsonl: open %s: %w", cp, err)
 	}
 	d, err := bestOf(reps, s.Compact)
 	if cerr := s.Close(); err == nil {
