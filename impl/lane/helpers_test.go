@@ -278,6 +278,10 @@ type harness struct {
 	budget   int
 	lane     *Lane
 	exec     env.Executor
+	// listener, when set, runs after the harness records each event.
+	listener Listener
+	// sleeper, when set, is the lane's clock (to observe or hold timers).
+	sleeper env.Clock
 }
 
 func newHarness(t *testing.T, b backend) *harness {
@@ -289,11 +293,15 @@ func newHarness(t *testing.T, b backend) *harness {
 
 func (h *harness) config() Config {
 	return Config{
-		Name: "main", Storage: h.gated, Clock: h.clock, IDs: h.ids, Exec: h.executor(), Provider: h.provider,
+		Name: "main", Storage: h.gated, Clock: h.laneClock(), IDs: h.ids, Exec: h.executor(), Provider: h.provider,
 		Listener: func(ev Event) env.Future {
 			h.mu.Lock()
 			h.events = append(h.events, ev)
+			extra := h.listener
 			h.mu.Unlock()
+			if extra != nil {
+				return extra(ev)
+			}
 			return nil
 		},
 		AfterResponse: func(m *pi.AssistantMessage) (*pi.AssistantMessage, error) {
@@ -437,4 +445,11 @@ func (h *harness) executor() env.Executor {
 		return h.exec
 	}
 	return env.Goroutines{}
+}
+
+func (h *harness) laneClock() env.Clock {
+	if h.sleeper != nil {
+		return h.sleeper
+	}
+	return h.clock
 }

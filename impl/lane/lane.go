@@ -118,13 +118,12 @@ type Lane struct {
 	cfg  Config
 	line *store.Line
 
-	mu       sync.Mutex
-	view     view
-	live     *liveStream
-	fault    *HarnessFault
-	closed   bool
-	abort    env.Completer
-	abortFor string
+	mu     sync.Mutex
+	view   view
+	live   *liveStream
+	fault  *HarnessFault
+	closed bool
+	gate   *driveGate // the current operation's effect gate
 }
 
 // Open restores a lane process from storage: lane state, branch tip and the

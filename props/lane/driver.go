@@ -328,6 +328,9 @@ func (d *driver) cancel() {
 	if d.isLost() || d.failure() != nil {
 		return
 	}
+	d.mu.Lock()
+	d.model.BeginAbort()
+	d.mu.Unlock()
 	err := d.lane.RequestCancel()
 	d.g.quiesce()
 	if d.isLost() {

@@ -148,6 +148,7 @@ func (r *runner) checkRestored() {
 		}
 		if r.p.canceller && boolChoice(r, "reconnect-cancel") {
 			var hf *lane.HarnessFault
+			r.ls.beginAbort()
 			if err := r.ln.RequestCancel(); err != nil && !(errors.As(err, &hf) && r.injected) && !errors.Is(err, world.ErrCrashed) {
 				r.fail("invariant", "request cancel on reconnect: %v", err)
 			}

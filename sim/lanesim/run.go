@@ -538,6 +538,7 @@ func (r *runner) canceller() {
 	if r.finished || r.failed || r.closing {
 		return
 	}
+	r.ls.beginAbort()
 	if err := ln.RequestCancel(); err != nil && !errors.Is(err, world.ErrCrashed) && !errors.Is(err, lane.ErrClosed) {
 		var hf *lane.HarnessFault
 		if errors.As(err, &hf) {
@@ -650,6 +651,7 @@ func (r *runner) onStreamOpen(s *simStream) {
 	resp := s.req.ResponseEntryID
 	r.streams[resp] = s
 	r.cur = s
+	r.ls.admit()
 	if r.pendingPoll != "" && s.req.Deferred != nil {
 		r.race(RowPollReplacement, "replaced-at-once")
 		r.pendingPoll = ""

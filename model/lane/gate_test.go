@@ -1,0 +1,54 @@
+package lane
+
+import (
+	"strings"
+	"testing"
+)
+
+// runtime/lane.ts requestOperationAbort + execution/effect-gate.ts admit:
+// once a cancel began, the step whose intent committed makes no provider
+// request; it reports progress and the next step reconciles to a synthetic
+// aborted response with empty content and api "unknown".
+func TestCancelBeforeAdmissionMakesNoRequest(t *testing.T) {
+	m := newModel()
+	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 3, BaseDelayMs: 10}))
+	_, err := m.Step(false)
+	must(t, err)
+	must(t, m.Intent("op", "r1", "g1", 1))
+	m.BeginAbort()
+	if err := m.Admit(); err == nil {
+		t.Fatal("a provider request after the cancel began was accepted")
+	}
+	m.Cancel()
+	out, err := m.StepDone(true)
+	must(t, err)
+	if out.Kind != "progress" {
+		t.Fatalf("step done: %+v", out)
+	}
+	e, err := m.Step(false)
+	must(t, err)
+	if e.Kind != "recover" {
+		t.Fatalf("reconcile: %+v", e)
+	}
+	must(t, m.Settle())
+	st := m.Committed()
+	msg := st.Entries[1].Message
+	for _, want := range []string{`"content":[]`, `"api":"unknown"`, `"stopReason":"aborted"`, InterruptedWarning} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("synthetic aborted response lacks %s: %s", want, msg)
+		}
+	}
+}
+
+// Without a cancel, a generate step that returns without its request is
+// wrong.
+func TestStepWithoutRequestNeedsACancel(t *testing.T) {
+	m := newModel()
+	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 3, BaseDelayMs: 10}))
+	_, err := m.Step(false)
+	must(t, err)
+	must(t, m.Intent("op", "r1", "g1", 1))
+	if _, err := m.StepDone(true); err == nil {
+		t.Fatal("a generate step without its request and without a cancel was accepted")
+	}
+}
