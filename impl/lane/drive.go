@@ -169,7 +169,7 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 		l.dropLive(intent.ResponseEntryID)
 		return StepResult{}, err
 	}
-	r, err := l.settle(op, intent, msg, false, false)
+	r, err := l.settle(op, intent, msg, false, false, false)
 	l.dropLive(intent.ResponseEntryID)
 	return r, err
 }

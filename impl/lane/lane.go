@@ -10,10 +10,11 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 )
 
-// DefaultFrameBudget bounds the frames one recovery or snapshot hydration
-// reads. pi pages without a total cap (facts §9.2); the seed asks for a
-// budget, so it is explicit and configurable here.
-const DefaultFrameBudget = 100_000
+// DefaultFrameBudget is pi's: readAssistantFrames (runtime/progress.ts)
+// pages through the whole list without a total cap. A positive
+// Config.FrameBudget is frameproof's deliberate option (the seed asks for a
+// budget): recovery reduces only that prefix and adds a diagnostic.
+const DefaultFrameBudget = 0
 
 // FramePageSize is pi's readAssistantFrames page size.
 const FramePageSize = 1000
@@ -75,7 +76,8 @@ type Config struct {
 	Listener      Listener      // may be nil
 	AfterResponse AfterResponse // may be nil
 	Limits        ModelLimits
-	// FrameBudget bounds frames read by recovery and snapshots (0: default).
+	// FrameBudget bounds frames read by recovery and snapshots (0, the
+	// default: no cap, as pi).
 	FrameBudget int
 	// OnFrame observes the frame pipeline (nil: off).
 	OnFrame func(FrameRecord)
@@ -132,8 +134,8 @@ func Open(cfg Config) (*Lane, error) {
 	if cfg.Storage == nil || cfg.Clock == nil || cfg.IDs == nil || cfg.Exec == nil {
 		return nil, fmt.Errorf("lane: open %q: storage, clock, ids and executor are required", cfg.Name)
 	}
-	if cfg.FrameBudget <= 0 {
-		cfg.FrameBudget = DefaultFrameBudget
+	if cfg.FrameBudget < 0 {
+		return nil, fmt.Errorf("lane: open %q: frame budget %d is negative", cfg.Name, cfg.FrameBudget)
 	}
 	l := &Lane{cfg: cfg, line: store.NewLine(cfg.Exec)}
 	v, err := restore(cfg.Storage, cfg.Name)
@@ -325,8 +327,13 @@ func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (
 	return fut, out
 }
 
-// commitWrites commits and reports telemetry.
+// commitWrites commits and reports telemetry. Like pi's session mutator it
+// refuses, before storage sees it, a transaction that inserts a pending
+// assistant message; the command then faults the lane.
 func (l *Lane) commitWrites(writes []store.Write) (store.CommitResult, error) {
+	if err := refusePending(writes); err != nil {
+		return store.CommitResult{}, err
+	}
 	res, err := l.cfg.Storage.Commit(writes)
 	if l.cfg.Telemetry != nil {
 		for i, w := range writes {

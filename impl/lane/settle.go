@@ -19,8 +19,10 @@ func sameEffect(v view, op string, eff *OpState) bool {
 // entry R, usage U, branch tip, deleteList(frames) | terminal cleanup,
 // op state | (result, lane state). Then entry_added and usage are emitted.
 // recovery selects pi's recovery classification; synthetic marks a response
-// the harness built rather than a provider stream (see Event.Synthetic).
-func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery, synthetic bool) (StepResult, error) {
+// the harness built rather than a provider stream (see Event.Synthetic);
+// noFrames marks the synthetic built without a committed partial, whose
+// entry keeps recovery.ts's literal key order.
+func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery, synthetic, noFrames bool) (StepResult, error) {
 	var disp Disposition
 	respID, usageID := intent.ResponseEntryID, intent.UsageID
 	if recovery && l.cfg.Bugs.RecoveryMintsNewIDs {
@@ -42,6 +44,9 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		}
 		disp = d
 		msgJSON, err := pi.Marshal(d.Committed)
+		if err == nil && noFrames {
+			msgJSON, err = errorMessageBeforeTimestamp(msgJSON)
+		}
 		if err != nil {
 			return plan{}, err
 		}

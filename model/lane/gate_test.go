@@ -3,6 +3,8 @@ package lane
 import (
 	"strings"
 	"testing"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 // runtime/lane.ts requestOperationAbort + execution/effect-gate.ts admit:
@@ -50,5 +52,39 @@ func TestStepWithoutRequestNeedsACancel(t *testing.T) {
 	must(t, m.Intent("op", "r1", "g1", 1))
 	if _, err := m.StepDone(true); err == nil {
 		t.Fatal("a generate step without its request and without a cancel was accepted")
+	}
+}
+
+// session/session.ts StorageBackedSessionMutator.commit: a response still
+// marked pending cannot settle; the lane must fault instead.
+func TestPendingResponseMustNotSettle(t *testing.T) {
+	m := started(t, 1)
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("x")}))
+	final := partial("x")
+	final.StopReason = pi.StopPending
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventDone, Reason: pi.StopPending, Message: final}))
+	must(t, m.AfterResponse())
+	err := m.Settle()
+	if err == nil || !strings.Contains(err.Error(), PendingAssistantRefusal) {
+		t.Fatalf("a pending response settled: %v", err)
+	}
+}
+
+// runtime/drive/recovery.ts interruptedAssistantMessage: the synthetic
+// response without a committed partial keeps the literal's key order,
+// errorMessage before timestamp.
+func TestNoFramesSyntheticKeepsLiteralOrder(t *testing.T) {
+	m := started(t, 3)
+	m.Crash()
+	e, err := m.Step(false)
+	must(t, err)
+	if e.Kind != "recover" {
+		t.Fatalf("step: %+v", e)
+	}
+	must(t, m.Settle())
+	got := m.Committed().Entries[1].Message
+	want := `"stopReason":"error","errorMessage":"` + InterruptedWarning + `","timestamp":`
+	if !strings.Contains(got, want) || !strings.HasPrefix(got, `{"role":"assistant","content":[],"api":"unknown",`) {
+		t.Fatalf("synthetic entry %s", got)
 	}
 }

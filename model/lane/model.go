@@ -458,10 +458,11 @@ func (m *Model) Settle() error {
 	op, o, ok := m.current()
 	var msg *pi.AssistantMessage
 	var resp string
-	recovery := true
+	recovery, literal := true, false
 	switch {
 	case m.synthetic != nil:
 		msg, resp = m.synthetic, o.ResponseEntryID
+		literal = m.durable(o.ResponseEntryID) == nil
 	case m.live != nil && m.live.hooked:
 		msg, resp, recovery = m.live.response, m.live.resp, m.live.recovery
 	default:
@@ -474,7 +475,15 @@ func (m *Model) Settle() error {
 	if d.fault != "" {
 		return fmt.Errorf("model/lane: settlement of %s must fault: %s", resp, d.fault)
 	}
-	m.st.Entries = append(m.st.Entries, Entry{ID: resp, Parent: m.st.Tip, Message: messageJSON(d.committed)})
+	if d.committed.StopReason == pi.StopPending {
+		// session/session.ts: the session mutator refuses the transaction
+		return fmt.Errorf("model/lane: settlement of %s must fault: %s", resp, PendingAssistantRefusal)
+	}
+	entryMsg := messageJSON(d.committed)
+	if literal {
+		entryMsg = interruptedLiteralJSON(d.committed)
+	}
+	m.st.Entries = append(m.st.Entries, Entry{ID: resp, Parent: m.st.Tip, Message: entryMsg})
 	m.st.Usage = append(m.st.Usage, UsageRow{ID: o.UsageID, EntryID: resp, Usage: usageJSON(d.committed.Usage)})
 	m.st.Tip = resp
 	m.emit("entry_added", recovery)

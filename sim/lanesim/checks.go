@@ -184,6 +184,10 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 		if w.Kind != store.WriteEntry || w.Entry == nil || !isAssistantEntry(w.Entry.Raw) {
 			continue
 		}
+		if m := entryMessage(w.Entry.Raw); m != nil && m.StopReason == pi.StopPending {
+			// session/session.ts refuses it; the lane must fault instead
+			r.fail("invariant", "a pending assistant message was committed as entry %s", w.Entry.ID)
+		}
 		if prev == nil || !prev.At.IsEffectPending() {
 			continue // the model reports a settlement without a pending response
 		}

@@ -1,0 +1,101 @@
+package lane
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+	"github.com/stretchr/testify/require"
+)
+
+// session/session.ts StorageBackedSessionMutator.commit: a response still
+// marked pending is refused with "Cannot persist a pending assistant
+// message" before storage sees it, and the harness faults (nothing settles).
+func TestPendingResponseIsNeverPersisted(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		a := newAcc()
+		h.provider.add(seq(a.start(), a.textStart(0), a.textEnd(0, "x"), a.done(pi.StopPending)))
+		l := h.open()
+		op := h.start(1)
+		before, err := h.store.Entries()
+		require.NoError(t, err)
+		_, err = l.Drive(StepOptions{})
+		require.Error(t, err)
+		require.True(t, errors.Is(err, ErrPendingAssistant), "%v", err)
+		require.Equal(t, "Cannot persist a pending assistant message", ErrPendingAssistant.Error())
+		var hf *HarnessFault
+		require.ErrorAs(t, l.Fault(), &hf)
+		after, err := h.store.Entries()
+		require.NoError(t, err)
+		require.Len(t, after, len(before), "a pending response was persisted")
+		require.Equal(t, LeafAssistantEffectPending, h.stateOf(op).At)
+	})
+}
+
+// runtime/drive/recovery.ts interruptedAssistantMessage: without a committed
+// partial the synthetic message is the literal {role, content, api,
+// provider, model, usage, stopReason, errorMessage, timestamp}; the entry
+// keeps that key order (errorMessage before timestamp).
+func TestNoFramesSyntheticKeyOrder(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		_, resp, _ := crashRun(t, h, 3, helloScript(), 2)
+		_, err := h.lane.Step(StepOptions{})
+		require.NoError(t, err)
+		es, err := h.store.Entries()
+		require.NoError(t, err)
+		raw := string(es[len(es)-1].Entry.Raw)
+		require.Contains(t, raw, `"id":"`+resp+`"`)
+		require.Contains(t, raw, `{"role":"assistant","content":[],"api":"unknown","provider":"openai","model":"gpt-test","usage":`)
+		require.Contains(t, raw, `,"stopReason":"error","errorMessage":"`+InterruptedWarning+`","timestamp":1700000000000}}`)
+	})
+}
+
+// runtime/progress.ts readAssistantFrames: pages of 1000 until a short page,
+// with no total cap; the default lane config reads every committed frame
+// (the old default stopped at 100_000 and added a diagnostic).
+func TestDefaultFrameBudgetIsPisNoCap(t *testing.T) {
+	require.Equal(t, 0, DefaultFrameBudget)
+	st := backends[0].open(t, newClock())
+	const n = 100_001
+	ws := make([]store.Write, 0, n)
+	for i := 0; i < n; i++ {
+		ws = append(ws, store.AppendListRaw(FramesAddr("op", "resp"), []byte(`{"type":"text_delta","contentIndex":0,"delta":"x"}`)))
+	}
+	_, err := st.Commit(ws)
+	require.NoError(t, err)
+	fs, truncated, err := readFrames(st, "op", "resp", DefaultFrameBudget)
+	require.NoError(t, err)
+	require.False(t, truncated)
+	require.Len(t, fs, n)
+	_, truncated, err = readFrames(st, "op", "resp", 10)
+	require.NoError(t, err)
+	require.True(t, truncated, "a positive budget stays an option")
+}
+
+// execution/assistant.ts consumeAssistantStream: the protocol defects the
+// harness throws (and faults on), with pi's exact messages.
+func TestProtocolDefectStringsArePis(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    func(a *acc) *script
+		want string
+	}{
+		{"update before start", func(a *acc) *script { return seq(a.textStart(0)) }, "Assistant message stream emitted text_start before start"},
+		{"second start", func(a *acc) *script { return seq(a.start(), a.start()) }, "Assistant message stream emitted more than one start event"},
+		{"done before start", func(a *acc) *script { return seq(a.done(pi.StopStop)) }, "Assistant message stream emitted done before start"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, backends[0])
+			h.provider.add(c.s(newAcc()))
+			l := h.open()
+			h.start(1)
+			_, err := l.Drive(StepOptions{})
+			var hf *HarnessFault
+			require.ErrorAs(t, err, &hf)
+			require.Equal(t, c.want, hf.Cause.Error())
+		})
+	}
+}
