@@ -99,3 +99,65 @@ func TestProtocolDefectStringsArePis(t *testing.T) {
 		})
 	}
 }
+
+// session/fork.ts createForkSnapshot (scope "tree") and
+// validateForkSourceSnapshot: entries keep their seqs; values are renumbered
+// after the last entry (tip, lane config, a rebuilt empty lane state, then
+// copied values) and nextSeq continues from there; the lane state no longer
+// names the source's last operation (its result is not forked).
+func TestIdleForkRebuildsLaneStateAndRenumbers(t *testing.T) {
+	h := newHarness(t, backends[0])
+	_, err := h.store.Commit([]store.Write{store.SetValueRaw(valueAddr(NSLaneConfig, "main"), []byte(`{"model":"m"}`))})
+	require.NoError(t, err)
+	l := h.open()
+	op := h.start(1)
+	h.provider.add(helloScript())
+	_, err = l.Drive(StepOptions{})
+	require.NoError(t, err)
+	require.Contains(t, h.resultOf(op), `"status":"completed"`)
+	ws, next, err := ForkWrites(h.store, ForkOptions{})
+	require.NoError(t, err)
+	es, err := h.store.Entries()
+	require.NoError(t, err)
+	last := es[len(es)-1].Seq
+	var values []string
+	for i, w := range ws {
+		if i < len(es) {
+			require.Equal(t, es[i].Seq, w.Seq, "entries keep their seqs")
+			continue
+		}
+		require.Equal(t, last+int64(i-len(es)+1), w.Seq, "values follow the last entry")
+		values = append(values, w.Namespace+"="+string(w.Value))
+	}
+	require.Equal(t, []string{
+		`pi.branch.tip="` + es[len(es)-1].Entry.ID + `"`,
+		`pi.lane.config={"model":"m"}`,
+		`pi.lane.state={"currentOperationId":null,"lastOperationId":null,"inbox":[]}`,
+	}, values)
+	require.Equal(t, last+4, next)
+	_, _, err = ForkWrites(h.store, ForkOptions{UnconfiguredLanes: true})
+	require.NoError(t, err)
+
+	// a lane state without its tip is refused, as validateForkSourceSnapshot does
+	_, err = h.store.Commit([]store.Write{store.SetValueRaw(LaneStateAddr("other"), []byte(`{"currentOperationId":null,"lastOperationId":null,"inbox":[]}`))})
+	require.NoError(t, err)
+	_, _, err = ForkWrites(h.store, ForkOptions{})
+	require.EqualError(t, err, `Source session branch "other" is missing branch.tip`)
+}
+
+// validateForkSourceSnapshot: a lane state without lane config is an
+// incomplete lane; frameproof's own sessions (no pi.lane.config) fork only
+// with ForkOptions.UnconfiguredLanes.
+func TestForkRefusesUnconfiguredLaneByDefault(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	h.start(1)
+	h.provider.add(helloScript())
+	_, err := l.Drive(StepOptions{})
+	require.NoError(t, err)
+	_, _, err = ForkWrites(h.store, ForkOptions{})
+	require.EqualError(t, err, `Source session branch "main" has incomplete lane state`)
+	ws, _, err := ForkWrites(h.store, ForkOptions{UnconfiguredLanes: true})
+	require.NoError(t, err)
+	require.Equal(t, `{"currentOperationId":null,"lastOperationId":null,"inbox":[]}`, string(ws[len(ws)-1].Value))
+}
