@@ -76,6 +76,7 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 	if err != nil || !committed {
 		return StepResult{Kind: StepProgress}, err
 	}
+	l.emit(Event{Type: EvRunResume, RunID: op, Recovery: recovery})
 	l.emit(Event{Type: EvTurnStart, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll)})
 	// deferred.ts performDeferredPoll: drive.gate.admit(() => streamDeferred(…))
 	signal, aborting := l.admit(op)

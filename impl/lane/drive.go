@@ -195,7 +195,7 @@ func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult
 			return awaitCancellation(aborting)
 		}
 	}
-	_, _, err := l.command("retry-ready", func(cur view) (plan, error) {
+	_, committed, err := l.command("retry-ready", func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafAssistantRetryWait || cur.op.State.Control.CancelRequested {
 			return plan{}, nil
 		}
@@ -205,5 +205,8 @@ func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult
 		next.op.State = st
 		return plan{commit: true, writes: []store.Write{store.SetValueRaw(OpStateAddr(op), MarshalState(st))}, next: next}, nil
 	})
+	if err == nil && committed {
+		l.emit(Event{Type: EvRetryStart, RunID: op, TurnID: s.Gen.StepID})
+	}
 	return StepResult{Kind: StepProgress}, err
 }

@@ -281,6 +281,9 @@ func (m *Model) Intent(op, resp, usage string, attempt int) error {
 	}
 	m.st.Ops[op] = n
 	m.intentSeen = true
+	if n.At == AtDeferredEffect {
+		m.emit("run_resume", recovery) // a poll resumes the suspended run
+	}
 	if n.At == AtDeferredEffect || attempt == 1 {
 		m.emit("turn_start", recovery)
 	}
@@ -488,6 +491,7 @@ func (m *Model) Settle() error {
 	m.st.Tip = resp
 	m.emit("entry_added", recovery)
 	m.emit("usage", recovery)
+	m.settlementEvents(o, d, recovery)
 	out := Outcome{Kind: "progress"}
 	if d.next == nil {
 		m.terminate(op, "failed", d.failCode, d.failMsg)
@@ -545,6 +549,7 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 		}
 		m.st.Ops[id] = Op{At: AtReady, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 			LatestAssistantEntryID: o.LatestAssistantEntryID, NextAttempt: o.NextAttempt}
+		m.emit("retry_start", false)
 		return Outcome{Kind: "progress"}, nil
 	case "terminate":
 		m.terminate(id, p.Status, "", "")
