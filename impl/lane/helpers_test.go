@@ -282,6 +282,8 @@ type harness struct {
 	listener Listener
 	// sleeper, when set, is the lane's clock (to observe or hold timers).
 	sleeper env.Clock
+	// skipStale sets Config.SkipStaleSettlement.
+	skipStale bool
 }
 
 func newHarness(t *testing.T, b backend) *harness {
@@ -326,7 +328,8 @@ func (h *harness) config() Config {
 			h.tele = append(h.tele, r)
 			h.mu.Unlock()
 		},
-		Bugs: h.bugs,
+		Bugs:                h.bugs,
+		SkipStaleSettlement: h.skipStale,
 	}
 }
 

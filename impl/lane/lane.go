@@ -83,7 +83,13 @@ type Config struct {
 	OnFrame func(FrameRecord)
 	// Telemetry observes every commit's shape without values (nil: off).
 	Telemetry func(TelemetryRecord)
-	Bugs      Bugs
+	// SkipStaleSettlement makes a settlement or terminal step whose
+	// operation was finalized meanwhile a harmless "stale" step. pi's
+	// settleOperation assumes a current operation and faults the harness
+	// (the default); frameproof's external finalization (Finalize) can race a
+	// drive step, so callers that use it set this.
+	SkipStaleSettlement bool
+	Bugs                Bugs
 }
 
 // Operation is the in-process view of the current operation.

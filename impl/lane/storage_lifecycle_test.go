@@ -93,6 +93,7 @@ func TestRequiredFrameListAbsentAfterTerminalTransitions(t *testing.T) {
 func TestRaceAppendVersusExternalFinalization(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
+		h.skipStale = true // the settlement races an external finalization
 		l := h.open()
 		op := h.start(1)
 		gate := env.Goroutines{}.NewFuture("gate")
@@ -318,15 +319,26 @@ func TestRequiredTelemetryRecordsAppendDeleteOrderWithoutContent(t *testing.T) {
 	})
 }
 
-// A drive step's terminal transaction (checkpoint finish, aborted terminal)
-// whose operation was finalized externally before its turn on the line is
-// stale progress, exactly like a settlement that lost the same race, not an
-// ErrNoOperation failure of the drive. Found by sim/lanesim.
-func TestTerminalStepAfterExternalFinalizationIsStale(t *testing.T) {
+// runtime/lane.ts settleOperation: a drive step's settlement or terminal
+// transaction whose operation is no longer current finds state.operation
+// null and faults the harness (pi's default). With SkipStaleSettlement, for
+// frameproof's external finalization racing a step, it is stale progress,
+// exactly like a settlement that lost the same race (found by sim/lanesim).
+func TestTerminalStepAfterExternalFinalization(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
 		l := h.open()
 		op := h.start(1)
+		require.NoError(t, l.Finalize("aborted", nil))
+		_, err := l.terminate("finish", "completed", nil, op)
+		var hf *HarnessFault
+		require.ErrorAs(t, err, &hf)
+		require.Equal(t, "Cannot read properties of null (reading 'state')", hf.Cause.Error())
+
+		h = newHarness(t, b)
+		h.skipStale = true
+		l = h.open()
+		op = h.start(1)
 		require.NoError(t, l.Finalize("aborted", nil))
 		r, err := l.terminate("finish", "completed", nil, op)
 		require.NoError(t, err)

@@ -51,9 +51,8 @@ func (l *Lane) terminatePlanner(status string, opErr *OpError, onlyOp string, re
 	return func(cur view) (plan, error) {
 		if onlyOp != "" && (cur.op == nil || cur.op.ID != onlyOp) {
 			// A drive step's target was finalized externally while the step
-			// waited for its turn: the same harmless stale outcome as a
-			// settlement that lost that race.
-			return plan{}, &rejectError{errStale}
+			// waited for its turn: as a settlement that lost that race.
+			return plan{}, l.staleTarget(cur)
 		}
 		if cur.op == nil {
 			return plan{}, &rejectError{ErrNoOperation}

@@ -201,6 +201,7 @@ func (d *driver) openLane() error {
 	l, err := lane.Open(lane.Config{
 		Name: laneName, Storage: &gatedStore{Storage: d.under, g: d.g}, Clock: d.clock, IDs: d.ids, Exec: d.exec,
 		Provider: d, Listener: d.listener, AfterResponse: d.hook, OnFrame: d.onFrame, Bugs: d.opts.Bugs,
+		SkipStaleSettlement: true, // finalizations race drive steps here
 	})
 	if err != nil {
 		return fmt.Errorf("props/lane: reopen lane: %w", err)

@@ -261,7 +261,9 @@ func (r *runner) startProcess() bool {
 	}
 	ln, err := lane.Open(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
 		Provider: simProviderImpl{r}, Listener: r.listener, AfterResponse: r.afterResponse,
-		OnFrame: r.onFrame, Bugs: r.laneBugs})
+		OnFrame: r.onFrame, Bugs: r.laneBugs,
+		// the finalizer races drive steps (frameproof's external finalization)
+		SkipStaleSettlement: true})
 	if err != nil {
 		r.fail("recovery", "lane open (process %d): %v", r.gen, err)
 		return false
