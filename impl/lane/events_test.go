@@ -2,6 +2,7 @@ package lane
 
 import (
 	"testing"
+	"time"
 
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/stretchr/testify/require"
@@ -44,4 +45,35 @@ func TestDeferredEventsFollowPublishResponse(t *testing.T) {
 	require.Equal(t, []string{
 		"turn_start", "message_start", "message_end", "entry_added", "usage", "turn_end", "run_suspend",
 		"run_resume", "turn_start", "message_start", "message_end", "entry_added", "usage", "turn_end", "run_suspend"}, h.eventTypes())
+}
+
+// execution/assistant.ts consumeAssistantStream + runtime/lane.ts seal: after
+// a frame commit faults the harness, the loop keeps consuming the stream to
+// its end (the sealed lane aborted the request's signal so the provider ends
+// it); nothing settles.
+func TestFrameCommitFailureKeepsConsumingTheStream(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	h.start(1)
+	a := newAcc()
+	s := seq(a.start(), a.textStart(0), a.textDelta(0, "a"), a.textDelta(0, "b"), a.textDelta(0, "c"), a.textEnd(0, "abc"), a.done(pi.StopStop))
+	consumed := 0
+	s.before = func(i int) {
+		consumed = i + 1
+		if i == 3 { // hold the stream until the first frame commit has faulted
+			for deadline := time.Now().Add(10 * time.Second); l.Fault() == nil && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	h.provider.add(s)
+	h.gated.mu.Lock()
+	h.gated.failAt = h.gated.commits + 2 // the intent commits, the first frame append fails
+	h.gated.mu.Unlock()
+	_, err := l.Drive(StepOptions{})
+	var hf *HarnessFault
+	require.ErrorAs(t, err, &hf)
+	require.Equal(t, len(s.events), consumed, "the stream was abandoned after the fault")
+	require.True(t, h.provider.requests[0].Abort.Done(), "the request's abort signal was not raised")
+	require.NotContains(t, h.eventTypes(), "entry_added")
 }

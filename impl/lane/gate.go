@@ -77,6 +77,17 @@ func (l *Lane) signalAbort(op string) {
 	}
 }
 
+// closeGate is Gate.close for op's drive (Lane.seal on a fault or close):
+// its signal aborts the request in flight so the provider ends the stream.
+func (l *Lane) closeGate(op string) {
+	l.mu.Lock()
+	g := l.gate
+	l.mu.Unlock()
+	if g != nil && g.op == op {
+		g.signal.Resolve(nil)
+	}
+}
+
 // admit is Gate.admit for op: the abort signal to hand the effect, or the
 // cancellation to await when the drive's abort already began (the effect is
 // then never started).

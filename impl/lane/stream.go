@@ -22,6 +22,8 @@ func (l *Lane) respond(req Request, recovery bool) (*pi.AssistantMessage, error)
 	for i := 0; ; i++ {
 		if err := l.usable(); err != nil {
 			prog.seal()
+			l.closeGate(req.OperationID)
+			consumeRest(stream)
 			return nil, err
 		}
 		ev, err := stream.Next()
@@ -93,6 +95,19 @@ func (l *Lane) respond(req Request, recovery bool) (*pi.AssistantMessage, error)
 	}
 	l.emit(Event{Type: EvMessageEnd, RunID: req.OperationID, Recovery: recovery, Message: msg, EntryID: req.ResponseEntryID})
 	return msg, nil
+}
+
+// consumeRest reads a stream to its end after the lane faulted or closed:
+// pi's consumeAssistantStream keeps iterating (event delivery resolves at
+// once on a closed bus, frame writes reject silently) until the provider,
+// whose request signal the sealed lane aborted, ends it.
+func consumeRest(stream Stream) {
+	for {
+		ev, err := stream.Next()
+		if err != nil || ev.Type == pi.EventDone || ev.Type == pi.EventError {
+			return
+		}
+	}
 }
 
 // protocolDefect faults the lane with msg as the cause, exactly as pi's
