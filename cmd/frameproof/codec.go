@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 
@@ -14,7 +15,7 @@ import (
 
 func init() {
 	register("encode", "events JSONL on stdin → one frame (or null) per event, as JSON.stringify writes it", runEncode)
-	register("reduce", "frames JSONL on stdin (null lines skipped) → the reduced assistant message (or null)", runReduce)
+	register("reduce", "frames JSONL on stdin (null lines skipped) → the message pi-ai's reducer returns (or null); --strict checks pi's frame types", runReduce)
 }
 
 // forEachLine calls fn with every non-blank line and its 1-based number.
@@ -79,15 +80,70 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitPass
 }
 
+// runReduce reduces as pi-ai's reduceAssistantMessageFrames does on stored
+// frames (frames.ReduceValues: unknown types ignored, members unchecked, JS
+// semantics). --strict reads every frame with pi's types first
+// (pi.ParseFrame, frames.Reduce) and reports the first frame that does not
+// fit them: a diagnostic for what pi-ai would accept silently.
 func runReduce(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 0 {
-		fmt.Fprintln(stderr, "usage: frameproof reduce < frames.jsonl")
+	fs := flag.NewFlagSet("reduce", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	strict := fs.Bool("strict", false, "reject frames that do not fit pi-ai's frame types")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "usage: frameproof reduce [--strict] < frames.jsonl")
 		return exitUsage
 	}
-	red := frames.NewReducer()
+	var out []byte
+	var err error
+	if *strict {
+		out, err = reduceStrict(stdin)
+	} else {
+		out, err = reduceAsPiAI(stdin)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "frameproof reduce: %v\n", err)
+		return exitFail
+	}
+	if _, err := stdout.Write(append(out, '\n')); err != nil {
+		fmt.Fprintf(stderr, "frameproof reduce: writing stdout: %v\n", err)
+		return exitIO
+	}
+	return exitPass
+}
+
+func reduceAsPiAI(stdin io.Reader) ([]byte, error) {
+	red := frames.NewValueReducer()
 	err := forEachLine(stdin, func(n int, line string) error {
 		if line == "null" {
 			return nil // encode's "no frame" lines, so `encode | reduce` works
+		}
+		v, err := pi.ParseJSON(line)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := red.Apply(v); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m, err := red.Finish()
+	if err != nil {
+		return nil, err
+	}
+	if m.IsUndefined() {
+		return []byte("null"), nil
+	}
+	return m.AppendJSON(nil), nil
+}
+
+func reduceStrict(stdin io.Reader) ([]byte, error) {
+	red := frames.NewReducer()
+	err := forEachLine(stdin, func(n int, line string) error {
+		if line == "null" {
+			return nil
 		}
 		f, err := pi.ParseFrame(line)
 		if err != nil {
@@ -99,18 +155,14 @@ func runReduce(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return nil
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "frameproof reduce: %v\n", err)
-		return exitFail
+		return nil, err
 	}
 	m, err := red.Message()
 	if err != nil {
-		fmt.Fprintf(stderr, "frameproof reduce: %v\n", err)
-		return exitFail
+		return nil, err
 	}
 	if m == nil {
-		fmt.Fprintln(stdout, "null")
-		return exitPass
+		return []byte("null"), nil
 	}
-	fmt.Fprintf(stdout, "%s\n", m.AppendJSON(nil))
-	return exitPass
+	return m.AppendJSON(nil), nil
 }

@@ -25,7 +25,7 @@ func init() {
 	register("sim", "run a simulation campaign over scenarios x seeds x backends (release gate)", runSim)
 }
 
-const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend memory,jsonl,sqlite] [--shard i/n] [--bug NAME] [--json] [--junit FILE] [--report-dir DIR] [--jobs N] [-q]"
+const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend NAME,...] [--shard i/n] [--bug NAME] [--json] [--junit FILE] [--report-dir DIR] [--jobs N] [-q]"
 
 // defaultSeeds is the number of seeds per scenario x backend of the default
 // campaign, derived from measured throughput so that the default run (16
@@ -362,7 +362,8 @@ func reproCommand(seed uint64, scenario, backend string, bugs []string) string {
 // scenario's step budget (a liveness failure, slow to reach). A candidate
 // that runs far longer than the failing run cannot fail with its (non-
 // liveness) kind any sooner, so it is cut off; for liveness failures the
-// scenario's own budget is the point, so it stays.
+// budget is the point, so it is left to lanesim.StepBudget, which gives a
+// replayed tape a budget proportional to its length.
 func shrinkStepCap(failing simOutcome) int {
 	if failing.Kind == "liveness" {
 		return 0

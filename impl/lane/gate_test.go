@@ -1,10 +1,12 @@
 package lane
 
 import (
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/stretchr/testify/require"
 )
@@ -78,7 +80,7 @@ func TestCancelBeforePollAdmissionStartsNoPoll(t *testing.T) {
 // ends the wait; the drive then reconciles to the aborted terminal.
 func TestCancelInterruptsRetryWait(t *testing.T) {
 	h := newHarness(t, backends[0])
-	clock := &wakeClock{testClock: h.clock, slept: make(chan time.Duration, 8), release: make(chan struct{})}
+	clock := &wakeClock{Clock: h.clock, slept: make(chan time.Duration, 8), release: make(chan struct{})}
 	h.sleeper = clock
 	a := newAcc()
 	h.provider.add(seq(a.start(), a.fail(pi.StopError, "overloaded")))
@@ -116,7 +118,7 @@ func TestCancelInterruptsRetryWait(t *testing.T) {
 // ms→ns conversion wrapped: base 1000 ms from attempt 35 retried at once).
 func TestRetryWaitChunksLongDelays(t *testing.T) {
 	h := newHarness(t, backends[0])
-	clock := &wakeClock{testClock: h.clock}
+	clock := &wakeClock{Clock: h.clock}
 	h.sleeper = clock
 	l := h.open()
 	start := h.clock.Now().UnixMilli()
@@ -133,21 +135,22 @@ func TestRetryWaitChunksLongDelays(t *testing.T) {
 // wakeClock is the test clock whose Sleep records each timer (all), reports
 // it on slept when set, and blocks until release is closed when set.
 type wakeClock struct {
-	*testClock
+	*envtest.Clock
+	mu      sync.Mutex
 	all     []time.Duration
 	slept   chan time.Duration
 	release chan struct{}
 }
 
 func (c *wakeClock) Sleep(d time.Duration) {
-	c.testClock.mu.Lock()
+	c.mu.Lock()
 	c.all = append(c.all, d)
-	c.testClock.mu.Unlock()
+	c.mu.Unlock()
 	if c.slept != nil {
 		c.slept <- d
 	}
 	if c.release != nil {
 		<-c.release
 	}
-	c.testClock.Sleep(d)
+	c.Clock.Sleep(d)
 }

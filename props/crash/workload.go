@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -305,20 +303,6 @@ func (o *Oracle) Check(got mstore.Snapshot) (int, error) {
 // Acknowledged is the index of the state holding every acknowledged commit.
 func (o *Oracle) Acknowledged() int { return o.acked }
 
-// Spec returns the model after every applied commit (acked and indefinite).
-func (o *Oracle) Spec() *mstore.Spec { return o.spec }
-
-// State returns allowed state k.
-func (o *Oracle) State(k int) mstore.Snapshot { return o.states[k] }
-
-// ResetTo rebases the oracle on recovered state k (after a crash the store
-// goes on from there).
-func (o *Oracle) ResetTo(k int, spec *mstore.Spec) {
-	o.states = []mstore.Snapshot{o.states[k]}
-	o.spec = spec
-	o.acked, o.open = 0, 0
-}
-
 var emptyEqual = cmp.Comparer(func(a, b []mstore.Row) bool {
 	if len(a) != len(b) {
 		return false
@@ -343,26 +327,6 @@ func describe(ws []mstore.Write) string {
 	}
 	return s + "]"
 }
-
-// TickClock is a deterministic clock: every Now is one millisecond later.
-type TickClock struct {
-	mu sync.Mutex
-	ms int64
-}
-
-// NewTickClock starts at a fixed instant.
-func NewTickClock() *TickClock { return &TickClock{ms: 1_700_000_000_000} }
-
-// Now advances by one millisecond.
-func (c *TickClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ms++
-	return time.UnixMilli(c.ms)
-}
-
-// Sleep does nothing.
-func (c *TickClock) Sleep(time.Duration) {}
 
 func cmpEqual(a, b mstore.Snapshot) bool { return cmp.Equal(a, b, emptyEqual) }
 
