@@ -76,16 +76,22 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 	if err != nil || !committed {
 		return StepResult{Kind: StepProgress}, err
 	}
+	l.emit(Event{Type: EvRunResume, RunID: op, Recovery: recovery})
 	l.emit(Event{Type: EvTurnStart, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll)})
+	// deferred.ts performDeferredPoll: drive.gate.admit(() => streamDeferred(…))
+	signal, aborting := l.admit(op)
+	if aborting != nil {
+		return awaitCancellation(aborting)
+	}
 	req := Request{OperationID: op, ResponseEntryID: intent.ResponseEntryID, Model: cfg.Model, Deferred: handle,
-		Poll: intent.Poll, Abort: l.armAbort(op)}
+		Poll: intent.Poll, Abort: signal}
 	l.setLive(op, intent.ResponseEntryID, nil)
 	msg, err := l.respond(req, recovery)
 	if err != nil {
 		l.dropLive(intent.ResponseEntryID)
 		return StepResult{}, err
 	}
-	r, err := l.settle(op, intent, msg, recovery, false)
+	r, err := l.settle(op, intent, msg, recovery, false, false)
 	l.dropLive(intent.ResponseEntryID)
 	return r, err
 }

@@ -125,7 +125,8 @@ func TestRequiredReplacementIntentDeletesAbandonedPollFrames(t *testing.T) {
 			}
 		}
 		require.Empty(t, h.frameList(op, req.ResponseEntryID))
-		require.Equal(t, []string{"turn_start(recovery)", "message_start(recovery)"}, h.eventTypes()[:2])
+		// deferred.ts publishPollIntent: run_resume then turn_start, both recovery-tagged
+		require.Equal(t, []string{"run_resume(recovery)", "turn_start(recovery)", "message_start(recovery)"}, h.eventTypes()[:3])
 	})
 }
 

@@ -21,7 +21,7 @@
 //	(*Lane).Close                  controlled crash: seal + drain, no writes
 //	(*Lane).Snapshot               transcript + streamingMessage precedence
 //	(*Lane).GenerateStructural     process-local stream, no frames, no events
-//	ForkWrites / ForkState         idle fork image (source seqs kept)
+//	ForkWrites / ForkState         idle fork image (fork.ts: entries keep seqs, values renumbered, lane state rebuilt)
 //	MigrateFrames                  map every frame in place or drop the list
 //	Bugs / BugNames / BugsByName   injectable defects for mutation scoring
 //

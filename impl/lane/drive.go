@@ -1,10 +1,9 @@
 package lane
 
 import (
+	"errors"
 	"fmt"
-	"time"
 
-	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 )
@@ -133,14 +132,6 @@ func (l *Lane) Drive(opts StepOptions) (StepResult, error) {
 	}
 }
 
-func (l *Lane) armAbort(op string) env.Future {
-	f := l.cfg.Exec.NewFuture("abort:" + op)
-	l.mu.Lock()
-	l.abort, l.abortFor = f, op
-	l.mu.Unlock()
-	return f
-}
-
 // runGeneration publishes the intent (reserving response and usage ids),
 // streams, and settles.
 func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
@@ -165,29 +156,46 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 	if intent.Attempt == 1 {
 		l.emit(Event{Type: EvTurnStart, RunID: op, TurnID: intent.Gen.StepID})
 	}
+	// generation.ts performGeneration: drive.gate.admit(() => streamSimple(…))
+	signal, aborting := l.admit(op)
+	if aborting != nil {
+		return awaitCancellation(aborting)
+	}
 	req := Request{OperationID: op, ResponseEntryID: intent.ResponseEntryID, Model: intent.Gen.Configuration.Model,
-		Attempt: intent.Attempt, Abort: l.armAbort(op)}
+		Attempt: intent.Attempt, Abort: signal}
 	l.setLive(op, intent.ResponseEntryID, nil)
 	msg, err := l.respond(req, false)
 	if err != nil {
 		l.dropLive(intent.ResponseEntryID)
 		return StepResult{}, err
 	}
-	r, err := l.settle(op, intent, msg, false, false)
+	r, err := l.settle(op, intent, msg, false, false, false)
 	l.dropLive(intent.ResponseEntryID)
 	return r, err
 }
 
 // runRetryWait moves assistant.retry_wait → assistant.ready once notBefore
-// has passed (sleeping on env.Clock when allowed).
+// has passed. With WaitForRetry it waits as generation.ts runRetryWait
+// does: drive.gate.admit(() => waitUntil(notBefore, signal)), so a cancel
+// that began earlier skips the wait and one signalled during it ends it;
+// either way the step awaits the cancellation and the next step reconciles.
 func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult, error) {
-	if now := l.now(); now < s.NotBefore {
+	if l.now() < s.NotBefore {
 		if !opts.WaitForRetry {
 			return StepResult{Kind: StepWaiting, Reason: "retry"}, nil
 		}
-		l.cfg.Clock.Sleep(time.Duration(s.NotBefore-now) * time.Millisecond)
+		if _, aborting := l.admit(op); aborting != nil {
+			return awaitCancellation(aborting)
+		}
+		if err := l.waitUntil(op, s.NotBefore); err != nil {
+			if !errors.Is(err, errAbortRequested) {
+				return StepResult{}, err
+			}
+			_, aborting := l.admit(op)
+			return awaitCancellation(aborting)
+		}
 	}
-	_, _, err := l.command("retry-ready", func(cur view) (plan, error) {
+	_, committed, err := l.command("retry-ready", func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafAssistantRetryWait || cur.op.State.Control.CancelRequested {
 			return plan{}, nil
 		}
@@ -197,5 +205,8 @@ func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult
 		next.op.State = st
 		return plan{commit: true, writes: []store.Write{store.SetValueRaw(OpStateAddr(op), MarshalState(st))}, next: next}, nil
 	})
+	if err == nil && committed {
+		l.emit(Event{Type: EvRetryStart, RunID: op, TurnID: s.Gen.StepID})
+	}
 	return StepResult{Kind: StepProgress}, err
 }

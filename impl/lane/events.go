@@ -18,6 +18,15 @@ const (
 	EvEntryAdded    EventType = "entry_added"
 	EvUsage         EventType = "usage"
 	EvRunEnd        EventType = "run_end"
+	// pi's retry, turn and suspension events (runtime/drive/response.ts,
+	// generation.ts, deferred.ts)
+	EvRetryStart      EventType = "retry_start"
+	EvRetryScheduled  EventType = "retry_scheduled"
+	EvRetryEnd        EventType = "retry_end"
+	EvTurnEnd         EventType = "turn_end"
+	EvRunSuspend      EventType = "run_suspend"
+	EvRunResume       EventType = "run_resume"
+	EvCompactionStart EventType = "compaction_start"
 )
 
 // Event is one lane event.

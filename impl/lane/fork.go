@@ -11,7 +11,9 @@ import (
 )
 
 // ForkCopiedNamespaces are the built-in value namespaces an idle fork
-// copies. pi.pending.*, pi.op.*, pi.result and usage rows are never copied.
+// reads: tips, lane config and lane state are reconstructed, the session
+// name and entry labels are copied. pi.pending.*, pi.op.*, pi.result and
+// usage rows are never copied.
 var ForkCopiedNamespaces = []string{NSBranchTip, NSLaneConfig, NSLaneState, NSSessionName, NSEntryLabel}
 
 // forkExcluded reports whether a namespace must never be copied by a fork.
@@ -19,40 +21,155 @@ func forkExcluded(ns string) bool {
 	return strings.HasPrefix(ns, "pi.pending.") || strings.HasPrefix(ns, "pi.op.") || ns == NSResult
 }
 
-// ForkWrites returns the image of an idle fork of src as committed writes
-// that keep their source seqs: every entry, and the values of
-// ForkCopiedNamespaces plus extraNamespaces (excluded families are refused).
-// Lists are never copied. nextSeq is the source's high-water mark, which the
-// destination must persist (JSONL header nextSeq).
-func ForkWrites(src store.Storage, extraNamespaces ...string) (writes []store.CommittedWrite, nextSeq int64, err error) {
+// ForkWrites returns the image of an idle tree fork of src as committed
+// writes, following session/fork.ts createForkSnapshot (scope "tree"): every
+// entry keeps its seq; values get fresh seqs after the last entry — per
+// source branch its tip, and for a configured lane its config and a rebuilt
+// empty lane state {currentOperationId:null, lastOperationId:null,
+// inbox:[]}; then the session name, the labels of copied entries and the
+// values of extraNamespaces (fork-policy.ts classifyForkAddress: copy).
+// Operation-owned families are refused, unknown pi.* namespaces are pi's
+// "Unknown reserved fork namespace" error. Lists and usage rows are never
+// copied. nextSeq is the destination's next seq (JSONL header nextSeq).
+func ForkWrites(src store.Storage, opts ForkOptions) (writes []store.CommittedWrite, nextSeq int64, err error) {
 	entries, err := src.Entries()
 	if err != nil {
 		return nil, 0, fmt.Errorf("lane: fork: entries: %w", err)
 	}
+	ids := map[string]bool{}
+	var maxSeq int64
 	for _, e := range entries {
-		ent := e.Entry
-		writes = append(writes, store.CommittedWrite{Write: store.InsertEntry(ent), Seq: e.Seq, Timestamp: e.Timestamp})
+		ids[e.Entry.ID] = true
+		maxSeq = max(maxSeq, e.Seq)
+		writes = append(writes, store.CommittedWrite{Write: store.InsertEntry(e.Entry), Seq: e.Seq, Timestamp: e.Timestamp})
 	}
-	for _, ns := range append(append([]string(nil), ForkCopiedNamespaces...), extraNamespaces...) {
-		if forkExcluded(ns) {
-			return nil, 0, fmt.Errorf("lane: fork: namespace %s is operation-owned and never forked", ns)
-		}
-		vals, err := src.ScanValues(ns, "")
+	scan := func(ns string) []store.StoredValue {
 		if err != nil {
-			return nil, 0, fmt.Errorf("lane: fork: scan %s: %w", ns, err)
+			return nil
 		}
-		for _, v := range vals {
-			writes = append(writes, store.CommittedWrite{Write: store.SetValueRaw(v.Address, v.Value), Seq: v.Seq})
+		var vs []store.StoredValue
+		if vs, err = src.ScanValues(ns, ""); err != nil {
+			err = fmt.Errorf("lane: fork: scan %s: %w", ns, err)
+		}
+		return vs
+	}
+	tips, configs, states := scan(NSBranchTip), scan(NSLaneConfig), scan(NSLaneState)
+	copied := append(scan(NSSessionName), labelsOf(scan(NSEntryLabel), ids)...)
+	for _, ns := range opts.ExtraNamespaces {
+		if err == nil {
+			err = forkNamespaceAllowed(ns)
+		}
+		copied = append(copied, scan(ns)...)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := validateForkSource(tips, configs, states, ids, opts.UnconfiguredLanes); err != nil {
+		return nil, 0, err
+	}
+	next := maxSeq + 1
+	put := func(addr store.Address, raw []byte) {
+		writes = append(writes, store.CommittedWrite{Write: store.SetValueRaw(addr, raw), Seq: next})
+		next++
+	}
+	bySeq(tips)
+	for _, tip := range tips {
+		put(tip.Address, tip.Value)
+		if cfg := findKey(configs, tip.Address.Key); cfg != nil {
+			put(cfg.Address, cfg.Value)
+			put(LaneStateAddr(tip.Address.Key), LaneState{}.raw())
+		} else if opts.UnconfiguredLanes && findKey(states, tip.Address.Key) != nil {
+			put(LaneStateAddr(tip.Address.Key), LaneState{}.raw())
 		}
 	}
-	sort.SliceStable(writes, func(i, j int) bool { return writes[i].Seq < writes[j].Seq })
-	return writes, src.NextSeq(), nil
+	bySeq(copied)
+	for _, v := range copied {
+		put(v.Address, v.Value)
+	}
+	return writes, next, nil
 }
+
+// ForkOptions configure an idle tree fork.
+type ForkOptions struct {
+	// ExtraNamespaces are application namespaces to copy (scope "tree").
+	ExtraNamespaces []string
+	// UnconfiguredLanes accepts a lane state without pi.lane.config and
+	// rebuilds it empty. frameproof's lane writes no lane config (pi's
+	// harness writes it when a lane is created), so its own sessions need
+	// this; pi refuses such a source ("has incomplete lane state"), which is
+	// the default.
+	UnconfiguredLanes bool
+}
+
+// forkNamespaceAllowed is classifyForkAddress for an extra namespace.
+func forkNamespaceAllowed(ns string) error {
+	if forkExcluded(ns) {
+		return fmt.Errorf("lane: fork: namespace %s is operation-owned and never forked", ns)
+	}
+	for _, known := range ForkCopiedNamespaces {
+		if ns == known {
+			return fmt.Errorf("lane: fork: namespace %s is forked already", ns)
+		}
+	}
+	if ns == "pi" || strings.HasPrefix(ns, "pi.") {
+		return fmt.Errorf("Unknown reserved fork namespace: %s", ns)
+	}
+	return nil
+}
+
+// validateForkSource is fork.ts validateForkSourceSnapshot for a tree fork.
+func validateForkSource(tips, configs, states []store.StoredValue, ids map[string]bool, unconfigured bool) error {
+	for _, v := range append(append([]store.StoredValue(nil), configs...), states...) {
+		if findKey(tips, v.Address.Key) == nil {
+			return fmt.Errorf("Source session branch %s is missing branch.tip", jsonString(v.Address.Key))
+		}
+	}
+	for _, tip := range tips {
+		hasCfg, hasState := findKey(configs, tip.Address.Key) != nil, findKey(states, tip.Address.Key) != nil
+		if hasCfg != hasState && !(unconfigured && hasState) {
+			return fmt.Errorf("Source session branch %s has incomplete lane state", jsonString(tip.Address.Key))
+		}
+		v, err := pi.ParseJSON(string(tip.Value))
+		if err != nil {
+			return fmt.Errorf("lane: fork: branch tip %s: %w", tip.Address.Key, err)
+		}
+		if v.Kind() == pi.String && !ids[v.Str()] {
+			return fmt.Errorf("Source session branch %s has an unknown tip", jsonString(tip.Address.Key))
+		}
+	}
+	return nil
+}
+
+func labelsOf(labels []store.StoredValue, ids map[string]bool) []store.StoredValue {
+	var out []store.StoredValue
+	for _, l := range labels {
+		if ids[l.Address.Key] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func findKey(vs []store.StoredValue, key string) *store.StoredValue {
+	for i := range vs {
+		if vs[i].Address.Key == key {
+			return &vs[i]
+		}
+	}
+	return nil
+}
+
+// bySeq orders values as the source committed them.
+func bySeq(vs []store.StoredValue) {
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Seq < vs[j].Seq })
+}
+
+func jsonString(s string) string { return string(pi.AppendQuote(nil, s)) }
 
 // ForkState builds a store.State from ForkWrites (for the memory backend's
 // FromState or a JSONL rewrite).
-func ForkState(src store.Storage, extraNamespaces ...string) (*store.State, error) {
-	writes, next, err := ForkWrites(src, extraNamespaces...)
+func ForkState(src store.Storage, opts ForkOptions) (*store.State, error) {
+	writes, next, err := ForkWrites(src, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -245,6 +245,12 @@ type harness struct {
 	budget   int
 	lane     *Lane
 	exec     env.Executor
+	// listener, when set, runs after the harness records each event.
+	listener Listener
+	// sleeper, when set, is the lane's clock (to observe or hold timers).
+	sleeper env.Clock
+	// skipStale sets Config.SkipStaleSettlement.
+	skipStale bool
 }
 
 func newHarness(t *testing.T, b backend) *harness {
@@ -256,11 +262,15 @@ func newHarness(t *testing.T, b backend) *harness {
 
 func (h *harness) config() Config {
 	return Config{
-		Name: "main", Storage: h.gated, Clock: h.clock, IDs: h.ids, Exec: h.executor(), Provider: h.provider,
+		Name: "main", Storage: h.gated, Clock: h.laneClock(), IDs: h.ids, Exec: h.executor(), Provider: h.provider,
 		Listener: func(ev Event) env.Future {
 			h.mu.Lock()
 			h.events = append(h.events, ev)
+			extra := h.listener
 			h.mu.Unlock()
+			if extra != nil {
+				return extra(ev)
+			}
 			return nil
 		},
 		AfterResponse: func(m *pi.AssistantMessage) (*pi.AssistantMessage, error) {
@@ -285,7 +295,8 @@ func (h *harness) config() Config {
 			h.tele = append(h.tele, r)
 			h.mu.Unlock()
 		},
-		Bugs: h.bugs,
+		Bugs:                h.bugs,
+		SkipStaleSettlement: h.skipStale,
 	}
 }
 
@@ -404,4 +415,11 @@ func (h *harness) executor() env.Executor {
 		return h.exec
 	}
 	return env.Goroutines{}
+}
+
+func (h *harness) laneClock() env.Clock {
+	if h.sleeper != nil {
+		return h.sleeper
+	}
+	return h.clock
 }

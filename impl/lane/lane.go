@@ -10,10 +10,11 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 )
 
-// DefaultFrameBudget bounds the frames one recovery or snapshot hydration
-// reads. pi pages without a total cap (facts §9.2); the seed asks for a
-// budget, so it is explicit and configurable here.
-const DefaultFrameBudget = 100_000
+// DefaultFrameBudget is pi's: readAssistantFrames (runtime/progress.ts)
+// pages through the whole list without a total cap. A positive
+// Config.FrameBudget is frameproof's deliberate option (the seed asks for a
+// budget): recovery reduces only that prefix and adds a diagnostic.
+const DefaultFrameBudget = 0
 
 // FramePageSize is pi's readAssistantFrames page size.
 const FramePageSize = 1000
@@ -75,13 +76,20 @@ type Config struct {
 	Listener      Listener      // may be nil
 	AfterResponse AfterResponse // may be nil
 	Limits        ModelLimits
-	// FrameBudget bounds frames read by recovery and snapshots (0: default).
+	// FrameBudget bounds frames read by recovery and snapshots (0, the
+	// default: no cap, as pi).
 	FrameBudget int
 	// OnFrame observes the frame pipeline (nil: off).
 	OnFrame func(FrameRecord)
 	// Telemetry observes every commit's shape without values (nil: off).
 	Telemetry func(TelemetryRecord)
-	Bugs      Bugs
+	// SkipStaleSettlement makes a settlement or terminal step whose
+	// operation was finalized meanwhile a harmless "stale" step. pi's
+	// settleOperation assumes a current operation and faults the harness
+	// (the default); frameproof's external finalization (Finalize) can race a
+	// drive step, so callers that use it set this.
+	SkipStaleSettlement bool
+	Bugs                Bugs
 }
 
 // Operation is the in-process view of the current operation.
@@ -118,13 +126,12 @@ type Lane struct {
 	cfg  Config
 	line *store.Line
 
-	mu       sync.Mutex
-	view     view
-	live     *liveStream
-	fault    *HarnessFault
-	closed   bool
-	abort    env.Completer
-	abortFor string
+	mu     sync.Mutex
+	view   view
+	live   *liveStream
+	fault  *HarnessFault
+	closed bool
+	gate   *driveGate // the current operation's effect gate
 }
 
 // Open restores a lane process from storage: lane state, branch tip and the
@@ -133,8 +140,8 @@ func Open(cfg Config) (*Lane, error) {
 	if cfg.Storage == nil || cfg.Clock == nil || cfg.IDs == nil || cfg.Exec == nil {
 		return nil, fmt.Errorf("lane: open %q: storage, clock, ids and executor are required", cfg.Name)
 	}
-	if cfg.FrameBudget <= 0 {
-		cfg.FrameBudget = DefaultFrameBudget
+	if cfg.FrameBudget < 0 {
+		return nil, fmt.Errorf("lane: open %q: frame budget %d is negative", cfg.Name, cfg.FrameBudget)
 	}
 	l := &Lane{cfg: cfg, line: store.NewLine(cfg.Exec)}
 	v, err := restore(cfg.Storage, cfg.Name)
@@ -326,8 +333,13 @@ func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (
 	return fut, out
 }
 
-// commitWrites commits and reports telemetry.
+// commitWrites commits and reports telemetry. Like pi's session mutator it
+// refuses, before storage sees it, a transaction that inserts a pending
+// assistant message; the command then faults the lane.
 func (l *Lane) commitWrites(writes []store.Write) (store.CommitResult, error) {
+	if err := refusePending(writes); err != nil {
+		return store.CommitResult{}, err
+	}
 	res, err := l.cfg.Storage.Commit(writes)
 	if l.cfg.Telemetry != nil {
 		for i, w := range writes {

@@ -13,10 +13,11 @@ import (
 const DiagnosticFrameBudget = "frame_budget_exceeded"
 
 // readFrames pages the exact frame list ascending, FramePageSize per page
-// with an exclusive seq cursor, and stops after budget frames. truncated
-// reports that more frames existed than the budget allowed. Frames are
-// returned as the JSON that was stored, unchecked: pi-ai's reducer reads
-// them so (see reduceStored).
+// with an exclusive seq cursor (pi's readAssistantFrames), and with a
+// positive budget stops after budget frames; truncated reports that more
+// frames existed than the budget allowed. Frames are returned as the JSON
+// that was stored, unchecked: pi-ai's reducer reads them so (see
+// reduceStored).
 func readFrames(st store.Storage, op, resp string, budget int) (out []pi.JSONValue, truncated bool, err error) {
 	addr := FramesAddr(op, resp)
 	var cursor *int64
@@ -26,7 +27,7 @@ func readFrames(st store.Storage, op, resp string, budget int) (out []pi.JSONVal
 			return nil, false, fmt.Errorf("lane: read frames %s: %w", addr.Key, err)
 		}
 		for _, e := range page {
-			if len(out) == budget {
+			if budget > 0 && len(out) == budget {
 				return out, true, nil
 			}
 			f, err := pi.ParseJSON(string(e.Value))
@@ -53,6 +54,32 @@ func interrupted(model ModelRef, partial *pi.AssistantMessage, now float64) *pi.
 	}
 	m.Usage, m.StopReason, m.ErrorMessage = ZeroUsage(), pi.StopError, strp(InterruptedWarning)
 	return m
+}
+
+// errorMessageBeforeTimestamp re-orders a marshalled message's keys the way
+// recovery.ts's interruptedAssistantMessage literal builds the message
+// without a committed partial: {role, content, api, provider, model, usage,
+// stopReason, errorMessage, timestamp} (normalizeAborted's spread keeps that
+// order). pi's AssistantMessage marshalling puts timestamp first.
+func errorMessageBeforeTimestamp(raw []byte) ([]byte, error) {
+	v, err := pi.ParseJSON(string(raw))
+	if err != nil || v.Kind() != pi.Object {
+		return nil, fmt.Errorf("lane: synthetic message: %v", err)
+	}
+	in := v.ObjectValue()
+	errMsg, hasErr := in.Get("errorMessage")
+	out := pi.NewObject()
+	for _, k := range in.Keys() {
+		if k == "errorMessage" {
+			continue
+		}
+		if k == "timestamp" && hasErr {
+			out.Set("errorMessage", errMsg)
+		}
+		val, _ := in.Get(k)
+		out.Set(k, val)
+	}
+	return pi.ObjectValue(out).AppendJSON(nil), nil
 }
 
 func budgetDiagnostic(m *pi.AssistantMessage, budget int, now float64) {
@@ -126,7 +153,7 @@ func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResul
 			return StepResult{}, l.faultWith(err)
 		}
 	}
-	return l.settle(op, eff, msg, true, true)
+	return l.settle(op, eff, msg, true, true, partial == nil)
 }
 
 func (s *OpState) modelRef() ModelRef {

@@ -11,6 +11,21 @@ import (
 // the current state (e.g. finalized externally meanwhile).
 var errStale = errors.New("lane: settlement target is no longer current")
 
+// errNoOperationState is what pi's settleOperation throws when no operation
+// is current (runtime/lane.ts: state.operation! is null, reading its state
+// fails); the command faults the harness.
+var errNoOperationState = errors.New("Cannot read properties of null (reading 'state')")
+
+// staleTarget decides a settlement or terminal whose operation is no longer
+// current: pi's crash (a harness fault) when none is current, unless
+// Config.SkipStaleSettlement asks for frameproof's harmless "stale" step.
+func (l *Lane) staleTarget(cur view) error {
+	if cur.op == nil && !l.cfg.SkipStaleSettlement {
+		return errNoOperationState
+	}
+	return &rejectError{errStale}
+}
+
 func sameEffect(v view, op string, eff *OpState) bool {
 	return v.op != nil && v.op.ID == op && v.op.State.At == eff.At && v.op.State.ResponseEntryID == eff.ResponseEntryID
 }
@@ -19,8 +34,10 @@ func sameEffect(v view, op string, eff *OpState) bool {
 // entry R, usage U, branch tip, deleteList(frames) | terminal cleanup,
 // op state | (result, lane state). Then entry_added and usage are emitted.
 // recovery selects pi's recovery classification; synthetic marks a response
-// the harness built rather than a provider stream (see Event.Synthetic).
-func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery, synthetic bool) (StepResult, error) {
+// the harness built rather than a provider stream (see Event.Synthetic);
+// noFrames marks the synthetic built without a committed partial, whose
+// entry keeps recovery.ts's literal key order.
+func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery, synthetic, noFrames bool) (StepResult, error) {
 	var disp Disposition
 	respID, usageID := intent.ResponseEntryID, intent.UsageID
 	if recovery && l.cfg.Bugs.RecoveryMintsNewIDs {
@@ -32,7 +49,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 	var finished *ResultRecord
 	res, committed, err := l.command("settle", func(cur view) (plan, error) {
 		if !sameEffect(cur, op, intent) {
-			return plan{}, &rejectError{errStale}
+			return plan{}, l.staleTarget(cur)
 		}
 		current := cur.op.State
 		d, err := classify(classifyInput{current: current, response: response, recovery: recovery,
@@ -42,6 +59,9 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		}
 		disp = d
 		msgJSON, err := pi.Marshal(d.Committed)
+		if err == nil && noFrames {
+			msgJSON, err = errorMessageBeforeTimestamp(msgJSON)
+		}
 		if err != nil {
 			return plan{}, err
 		}
@@ -90,9 +110,39 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 	}
 	u := disp.Committed.Usage
 	l.emit(Event{Type: EvUsage, RunID: op, Recovery: recovery, Synthetic: synthetic, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
+	l.emitSettlementEvents(op, intent, disp, recovery)
 	if finished != nil {
 		l.emit(Event{Type: EvRunEnd, RunID: op, Status: finished.Status})
 		return StepResult{Kind: StepSettled, Status: finished.Status}, nil
 	}
 	return StepResult{Kind: StepProgress}, nil
+}
+
+// emitSettlementEvents emits the rest of publishResponse's batch after
+// entry_added and usage (runtime/drive/response.ts), before run_end.
+func (l *Lane) emitSettlementEvents(op string, intent *OpState, d Disposition, recovery bool) {
+	var next Leaf
+	if d.Next != nil {
+		next = d.Next.At
+	}
+	if intent.At == LeafAssistantEffectPending {
+		turnID := intent.Gen.StepID
+		if !recovery && intent.Attempt > 1 && next != LeafAssistantRetryWait {
+			l.emit(Event{Type: EvRetryEnd, RunID: op, TurnID: turnID, Message: d.Committed})
+		}
+		if !recovery && next == LeafAssistantRetryWait {
+			l.emit(Event{Type: EvRetryScheduled, RunID: op, TurnID: turnID})
+		}
+		if !recovery && next != LeafTools && next != LeafAssistantRetryWait {
+			l.emit(Event{Type: EvTurnEnd, RunID: op, TurnID: turnID, Message: d.Committed})
+		}
+		if next == LeafSummaryDeciding {
+			l.emit(Event{Type: EvCompactionStart, RunID: op})
+		}
+	} else if next != LeafTools {
+		l.emit(Event{Type: EvTurnEnd, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll), Message: d.Committed})
+	}
+	if (intent.At == LeafDeferredEffectPending || !recovery) && next == LeafDeferredSuspended && d.Committed.Deferred != nil {
+		l.emit(Event{Type: EvRunSuspend, RunID: op, Recovery: recovery && intent.At == LeafDeferredEffectPending})
+	}
 }

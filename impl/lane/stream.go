@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/frameproof/frameproof/impl/frames"
@@ -21,6 +22,8 @@ func (l *Lane) respond(req Request, recovery bool) (*pi.AssistantMessage, error)
 	for i := 0; ; i++ {
 		if err := l.usable(); err != nil {
 			prog.seal()
+			l.closeGate(req.OperationID)
+			consumeRest(stream)
 			return nil, err
 		}
 		ev, err := stream.Next()
@@ -31,7 +34,7 @@ func (l *Lane) respond(req Request, recovery bool) (*pi.AssistantMessage, error)
 		switch ev.Type {
 		case pi.EventDone, pi.EventError:
 			if ev.Type == pi.EventDone && !started {
-				return nil, l.protocolDefect(prog, "Assistant message done event appears before start")
+				return nil, l.protocolDefect(prog, "Assistant message stream emitted done before start")
 			}
 			if _, err := enc.Encode(&ev); err != nil {
 				return nil, l.protocolDefect(prog, err.Error())
@@ -46,12 +49,12 @@ func (l *Lane) respond(req Request, recovery bool) (*pi.AssistantMessage, error)
 			final = ev.Message.Clone()
 		case pi.EventStart:
 			if started {
-				return nil, l.protocolDefect(prog, "Assistant message contains more than one start event")
+				return nil, l.protocolDefect(prog, "Assistant message stream emitted more than one start event")
 			}
 			started = true
 		default:
 			if !started {
-				return nil, l.protocolDefect(prog, fmt.Sprintf("Assistant message %s event appears before start", ev.Type))
+				return nil, l.protocolDefect(prog, fmt.Sprintf("Assistant message stream emitted %s before start", ev.Type))
 			}
 		}
 		if final != nil {
@@ -94,10 +97,24 @@ func (l *Lane) respond(req Request, recovery bool) (*pi.AssistantMessage, error)
 	return msg, nil
 }
 
-// protocolDefect faults the lane: pi's consumeAssistantStream throws.
+// consumeRest reads a stream to its end after the lane faulted or closed:
+// pi's consumeAssistantStream keeps iterating (event delivery resolves at
+// once on a closed bus, frame writes reject silently) until the provider,
+// whose request signal the sealed lane aborted, ends it.
+func consumeRest(stream Stream) {
+	for {
+		ev, err := stream.Next()
+		if err != nil || ev.Type == pi.EventDone || ev.Type == pi.EventError {
+			return
+		}
+	}
+}
+
+// protocolDefect faults the lane with msg as the cause, exactly as pi's
+// consumeAssistantStream (execution/assistant.ts) throws it.
 func (l *Lane) protocolDefect(prog *progress, msg string) error {
 	prog.seal()
-	return l.faultWith(fmt.Errorf("lane: provider stream: %s", msg))
+	return l.faultWith(errors.New(msg))
 }
 
 // transportFailure is the error response for a stream that failed outside

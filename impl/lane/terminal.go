@@ -51,9 +51,8 @@ func (l *Lane) terminatePlanner(status string, opErr *OpError, onlyOp string, re
 	return func(cur view) (plan, error) {
 		if onlyOp != "" && (cur.op == nil || cur.op.ID != onlyOp) {
 			// A drive step's target was finalized externally while the step
-			// waited for its turn: the same harmless stale outcome as a
-			// settlement that lost that race.
-			return plan{}, &rejectError{errStale}
+			// waited for its turn: as a settlement that lost that race.
+			return plan{}, l.staleTarget(cur)
 		}
 		if cur.op == nil {
 			return plan{}, &rejectError{ErrNoOperation}
@@ -105,22 +104,29 @@ func (l *Lane) FinalizeAsync(status string, opErr *OpError) env.Future {
 }
 
 // RequestCancel durably marks the current operation cancel_requested (no-op
-// when idle or already cancelled) and signals a live provider stream's
-// Request.Abort. The drive reconciles on its next Step. The TX is pi's
-// requestOperationAbort: delete the pending entries of queued steer and
-// followUp items, set the op state, set the lane state without those items.
+// when idle or already cancelled). Like pi's requestOperationAbort it first
+// begins the abort of the current operation's drive synchronously, so an
+// effect not yet admitted is never started (the step awaits this command
+// and the next step reconciles); once the command completed it signals the
+// drive's abort (Request.Abort, retry waits). The TX: delete the pending
+// entries of queued steer and followUp items, set the op state, set the lane
+// state without those items.
 func (l *Lane) RequestCancel() error {
 	if err := l.usable(); err != nil {
 		return err
 	}
+	cancellation := l.beginAbort()
 	var op string
 	_, _, err := l.command("cancel", func(cur view) (plan, error) {
-		if cur.op == nil || cur.op.State.Control.CancelRequested {
+		if cur.op == nil {
+			return plan{}, nil
+		}
+		op = cur.op.ID
+		if cur.op.State.Control.CancelRequested {
 			return plan{}, nil
 		}
 		next := cur.clone()
 		next.op.State.Control = Control{CancelRequested: true, RequestedAt: l.now()}
-		op = cur.op.ID
 		kept, removed, err := splitSteering(cur.laneState.Inbox)
 		if err != nil {
 			return plan{}, err
@@ -134,17 +140,15 @@ func (l *Lane) RequestCancel() error {
 			store.SetValueRaw(LaneStateAddr(l.cfg.Name), next.laneState.raw()))
 		return plan{commit: true, writes: writes, next: next}, nil
 	})
+	if cancellation != nil {
+		cancellation.Resolve(err)
+	}
 	if err != nil {
 		return err
 	}
-	l.mu.Lock()
-	abort := l.abort
-	if l.abortFor != op {
-		abort = nil
-	}
-	l.mu.Unlock()
-	if abort != nil {
-		abort.Resolve(nil)
+	// settleGate: signal on a new or a repeated request for the operation
+	if op != "" {
+		l.signalAbort(op)
 	}
 	return nil
 }

@@ -80,6 +80,7 @@ type stream struct {
 	observed         []*pi.AssistantMessage // observed message after event i
 	types            []pi.EventType
 	framed           map[int]bool
+	admitted         bool // the provider request (or poll) was made
 	started, ended   bool
 	final, response  *pi.AssistantMessage
 	hooked           bool
@@ -111,6 +112,9 @@ type Model struct {
 	intentSeen bool
 	synthetic  *pi.AssistantMessage
 	settled    *Outcome
+	// aborting is the operation whose drive's abort began (a cancel
+	// request, before its commit): no later effect of it is admitted.
+	aborting string
 }
 
 // New returns a model of an empty lane.
@@ -277,6 +281,9 @@ func (m *Model) Intent(op, resp, usage string, attempt int) error {
 	}
 	m.st.Ops[op] = n
 	m.intentSeen = true
+	if n.At == AtDeferredEffect {
+		m.emit("run_resume", recovery) // a poll resumes the suspended run
+	}
 	if n.At == AtDeferredEffect || attempt == 1 {
 		m.emit("turn_start", recovery)
 	}
@@ -294,6 +301,9 @@ func (m *Model) ProviderEvent(ev *pi.Event) error {
 	s := m.live
 	if s == nil {
 		return fmt.Errorf("model/lane: provider event %s without an owned stream", ev.Type)
+	}
+	if !s.admitted {
+		return fmt.Errorf("model/lane: provider event %s of %s before its request was admitted", ev.Type, s.resp)
 	}
 	if s.ended {
 		return fmt.Errorf("model/lane: provider event %s after the terminal event", ev.Type)
@@ -451,10 +461,11 @@ func (m *Model) Settle() error {
 	op, o, ok := m.current()
 	var msg *pi.AssistantMessage
 	var resp string
-	recovery := true
+	recovery, literal := true, false
 	switch {
 	case m.synthetic != nil:
 		msg, resp = m.synthetic, o.ResponseEntryID
+		literal = m.durable(o.ResponseEntryID) == nil
 	case m.live != nil && m.live.hooked:
 		msg, resp, recovery = m.live.response, m.live.resp, m.live.recovery
 	default:
@@ -467,11 +478,20 @@ func (m *Model) Settle() error {
 	if d.fault != "" {
 		return fmt.Errorf("model/lane: settlement of %s must fault: %s", resp, d.fault)
 	}
-	m.st.Entries = append(m.st.Entries, Entry{ID: resp, Parent: m.st.Tip, Message: messageJSON(d.committed)})
+	if d.committed.StopReason == pi.StopPending {
+		// session/session.ts: the session mutator refuses the transaction
+		return fmt.Errorf("model/lane: settlement of %s must fault: %s", resp, PendingAssistantRefusal)
+	}
+	entryMsg := messageJSON(d.committed)
+	if literal {
+		entryMsg = interruptedLiteralJSON(d.committed)
+	}
+	m.st.Entries = append(m.st.Entries, Entry{ID: resp, Parent: m.st.Tip, Message: entryMsg})
 	m.st.Usage = append(m.st.Usage, UsageRow{ID: o.UsageID, EntryID: resp, Usage: usageJSON(d.committed.Usage)})
 	m.st.Tip = resp
 	m.emit("entry_added", recovery)
 	m.emit("usage", recovery)
+	m.settlementEvents(o, d, recovery)
 	out := Outcome{Kind: "progress"}
 	if d.next == nil {
 		m.terminate(op, "failed", d.failCode, d.failMsg)
@@ -514,6 +534,7 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 		m.turn = nil
 		return m.skippedOutcome(p.Kind), nil
 	}
+	turned := m.turn != nil // the step's command reached its turn
 	m.turn = nil
 	id, o, _ := m.current()
 	switch p.Kind {
@@ -522,8 +543,13 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 	case "wait":
 		return Outcome{Kind: "waiting", Reason: p.Reason}, nil
 	case "retry":
+		if m.aborting == m.dispatched.op && !turned {
+			// the wait was not admitted or was interrupted: no TX
+			return Outcome{Kind: "progress"}, nil
+		}
 		m.st.Ops[id] = Op{At: AtReady, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 			LatestAssistantEntryID: o.LatestAssistantEntryID, NextAttempt: o.NextAttempt}
+		m.emit("retry_start", false)
 		return Outcome{Kind: "progress"}, nil
 	case "terminate":
 		m.terminate(id, p.Status, "", "")
@@ -537,6 +563,13 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 	}
 	if p.Kind != "recover" && !m.intentSeen {
 		return Outcome{}, fmt.Errorf("model/lane: %s step returned without an intent", p.Kind)
+	}
+	if p.Kind != "recover" && m.live != nil && !m.live.admitted {
+		if m.aborting != m.live.op {
+			return Outcome{}, fmt.Errorf("model/lane: %s step returned without making its request, although no cancel began", p.Kind)
+		}
+		m.live = nil // the step awaited the cancellation; the next reconciles
+		return Outcome{Kind: "progress"}, nil
 	}
 	resp := ""
 	if m.live != nil {
@@ -578,6 +611,7 @@ func (m *Model) Finalize(status, code, message string) bool {
 // appends, the live stream and the step in progress are gone.
 func (m *Model) Crash() {
 	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn = nil, nil, nil, nil, nil, false, nil
+	m.aborting = ""
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

@@ -35,6 +35,7 @@ func started(t *testing.T, maxAttempts int) *Model {
 		t.Fatalf("step: %+v", e)
 	}
 	must(t, m.Intent("op", "r1", "g1", 1))
+	must(t, m.Admit())
 	return m
 }
 

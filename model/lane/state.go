@@ -8,15 +8,18 @@ import (
 
 // Leaves of the operation state machine the model drives (facts §4).
 const (
-	AtReady            = "assistant.ready"
-	AtEffectPending    = "assistant.effect_pending"
-	AtRetryWait        = "assistant.retry_wait"
-	AtDeferredSuspend  = "deferred.suspended"
-	AtDeferredEffect   = "deferred.effect_pending"
-	AtCheckpoint       = "checkpoint"
-	AtTools            = "tools"
-	FramesNamespace    = "pi.pending.assistant_frame"
-	InterruptedWarning = "Assistant request was interrupted. The preceding content is the latest committed partial; newer live output may be missing and the external outcome is unknown."
+	AtReady           = "assistant.ready"
+	AtEffectPending   = "assistant.effect_pending"
+	AtRetryWait       = "assistant.retry_wait"
+	AtDeferredSuspend = "deferred.suspended"
+	AtDeferredEffect  = "deferred.effect_pending"
+	AtCheckpoint      = "checkpoint"
+	AtTools           = "tools"
+	FramesNamespace   = "pi.pending.assistant_frame"
+	// PendingAssistantRefusal is the session mutator's error for an entry
+	// whose assistant message is still pending; the lane faults on it.
+	PendingAssistantRefusal = "Cannot persist a pending assistant message"
+	InterruptedWarning      = "Assistant request was interrupted. The preceding content is the latest committed partial; newer live output may be missing and the external outcome is unknown."
 )
 
 // State is the committed state of one lane, as plain values that a driver
@@ -120,4 +123,25 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// interruptedLiteralJSON is the synthetic response built without a
+// committed partial, as recovery.ts's object literal orders it: role,
+// content, api, provider, model, usage, stopReason, errorMessage, timestamp
+// (settlement only replaces values, so the order survives).
+func interruptedLiteralJSON(m *pi.AssistantMessage) string {
+	obj := pi.NewObject()
+	obj.Set("role", pi.StringValue("assistant"))
+	obj.Set("content", pi.ArrayValue(nil))
+	obj.Set("api", pi.StringValue(m.API))
+	obj.Set("provider", pi.StringValue(m.Provider))
+	obj.Set("model", pi.StringValue(m.Model))
+	usage, _ := pi.ParseJSON(usageJSON(m.Usage))
+	obj.Set("usage", usage)
+	obj.Set("stopReason", pi.StringValue(string(m.StopReason)))
+	if m.ErrorMessage != nil {
+		obj.Set("errorMessage", pi.StringValue(*m.ErrorMessage))
+	}
+	obj.Set("timestamp", pi.NumberValue(m.Timestamp))
+	return string(pi.ObjectValue(obj).AppendJSON(nil))
 }

@@ -201,6 +201,7 @@ func (d *driver) openLane() error {
 	l, err := lane.Open(lane.Config{
 		Name: laneName, Storage: &gatedStore{Storage: d.under, g: d.g}, Clock: d.clock, IDs: d.ids, Exec: d.exec,
 		Provider: d, Listener: d.listener, AfterResponse: d.hook, OnFrame: d.onFrame, Bugs: d.opts.Bugs,
+		SkipStaleSettlement: true, // finalizations race drive steps here
 	})
 	if err != nil {
 		return fmt.Errorf("props/lane: reopen lane: %w", err)
@@ -328,6 +329,9 @@ func (d *driver) cancel() {
 	if d.isLost() || d.failure() != nil {
 		return
 	}
+	d.mu.Lock()
+	d.model.BeginAbort()
+	d.mu.Unlock()
 	err := d.lane.RequestCancel()
 	d.g.quiesce()
 	if d.isLost() {

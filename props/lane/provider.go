@@ -28,6 +28,9 @@ const (
 // (live partial running ahead, interleaved blocks) with a random ending.
 func (d *driver) Stream(req lane.Request) lane.Stream {
 	d.feedIntent()
+	d.mu.Lock()
+	d.failLocked(d.model.Admit())
+	d.mu.Unlock()
 	end := rapid.IntRange(0, nEndings-1).Draw(d.t, "ending")
 	if d.opts.Deferred && rapid.Bool().Draw(d.t, "deferredBias") {
 		end = endDeferred
@@ -98,6 +101,9 @@ func (s *script) Next() (pi.Event, error) {
 	switch rapid.IntRange(0, 60).Draw(d.t, "midStream") {
 	case 0:
 		if !d.cancelled {
+			d.mu.Lock()
+			d.model.BeginAbort()
+			d.mu.Unlock()
 			err := d.lane.RequestCancel()
 			d.g.quiesce()
 			if !d.isLost() {

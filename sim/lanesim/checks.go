@@ -148,6 +148,7 @@ func (r *runner) checkRestored() {
 		}
 		if r.p.canceller && boolChoice(r, "reconnect-cancel") {
 			var hf *lane.HarnessFault
+			r.ls.beginAbort()
 			if err := r.ln.RequestCancel(); err != nil && !(errors.As(err, &hf) && r.injected) && !errors.Is(err, world.ErrCrashed) {
 				r.fail("invariant", "request cancel on reconnect: %v", err)
 			}
@@ -182,6 +183,10 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 	for _, w := range ws {
 		if w.Kind != store.WriteEntry || w.Entry == nil || !isAssistantEntry(w.Entry.Raw) {
 			continue
+		}
+		if m := entryMessage(w.Entry.Raw); m != nil && m.StopReason == pi.StopPending {
+			// session/session.ts refuses it; the lane must fault instead
+			r.fail("invariant", "a pending assistant message was committed as entry %s", w.Entry.ID)
 		}
 		if prev == nil || !prev.At.IsEffectPending() {
 			continue // the model reports a settlement without a pending response

@@ -389,6 +389,13 @@ func (ls *lockstep) transportFailure(last *pi.AssistantMessage, err error) {
 	ls.providerEvent(&pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: m})
 }
 
+// beginAbort: a cancel request is about to be made (pi's
+// requestOperationAbort begins the drive's abort before its command).
+func (ls *lockstep) beginAbort() { ls.m.BeginAbort() }
+
+// admit: the lane made a provider request (or poll) for its intent.
+func (ls *lockstep) admit() { ls.mismatch("effect admission", ls.m.Admit()) }
+
 func (ls *lockstep) afterResponse() {
 	ls.mismatch("after_response", ls.m.AfterResponse())
 }

@@ -263,7 +263,9 @@ func (r *runner) startProcess() bool {
 	}
 	ln, err := lane.Open(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
 		Provider: simProviderImpl{r}, Listener: r.listener, AfterResponse: r.afterResponse,
-		OnFrame: r.onFrame, Bugs: r.laneBugs})
+		OnFrame: r.onFrame, Bugs: r.laneBugs,
+		// the finalizer races drive steps (frameproof's external finalization)
+		SkipStaleSettlement: true})
 	if err != nil {
 		r.fail("recovery", "lane open (process %d): %v", r.gen, err)
 		return false
@@ -540,6 +542,7 @@ func (r *runner) canceller() {
 	if r.finished || r.failed || r.closing {
 		return
 	}
+	r.ls.beginAbort()
 	if err := ln.RequestCancel(); err != nil && !errors.Is(err, world.ErrCrashed) && !errors.Is(err, lane.ErrClosed) {
 		var hf *lane.HarnessFault
 		if errors.As(err, &hf) {
@@ -652,6 +655,7 @@ func (r *runner) onStreamOpen(s *simStream) {
 	resp := s.req.ResponseEntryID
 	r.streams[resp] = s
 	r.cur = s
+	r.ls.admit()
 	if r.pendingPoll != "" && s.req.Deferred != nil {
 		r.race(RowPollReplacement, "replaced-at-once")
 		r.pendingPoll = ""

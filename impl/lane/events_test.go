@@ -1,0 +1,79 @@
+package lane
+
+import (
+	"testing"
+	"time"
+
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/stretchr/testify/require"
+)
+
+// runtime/drive/response.ts publishResponse (retry_scheduled; retry_end and
+// turn_end once a later attempt settles) and generation.ts runRetryWait
+// (retry_start at the retry-ready commit).
+func TestRetryEventsFollowPublishResponse(t *testing.T) {
+	h := newHarness(t, backends[0])
+	a := newAcc()
+	h.provider.add(seq(a.start(), a.fail(pi.StopError, "overloaded")), helloScript())
+	l := h.open()
+	h.start(3)
+	r, err := l.Drive(StepOptions{WaitForRetry: true})
+	require.NoError(t, err)
+	require.Equal(t, StepSettled, r.Kind)
+	require.Equal(t, []string{
+		"turn_start", "message_start", "message_end", "entry_added", "usage", "retry_scheduled",
+		"retry_start",
+		"message_start", "message_update", "message_update", "message_update", "message_update", "message_end",
+		"entry_added", "usage", "retry_end", "turn_end",
+		"run_end"}, h.eventTypes())
+}
+
+// response.ts: a deferred response suspends the run (run_suspend after
+// turn_end); deferred.ts publishPollIntent resumes it (run_resume before the
+// poll's turn_start).
+func TestDeferredEventsFollowPublishResponse(t *testing.T) {
+	h := newHarness(t, backends[0])
+	handle := pi.DeferredHandle{Provider: "openai", ModelID: "gpt-test", API: newAcc().m.API, ID: "job"}
+	a, b := newAcc(), newAcc()
+	h.provider.add(seq(a.start(), a.deferred(handle)), seq(b.start(), b.deferred(handle)))
+	l := h.open()
+	h.start(1)
+	_, err := l.Drive(StepOptions{})
+	require.NoError(t, err)
+	_, err = l.Step(StepOptions{DeferredPermit: true})
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		"turn_start", "message_start", "message_end", "entry_added", "usage", "turn_end", "run_suspend",
+		"run_resume", "turn_start", "message_start", "message_end", "entry_added", "usage", "turn_end", "run_suspend"}, h.eventTypes())
+}
+
+// execution/assistant.ts consumeAssistantStream + runtime/lane.ts seal: after
+// a frame commit faults the harness, the loop keeps consuming the stream to
+// its end (the sealed lane aborted the request's signal so the provider ends
+// it); nothing settles.
+func TestFrameCommitFailureKeepsConsumingTheStream(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	h.start(1)
+	a := newAcc()
+	s := seq(a.start(), a.textStart(0), a.textDelta(0, "a"), a.textDelta(0, "b"), a.textDelta(0, "c"), a.textEnd(0, "abc"), a.done(pi.StopStop))
+	consumed := 0
+	s.before = func(i int) {
+		consumed = i + 1
+		if i == 3 { // hold the stream until the first frame commit has faulted
+			for deadline := time.Now().Add(10 * time.Second); l.Fault() == nil && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	h.provider.add(s)
+	h.gated.mu.Lock()
+	h.gated.failAt = h.gated.commits + 2 // the intent commits, the first frame append fails
+	h.gated.mu.Unlock()
+	_, err := l.Drive(StepOptions{})
+	var hf *HarnessFault
+	require.ErrorAs(t, err, &hf)
+	require.Equal(t, len(s.events), consumed, "the stream was abandoned after the fault")
+	require.True(t, h.provider.requests[0].Abort.Done(), "the request's abort signal was not raised")
+	require.NotContains(t, h.eventTypes(), "entry_added")
+}
