@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 
@@ -17,12 +18,35 @@ func init() {
 	register("reduce", "frames JSONL on stdin (null lines skipped) → the reduced assistant message (or null)", runReduce)
 }
 
+// defaultMaxLine bounds one stdin line of encode and reduce. An event line
+// carries the whole partial message so far, so lines grow with the message;
+// 64 MiB is far above any real assistant message and still bounded.
+const defaultMaxLine = 64 << 20
+
+// errLineTooLong is returned by forEachLine for a line over the limit.
+var errLineTooLong = errors.New("line too long")
+
 // forEachLine calls fn with every non-blank line and its 1-based number.
-// Lines may be arbitrarily long.
-func forEachLine(r io.Reader, fn func(n int, line string) error) error {
+// A line longer than maxLine bytes stops the read with an error before the
+// rest of it is read.
+func forEachLine(r io.Reader, maxLine int, fn func(n int, line string) error) error {
 	br := bufio.NewReaderSize(r, 1<<16)
+	var buf []byte
 	for n := 1; ; n++ {
-		line, err := br.ReadString('\n')
+		buf = buf[:0]
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			if len(buf)+len(chunk) > maxLine+1 { // +1: the newline itself
+				return fmt.Errorf("line %d: %w: more than --max-line %d bytes", n, errLineTooLong, maxLine)
+			}
+			buf = append(buf, chunk...)
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		line := string(buf)
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			line = line[:len(line)-1]
 			if len(line) > 0 && line[len(line)-1] == '\r' {
@@ -38,21 +62,57 @@ func forEachLine(r io.Reader, fn func(n int, line string) error) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("reading stdin: %w", err)
+			return &stdinError{err}
 		}
 	}
 }
 
+// stdinError is a failure to read stdin (an environment error, exit 4),
+// as opposed to bad content in it (exit 1).
+type stdinError struct{ err error }
+
+func (e *stdinError) Error() string { return "reading stdin: " + e.err.Error() }
+func (e *stdinError) Unwrap() error { return e.err }
+
+// codecExit maps a line loop's error to an exit code.
+func codecExit(err error) int {
+	var se *stdinError
+	if errors.As(err, &se) {
+		return exitIO
+	}
+	return exitFail
+}
+
+// codecFlags parses the flags encode and reduce share.
+func codecFlags(name, usageLine, help string, args []string, stdout, stderr io.Writer) (maxLine, code int) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	ml := fs.Int("max-line", defaultMaxLine, "longest stdin line accepted, in bytes")
+	helpText := func(w io.Writer) { fmt.Fprintln(w, help) }
+	if code := parseFlags(fs, args, usageLine, helpText, stdout, stderr); code >= 0 {
+		return 0, code
+	}
+	if code := noArgs(fs, stderr); code >= 0 {
+		return 0, code
+	}
+	if *ml <= 0 {
+		return 0, usageError(stderr, name, "--max-line must be positive, got %d", *ml)
+	}
+	return *ml, -1
+}
+
 func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 0 {
-		fmt.Fprintln(stderr, "usage: frameproof encode < events.jsonl")
-		return exitUsage
+	maxLine, code := codecFlags("encode", "usage: frameproof encode [--max-line N] < events.jsonl",
+		"Reads pi-ai AssistantMessageEvents, one JSON object a line (as a provider stream emits them,\n"+
+			"each with its partial message), and prints for each the frame pi-ai's encoder returns, or null.\n"+
+			"Example input: corpus/examples/events.jsonl",
+		args, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	out := bufio.NewWriter(stdout)
-	defer out.Flush()
 	enc := frames.NewEncoder()
 	buf := []byte{}
-	err := forEachLine(stdin, func(n int, line string) error {
+	err := forEachLine(stdin, maxLine, func(n int, line string) error {
 		ev, err := pi.ParseEvent(line)
 		if err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
@@ -71,21 +131,27 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, werr := out.Write(buf)
 		return werr
 	})
+	if ferr := out.Flush(); ferr != nil {
+		return exitIO // dispatch's checked stdout recorded and reports it
+	}
 	if err != nil {
-		out.Flush()
 		fmt.Fprintf(stderr, "frameproof encode: %v\n", err)
-		return exitFail
+		return codecExit(err)
 	}
 	return exitPass
 }
 
 func runReduce(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 0 {
-		fmt.Fprintln(stderr, "usage: frameproof reduce < frames.jsonl")
-		return exitUsage
+	maxLine, code := codecFlags("reduce", "usage: frameproof reduce [--max-line N] < frames.jsonl",
+		"Reads pi-ai frames, one JSON value a line (null lines, encode's \"no frame\", are skipped),\n"+
+			"and prints the assistant message pi-ai's reduceAssistantMessageFrames rebuilds, or null.\n"+
+			"Example input: corpus/examples/frames.jsonl (or: frameproof encode < corpus/examples/events.jsonl)",
+		args, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	red := frames.NewReducer()
-	err := forEachLine(stdin, func(n int, line string) error {
+	err := forEachLine(stdin, maxLine, func(n int, line string) error {
 		if line == "null" {
 			return nil // encode's "no frame" lines, so `encode | reduce` works
 		}
@@ -100,7 +166,7 @@ func runReduce(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "frameproof reduce: %v\n", err)
-		return exitFail
+		return codecExit(err)
 	}
 	m, err := red.Message()
 	if err != nil {

@@ -58,7 +58,13 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitUsage
 	}
-	return cmd.run(args[1:], stdin, stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	code := cmd.run(args[1:], stdin, out, stderr)
+	if err := out.Err(); err != nil {
+		fmt.Fprintf(stderr, "frameproof %s: writing output: %v\n", args[0], err)
+		return outputCode(code, err)
+	}
+	return code
 }
 
 func usage(w io.Writer) {

@@ -48,44 +48,65 @@ type tapeFile struct {
 	Tape        choice.Tape `json:"tape"`
 }
 
-func readTapeFile(path string) (tapeFile, error) {
-	data, err := os.ReadFile(path)
+// defaultMaxTape bounds a tape file: a shrunk tape is a few hundred bytes
+// and an unshrunk one of a long run a few MiB, so 16 MiB is ample and still
+// fails fast on a wrong file (repro --tape /dev/zero).
+const defaultMaxTape = 16 << 20
+
+// readTapeFile reads at most maxBytes of a tape file; the error names what
+// is wrong and the exit code (2 for a file that is not a valid tape, 4 for
+// one that cannot be read).
+func readTapeFile(path string, maxBytes int64) (tapeFile, int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: no such file", path)
+	}
 	if err != nil {
-		return tapeFile{}, fmt.Errorf("--tape: %w", err)
+		return tapeFile{}, exitIO, fmt.Errorf("--tape %s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return tapeFile{}, exitIO, fmt.Errorf("--tape %s: %w", path, unwrapPath(err))
+	}
+	if int64(len(data)) > maxBytes {
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: larger than --max-tape %d bytes: not a tape file", path, maxBytes)
 	}
 	var tf tapeFile
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tf); err != nil {
-		return tapeFile{}, fmt.Errorf("--tape %s: not a tape file: %w", path, err)
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: not a tape file: %w", path, err)
 	}
 	if tf.Schema != TapeSchema {
-		return tapeFile{}, fmt.Errorf("--tape %s: schema %d, want %d", path, tf.Schema, TapeSchema)
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: schema %d, want %d", path, tf.Schema, TapeSchema)
 	}
-	return tf, nil
+	return tf, -1, nil
 }
 
 func writeTapeFile(path string, tf tapeFile) error {
 	data, err := json.MarshalIndent(tf, "", " ")
 	if err != nil {
-		return fmt.Errorf("shrink: encode tape: %w", err)
+		return fmt.Errorf("encode tape: %w", err)
 	}
 	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("shrink: write tape: %w", err)
+		return fmt.Errorf("write tape %s: %w", path, unwrapPath(err))
 	}
 	return nil
 }
 
 // parseInterspersed parses flags that may come before or after positional
-// arguments ("repro 17 --scenario x" and "repro --scenario x 17").
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+// arguments ("repro 17 --scenario x" and "repro --scenario x 17"). It
+// returns the positional arguments, or the exit code to stop with (see
+// parseFlags).
+func parseInterspersed(fs *flag.FlagSet, args []string, usageLine string, stdout, stderr io.Writer) ([]string, int) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
+		if code := parseFlags(fs, args, usageLine, nil, stdout, stderr); code >= 0 {
+			return nil, code
 		}
 		if fs.NArg() == 0 {
-			return pos, nil
+			return pos, -1
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
@@ -209,31 +230,29 @@ func (f targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (targ
 func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	suite := activeSuite
 	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	tflags := addTargetFlags(fs)
 	tapePath := fs.String("tape", "", "replay this tape file (from frameproof shrink) instead of a seed")
+	maxTape := fs.Int64("max-tape", defaultMaxTape, "largest tape file accepted, in bytes")
 	tracePath := fs.String("trace", "", "write the JSONL trace here, - for stdout (default frameproof-repro-<scenario>-<backend>-<seed>.jsonl)")
 	htmlPath := fs.String("html", "", "write the HTML report here (default frameproof-repro-<scenario>-<backend>-<seed>.html)")
 	quiet := fs.Bool("q", false, "print only the verdict")
 	usageErr := func(err error) int {
-		fmt.Fprintln(stderr, "frameproof repro:", err)
-		fmt.Fprintln(stderr, reproUsage)
-		return exitUsage
+		return usageError(stderr, "repro", "%v", err)
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		fmt.Fprintln(stderr, reproUsage)
-		return exitUsage
+	pos, code := parseInterspersed(fs, args, reproUsage, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if *maxTape <= 0 {
+		return usageErr(fmt.Errorf("--max-tape must be positive, got %d", *maxTape))
 	}
 	var tf *tapeFile
 	switch {
 	case *tapePath != "" && len(pos) == 0:
-		f, err := readTapeFile(*tapePath)
+		f, code, err := readTapeFile(*tapePath, *maxTape)
 		if err != nil {
-			return usageErr(err)
+			fmt.Fprintln(stderr, "frameproof repro:", err)
+			return code
 		}
 		tf = &f
 	case *tapePath == "" && len(pos) == 1:
@@ -259,11 +278,13 @@ func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *htmlPath == "" {
 		*htmlPath = stem + ".html"
 	}
+	if err := errors.Join(checkOutputFile("--trace", *tracePath), checkOutputFile("--html", *htmlPath)); err != nil {
+		return ioError(stderr, "repro", "%v", err)
+	}
 
 	first, second, err := runTwice(t)
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof repro:", err)
-		return exitInconclusive
+		return ioError(stderr, "repro", "%v", err)
 	}
 	info := stdout
 	if *tracePath == "-" {
@@ -282,11 +303,11 @@ func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		printOutcome(info, first, second)
 	}
-	writeReproArtifacts(t, first, *tracePath, *htmlPath, second.TraceHash, stdout, stderr, info)
+	werr := writeReproArtifacts(t, first, *tracePath, *htmlPath, second.TraceHash, stdout, stderr, info)
 	if first.Failed {
 		return exitFail
 	}
-	return exitPass
+	return outputCode(exitPass, werr)
 }
 
 // runTwice runs the target twice with full traces.
@@ -332,16 +353,24 @@ func printOutcome(w io.Writer, o, again simOutcome) {
 }
 
 // writeReproArtifacts writes the trace and the HTML report, reporting
-// (not failing on) write errors: the verdict is already printed.
-func writeReproArtifacts(t target, o simOutcome, tracePath, htmlPath, rerunHash string, stdout, stderr, info io.Writer) {
+// write errors on stderr and returning the first: the verdict is already
+// printed, and the caller turns the error into the exit code.
+func writeReproArtifacts(t target, o simOutcome, tracePath, htmlPath, rerunHash string, stdout, stderr, info io.Writer) error {
+	var first error
+	report := func(err error) {
+		fmt.Fprintln(stderr, "frameproof repro:", err)
+		if first == nil {
+			first = err
+		}
+	}
 	if o.Trace == nil {
 		fmt.Fprintln(stderr, "frameproof repro: the scenario kept no trace")
 	} else if tracePath == "-" {
 		if err := o.Trace.WriteJSONL(stdout); err != nil {
-			fmt.Fprintln(stderr, "frameproof repro: trace:", err)
+			report(fmt.Errorf("trace: %w", err))
 		}
 	} else if err := writeTrace(tracePath, o); err != nil {
-		fmt.Fprintln(stderr, "frameproof repro:", err)
+		report(err)
 	} else {
 		fmt.Fprintf(info, "trace: %s (%d records)\n", tracePath, o.Trace.Len())
 	}
@@ -350,10 +379,11 @@ func writeReproArtifacts(t target, o simOutcome, tracePath, htmlPath, rerunHash 
 		link = ""
 	}
 	if err := writeHTMLReport(htmlPath, htmlReportInput{Target: t, Outcome: o, RerunHash: rerunHash, TraceFile: link, Model: activeSuite.LinzModel()}); err != nil {
-		fmt.Fprintln(stderr, "frameproof repro:", err)
-		return
+		report(err)
+		return first
 	}
 	fmt.Fprintf(info, "html: %s\n", htmlPath)
+	return first
 }
 
 func writeTrace(path string, o simOutcome) error {
@@ -374,22 +404,15 @@ func writeTrace(path string, o simOutcome) error {
 func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	suite := activeSuite
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	tflags := addTargetFlags(fs)
 	out := fs.String("out", "", "write the shrunk tape here (default frameproof-shrunk-<scenario>-<backend>-<seed>.json)")
 	attempts := fs.Int("attempts", shrink.DefaultMaxAttempts, "shrink budget: replays of candidate tapes")
 	usageErr := func(err error) int {
-		fmt.Fprintln(stderr, "frameproof shrink:", err)
-		fmt.Fprintln(stderr, shrinkUsage)
-		return exitUsage
+		return usageError(stderr, "shrink", "%v", err)
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		fmt.Fprintln(stderr, shrinkUsage)
-		return exitUsage
+	pos, code := parseInterspersed(fs, args, shrinkUsage, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	if len(pos) != 1 {
 		return usageErr(errors.New("give exactly one SEED"))
@@ -404,11 +427,13 @@ func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *out == "" {
 		*out = fmt.Sprintf("frameproof-shrunk-%s-%s-%d.json", t.scenario.Name, t.backend, t.seed)
 	}
+	if err := checkOutputFile("--out", *out); err != nil {
+		return ioError(stderr, "shrink", "%v", err)
+	}
 
 	dir, err := os.MkdirTemp("", "frameproof-shrink-*")
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof shrink: temporary directory:", err)
-		return exitInconclusive
+		return ioError(stderr, "shrink", "temporary directory: %v", unwrapPath(err))
 	}
 	defer os.RemoveAll(dir)
 	opts := simOptions{Backend: t.backend, Bugs: t.bugs, TempDir: dir}
@@ -442,8 +467,8 @@ func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	tf := tapeFile{Schema: TapeSchema, Scenario: t.scenario.Name, Backend: t.backend, Bugs: t.bugs,
 		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(tape), Tape: shrunk}
 	if err := writeTapeFile(*out, tf); err != nil {
-		fmt.Fprintln(stderr, "frameproof shrink:", err)
-		return exitInconclusive
+		// The tape is what shrink is for: not writing it is an I/O error.
+		return ioError(stderr, "shrink", "%v", err)
 	}
 	fmt.Fprintf(stdout, "shrunk: %d -> %d choices (%s)\n", len(tape), len(shrunk), shrinkNote(stats))
 	fmt.Fprintf(stdout, "shrunk failure: %s\n", final.Message)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -64,14 +63,19 @@ type simConfig struct {
 
 func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	suite := activeSuite
-	cfg, code := parseSimFlags(suite, args, stderr)
+	cfg, code := parseSimFlags(suite, args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
+	if err := checkOutputFile("--junit", cfg.junit); err != nil {
+		return ioError(stderr, "sim", "%v", err)
+	}
+	if err := checkOutputDir("--report-dir", cfg.reportDir); err != nil {
+		return ioError(stderr, "sim", "%v", err)
+	}
 	tmp, err := os.MkdirTemp("", "frameproof-sim-*")
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof sim: temporary directory:", err)
-		return exitInconclusive
+		return ioError(stderr, "sim", "temporary directory: %v", unwrapPath(err))
 	}
 	defer os.RemoveAll(tmp)
 
@@ -85,13 +89,12 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if cfg.reportDir != "" {
 		if err := writeFailureReports(suite, cfg, rep.Sim); err != nil {
 			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", err)
+			code = outputCode(code, err)
 		}
 	}
 	code = rep.writeJUnitKeeping(cfg.junit, "frameproof sim", code, stderr)
 	if cfg.asJSON {
-		if err := rep.writeJSON(stdout); err != nil {
-			fmt.Fprintln(stderr, "frameproof sim: --json:", err)
-		}
+		_ = rep.writeJSON(stdout) // dispatch's checked stdout reports a failed write
 		return code
 	}
 	printSimSummary(stdout, rep)
@@ -99,10 +102,8 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 // parseSimFlags returns the config, or an exit code >= 0 to stop with.
-func parseSimFlags(suite simSuite, args []string, stderr io.Writer) (simConfig, int) {
+func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (simConfig, int) {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { simHelp(stderr, suite, fs) }
 	budget := fs.String("budget", "", "stop starting runs after N simulated steps in total, or after DURATION of wall time (e.g. 30s); split evenly over the scenario x backend cells")
 	seeds := fs.Int("seeds", defaultSeeds, "seeds per scenario x backend")
 	base := fs.Uint64("seed", defaultBaseSeed, "first seed (seeds are BASE..BASE+N-1)")
@@ -117,17 +118,11 @@ func parseSimFlags(suite simSuite, args []string, stderr io.Writer) (simConfig, 
 	junit := fs.String("junit", "", "also write JUnit XML to this file (one testcase per scenario x backend)")
 	reportDir := fs.String("report-dir", "", "write trace, HTML report and shrunk tape of every failure here")
 	quiet := fs.Bool("q", false, "no progress output")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return simConfig{}, exitPass
-		}
-		fmt.Fprintln(stderr, simUsage)
-		return simConfig{}, exitUsage
+	if code := parseFlags(fs, args, simUsage, func(w io.Writer) { simHelp(w, suite) }, stdout, stderr); code >= 0 {
+		return simConfig{}, code
 	}
 	bad := func(format string, a ...any) (simConfig, int) {
-		fmt.Fprintf(stderr, "frameproof sim: "+format+"\n", a...)
-		fmt.Fprintln(stderr, simUsage)
-		return simConfig{}, exitUsage
+		return simConfig{}, usageError(stderr, "sim", format, a...)
 	}
 	if fs.NArg() != 0 {
 		return bad("unexpected argument %q", fs.Arg(0))
@@ -187,15 +182,12 @@ func parseBudget(s string) (int64, time.Duration, error) {
 	return 0, d, nil
 }
 
-func simHelp(w io.Writer, suite simSuite, fs *flag.FlagSet) {
-	fmt.Fprintln(w, simUsage)
-	fmt.Fprintln(w, "")
+// simHelp is what --help prints after the flags.
+func simHelp(w io.Writer, suite simSuite) {
 	fmt.Fprintln(w, "Runs every scenario on every backend over seeds BASE..BASE+N-1 and checks invariants,")
 	fmt.Fprintln(w, "impl vs model and linearizability. Exit codes: 0 pass, 1 failure (each with its")
-	fmt.Fprintln(w, "reproduction command), 2 usage error, 3 inconclusive (a race row missed an order).")
-	fmt.Fprintln(w, "")
-	fmt.Fprintln(w, "flags:")
-	fs.PrintDefaults()
+	fmt.Fprintln(w, "reproduction command), 2 usage error, 3 inconclusive (a race row missed an order),")
+	fmt.Fprintln(w, "4 an I/O or environment error (a report or artifact not written).")
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "scenarios:")
 	for _, sc := range suite.Scenarios() {

@@ -121,7 +121,7 @@ func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
 	require.Equal(t, exitFail, code, out+errs)
 	assert.Regexp(t, `shrunk: \d+ -> \d+ choices`, out)
 	assert.Contains(t, out, "replay: frameproof repro --tape "+tape+" --scenario coin --backend "+m[0][4]+" --bug big-value")
-	tf, err := readTapeFile(tape)
+	tf, _, err := readTapeFile(tape, defaultMaxTape)
 	require.NoError(t, err)
 	assert.Equal(t, "invariant", tf.Kind)
 	assert.Less(t, len(tf.Tape), tf.OriginalLen)
@@ -176,12 +176,12 @@ func TestSimUsageErrors(t *testing.T) {
 		code, _, stderr := run(append([]string{"sim"}, tc.args...)...)
 		assert.Equal(t, exitUsage, code, tc.args)
 		assert.Contains(t, stderr, tc.want, tc.args)
-		assert.Contains(t, stderr, "usage: frameproof sim", tc.args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
 	}
-	code, _, stderr := run("sim", "--help")
+	code, stdout, _ := run("sim", "--help")
 	assert.Equal(t, exitPass, code)
-	for _, want := range []string{"injected bugs", "big-value", "flaky", "scenarios:", "coin", "rare", "memory, jsonl, sqlite"} {
-		assert.Contains(t, stderr, want)
+	for _, want := range []string{"usage: frameproof sim", "injected bugs", "big-value", "flaky", "scenarios:", "coin", "rare", "memory, jsonl, sqlite"} {
+		assert.Contains(t, stdout, want)
 	}
 
 	for _, args := range [][]string{
@@ -197,7 +197,7 @@ func TestSimUsageErrors(t *testing.T) {
 	} {
 		code, _, stderr := run(args...)
 		assert.Equal(t, exitUsage, code, args)
-		assert.Contains(t, stderr, "usage: frameproof "+args[0], args)
+		assert.Regexp(t, "^frameproof "+args[0]+": [^\n]+\n$", stderr, args)
 	}
 }
 
@@ -248,23 +248,24 @@ func TestTakenOrdersCountsEveryOrderOnce(t *testing.T) {
 	}
 }
 
-// An unwritable --junit path must not hide the campaign's result: the
-// failures and their reproduction lines are still printed, a failing
-// campaign still exits 1, and otherwise the bad path is a usage error.
-func TestSimJUnitWriteErrorKeepsTheResult(t *testing.T) {
+// An unwritable --junit path is found before the campaign starts (exit 4,
+// nothing run); a JUnit file that fails after the campaign does not hide its
+// result: a failure keeps exit 1, anything else becomes exit 4.
+func TestSimJUnitWriteError(t *testing.T) {
 	withSuite(t, fakeSuite{})
 	junit := filepath.Join(t.TempDir(), "no-such-dir", "sim.xml")
 	code, stdout, stderr := run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20",
 		"--bug", "big-value", "--junit", junit, "-q")
-	assert.Equal(t, exitFail, code, stdout+stderr)
-	assert.Regexp(t, reproLine, stdout)
-	assert.Contains(t, stderr, "junit")
+	assert.Equal(t, exitIO, code, stdout+stderr)
+	assert.Empty(t, stdout, "no campaign ran")
+	assert.Contains(t, stderr, "--junit "+junit)
 
-	code, stdout, stderr = run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20",
-		"--junit", junit, "--json", "-q")
-	assert.Equal(t, exitUsage, code, stdout+stderr)
-	assert.Equal(t, "pass", decodeReport(t, stdout).Verdict, "the JSON report is still printed")
-	assert.Contains(t, stderr, "junit")
+	var errb strings.Builder
+	rep := &Report{Command: "sim"}
+	assert.Equal(t, exitFail, rep.writeJUnitKeeping(junit, "frameproof sim", exitFail, &errb))
+	assert.Equal(t, exitIO, rep.writeJUnitKeeping(junit, "frameproof sim", exitPass, &errb))
+	assert.Equal(t, exitIO, rep.writeJUnitKeeping(junit, "frameproof sim", exitInconclusive, &errb))
+	assert.Contains(t, errb.String(), "--junit")
 }
 
 // seedLog is a suite whose scenarios record every seed they are run with,
