@@ -194,15 +194,17 @@ func codecDir(flagValue string, stderr io.Writer) (string, int) {
 	return checkCorpusDir(corpus.CodecDir(dir), false, "conform", stderr)
 }
 
-// startExec starts the implementation and arms the timeout, which kills the
-// process so that a hung request fails instead of blocking forever.
+// startExec starts the implementation in its own process group and arms
+// the timeout, which covers the hello wait and every request after it: when
+// it fires the whole group is killed, so a hung request (or a wrapper whose
+// child holds the pipe) fails instead of blocking forever.
 func startExec(argv []string, timeout time.Duration) (*peer.Peer, func() error, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	p, err := peer.StartCommand(cmd)
+	began := time.Now()
+	p, err := peer.StartCommandWithin(exec.Command(argv[0], argv[1:]...), timeout)
 	if err != nil {
 		return nil, nil, err
 	}
-	timer := time.AfterFunc(timeout, func() { _ = cmd.Process.Kill() })
+	timer := time.AfterFunc(max(0, timeout-time.Since(began)), p.Kill)
 	return p, func() error {
 		timer.Stop()
 		return p.Close() // idempotent
