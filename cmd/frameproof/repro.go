@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,7 @@ func init() {
 }
 
 const (
-	reproUsage  = "usage: frameproof repro (SEED | --tape FILE) --scenario S --backend B [--bug X] [--trace FILE|-] [--html FILE] [-q]"
+	reproUsage  = "usage: frameproof repro (SEED --scenario S --backend B | --tape FILE [--force]) [--bug X] [--trace FILE|-] [--html FILE] [--max-tape N] [-q]"
 	shrinkUsage = "usage: frameproof shrink SEED --scenario S --backend B [--bug X] [--out FILE] [--attempts N]"
 )
 
@@ -72,19 +73,66 @@ func readTapeFile(path string, maxBytes int64) (tapeFile, int, error) {
 	if int64(len(data)) > maxBytes {
 		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: larger than --max-tape %d bytes: not a tape file", path, maxBytes)
 	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: not a tape file: %w", path, err)
+	}
+	for _, k := range tapeFileFields {
+		if _, ok := fields[k]; !ok {
+			return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: not a tape file: no %q", path, k)
+		}
+	}
 	var tf tapeFile
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tf); err != nil {
 		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: not a tape file: %w", path, err)
 	}
-	if tf.Schema != TapeSchema {
-		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: schema %d, want %d", path, tf.Schema, TapeSchema)
+	if err := tf.validate(); err != nil {
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: %w", path, err)
 	}
 	return tf, -1, nil
 }
 
+// tapeFileFields lists the keys every tape file carries, so a missing one is
+// told apart from a zero value.
+var tapeFileFields = []string{"schema", "scenario", "backend", "seed", "originalLen", "tape"}
+
+// validate checks a decoded tape file against its schema: what a recorded
+// run can contain. Every recorded choice had a range n >= 2 (a draw with
+// n <= 1 records nothing) and a value in [0, n). A tape shrunk to nothing
+// (every choice the simplest) is valid only as the result of shrinking a
+// longer one (originalLen > 0).
+func (tf tapeFile) validate() error {
+	switch {
+	case tf.Schema != TapeSchema:
+		return fmt.Errorf("schema %d, want %d", tf.Schema, TapeSchema)
+	case tf.Scenario == "":
+		return errors.New(`"scenario" is missing or empty`)
+	case tf.Backend == "":
+		return errors.New(`"backend" is missing or empty`)
+	case tf.Tape == nil:
+		return errors.New(`"tape" is missing or null`)
+	case tf.OriginalLen < len(tf.Tape):
+		return fmt.Errorf(`"originalLen" %d is shorter than the tape (%d choices)`, tf.OriginalLen, len(tf.Tape))
+	case len(tf.Tape) == 0 && tf.OriginalLen == 0:
+		return errors.New(`"tape" is empty and records no shrinking ("originalLen" 0): not a recorded run`)
+	}
+	for i, c := range tf.Tape {
+		if c.N < 2 {
+			return fmt.Errorf("choice %d (%q): n %d, want >= 2 (a draw over fewer values is never recorded)", i, c.Label, c.N)
+		}
+		if c.V < 0 || c.V >= c.N {
+			return fmt.Errorf("choice %d (%q): value %d out of range [0, %d)", i, c.Label, c.V, c.N)
+		}
+	}
+	return nil
+}
+
 func writeTapeFile(path string, tf tapeFile) error {
+	if tf.Tape == nil {
+		tf.Tape = choice.Tape{} // shrunk to nothing: "[]", which validate accepts with originalLen > 0
+	}
 	data, err := json.MarshalIndent(tf, "", " ")
 	if err != nil {
 		return fmt.Errorf("encode tape: %w", err)
@@ -168,18 +216,65 @@ func (t target) what() string {
 // targetFlags are the flags repro and shrink share.
 type targetFlags struct {
 	scenario, backend, bug *string
+	// force replays a tape under flags that differ from what it recorded;
+	// bugSet says --bug was given (--bug "" asks for no bug at all).
+	force  *bool
+	bugSet bool
 }
 
-func addTargetFlags(fs *flag.FlagSet) targetFlags {
-	return targetFlags{
+func addTargetFlags(fs *flag.FlagSet) *targetFlags {
+	return &targetFlags{
 		scenario: fs.String("scenario", "", "scenario name"),
 		backend:  fs.String("backend", "", "store backend: memory, jsonl or sqlite"),
 		bug:      fs.String("bug", "", "inject the named bug(s), comma-separated"),
+		force:    new(bool),
 	}
 }
 
+// noteSet records which flags the command line set (after parsing).
+func (f *targetFlags) noteSet(fs *flag.FlagSet) {
+	fs.Visit(func(fl *flag.Flag) { f.bugSet = f.bugSet || fl.Name == "bug" })
+}
+
+// matchTape refuses flags that contradict the tape's recorded scenario,
+// backend or bugs: the tape's choices only mean the run they were
+// recorded in. --force replays it anyway.
+func (f *targetFlags) matchTape(tf *tapeFile) error {
+	if *f.force {
+		return nil
+	}
+	var diffs []string
+	if *f.scenario != "" && *f.scenario != tf.Scenario {
+		diffs = append(diffs, fmt.Sprintf("--scenario %s (tape: %s)", *f.scenario, tf.Scenario))
+	}
+	if *f.backend != "" && *f.backend != tf.Backend {
+		diffs = append(diffs, fmt.Sprintf("--backend %s (tape: %s)", *f.backend, tf.Backend))
+	}
+	if f.bugSet && !sameNames(*f.bug, tf.Bugs) {
+		diffs = append(diffs, fmt.Sprintf("--bug %q (tape: %q)", *f.bug, strings.Join(tf.Bugs, ",")))
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s differ from what the tape recorded; the tape replays only its own run (--force to replay it anyway)", strings.Join(diffs, ", "))
+}
+
+// sameNames compares a comma-separated list with a slice, ignoring order.
+func sameNames(list string, names []string) bool {
+	var got []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			got = append(got, n)
+		}
+	}
+	want := slices.Clone(names)
+	slices.Sort(got)
+	slices.Sort(want)
+	return slices.Equal(got, want)
+}
+
 // resolve builds the target; tf (may be nil) supplies defaults from a tape.
-func (f targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (target, error) {
+func (f *targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (target, error) {
 	var t target
 	scen, backend, bug := *f.scenario, *f.backend, *f.bug
 	if tf != nil {
@@ -187,13 +282,16 @@ func (f targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (targ
 		if t.tape == nil {
 			t.tape = choice.Tape{}
 		}
+		if err := f.matchTape(tf); err != nil {
+			return t, err
+		}
 		if scen == "" {
 			scen = tf.Scenario
 		}
 		if backend == "" {
 			backend = tf.Backend
 		}
-		if bug == "" {
+		if bug == "" && !f.bugSet {
 			bug = strings.Join(tf.Bugs, ",")
 		}
 	} else {
@@ -232,6 +330,7 @@ func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
 	tflags := addTargetFlags(fs)
 	tapePath := fs.String("tape", "", "replay this tape file (from frameproof shrink) instead of a seed")
+	tflags.force = fs.Bool("force", false, "replay a tape even under --scenario/--backend/--bug that differ from what it recorded")
 	maxTape := fs.Int64("max-tape", defaultMaxTape, "largest tape file accepted, in bytes")
 	tracePath := fs.String("trace", "", "write the JSONL trace here, - for stdout (default frameproof-repro-<scenario>-<backend>-<seed>.jsonl)")
 	htmlPath := fs.String("html", "", "write the HTML report here (default frameproof-repro-<scenario>-<backend>-<seed>.html)")
@@ -243,6 +342,7 @@ func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
+	tflags.noteSet(fs)
 	if *maxTape <= 0 {
 		return usageErr(fmt.Errorf("--max-tape must be positive, got %d", *maxTape))
 	}
