@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/frameproof/frameproof/props/bench"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // The CLI's edges, for every registered subcommand: a full disk, an
@@ -75,6 +77,10 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 		"provider": {ok: fuzz, helps: [][]string{{"provider", "--help"}, {"provider", "fuzz", "--help"}},
 			extra:    append(slices.Clone(fuzz), "extra"),
 			badValue: [][]string{{"provider", "fuzz", "--wire", "anthropic-messages", "--adapter", "go", "--save", "-1"}, {"provider", "fuzz", "--wire", "nope", "--adapter", "go"}, {"provider", "fuzz", "--wire", "anthropic-messages", "--adapter", "go", "--seeds", "0"}, {"provider", "fuzz", "--wire", "anthropic-messages", "--adapter", "go", "--corpus", blocked}}},
+		"merge": {ok: []string{"merge", out("sim-0.json"), out("sim-1.json")},
+			extra:     []string{"merge", out("sim-0.json"), out("sim-1.json"), out("sim-0.json")},
+			badValue:  [][]string{{"merge", "--max-input", "0", out("sim-0.json")}, {"merge", "--json=2", out("sim-0.json")}},
+			artifacts: [][]string{{"merge", "--junit", filepath.Join(blocked, "m.xml"), out("sim-0.json"), out("sim-1.json")}}},
 		"bench": {ok: benchOK(), extra: []string{"bench", "extra"},
 			badValue: [][]string{{"bench", "--quick=maybe"}, {"bench", "--family", "nope"}}},
 	}
@@ -90,11 +96,19 @@ func benchOK() []string {
 	return []string{"bench", "--quick", "--family", fams[0].Name}
 }
 
-// edgeDirs makes the output directory and a path that cannot be created.
+// edgeDirs makes the output directory and a path that cannot be created,
+// and puts the two shard reports merge reads into the directory.
 func edgeDirs(t *testing.T) (dir, blocked string) {
 	dir = t.TempDir()
 	file := filepath.Join(dir, "a-file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for i := range 2 {
+		sr := campaign.Report{BaseSeed: 1, Seeds: 10, Shard: fmt.Sprintf("%d/2", i), Scenarios: []string{"coin"}, Backends: []string{"memory"},
+			Cells: []campaign.Cell{{Scenario: "coin", Backend: "memory", Planned: 5, Runs: 5, Passed: 5, Verdict: "pass"}}}
+		var b bytes.Buffer
+		require.NoError(t, (&Report{Schema: ReportSchema, Command: "sim", Sim: &sr}).writeJSON(&b))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("sim-%d.json", i)), b.Bytes(), 0o644))
+	}
 	return dir, filepath.Join(file, "sub")
 }
 

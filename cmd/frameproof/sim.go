@@ -24,7 +24,7 @@ func init() {
 	register("sim", "run a simulation campaign over scenarios x seeds x backends (release gate)", runSim)
 }
 
-const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend memory,jsonl,sqlite] [--shard i/n] [--bug NAME] [--json] [--junit FILE] [--report-dir DIR] [--jobs N] [-q]"
+const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend memory,jsonl,sqlite] [--shard i/n|auto] [--defer-coverage] [--bug NAME] [--json] [--junit FILE] [--report-dir DIR] [--jobs N] [-q]"
 
 // defaultSeeds is the number of seeds per scenario x backend of the default
 // campaign, derived from measured throughput so that the default run (16
@@ -59,6 +59,7 @@ type simConfig struct {
 	junit          string
 	reportDir      string
 	quiet          bool
+	deferCoverage  bool
 }
 
 func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -109,7 +110,9 @@ func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (sim
 	base := fs.Uint64("seed", defaultBaseSeed, "first seed (seeds are BASE..BASE+N-1)")
 	scen := fs.String("scenario", "", "comma-separated scenarios (default: all)")
 	backend := fs.String("backend", "", "comma-separated store backends (default: all)")
-	shard := fs.String("shard", "0/1", "run only shard i of n (0-based) of every cell's seeds")
+	shard := fs.String("shard", "0/1", "run only shard i of n (0-based) of every cell's seeds; auto: i from $"+campaign.EnvShardIndex+
+		" (or Kubernetes' $"+campaign.EnvJobIndex+"), n from $"+campaign.EnvShardCount)
+	deferCoverage := fs.Bool("defer-coverage", false, "count race coverage but leave its verdict to `frameproof merge` of all shards")
 	bug := fs.String("bug", "", "inject the named bug(s), comma-separated (expected outcome: exit 1)")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "cells run in parallel")
 	maxFail := fs.Int("max-failures", 2, "stop a cell after this many failing seeds (0 = no limit)")
@@ -128,7 +131,8 @@ func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (sim
 		return bad("unexpected argument %q", fs.Arg(0))
 	}
 	cfg := simConfig{seeds: *seeds, baseSeed: *base, jobs: *jobs, maxFailures: *maxFail,
-		shrinkAttempts: *shrinkAttempts, asJSON: *asJSON, junit: *junit, reportDir: *reportDir, quiet: *quiet}
+		shrinkAttempts: *shrinkAttempts, asJSON: *asJSON, junit: *junit, reportDir: *reportDir, quiet: *quiet,
+		deferCoverage: *deferCoverage}
 	if cfg.seeds <= 0 {
 		return bad("--seeds must be positive, got %d", cfg.seeds)
 	}
@@ -146,8 +150,12 @@ func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (sim
 		cfg.budgetText = *budget
 	}
 	var err error
-	if cfg.shard, cfg.shards, err = campaign.ParseShard(*shard); err != nil {
-		return bad("--shard: %v", err)
+	if *shard == "auto" {
+		if cfg.shard, cfg.shards, err = campaign.ShardFromEnv(os.Getenv); err != nil {
+			return bad("--shard auto: %s", trimPrefix(err, "campaign: shard auto"))
+		}
+	} else if cfg.shard, cfg.shards, err = campaign.ParseShard(*shard); err != nil {
+		return bad("--shard: %s", trimPrefix(err, "campaign"))
 	}
 	if len(suite.Scenarios()) == 0 {
 		return bad("no scenarios are available in this build")
