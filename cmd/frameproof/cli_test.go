@@ -221,6 +221,9 @@ func assertOneLine(t *testing.T, name, stderr string) {
 func TestMain(m *testing.M) {
 	if os.Getenv("FRAMEPROOF_AS_CLI") == "fake-suite" {
 		activeSuite = fakeSuite{}
+		if path := os.Getenv("FRAMEPROOF_TEST_READY"); path != "" {
+			activeSuite = &readySuite{path: path}
+		}
 		os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/frameproof/frameproof/sim/campaign"
@@ -60,6 +63,53 @@ type simConfig struct {
 	reportDir      string
 	quiet          bool
 	deferCoverage  bool
+	stop           func() bool // true once the campaign was interrupted
+}
+
+// simSignals subscribes to the signals that interrupt a campaign; tests
+// replace it to interrupt a campaign without signalling the test process.
+var simSignals = func() (<-chan os.Signal, func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return ch, func() { signal.Stop(ch) }
+}
+
+// watchInterrupts turns the first SIGINT or SIGTERM into a flag the
+// campaign polls: runs in progress finish, no new run starts, the summary
+// so far and the reports are written and the temporary directory removed.
+// A second signal gets the default action (the process dies at once).
+func watchInterrupts(stderr io.Writer) (*atomic.Bool, func()) {
+	var flag atomic.Bool
+	sigs, unsubscribe := simSignals()
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			flag.Store(true)
+			unsubscribe()
+			fmt.Fprintf(stderr, "\nframeproof sim: %v: finishing the runs in progress, then the summary and reports (again to quit at once)\n", sig)
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return &flag, func() {
+		once.Do(func() {
+			close(done)
+			unsubscribe()
+		})
+	}
+}
+
+// markInterrupted gives an interrupted campaign its verdict: "interrupted",
+// exit 1 when it found a failure before the interrupt, else 3 (no verdict).
+func markInterrupted(rep *Report) {
+	rep.Verdict, rep.ExitCode = "interrupted", exitInconclusive
+	if rep.Failed > 0 {
+		rep.ExitCode = exitFail
+	}
+	note := "interrupted: the counts, coverage and failures cover only the runs finished before the interrupt"
+	rep.Note = strings.TrimPrefix(rep.Note+"; "+note, "; ")
+	rep.Sim.Verdict = rep.Verdict
 }
 
 func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -80,13 +130,19 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(tmp)
 
+	interrupted, stopWatching := watchInterrupts(stderr)
+	defer stopWatching()
+	cfg.stop = interrupted.Load
+
 	prog := newProgress(stderr, cfg.quiet)
 	res := executeSim(suite, cfg, tmp, prog)
 	prog.finish()
 
 	rep := buildSimReport(suite, cfg, res)
-	code = rep.finish()
-	rep.Sim.Verdict = rep.Verdict
+	if interrupted.Load() {
+		markInterrupted(rep)
+	}
+	code = rep.ExitCode
 	if cfg.reportDir != "" {
 		if err := writeFailureReports(suite, cfg, rep.Sim); err != nil {
 			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", err)
@@ -272,6 +328,9 @@ func executeSim(suite simSuite, cfg simConfig, tmp string, prog *progress) simRe
 		}()
 	}
 	for i := range cells {
+		if cfg.stop != nil && cfg.stop() {
+			break // interrupted: the cells not started stay "not run"
+		}
 		work <- i
 	}
 	close(work)
@@ -307,7 +366,7 @@ func runCell(sc simScenario, backend, dir string, cfg simConfig, maxSteps int64,
 	c := campaign.Campaign{
 		Scenario: sc.Name, Bug: strings.Join(cfg.bugs, ","), Run: run,
 		BaseSeed: cfg.baseSeed, Seeds: cfg.seeds, Shard: cfg.shard, Shards: cfg.shards,
-		MaxSteps: maxSteps, MaxDuration: maxDur, MaxFailures: cfg.maxFailures,
+		MaxSteps: maxSteps, MaxDuration: maxDur, MaxFailures: cfg.maxFailures, Stop: cfg.stop,
 		ShrinkAttempts: cfg.shrinkAttempts, NoShrink: cfg.shrinkAttempts == 0,
 		// OnRun follows the seed's first run directly (before any re-run
 		// or shrink replay), so last is that run's outcome.

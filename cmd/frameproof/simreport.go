@@ -158,7 +158,11 @@ func printSimSummary(w io.Writer, rep *Report) {
 	fmt.Fprintln(tw, "scenario\tbackend\t  runs\tfailed\t     steps\t runs/s\t steps/s\tverdict")
 	for _, c := range sr.Cells {
 		verdict := strings.ToUpper(c.Verdict)
-		if c.StoppedBy != "" {
+		switch c.StoppedBy {
+		case "":
+		case "interrupted":
+			verdict += fmt.Sprintf(" (%d/%d seeds, interrupted)", c.Runs, c.Planned)
+		default:
 			verdict += fmt.Sprintf(" (%d/%d seeds, %s budget)", c.Runs, c.Planned, c.StoppedBy)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%6d\t%6d\t%10d\t%7.1f\t%8.0f\t%s\n", c.Scenario, c.Backend, c.Runs, c.Failed, c.Steps,
