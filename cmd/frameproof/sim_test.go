@@ -83,7 +83,10 @@ func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
 	require.Equal(t, exitFail, code, stdout+stderr)
 	m := reproLine.FindAllStringSubmatch(stdout, -1)
 	require.NotEmpty(t, m, stdout)
-	assert.Len(t, m, 6, "--max-failures 2 per cell over 3 backends")
+	assert.Len(t, m, 1, "one group: every failure is the bug's \"value N >= 7 at op N\"")
+	assert.Contains(t, stdout, "failures: 6 seeds, 1 distinct")
+	assert.Contains(t, stdout, "  6 seeds: coin/memory x2, coin/jsonl x2, coin/sqlite x2\n", "--max-failures 2 per cell over 3 backends")
+	assert.Contains(t, stdout, "and 15 report files for the other seeds")
 	assert.Equal(t, "big-value", m[0][5])
 	assert.Regexp(t, `shrunk tape: \d+ -> [1-9]\d* choices`, stdout)
 	assert.Contains(t, stdout, "verdict: FAIL")
@@ -321,4 +324,23 @@ func TestSimShardsPartitionTheSeeds(t *testing.T) {
 			assert.Equal(t, want, got, "%+v cell %s", tc, cell)
 		}
 	}
+}
+
+func TestFailuresGroupByKindAndMessage(t *testing.T) {
+	fs := []SimFailure{
+		{Scenario: "a", Backend: "memory", Seed: 3, Kind: "invariant", Message: "value 8 at op 3\ndetail", Repro: "r3"},
+		{Scenario: "a", Backend: "jsonl", Seed: 4, Kind: "liveness", Message: "stuck after 100 steps", Repro: "r4"},
+		{Scenario: "b", Backend: "memory", Seed: 9, Kind: "invariant", Message: "value 9 at op 12", Repro: "r9"},
+		{Scenario: "a", Backend: "memory", Seed: 11, Kind: "invariant", Message: "value 7 at op 1", Repro: "r11"},
+	}
+	g := groupFailures(fs)
+	require.Len(t, g, 2)
+	assert.Equal(t, "value 8 at op 3", g[0].message)
+	assert.Len(t, g[0].members, 3)
+	assert.Equal(t, "liveness", g[1].kind)
+	var b strings.Builder
+	printFailureGroups(&b, fs)
+	assert.Contains(t, b.String(), "failures: 4 seeds, 2 distinct")
+	assert.Contains(t, b.String(), "FAIL invariant: value 8 at op 3\n  3 seeds: a/memory x2, b/memory x1\n  first: a/memory seed 3\n  repro: r3\n")
+	assert.Contains(t, b.String(), "FAIL liveness: stuck after 100 steps\n  1 seeds: a/jsonl x1\n")
 }

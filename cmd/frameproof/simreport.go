@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -191,22 +192,7 @@ func printSimSummary(w io.Writer, rep *Report) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "throughput: %d runs, %d steps in %.1fs wall on %d jobs (%.1f runs/s, %.0f steps/s)\n",
 		t.Runs, t.Steps, t.WallSeconds, t.Jobs, t.RunsPerSecond, t.StepsPerSecond)
-	if len(sr.Failures) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "failures (%d):\n", len(sr.Failures))
-		for _, f := range sr.Failures {
-			fmt.Fprintf(w, "FAIL %s/%s seed %d %s: %s\n", f.Scenario, f.Backend, f.Seed, f.Kind, firstLine(f.Message))
-			fmt.Fprintf(w, "  repro: %s\n", f.Repro)
-			fmt.Fprintf(w, "  shrunk tape: %d -> %d choices", f.TapeLen, f.ShrunkTapeLen)
-			if f.ShrunkMessage != "" && f.ShrunkMessage != f.Message {
-				fmt.Fprintf(w, " (fails with: %s)", firstLine(f.ShrunkMessage))
-			}
-			fmt.Fprintln(w)
-			for _, p := range f.Files {
-				fmt.Fprintf(w, "  wrote %s\n", p)
-			}
-		}
-	}
+	printFailureGroups(w, sr.Failures)
 	for _, c := range sr.Cells {
 		if c.Error != "" {
 			fmt.Fprintf(w, "ERROR %s/%s: %s\n", c.Scenario, c.Backend, c.Error)
@@ -329,4 +315,79 @@ func (p *progress) finish() {
 	if !p.off && p.tty {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 72))
 	}
+}
+
+// failureGroup is the failures that share a kind and a message (digits
+// aside: "value 8 at op 3" and "value 9 at op 1" are one problem).
+type failureGroup struct {
+	kind, message string
+	members       []SimFailure // in campaign order; the first is shown
+}
+
+var digitRun = regexp.MustCompile(`[0-9]+`)
+
+func groupFailures(fs []SimFailure) []failureGroup {
+	var groups []failureGroup
+	index := map[string]int{}
+	for _, f := range fs {
+		key := f.Kind + "\x00" + digitRun.ReplaceAllString(firstLine(f.Message), "N")
+		i, ok := index[key]
+		if !ok {
+			i = len(groups)
+			index[key] = i
+			groups = append(groups, failureGroup{kind: f.Kind, message: firstLine(f.Message)})
+		}
+		groups[i].members = append(groups[i].members, f)
+	}
+	return groups
+}
+
+// printFailureGroups prints one block per group: its count and cells, the
+// first seed with its reproduction line and shrunk tape; every seed's own
+// line is in the JSON and JUnit reports.
+func printFailureGroups(w io.Writer, fs []SimFailure) {
+	if len(fs) == 0 {
+		return
+	}
+	groups := groupFailures(fs)
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "failures: %d seeds, %d distinct (kind and message); every seed's repro line is in --json and --junit\n", len(fs), len(groups))
+	for _, g := range groups {
+		var cells []string
+		count := map[string]int{}
+		for _, f := range g.members {
+			c := f.Scenario + "/" + f.Backend
+			if count[c] == 0 {
+				cells = append(cells, c)
+			}
+			count[c]++
+		}
+		for i, c := range cells {
+			cells[i] = fmt.Sprintf("%s x%d", c, count[c])
+		}
+		f := g.members[0]
+		fmt.Fprintf(w, "FAIL %s: %s\n", g.kind, g.message)
+		fmt.Fprintf(w, "  %d seeds: %s\n", len(g.members), strings.Join(cells, ", "))
+		fmt.Fprintf(w, "  first: %s/%s seed %d\n", f.Scenario, f.Backend, f.Seed)
+		fmt.Fprintf(w, "  repro: %s\n", f.Repro)
+		fmt.Fprintf(w, "  shrunk tape: %d -> %d choices", f.TapeLen, f.ShrunkTapeLen)
+		if f.ShrunkMessage != "" && f.ShrunkMessage != f.Message {
+			fmt.Fprintf(w, " (fails with: %s)", firstLine(f.ShrunkMessage))
+		}
+		fmt.Fprintln(w)
+		for _, p := range f.Files {
+			fmt.Fprintf(w, "  wrote %s\n", p)
+		}
+		if others := countFiles(g.members[1:]); others > 0 {
+			fmt.Fprintf(w, "  and %d report files for the other seeds, in the same directory\n", others)
+		}
+	}
+}
+
+func countFiles(fs []SimFailure) int {
+	n := 0
+	for _, f := range fs {
+		n += len(f.Files)
+	}
+	return n
 }
