@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -50,7 +49,7 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	first := fs.Int("seed", 0, "first seed")
 	bugName := fs.String("bug", "none", "seeded Go adapter bug")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
-	corpusDir := fs.String("corpus", "", "existing directory for shrunk failures (default corpus/sse when it exists)")
+	corpusDir := fs.String("corpus", "", "existing directory to save shrunk failures in, e.g. corpus/sse (default: none; fuzzing never rewrites the corpus unasked)")
 	maxSaved := fs.Int("save", 3, "at most this many shrunk failures saved per distinct rule set (0: save none)")
 	codec := fs.Bool("codec", true, "check codec-round-trip: Reduce(frames) equals model/frames' observed message after every event")
 	usePeer := fs.Bool("peer", false, "check codec-peer-identical: pi-ai's encoder gives the same frame bytes (needs node)")
@@ -86,8 +85,6 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 			return usageError(stderr, who, "--corpus %s: not a directory", dir)
 		}
-	} else if info, err := os.Stat(filepath.FromSlash("corpus/sse")); err == nil && info.IsDir() {
-		dir = filepath.FromSlash("corpus/sse")
 	}
 	if *maxSaved == 0 {
 		dir = ""
@@ -199,6 +196,9 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		if len(sum.Reproducer) > 0 {
 			fmt.Fprintf(stdout, "reproduce: %s\n", sum.Reproducer[0])
+		}
+		if sum.Failed > 0 && dir == "" {
+			fmt.Fprintln(stdout, "(shrunk failures not saved: --corpus DIR saves them, e.g. --corpus corpus/sse)")
 		}
 	}
 	if sum.Failed > 0 {
