@@ -72,6 +72,9 @@ func TestMergeJudgesCoverageOverAllShards(t *testing.T) {
 	assert.Equal(t, exitInconclusive, code, "without --defer-coverage a shard judges its own coverage")
 	a, code := shardRun(t, dir, "0/2", "--defer-coverage")
 	assert.Equal(t, exitPass, code)
+	code, text, _ := run("sim", "--scenario", "coin,rare", "--backend", "memory", "--seeds", "30", "-q", "--shard", "0/2", "--defer-coverage")
+	assert.Equal(t, exitPass, code)
+	assert.Contains(t, text, "its verdict is left to `frameproof merge` of all shards")
 	b, code := shardRun(t, dir, "1/2", "--defer-coverage")
 	assert.Equal(t, exitPass, code)
 

@@ -202,6 +202,9 @@ func printSimSummary(w io.Writer, rep *Report) {
 	if rep.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", rep.Note)
 	}
+	if sr.CoverageDeferred && !allCovered(sr.Coverage) {
+		fmt.Fprintln(w, "note: race coverage incomplete on this shard; its verdict is left to `frameproof merge` of all shards (--defer-coverage)")
+	}
 	fmt.Fprintf(w, "verdict: %s\n", strings.ToUpper(rep.Verdict))
 }
 
@@ -390,4 +393,13 @@ func countFiles(fs []SimFailure) int {
 		n += len(f.Files)
 	}
 	return n
+}
+
+func allCovered(rows []SimCoverage) bool {
+	for _, r := range rows {
+		if !r.Covered {
+			return false
+		}
+	}
+	return true
 }
