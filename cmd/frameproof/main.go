@@ -45,12 +45,14 @@ func main() {
 
 // dispatch runs the subcommand named by args[0]; tests call it directly.
 func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitPass
+		return exitUsage
+	}
+	if isHelpArg(args[0]) {
+		out := &checkedWriter{w: stdout}
+		usage(out)
+		return outputCode(exitPass, out.Err())
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
