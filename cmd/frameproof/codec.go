@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register("encode", "events JSONL on stdin → one frame (or null) per event, as JSON.stringify writes it", runEncode)
-	register("reduce", "frames JSONL on stdin (null lines skipped) → the reduced assistant message (or null)", runReduce)
+	register("reduce", "frames JSONL on stdin (null lines skipped) → the message pi-ai's reducer returns (or null); --strict checks pi's frame types", runReduce)
 }
 
 // defaultMaxLine bounds one stdin line of encode and reduce. An event line
@@ -141,19 +141,79 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitPass
 }
 
+// runReduce reduces as pi-ai's reduceAssistantMessageFrames does on stored
+// frames (frames.ReduceValues: unknown types ignored, members unchecked, JS
+// semantics). --strict reads every frame with pi's types first
+// (pi.ParseFrame, frames.Reduce) and reports the first frame that does not
+// fit them: a diagnostic for what pi-ai would accept silently.
 func runReduce(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	maxLine, code := codecFlags("reduce", "usage: frameproof reduce [--max-line N] < frames.jsonl",
-		"Reads pi-ai frames, one JSON value a line (null lines, encode's \"no frame\", are skipped),\n"+
-			"and prints the assistant message pi-ai's reduceAssistantMessageFrames rebuilds, or null.\n"+
-			"Example input: corpus/examples/frames.jsonl (or: frameproof encode < corpus/examples/events.jsonl)",
-		args, stdout, stderr)
-	if code >= 0 {
+	fs := flag.NewFlagSet("reduce", flag.ContinueOnError)
+	strict := fs.Bool("strict", false, "reject frames that do not fit pi-ai's frame types")
+	maxLine := fs.Int("max-line", defaultMaxLine, "longest stdin line accepted, in bytes")
+	help := func(w io.Writer) {
+		fmt.Fprintln(w, "Reads pi-ai frames, one JSON value a line (null lines, encode's \"no frame\", are skipped),")
+		fmt.Fprintln(w, "and prints the assistant message pi-ai's reduceAssistantMessageFrames returns, or null.")
+		fmt.Fprintln(w, "Example input: corpus/examples/frames.jsonl (or: frameproof encode < corpus/examples/events.jsonl)")
+	}
+	if code := parseFlags(fs, args, "usage: frameproof reduce [--strict] [--max-line N] < frames.jsonl", help, stdout, stderr); code >= 0 {
 		return code
 	}
-	red := frames.NewReducer()
+	if code := noArgs(fs, stderr); code >= 0 {
+		return code
+	}
+	if *maxLine <= 0 {
+		return usageError(stderr, "reduce", "--max-line must be positive, got %d", *maxLine)
+	}
+	var out []byte
+	var err error
+	if *strict {
+		out, err = reduceStrict(stdin, *maxLine)
+	} else {
+		out, err = reduceAsPiAI(stdin, *maxLine)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "frameproof reduce: %v\n", err)
+		return codecExit(err)
+	}
+	if _, err := stdout.Write(append(out, '\n')); err != nil {
+		return exitIO // dispatch's checked stdout reports the error
+	}
+	return exitPass
+}
+
+func reduceAsPiAI(stdin io.Reader, maxLine int) ([]byte, error) {
+	red := frames.NewValueReducer()
 	err := forEachLine(stdin, maxLine, func(n int, line string) error {
 		if line == "null" {
 			return nil // encode's "no frame" lines, so `encode | reduce` works
+		}
+		v, err := pi.ParseJSON(line)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := red.Apply(v); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m, err := red.Finish()
+	if err != nil {
+		return nil, err
+	}
+	if m.IsUndefined() {
+		return []byte("null"), nil
+	}
+	return m.AppendJSON(nil), nil
+}
+
+func reduceStrict(stdin io.Reader, maxLine int) ([]byte, error) {
+	red := frames.NewReducer()
+	err := forEachLine(stdin, maxLine, func(n int, line string) error {
+		if line == "null" {
+			return nil
 		}
 		f, err := pi.ParseFrame(line)
 		if err != nil {
@@ -165,18 +225,14 @@ func runReduce(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return nil
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "frameproof reduce: %v\n", err)
-		return codecExit(err)
+		return nil, err
 	}
 	m, err := red.Message()
 	if err != nil {
-		fmt.Fprintf(stderr, "frameproof reduce: %v\n", err)
-		return exitFail
+		return nil, err
 	}
 	if m == nil {
-		fmt.Fprintln(stdout, "null")
-		return exitPass
+		return []byte("null"), nil
 	}
-	fmt.Fprintf(stdout, "%s\n", m.AppendJSON(nil))
-	return exitPass
+	return m.AppendJSON(nil), nil
 }

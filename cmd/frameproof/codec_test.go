@@ -70,6 +70,10 @@ func TestCodecErrorsNameLineAndUsePiMessages(t *testing.T) {
 
 	code, _, errOut = codecRun(fr[0]+"\n"+`{"type":"text_start","contentIndex":0}`+"\n", "reduce")
 	require.Equal(t, exitFail, code)
+	require.Equal(t, "frameproof reduce: line 2: Cannot read properties of undefined (reading 'type')\n", errOut)
+
+	code, _, errOut = codecRun(fr[0]+"\n"+`{"type":"text_start","contentIndex":0}`+"\n", "reduce", "--strict")
+	require.Equal(t, exitFail, code)
 	require.Contains(t, errOut, "line 2: pi: decode $.content: expected object, got undefined")
 
 	code, _, _ = codecRun("", "encode", "extra")
@@ -92,4 +96,23 @@ func TestCodecBoundsItsLines(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := dispatch([]string{"encode", "--max-line", strconv.Itoa(len(line))}, strings.NewReader(line+"\n"), &out, &errb)
 	assert.Equal(t, exitPass, code, errb.String())
+}
+
+// pi-ai utils/assistant-message-frame.ts reduceAssistantMessageFrames: an
+// unknown frame type is skipped and a missing delta concatenates as
+// "undefined"; --strict reports both instead.
+func TestReduceReadsStoredFramesLikePiAI(t *testing.T) {
+	fr := strings.Split(cliFrames, "\n")
+	in := fr[0] + "\n" + fr[1] + "\n" + `{"type":"citation","contentIndex":0,"url":"u"}` + "\n" +
+		`{"type":"text_delta","contentIndex":0}` + "\n"
+	code, out, errOut := codecRun(in, "reduce")
+	require.Equal(t, exitPass, code, errOut)
+	require.Contains(t, out, `"content":[{"type":"text","text":"Hi😀undefined"}]`)
+
+	code, _, errOut = codecRun(in, "reduce", "--strict")
+	require.Equal(t, exitFail, code)
+	require.Equal(t, "frameproof reduce: line 3: pi: decode $.type: unknown frame type \"citation\"\n", errOut)
+
+	code, _, _ = codecRun(in, "reduce", "--bogus")
+	require.Equal(t, exitUsage, code)
 }

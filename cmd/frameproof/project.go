@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/frameproof/frameproof/impl/replay"
 )
@@ -28,7 +30,7 @@ func projectHelp(w io.Writer) {
 // [--microcompact K]. The transcript is a JSON array or JSONL of pi messages.
 func runProject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("project", flag.ContinueOnError)
-	wireName := fs.String("wire", "", "anthropic|openai-chat|openai-responses|gemini (required)")
+	wireName := fs.String("wire", "", strings.Join(replay.Wires, "|")+" (required)")
 	vision := fs.Bool("vision", false, "the target model sees images")
 	provider := fs.String("provider", "", "target provider id (signed reasoning crosses only for the same provider and model)")
 	model := fs.String("model", "", "target model id")
@@ -44,12 +46,8 @@ func runProject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "project", "--max-input must be positive, got %d", *maxInput)
 	}
 	target := replay.Target{Wire: *wireName, Provider: *provider, Model: *model, Vision: *vision}
-	known := false
-	for _, w := range replay.Wires {
-		known = known || w == *wireName
-	}
-	if !known {
-		fmt.Fprintf(stderr, "frameproof project: --wire must be one of anthropic, openai-chat, openai-responses, gemini (got %q)\n", *wireName)
+	if !slices.Contains(replay.Wires, *wireName) {
+		fmt.Fprintf(stderr, "frameproof project: --wire must be one of %s (got %q)\n", strings.Join(replay.Wires, ", "), *wireName)
 		return exitUsage
 	}
 	if *compact < -1 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	impl "github.com/frameproof/frameproof/impl/provider"
 	"github.com/frameproof/frameproof/props/peer"
 	"github.com/frameproof/frameproof/props/provider"
@@ -42,7 +43,7 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	const who = "provider fuzz"
 	fs := flag.NewFlagSet(who, flag.ContinueOnError)
-	wireName := fs.String("wire", "", "anthropic-messages | openai-completions | openai-responses | google-generative-ai")
+	wireName := fs.String("wire", "", strings.Join(pi.WireAPIs(), " | ")+" (or a short name)")
 	adapter := fs.String("adapter", "", "go: the reference Go adapter")
 	execCmd := fs.String("exec", "", "external adapter command (JSONL protocol); \"pi-ai\" runs pi-ai 1.0.3's providers")
 	seeds := fs.Int("seeds", 100, "number of streams (seeds 0..N-1 from --seed)")

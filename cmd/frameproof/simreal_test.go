@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/frameproof/frameproof/sim/lanesim"
 	"github.com/frameproof/frameproof/sim/trace"
 )
@@ -54,6 +55,8 @@ func TestSimRealTooSmallBudgetIsInconclusive(t *testing.T) {
 	r := decodeReport(t, stdout)
 	assert.Equal(t, "inconclusive", r.Verdict)
 	assert.Equal(t, 0, r.Sim.Throughput.Runs)
+	assert.Equal(t, backends.Names(), r.Sim.Backends, "the default campaign covers every backend of the registry")
+	assert.Len(t, r.Sim.Cells, len(lanesim.Scenarios())*len(backends.Names()))
 	for _, c := range r.Sim.Cells {
 		assert.Equal(t, "not run", c.Verdict)
 		assert.Equal(t, "duration", c.StoppedBy)
@@ -77,6 +80,8 @@ func TestSimRealUsage(t *testing.T) {
 	for _, sc := range lanesim.Scenarios() {
 		assert.Contains(t, help, "  "+sc.Name+" ")
 	}
+	// the help lists every backend of the registry
+	assert.Contains(t, help, "\nbackends: "+strings.Join(backends.Names(), ", ")+"\n")
 	for _, name := range []string{"settle-without-delete", "fence-ignores-response", "ack-before-fsync"} {
 		assert.Contains(t, lanesim.BugNames(), name, "the issue names this bug")
 	}

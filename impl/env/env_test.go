@@ -8,17 +8,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/impl/env/envtest"
 )
-
-type fixedClock struct{ t time.Time }
-
-func (c *fixedClock) Now() time.Time        { return c.t }
-func (c *fixedClock) Sleep(d time.Duration) { c.t = c.t.Add(d) }
 
 var uuidv7 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 func TestUUIDv7FormatAndOrder(t *testing.T) {
-	clock := &fixedClock{t: time.UnixMilli(1_700_000_000_000)}
+	clock := envtest.NewClock(envtest.Epoch)
 	ids := NewUUIDv7(clock, bytes.NewReader(bytes.Repeat([]byte{0xff}, 1024)))
 	prev := ""
 	for i := 0; i < 300; i++ {

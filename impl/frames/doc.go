@@ -1,7 +1,10 @@
 // Package frames is pi-ai 1.0.3's durable assistant-message frame codec in
 // Go: the AssistantMessageFrameEncoder (Encoder), reduceAssistantMessageFrames
-// (Reduce) and parseStreamingJson (ParseStreamingJSON), frame for frame and
-// byte for byte, with pi's exact error messages (*Error).
+// (ReduceValues over stored JSON as pi-ai reads it, JS semantics included;
+// Reduce over typed frames, the strict reading) and parseStreamingJson
+// (ParseStreamingJSON), frame for frame and byte for byte, with pi's exact
+// error messages (*Error, or V8's TypeError message where pi-ai would throw
+// one).
 //
 // The encoder keeps state only for open blocks: two counters per text or
 // thinking block and, per tool call that has not caught up with its start

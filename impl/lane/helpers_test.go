@@ -2,74 +2,42 @@ package lane
 
 import (
 	"errors"
-	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
-	"github.com/frameproof/frameproof/impl/store/jsonl"
-	"github.com/frameproof/frameproof/impl/store/memory"
-	"github.com/frameproof/frameproof/impl/store/sqlite"
+	storebackends "github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/stretchr/testify/require"
 )
 
-// ---- deterministic clock and ids ----
+// ---- deterministic clock and ids: impl/env/envtest ----
 
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+func newClock() *envtest.Clock { return envtest.NewClock(envtest.Epoch) }
 
-func newClock() *testClock { return &testClock{t: time.UnixMilli(1_700_000_000_000)} }
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-func (c *testClock) Sleep(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-type testIDs struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (g *testIDs) NewID() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.n++
-	return fmt.Sprintf("0190a000-0000-7000-8000-%012d", g.n)
-}
-
-// ---- backends: adding jsonl/sqlite is one line each ----
+// ---- backends: every row of the registry, fresh in a temp dir ----
 
 type backend struct {
 	name string
 	open func(t *testing.T, clock env.Clock) store.Storage
 }
 
-var backends = []backend{
-	{"memory", func(t *testing.T, clock env.Clock) store.Storage { return memory.New(clock) }},
-	{"jsonl", func(t *testing.T, clock env.Clock) store.Storage {
-		e := env.Env{Clock: clock, FS: env.OSFS{}, IDs: &testIDs{}, Executor: env.Goroutines{}}
-		st, err := jsonl.Create(e, filepath.Join(t.TempDir(), "s.jsonl"), jsonl.Header{ID: "s", StorageVersion: 1, Cwd: "/"}, jsonl.Options{})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}},
-	{"sqlite", func(t *testing.T, clock env.Clock) store.Storage {
-		st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), clock, sqlite.Options{})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}},
+var backends = registryBackends()
+
+func registryBackends() []backend {
+	var out []backend
+	for _, b := range storebackends.All() {
+		out = append(out, backend{b.Name, func(t *testing.T, clock env.Clock) store.Storage {
+			e := env.Env{Clock: clock, FS: env.OSFS{}, IDs: &envtest.IDs{}, Executor: env.Goroutines{}}
+			st, err := b.Create(e, t.TempDir(), storebackends.Options{})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = st.Close() })
+			return st
+		}})
+	}
+	return out
 }
 
 func forEachBackend(t *testing.T, f func(t *testing.T, b backend)) {
@@ -263,8 +231,8 @@ func seq(fs ...evFn) *script { return &script{events: fs} }
 
 type harness struct {
 	t        *testing.T
-	clock    *testClock
-	ids      *testIDs
+	clock    *envtest.Clock
+	ids      *envtest.IDs
 	store    store.Storage
 	gated    *gatedStore
 	provider *fakeProvider
@@ -281,7 +249,7 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, b backend) *harness {
-	h := &harness{t: t, clock: newClock(), ids: &testIDs{}, provider: &fakeProvider{}}
+	h := &harness{t: t, clock: newClock(), ids: &envtest.IDs{}, provider: &fakeProvider{}}
 	h.store = b.open(t, h.clock)
 	h.gated = &gatedStore{Storage: h.store, failErr: errors.New("disk on fire")}
 	return h

@@ -3,7 +3,6 @@ package lane
 import (
 	"fmt"
 
-	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 )
@@ -15,8 +14,10 @@ const DiagnosticFrameBudget = "frame_budget_exceeded"
 
 // readFrames pages the exact frame list ascending, FramePageSize per page
 // with an exclusive seq cursor, and stops after budget frames. truncated
-// reports that more frames existed than the budget allowed.
-func readFrames(st store.Storage, op, resp string, budget int) (out []pi.Frame, truncated bool, err error) {
+// reports that more frames existed than the budget allowed. Frames are
+// returned as the JSON that was stored, unchecked: pi-ai's reducer reads
+// them so (see reduceStored).
+func readFrames(st store.Storage, op, resp string, budget int) (out []pi.JSONValue, truncated bool, err error) {
 	addr := FramesAddr(op, resp)
 	var cursor *int64
 	for {
@@ -28,11 +29,11 @@ func readFrames(st store.Storage, op, resp string, budget int) (out []pi.Frame, 
 			if len(out) == budget {
 				return out, true, nil
 			}
-			f, err := pi.ParseFrame(string(e.Value))
+			f, err := pi.ParseJSON(string(e.Value))
 			if err != nil {
 				return nil, false, fmt.Errorf("lane: frame list %s: element seq %d: %w", addr.Key, e.Seq, err)
 			}
-			out = append(out, *f)
+			out = append(out, f)
 		}
 		if len(page) < FramePageSize {
 			return out, false, nil
@@ -66,9 +67,13 @@ func budgetDiagnostic(m *pi.AssistantMessage, budget int, now float64) {
 
 // allEnded reports whether every started block of the frames has an end
 // frame: "complete-looking" content.
-func allEnded(fs []pi.Frame) bool {
+func allEnded(fs []pi.JSONValue) bool {
 	open := map[int]bool{}
-	for _, f := range fs {
+	for _, v := range fs {
+		f, err := pi.DecodeFrame(v, "$")
+		if err != nil {
+			continue
+		}
 		switch f.Type {
 		case pi.FrameTextStart, pi.FrameThinkingStart, pi.FrameToolCallStart:
 			open[f.ContentIndex.N] = true
@@ -84,7 +89,7 @@ func allEnded(fs []pi.Frame) bool {
 // after_response; recovery-tagged message_start/message_end, then the
 // ordinary settlement (retry/fail for generation, aborted under cancel).
 func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResult, error) {
-	var fs []pi.Frame
+	var fs []pi.JSONValue
 	var truncated, current bool
 	_, _, err := l.command("recovery-read", func(cur view) (plan, error) {
 		if !sameEffect(cur, op, eff) || (!cancelled && cur.op.State.Control.CancelRequested) {
@@ -98,7 +103,7 @@ func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResul
 	if err != nil || !current {
 		return StepResult{Kind: StepProgress}, err
 	}
-	partial, err := frames.Reduce(fs)
+	partial, err := reduceStored(fs)
 	if err != nil {
 		return StepResult{}, l.faultWith(fmt.Errorf("lane: reduce frames %s:%s: %w", op, eff.ResponseEntryID, err))
 	}

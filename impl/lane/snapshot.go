@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/pi"
 )
 
@@ -68,7 +67,7 @@ func (l *Lane) Snapshot() (*Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := frames.Reduce(fs)
+		m, err := reduceStored(fs)
 		if err != nil {
 			return nil, fmt.Errorf("lane: snapshot: reduce frames: %w", err)
 		}

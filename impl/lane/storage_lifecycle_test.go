@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
@@ -162,11 +163,11 @@ func TestRequiredIdleForkExcludesFrames(t *testing.T) {
 func TestRequiredJSONLCompactionRemovesDeletedFrameBytes(t *testing.T) {
 	clock := newClock()
 	path := filepath.Join(t.TempDir(), "c.jsonl")
-	e := env.Env{Clock: clock, FS: env.OSFS{}, IDs: &testIDs{}, Executor: env.Goroutines{}}
+	e := env.Env{Clock: clock, FS: env.OSFS{}, IDs: &envtest.IDs{}, Executor: env.Goroutines{}}
 	st, err := jsonl.Create(e, path, jsonl.Header{ID: "c", StorageVersion: 1, Cwd: "/"}, jsonl.Options{})
 	require.NoError(t, err)
 	defer st.Close()
-	h := &harness{t: t, clock: clock, ids: &testIDs{}, provider: &fakeProvider{}, store: st}
+	h := &harness{t: t, clock: clock, ids: &envtest.IDs{}, provider: &fakeProvider{}, store: st}
 	h.gated = &gatedStore{Storage: st}
 	l := h.open()
 	h.start(1)

@@ -119,10 +119,23 @@ func (c ImageContent) AppendJSON(dst []byte) []byte {
 // DecodeContent decodes one block of any of the four kinds. allowed lists the
 // types the containing message permits.
 func DecodeContent(v JSONValue, path string, allowed ...string) (Content, error) {
+	return decodeContent(v, path, false, allowed)
+}
+
+// DecodeLiveContent is DecodeContent for a provider's live block: members
+// pi-ai's clone helpers (cloneTextContent, cloneThinkingContent,
+// cloneToolCall) do not copy are ignored, such as the providers' streaming
+// scratch ("index", "partialJson", "partialArgs", "streamIndex").
+func DecodeLiveContent(v JSONValue, path string, allowed ...string) (Content, error) {
+	return decodeContent(v, path, true, allowed)
+}
+
+func decodeContent(v JSONValue, path string, whitelist bool, allowed []string) (Content, error) {
 	f, err := readFields(v, path)
 	if err != nil {
 		return nil, err
 	}
+	f.whitelist = whitelist
 	typ := f.str("type")
 	if f.err != nil {
 		return nil, f.err
@@ -153,12 +166,16 @@ func DecodeContent(v JSONValue, path string, allowed ...string) (Content, error)
 }
 
 func decodeContentList(v JSONValue, path string, allowed ...string) ([]Content, error) {
+	return decodeContentListAs(v, path, false, allowed...)
+}
+
+func decodeContentListAs(v JSONValue, path string, whitelist bool, allowed ...string) ([]Content, error) {
 	if v.kind != Array {
 		return nil, &DecodeError{path, "expected array, got " + v.kind.String()}
 	}
 	out := make([]Content, 0, len(v.arr))
 	for i, e := range v.arr {
-		c, err := DecodeContent(e, fmt.Sprintf("%s[%d]", path, i), allowed...)
+		c, err := decodeContent(e, fmt.Sprintf("%s[%d]", path, i), whitelist, allowed)
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,9 @@ type fields struct {
 	o    *JSONObject
 	used map[string]bool
 	err  error
+	// whitelist: members nobody reads are ignored rather than reported,
+	// as pi-ai's encoder copies only the members its clone helpers name.
+	whitelist bool
 }
 
 func readFields(v JSONValue, path string) (*fields, error) {
@@ -129,6 +132,9 @@ func (f *fields) index(key string) ContentIndex {
 func (f *fields) done() error {
 	if f.err != nil {
 		return f.err
+	}
+	if f.whitelist {
+		return nil
 	}
 	for _, k := range f.o.Keys() {
 		if !f.used[k] {

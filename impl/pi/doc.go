@@ -29,6 +29,14 @@
 // as JSONValue in JS property order. Optional fields are pointers (or an
 // Undefined JSONValue) so "absent" and "empty" stay distinct.
 //
+// Events are the exception: DecodeEvent (and DecodeLiveMessage,
+// DecodeLiveContent) read a provider's live objects the way pi-ai's frame
+// encoder does, which copies only the members its clone helpers name, so
+// other members (the providers' streaming scratch such as "index" or
+// "partialJson") are ignored, and an event of unknown type keeps only its
+// type. Stored frames are read unchecked by frames.ReduceValues, as pi-ai's
+// reducer reads them; DecodeFrame is the strict typed reading.
+//
 // # Key order
 //
 // Typed values are written in the order pi-ai's own objects have: content

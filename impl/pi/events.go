@@ -1,7 +1,5 @@
 package pi
 
-import "fmt"
-
 // EventType names the 12 assistant stream events.
 type EventType string
 
@@ -109,12 +107,19 @@ func ParseEvent(s string) (*Event, error) {
 	return DecodeEvent(v, "$")
 }
 
-// DecodeEvent maps a parsed value onto Event.
+// DecodeEvent maps a parsed value onto Event with pi-ai's whitelist
+// semantics: AssistantMessageFrameEncoder.encode reads only the members it
+// names, and copies the live partial and its blocks through clone helpers
+// that name theirs, so every other member (the providers' streaming scratch
+// such as "index", "partialJson" or "streamIndex" on blocks, or anything on
+// the event or message) is ignored rather than rejected. What pi copies
+// whole (usage, diagnostics, tool arguments) is kept or checked whole.
 func DecodeEvent(v JSONValue, path string) (*Event, error) {
 	f, err := readFields(v, path)
 	if err != nil {
 		return nil, err
 	}
+	f.whitelist = true
 	e := &Event{Type: EventType(f.str("type"))}
 	if f.err != nil {
 		return nil, f.err
@@ -124,7 +129,11 @@ func DecodeEvent(v JSONValue, path string) (*Event, error) {
 		known = known || t == e.Type
 	}
 	if !known {
-		return nil, &DecodeError{f.at("type"), fmt.Sprintf("unknown event type %q", e.Type)}
+		// pi-ai's encoder reads nothing else of an event type it does not
+		// know: before start it throws "Assistant message X event appears
+		// before start", after start it returns undefined.
+		e.ContentIndex = ContentIndex{Invalid: "undefined"}
+		return e, nil
 	}
 	msgKey := "partial"
 	switch e.Type {
@@ -145,7 +154,7 @@ func DecodeEvent(v JSONValue, path string) (*Event, error) {
 	case EventTextEnd, EventThinkingEnd:
 		e.Content = f.str("content")
 	case EventToolCallEnd:
-		tc, err := DecodeContent(f.get("toolCall"), f.at("toolCall"), "toolCall")
+		tc, err := DecodeLiveContent(f.get("toolCall"), f.at("toolCall"), "toolCall")
 		if err != nil {
 			return nil, err
 		}
@@ -156,7 +165,7 @@ func DecodeEvent(v JSONValue, path string) (*Event, error) {
 		return nil, f.err
 	}
 	if m := f.get(msgKey); m.kind != Undefined {
-		msg, err := DecodeAssistantMessage(m, f.at(msgKey))
+		msg, err := DecodeLiveMessage(m, f.at(msgKey))
 		if err != nil {
 			return nil, err
 		}

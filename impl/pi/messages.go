@@ -196,10 +196,24 @@ func (m *AssistantMessage) UnmarshalJSON(data []byte) error {
 
 // DecodeAssistantMessage maps a parsed value onto AssistantMessage.
 func DecodeAssistantMessage(v JSONValue, path string) (*AssistantMessage, error) {
+	return decodeAssistantMessage(v, path, false)
+}
+
+// DecodeLiveMessage decodes a provider's live message the way pi-ai's
+// encoder reads it (cloneStartMessage and the block clone helpers in
+// utils/assistant-message-frame.ts): members they do not name, on the
+// message and on its content blocks, are ignored. Usage is copied whole by
+// structuredClone, so unknown usage members are still an error.
+func DecodeLiveMessage(v JSONValue, path string) (*AssistantMessage, error) {
+	return decodeAssistantMessage(v, path, true)
+}
+
+func decodeAssistantMessage(v JSONValue, path string, whitelist bool) (*AssistantMessage, error) {
 	f, err := readFields(v, path)
 	if err != nil {
 		return nil, err
 	}
+	f.whitelist = whitelist
 	f.constant("role", "assistant")
 	m := &AssistantMessage{API: f.str("api"), Provider: f.str("provider"), Model: f.str("model"),
 		ResponseModel: f.optStr("responseModel"), ResponseID: f.optStr("responseId"),
@@ -213,7 +227,7 @@ func DecodeAssistantMessage(v JSONValue, path string) (*AssistantMessage, error)
 	if m.Diagnostics.kind != Undefined && m.Diagnostics.kind != Array {
 		return nil, &DecodeError{f.at("diagnostics"), "expected array, got " + m.Diagnostics.kind.String()}
 	}
-	if m.Content, err = decodeContentList(f.get("content"), f.at("content"), "text", "thinking", "toolCall"); err != nil {
+	if m.Content, err = decodeContentListAs(f.get("content"), f.at("content"), whitelist, "text", "thinking", "toolCall"); err != nil {
 		return nil, err
 	}
 	if m.Usage, err = decodeUsage(f.get("usage"), f.at("usage")); err != nil {

@@ -4,36 +4,48 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 // Wire names a streaming API, using pi-ai's api identifiers.
 type Wire string
 
-// The four wires.
+// The wires of the registry (impl/pi), by api name.
 const (
-	WireAnthropic       Wire = "anthropic-messages"
-	WireOpenAIChat      Wire = "openai-completions"
-	WireOpenAIResponses Wire = "openai-responses"
-	WireGemini          Wire = "google-generative-ai"
+	WireAnthropic       Wire = pi.APIAnthropicMessages
+	WireOpenAIChat      Wire = pi.APIOpenAICompletions
+	WireOpenAIResponses Wire = pi.APIOpenAIResponses
+	WireGemini          Wire = pi.APIGoogleGenerativeAI
 )
 
-// Wires lists every supported wire in a fixed order.
-var Wires = []Wire{WireAnthropic, WireOpenAIChat, WireOpenAIResponses, WireGemini}
+// Wires lists every wire of the registry (impl/pi) in its order.
+var Wires = registryWires()
 
-// ParseWire accepts a wire's api name or a short alias (anthropic, chat,
-// responses, gemini).
-func ParseWire(s string) (Wire, error) {
-	switch s {
-	case string(WireAnthropic), "anthropic":
-		return WireAnthropic, nil
-	case string(WireOpenAIChat), "chat", "openai-chat":
-		return WireOpenAIChat, nil
-	case string(WireOpenAIResponses), "responses":
-		return WireOpenAIResponses, nil
-	case string(WireGemini), "gemini", "google":
-		return WireGemini, nil
+func registryWires() []Wire {
+	var out []Wire
+	for _, api := range pi.WireAPIs() {
+		out = append(out, Wire(api))
 	}
-	return "", fmt.Errorf("provider: unknown wire %q (want anthropic-messages, openai-completions, openai-responses or google-generative-ai)", s)
+	return out
+}
+
+// adapters holds one SSE adapter per wire.
+var adapters = map[Wire]func(io.Reader, *emitter) error{
+	WireAnthropic:       runAnthropic,
+	WireOpenAIChat:      runOpenAIChat,
+	WireOpenAIResponses: runOpenAIResponses,
+	WireGemini:          runGemini,
+}
+
+// ParseWire accepts any name of a wire in the registry: its api name, its
+// short name or an alias (anthropic, chat, responses, gemini, ...).
+func ParseWire(s string) (Wire, error) {
+	w, err := pi.WireByName(s)
+	if err != nil {
+		return "", fmt.Errorf("provider: %w", err)
+	}
+	return Wire(w.API), nil
 }
 
 // Meta is the request-side identity of the message being streamed.
@@ -53,17 +65,8 @@ type Options struct {
 // bug says otherwise). Read errors and malformed input become an error event.
 func Stream(wire Wire, r io.Reader, meta Meta, opts Options, emit func(Event)) {
 	em := newEmitter(wire, meta, opts.Bug, emit)
-	var run func(io.Reader, *emitter) error
-	switch wire {
-	case WireAnthropic:
-		run = runAnthropic
-	case WireOpenAIChat:
-		run = runOpenAIChat
-	case WireOpenAIResponses:
-		run = runOpenAIResponses
-	case WireGemini:
-		run = runGemini
-	default:
+	run, ok := adapters[wire]
+	if !ok {
 		em.start()
 		em.fail(fmt.Errorf("provider: unknown wire %q", wire))
 		return

@@ -183,66 +183,20 @@ func EventFromPi(e *pi.Event) (Event, error) {
 	return out, nil
 }
 
-// scratchFields are the streaming scratch members pi-ai 1.0.3's providers
-// keep on open content blocks of their live partial (anthropic-messages:
-// index, partialJson; openai-completions: partialArgs, streamIndex;
-// openai-responses: partialJson). They are not part of AssistantMessage and
-// impl/pi rejects unknown fields, so DecodePiEvent removes exactly these.
-var scratchFields = map[string]bool{"index": true, "partialJson": true, "partialArgs": true, "streamIndex": true}
-
 // DecodePiEvent parses one event as an external adapter writes it (pi-ai's
 // JSON shape, JSON.stringify of the event at push time) into a pi.Event.
-// It first strips the scratch fields (scratchFields) from the content blocks
-// of "partial", "message" and "error" and from "toolCall"; any other unknown
-// field is an error naming its path. Lone surrogates survive as WTF-8.
+// pi.DecodeEvent already reads events the way pi-ai's encoder does: members
+// its clone helpers do not copy (the providers' streaming scratch such as
+// "index", "partialJson" or "streamIndex") are ignored, whatever their name.
+// Lone surrogates survive as WTF-8.
 func DecodePiEvent(data []byte) (*pi.Event, error) {
 	v, err := pi.ParseJSON(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("provider: decode pi event: %w", err)
-	}
-	if v.Kind() != pi.Object {
-		return nil, fmt.Errorf("provider: decode pi event: got %s, want object", v.Kind())
-	}
-	ev := v.ObjectValue()
-	for _, key := range []string{"partial", "message", "error"} {
-		m, ok := ev.Get(key)
-		if !ok || m.Kind() != pi.Object {
-			continue
-		}
-		mo := m.ObjectValue()
-		content, ok := mo.Get("content")
-		if !ok || content.Kind() != pi.Array {
-			continue
-		}
-		blocks := content.Array()
-		clean := make([]pi.JSONValue, len(blocks))
-		for i, b := range blocks {
-			clean[i] = stripScratch(b)
-		}
-		mo.Set("content", pi.ArrayValue(clean))
-	}
-	if tc, ok := ev.Get("toolCall"); ok {
-		ev.Set("toolCall", stripScratch(tc))
 	}
 	out, err := pi.DecodeEvent(v, "event")
 	if err != nil {
 		return nil, fmt.Errorf("provider: decode pi event: %w", err)
 	}
 	return out, nil
-}
-
-func stripScratch(b pi.JSONValue) pi.JSONValue {
-	if b.Kind() != pi.Object {
-		return b
-	}
-	o := b.ObjectValue()
-	out := pi.NewObject()
-	for _, k := range o.Keys() {
-		if scratchFields[k] {
-			continue
-		}
-		x, _ := o.Get(k)
-		out.Set(k, x)
-	}
-	return pi.ObjectValue(out)
 }

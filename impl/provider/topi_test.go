@@ -105,9 +105,10 @@ func TestToPiRoundTrip(t *testing.T) {
 	}
 }
 
-// pi-ai's scratch fields on open blocks are stripped; any other unknown
-// field is still an error naming its path.
-func TestDecodePiEventStripsScratchOnly(t *testing.T) {
+// pi-ai utils/assistant-message-frame.ts cloneToolCall/cloneStartMessage: members
+// the clone helpers do not name are ignored whatever their name; usage,
+// copied whole by structuredClone, still rejects a member it cannot carry.
+func TestDecodePiEventKeepsPiWhitelist(t *testing.T) {
 	line := `{"type":"toolcall_delta","contentIndex":0,"delta":"{\"a\"","partial":{"role":"assistant","content":[` +
 		`{"type":"toolCall","id":"t","name":"n","arguments":{},"partialJson":"{\"a\"","index":0,"partialArgs":"","streamIndex":0}],` +
 		`"api":"anthropic-messages","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,` +
@@ -116,6 +117,10 @@ func TestDecodePiEventStripsScratchOnly(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `{"type":"toolCall","id":"t","name":"n","arguments":{}}`, string(ev.Partial.Content[0].(pi.ToolCall).AppendJSON(nil)))
 	_, err = DecodePiEvent([]byte(strings.Replace(line, `"index":0`, `"bogus":0`, 1)))
+	require.NoError(t, err, "an unnamed block member is not read by pi-ai's clone helpers")
+	_, err = DecodePiEvent([]byte(strings.Replace(line, `"timestamp":1}`, `"timestamp":1,"blockIndexMap":{}}`, 1)))
+	require.NoError(t, err, "an unnamed message member is not read by cloneStartMessage")
+	_, err = DecodePiEvent([]byte(strings.Replace(line, `"totalTokens":0`, `"totalTokens":0,"bogus":1`, 1)))
 	require.ErrorContains(t, err, "bogus")
 	_, err = DecodePiEvent([]byte(`{"type":"start"`))
 	require.ErrorContains(t, err, "provider: decode pi event")

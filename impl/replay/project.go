@@ -11,6 +11,14 @@ import (
 // transcript of only errored responses). No wire accepts an empty history.
 var ErrNothingToSend = errors.New("replay: nothing to project: no message in the transcript crosses to a model")
 
+// encoders holds one wire encoder per wire of the registry (impl/pi).
+var encoders = map[string]func(turns []turn, t Target, o Options) pi.JSONValue{
+	WireAnthropic:       encodeAnthropic,
+	WireOpenAIChat:      encodeChat,
+	WireOpenAIResponses: encodeResponses,
+	WireGemini:          encodeGemini,
+}
+
 // Project returns the request body for t built from msgs, a transcript of
 // *pi.UserMessage, *pi.AssistantMessage and *pi.ToolResultMessage. The
 // result is deterministic: the same inputs give the same bytes. msgs is not
@@ -32,18 +40,9 @@ func Project(msgs []pi.Appender, t Target, o Options) ([]byte, error) {
 	if len(turns) == 0 {
 		return nil, ErrNothingToSend
 	}
-	var body pi.JSONValue
-	switch t.Wire {
-	case WireAnthropic:
-		body = encodeAnthropic(turns, t, o)
-	case WireOpenAIChat:
-		body = encodeChat(turns, t, o)
-	case WireOpenAIResponses:
-		body = encodeResponses(turns, t, o)
-	case WireGemini:
-		body = encodeGemini(turns, t, o)
-	default:
+	encode, ok := encoders[t.Wire]
+	if !ok {
 		return nil, fmt.Errorf("replay: unknown wire %q", t.Wire)
 	}
-	return body.AppendJSON(nil), nil
+	return encode(turns, t, o).AppendJSON(nil), nil
 }

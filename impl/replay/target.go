@@ -12,18 +12,21 @@ package replay
 import (
 	"fmt"
 	"strings"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
-// Wire names. The same spelling is used by model/wire and the CLI.
+// Wire names: the short names of the registry (impl/pi), as model/wire and
+// the CLI spell them.
 const (
-	WireAnthropic       = "anthropic"
-	WireOpenAIChat      = "openai-chat"
-	WireOpenAIResponses = "openai-responses"
-	WireGemini          = "gemini"
+	WireAnthropic       = pi.WireAnthropic
+	WireOpenAIChat      = pi.WireOpenAIChat
+	WireOpenAIResponses = pi.WireOpenAIResponses
+	WireGemini          = pi.WireGemini
 )
 
-// Wires lists the supported wires.
-var Wires = []string{WireAnthropic, WireOpenAIChat, WireOpenAIResponses, WireGemini}
+// Wires lists the wires of the registry (impl/pi).
+var Wires = pi.WireShorts()
 
 // Exact strings the projection writes (replay-and-wire-facts.md §1.2).
 const (
@@ -73,26 +76,17 @@ type Target struct {
 
 // api is the pi-ai api name whose messages carry signatures valid on wire.
 func (t Target) api() string {
-	switch t.Wire {
-	case WireAnthropic:
-		return "anthropic-messages"
-	case WireOpenAIChat:
-		return "openai-completions"
-	case WireOpenAIResponses:
-		return "openai-responses"
-	case WireGemini:
-		return "google-generative-ai"
-	}
-	return ""
+	w, _ := pi.WireByName(t.Wire)
+	return w.API
 }
 
+// validate accepts the short name of a wire that has an encoder.
 func (t Target) validate() error {
-	for _, w := range Wires {
-		if t.Wire == w {
-			return nil
-		}
+	w, err := pi.WireByName(t.Wire)
+	if err != nil || w.Short != t.Wire || encoders[t.Wire] == nil {
+		return fmt.Errorf("replay: unknown wire %q: want one of %s", t.Wire, strings.Join(Wires, ", "))
 	}
-	return fmt.Errorf("replay: unknown wire %q: want one of %s", t.Wire, strings.Join(Wires, ", "))
+	return nil
 }
 
 func (t Target) gemini3() bool { return strings.HasPrefix(t.Model, "gemini-3") }

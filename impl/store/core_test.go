@@ -4,20 +4,15 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/memory"
 )
-
-type fixedClock struct{ ms int64 }
-
-func (c *fixedClock) Now() time.Time        { c.ms++; return time.UnixMilli(c.ms) }
-func (c *fixedClock) Sleep(d time.Duration) { c.ms += d.Milliseconds() }
 
 func entry(id string, parent string) store.Write {
 	var p *string
@@ -60,7 +55,7 @@ func TestEncodeJSONMatchesJSONStringify(t *testing.T) {
 }
 
 func TestCommitRules(t *testing.T) {
-	s := memory.New(&fixedClock{ms: 1000})
+	s := memory.New(envtest.NewTickClock(1000))
 	ns := store.MustValue[int]("ns", "k")
 	w1, err := store.SetValue(ns, 7)
 	require.NoError(t, err)
@@ -119,7 +114,7 @@ func TestValidateCommittedRejectsNonMonotonicSeq(t *testing.T) {
 }
 
 func TestValuesAndLists(t *testing.T) {
-	s := memory.New(&fixedClock{})
+	s := memory.New(envtest.NewTickClock(0))
 	va := store.MustValue[string]("ns", "a")
 	la := store.MustList[int]("ns", "a") // same ns/key as va: no cross-kind collision
 	set := func(v string) store.Write { w, err := store.SetValue(va, v); require.NoError(t, err); return w }
@@ -149,7 +144,7 @@ func TestValuesAndLists(t *testing.T) {
 }
 
 func TestReadListPaging(t *testing.T) {
-	s := memory.New(&fixedClock{})
+	s := memory.New(envtest.NewTickClock(0))
 	la := store.MustList[int]("ns", "l")
 	var ws []store.Write
 	for i := range 12_000 {
@@ -183,7 +178,7 @@ func TestReadListPaging(t *testing.T) {
 }
 
 func TestScanValuesKeyOrderIsCodePointOrder(t *testing.T) {
-	s := memory.New(&fixedClock{})
+	s := memory.New(envtest.NewTickClock(0))
 	// U+FF5E (BMP, above the surrogate range) sorts before U+1F600 by code
 	// point, as pi's compareKeys does; UTF-16 unit order would reverse them.
 	keys := []string{"op:b", "op:\U0001F600", "op:a", "op:\uFF5E", "other", "op:"}
@@ -206,7 +201,7 @@ func TestScanValuesKeyOrderIsCodePointOrder(t *testing.T) {
 }
 
 func TestWriteShapeErrors(t *testing.T) {
-	s := memory.New(&fixedClock{})
+	s := memory.New(envtest.NewTickClock(0))
 	a := store.MustValue[int]("ns", "k").Address
 	bad := map[string]store.Write{
 		"bad json value":     store.SetValueRaw(a, json.RawMessage(`{`)),
@@ -235,7 +230,7 @@ func TestWriteShapeErrors(t *testing.T) {
 }
 
 func TestMemoryClosed(t *testing.T) {
-	s := memory.New(&fixedClock{})
+	s := memory.New(envtest.NewTickClock(0))
 	require.NoError(t, s.Close())
 	_, err := s.Commit(nil)
 	require.EqualError(t, err, "MemoryStorage is closed")

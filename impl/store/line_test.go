@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/memory"
 )
@@ -128,7 +129,7 @@ func TestLinePanicsPropagateToTheExecutor(t *testing.T) {
 
 func TestFencedDeclinesCommitsAndReportsErrors(t *testing.T) {
 	l := store.NewLine(exec)
-	s := memory.New(&fixedClock{})
+	s := memory.New(envtest.NewTickClock(0))
 	la := store.MustList[int]("pi.pending.assistant_frame", "op:r")
 	fenceOpen := true
 	var committed []store.CommitResult

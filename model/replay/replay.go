@@ -8,6 +8,9 @@ package replay
 
 import (
 	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/pi"
@@ -67,26 +70,29 @@ type Turn struct {
 	Answers []Answer
 }
 
-// Project returns the body for t, or ok=false when nothing crosses.
-func Project(msgs []pi.Appender, t Target, p *Principal) (body []byte, ok bool) {
+// ErrNothingToSend: nothing of the transcript crosses to the wire.
+var ErrNothingToSend = errors.New("model/replay: nothing to send")
+
+// layouts holds the body layout of each wire of the registry (impl/pi).
+var layouts = map[string]func(turns []Turn, t Target, p *Principal) pi.JSONValue{
+	pi.WireAnthropic:       anthropic,
+	pi.WireOpenAIChat:      chat,
+	pi.WireOpenAIResponses: responses,
+	pi.WireGemini:          gemini,
+}
+
+// Project returns the body for t; ErrNothingToSend when nothing crosses,
+// and an error for a wire it has no layout for.
+func Project(msgs []pi.Appender, t Target, p *Principal) ([]byte, error) {
+	layout, ok := layouts[t.Wire]
+	if !ok {
+		return nil, fmt.Errorf("model/replay: unknown wire %q (want one of %s)", t.Wire, strings.Join(pi.WireShorts(), ", "))
+	}
 	turns := Turns(msgs, t)
 	if len(turns) == 0 {
-		return nil, false
+		return nil, ErrNothingToSend
 	}
-	var v pi.JSONValue
-	switch t.Wire {
-	case "anthropic":
-		v = anthropic(turns, t, p)
-	case "openai-chat":
-		v = chat(turns, t, p)
-	case "openai-responses":
-		v = responses(turns, t, p)
-	case "gemini":
-		v = gemini(turns, t, p)
-	default:
-		return nil, false
-	}
-	return v.AppendJSON(nil), true
+	return layout(turns, t, p).AppendJSON(nil), nil
 }
 
 func crosses(m *pi.AssistantMessage) bool {
@@ -122,9 +128,10 @@ func firstResult(msgs []pi.Appender, id string) int {
 	return -1
 }
 
+// api is the pi-ai api name of a wire ("" for an unknown one).
 func api(wire string) string {
-	return map[string]string{"anthropic": "anthropic-messages", "openai-chat": "openai-completions",
-		"openai-responses": "openai-responses", "gemini": "google-generative-ai"}[wire]
+	w, _ := pi.WireByName(wire)
+	return w.API
 }
 
 func seen(t Target, mime string) bool {
@@ -278,19 +285,11 @@ func Turns(msgs []pi.Appender, t Target) []Turn {
 
 // Microcompact clears all but the keep most recent compactable results.
 func Microcompact(msgs []pi.Appender, keep int, tools []string) []pi.Appender {
-	isTool := func(name string) bool {
-		for _, t := range tools {
-			if t == name {
-				return true
-			}
-		}
-		return false
-	}
 	var ids []string
 	for _, m := range msgs {
 		if a, isA := m.(*pi.AssistantMessage); isA {
 			for _, c := range a.Content {
-				if tc, isCall := c.(pi.ToolCall); isCall && isTool(tc.Name) && !contains(ids, tc.ID) {
+				if tc, isCall := c.(pi.ToolCall); isCall && slices.Contains(tools, tc.Name) && !slices.Contains(ids, tc.ID) {
 					ids = append(ids, tc.ID)
 				}
 			}
@@ -302,20 +301,11 @@ func Microcompact(msgs []pi.Appender, keep int, tools []string) []pi.Appender {
 	}
 	old := ids[:len(ids)-keep]
 	for i, m := range out {
-		if r, isR := m.(*pi.ToolResultMessage); isR && contains(old, r.ToolCallID) {
+		if r, isR := m.(*pi.ToolResultMessage); isR && slices.Contains(old, r.ToolCallID) {
 			c := *r
 			c.Content = []pi.Content{pi.TextContent{Text: cleared}}
 			out[i] = &c
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -91,7 +92,7 @@ func validateAnthropic(body map[string]any, opts Options) error {
 				continue
 			}
 			id := str(b, "tool_use_id")
-			if !contains(prevUses, id) {
+			if !slices.Contains(prevUses, id) {
 				return reject(w, "tool_result.unexpected", "messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, id)
 			}
 			if answered[id] {
@@ -281,7 +282,7 @@ func anthropicImage(path string, b map[string]any, opts Options) error {
 	if src == nil || str(src, "type") != "base64" || str(src, "data") == "" {
 		return reject(w, "image.source", "%s.source: Field required", path)
 	}
-	if mt := str(src, "media_type"); !contains(anthropicImageTypes, mt) {
+	if mt := str(src, "media_type"); !slices.Contains(anthropicImageTypes, mt) {
 		return reject(w, "image.media_type", "%s.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'", path)
 	}
 	if !opts.Vision {

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -48,7 +49,7 @@ func validateChat(body map[string]any, opts Options) error {
 			j := i + 1
 			for ; j < len(msgs) && str(msgs[j], "role") == "tool"; j++ {
 				id := str(msgs[j], "tool_call_id")
-				if !contains(ids, id) {
+				if !slices.Contains(ids, id) {
 					return reject(w, "tool.orphan", "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
 				}
 				if answered[id] {

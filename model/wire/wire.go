@@ -15,18 +15,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
-// Wire names, shared spelling with impl/replay and the CLI.
+// Wire names: the short names of the registry (impl/pi), shared spelling
+// with impl/replay and the CLI.
 const (
-	Anthropic       = "anthropic"
-	OpenAIChat      = "openai-chat"
-	OpenAIResponses = "openai-responses"
-	Gemini          = "gemini"
+	Anthropic       = pi.WireAnthropic
+	OpenAIChat      = pi.WireOpenAIChat
+	OpenAIResponses = pi.WireOpenAIResponses
+	Gemini          = pi.WireGemini
 )
 
-// Wires lists every wire a validator exists for.
-var Wires = []string{Anthropic, OpenAIChat, OpenAIResponses, Gemini}
+// Wires lists the wires of the registry (impl/pi).
+var Wires = pi.WireShorts()
+
+// validators holds one acceptance model per wire.
+var validators = map[string]func(obj map[string]any, opts Options) error{
+	Anthropic:       validateAnthropic,
+	OpenAIChat:      validateChat,
+	OpenAIResponses: validateResponses,
+	Gemini:          validateGemini,
+}
 
 // Options carries the facts about the target that change what a wire accepts.
 type Options struct {
@@ -62,6 +73,10 @@ func strict(wire, rule, format string, args ...any) *Error {
 
 // Validate decodes body and applies the named wire's acceptance rules.
 func Validate(wire string, body []byte, opts Options) error {
+	validate, ok := validators[wire]
+	if !ok {
+		return fmt.Errorf("wire: unknown wire %q (want one of %s)", wire, strings.Join(Wires, ", "))
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var root any
@@ -75,18 +90,7 @@ func Validate(wire string, body []byte, opts Options) error {
 	if !ok {
 		return strict(wire, "json", "request body is not a JSON object")
 	}
-	switch wire {
-	case Anthropic:
-		return validateAnthropic(obj, opts)
-	case OpenAIChat:
-		return validateChat(obj, opts)
-	case OpenAIResponses:
-		return validateResponses(obj, opts)
-	case Gemini:
-		return validateGemini(obj, opts)
-	default:
-		return fmt.Errorf("wire: unknown wire %q (want one of %s)", wire, strings.Join(Wires, ", "))
-	}
+	return validate(obj, opts)
 }
 
 // --- small helpers over decoded JSON ---
@@ -106,13 +110,4 @@ func validJSONText(s string) bool {
 	}
 	_, err := dec.Token()
 	return err != nil // io.EOF: nothing trails
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -76,3 +76,66 @@ func TestCorruptFrameSequencesReduceLikePiAI(t *testing.T) {
 	require.Greater(t, errorsSeen, n/10, "too few corrupt sequences made pi-ai throw")
 	t.Logf("%d of %d sequences threw", errorsSeen, n)
 }
+
+// pi-ai utils/assistant-message-frame.ts reduceAssistantMessageFrames: stored
+// frames of unknown type, missing members and members of another JSON type
+// reduce (or throw) exactly as pi-ai does, JS semantics included.
+func TestStoredFramesReduceLikePiAI(t *testing.T) {
+	p := peer.Open(t)
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	gen := GenStoredFrames()
+	errorsSeen, strictRejected := 0, 0
+	for seed := 0; seed < n; seed++ {
+		fs := gen.Example(seed)
+		raw := make([]json.RawMessage, len(fs))
+		for i := range fs {
+			raw[i] = fs[i].AppendJSON(nil)
+		}
+		peerMsg, peerErr, err := p.Reduce(raw)
+		require.NoError(t, err)
+		goMsg, goErr := frames.ReduceValues(fs)
+		goErrText, goMsgText := "", "null"
+		if goErr != nil {
+			goErrText = goErr.Error()
+		} else if !goMsg.IsUndefined() {
+			goMsgText = string(goMsg.AppendJSON(nil))
+		}
+		require.Equal(t, peerErr, goErrText, "seed %d: frames %s", seed, framesText(raw))
+		if peerErr != "" {
+			errorsSeen++
+			continue
+		}
+		require.Equal(t, string(peerMsg), goMsgText, "seed %d: frames %s", seed, framesText(raw))
+		if strictFails(raw) {
+			strictRejected++
+		}
+	}
+	// The generator must reach lists that pi-ai reduces but the strict
+	// reading rejects (the lane used to wedge on those), and lists it throws on.
+	require.Greater(t, strictRejected, n/10, "too few lists that only the strict reading rejects")
+	require.Greater(t, errorsSeen, n/20, "too few lists that made pi-ai throw")
+	t.Logf("%d of %d lists threw; %d reduced although the strict reading rejects them", errorsSeen, n, strictRejected)
+}
+
+func framesText(raw []json.RawMessage) string {
+	b, _ := json.Marshal(raw)
+	return string(b)
+}
+
+// strictFails reports whether the typed reading (pi.ParseFrame +
+// frames.Reduce) rejects the list.
+func strictFails(raw []json.RawMessage) bool {
+	fs := make([]pi.Frame, 0, len(raw))
+	for _, r := range raw {
+		f, err := pi.ParseFrame(string(r))
+		if err != nil {
+			return true
+		}
+		fs = append(fs, *f)
+	}
+	_, err := frames.Reduce(fs)
+	return err != nil
+}

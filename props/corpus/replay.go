@@ -89,9 +89,9 @@ func CheckReplay(v ReplayVector) error {
 		mp := model.Principal(*v.Principal)
 		p = &mp
 	}
-	body, ok := model.Project(ref, model.Target{Wire: t.Wire, Provider: t.Provider, Model: t.Model, Vision: t.Vision}, p)
-	if !ok {
-		return fmt.Errorf("model/replay: nothing to send")
+	body, err := model.Project(ref, model.Target{Wire: t.Wire, Provider: t.Provider, Model: t.Model, Vision: t.Vision}, p)
+	if err != nil {
+		return err
 	}
 	if d := diffBytes("model/replay body", want, body); d != "" {
 		return fmt.Errorf("%s", d)

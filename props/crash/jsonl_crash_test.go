@@ -16,6 +16,7 @@ import (
 
 	"github.com/frameproof/frameproof/faults"
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	mstore "github.com/frameproof/frameproof/model/store"
 )
@@ -59,7 +60,7 @@ type outcome struct {
 }
 
 func newEnv(f env.FS) env.Env {
-	return env.Env{Clock: NewTickClock(), FS: f, Executor: env.Goroutines{}}
+	return env.Env{Clock: envtest.NewTickClock(envtest.Epoch), FS: f, Executor: env.Goroutines{}}
 }
 
 // execute runs r and returns an error describing any violation.

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,8 +16,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store"
-	"github.com/frameproof/frameproof/impl/store/jsonl"
-	"github.com/frameproof/frameproof/impl/store/sqlite"
+	"github.com/frameproof/frameproof/impl/store/backends"
 	mstore "github.com/frameproof/frameproof/model/store"
 )
 
@@ -41,19 +39,21 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func openBackend(backend, path string) (store.Storage, error) {
-	switch backend {
-	case "jsonl":
-		return jsonl.Open(env.Production(), path, jsonl.Options{Sync: jsonl.SyncAlways})
-	case "sqlite":
-		return sqlite.Open(path, env.SystemClock{}, sqlite.Options{Sync: sqlite.SyncAlways})
+// syncAlways: an acknowledged commit must survive SIGKILL.
+var syncAlways = backends.Options{Sync: backends.SyncAlways, Session: "kill"}
+
+// openBackend reopens the durable store the parent created in dir.
+func openBackend(backend, dir string) (store.Storage, error) {
+	b, err := backends.ByName(backend)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown backend %q", backend)
+	return b.Open(env.Production(), dir, syncAlways)
 }
 
 // killChild commits generator indices start, start+1, … until killed.
 func killChild() error {
-	backend, path := os.Getenv("KILL_BACKEND"), os.Getenv("KILL_PATH")
+	backend, dir := os.Getenv("KILL_BACKEND"), os.Getenv("KILL_DIR")
 	seed, err := strconv.ParseUint(os.Getenv("KILL_SEED"), 10, 64)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func killChild() error {
 		return err
 	}
 	acks := os.NewFile(3, "acks")
-	st, err := openBackend(backend, path)
+	st, err := openBackend(backend, dir)
 	if err != nil {
 		return err
 	}
@@ -94,12 +94,12 @@ type ack struct {
 
 // spawnAndKill runs one child from generator index start, kills it after a
 // random number of acks plus a random delay, and returns what it reported.
-func spawnAndKill(t *testing.T, backend, path string, seed uint64, start int, r *rand.Rand) []ack {
+func spawnAndKill(t *testing.T, backend, dir string, seed uint64, start int, r *rand.Rand) []ack {
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
 	defer pr.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), killEnv+"=1", "KILL_BACKEND="+backend, "KILL_PATH="+path,
+	cmd.Env = append(os.Environ(), killEnv+"=1", "KILL_BACKEND="+backend, "KILL_DIR="+dir,
 		"KILL_SEED="+strconv.FormatUint(seed, 10), "KILL_START="+strconv.Itoa(start))
 	cmd.ExtraFiles = []*os.File{pw}
 	var stderr strings.Builder
@@ -153,13 +153,12 @@ wait:
 	return got
 }
 
-func killTest(t *testing.T, backend string) {
+func killTest(t *testing.T, b backends.Backend) {
 	kills := budget(t, 50, 10)
 	if s := os.Getenv("KILLS"); s != "" {
 		kills, _ = strconv.Atoi(s)
 	}
 	dir := t.TempDir()
-	path := filepath.Join(dir, "store."+backend)
 	// Kill timing is real-time and so not reproducible; the workload is:
 	// KILL_SEED reruns one. The child regenerates it from the same seed.
 	seed := uint64(time.Now().UnixNano())
@@ -170,15 +169,11 @@ func killTest(t *testing.T, backend string) {
 	}
 	t.Logf("workload seed %d (rerun with KILL_SEED=%d)", seed, seed)
 	// The parent creates the store so that every child only reopens it.
-	if backend == "jsonl" {
-		st, err := jsonl.Create(env.Production(), path, jsonl.Header{ID: "kill", CreatedAt: 1, Cwd: dir}, jsonl.Options{})
-		require.NoError(t, err)
-		require.NoError(t, st.Close())
-	} else {
-		st, err := openBackend(backend, path)
-		require.NoError(t, err)
-		require.NoError(t, st.Close())
-	}
+	opts := syncAlways
+	opts.Cwd = dir
+	st, err := b.Create(env.Production(), dir, opts)
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
 	r := rand.New(rand.NewPCG(seed, 99))
 	gen := NewGen(seed)
 	var all [][]mstore.Write // generator output by index
@@ -191,7 +186,7 @@ func killTest(t *testing.T, backend string) {
 	var durable [][]mstore.Write // commits known to be in the store
 	start, totalAcks, landed := 0, 0, 0
 	for kill := range kills {
-		got := spawnAndKill(t, backend, path, seed, start, r)
+		got := spawnAndKill(t, b.Name, dir, seed, start, r)
 		oracle := NewOracle()
 		for _, ws := range durable {
 			oracle.Assume(ws)
@@ -211,7 +206,7 @@ func killTest(t *testing.T, backend string) {
 		inflight := commit(next)
 		oracle.Indefinite(inflight)
 
-		st, err := openBackend(backend, path)
+		st, err := b.Open(env.Production(), dir, syncAlways)
 		require.NoError(t, err, "kill %d: reopen", kill)
 		snap, err := ReadSnapshot(st)
 		require.NoError(t, err)
@@ -230,7 +225,7 @@ func killTest(t *testing.T, backend string) {
 		start = next + 1 // the in-flight commit is never retried
 	}
 	t.Logf("%s: %d SIGKILLs, %d acknowledged commits all recovered, %d unacknowledged in-flight commits landed, 0 violations",
-		backend, kills, totalAcks, landed)
+		b.Name, kills, totalAcks, landed)
 	require.Positive(t, totalAcks)
 }
 
@@ -242,5 +237,11 @@ func seqsFrom(first int64, n int) []int64 {
 	return out
 }
 
-func TestKillJSONL(t *testing.T)  { killTest(t, "jsonl") }
-func TestKillSQLite(t *testing.T) { killTest(t, "sqlite") }
+// TestKill runs on every durable backend of the registry.
+func TestKill(t *testing.T) {
+	for _, b := range backends.All() {
+		if b.Durable {
+			t.Run(b.Name, func(t *testing.T) { killTest(t, b) })
+		}
+	}
+}

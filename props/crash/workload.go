@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -343,26 +341,6 @@ func describe(ws []mstore.Write) string {
 	}
 	return s + "]"
 }
-
-// TickClock is a deterministic clock: every Now is one millisecond later.
-type TickClock struct {
-	mu sync.Mutex
-	ms int64
-}
-
-// NewTickClock starts at a fixed instant.
-func NewTickClock() *TickClock { return &TickClock{ms: 1_700_000_000_000} }
-
-// Now advances by one millisecond.
-func (c *TickClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ms++
-	return time.UnixMilli(c.ms)
-}
-
-// Sleep does nothing.
-func (c *TickClock) Sleep(time.Duration) {}
 
 func cmpEqual(a, b mstore.Snapshot) bool { return cmp.Equal(a, b, emptyEqual) }
 

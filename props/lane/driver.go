@@ -1,29 +1,31 @@
+// Package lane runs impl/lane and model/lane in lockstep on the same
+// choices (a rapid-driven driver) and compares them after every step with
+// sim/lanecmp: committed state read back from the storage backend, emitted
+// events, step results and snapshots.
 package lane
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
-	"github.com/frameproof/frameproof/impl/store/jsonl"
-	"github.com/frameproof/frameproof/impl/store/memory"
-	"github.com/frameproof/frameproof/impl/store/sqlite"
+	"github.com/frameproof/frameproof/impl/store/backends"
 	modelframes "github.com/frameproof/frameproof/model/frames"
 	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/lanecmp"
 	"pgregory.net/rapid"
 )
 
 // Options configure one lockstep run.
 type Options struct {
-	Backend string // "memory" (default) | "jsonl" | "sqlite"
+	Backend string // a name from impl/store/backends (default memory)
 	Bugs    lane.Bugs
 	Mutant  string // model/lane Config.Mutant
 	Actions int    // top-level actions (0: 12)
@@ -57,17 +59,19 @@ const laneName = "main"
 
 // driver runs impl/lane and model/lane side by side on one rapid.T.
 type driver struct {
-	t     *rapid.T
-	opts  Options
-	dir   string
-	clock *clock
-	ids   *ids
-	g     *gate
-	exec  *gateExec
-	under store.Storage
-	lane  *lane.Lane
-	model *ml.Model
-	hookX bool // after_response sets responseModel
+	reader lanecmp.Reader // memo of derived stored records across the run's compares
+	t      *rapid.T
+	opts   Options
+	be     backends.Backend // the row of opts.Backend
+	dir    string
+	clock  *envtest.Clock
+	ids    *envtest.IDs
+	g      *gate
+	exec   *gateExec
+	under  store.Storage
+	lane   *lane.Lane
+	model  *ml.Model
+	hookX  bool // after_response sets responseModel
 
 	mu         sync.Mutex // model, impl events, failure
 	implEvents []string
@@ -86,9 +90,16 @@ type finalizeReq struct{ status, code, msg string }
 
 // Run drives one random lockstep run and returns the first disagreement.
 func Run(t *rapid.T, opts Options) (err error) {
-	d := &driver{t: t, opts: opts, clock: &clock{ms: 1_700_000_000_000}, ids: &ids{}, g: newGate(),
+	d := &driver{t: t, opts: opts, clock: envtest.NewClock(envtest.Epoch), ids: &envtest.IDs{}, g: newGate(),
 		frameKeys: map[string]bool{}, fedIntent: map[string]bool{}}
-	if opts.Backend != "" && opts.Backend != "memory" {
+	name := opts.Backend
+	if name == "" {
+		name = "memory"
+	}
+	if d.be, err = backends.ByName(name); err != nil {
+		return fmt.Errorf("props/lane: %w", err)
+	}
+	if d.be.Durable {
 		dir, err := os.MkdirTemp("", "props-lane-*")
 		if err != nil {
 			return err
@@ -100,7 +111,7 @@ func Run(t *rapid.T, opts Options) (err error) {
 	d.g.onDeath = d.markLost
 	d.hookX = rapid.Bool().Draw(t, "hookTransforms")
 	d.model = ml.New(ml.Config{
-		Lane: laneName, Now: d.clock.nowMs,
+		Lane: laneName, Now: d.clock.NowMs,
 		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
 		Retryable:   lane.IsRetryableAssistantError,
 		AfterResponse: func(m *pi.AssistantMessage) *pi.AssistantMessage {
@@ -164,27 +175,16 @@ func (d *driver) markLost() {
 // ---- storage and process ----
 
 func (d *driver) openStorage(create bool) error {
+	e := env.Env{Clock: d.clock, FS: env.OSFS{}, IDs: &envtest.IDs{}, Executor: env.Goroutines{}}
 	var err error
-	switch d.opts.Backend {
-	case "", "memory":
-		if create {
-			d.under = memory.New(d.clock)
-		}
-	case "jsonl":
-		e := env.Env{Clock: d.clock, FS: env.OSFS{}, IDs: &ids{}, Executor: env.Goroutines{}}
-		p := filepath.Join(d.dir, "s.jsonl")
-		if create {
-			d.under, err = jsonl.Create(e, p, jsonl.Header{ID: "s", StorageVersion: 1, Cwd: "/"}, jsonl.Options{})
-		} else {
-			d.under, err = jsonl.Open(e, p, jsonl.Options{})
-		}
-	case "sqlite":
-		d.under, err = sqlite.Open(filepath.Join(d.dir, "s.db"), d.clock, sqlite.Options{})
-	default:
-		err = fmt.Errorf("props/lane: unknown backend %q", d.opts.Backend)
+	switch {
+	case create:
+		d.under, err = d.be.Create(e, d.dir, backends.Options{})
+	case d.be.Durable:
+		d.under, err = d.be.Open(e, d.dir, backends.Options{})
 	}
 	if err != nil {
-		return fmt.Errorf("props/lane: open %s storage: %w", d.opts.Backend, err)
+		return fmt.Errorf("props/lane: open %s storage: %w", d.be.Name, err)
 	}
 	return nil
 }
@@ -216,7 +216,7 @@ func (d *driver) restart() {
 	d.model.Crash()
 	_ = d.lane.Close()
 	d.g.quiesce()
-	if d.opts.Backend == "jsonl" || d.opts.Backend == "sqlite" {
+	if d.be.Durable {
 		_ = d.under.Close()
 		if err := d.openStorage(false); err != nil {
 			d.fail(err)
@@ -251,11 +251,11 @@ func (d *driver) check(where string, exact bool) {
 		}
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	if err := Compare(d.under, d.model, keys...); err != nil {
+	if err := d.reader.Compare(d.under, d.model, keys...); err != nil {
 		d.fail(wrap(err))
 		return
 	}
-	if err := CompareEvents(impl, d.model.Events(), exact); err != nil {
+	if err := lanecmp.CompareEvents(impl, d.model.Events(), exact); err != nil {
 		d.fail(wrap(err))
 		return
 	}
@@ -265,7 +265,7 @@ func (d *driver) check(where string, exact bool) {
 			d.fail(wrap(err))
 			return
 		}
-		d.fail(wrap(CompareSnapshot(s, d.model)))
+		d.fail(wrap(lanecmp.CompareSnapshot(s, d.model)))
 	}
 }
 
@@ -452,8 +452,8 @@ func (d *driver) listener(ev lane.Event) env.Future {
 		d.mu.Unlock()
 		return nil
 	}
-	d.implEvents = append(d.implEvents, EventString(ev))
-	d.opts.Stats.add("event:" + EventString(ev))
+	d.implEvents = append(d.implEvents, lanecmp.EventString(ev))
+	d.opts.Stats.add("event:" + lanecmp.EventString(ev))
 	d.mu.Unlock()
 	switch ev.Type {
 	case lane.EvTurnStart:
@@ -525,41 +525,4 @@ func (d *driver) transform(m *pi.AssistantMessage) *pi.AssistantMessage {
 		m.ResponseModel = pi.Str("after-hook")
 	}
 	return m
-}
-
-// ---- deterministic clock and ids ----
-
-type clock struct {
-	mu sync.Mutex
-	ms int64
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.UnixMilli(c.ms)
-}
-
-func (c *clock) Sleep(dur time.Duration) {
-	c.mu.Lock()
-	c.ms += dur.Milliseconds()
-	c.mu.Unlock()
-}
-
-func (c *clock) nowMs() float64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return float64(c.ms)
-}
-
-type ids struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (g *ids) NewID() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.n++
-	return fmt.Sprintf("0190a000-0000-7000-8000-%012d", g.n)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store/backends"
 	"pgregory.net/rapid"
 )
 
@@ -32,20 +33,24 @@ func checkLockstep(t *testing.T, opts Options, must ...string) {
 // impl/lane == model/lane at every step: random streams, crash points,
 // cancels, finalizations, deferred polls with and without permits, retries
 // up to the cap.
-func TestLockstepMemory(t *testing.T) { checkLockstep(t, Options{Backend: "memory", Actions: 24}) }
+// Every backend of the registry; runs on durable ones are shorter (files)
+// and reopen the files at each restart.
+func TestLockstepEveryBackend(t *testing.T) {
+	for _, b := range backends.All() {
+		t.Run(b.Name, func(t *testing.T) {
+			if b.Durable {
+				checkLockstep(t, Options{Backend: b.Name, Actions: 12, Deferred: true})
+			} else {
+				checkLockstep(t, Options{Backend: b.Name, Actions: 24})
+			}
+		})
+	}
+}
 
 // Deferred-heavy runs: polls with and without permits, orphaned polls
 // replaced under fresh ids (recovery-tagged turn_start).
 func TestLockstepDeferred(t *testing.T) {
 	checkLockstep(t, Options{Backend: "memory", Actions: 24, Deferred: true}, "step:poll", "step:wait", "event:turn_start(recovery)")
-}
-
-func TestLockstepJSONL(t *testing.T) {
-	checkLockstep(t, Options{Backend: "jsonl", Actions: 12, Deferred: true})
-}
-
-func TestLockstepSQLite(t *testing.T) {
-	checkLockstep(t, Options{Backend: "sqlite", Actions: 12, Deferred: true})
 }
 
 // firstDetection runs seeds until the lockstep comparison fails, returning

@@ -131,9 +131,26 @@ func (s *ExecSubject) Run(wire impl.Wire, rd Rendered) ([]impl.Event, error) {
 
 // RunPi implements PiSubject: it serves rd on the loopback server, asks the
 // adapter to stream from it and decodes each reported event with
-// impl/provider.DecodePiEvent (pi.DecodeEvent after stripping pi-ai's
-// streaming scratch fields; anything else unknown is an error).
+// impl/provider.DecodePiEvent (pi.DecodeEvent, which ignores what pi-ai's
+// encoder does not read, such as the providers' streaming scratch fields).
 func (s *ExecSubject) RunPi(wire impl.Wire, rd Rendered) ([]*pi.Event, error) {
+	raw, err := s.RunPiRaw(wire, rd)
+	if err != nil {
+		return nil, err
+	}
+	events := make([]*pi.Event, len(raw))
+	for i, line := range raw {
+		if events[i], err = impl.DecodePiEvent(line); err != nil {
+			return nil, fmt.Errorf("provider: exec: stream %d event %d: %w", s.next, i, err)
+		}
+	}
+	return events, nil
+}
+
+// RunPiRaw is RunPi without decoding: each event exactly as the adapter
+// wrote it (for pi-ai, JSON.stringify of the event at push time, scratch
+// fields included).
+func (s *ExecSubject) RunPiRaw(wire impl.Wire, rd Rendered) ([]json.RawMessage, error) {
 	s.next++
 	id := strconv.Itoa(s.next)
 	base := s.server.Add(id, rd)
@@ -142,7 +159,7 @@ func (s *ExecSubject) RunPi(wire impl.Wire, rd Rendered) ([]*pi.Event, error) {
 	if _, err := s.stdin.Write(append(req, '\n')); err != nil {
 		return nil, fmt.Errorf("provider: exec: write request %s: %w", id, err)
 	}
-	var events []*pi.Event
+	var events []json.RawMessage
 	for {
 		line, err := s.readLine(streamTimeout)
 		if err != nil {
@@ -166,11 +183,10 @@ func (s *ExecSubject) RunPi(wire impl.Wire, rd Rendered) ([]*pi.Event, error) {
 		case resp.End:
 			return events, nil
 		}
-		ev, err := impl.DecodePiEvent(resp.Event)
-		if err != nil {
-			return nil, fmt.Errorf("provider: exec: stream %s event %d: %w", id, len(events), err)
+		if len(resp.Event) == 0 {
+			return nil, fmt.Errorf("provider: exec: stream %s: line without event, end or protocolError: %q", id, line)
 		}
-		events = append(events, ev)
+		events = append(events, resp.Event)
 	}
 }
 

@@ -212,6 +212,8 @@ func Render(sc Scenario) (Rendered, error) {
 	case impl.WireGemini:
 		events = renderGemini(sc)
 		errEv = sseEvent{"", jsonText(obj{{"error", obj{{"code", 500}, {"message", "Internal error encountered."}, {"status", "INTERNAL"}}}})}
+	default:
+		return Rendered{}, fmt.Errorf("props/provider: no renderer for wire %q", wire)
 	}
 	if tp.Failure == FailErrorEvent {
 		// The error replaces the stream's closing events (the provider never

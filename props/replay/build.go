@@ -7,7 +7,7 @@ import "github.com/frameproof/frameproof/impl/pi"
 
 // Default identity of built assistant messages.
 const (
-	DefaultAPI      = "anthropic-messages"
+	DefaultAPI      = pi.APIAnthropicMessages
 	DefaultProvider = "anthropic"
 	DefaultModel    = "claude-test"
 )

@@ -18,18 +18,14 @@ var (
 	stops     = []pi.StopReason{pi.StopStop, pi.StopToolUse, pi.StopLength, pi.StopError, pi.StopAborted, pi.StopPending, pi.StopDeferred}
 )
 
-// APIOf is the pi api name whose signatures a wire accepts.
-func APIOf(wire string) string {
-	switch wire {
-	case impl.WireAnthropic:
-		return "anthropic-messages"
-	case impl.WireOpenAIChat:
-		return "openai-completions"
-	case impl.WireOpenAIResponses:
-		return "openai-responses"
-	default:
-		return "google-generative-ai"
+// APIOf is the pi api name whose signatures a wire accepts (from the
+// registry in impl/pi); an unknown wire is an error, never a default.
+func APIOf(wire string) (string, error) {
+	w, err := pi.WireByName(wire)
+	if err != nil {
+		return "", fmt.Errorf("props/replay: %w", err)
 	}
+	return w.API, nil
 }
 
 // TargetGen draws a target: any wire, vision or not, and for Gemini either
@@ -166,9 +162,13 @@ func (g *transcriptGen) signature() string {
 
 func (g *transcriptGen) assistant() (*pi.AssistantMessage, []pi.ToolCall) {
 	t := g.t
-	api, prov, model := APIOf(g.target.Wire), g.target.Provider, g.target.Model
+	api, err := APIOf(g.target.Wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov, model := g.target.Provider, g.target.Model
 	if rapid.IntRange(0, 3).Draw(t, "foreign?") == 0 {
-		api, prov, model = "openai-completions", "other", "other-model"
+		api, prov, model = pi.APIOpenAICompletions, "other", "other-model"
 	}
 	stop := pi.StopStop
 	if rapid.IntRange(0, 3).Draw(t, "crashed?") == 0 {

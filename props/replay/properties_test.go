@@ -54,12 +54,15 @@ func TestProjectionProperties(t *testing.T) {
 		before := marshalRecord(msgs)
 
 		got, err := impl.Project(msgs, target, impl.Options{Principal: p})
-		want, ok := model.Project(msgs, modelTarget(target), modelPrincipal(p))
-		if !ok {
+		want, merr := model.Project(msgs, modelTarget(target), modelPrincipal(p))
+		if errors.Is(merr, model.ErrNothingToSend) {
 			if !errors.Is(err, impl.ErrNothingToSend) {
 				rt.Fatalf("model has nothing to send, impl: %v", err)
 			}
 			return
+		}
+		if merr != nil {
+			rt.Fatalf("model: %v", merr)
 		}
 		if err != nil {
 			rt.Fatalf("impl: %v", err)

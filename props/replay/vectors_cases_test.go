@@ -32,7 +32,11 @@ const (
 // signed is an assistant message from the vector target's own model, so its
 // signed reasoning may cross.
 func signed(wire string, blocks ...pi.Content) *pi.AssistantMessage {
-	return AsstFrom(APIOf(wire), "prov", "model-a", pi.StopStop, blocks...)
+	api, err := APIOf(wire)
+	if err != nil {
+		panic(err) // the case table names its wires literally
+	}
+	return AsstFrom(api, "prov", "model-a", pi.StopStop, blocks...)
 }
 
 func vectorCases() []vectorCase {

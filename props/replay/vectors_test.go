@@ -85,8 +85,8 @@ func referenceBody(t *testing.T, v vectorFile, msgs []pi.Appender) []byte {
 		mp := model.Principal(*v.Principal)
 		p = &mp
 	}
-	body, ok := model.Project(msgs, model.Target{Wire: tg.Wire, Provider: tg.Provider, Model: tg.Model, Vision: tg.Vision}, p)
-	require.True(t, ok, "%s: model has nothing to send", v.Name)
+	body, err := model.Project(msgs, model.Target{Wire: tg.Wire, Provider: tg.Provider, Model: tg.Model, Vision: tg.Vision}, p)
+	require.NoError(t, err, v.Name)
 	return body
 }
 

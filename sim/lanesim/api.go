@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/linz"
@@ -12,7 +13,7 @@ import (
 
 // Options configure one run.
 type Options struct {
-	Backend   string   // "memory" | "jsonl" | "sqlite" (default memory)
+	Backend   string   // a name from Backends() (default memory)
 	Bugs      []string // lane bug names and store bug names (BugNames)
 	TempDir   string   // sqlite files go here (required for sqlite)
 	KeepTrace bool     // keep the JSONL trace in Outcome.Trace
@@ -95,8 +96,9 @@ func BugNames() []string {
 	return out
 }
 
-// Backends lists the storage backends a run can use.
-func Backends() []string { return []string{"memory", "jsonl", "sqlite"} }
+// Backends lists the storage backends a run can use: every backend of the
+// registry (impl/store/backends).
+func Backends() []string { return backends.Names() }
 
 // Scenarios lists every scenario.
 func Scenarios() []Scenario {

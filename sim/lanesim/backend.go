@@ -3,14 +3,11 @@ package lanesim
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/frameproof/frameproof/faults"
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store"
-	"github.com/frameproof/frameproof/impl/store/jsonl"
-	"github.com/frameproof/frameproof/impl/store/memory"
-	"github.com/frameproof/frameproof/impl/store/sqlite"
+	"github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/frameproof/frameproof/sim/world"
 )
 
@@ -26,77 +23,106 @@ type backend interface {
 	// and reports whether the backend does it itself (else the wrapper fails
 	// the commit before it reaches the backend).
 	injectFault() bool
+	// simulatesDisk reports whether crash is power loss on a simulated
+	// disk (so a restart after a storage fault loses power too).
+	simulatesDisk() bool
 	close()
 }
 
+// newBackend picks the simulation of a backend from its capabilities in
+// the registry (impl/store/backends), never from its name: a backend in
+// memory keeps one instance across crashes, one whose files go through
+// env.FS runs on the page-cache model of faults.FS, and one doing its own
+// I/O gets real files in a temporary directory.
 func newBackend(r *runner) (backend, error) {
-	switch r.opts.Backend {
-	case "", "memory":
-		return &memoryBackend{st: memory.New(r.w)}, nil
-	case "jsonl":
-		fs := faults.NewFS(r.w)
-		opts := jsonl.Options{Bugs: r.storeBugs}
+	name := r.opts.Backend
+	if name == "" {
+		name = "memory"
+	}
+	b, err := backends.ByName(name)
+	if err != nil {
+		return nil, fmt.Errorf("lanesim: %w", err)
+	}
+	switch {
+	case !b.Durable:
+		st, err := b.Create(env.Env{Clock: r.w, IDs: r.w}, "", backends.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("lanesim: create %s store: %w", b.Name, err)
+		}
+		return &inMemoryBackend{name: b.Name, st: st}, nil
+	case b.EnvFS:
+		opts := backends.Options{Session: "sim", JSONLBugs: r.storeBugs}
 		if r.p.compaction {
 			opts.CompactDeadRatio, opts.CompactMinBytes = 0.3, 0
 		}
-		return &jsonlBackend{r: r, fs: fs, yfs: yieldFS{FS: fs, w: r.w}, path: "/lane/s.jsonl", opts: opts}, nil
-	case "sqlite":
-		if r.opts.TempDir == "" {
-			return nil, fmt.Errorf("lanesim: the sqlite backend needs Options.TempDir")
-		}
-		dir, err := os.MkdirTemp(r.opts.TempDir, "lanesim-")
-		if err != nil {
-			return nil, fmt.Errorf("lanesim: sqlite temp dir: %w", err)
-		}
-		return &sqliteBackend{r: r, dir: dir, path: filepath.Join(dir, "s.db")}, nil
+		fs := faults.NewFS(r.w)
+		return &envFSBackend{r: r, b: b, fs: fs, yfs: yieldFS{FS: fs, w: r.w}, dir: "/lane", opts: opts}, nil
 	}
-	return nil, fmt.Errorf("lanesim: unknown backend %q (known: %v)", r.opts.Backend, Backends())
+	if r.opts.TempDir == "" {
+		return nil, fmt.Errorf("lanesim: the %s backend needs Options.TempDir", b.Name)
+	}
+	dir, err := os.MkdirTemp(r.opts.TempDir, "lanesim-")
+	if err != nil {
+		return nil, fmt.Errorf("lanesim: %s temp dir: %w", b.Name, err)
+	}
+	// fsync buys nothing here: a crash only abandons the process
+	return &ownIOBackend{r: r, b: b, dir: dir}, nil
 }
 
-// memory: the committed state is the disk; a crash loses only what had not
+// needsTempDir reports whether a backend's simulation uses real files
+// (Options.TempDir).
+func needsTempDir(b backends.Backend) bool { return b.Durable && !b.EnvFS }
+
+// in memory (memory): the committed state is the disk; a crash loses only what had not
 // committed (queued line work dies with the process).
-type memoryBackend struct{ st *memory.Store }
+type inMemoryBackend struct {
+	name string
+	st   store.Storage
+}
 
-func (b *memoryBackend) open(*world.Process) (store.Storage, error) { return b.st, nil }
-func (b *memoryBackend) crash() string                              { return "memory keeps every commit" }
-func (b *memoryBackend) injectFault() bool                          { return false }
-func (b *memoryBackend) close()                                     {}
+func (b *inMemoryBackend) open(*world.Process) (store.Storage, error) { return b.st, nil }
+func (b *inMemoryBackend) crash() string                              { return b.name + " keeps every commit" }
+func (b *inMemoryBackend) injectFault() bool                          { return false }
+func (b *inMemoryBackend) simulatesDisk() bool                        { return false }
+func (b *inMemoryBackend) close()                                     {}
 
-// jsonl: all file I/O goes through faults.FS behind a yielding wrapper, so a
-// crash can fall between a write and its fsync.
-type jsonlBackend struct {
+// files through env.FS (jsonl): all file I/O goes through faults.FS behind
+// a yielding wrapper, so a crash can fall between a write and its fsync.
+type envFSBackend struct {
 	r       *runner
+	b       backends.Backend
 	fs      *faults.FS
 	yfs     yieldFS
-	path    string
-	opts    jsonl.Options
+	dir     string
+	opts    backends.Options
 	created bool
 }
 
-func (b *jsonlBackend) open(proc *world.Process) (store.Storage, error) {
+func (b *envFSBackend) open(proc *world.Process) (store.Storage, error) {
 	e := proc.Env(b.yfs)
 	if !b.created {
 		b.created = true
-		if err := b.fs.MkdirAll("/lane"); err != nil {
+		if err := b.fs.MkdirAll(b.dir); err != nil {
 			return nil, err
 		}
-		return jsonl.Create(e, b.path, jsonl.Header{ID: "sim", StorageVersion: jsonl.StorageVersion, Cwd: "/"}, b.opts)
+		return b.b.Create(e, b.dir, b.opts)
 	}
 	b.fs.ClearFaults()
-	return jsonl.Open(e, b.path, b.opts)
+	return b.b.Open(e, b.dir, b.opts)
 }
 
-func (b *jsonlBackend) crash() string { return b.fs.Crash().String() }
+func (b *envFSBackend) crash() string { return b.fs.Crash().String() }
 
-func (b *jsonlBackend) injectFault() bool {
+func (b *envFSBackend) injectFault() bool {
 	op := faults.OpSync
 	if choiceBool(b.r.w, "fault-op") {
 		op = faults.OpWrite
 	}
-	b.fs.FailNext(op, b.path, faults.EIO)
+	b.fs.FailNext(op, b.b.Path(b.dir), faults.EIO)
 	return true
 }
-func (b *jsonlBackend) close() {}
+func (b *envFSBackend) simulatesDisk() bool { return true }
+func (b *envFSBackend) close()              {}
 
 // yieldFS makes every file write, fsync, rename and directory fsync a
 // scheduling point (a crash may fall right before it).
@@ -134,29 +160,35 @@ func (f yieldFile) Write(p []byte) (int, error) {
 }
 func (f yieldFile) Sync() error { f.w.Yield(); return f.File.Sync() }
 
-// sqlite: real files; a crash abandons the process and reopens the database
-// (committed transactions stay; SQLite does its own I/O, see impl/store/sqlite).
-type sqliteBackend struct {
-	r    *runner
-	dir  string
-	path string
-	cur  *sqlite.Store
+// own I/O (sqlite): real files; a crash abandons the process and reopens
+// the store (committed transactions stay; SQLite does its own I/O, see
+// impl/store/sqlite).
+type ownIOBackend struct {
+	r   *runner
+	b   backends.Backend
+	dir string
+	cur store.Storage
 }
 
-func (b *sqliteBackend) open(*world.Process) (store.Storage, error) {
+func (b *ownIOBackend) open(*world.Process) (store.Storage, error) {
 	if b.cur != nil {
 		_ = b.cur.Close()
 	}
-	st, err := sqlite.Open(b.path, b.r.w, sqlite.Options{Sync: sqlite.SyncNever})
+	open := b.b.Open
+	if b.cur == nil {
+		open = b.b.Create
+	}
+	st, err := open(env.Env{Clock: b.r.w, IDs: b.r.w}, b.dir, backends.Options{Sync: backends.SyncNever})
 	if err != nil {
 		return nil, err
 	}
 	b.cur = st
 	return st, nil
 }
-func (b *sqliteBackend) crash() string     { return "sqlite keeps committed transactions" }
-func (b *sqliteBackend) injectFault() bool { return false }
-func (b *sqliteBackend) close() {
+func (b *ownIOBackend) crash() string       { return b.b.Name + " keeps committed transactions" }
+func (b *ownIOBackend) injectFault() bool   { return false }
+func (b *ownIOBackend) simulatesDisk() bool { return false }
+func (b *ownIOBackend) close() {
 	if b.cur != nil {
 		_ = b.cur.Close()
 	}

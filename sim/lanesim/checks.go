@@ -126,7 +126,7 @@ func (r *runner) sortedListKeys() []string {
 }
 
 // checkRestored runs on a reopened lane (invariant 1 is checked by
-// props/invariants with View.Restored, the rest by the lockstep model):
+// sim/invariants with View.Restored, the rest by the lockstep model):
 // race bookkeeping, fork/migration checks and reconnecting clients.
 func (r *runner) checkRestored() {
 	_, st := r.refOp()
@@ -177,7 +177,7 @@ func (r *runner) checkStreamOpen(s *simStream) {
 // history of settlements. What a settlement must write (reserved ids, zero
 // synthetic usage, cancellation wins, the frame list deleted, no tool plan
 // from an interrupted response) is checked by the lockstep model and
-// props/invariants.
+// sim/invariants.
 func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState) {
 	for _, w := range ws {
 		if w.Kind != store.WriteEntry || w.Entry == nil || !isAssistantEntry(w.Entry.Raw) {
@@ -241,7 +241,7 @@ func describe(op string, st *lane.OpState) string {
 // onFrame follows the frame pipeline: race rows 1, 3, 4, the porcupine
 // history and the model/frames check of every committed prefix (the frame
 // rules themselves — no terminal frames, FIFO, fence — are the lockstep
-// model's and props/invariants' 4 and 5).
+// model's and sim/invariants' 4 and 5).
 func (r *runner) onFrame(fr lane.FrameRecord) {
 	if !r.alive() {
 		return
@@ -345,7 +345,7 @@ func (r *runner) afterResponse(m *pi.AssistantMessage) (*pi.AssistantMessage, er
 // checkSnapshot runs on snapshots taken at any scheduling point: a live
 // partial only while this process owns the stream; otherwise for
 // effect_pending the reduction of the committed frames (the same prefix
-// activation reads); invariant 9 via props/invariants. (Snapshots at step
+// activation reads); invariant 9 via sim/invariants. (Snapshots at step
 // ends and reopens are also compared with the lockstep model.)
 func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 	st := snap.State

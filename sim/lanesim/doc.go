@@ -21,9 +21,9 @@
 //   - lockstep.go: model/lane runs beside the lane, fed at the moment each
 //     decision takes effect on the FIFO line (a commit's acknowledgement, a
 //     line item's resolution; a surviving in-flight commit at recovery), and
-//     props/lane compares committed state, events, snapshots and step
+//     sim/lanecmp compares committed state, events, snapshots and step
 //     results ("model-mismatch");
-//   - invcheck.go: the seed's twelve invariants (props/invariants) over the
+//   - invcheck.go: the seed's twelve invariants (sim/invariants) over the
 //     acknowledged state, the event/frame log, snapshots, restored
 //     operations and the structural generations' (op, resp) pairs;
 //   - checks.go, extra.go, linz.go: what neither covers — the backend

@@ -5,10 +5,10 @@ import (
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
-	"github.com/frameproof/frameproof/props/invariants"
+	"github.com/frameproof/frameproof/sim/invariants"
 )
 
-// The seed's twelve invariants are props/invariants' checkers, run over the
+// The seed's twelve invariants are sim/invariants' checkers, run over the
 // acknowledged committed state (the reference store), the run's event and
 // frame log (live processes only) and, where one was taken, a snapshot or
 // the operation a fresh process restored.
@@ -48,7 +48,7 @@ func (r *runner) checkInvariants(where string, snap *lane.Snapshot, restored *la
 			keys = append(keys, a.Key)
 		}
 	}
-	v, err := invariants.ReadView(r.ref, ops, keys)
+	v, err := r.views.Read(r.ref, ops, keys)
 	if err != nil {
 		r.fail("invariant", "%s: read the committed state: %v", where, err)
 		return false

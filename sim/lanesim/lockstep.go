@@ -12,14 +12,14 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	modelframes "github.com/frameproof/frameproof/model/frames"
 	ml "github.com/frameproof/frameproof/model/lane"
-	proplane "github.com/frameproof/frameproof/props/lane"
+	"github.com/frameproof/frameproof/sim/lanecmp"
 )
 
 // The lockstep model: model/lane runs beside the lane process and is fed
 // the decisions the simulator observes, at the moment they take effect on
 // the FIFO line (a commit's acknowledgement, a line item's resolution), not
 // when a caller gets control back: cancel and finalize actors commit in
-// between. The comparisons are props/lane's (committed state, events,
+// between. The comparisons are sim/lanecmp's (committed state, events,
 // snapshots, step results); a disagreement fails the run as
 // "model-mismatch".
 
@@ -45,6 +45,9 @@ type lineItem struct {
 type lockstep struct {
 	r *runner
 	m *ml.Model
+	// reader remembers what it derived from stored bytes across the run's
+	// comparisons (one per commit), so each compare parses only new records.
+	reader lanecmp.Reader
 
 	// event streams since the last restart (a crash may cut the
 	// implementation's events anywhere; the model states what was due)
@@ -393,8 +396,8 @@ func (ls *lockstep) afterResponse() {
 // onEvent records an implementation event and checks it against the
 // events the model says are due.
 func (ls *lockstep) onEvent(ev lane.Event) {
-	ls.impl = append(ls.impl, proplane.EventString(ev))
-	ls.compareEvents("event "+proplane.EventString(ev), false)
+	ls.impl = append(ls.impl, lanecmp.EventString(ev))
+	ls.compareEvents("event "+lanecmp.EventString(ev), false)
 }
 
 func (ls *lockstep) compareEvents(where string, exact bool) bool {
@@ -402,7 +405,7 @@ func (ls *lockstep) compareEvents(where string, exact bool) bool {
 	impl := ls.impl[ls.implBase:]
 	model := ls.m.Events()[ls.modelBase:]
 	if len(impl) > len(model) || (exact && len(impl) != len(model)) || !equalPrefix(impl, model) {
-		return !ls.mismatch(where, proplane.CompareEvents(impl, model, exact))
+		return !ls.mismatch(where, lanecmp.CompareEvents(impl, model, exact))
 	}
 	return true
 }
@@ -424,7 +427,7 @@ func (ls *lockstep) compareState(where string) bool {
 
 func (ls *lockstep) compareStorage(where string, st store.Storage) bool {
 	ls.r.checks++
-	return !ls.mismatch(where, proplane.Compare(st, ls.m, ls.keys()...))
+	return !ls.mismatch(where, ls.reader.Compare(st, ls.m, ls.keys()...))
 }
 
 func (ls *lockstep) keys() []string {
@@ -437,7 +440,7 @@ func (ls *lockstep) keys() []string {
 
 func (ls *lockstep) compareSnapshot(where string, snap *lane.Snapshot) bool {
 	ls.r.checks++
-	return !ls.mismatch(where, proplane.CompareSnapshot(snap, ls.m))
+	return !ls.mismatch(where, lanecmp.CompareSnapshot(snap, ls.m))
 }
 
 // startRun wraps StartRun: the model's clock reads the time the lane read.

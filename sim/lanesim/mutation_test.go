@@ -30,7 +30,7 @@ func TestMutationScore(t *testing.T) {
 	for _, bug := range BugNames() {
 		caught := false
 		for _, name := range mutationScenarios {
-			for _, be := range []string{"memory", "jsonl"} {
+			for _, be := range inProcessBackends() {
 				sc, _ := ScenarioByName(name)
 				opts := Options{Backend: be, Bugs: []string{bug}}
 				sum, err := campaign.Campaign{Scenario: name, Bug: bug, Seeds: seeds, MaxFailures: 1, ShrinkAttempts: 10,

@@ -14,7 +14,7 @@ import (
 
 // The simulated model identity; a deferred handle must match it.
 const (
-	simAPI      = "openai-responses"
+	simAPI      = pi.APIOpenAIResponses
 	simProvider = "openai"
 	simModel    = "gpt-sim"
 )

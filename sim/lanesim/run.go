@@ -12,8 +12,8 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	"github.com/frameproof/frameproof/impl/store/memory"
-	"github.com/frameproof/frameproof/props/invariants"
 	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/invariants"
 	"github.com/frameproof/frameproof/sim/linz"
 	"github.com/frameproof/frameproof/sim/trace"
 	"github.com/frameproof/frameproof/sim/world"
@@ -35,7 +35,9 @@ type frameTrack struct {
 // runner is one run: the world, the current lane process and everything the
 // checks need to remember across crashes.
 type runner struct {
-	p         profile
+	p profile
+	// views remembers decoded committed entries across invariant checks.
+	views     invariants.ViewReader
 	opts      Options
 	w         *world.World
 	rec       *linz.Recorder
@@ -408,7 +410,7 @@ func (r *runner) laneError(err error) {
 		gen := r.gen
 		r.w.Root().Go("supervisor", func() {
 			if r.gen == gen { // not restarted meanwhile by someone else
-				r.crashAndRestart("restart after storage fault of", r.opts.Backend == "jsonl")
+				r.crashAndRestart("restart after storage fault of", r.be.simulatesDisk())
 			}
 		})
 	default:

@@ -9,20 +9,32 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/linz"
 )
 
-// Every scenario passes a batch of seeds on every backend.
-func TestScenariosPassOnEveryBackend(t *testing.T) {
-	seeds := map[string]int{"memory": 30, "jsonl": 30, "sqlite": 8}
-	if testing.Short() {
-		seeds = map[string]int{"memory": 8, "jsonl": 8, "sqlite": 2}
+// seedsFor is how many seeds a backend runs per scenario: fewer where the
+// simulation uses real files (slow), never none.
+func seedsFor(b backends.Backend) int {
+	full, short := 30, 8
+	if needsTempDir(b) {
+		full, short = 8, 2
 	}
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+// Every scenario passes a batch of seeds on every backend of the registry.
+func TestScenariosPassOnEveryBackend(t *testing.T) {
 	for _, sc := range Scenarios() {
-		for _, be := range Backends() {
+		for _, b := range backends.All() {
+			be := b.Name
+			require.Positive(t, seedsFor(b), be)
 			t.Run(sc.Name+"/"+be, func(t *testing.T) {
-				for seed := uint64(0); seed < uint64(seeds[be]); seed++ {
+				for seed := uint64(0); seed < uint64(seedsFor(b)); seed++ {
 					out := sc.Run(choice.NewSeeded(seed), Options{Backend: be, TempDir: t.TempDir()})
 					require.False(t, out.Failed, "seed %d: %s: %s\nrepro: frameproof repro %d --scenario %s", seed, out.Kind, out.Message, seed, sc.Name)
 					require.Positive(t, out.Checks, "seed %d ran no checks", seed)
@@ -39,7 +51,7 @@ func TestMixUnderRapid(t *testing.T) {
 	sc, ok := ScenarioByName("mix")
 	require.True(t, ok)
 	rapid.Check(t, func(rt *rapid.T) {
-		be := rapid.SampledFrom([]string{"memory", "jsonl"}).Draw(rt, "backend")
+		be := rapid.SampledFrom(inProcessBackends()).Draw(rt, "backend")
 		out := sc.Run(choice.FromRapid(rt), Options{Backend: be, KeepTrace: true})
 		if out.Failed {
 			var buf bytes.Buffer
@@ -76,6 +88,31 @@ func TestDeterminism(t *testing.T) {
 		h[sc.Run(choice.NewSeeded(seed), Options{}).TraceHash] = true
 	}
 	require.Greater(t, len(h), 1, "different seeds should explore different schedules")
+}
+
+// inProcessBackends are the backends a run simulates without real files
+// (no Options.TempDir).
+func inProcessBackends() []string {
+	var out []string
+	for _, b := range backends.All() {
+		if !needsTempDir(b) {
+			out = append(out, b.Name)
+		}
+	}
+	return out
+}
+
+// Every backend of the registry has a simulation and the simulator lists
+// it: a new backend cannot be left out of campaigns.
+func TestEveryBackendIsSimulated(t *testing.T) {
+	require.Equal(t, backends.Names(), Backends())
+	require.NotEmpty(t, inProcessBackends())
+	for _, b := range backends.All() {
+		sc, _ := ScenarioByName("append-order")
+		out := sc.Run(choice.NewSeeded(1), Options{Backend: b.Name, TempDir: t.TempDir()})
+		require.False(t, out.Failed, "%s: %s: %s", b.Name, out.Kind, out.Message)
+		require.Positive(t, out.Checks, b.Name)
+	}
 }
 
 // A replayed tape reproduces the seeded run.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"sync"
-	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
 )
 
 // memFS is a small in-memory env.FS for tests. Every mutating operation is
@@ -183,20 +183,6 @@ func (f *memFile) Close() error {
 	return nil
 }
 
-// tickClock advances one millisecond per reading.
-type tickClock struct {
-	mu sync.Mutex
-	ms int64
-}
-
-func (c *tickClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ms++
-	return time.UnixMilli(c.ms)
-}
-func (c *tickClock) Sleep(time.Duration) {}
-
 func testEnv(m *memFS) env.Env {
-	return env.Env{FS: m, Clock: &tickClock{ms: 1_700_000_000_000}, Executor: env.Goroutines{}}
+	return env.Env{FS: m, Clock: envtest.NewTickClock(envtest.Epoch), Executor: env.Goroutines{}}
 }

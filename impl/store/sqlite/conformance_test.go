@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/sqlite"
 	"github.com/frameproof/frameproof/impl/store/storetest"
@@ -20,14 +21,14 @@ func TestConformance(t *testing.T) {
 	var n atomic.Int64
 	open := func(t *testing.T) store.Storage {
 		path := filepath.Join(dir, fmt.Sprintf("c%d.db", n.Add(1)))
-		s, err := sqlite.Open(path, &tickClock{}, sqlite.Options{Sync: sqlite.SyncNever})
+		s, err := sqlite.Open(path, envtest.NewTickClock(0), sqlite.Options{Sync: sqlite.SyncNever})
 		require.NoError(t, err)
 		return s
 	}
 	reopen := func(t *testing.T, s store.Storage) store.Storage {
 		db := s.(*sqlite.Store)
 		require.NoError(t, db.Close())
-		s2, err := sqlite.Open(db.Path(), &tickClock{ms: 1 << 40}, sqlite.Options{Sync: sqlite.SyncNever})
+		s2, err := sqlite.Open(db.Path(), envtest.NewTickClock(1<<40), sqlite.Options{Sync: sqlite.SyncNever})
 		require.NoError(t, err)
 		return s2
 	}

@@ -6,22 +6,17 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/memory"
 	"github.com/frameproof/frameproof/impl/store/sqlite"
 )
-
-type tickClock struct{ ms int64 }
-
-func (c *tickClock) Now() time.Time      { c.ms++; return time.UnixMilli(c.ms) }
-func (c *tickClock) Sleep(time.Duration) {}
 
 func entry(id string, parent *string) store.Write {
 	p := "null"
@@ -113,7 +108,7 @@ func TestMatchesMemoryBackend(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
 		path := filepath.Join(dir, fmt.Sprintf("s%d.db", n))
-		mc, sc := &tickClock{}, &tickClock{}
+		mc, sc := envtest.NewTickClock(0), envtest.NewTickClock(0)
 		mem := memory.New(mc)
 		db, err := sqlite.Open(path, sc, sqlite.Options{Sync: sqlite.SyncNever})
 		require.NoError(rt, err)
@@ -139,7 +134,7 @@ func TestMatchesMemoryBackend(t *testing.T) {
 }
 
 func TestCommitIsAllOrNothing(t *testing.T) {
-	db, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), &tickClock{}, sqlite.Options{})
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), envtest.NewTickClock(0), sqlite.Options{})
 	require.NoError(t, err)
 	defer db.Close()
 	_, err = db.Commit([]store.Write{entry("a", nil)})
@@ -167,7 +162,7 @@ func TestCommitIsAllOrNothing(t *testing.T) {
 
 func TestReopenKeepsNextSeqAndClosedErrors(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.db")
-	db, err := sqlite.Open(path, &tickClock{}, sqlite.Options{})
+	db, err := sqlite.Open(path, envtest.NewTickClock(0), sqlite.Options{})
 	require.NoError(t, err)
 	addr := store.Address{Namespace: "n", Key: "k"}
 	_, err = db.Commit([]store.Write{store.SetValueRaw(addr, json.RawMessage(`1`)), store.DeleteValueRaw(addr)})
@@ -179,12 +174,12 @@ func TestReopenKeepsNextSeqAndClosedErrors(t *testing.T) {
 	_, err = db.GetValue(addr)
 	require.ErrorIs(t, err, sqlite.ErrClosed)
 
-	db, err = sqlite.Open(path, &tickClock{}, sqlite.Options{})
+	db, err = sqlite.Open(path, envtest.NewTickClock(0), sqlite.Options{})
 	require.NoError(t, err)
 	defer db.Close()
 	assert.Equal(t, int64(3), db.NextSeq(), "deleted writes still consumed their seqs")
 
-	_, err = sqlite.Open(path, &tickClock{}, sqlite.Options{Sync: "sometimes"})
+	_, err = sqlite.Open(path, envtest.NewTickClock(0), sqlite.Options{Sync: "sometimes"})
 	require.Error(t, err)
 }
 
@@ -194,7 +189,7 @@ func TestOpenUsesTheExactPath(t *testing.T) {
 	for _, name := range []string{"a?b.db", "a#b.db", "a%20b.db", "a b.db"} {
 		dir := t.TempDir()
 		p := filepath.Join(dir, name)
-		db, err := sqlite.Open(p, &tickClock{}, sqlite.Options{})
+		db, err := sqlite.Open(p, envtest.NewTickClock(0), sqlite.Options{})
 		require.NoError(t, err, name)
 		require.NoError(t, db.Close())
 		_, err = os.Stat(p)

@@ -2,27 +2,17 @@ package invariants
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/memory"
 	"github.com/stretchr/testify/require"
 )
-
-type fixedClock struct{}
-
-func (fixedClock) Now() time.Time        { return time.UnixMilli(1_700_000_000_000) }
-func (fixedClock) Sleep(d time.Duration) {}
-
-type ids struct{ n int }
-
-func (g *ids) NewID() string { g.n++; return fmt.Sprintf("0190a000-0000-7000-8000-%012d", g.n) }
 
 type stream struct {
 	m *pi.AssistantMessage
@@ -78,12 +68,12 @@ func (f *failing) Commit(ws []store.Write) (store.CommitResult, error) {
 // twelve invariants after every phase.
 func TestRealRunsSatisfyInvariants(t *testing.T) {
 	for keep := 1; keep <= 10; keep++ {
-		mem := memory.New(fixedClock{})
+		mem := memory.New(envtest.NewClock(envtest.Epoch))
 		st := &failing{Storage: mem, fail: keep + 1}
 		var mu sync.Mutex
 		var log []LogItem
 		keys := map[string]bool{}
-		cfg := lane.Config{Name: "main", Storage: st, Clock: fixedClock{}, IDs: &ids{}, Exec: env.Goroutines{}, Provider: provider{},
+		cfg := lane.Config{Name: "main", Storage: st, Clock: envtest.NewClock(envtest.Epoch), IDs: &envtest.IDs{}, Exec: env.Goroutines{}, Provider: provider{},
 			Listener: func(e lane.Event) env.Future {
 				mu.Lock()
 				log = append(log, LogItem{Event: &e})
@@ -115,7 +105,7 @@ func TestRealRunsSatisfyInvariants(t *testing.T) {
 		}
 		check(nil, nil)
 		st.fail = 0
-		cfg.IDs = &ids{n: 100}
+		cfg.IDs = envtest.IDsAfter(100)
 		l2, err := lane.Open(cfg)
 		require.NoError(t, err)
 		snap, err := l2.Snapshot()

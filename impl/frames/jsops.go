@@ -1,0 +1,203 @@
+package frames
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// The few JavaScript operations pi-ai's reducer applies to stored frames
+// without checking their types. A frame read back from storage is whatever
+// JSON was stored, so `block.text += frame.delta` may add a number to
+// undefined; these helpers give the result JS gives.
+
+// jsTypeError is a TypeError V8 throws; Error() is its message, which is
+// what pi-ai's callers see as err.message.
+type jsTypeError struct{ msg string }
+
+func (e *jsTypeError) Error() string { return e.msg }
+
+// jsGet is `base[key]` for a JSON value: own properties of objects, the
+// length of strings and arrays, and the elements or characters at an index.
+// Reading any property of null or undefined is V8's TypeError.
+func jsGet(base pi.JSONValue, key string) (pi.JSONValue, error) {
+	switch base.Kind() {
+	case pi.Undefined, pi.Null:
+		return pi.JSONValue{}, &jsTypeError{"Cannot read properties of " + base.Kind().String() + " (reading '" + key + "')"}
+	case pi.Object:
+		v, _ := base.ObjectValue().Get(key)
+		return v, nil
+	case pi.Array:
+		if key == "length" {
+			return pi.NumberValue(float64(len(base.Array()))), nil
+		}
+		if i, ok := arrayIndex(key); ok && i < len(base.Array()) {
+			return base.Array()[i], nil
+		}
+	case pi.String:
+		if key == "length" {
+			return pi.NumberValue(float64(pi.UTF16Len(base.Str()))), nil
+		}
+		if i, ok := arrayIndex(key); ok && i < pi.UTF16Len(base.Str()) {
+			return pi.StringValue(pi.SubstringUTF16(base.Str(), i, i+1)), nil
+		}
+	}
+	return pi.JSONValue{}, nil
+}
+
+func arrayIndex(key string) (int, bool) {
+	if !pi.IsArrayIndex(key) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(key)
+	return n, err == nil
+}
+
+// jsTruthy is ToBoolean.
+func jsTruthy(v pi.JSONValue) bool {
+	switch v.Kind() {
+	case pi.Undefined, pi.Null:
+		return false
+	case pi.Bool:
+		return v.Bool()
+	case pi.Number:
+		return v.Number() != 0 && !math.IsNaN(v.Number())
+	case pi.String:
+		return v.Str() != ""
+	}
+	return true
+}
+
+// jsStrictEqualNumber is `n === v` for a number n.
+func jsStrictEqualNumber(n float64, v pi.JSONValue) bool {
+	return v.Kind() == pi.Number && v.Number() == n
+}
+
+// jsToPrimitive is ToPrimitive for plain objects and arrays (their
+// toString: "[object Object]" and join).
+func jsToPrimitive(v pi.JSONValue) pi.JSONValue {
+	if v.Kind() == pi.Object || v.Kind() == pi.Array {
+		return pi.StringValue(pi.JSString(v))
+	}
+	return v
+}
+
+// jsToNumber is ToNumber for a primitive.
+func jsToNumber(v pi.JSONValue) float64 {
+	switch v.Kind() {
+	case pi.Null:
+		return 0
+	case pi.Bool:
+		if v.Bool() {
+			return 1
+		}
+		return 0
+	case pi.Number:
+		return v.Number()
+	case pi.String:
+		return jsStringToNumber(v.Str())
+	}
+	return math.NaN()
+}
+
+var jsDecimal = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+
+// jsStringToNumber is StringToNumber: trimmed, "" is 0, decimal literals,
+// ±Infinity and unsigned 0x/0o/0b integers; anything else is NaN.
+func jsStringToNumber(s string) float64 {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0xFFFF && isJSWhiteSpace(uint16(r)) })
+	switch s {
+	case "":
+		return 0
+	case "Infinity", "+Infinity":
+		return math.Inf(1)
+	case "-Infinity":
+		return math.Inf(-1)
+	}
+	if len(s) > 2 && s[0] == '0' {
+		base := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]
+		if base != 0 {
+			n, ok := 0.0, true
+			for _, c := range s[2:] {
+				d, err := strconv.ParseUint(string(c), base, 8)
+				if err != nil {
+					ok = false
+					break
+				}
+				n = n*float64(base) + float64(d)
+			}
+			if ok {
+				return n
+			}
+			return math.NaN()
+		}
+	}
+	if !jsDecimal.MatchString(s) {
+		return math.NaN()
+	}
+	n, err := strconv.ParseFloat(s, 64)
+	if err != nil && !strings.Contains(err.Error(), "range") {
+		return math.NaN()
+	}
+	return n
+}
+
+// jsLess is `n < v` for a number n.
+func jsLess(n float64, v pi.JSONValue) bool {
+	return n < jsToNumber(jsToPrimitive(v)) // NaN compares false
+}
+
+// jsAdd is the + operator: string concatenation when either side is (or
+// turns into) a string, numeric addition otherwise.
+func jsAdd(a, b pi.JSONValue) pi.JSONValue {
+	pa, pb := jsToPrimitive(a), jsToPrimitive(b)
+	if pa.Kind() == pi.String || pb.Kind() == pi.String {
+		return pi.StringValue(pi.Concat(pi.JSString(pa), pi.JSString(pb)))
+	}
+	return pi.NumberValue(jsToNumber(pa) + jsToNumber(pb))
+}
+
+// jsParseStreamingJSON is parseStreamingJson(v) for any value: falsy
+// values give {} (`!partialJson`), other non-strings fail at `.trim()`.
+func jsParseStreamingJSON(v pi.JSONValue) (pi.JSONValue, error) {
+	if !jsTruthy(v) {
+		return pi.EmptyObject(), nil
+	}
+	if v.Kind() != pi.String {
+		return pi.JSONValue{}, &jsTypeError{"partialJson.trim is not a function"}
+	}
+	return ParseStreamingJSON(v.Str()), nil
+}
+
+// jsAccum is a JS value built by repeated `+=`. While it is a string it is
+// kept as a growing buffer, so n string deltas cost O(total length).
+type jsAccum struct {
+	isStr bool
+	buf   []byte
+	val   pi.JSONValue
+}
+
+func accumOf(v pi.JSONValue) jsAccum {
+	if v.Kind() == pi.String {
+		return jsAccum{isStr: true, buf: []byte(v.Str())}
+	}
+	return jsAccum{val: v}
+}
+
+func (a *jsAccum) add(delta pi.JSONValue) {
+	if a.isStr && delta.Kind() == pi.String {
+		a.buf = appendJS(a.buf, delta.Str())
+		return
+	}
+	*a = accumOf(jsAdd(a.value(), delta))
+}
+
+func (a *jsAccum) value() pi.JSONValue {
+	if a.isStr {
+		return pi.StringValue(string(a.buf))
+	}
+	return a.val
+}

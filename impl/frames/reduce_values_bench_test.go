@@ -1,0 +1,57 @@
+package frames
+
+import (
+	"testing"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// BenchmarkReduceStored compares the two readings of a stored frame list,
+// from the stored bytes to the message, side by side: strict (pi.ParseFrame
+// + Reduce, the old recovery path and `reduce --strict`) and as pi-ai
+// (pi.ParseJSON + ReduceValues, recovery, Snapshot and `reduce`).
+func BenchmarkReduceStored(b *testing.B) {
+	for _, sz := range benchSizes[:3] {
+		enc := NewEncoder()
+		var stored []string
+		bytes := 0
+		for _, ev := range benchStream(sz.size) {
+			if f, _ := enc.Encode(ev); f != nil {
+				stored = append(stored, string(f.AppendJSON(nil)))
+				bytes += len(stored[len(stored)-1]) + 1
+			}
+		}
+		b.Run("strict/"+sz.name, func(b *testing.B) {
+			b.SetBytes(int64(bytes))
+			for i := 0; i < b.N; i++ {
+				fs := make([]pi.Frame, len(stored))
+				for j, s := range stored {
+					f, err := pi.ParseFrame(s)
+					if err != nil {
+						b.Fatal(err)
+					}
+					fs[j] = *f
+				}
+				if _, err := Reduce(fs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("piai/"+sz.name, func(b *testing.B) {
+			b.SetBytes(int64(bytes))
+			for i := 0; i < b.N; i++ {
+				vs := make([]pi.JSONValue, len(stored))
+				for j, s := range stored {
+					v, err := pi.ParseJSON(s)
+					if err != nil {
+						b.Fatal(err)
+					}
+					vs[j] = v
+				}
+				if _, err := ReduceValues(vs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,56 @@
+package pi
+
+// Delete is `delete o[key]`: the property is removed, and setting it again
+// appends it at the end of the insertion order, as in JS.
+func (o *JSONObject) Delete(key string) {
+	if o == nil {
+		return
+	}
+	i := -1
+	for j, k := range o.keys {
+		if k == key {
+			i = j
+			break
+		}
+	}
+	if i < 0 {
+		return
+	}
+	o.keys = append(o.keys[:i], o.keys[i+1:]...)
+	o.vals = append(o.vals[:i], o.vals[i+1:]...)
+	if IsArrayIndex(key) {
+		o.ints--
+	}
+	if o.index != nil {
+		o.index = make(map[string]int, len(o.keys)*2)
+		for j, k := range o.keys {
+			o.index[k] = j
+		}
+	}
+}
+
+// DeepClone is structuredClone(v) for a JSON value: arrays and objects are
+// copied at every level, so the copy can be mutated (Set, Delete) without
+// touching v.
+func DeepClone(v JSONValue) JSONValue {
+	switch v.kind {
+	case Array:
+		out := make([]JSONValue, len(v.arr))
+		for i, e := range v.arr {
+			out[i] = DeepClone(e)
+		}
+		return ArrayValue(out)
+	case Object:
+		o := NewObject()
+		for i, k := range v.obj.keys {
+			o.Set(k, DeepClone(v.obj.vals[i]))
+		}
+		return ObjectValue(o)
+	}
+	return v
+}
+
+// JSString is String(v), which a JS template literal applies to an
+// interpolated value: "undefined", "null", numbers as Number::toString,
+// arrays joined with commas, objects "[object Object]".
+func JSString(v JSONValue) string { return jsToString(v) }

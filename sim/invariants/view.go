@@ -1,0 +1,122 @@
+package invariants
+
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// ReadView builds the committed part of a View from storage. Storage cannot
+// enumerate lists, so the caller names the operations and the list keys
+// (e.g. every FramesAddr seen in the frame log).
+func ReadView(st store.Storage, ops []string, listKeys []string) (*View, error) {
+	return new(ViewReader).Read(st, ops, listKeys)
+}
+
+// ViewReader builds views like ReadView, remembering the message it decoded
+// from each stored entry's bytes: committed entries never change, so a
+// simulator that checks after every commit would otherwise re-decode the
+// whole transcript each time; op states likewise. Keyed by the raw bytes,
+// never by id. The decoded messages and states are shared between views and
+// must not be mutated. The zero ViewReader is ready to use; it is not safe for
+// concurrent use.
+type ViewReader struct {
+	entries map[string]entryDecode
+	ops     map[string]opDecode
+}
+
+type opDecode struct {
+	state *lane.OpState
+	err   error
+}
+
+type entryDecode struct {
+	msg *pi.AssistantMessage // nil for a non-assistant entry
+	err error
+}
+
+// Read is ReadView through r's memo.
+func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*View, error) {
+	v := &View{Ops: map[string]*lane.OpState{}, Results: map[string]bool{}, Lists: map[string][]store.ListElement{}, Entries: map[string]*pi.AssistantMessage{}}
+	for _, op := range ops {
+		sv, err := st.GetValue(lane.OpStateAddr(op))
+		if err != nil {
+			return nil, err
+		}
+		if sv != nil {
+			if r.ops == nil {
+				r.ops = map[string]opDecode{}
+			}
+			d, ok := r.ops[string(sv.Value)]
+			if !ok {
+				s, err := lane.DecodeState(sv.Value)
+				d = opDecode{state: s, err: err}
+				r.ops[string(sv.Value)] = d
+			}
+			if d.err != nil {
+				return nil, fmt.Errorf("invariants: op %s: %w", op, d.err)
+			}
+			v.Ops[op] = d.state
+		} else {
+			v.Ops[op] = nil
+		}
+		rv, err := st.GetValue(lane.ResultAddr(op))
+		if err != nil {
+			return nil, err
+		}
+		v.Results[op] = rv != nil
+	}
+	for _, k := range listKeys {
+		var all []store.ListElement
+		var cursor *int64
+		for {
+			page, err := st.ReadList(store.Address{Namespace: lane.NSAssistantFrame, Key: k, Kind: store.KindList}, store.ReadOptions{Cursor: cursor, Limit: 10_000})
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, page...)
+			if len(page) < 10_000 {
+				break
+			}
+			s := page[len(page)-1].Seq
+			cursor = &s
+		}
+		v.Lists[k] = all
+	}
+	es, err := st.Entries()
+	if err != nil {
+		return nil, err
+	}
+	if r.entries == nil {
+		r.entries = map[string]entryDecode{}
+	}
+	for _, e := range es {
+		d, ok := r.entries[string(e.Entry.Raw)]
+		if !ok {
+			d = decodeEntry(e.Entry.Raw)
+			r.entries[string(e.Entry.Raw)] = d
+		}
+		if d.err != nil {
+			return nil, fmt.Errorf("invariants: entry %s: %w", e.Entry.ID, d.err)
+		}
+		v.Entries[e.Entry.ID] = d.msg
+	}
+	return v, nil
+}
+
+// decodeEntry decodes a stored entry's assistant message (nil msg for any
+// other role).
+func decodeEntry(raw []byte) entryDecode {
+	pv, err := pi.ParseJSON(string(raw))
+	if err != nil {
+		return entryDecode{err: err}
+	}
+	mv, _ := pv.ObjectValue().Get("message")
+	if role, _ := mv.ObjectValue().Get("role"); role.Str() != "assistant" {
+		return entryDecode{}
+	}
+	m, err := pi.DecodeAssistantMessage(mv, "entry.message")
+	return entryDecode{msg: m, err: err}
+}

@@ -1,0 +1,340 @@
+// Package lanecmp compares impl/lane with model/lane: committed state read
+// back from a storage backend, emitted events and snapshots, each as a
+// cmp.Diff (-model +impl). The simulator (sim/lanesim) and the rapid-driven
+// lockstep driver (props/lane) both call it after every step.
+package lanecmp
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// Compare reads the committed state of the model's lane from st and returns
+// an error holding the cmp.Diff (-model +storage) when it differs from the
+// model's. extraListKeys are frame-list keys ("op:resp") the implementation
+// was seen to touch; they are read too, so a list the model does not know
+// about cannot hide.
+func Compare(st store.Storage, m *ml.Model, extraListKeys ...string) error {
+	return new(Reader).Compare(st, m, extraListKeys...)
+}
+
+// ReadState reads a lane's committed state from storage into the model's
+// plain form. Storage cannot enumerate lists or operations, so the caller
+// names them.
+func ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
+	return new(Reader).ReadState(st, laneName, ops, listKeys)
+}
+
+// Reader reads committed state like ReadState, remembering what it derived
+// from each stored record's bytes. Committed entries, usage rows and frames
+// never change once written, so a simulator that compares after every
+// commit would otherwise re-parse the whole transcript each time (quadratic
+// in the run's length). The memo is keyed by the raw bytes, never by id, so
+// a record rewritten under the same id is derived afresh. The zero Reader is
+// ready to use; a Reader is not safe for concurrent use.
+type Reader struct {
+	entries map[string]entryMemo
+	usage   map[string]usageMemo
+	frames  map[string]string
+	ops     map[string]opMemo
+}
+
+type opMemo struct {
+	op  ml.Op
+	err error
+}
+
+type entryMemo struct {
+	message string
+	err     error
+}
+
+type usageMemo struct {
+	entryID, usage string
+	err            error
+}
+
+// Compare is the package-level Compare through r's memo. Equality is
+// checked with reflect.DeepEqual first (stricter than cmp.Diff with
+// EquateEmpty, so a DeepEqual match is a cmp match); cmp.Diff runs only to
+// decide and explain what DeepEqual could not.
+func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string) error {
+	keys := append(m.ListKeys(), extraListKeys...)
+	got, err := r.ReadState(st, m.Lane(), m.OpIDs(), keys)
+	if err != nil {
+		return err
+	}
+	want := m.Committed()
+	if reflect.DeepEqual(want, got) {
+		return nil
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+		return fmt.Errorf("lanecmp: committed state differs (-model +storage):\n%s", d)
+	}
+	return nil
+}
+
+// ReadState is the package-level ReadState through r's memo.
+func (r *Reader) ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
+	s := ml.State{Ops: map[string]ml.Op{}, Results: map[string]ml.Result{}, Lists: map[string][]string{}}
+	tip, err := readJSON(st, lane.BranchTipAddr(laneName))
+	if err != nil {
+		return s, err
+	}
+	s.Tip = str(tip)
+	ls, err := readJSON(st, lane.LaneStateAddr(laneName))
+	if err != nil {
+		return s, err
+	}
+	s.Lane = ml.LaneRecord{Current: str(get(ls, "currentOperationId")), Last: str(get(ls, "lastOperationId"))}
+	if err := r.readEntries(st, &s); err != nil {
+		return s, err
+	}
+	if err := r.readUsage(st, &s); err != nil {
+		return s, err
+	}
+	for _, op := range ops {
+		if err := r.readOp(st, op, &s); err != nil {
+			return s, err
+		}
+	}
+	return s, r.readLists(st, listKeys, &s)
+}
+
+func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
+	entries, err := st.Entries()
+	if err != nil {
+		return fmt.Errorf("lanecmp: read entries: %w", err)
+	}
+	if r.entries == nil {
+		r.entries = map[string]entryMemo{}
+	}
+	for _, e := range entries {
+		memo, ok := r.entries[string(e.Entry.Raw)]
+		if !ok {
+			v, err := pi.ParseJSON(string(e.Entry.Raw))
+			memo = entryMemo{err: err}
+			if err == nil {
+				memo.message = string(get(v, "message").AppendJSON(nil))
+			}
+			r.entries[string(e.Entry.Raw)] = memo
+		}
+		if memo.err != nil {
+			return fmt.Errorf("lanecmp: entry %s (seq %d): %w", e.Entry.ID, e.Seq, memo.err)
+		}
+		parent := ""
+		if e.Entry.ParentID != nil {
+			parent = *e.Entry.ParentID
+		}
+		s.Entries = append(s.Entries, ml.Entry{ID: e.Entry.ID, Parent: parent, Message: memo.message})
+	}
+	return nil
+}
+
+func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
+	usage, err := st.Usage()
+	if err != nil {
+		return fmt.Errorf("lanecmp: read usage: %w", err)
+	}
+	if r.usage == nil {
+		r.usage = map[string]usageMemo{}
+	}
+	for _, u := range usage {
+		memo, ok := r.usage[string(u.Row.Raw)]
+		if !ok {
+			v, err := pi.ParseJSON(string(u.Row.Raw))
+			memo = usageMemo{err: err}
+			if err == nil {
+				memo.entryID, memo.usage = str(get(v, "entryId")), string(get(v, "usage").AppendJSON(nil))
+			}
+			r.usage[string(u.Row.Raw)] = memo
+		}
+		if memo.err != nil {
+			return fmt.Errorf("lanecmp: usage row %s (seq %d): %w", u.Row.ID, u.Seq, memo.err)
+		}
+		s.Usage = append(s.Usage, ml.UsageRow{ID: u.Row.ID, EntryID: memo.entryID, Usage: memo.usage})
+	}
+	return nil
+}
+
+func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
+	sv, err := st.GetValue(lane.OpStateAddr(op))
+	if err != nil {
+		return fmt.Errorf("lanecmp: read op state %s: %w", op, err)
+	}
+	meta, err := st.GetValue(lane.OpMetaAddr(op))
+	if err != nil {
+		return fmt.Errorf("lanecmp: read op meta %s: %w", op, err)
+	}
+	if (sv == nil) != (meta == nil) {
+		return fmt.Errorf("lanecmp: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
+	}
+	if sv != nil {
+		if r.ops == nil {
+			r.ops = map[string]opMemo{}
+		}
+		memo, ok := r.ops[string(sv.Value)]
+		if !ok {
+			os, err := lane.DecodeState(sv.Value)
+			memo = opMemo{err: err}
+			if err == nil {
+				memo.op = opOf(os)
+			}
+			r.ops[string(sv.Value)] = memo
+		}
+		if memo.err != nil {
+			return fmt.Errorf("lanecmp: op state %s: %w", op, memo.err)
+		}
+		s.Ops[op] = memo.op
+	}
+	rv, err := readJSON(st, lane.ResultAddr(op))
+	if err != nil {
+		return err
+	}
+	if !rv.IsUndefined() {
+		e := get(rv, "error")
+		s.Results[op] = ml.Result{Status: str(get(rv, "status")), ErrorCode: str(get(e, "code")), ErrorMessage: str(get(e, "message")),
+			TipID: str(get(rv, "tipId")), FromTipID: str(get(rv, "fromTipId"))}
+	}
+	return nil
+}
+
+func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) error {
+	if r.frames == nil {
+		r.frames = map[string]string{}
+	}
+	seen := map[string]bool{}
+	for _, k := range listKeys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		els, err := st.ReadList(store.Address{Namespace: lane.NSAssistantFrame, Key: k, Kind: store.KindList}, store.ReadOptions{Limit: 10_000})
+		if err != nil {
+			return fmt.Errorf("lanecmp: read frame list %s: %w", k, err)
+		}
+		for _, e := range els {
+			c, ok := r.frames[string(e.Value)]
+			if !ok {
+				c = ml.Canonical(e.Value)
+				r.frames[string(e.Value)] = c
+			}
+			s.Lists[k] = append(s.Lists[k], c)
+		}
+	}
+	return nil
+}
+
+// opOf keeps the fields of each leaf that the model states.
+func opOf(s *lane.OpState) ml.Op {
+	o := ml.Op{At: string(s.At), CancelRequested: s.Control.CancelRequested}
+	if o.CancelRequested {
+		o.RequestedAt = s.Control.RequestedAt
+	}
+	if s.LatestAssistantEntryID != nil {
+		o.LatestAssistantEntryID = *s.LatestAssistantEntryID
+	}
+	switch s.At {
+	case lane.LeafAssistantReady:
+		o.NextAttempt = s.NextAttempt
+	case lane.LeafAssistantRetryWait:
+		o.NextAttempt, o.NotBefore, o.RetryError = s.NextAttempt, s.NotBefore, s.ErrorMessage
+	case lane.LeafAssistantEffectPending:
+		o.Attempt, o.ResponseEntryID, o.UsageID = s.Attempt, s.ResponseEntryID, s.UsageID
+	case lane.LeafDeferredEffectPending:
+		o.ResponseEntryID, o.UsageID, o.Poll, o.SourceEntryID = s.ResponseEntryID, s.UsageID, s.Poll, s.SourceEntryID
+	case lane.LeafDeferredSuspended:
+		o.Poll, o.SourceEntryID = s.Poll, s.SourceEntryID
+	case lane.LeafTools:
+		for _, c := range s.Calls {
+			o.ToolCalls = append(o.ToolCalls, c.SourceIndex)
+		}
+	}
+	return o
+}
+
+func readJSON(st store.Storage, a store.Address) (pi.JSONValue, error) {
+	v, err := st.GetValue(a)
+	if err != nil {
+		return pi.JSONValue{}, fmt.Errorf("lanecmp: read %s[%s]: %w", a.Namespace, a.Key, err)
+	}
+	if v == nil {
+		return pi.JSONValue{}, nil
+	}
+	j, err := pi.ParseJSON(string(v.Value))
+	if err != nil {
+		return pi.JSONValue{}, fmt.Errorf("lanecmp: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, err)
+	}
+	return j, nil
+}
+
+func get(v pi.JSONValue, key string) pi.JSONValue {
+	if v.Kind() != pi.Object {
+		return pi.JSONValue{}
+	}
+	x, _ := v.ObjectValue().Get(key)
+	return x
+}
+
+func str(v pi.JSONValue) string {
+	if v.Kind() == pi.String {
+		return v.Str()
+	}
+	return ""
+}
+
+// EventString is an implementation event in the model's event vocabulary.
+func EventString(ev lane.Event) string {
+	s := string(ev.Type)
+	if ev.Recovery {
+		s += "(recovery)"
+	}
+	if ev.Type == lane.EvRunEnd {
+		s += ":" + ev.Status
+	}
+	return s
+}
+
+// CompareEvents checks the implementation's events against the model's:
+// equal when exact, else a prefix of them (the model may already know
+// events the implementation is about to emit).
+func CompareEvents(impl, model []string, exact bool) error {
+	n := len(impl)
+	if !exact && n <= len(model) {
+		model = model[:n]
+	}
+	if d := cmp.Diff(model, impl, cmpopts.EquateEmpty()); d != "" {
+		return fmt.Errorf("lanecmp: events differ (-model +impl):\n%s", d)
+	}
+	return nil
+}
+
+// CompareSnapshot checks a lane snapshot against the model's expectation.
+func CompareSnapshot(s *lane.Snapshot, m *ml.Model) error {
+	got := ml.Snapshot{Live: s.Live}
+	for _, e := range s.Transcript {
+		got.Transcript = append(got.Transcript, e.ID)
+	}
+	if s.StreamingMessage != nil {
+		b, err := pi.Marshal(s.StreamingMessage)
+		if err != nil {
+			return fmt.Errorf("lanecmp: snapshot: %w", err)
+		}
+		got.StreamingMessage = ml.Canonical(b)
+	}
+	want := m.Snapshot()
+	if reflect.DeepEqual(want, got) {
+		return nil
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+		return fmt.Errorf("lanecmp: snapshot differs (-model +impl):\n%s", d)
+	}
+	return nil
+}
