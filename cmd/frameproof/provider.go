@@ -106,7 +106,11 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			s, err = provider.StartExec(strings.Fields(*execCmd), "", *seeds*200+100, *timeout)
 		}
 		if err != nil {
-			return ioError(stderr, who, "--exec: %s", trimPrefix(err, "provider"))
+			msg := trimPrefix(err, "provider")
+			if *execCmd == "pi-ai" {
+				msg += peerHint
+			}
+			return ioError(stderr, who, "--exec: %s", msg)
 		}
 		defer s.Close()
 		subject = s
@@ -116,7 +120,7 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *usePeer {
 		p, err := peer.Start()
 		if err != nil {
-			return ioError(stderr, who, "--peer: %s", trimPrefix(err, "peer"))
+			return ioError(stderr, who, "--peer: %s%s", trimPrefix(err, "peer"), peerHint)
 		}
 		defer func() { _ = p.Close() }()
 		opts.Peer = p
@@ -207,6 +211,9 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	return outputCode(exitPass, saveErr)
 }
+
+// peerHint says where the pi-ai peer comes from, for runs outside a checkout.
+const peerHint = " (run inside a frameproof checkout, or set $" + peer.DirEnv + " to its corpus/peers/pi-ai)"
 
 func ruleSet(vs []provider.Violation) []string {
 	seen := map[string]bool{}
