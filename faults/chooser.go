@@ -69,19 +69,6 @@ type Choice struct {
 
 func (c Choice) String() string { return fmt.Sprintf("%s=%d/%d", c.Label, c.Value, c.N) }
 
-// Recorder wraps a Chooser and records every decision, for traces.
-type Recorder struct {
-	Inner   Chooser
-	Choices []Choice
-}
-
-// Intn implements Chooser.
-func (r *Recorder) Intn(label string, n int) int {
-	v := r.Inner.Intn(label, n)
-	r.Choices = append(r.Choices, Choice{label, n, v})
-	return v
-}
-
 // Enumerate calls run once for every distinct sequence of decisions it makes
 // through the given Chooser (depth-first, odometer style), so small cases
 // can be checked exhaustively. run must be deterministic given its choices.

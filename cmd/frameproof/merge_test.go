@@ -93,6 +93,7 @@ func TestMergeJudgesCoverageOverAllShards(t *testing.T) {
 
 	other := filepath.Join(dir, "other.json")
 	code, stdout, _ := run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "30", "--json", "-q", "--shard", "1/2")
+	require.Equal(t, exitPass, code)
 	require.NoError(t, os.WriteFile(other, []byte(stdout), 0o644))
 	code, _, stderr = run("merge", a, other)
 	assert.Equal(t, exitUsage, code)

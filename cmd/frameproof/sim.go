@@ -421,7 +421,8 @@ func reproCommand(seed uint64, scenario, backend string, bugs []string) string {
 // scenario's step budget (a liveness failure, slow to reach). A candidate
 // that runs far longer than the failing run cannot fail with its (non-
 // liveness) kind any sooner, so it is cut off; for liveness failures the
-// scenario's own budget is the point, so it stays.
+// budget is the point, so it is left to lanesim.StepBudget, which gives a
+// replayed tape a budget proportional to its length.
 func shrinkStepCap(failing simOutcome) int {
 	if failing.Kind == "liveness" {
 		return 0

@@ -62,6 +62,34 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendFrame is BenchmarkEncode through the append API, writing
+// every frame into one reused buffer, as a frame log's writer does.
+func BenchmarkAppendFrame(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			events := benchStream(sz.size)
+			buf := make([]byte, 0, 4096)
+			var ms0, ms1 runtime.MemStats
+			runtime.ReadMemStats(&ms0)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				enc := NewEncoder()
+				for _, ev := range events {
+					var err error
+					if buf, _, err = enc.AppendFrame(buf[:0], ev); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.StopTimer()
+			runtime.ReadMemStats(&ms1)
+			n := float64(b.N) * float64(len(events))
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+			b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/event")
+		})
+	}
+}
+
 func BenchmarkReduce(b *testing.B) {
 	for _, sz := range benchSizes {
 		b.Run(sz.name, func(b *testing.B) {

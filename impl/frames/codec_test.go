@@ -83,13 +83,16 @@ func TestToolCallCatchUpCheckpoint(t *testing.T) {
 	require.Equal(t, `{"path":"a.txt"}`, m.Content[0].(pi.ToolCall).Arguments.String())
 }
 
-func TestEncoderErrorsAreExact(t *testing.T) {
+// encoderErrorCase is a stream whose last event makes pi's encoder throw want.
+type encoderErrorCase struct {
+	events []*pi.Event
+	want   string
+}
+
+func encoderErrorCases() []encoderErrorCase {
 	text := msg(pi.TextContent{Text: ""})
 	start := ev(pi.EventStart, 0, msg())
-	cases := []struct {
-		events []*pi.Event
-		want   string
-	}{
+	return []encoderErrorCase{
 		{[]*pi.Event{start, {Type: pi.EventDone}, ev(pi.EventTextStart, 0, text)}, "Assistant message event text_start follows a terminal event"},
 		{[]*pi.Event{{Type: pi.EventError}, start}, "Assistant message event start follows a terminal event"},
 		{[]*pi.Event{start, start}, "Assistant message stream contains more than one start event"},
@@ -105,7 +108,10 @@ func TestEncoderErrorsAreExact(t *testing.T) {
 		{[]*pi.Event{start, ev(pi.EventTextEnd, 0, text)}, "Assistant message text block 0 has not started"},
 		{[]*pi.Event{start, ev(pi.EventToolCallStart, 0, msg(pi.ToolCall{ID: "x"}))}, "Tool-call arguments are not JSON-serializable"},
 	}
-	for _, c := range cases {
+}
+
+func TestEncoderErrorsAreExact(t *testing.T) {
+	for _, c := range encoderErrorCases() {
 		e := NewEncoder()
 		var err error
 		for _, x := range c.events {

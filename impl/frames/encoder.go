@@ -17,8 +17,17 @@ const (
 type openBlock struct {
 	kind blockKind
 	// text and thinking: UTF-16 length of the start snapshot, and of all
-	// deltas seen so far.
+	// deltas seen so far. Once past the snapshot, every later delta is
+	// emitted whole and deltaChars is no longer counted (pastSnapshot).
 	covered, deltaChars int
+	pastSnapshot        bool
+	// AppendFrame's shortcut, armed once every later delta of the block is
+	// emitted whole (past the snapshot, or caught up): the delta event type
+	// and the frame's constant head (pi.AppendDeltaFrameHead), kept inline
+	// so arming it allocates nothing; headLen 0 means not armed.
+	deltaType pi.EventType
+	head      [maxHead]byte
+	headLen   int
 	// tool calls: whether the delta JSON has caught up with the start
 	// snapshot; until then the snapshot's JSON and the buffered deltas.
 	caughtUp  bool
@@ -31,32 +40,12 @@ type openBlock struct {
 type Encoder struct {
 	started, terminal bool
 	blocks            map[int]*openBlock
+	// hot caches the block the last delta went to (hotIndex), since a
+	// stream sends runs of deltas to one block; nil when not cached.
+	hot      *openBlock
+	hotIndex int
 	// deltaSlab is the unused tail of the current batch of delta frames.
 	deltaSlab []pi.Frame
-}
-
-// deltaSlabSize is how many delta frames the encoder allocates at once.
-// Delta frames are the per-event hot path, and one ~250-byte allocation per
-// frame dominated Encode's cost; a batch amortizes it. The price is
-// retention: a delta frame the caller keeps pins the other frames of its
-// batch (delta strings only), and the encoder pins the batch it is filling.
-// Start, end and checkpoint frames, which can carry whole blocks, are
-// allocated one by one so nothing large is pinned.
-const deltaSlabSize = 32
-
-// deltaFrame returns a new delta frame from the current batch.
-func (e *Encoder) deltaFrame(t pi.FrameType, i pi.ContentIndex, delta string) *pi.Frame {
-	if len(e.deltaSlab) == 0 {
-		e.deltaSlab = make([]pi.Frame, deltaSlabSize)
-	}
-	f := &e.deltaSlab[0]
-	f.Type, f.ContentIndex, f.Delta = t, i, delta
-	if len(e.deltaSlab) == 1 {
-		e.deltaSlab = nil // drop the spent batch; handed-out frames keep it alive
-	} else {
-		e.deltaSlab = e.deltaSlab[1:]
-	}
-	return f
 }
 
 // NewEncoder returns an encoder for one stream.
@@ -77,86 +66,112 @@ func (e *Encoder) RetainedBytes() int {
 // Encode turns one event into at most one frame. A nil frame with a nil
 // error means "no frame" (covered deltas, done, error). Errors are pi's.
 func (e *Encoder) Encode(ev *pi.Event) (*pi.Frame, error) {
+	if _, _, isDelta := deltaKind(ev.Type); isDelta && e.started && !e.terminal {
+		return e.encodeDelta(ev) // delta frames come from a batch (deltaFrame)
+	}
+	var f pi.Frame
+	if ok, err := e.encode(ev, &f); !ok {
+		return nil, err
+	}
+	out := f // only a frame that exists goes to the heap
+	return &out, nil
+}
+
+// encode is Encode writing the frame into *f; ok is false for no frame.
+// AppendFrame passes a frame on its stack, so it allocates no pi.Frame.
+func (e *Encoder) encode(ev *pi.Event, f *pi.Frame) (ok bool, err error) {
 	if e.terminal {
-		return nil, fail("Assistant message event %s follows a terminal event", ev.Type)
+		return false, fail("Assistant message event %s follows a terminal event", ev.Type)
 	}
 	switch ev.Type {
 	case pi.EventStart:
 		if e.started {
-			return nil, fail("Assistant message stream contains more than one start event")
+			return false, fail("Assistant message stream contains more than one start event")
 		}
 		if ev.Partial == nil {
-			return nil, fail("frames: start event has no partial")
+			return false, fail("frames: start event has no partial")
 		}
 		e.started = true
-		return &pi.Frame{Type: pi.FrameStart, Partial: cloneStartMessage(ev.Partial)}, nil
+		*f = pi.Frame{Type: pi.FrameStart, Partial: cloneStartMessage(ev.Partial)}
+		return true, nil
 	case pi.EventDone:
 		if !e.started {
-			return nil, fail("Assistant message done event appears before start")
+			return false, fail("Assistant message done event appears before start")
 		}
 		e.terminal = true
-		return nil, nil
+		return false, nil
 	case pi.EventError:
 		e.terminal = true
-		return nil, nil
+		return false, nil
 	}
 	if !e.started {
-		return nil, fail("Assistant message %s event appears before start", ev.Type)
+		return false, fail("Assistant message %s event appears before start", ev.Type)
 	}
 	switch ev.Type {
 	case pi.EventTextStart:
 		c, err := eventBlock(ev, kindText)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		text := c.(pi.TextContent)
 		if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindText, covered: pi.UTF16Len(text.Text)}); err != nil {
-			return nil, err
+			return false, err
 		}
-		return &pi.Frame{Type: pi.FrameTextStart, ContentIndex: ev.ContentIndex, Block: text}, nil
+		*f = pi.Frame{Type: pi.FrameTextStart, ContentIndex: ev.ContentIndex, Block: text}
+		return true, nil
 	case pi.EventThinkingStart:
 		c, err := eventBlock(ev, kindThinking)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		th := c.(pi.ThinkingContent)
 		if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindThinking, covered: pi.UTF16Len(th.Thinking)}); err != nil {
-			return nil, err
+			return false, err
 		}
-		return &pi.Frame{Type: pi.FrameThinkingStart, ContentIndex: ev.ContentIndex, Block: th}, nil
-	case pi.EventTextDelta:
-		return e.textDelta(ev, kindText, pi.FrameTextDelta)
-	case pi.EventThinkingDelta:
-		return e.textDelta(ev, kindThinking, pi.FrameThinkingDelta)
+		*f = pi.Frame{Type: pi.FrameThinkingStart, ContentIndex: ev.ContentIndex, Block: th}
+		return true, nil
+	case pi.EventTextDelta, pi.EventThinkingDelta, pi.EventToolCallDelta:
+		kind, delta, _ := deltaKind(ev.Type)
+		ft, text, err := e.deltaStep(ev, kind, delta)
+		if err != nil || ft == "" {
+			return false, err
+		}
+		*f = pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, Delta: text}
+		if ft == pi.FrameToolCallCheckpoint {
+			*f = pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, JSON: text}
+		}
+		return true, nil
 	case pi.EventTextEnd:
 		c, err := eventBlock(ev, kindText)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		if err := e.endBlock(ev.ContentIndex, kindText); err != nil {
-			return nil, err
+			return false, err
 		}
-		return &pi.Frame{Type: pi.FrameTextEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
-			TextSignature: c.(pi.TextContent).TextSignature}, nil
+		*f = pi.Frame{Type: pi.FrameTextEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
+			TextSignature: c.(pi.TextContent).TextSignature}
+		return true, nil
 	case pi.EventThinkingEnd:
 		c, err := eventBlock(ev, kindThinking)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		if err := e.endBlock(ev.ContentIndex, kindThinking); err != nil {
-			return nil, err
+			return false, err
 		}
 		th := c.(pi.ThinkingContent)
-		return &pi.Frame{Type: pi.FrameThinkingEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
-			ThinkingSignature: th.ThinkingSignature, Redacted: th.Redacted}, nil
+		*f = pi.Frame{Type: pi.FrameThinkingEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
+			ThinkingSignature: th.ThinkingSignature, Redacted: th.Redacted}
+		return true, nil
 	case pi.EventToolCallStart:
 		c, err := eventBlock(ev, kindToolCall)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		tc := c.(pi.ToolCall)
 		if tc.Arguments.IsUndefined() {
-			return nil, fail("Tool-call arguments are not JSON-serializable")
+			return false, fail("Tool-call arguments are not JSON-serializable")
 		}
 		snapshot := stringify(tc.Arguments)
 		st := &openBlock{kind: kindToolCall, caughtUp: snapshot == emptyParsedToolArguments}
@@ -164,26 +179,26 @@ func (e *Encoder) Encode(ev *pi.Event) (*pi.Frame, error) {
 			st.snapshot = snapshot
 		}
 		if err := e.startBlock(ev.ContentIndex, st); err != nil {
-			return nil, err
+			return false, err
 		}
-		return &pi.Frame{Type: pi.FrameToolCallStart, ContentIndex: ev.ContentIndex, Block: tc}, nil
-	case pi.EventToolCallDelta:
-		return e.toolCallDelta(ev)
+		*f = pi.Frame{Type: pi.FrameToolCallStart, ContentIndex: ev.ContentIndex, Block: tc}
+		return true, nil
 	case pi.EventToolCallEnd:
 		if _, err := eventBlock(ev, kindToolCall); err != nil {
-			return nil, err
+			return false, err
 		}
 		if ev.ToolCall == nil {
-			return nil, fail("toolcall_end event has invalid tool call at index %s", ev.ContentIndex.JS())
+			return false, fail("toolcall_end event has invalid tool call at index %s", ev.ContentIndex.JS())
 		}
 		if err := e.endBlock(ev.ContentIndex, kindToolCall); err != nil {
-			return nil, err
+			return false, err
 		}
 		tc := ev.ToolCall
-		return &pi.Frame{Type: pi.FrameToolCallEnd, ContentIndex: ev.ContentIndex, ID: tc.ID, Name: tc.Name,
-			Arguments: tc.Arguments, ThoughtSignature: tc.ThoughtSignature, Namespace: tc.Namespace}, nil
+		*f = pi.Frame{Type: pi.FrameToolCallEnd, ContentIndex: ev.ContentIndex, ID: tc.ID, Name: tc.Name,
+			Arguments: tc.Arguments, ThoughtSignature: tc.ThoughtSignature, Namespace: tc.Namespace}
+		return true, nil
 	}
-	return nil, nil
+	return false, nil
 }
 
 // cloneStartMessage copies the metadata pi's start frame keeps, with empty
@@ -244,12 +259,16 @@ func (e *Encoder) startBlock(i pi.ContentIndex, st *openBlock) error {
 }
 
 func (e *Encoder) block(i pi.ContentIndex, kind blockKind) (*openBlock, error) {
-	if err := assertContentIndex(i); err != nil {
-		return nil, err
-	}
-	st, ok := e.blocks[i.N]
-	if !ok {
-		return nil, fail("Assistant message %s block %d has not started", kind, i.N)
+	st := e.hot
+	if st == nil || e.hotIndex != i.N || i.Invalid != "" {
+		if err := assertContentIndex(i); err != nil {
+			return nil, err
+		}
+		var ok bool
+		if st, ok = e.blocks[i.N]; !ok {
+			return nil, fail("Assistant message %s block %d has not started", kind, i.N)
+		}
+		e.hot, e.hotIndex = st, i.N
 	}
 	if st.kind != kind {
 		return nil, fail("Assistant message block %d is %s, not %s", i.N, st.kind, kind)
@@ -262,54 +281,10 @@ func (e *Encoder) endBlock(i pi.ContentIndex, kind blockKind) error {
 		return err
 	}
 	delete(e.blocks, i.N)
+	if e.hotIndex == i.N {
+		e.hot = nil
+	}
 	return nil
-}
-
-// textDelta emits the part of a text or thinking delta that the start
-// snapshot did not already cover (UTF-16 offsets, as pi counts).
-func (e *Encoder) textDelta(ev *pi.Event, kind blockKind, ft pi.FrameType) (*pi.Frame, error) {
-	st, err := e.block(ev.ContentIndex, kind)
-	if err != nil {
-		return nil, err
-	}
-	n := pi.UTF16Len(ev.Delta)
-	deltaStart := st.deltaChars
-	st.deltaChars += n
-	covered := max(0, st.covered-deltaStart)
-	if covered >= n {
-		return nil, nil
-	}
-	return e.deltaFrame(ft, ev.ContentIndex, pi.SliceUTF16(ev.Delta, covered)), nil
-}
-
-func (e *Encoder) toolCallDelta(ev *pi.Event) (*pi.Frame, error) {
-	st, err := e.block(ev.ContentIndex, kindToolCall)
-	if err != nil {
-		return nil, err
-	}
-	if st.caughtUp {
-		if ev.Delta == "" {
-			return nil, nil
-		}
-		return e.deltaFrame(pi.FrameToolCallDelta, ev.ContentIndex, ev.Delta), nil
-	}
-	st.catchupJS = appendJS(st.catchupJS, ev.Delta)
-	buffered := string(st.catchupJS)
-	args := ParseStreamingJSON(buffered)
-	if stringify(args) != st.snapshot {
-		// A legacy provider put the initial input in toolcall_start but
-		// streams JSON from empty; its arguments may extend the snapshot.
-		if !isJSONPrefix(ParseStreamingJSON(st.snapshot), args) {
-			return nil, nil
-		}
-	}
-	st.caughtUp = true
-	st.snapshot = ""
-	st.catchupJS = nil
-	if buffered == "" {
-		return nil, nil
-	}
-	return &pi.Frame{Type: pi.FrameToolCallCheckpoint, ContentIndex: ev.ContentIndex, JSON: buffered}, nil
 }
 
 // isJSONPrefix is pi's structural "current extends snapshot" test.

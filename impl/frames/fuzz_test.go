@@ -34,7 +34,7 @@ func FuzzEncode(f *testing.F) {
 		`{"type":"toolcall_delta","contentIndex":1,"delta":"{\"a\":1","partial":` + fuzzPartial + "}\n" +
 		`{"type":"done","reason":"stop","message":` + fuzzPartial + "}")
 	f.Fuzz(func(t *testing.T, jsonl string) {
-		enc := NewEncoder()
+		enc, app := NewEncoder(), NewEncoder()
 		var fs []pi.Frame
 		for _, line := range strings.Split(jsonl, "\n") {
 			ev, err := pi.ParseEvent(line)
@@ -42,12 +42,18 @@ func FuzzEncode(f *testing.F) {
 				continue
 			}
 			fr, err := enc.Encode(ev)
+			got, framed, appErr := app.AppendFrame(nil, ev)
+			if errText(err) != errText(appErr) || (fr != nil) != framed {
+				t.Fatalf("AppendFrame (%s, framed %v) disagrees with Encode (%s, %v) on %s", errText(appErr), framed, errText(err), fr != nil, line)
+			}
 			if err != nil {
 				continue
 			}
 			if fr != nil {
 				fs = append(fs, *fr)
-				fr.AppendJSON(nil)
+				if want := fr.AppendJSON(nil); string(got) != string(want) {
+					t.Fatalf("AppendFrame wrote %s, Encode's frame is %s", got, want)
+				}
 			}
 		}
 		if _, err := Reduce(fs); err != nil {

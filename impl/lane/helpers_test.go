@@ -58,7 +58,6 @@ type gatedStore struct {
 	failErr error // non-nil: commits after failAfter fail
 	commits int
 	failAt  int // 0: never; n: the n-th commit (1-based) and later fail
-	lists   []string
 }
 
 func (g *gatedStore) Commit(ws []store.Write) (store.CommitResult, error) {

@@ -63,9 +63,7 @@ func (f *Frame) AppendJSON(dst []byte) []byte {
 		}
 		return append(dst, '}')
 	}
-	if f.ContentIndex.Invalid != "undefined" {
-		dst = f.ContentIndex.appendJSON(append(dst, `,"contentIndex":`...))
-	}
+	dst = appendFrameIndex(dst, f.ContentIndex)
 	switch f.Type {
 	case FrameTextStart, FrameThinkingStart, FrameToolCallStart:
 		key := `,"content":`
@@ -76,7 +74,7 @@ func (f *Frame) AppendJSON(dst []byte) []byte {
 			dst = f.Block.AppendJSON(append(dst, key...))
 		}
 	case FrameTextDelta, FrameThinkingDelta, FrameToolCallDelta:
-		dst = AppendQuote(append(dst, `,"delta":`...), f.Delta)
+		return appendDeltaMember(dst, f.Delta)
 	case FrameToolCallCheckpoint:
 		dst = AppendQuote(append(dst, `,"json":`...), f.JSON)
 	case FrameTextEnd:
@@ -94,6 +92,56 @@ func (f *Frame) AppendJSON(dst []byte) []byte {
 		dst = appendOptString(dst, "namespace", f.Namespace)
 	}
 	return append(dst, '}')
+}
+
+// AppendDeltaFrame writes the delta frame {type, contentIndex, delta} exactly
+// as (&Frame{Type: t, ContentIndex: i, Delta: delta}).AppendJSON does, without
+// building the Frame: the per-event hot path of a frame log. t should be one
+// of the three *_delta types; any other type is still quoted correctly.
+func AppendDeltaFrame(dst []byte, t FrameType, i ContentIndex, delta string) []byte {
+	return AppendDeltaFrameTail(AppendDeltaFrameHead(dst, t, i), delta)
+}
+
+// AppendDeltaFrameHead writes a delta frame up to its delta's opening quote,
+// {"type":"<t>","contentIndex":<i>,"delta":" — the same for every delta of
+// a block, so a writer may keep it and append AppendDeltaFrameTail to it.
+func AppendDeltaFrameHead(dst []byte, t FrameType, i ContentIndex) []byte {
+	switch t {
+	case FrameTextDelta:
+		dst = append(dst, `{"type":"text_delta"`...)
+	case FrameThinkingDelta:
+		dst = append(dst, `{"type":"thinking_delta"`...)
+	case FrameToolCallDelta:
+		dst = append(dst, `{"type":"toolcall_delta"`...)
+	default:
+		dst = AppendQuote(append(dst, `{"type":`...), string(t))
+	}
+	if i.Invalid == "" && uint(i.N) < 10 {
+		dst = append(append(dst, `,"contentIndex":`...), byte('0'+i.N)) // the common case
+	} else {
+		dst = appendFrameIndex(dst, i)
+	}
+	return append(dst, `,"delta":"`...)
+}
+
+// AppendDeltaFrameTail writes a delta frame after its head: the delta as
+// JSON.stringify escapes it, its closing quote and the frame's '}'.
+func AppendDeltaFrameTail(dst []byte, delta string) []byte {
+	return append(appendQuoted(dst, delta), '"', '}')
+}
+
+// appendFrameIndex writes the contentIndex member; a decoded frame whose
+// index was undefined has none (JSON.stringify omits undefined members).
+func appendFrameIndex(dst []byte, i ContentIndex) []byte {
+	if i.Invalid == "undefined" {
+		return dst
+	}
+	return i.appendJSON(append(dst, `,"contentIndex":`...))
+}
+
+// appendDeltaMember writes `,"delta":"..."}`, closing the frame.
+func appendDeltaMember(dst []byte, delta string) []byte {
+	return AppendDeltaFrameTail(append(dst, `,"delta":"`...), delta)
 }
 
 func (f *Frame) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil), nil }

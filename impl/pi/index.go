@@ -23,6 +23,9 @@ func (c ContentIndex) JS() string {
 }
 
 func (c ContentIndex) appendJSON(dst []byte) []byte {
+	if c.Invalid == "" && c.N >= 0 && c.N < 10 {
+		return append(dst, byte('0'+c.N)) // the common case, without float formatting
+	}
 	if c.Invalid != "" {
 		// Only numbers round-trip; other renderings are written as strings.
 		if v, err := ParseJSON(c.Invalid); err == nil && v.kind == Number {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"encoding/json"
-	"fmt"
 )
 
 // Block is one assistant content block (tool Arguments are pi.JSONValue when
@@ -204,37 +203,4 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.Error = raw
 	}
 	return json.Marshal(w)
-}
-
-// DecodeEvent parses one event in pi-ai's JSON shape (as an external adapter
-// writes it). Unknown block fields (pi-ai's streaming scratch such as
-// "index" or "partialJson") are ignored.
-func DecodeEvent(data []byte) (Event, error) {
-	var w wireEvent
-	if err := json.Unmarshal(data, &w); err != nil {
-		return Event{}, fmt.Errorf("provider: decode event: %w", err)
-	}
-	e := Event{Type: w.Type, ToolCall: w.ToolCall, Reason: w.Reason, Partial: w.Partial, Message: w.Message}
-	if w.Type == "" {
-		return Event{}, fmt.Errorf("provider: decode event: missing \"type\"")
-	}
-	if w.ContentIndex != nil {
-		e.ContentIndex = *w.ContentIndex
-	} else if e.IsIndexed() {
-		return Event{}, fmt.Errorf("provider: decode event %s: missing \"contentIndex\"", w.Type)
-	}
-	if w.Delta != nil {
-		e.Delta = *w.Delta
-	}
-	if w.Content != nil {
-		e.Content = *w.Content
-	}
-	if w.Type == EvError && len(w.Error) > 0 {
-		var m Message
-		if err := json.Unmarshal(w.Error, &m); err != nil {
-			return Event{}, fmt.Errorf("provider: decode error event message: %w", err)
-		}
-		e.Message = &m
-	}
-	return e, nil
 }

@@ -2,14 +2,61 @@ package replay
 
 import "github.com/frameproof/frameproof/impl/pi"
 
+type anthKind uint8
+
+const (
+	anthThinking anthKind = iota
+	anthRedacted
+	anthText
+	anthCall
+	anthResult
+	anthPart
+)
+
+// anthBlock is one content block to write; it points into the plan.
 type anthBlock struct {
-	thinking bool // thinking or redacted_thinking
-	v        pi.JSONValue
+	kind anthKind
+	blk  *asstBlock // anthThinking, anthRedacted, anthText, anthCall
+	res  *result    // anthResult
+	part *part      // anthPart
 }
 
+func (b anthBlock) thinking() bool { return b.kind == anthThinking || b.kind == anthRedacted }
+
+// anthMsg is one message: blocks[lo:hi] of the encoder's flat block list.
+// Only the last message ever grows, so every message stays contiguous.
 type anthMsg struct {
 	role   string
+	lo, hi int
+}
+
+// anthLayout collects messages and their blocks before anything is written,
+// because a later turn can still merge into (and drop thinking from) the
+// last message.
+type anthLayout struct {
+	msgs   []anthMsg
 	blocks []anthBlock
+}
+
+// push makes blocks[from:] one message of role, or merges them into the
+// last message when it has the same role (the API combines consecutive
+// same-role turns; thinking after other blocks is not a leading run).
+func (l *anthLayout) push(role string, from int) {
+	if from == len(l.blocks) {
+		return
+	}
+	if n := len(l.msgs); n > 0 && l.msgs[n-1].role == role {
+		kept := l.blocks[:from]
+		for _, b := range l.blocks[from:] {
+			if !b.thinking() {
+				kept = append(kept, b)
+			}
+		}
+		l.blocks = kept
+		l.msgs[n-1].hi = len(kept)
+		return
+	}
+	l.msgs = append(l.msgs, anthMsg{role: role, lo: from, hi: len(l.blocks)})
 }
 
 // encodeAnthropic lays turns out as Anthropic Messages. The API combines
@@ -17,109 +64,138 @@ type anthMsg struct {
 // lets the rules that apply to the combined turn be enforced: tool_result
 // blocks first, thinking only as the leading run, and no thinking in a final
 // assistant message (thinking is not enabled by this request).
-func encodeAnthropic(turns []turn, t Target, o Options) pi.JSONValue {
-	var msgs []anthMsg
-	push := func(role string, blocks []anthBlock) {
-		if len(blocks) == 0 {
-			return
-		}
-		if n := len(msgs); n > 0 && msgs[n-1].role == role {
-			for _, b := range blocks {
-				if !b.thinking { // thinking after other blocks is not a leading run
-					msgs[n-1].blocks = append(msgs[n-1].blocks, b)
-				}
-			}
-			return
-		}
-		msgs = append(msgs, anthMsg{role: role, blocks: blocks})
-	}
-	for _, tr := range turns {
+func encodeAnthropic(w *jw, turns []turn, t Target, o Options) {
+	l := anthLayout{msgs: make([]anthMsg, 0, len(turns)), blocks: make([]anthBlock, 0, 2*len(turns))}
+	for i := range turns {
+		tr := &turns[i]
+		from := len(l.blocks)
 		if !tr.assistant {
-			push("user", anthParts(tr.parts))
+			for j := range tr.parts {
+				l.blocks = append(l.blocks, anthBlock{kind: anthPart, part: &tr.parts[j]})
+			}
+			l.push("user", from)
 			continue
 		}
-		var blocks []anthBlock
 		leading := true
-		for _, b := range tr.blocks {
+		for j := range tr.blocks {
+			b := &tr.blocks[j]
 			switch b.kind {
 			case blockReasoning:
 				if !leading {
 					continue
 				}
-				th := b.thinking
-				if th.Redacted != nil && *th.Redacted {
-					blocks = append(blocks, anthBlock{true, obj(f("type", s("redacted_thinking")), f("data", s(*th.ThinkingSignature)))})
-				} else {
-					blocks = append(blocks, anthBlock{true, obj(f("type", s("thinking")), f("thinking", s(th.Thinking)), f("signature", s(*th.ThinkingSignature)))})
+				kind := anthThinking
+				if th := b.thinking(); th.Redacted != nil && *th.Redacted {
+					kind = anthRedacted
 				}
+				l.blocks = append(l.blocks, anthBlock{kind: kind, blk: b})
 			case blockText:
 				leading = false
-				blocks = append(blocks, anthBlock{false, obj(f("type", s("text")), f("text", s(b.text)))})
+				l.blocks = append(l.blocks, anthBlock{kind: anthText, blk: b})
 			case blockCall:
 				leading = false
-				blocks = append(blocks, anthBlock{false, obj(f("type", s("tool_use")), f("id", s(b.call.ID)), f("name", s(b.call.Name)), f("input", argsObject(b.call.Arguments)))})
+				l.blocks = append(l.blocks, anthBlock{kind: anthCall, blk: b})
 			}
 		}
-		push("assistant", blocks)
-		if len(tr.results) > 0 {
-			var rs []anthBlock
-			for _, r := range tr.results {
-				fields := []field{f("type", s("tool_result")), f("tool_use_id", s(r.callID)), f("content", arr(anthContent(r.parts)))}
-				if r.isError {
-					fields = append(fields, f("is_error", pi.BoolValue(true)))
-				}
-				rs = append(rs, anthBlock{false, obj(fields...)})
-			}
-			push("user", rs)
+		l.push("assistant", from)
+		from = len(l.blocks)
+		for j := range tr.results {
+			l.blocks = append(l.blocks, anthBlock{kind: anthResult, res: &tr.results[j]})
 		}
+		l.push("user", from)
 	}
-	if n := len(msgs); n > 0 && msgs[n-1].role == "assistant" {
-		kept := msgs[n-1].blocks[:0:0]
-		for _, b := range msgs[n-1].blocks {
-			if !b.thinking {
+	if n := len(l.msgs); n > 0 && l.msgs[n-1].role == "assistant" {
+		last := &l.msgs[n-1]
+		kept := l.blocks[:last.lo]
+		for _, b := range l.blocks[last.lo:last.hi] {
+			if !b.thinking() {
 				kept = append(kept, b)
 			}
 		}
-		msgs[n-1].blocks = kept
+		last.hi = len(kept)
 	}
-	out := make([]pi.JSONValue, 0, len(msgs))
-	for _, m := range msgs {
-		vs := make([]pi.JSONValue, len(m.blocks))
-		for i, b := range m.blocks {
-			vs[i] = b.v
-		}
-		out = append(out, obj(f("role", s(m.role)), f("content", arr(vs))))
-	}
+
 	maxTokens := o.MaxTokens
 	if maxTokens == 0 {
 		maxTokens = 4096
 	}
-	fields := []field{f("model", s(t.Model)), f("max_tokens", pi.NumberValue(float64(maxTokens)))}
+	w.raw(`{"model":`)
+	w.str(t.Model)
+	w.raw(`,"max_tokens":`)
+	w.b = pi.AppendNumber(w.b, float64(maxTokens))
 	if o.Principal != nil {
-		fields = append(fields, f("system", s(o.Principal.Render())))
+		w.raw(`,"system":`)
+		w.str(o.Principal.Render())
 	}
-	fields = append(fields, f("messages", arr(out)))
-	return obj(fields...)
-}
-
-func anthContent(parts []part) []pi.JSONValue {
-	out := make([]pi.JSONValue, 0, len(parts))
-	for _, p := range parts {
-		if p.image != nil {
-			out = append(out, obj(f("type", s("image")), f("source", obj(
-				f("type", s("base64")), f("media_type", s(p.image.MimeType)), f("data", s(p.image.Data))))))
-		} else {
-			out = append(out, obj(f("type", s("text")), f("text", s(p.text))))
+	w.raw(`,"messages":[`)
+	for i, m := range l.msgs {
+		w.sep(i)
+		w.raw(`{"role":`)
+		w.str(m.role)
+		w.raw(`,"content":[`)
+		for j, b := range l.blocks[m.lo:m.hi] {
+			w.sep(j)
+			w.anthBlock(b)
 		}
+		w.raw(`]}`)
 	}
-	return out
+	w.raw(`]}`)
 }
 
-func anthParts(parts []part) []anthBlock {
-	vs := anthContent(parts)
-	out := make([]anthBlock, len(vs))
-	for i, v := range vs {
-		out[i] = anthBlock{false, v}
+func (w *jw) anthBlock(b anthBlock) {
+	switch b.kind {
+	case anthThinking:
+		th := b.blk.thinking()
+		w.raw(`{"type":"thinking","thinking":`)
+		w.str(th.Thinking)
+		w.raw(`,"signature":`)
+		w.str(*th.ThinkingSignature)
+		w.raw(`}`)
+	case anthRedacted:
+		w.raw(`{"type":"redacted_thinking","data":`)
+		w.str(*b.blk.thinking().ThinkingSignature)
+		w.raw(`}`)
+	case anthText:
+		w.raw(`{"type":"text","text":`)
+		w.str(b.blk.text())
+		w.raw(`}`)
+	case anthCall:
+		call := b.blk.call()
+		w.raw(`{"type":"tool_use","id":`)
+		w.str(call.ID)
+		w.raw(`,"name":`)
+		w.str(call.Name)
+		w.raw(`,"input":`)
+		w.args(call.Arguments)
+		w.raw(`}`)
+	case anthResult:
+		w.raw(`{"type":"tool_result","tool_use_id":`)
+		w.str(b.res.callID)
+		w.raw(`,"content":[`)
+		for i := range b.res.parts {
+			w.sep(i)
+			w.anthPart(&b.res.parts[i])
+		}
+		w.raw(`]`)
+		if b.res.isError {
+			w.raw(`,"is_error":true`)
+		}
+		w.raw(`}`)
+	case anthPart:
+		w.anthPart(b.part)
 	}
-	return out
+}
+
+func (w *jw) anthPart(p *part) {
+	if p.image != nil {
+		w.raw(`{"type":"image","source":{"type":"base64","media_type":`)
+		w.str(p.image.MimeType)
+		w.raw(`,"data":`)
+		w.str(p.image.Data)
+		w.raw(`}}`)
+		return
+	}
+	w.raw(`{"type":"text","text":`)
+	w.str(p.text)
+	w.raw(`}`)
 }

@@ -1,80 +1,127 @@
 package replay
 
-import (
-	"strings"
-
-	"github.com/frameproof/frameproof/impl/pi"
-)
-
 // encodeChat lays turns out as OpenAI Chat Completions messages: one
 // assistant message per round carrying all its tool_calls, then one tool
 // message per call in call order. Tool messages carry text only, so result
 // images move to one user message after the round's tool messages.
 // Reasoning never crosses: Chat Completions has no input form for it.
-func encodeChat(turns []turn, t Target, o Options) pi.JSONValue {
-	out := make([]pi.JSONValue, 0, len(turns)+1)
+func encodeChat(w *jw, turns []turn, t Target, o Options) {
+	w.raw(`{"model":`)
+	w.str(t.Model)
+	w.raw(`,"messages":[`)
+	n := 0 // messages written
+	next := func() { w.sep(n); n++ }
 	if o.Principal != nil {
-		out = append(out, obj(f("role", s("system")), f("content", s(o.Principal.Render()))))
+		next()
+		w.raw(`{"role":"system","content":`)
+		w.str(o.Principal.Render())
+		w.raw(`}`)
 	}
-	for _, tr := range turns {
+	var texts []string // scratch, reused across turns
+	for i := range turns {
+		tr := &turns[i]
 		if !tr.assistant {
-			out = append(out, obj(f("role", s("user")), f("content", arr(chatParts(tr.parts)))))
+			next()
+			w.raw(`{"role":"user","content":[`)
+			w.chatParts(tr.parts)
+			w.raw(`]}`)
 			continue
 		}
-		var texts []string
-		var calls []pi.JSONValue
+		next()
+		w.raw(`{"role":"assistant","content":`)
+		texts = texts[:0]
+		calls := 0
 		for _, b := range tr.blocks {
 			switch b.kind {
 			case blockText:
-				texts = append(texts, b.text)
+				texts = append(texts, b.text())
 			case blockCall:
-				calls = append(calls, obj(f("id", s(b.call.ID)), f("type", s("function")),
-					f("function", obj(f("name", s(b.call.Name)), f("arguments", s(argsText(b.call.Arguments)))))))
+				calls++
 			case blockReasoning:
 				// not representable on this wire
 			}
 		}
-		content := pi.NullValue()
 		if len(texts) > 0 {
-			content = s(strings.Join(texts, "\n"))
+			w.joined(texts)
+		} else {
+			w.raw(`null`)
 		}
-		fields := []field{f("role", s("assistant")), f("content", content)}
-		if len(calls) > 0 {
-			fields = append(fields, f("tool_calls", arr(calls)))
+		if calls > 0 {
+			w.raw(`,"tool_calls":[`)
+			c := 0
+			for j := range tr.blocks {
+				if tr.blocks[j].kind != blockCall {
+					continue
+				}
+				call := tr.blocks[j].call()
+				w.sep(c)
+				c++
+				w.raw(`{"id":`)
+				w.str(call.ID)
+				w.raw(`,"type":"function","function":{"name":`)
+				w.str(call.Name)
+				w.raw(`,"arguments":`)
+				w.argsText(call.Arguments)
+				w.raw(`}}`)
+			}
+			w.raw(`]`)
 		}
-		out = append(out, obj(fields...))
-		var images []part
-		for _, r := range tr.results {
-			var texts []string
+		w.raw(`}`)
+		images := 0
+		for j := range tr.results {
+			r := &tr.results[j]
+			texts = texts[:0]
 			for _, p := range r.parts {
 				if p.image != nil {
-					images = append(images, p)
+					images++
 				} else {
 					texts = append(texts, p.text)
 				}
 			}
-			text := strings.Join(texts, "\n")
+			next()
+			w.raw(`{"role":"tool","tool_call_id":`)
+			w.str(r.callID)
+			w.raw(`,"content":`)
 			if len(texts) == 0 {
-				text = ToolImageNote
+				w.str(ToolImageNote)
+			} else {
+				w.joined(texts)
 			}
-			out = append(out, obj(f("role", s("tool")), f("tool_call_id", s(r.callID)), f("content", s(text))))
+			w.raw(`}`)
 		}
-		if len(images) > 0 {
-			parts := append([]part{{text: ToolImagesLeadIn}}, images...)
-			out = append(out, obj(f("role", s("user")), f("content", arr(chatParts(parts)))))
+		if images > 0 {
+			next()
+			w.raw(`{"role":"user","content":[`)
+			w.chatPart(&part{text: ToolImagesLeadIn})
+			for j := range tr.results {
+				for k := range tr.results[j].parts {
+					if p := &tr.results[j].parts[k]; p.image != nil {
+						w.raw(`,`)
+						w.chatPart(p)
+					}
+				}
+			}
+			w.raw(`]}`)
 		}
 	}
-	return obj(f("model", s(t.Model)), f("messages", arr(out)))
+	w.raw(`]}`)
 }
 
-func chatParts(parts []part) []pi.JSONValue {
-	out := make([]pi.JSONValue, 0, len(parts))
-	for _, p := range parts {
-		if p.image != nil {
-			out = append(out, obj(f("type", s("image_url")), f("image_url", obj(f("url", s(dataURL(p.image)))))))
-		} else {
-			out = append(out, obj(f("type", s("text")), f("text", s(p.text))))
-		}
+func (w *jw) chatParts(parts []part) {
+	for i := range parts {
+		w.sep(i)
+		w.chatPart(&parts[i])
 	}
-	return out
+}
+
+func (w *jw) chatPart(p *part) {
+	if p.image != nil {
+		w.raw(`{"type":"image_url","image_url":{"url":`)
+		w.str(dataURL(p.image))
+		w.raw(`}}`)
+		return
+	}
+	w.raw(`{"type":"text","text":`)
+	w.str(p.text)
+	w.raw(`}`)
 }

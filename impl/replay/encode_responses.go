@@ -1,78 +1,109 @@
 package replay
 
-import (
-	"strings"
-
-	"github.com/frameproof/frameproof/impl/pi"
-)
-
 // encodeResponses lays turns out as OpenAI Responses input items: assistant
 // blocks in stored order (reasoning items, assistant messages,
 // function_call items), then one function_call_output per call in call
 // order. Message and function_call items carry no `id` (only a reasoning
 // item keeps the rs_ id of its stored item); a reasoning item is kept only
 // when an item of its own turn follows it, as the API requires.
-func encodeResponses(turns []turn, t Target, o Options) pi.JSONValue {
-	items := make([]pi.JSONValue, 0, len(turns)*2)
-	for _, tr := range turns {
+func encodeResponses(w *jw, turns []turn, t Target, o Options) {
+	w.raw(`{"model":`)
+	w.str(t.Model)
+	if o.Principal != nil {
+		w.raw(`,"instructions":`)
+		w.str(o.Principal.Render())
+	}
+	w.raw(`,"input":[`)
+	n := 0 // items written
+	next := func() { w.sep(n); n++ }
+	var texts []string // scratch, reused across results
+	for i := range turns {
+		tr := &turns[i]
 		if !tr.assistant {
-			items = append(items, obj(f("type", s("message")), f("role", s("user")), f("content", arr(responsesParts(tr.parts)))))
+			next()
+			w.raw(`{"type":"message","role":"user","content":[`)
+			w.responsesParts(tr.parts)
+			w.raw(`]}`)
 			continue
 		}
 		// A reasoning block crosses only if a text or call of this turn follows.
 		lastSpeech := -1
-		for i, b := range tr.blocks {
+		for j, b := range tr.blocks {
 			if b.kind != blockReasoning {
-				lastSpeech = i
+				lastSpeech = j
 			}
 		}
-		for i, b := range tr.blocks {
+		for j := range tr.blocks {
+			b := &tr.blocks[j]
 			switch b.kind {
 			case blockReasoning:
-				if i < lastSpeech {
-					item, _ := responsesReasoningItem(*b.thinking.ThinkingSignature)
-					items = append(items, item)
+				if j < lastSpeech {
+					item, _ := responsesReasoningItem(*b.thinking().ThinkingSignature)
+					next()
+					w.value(item)
 				}
 			case blockText:
-				items = append(items, obj(f("type", s("message")), f("role", s("assistant")),
-					f("content", arr([]pi.JSONValue{obj(f("type", s("output_text")), f("text", s(b.text)))}))))
+				next()
+				w.raw(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":`)
+				w.str(b.text())
+				w.raw(`}]}`)
 			case blockCall:
-				items = append(items, obj(f("type", s("function_call")), f("call_id", s(b.call.ID)),
-					f("name", s(b.call.Name)), f("arguments", s(argsText(b.call.Arguments)))))
+				call := b.call()
+				next()
+				w.raw(`{"type":"function_call","call_id":`)
+				w.str(call.ID)
+				w.raw(`,"name":`)
+				w.str(call.Name)
+				w.raw(`,"arguments":`)
+				w.argsText(call.Arguments)
+				w.raw(`}`)
 			}
 		}
-		for _, r := range tr.results {
-			items = append(items, obj(f("type", s("function_call_output")), f("call_id", s(r.callID)), f("output", responsesOutput(r.parts))))
+		for j := range tr.results {
+			r := &tr.results[j]
+			next()
+			w.raw(`{"type":"function_call_output","call_id":`)
+			w.str(r.callID)
+			w.raw(`,"output":`)
+			texts = w.responsesOutput(r.parts, texts[:0])
+			w.raw(`}`)
 		}
 	}
-	fields := []field{f("model", s(t.Model))}
-	if o.Principal != nil {
-		fields = append(fields, f("instructions", s(o.Principal.Render())))
-	}
-	fields = append(fields, f("input", arr(items)))
-	return obj(fields...)
+	w.raw(`]}`)
 }
 
-// responsesOutput is a plain string unless the result holds images.
-func responsesOutput(parts []part) pi.JSONValue {
-	var texts []string
+// responsesOutput is a plain string unless the result holds images; texts
+// is scratch space, returned for reuse.
+func (w *jw) responsesOutput(parts []part, texts []string) []string {
 	for _, p := range parts {
 		if p.image != nil {
-			return arr(responsesParts(parts))
+			w.raw(`[`)
+			w.responsesParts(parts)
+			w.raw(`]`)
+			return texts
 		}
 		texts = append(texts, p.text)
 	}
-	return s(strings.Join(texts, "\n"))
+	if len(texts) == 0 {
+		w.str("")
+	} else {
+		w.joined(texts)
+	}
+	return texts
 }
 
-func responsesParts(parts []part) []pi.JSONValue {
-	out := make([]pi.JSONValue, 0, len(parts))
-	for _, p := range parts {
+func (w *jw) responsesParts(parts []part) {
+	for i := range parts {
+		w.sep(i)
+		p := &parts[i]
 		if p.image != nil {
-			out = append(out, obj(f("type", s("input_image")), f("image_url", s(dataURL(p.image))), f("detail", s("auto"))))
-		} else {
-			out = append(out, obj(f("type", s("input_text")), f("text", s(p.text))))
+			w.raw(`{"type":"input_image","image_url":`)
+			w.str(dataURL(p.image))
+			w.raw(`,"detail":"auto"}`)
+			continue
 		}
+		w.raw(`{"type":"input_text","text":`)
+		w.str(p.text)
+		w.raw(`}`)
 	}
-	return out
 }

@@ -12,7 +12,7 @@ import (
 var ErrNothingToSend = errors.New("replay: nothing to project: no message in the transcript crosses to a model")
 
 // encoders holds one wire encoder per wire of the registry (impl/pi).
-var encoders = map[string]func(turns []turn, t Target, o Options) pi.JSONValue{
+var encoders = map[string]func(w *jw, turns []turn, t Target, o Options){
 	WireAnthropic:       encodeAnthropic,
 	WireOpenAIChat:      encodeChat,
 	WireOpenAIResponses: encodeResponses,
@@ -44,5 +44,11 @@ func Project(msgs []pi.Appender, t Target, o Options) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("replay: unknown wire %q", t.Wire)
 	}
-	return encode(turns, t, o).AppendJSON(nil), nil
+	w := jw{b: make([]byte, 0, bodySizeHint(msgs))}
+	encode(&w, turns, t, o)
+	return w.b, nil
 }
+
+// bodySizeHint guesses the body's size so the buffer rarely regrows: a
+// request body runs to a couple of hundred bytes per stored message.
+func bodySizeHint(msgs []pi.Appender) int { return 256 + 192*len(msgs) }

@@ -90,7 +90,6 @@ func anthropicItem(it Item) pi.JSONValue {
 type anthropicTurn struct {
 	role    string
 	blocks  []pi.JSONValue
-	kinds   []string
 	thought []bool
 }
 

@@ -12,7 +12,6 @@ package store
 import (
 	"errors"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -146,9 +145,6 @@ func (s *Spec) Clone() *Spec {
 
 // NextSeq is the seq the next write gets.
 func (s *Spec) NextSeq() int64 { return s.nextSeq }
-
-// AdvanceNextSeq raises the next seq to n (a header high-water mark).
-func (s *Spec) AdvanceNextSeq(n int64) { s.nextSeq = max(s.nextSeq, n) }
 
 // check returns the first rule a transaction breaks, or nil: entry and
 // usage ids are unique across both kinds and across the transaction, and an
@@ -335,13 +331,4 @@ func (w Write) Describe() string {
 		}
 		return s
 	}
-}
-
-// DescribeResult renders seqs compactly.
-func DescribeResult(r Result) string {
-	parts := make([]string, len(r.Seqs))
-	for i, s := range r.Seqs {
-		parts[i] = strconv.FormatInt(s, 10)
-	}
-	return "seqs[" + strings.Join(parts, ",") + "]"
 }

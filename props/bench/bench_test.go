@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -26,4 +27,26 @@ func TestRenderReportsWriteError(t *testing.T) {
 func TestRatio(t *testing.T) {
 	require.Equal(t, "10.0×", Ratio(100, 10))
 	require.Equal(t, "n/a", Ratio(1, 0))
+}
+
+// A registered family is listed in name order, found by name, and cannot
+// be registered twice (families register from init, so a clash is a bug).
+func TestRegisterListsAndLooksUp(t *testing.T) {
+	saved := families
+	t.Cleanup(func() { families = saved })
+	families = map[string]Family{}
+	run := func(context.Context, Options) ([]Table, error) { return nil, nil }
+	Register(Family{Name: "zeta", Summary: "z", Run: run})
+	Register(Family{Name: "alpha", Summary: "a", Run: run})
+	var names []string
+	for _, f := range Families() {
+		names = append(names, f.Name)
+	}
+	require.Equal(t, []string{"alpha", "zeta"}, names)
+	f, ok := Lookup("zeta")
+	require.True(t, ok)
+	require.Equal(t, "z", f.Summary)
+	_, ok = Lookup("nope")
+	require.False(t, ok)
+	require.Panics(t, func() { Register(Family{Name: "alpha", Run: run}) })
 }

@@ -10,26 +10,6 @@ import (
 	"github.com/frameproof/frameproof/props/peer"
 )
 
-// sideBySideStream is one text block of size bytes streamed in 1–16 byte
-// deltas, the shape the durability design is built for. The partial stays
-// small on purpose: both encoders read it, and shipping a growing partial
-// per event to node would measure JSON transport, not the encoder.
-func sideBySideStream(size int) []*pi.Event {
-	partial := &pi.AssistantMessage{Content: []pi.Content{pi.TextContent{}}, API: "a", Provider: "p", Model: "m", StopReason: pi.StopPending}
-	events := []*pi.Event{{Type: pi.EventStart, Partial: partial}, {Type: pi.EventTextStart, ContentIndex: pi.Index(0), Partial: partial}}
-	for total, k := 0, 0; total < size; k++ {
-		n := 1 + (k*7)%16
-		d := make([]byte, n)
-		for i := range d {
-			d[i] = "abcdefgh é\"\n"[i%12]
-		}
-		delta := pi.Normalize(string(d))
-		events = append(events, &pi.Event{Type: pi.EventTextDelta, ContentIndex: pi.Index(0), Delta: delta, Partial: partial})
-		total += len(delta)
-	}
-	return events
-}
-
 // BenchmarkEncodeSideBySide runs the same stream through frameproof's
 // encoder and through pi-ai 1.0.3's in node (timed inside node with
 // process.hrtime, after warm-up), and reports both per-event costs and their
@@ -42,7 +22,7 @@ func BenchmarkEncodeSideBySide(b *testing.B) {
 		size int
 	}{{"1KB", 1 << 10}, {"64KB", 64 << 10}, {"1MB", 1 << 20}} {
 		b.Run(sz.name, func(b *testing.B) {
-			events := sideBySideStream(sz.size)
+			events := BenchStream(sz.size)
 			raw := make([]json.RawMessage, len(events))
 			for i, ev := range events {
 				bytes, err := pi.Marshal(ev)

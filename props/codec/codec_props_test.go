@@ -18,15 +18,16 @@ func marshalMsg(m *pi.AssistantMessage) string {
 	return string(m.AppendJSON(nil))
 }
 
-// runObserved encodes s and checks, after every event, that reducing the
-// frames so far gives the observed message, that at most one frame was
-// produced and which events must give none.
+// runObserved encodes s (through both encoder APIs, see twinEncoder) and
+// checks, after every event, that reducing the frames so far gives the
+// observed message, that at most one frame was produced and which events
+// must give none.
 func runObserved(t require.TestingT, s Stream) {
-	enc := frames.NewEncoder()
+	enc := newTwin()
 	obs := modelframes.NewObserver(frames.ParseStreamingJSON)
 	red := frames.NewReducer()
 	for k, ev := range s.Events {
-		f, err := enc.Encode(ev)
+		f, err := enc.Encode(t, ev)
 		require.NoError(t, err, "event %d (%s)", k, ev.Type)
 		obs.Observe(ev)
 		switch ev.Type {
@@ -46,8 +47,8 @@ func runObserved(t require.TestingT, s Stream) {
 		if gs, ws := marshalMsg(got), marshalMsg(want); gs != ws {
 			require.Fail(t, "reduced frames differ from the observed message", "after event %d (%s):\n%s", k, ev.Type, cmp.Diff(ws, gs))
 		}
-		require.Equal(t, obs.OpenBlocks(), enc.OpenBlocks(), "open blocks after event %d", k)
-		require.LessOrEqual(t, enc.RetainedBytes(), obs.UnsyncedToolJSON(), "retained bytes after event %d", k)
+		require.Equal(t, obs.OpenBlocks(), enc.enc.OpenBlocks(), "open blocks after event %d", k)
+		require.LessOrEqual(t, enc.enc.RetainedBytes(), obs.UnsyncedToolJSON(), "retained bytes after event %d", k)
 	}
 }
 
@@ -61,11 +62,11 @@ func TestReduceOfFramesIsObservedMessage(t *testing.T) {
 func TestReduceBatchEqualsIncremental(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := GenStream().Draw(t, "stream")
-		enc := frames.NewEncoder()
+		enc := newTwin()
 		red := frames.NewReducer()
 		var fs []pi.Frame
 		for _, ev := range s.Events {
-			f, err := enc.Encode(ev)
+			f, err := enc.Encode(t, ev)
 			require.NoError(t, err)
 			if f != nil {
 				fs = append(fs, *f)
@@ -87,10 +88,10 @@ func TestReduceBatchEqualsIncremental(t *testing.T) {
 func TestFrameBytesBoundedByDeltas(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := GenStream().Draw(t, "stream")
-		enc := frames.NewEncoder()
+		enc := newTwin()
 		deltaBudget, streamed := 0, 0
 		for _, ev := range s.Events {
-			f, err := enc.Encode(ev)
+			f, err := enc.Encode(t, ev)
 			require.NoError(t, err)
 			switch ev.Type {
 			case pi.EventTextDelta, pi.EventThinkingDelta, pi.EventToolCallDelta:
@@ -119,9 +120,9 @@ func TestRetainedStateOnLongStreams(t *testing.T) {
 func TestInvalidStreamsGiveExactErrors(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := GenInvalidStream().Draw(t, "stream")
-		enc := frames.NewEncoder()
+		enc := newTwin()
 		for k, ev := range s.Events {
-			_, err := enc.Encode(ev)
+			_, err := enc.Encode(t, ev)
 			if k < s.ErrAt {
 				require.NoError(t, err, "event %d", k)
 				continue

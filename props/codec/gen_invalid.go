@@ -96,11 +96,8 @@ func genInvalid(t *rapid.T) Stream {
 	case 7: // a delta for a block that is not open
 		k := rapid.SampledFrom(kinds).Draw(t, "k")
 		i := len(partial.Content) + rapid.IntRange(0, 2).Draw(t, "i")
-		for _, j := range sortedKeys(ended) {
-			if rapid.Bool().Draw(t, "useEnded") {
-				i = j
-			}
-			break
+		if keys := sortedKeys(ended); len(keys) > 0 && rapid.Bool().Draw(t, "useEnded") {
+			i = keys[0]
 		}
 		return bad(pi.Event{Type: deltaOf[k], ContentIndex: pi.Index(i), Delta: "x"}, fmt.Sprintf("Assistant message %s block %d has not started", k, i))
 	case 8: // a delta of the wrong kind for an open block

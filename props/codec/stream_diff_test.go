@@ -11,7 +11,8 @@ import (
 )
 
 // diffStream runs one stream through pi-ai and the Go port and requires
-// byte-identical frames, reduced messages and error messages.
+// byte-identical frames (from Encode and from AppendFrame), reduced
+// messages and error messages.
 func diffStream(t *testing.T, p *peer.Peer, s Stream, label string) {
 	t.Helper()
 	raw := make([]json.RawMessage, len(s.Events))
@@ -21,16 +22,17 @@ func diffStream(t *testing.T, p *peer.Peer, s Stream, label string) {
 	peerFrames, errIndex, errMsg, err := p.Encode(raw)
 	require.NoError(t, err, label)
 
-	enc := frames.NewEncoder()
-	var goFrames []json.RawMessage
+	enc := newTwin()
+	var goFrames, appended []json.RawMessage
 	var reduced []pi.Frame
 	goErrIndex, goErrMsg := -1, ""
 	for i, ev := range s.Events {
-		f, err := enc.Encode(ev)
+		f, err := enc.Encode(t, ev)
 		if err != nil {
 			goErrIndex, goErrMsg = i, err.Error()
 			break
 		}
+		appended = append(appended, json.RawMessage(enc.Last()))
 		if f == nil {
 			goFrames = append(goFrames, json.RawMessage("null"))
 			continue
@@ -44,6 +46,7 @@ func diffStream(t *testing.T, p *peer.Peer, s Stream, label string) {
 	var nonNull []json.RawMessage
 	for i := range peerFrames {
 		require.Equal(t, string(peerFrames[i]), string(goFrames[i]), "%s: frame for event %d %s", label, i, raw[i])
+		require.Equal(t, string(peerFrames[i]), string(appended[i]), "%s: AppendFrame for event %d %s", label, i, raw[i])
 		if string(peerFrames[i]) != "null" {
 			nonNull = append(nonNull, peerFrames[i])
 		}

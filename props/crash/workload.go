@@ -303,20 +303,6 @@ func (o *Oracle) Check(got mstore.Snapshot) (int, error) {
 // Acknowledged is the index of the state holding every acknowledged commit.
 func (o *Oracle) Acknowledged() int { return o.acked }
 
-// Spec returns the model after every applied commit (acked and indefinite).
-func (o *Oracle) Spec() *mstore.Spec { return o.spec }
-
-// State returns allowed state k.
-func (o *Oracle) State(k int) mstore.Snapshot { return o.states[k] }
-
-// ResetTo rebases the oracle on recovered state k (after a crash the store
-// goes on from there).
-func (o *Oracle) ResetTo(k int, spec *mstore.Spec) {
-	o.states = []mstore.Snapshot{o.states[k]}
-	o.spec = spec
-	o.acked, o.open = 0, 0
-}
-
 var emptyEqual = cmp.Comparer(func(a, b []mstore.Row) bool {
 	if len(a) != len(b) {
 		return false

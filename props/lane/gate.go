@@ -99,12 +99,6 @@ func (g *gate) release() bool {
 	return true
 }
 
-func (g *gate) isParked() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.parked
-}
-
 func (g *gate) isDead() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()

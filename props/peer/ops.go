@@ -40,13 +40,24 @@ type parseResponse struct {
 
 type benchResponse struct {
 	envelope
-	NsPerEvent *float64 `json:"nsPerEvent"`
+	NsPerEvent    *float64 `json:"nsPerEvent"`
+	CPUNsPerEvent *float64 `json:"cpuNsPerEvent"`
 }
 
 type reduceBenchResponse struct {
 	envelope
-	NsPerFrame *float64 `json:"nsPerFrame"`
-	MBPerSec   *float64 `json:"mbPerSec"`
+	NsPerFrame    *float64 `json:"nsPerFrame"`
+	CPUNsPerFrame *float64 `json:"cpuNsPerFrame"`
+	MBPerSec      *float64 `json:"mbPerSec"`
+}
+
+// BenchTimes is a peer's own measurement of a bench request, per event or
+// frame: Wall from process.hrtime around the timed loop, CPU from
+// process.cpuUsage (user + system time of all the peer's threads, its
+// garbage collector included). On a shared machine CPU is what the work
+// cost; Wall also counts time other processes held the CPU.
+type BenchTimes struct {
+	Wall, CPU float64
 }
 
 // piError is an error thrown by the implementation (pi-ai's message).
@@ -115,33 +126,59 @@ func (p *Peer) ParseStreamingJSON(inputs []json.RawMessage) ([]json.RawMessage, 
 // BenchEncode encodes the stream iterations times, each with a fresh encoder,
 // and returns the peer's own measurement in nanoseconds per event.
 func (p *Peer) BenchEncode(events []json.RawMessage, iterations int) (nsPerEvent float64, err error) {
+	t, err := p.BenchEncodeTimes(events, iterations, false)
+	return t.Wall, err
+}
+
+// BenchEncodeTimes is BenchEncode returning wall and CPU time. With
+// stringify every frame is also serialized with JSON.stringify inside the
+// timed loop: the cost of encoding a frame and writing it, which is what a
+// durable frame log pays per event.
+func (p *Peer) BenchEncodeTimes(events []json.RawMessage, iterations int, stringify bool) (BenchTimes, error) {
+	body := benchBody("events", events, iterations)
+	if stringify {
+		inner := body
+		body = func(b *bytes.Buffer) error {
+			if err := inner(b); err != nil {
+				return err
+			}
+			b.WriteString(`,"stringify":true`)
+			return nil
+		}
+	}
 	var r benchResponse
-	if err := p.call("bench", benchBody("events", events, iterations), &r); err != nil {
-		return 0, err
+	if err := p.call("bench", body, &r); err != nil {
+		return BenchTimes{}, err
 	}
 	if r.Error != nil {
-		return 0, fmt.Errorf("peer: bench: encode threw at event %s: %s", optInt(r.Error.Index), r.Error.Message)
+		return BenchTimes{}, fmt.Errorf("peer: bench: encode threw at event %s: %s", optInt(r.Error.Index), r.Error.Message)
 	}
-	if r.NsPerEvent == nil {
-		return 0, errors.New("peer: bench: response has no nsPerEvent")
+	if r.NsPerEvent == nil || r.CPUNsPerEvent == nil {
+		return BenchTimes{}, errors.New("peer: bench: response has no nsPerEvent/cpuNsPerEvent")
 	}
-	return *r.NsPerEvent, nil
+	return BenchTimes{Wall: *r.NsPerEvent, CPU: *r.CPUNsPerEvent}, nil
 }
 
 // BenchReduce reduces frames iterations times and returns nanoseconds per
 // frame and throughput in MB/s of the frames' JSONL bytes.
 func (p *Peer) BenchReduce(frames []json.RawMessage, iterations int) (nsPerFrame, mbPerSec float64, err error) {
+	t, mbPerSec, err := p.BenchReduceTimes(frames, iterations)
+	return t.Wall, mbPerSec, err
+}
+
+// BenchReduceTimes is BenchReduce returning wall and CPU time per frame.
+func (p *Peer) BenchReduceTimes(frames []json.RawMessage, iterations int) (t BenchTimes, mbPerSec float64, err error) {
 	var r reduceBenchResponse
 	if err := p.call("reduceBench", benchBody("frames", frames, iterations), &r); err != nil {
-		return 0, 0, err
+		return BenchTimes{}, 0, err
 	}
 	if r.Error != nil {
-		return 0, 0, fmt.Errorf("peer: reduceBench: reduce threw: %s", r.Error.Message)
+		return BenchTimes{}, 0, fmt.Errorf("peer: reduceBench: reduce threw: %s", r.Error.Message)
 	}
-	if r.NsPerFrame == nil || r.MBPerSec == nil {
-		return 0, 0, errors.New("peer: reduceBench: response has no nsPerFrame/mbPerSec")
+	if r.NsPerFrame == nil || r.CPUNsPerFrame == nil || r.MBPerSec == nil {
+		return BenchTimes{}, 0, errors.New("peer: reduceBench: response has no nsPerFrame/cpuNsPerFrame/mbPerSec")
 	}
-	return *r.NsPerFrame, *r.MBPerSec, nil
+	return BenchTimes{Wall: *r.NsPerFrame, CPU: *r.CPUNsPerFrame}, *r.MBPerSec, nil
 }
 
 func benchBody(field string, items []json.RawMessage, iterations int) func(*bytes.Buffer) error {

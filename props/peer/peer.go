@@ -86,6 +86,11 @@ func Start() (*Peer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return StartIn(dir)
+}
+
+// StartIn is Start with the peer's directory given (a CLI's --peer-dir).
+func StartIn(dir string) (*Peer, error) {
 	node, err := checkInstalled(dir)
 	if err != nil {
 		return nil, err

@@ -157,6 +157,10 @@ func TestProtocolErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"id":7,"protocolError":"op parse: inputs[0] must be a string"}`, string(line))
 
+	line, err = p.RoundTrip([]byte(`{"id":8,"op":"bench","events":[],"iterations":1,"stringify":1}`))
+	require.NoError(t, err)
+	assert.Equal(t, `{"id":8,"protocolError":"op bench: field \"stringify\" must be a boolean"}`, string(line))
+
 	var r encodeResponse
 	err = p.call("encode", func(b *bytes.Buffer) error { b.WriteString(`,"events":{}`); return nil }, &r)
 	var pe *ProtocolError
@@ -189,6 +193,32 @@ func TestBench(t *testing.T) {
 
 	_, err = p.BenchEncode(raws(`{"type":"text_delta","contentIndex":0,"delta":"x"}`), 2)
 	require.ErrorContains(t, err, "Assistant message text_delta event appears before start")
+}
+
+func TestBenchStringify(t *testing.T) {
+	p := Open(t)
+	plain, err := p.BenchEncodeTimes(tinyStream(), 3, false)
+	require.NoError(t, err)
+	assert.Greater(t, plain.Wall, 0.0)
+	assert.GreaterOrEqual(t, plain.CPU, 0.0)
+	withJSON, err := p.BenchEncodeTimes(tinyStream(), 3, true)
+	require.NoError(t, err)
+	assert.Greater(t, withJSON.Wall, 0.0)
+
+	// The request really asks for serialization: the peer echoes the mode.
+	line, err := p.RoundTrip([]byte(`{"id":"s","op":"bench","events":[],"iterations":1,"stringify":true}`))
+	require.NoError(t, err)
+	assert.Contains(t, string(line), `"stringify":true`)
+
+	_, err = p.BenchEncodeTimes(raws(`{"type":"text_delta","contentIndex":0,"delta":"x"}`), 2, true)
+	require.ErrorContains(t, err, "Assistant message text_delta event appears before start")
+
+	frames, _ := bigTextFrames(100)
+	times, mbps, err := p.BenchReduceTimes(frames, 3)
+	require.NoError(t, err)
+	assert.Greater(t, times.Wall, 0.0)
+	assert.GreaterOrEqual(t, times.CPU, 0.0)
+	assert.Greater(t, mbps, 0.0)
 }
 
 func TestLargeMessageRoundTrip(t *testing.T) {

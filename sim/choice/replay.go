@@ -42,6 +42,9 @@ func (r *Replay) Intn(label string, n int) int {
 	return v
 }
 
+// Len is the number of recorded choices (the tape's length).
+func (r *Replay) Len() int { return len(r.tape) }
+
 // Used returns the decisions actually made (labels and ranges of this run,
 // values after clamping). Replaying Used gives the same run.
 func (r *Replay) Used() Tape { return r.used.Clone() }

@@ -16,24 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// Compare reads the committed state of the model's lane from st and returns
-// an error holding the cmp.Diff (-model +storage) when it differs from the
-// model's. extraListKeys are frame-list keys ("op:resp") the implementation
-// was seen to touch; they are read too, so a list the model does not know
-// about cannot hide.
-func Compare(st store.Storage, m *ml.Model, extraListKeys ...string) error {
-	return new(Reader).Compare(st, m, extraListKeys...)
-}
-
-// ReadState reads a lane's committed state from storage into the model's
-// plain form. Storage cannot enumerate lists or operations, so the caller
-// names them.
-func ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
-	return new(Reader).ReadState(st, laneName, ops, listKeys)
-}
-
-// Reader reads committed state like ReadState, remembering what it derived
-// from each stored record's bytes. Committed entries, usage rows and frames
+// Reader reads a lane's committed state back from storage, remembering
+// what it derived from each stored record's bytes. Committed entries, usage rows and frames
 // never change once written, so a simulator that compares after every
 // commit would otherwise re-parse the whole transcript each time (quadratic
 // in the run's length). The memo is keyed by the raw bytes, never by id, so
@@ -61,7 +45,11 @@ type usageMemo struct {
 	err            error
 }
 
-// Compare is the package-level Compare through r's memo. Equality is
+// Compare reads the committed state of the model's lane from st and returns
+// an error holding the cmp.Diff (-model +storage) when it differs from the
+// model's. extraListKeys are frame-list keys ("op:resp") the implementation
+// was seen to touch; they are read too, so a list the model does not know
+// about cannot hide. Equality is
 // checked with reflect.DeepEqual first (stricter than cmp.Diff with
 // EquateEmpty, so a DeepEqual match is a cmp match); cmp.Diff runs only to
 // decide and explain what DeepEqual could not.
@@ -81,7 +69,9 @@ func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string)
 	return nil
 }
 
-// ReadState is the package-level ReadState through r's memo.
+// ReadState reads a lane's committed state from storage into the model's
+// plain form. Storage cannot enumerate lists or operations, so the caller
+// names them.
 func (r *Reader) ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
 	s := ml.State{Ops: map[string]ml.Op{}, Results: map[string]ml.Result{}, Lists: map[string][]string{}}
 	tip, err := readJSON(st, lane.BranchTipAddr(laneName))

@@ -17,12 +17,37 @@ type Options struct {
 	Bugs      []string // lane bug names and store bug names (BugNames)
 	TempDir   string   // sqlite files go here (required for sqlite)
 	KeepTrace bool     // keep the JSONL trace in Outcome.Trace
-	MaxSteps  int      // world step budget (0: DefaultMaxSteps)
+	MaxSteps  int      // world step budget (0: StepBudget of the source)
 }
 
-// DefaultMaxSteps bounds one run's scheduler steps; using them up is a
-// liveness failure.
+// DefaultMaxSteps bounds one seeded run's scheduler steps; using them up is
+// a liveness failure.
 const DefaultMaxSteps = 200_000
+
+// A replayed tape gets a budget proportional to its length:
+// ReplayStepFloor + ReplayStepsPerChoice per recorded choice (at most
+// DefaultMaxSteps). Past its end a tape replays as zeros, and an all-zero
+// schedule can spin (the first runnable actor polling forever), so a
+// shrink candidate or a shrunk liveness tape would otherwise run all
+// DefaultMaxSteps steps before it reports liveness: the shrinker of a
+// liveness failure spent most of its time there. A whole scenario takes a
+// few hundred steps (at most ~330 over every scenario's first 150 seeds, and
+// ~300 for their first 20 seeds' tapes cut at each quarter), so the floor
+// leaves a wide margin; a tape recorded from a run that spun carries the
+// choices of its spin, which buys it the steps to spin again.
+const (
+	ReplayStepFloor      = 5_000
+	ReplayStepsPerChoice = 4
+)
+
+// StepBudget is the step budget of a run drawing from src when
+// Options.MaxSteps is 0.
+func StepBudget(src choice.Source) int {
+	if r, ok := src.(*choice.Replay); ok {
+		return min(DefaultMaxSteps, ReplayStepFloor+ReplayStepsPerChoice*r.Len())
+	}
+	return DefaultMaxSteps
+}
 
 // Outcome is one run's verdict.
 type Outcome struct {

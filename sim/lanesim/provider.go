@@ -271,7 +271,6 @@ type simStream struct {
 	wake     env.Completer // consumer waiting for the producer
 	consumed int
 	ended    bool // terminal event (or failure) consumed
-	hooked   bool // after_response ran for it
 	settled  bool // its settlement committed
 	obs      *modelframes.Observer
 	last     *pi.AssistantMessage // partial of the latest consumed event

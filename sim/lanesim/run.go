@@ -109,7 +109,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	}
 	max := opts.MaxSteps
 	if max <= 0 {
-		max = DefaultMaxSteps
+		max = StepBudget(src)
 	}
 	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
 	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,

@@ -16,26 +16,15 @@ func BenchmarkYieldSteps(b *testing.B) {
 		for _, keep := range []bool{true, false} {
 			name := fmt.Sprintf("actors=%d/trace=%s", n, map[bool]string{true: "kept", false: "hash"}[keep])
 			b.Run(name, func(b *testing.B) {
-				const perActor = 2000
+				const total = 2000 // yields per world, split among the actors
 				steps := int64(0)
 				b.ReportAllocs()
 				for b.Loop() {
-					tr := trace.NewHashOnly()
-					if keep {
-						tr = trace.New()
-					}
-					w := New(choice.NewSeeded(1), Options{Trace: tr})
-					for i := range n {
-						w.Go(fmt.Sprintf("a%d", i), func() {
-							for range perActor / n {
-								w.Yield()
-							}
-						})
-					}
-					if err := w.Run(nil); err != nil {
+					got, err := YieldLoad(n, total, keep)
+					if err != nil {
 						b.Fatal(err)
 					}
-					steps += w.Step()
+					steps += got
 				}
 				b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/step")

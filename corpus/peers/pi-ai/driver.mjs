@@ -93,14 +93,22 @@ function opParse(request) {
     return { id: request.id, results: inputs.map((input) => parseStreamingJson(input)) };
 }
 
-function encodeOnce(events) {
+// stringifiedBytes keeps the JSON.stringify results observable, so the
+// serialization a bench with "stringify" measures cannot be optimized away.
+let stringifiedBytes = 0;
+
+// encodeOnce runs one fresh encoder over events; with stringify it also
+// serializes every frame, the work a caller does to store or send it.
+function encodeOnce(events, stringify) {
     const encoder = new AssistantMessageFrameEncoder();
     for (let index = 0; index < events.length; index++) {
+        let frame;
         try {
-            encoder.encode(events[index]);
+            frame = encoder.encode(events[index]);
         } catch (err) {
             return { index, message: errorMessage(err) };
         }
+        if (stringify && frame !== undefined) stringifiedBytes += JSON.stringify(frame).length;
     }
     return undefined;
 }
@@ -110,17 +118,43 @@ function warmups(iterations) {
     return Math.max(1, Math.floor(iterations / 10));
 }
 
+// cpuNanos is the CPU time (user + system, all of node's threads: V8's
+// garbage collector and compiler helpers included) since start, in ns. On a
+// shared machine it is what the work cost, where wall time also counts the
+// time other processes held the CPU.
+function cpuNanos(start) {
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) * 1000;
+}
+
+function requireOptionalBoolean(request, field) {
+    const value = request[field];
+    if (value === undefined) return false;
+    if (typeof value !== "boolean") throw new ProtocolError(`op ${request.op}: field "${field}" must be a boolean`);
+    return value;
+}
+
 function opBench(request) {
     const events = requireArray(request, "events");
     const iterations = requireIterations(request);
-    const failure = encodeOnce(events);
+    const stringify = requireOptionalBoolean(request, "stringify");
+    const failure = encodeOnce(events, stringify);
     if (failure) return { id: request.id, error: failure };
-    for (let i = 0; i < warmups(iterations); i++) encodeOnce(events);
+    for (let i = 0; i < warmups(iterations); i++) encodeOnce(events, stringify);
+    const cpuStart = process.cpuUsage();
     const start = process.hrtime.bigint();
-    for (let i = 0; i < iterations; i++) encodeOnce(events);
+    for (let i = 0; i < iterations; i++) encodeOnce(events, stringify);
     const elapsed = Number(process.hrtime.bigint() - start);
-    const perEvent = events.length === 0 ? 0 : elapsed / (iterations * events.length);
-    return { id: request.id, nsPerEvent: perEvent, events: events.length, iterations };
+    const cpu = cpuNanos(cpuStart);
+    const n = iterations * events.length;
+    return {
+        id: request.id,
+        nsPerEvent: n === 0 ? 0 : elapsed / n,
+        cpuNsPerEvent: n === 0 ? 0 : cpu / n,
+        events: events.length,
+        iterations,
+        stringify,
+    };
 }
 
 function reduceOnce(frames) {
@@ -142,13 +176,16 @@ function opReduceBench(request) {
     let bytes = 0;
     for (const frame of frames) bytes += Buffer.byteLength(JSON.stringify(frame), "utf8") + 1;
     for (let i = 0; i < warmups(iterations); i++) reduceOnce(frames);
+    const cpuStart = process.cpuUsage();
     const start = process.hrtime.bigint();
     for (let i = 0; i < iterations; i++) reduceOnce(frames);
     const elapsed = Number(process.hrtime.bigint() - start);
+    const cpu = cpuNanos(cpuStart);
     const seconds = elapsed / 1e9;
     return {
         id: request.id,
         nsPerFrame: frames.length === 0 ? 0 : elapsed / (iterations * frames.length),
+        cpuNsPerFrame: frames.length === 0 ? 0 : cpu / (iterations * frames.length),
         mbPerSec: seconds === 0 ? 0 : (bytes * iterations) / 1e6 / seconds,
         frames: frames.length,
         bytes,
