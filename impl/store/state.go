@@ -17,8 +17,15 @@ type State struct {
 	usage    []StoredUsage
 	usageIDs map[string]bool
 	values   map[string]map[string]StoredValue // namespace → key → value
-	lists    map[string]*listState             // physical key → elements
+	lists    map[listKey]*listState            // (namespace, key) → elements
+	// lastList caches the list appended to last: replays and streams
+	// append runs of frames to one list.
+	lastList *listState
 }
+
+// listKey is a list's address; a struct rather than pi's physical-key
+// string so that replaying an append does not build a string.
+type listKey struct{ ns, key string }
 
 type listState struct {
 	addr     Address
@@ -32,7 +39,7 @@ func NewState() *State {
 		entryIDs: map[string]bool{},
 		usageIDs: map[string]bool{},
 		values:   map[string]map[string]StoredValue{},
-		lists:    map[string]*listState{},
+		lists:    map[listKey]*listState{},
 	}
 }
 
@@ -117,17 +124,25 @@ func (s *State) Apply(writes []CommittedWrite) {
 				Seq:     w.Seq,
 			}
 		case WriteList:
-			pk := PhysicalKey(w.Namespace, w.Key)
+			pk := listKey{w.Namespace, w.Key}
 			if w.Op == OpDelete {
 				delete(s.lists, pk)
+				s.lastList = nil
 				break
 			}
-			l := s.lists[pk]
+			l := s.lastList
+			if l == nil || l.addr.Namespace != w.Namespace || l.addr.Key != w.Key {
+				l = s.lists[pk]
+			}
 			if l == nil {
 				l = &listState{addr: Address{Namespace: w.Namespace, Key: w.Key, Kind: KindList}}
 				s.lists[pk] = l
 			}
+			if l.elements == nil {
+				l.elements = make([]ListElement, 0, 16) // a response streams many frames
+			}
 			l.elements = append(l.elements, ListElement{Seq: w.Seq, Value: w.Value})
+			s.lastList = l
 		}
 		s.nextSeq = w.Seq + 1
 	}
@@ -165,7 +180,7 @@ func (s *State) ReadList(addr Address, opts ReadOptions) ([]ListElement, error) 
 		return nil, err
 	}
 	var elems []ListElement
-	if l := s.lists[PhysicalKey(addr.Namespace, addr.Key)]; l != nil {
+	if l := s.lists[listKey{addr.Namespace, addr.Key}]; l != nil {
 		elems = l.elements
 	}
 	return PageList(elems, r), nil
@@ -223,5 +238,18 @@ func (s *State) Snapshot() []CommittedWrite {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}
+
+// ListKeys returns the keys of namespace's non-empty lists in key order.
+// (Storage has no list scan; tools that inspect a whole file need one.)
+func (s *State) ListKeys(namespace string) []string {
+	var out []string
+	for k, l := range s.lists {
+		if k.ns == namespace && len(l.elements) > 0 {
+			out = append(out, k.key)
+		}
+	}
+	sort.Strings(out)
 	return out
 }

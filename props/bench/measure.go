@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"runtime"
-	"syscall"
 	"time"
 )
 
@@ -59,14 +58,11 @@ func Measure(budget time.Duration, op func() error) (Sample, error) {
 	}, nil
 }
 
-// cpuTime is the process's user+system CPU time so far (0 where getrusage
-// is unavailable, which shows up as a CPU column of zeros, not a crash).
+// cpuTime is processCPU without its error: 0 where getrusage is
+// unavailable, which shows up as a CPU column of zeros, not a crash.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := processCPU()
+	return d
 }
 
 // Num formats a figure with three significant digits and a k/M suffix.

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -261,8 +262,19 @@ func (s *Store) commitGroup(reqs []*request) {
 	}
 }
 
-// append writes buf and, under SyncAlways, fsyncs it.
+// append writes buf and, under SyncAlways, fsyncs it. A dry-run store
+// keeps the lines instead.
 func (s *Store) append(buf []byte) error {
+	if s.dryRun != nil {
+		s.mu.Lock()
+		for _, line := range bytes.SplitAfter(buf, []byte("\n")) {
+			if len(line) > 0 {
+				s.dryRun.lines = append(s.dryRun.lines, bytes.TrimSuffix(line, []byte("\n")))
+			}
+		}
+		s.mu.Unlock()
+		return nil
+	}
 	if _, err := s.file.Write(buf); err != nil {
 		return err
 	}

@@ -15,6 +15,9 @@ import (
 //
 // Called only by the current leader (or by Open before the store is shared).
 func (s *Store) compact() error {
+	if s.dryRun != nil {
+		return fmt.Errorf("jsonl: compact %s: a dry-run store writes nothing", s.path)
+	}
 	s.mu.Lock()
 	if s.failed != nil {
 		err := s.failed
@@ -32,13 +35,13 @@ func (s *Store) compact() error {
 	}
 
 	content := append(header.encode(), '\n')
-	live := map[string]int64{}
+	live := newLiveBytes()
 	sizes := make([]int64, 1)
 	for _, w := range records {
 		content = appendTransaction(content, []store.CommittedWrite{w}, sizes)
 		content = append(content, '\n')
 		if w.Kind == store.WriteValue || w.Kind == store.WriteList {
-			live[string(w.Kind[0])+store.PhysicalKey(w.Namespace, w.Key)] += sizes[0]
+			*live.slot(keyOf(w)) += sizes[0]
 		}
 	}
 	if renamed, err := publish(s.fs, s.path, content, s.opts.Sync == SyncAlways); err != nil {

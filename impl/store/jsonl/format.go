@@ -1,10 +1,8 @@
 package jsonl
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 
@@ -107,11 +105,11 @@ var (
 
 // parseHeader applies pi's isJsonlStorageHeader.
 func parseHeader(line []byte) (Header, error) {
-	if !json.Valid(line) {
+	fields, isObject, valid := parseObjectFields(line)
+	if !valid {
 		return Header{}, errHeaderNotJSON
 	}
-	fields, err := store.ParseObject(line)
-	if err != nil {
+	if !isObject {
 		return Header{}, errHeaderUnsupport
 	}
 	m := map[string]json.RawMessage{}
@@ -218,7 +216,7 @@ func appendRecord(dst []byte, w store.CommittedWrite) []byte {
 		dst = store.AppendJSString(dst, w.Namespace)
 		dst = append(dst, `,"key":`...)
 		dst = store.AppendJSString(dst, w.Key)
-		if w.Op != store.OpDelete {
+		if w.Op != store.OpDelete && w.Value != nil { // JSON.stringify omits undefined
 			dst = append(dst, `,"value":`...)
 			dst = append(dst, w.Value...)
 		}
@@ -248,139 +246,6 @@ func appendTransaction(dst []byte, writes []store.CommittedWrite, sizes []int64)
 	return append(dst, ']')
 }
 
-// pi's replay causes (storage.ts parseTransaction / parseCommittedWrite).
-var (
-	errNotJSON  = errors.New("Invalid JSONL transaction: not valid JSON")
-	errTxWrite  = errors.New("Invalid JSONL transaction write")
-	errWriteSeq = errors.New("Invalid JSONL write seq")
-	errEntryTS  = errors.New("Invalid JSONL entry timestamp")
-)
-
-// parseTransaction decodes one complete line into committed writes and the
-// byte size of each record. Causes beyond pi's (missing ids, non-string
-// addresses, missing values) are frameproof's own and named after the field.
-func parseTransaction(line []byte) ([]store.CommittedWrite, []int64, error) {
-	if !json.Valid(line) {
-		return nil, nil, errNotJSON
-	}
-	trimmed := bytes.TrimSpace(line)
-	var records []json.RawMessage
-	if trimmed[0] == '[' {
-		if err := json.Unmarshal(trimmed, &records); err != nil {
-			return nil, nil, errNotJSON
-		}
-	} else {
-		records = []json.RawMessage{trimmed}
-	}
-	writes := make([]store.CommittedWrite, len(records))
-	sizes := make([]int64, len(records))
-	for i, rec := range records {
-		w, err := parseRecord(rec)
-		if err != nil {
-			return nil, nil, err
-		}
-		writes[i] = w
-		sizes[i] = int64(len(rec)) + 1
-	}
-	return writes, sizes, nil
-}
-
-func parseRecord(rec json.RawMessage) (store.CommittedWrite, error) {
-	if len(rec) == 0 || rec[0] != '{' {
-		return store.CommittedWrite{}, errTxWrite
-	}
-	fields, err := store.ParseObject(rec)
-	if err != nil {
-		return store.CommittedWrite{}, fmt.Errorf("%w: %v", errTxWrite, err)
-	}
-	m := make(map[string]json.RawMessage, len(fields))
-	for _, f := range fields {
-		m[f.Key] = f.Value
-	}
-	seq, ok := safeInt(m["seq"], 1)
-	if !ok {
-		return store.CommittedWrite{}, errWriteSeq
-	}
-	kindRaw, hasKind := m["kind"]
-	var kind string
-	if !decodeStrict(kindRaw, &kind) {
-		kind = jsString(kindRaw, hasKind)
-		return store.CommittedWrite{}, fmt.Errorf("Invalid JSONL write kind: %s", kind)
-	}
-	out := store.CommittedWrite{Seq: seq}
-	switch kind {
-	case "entry":
-		ts, ok := safeInt(m["timestamp"], 0)
-		if !ok {
-			return out, errEntryTS
-		}
-		out.Timestamp = ts
-		var e store.Entry
-		if !decodeStrict(m["id"], &e.ID) {
-			return out, errors.New("Invalid JSONL entry id")
-		}
-		if p, present := m["parentId"]; !present {
-			return out, errors.New("Invalid JSONL entry parentId")
-		} else if string(p) != "null" {
-			e.ParentID = new(string)
-			if !decodeStrict(p, e.ParentID) {
-				return out, errors.New("Invalid JSONL entry parentId")
-			}
-		}
-		e.Raw = encodeObject(nil, without(fields, "kind", "seq", "timestamp"))
-		out.Write = store.InsertEntry(e)
-	case "usage":
-		var u store.UsageRow
-		if !decodeStrict(m["id"], &u.ID) {
-			return out, errors.New("Invalid JSONL usage id")
-		}
-		u.Raw = encodeObject(nil, without(fields, "kind", "seq"))
-		out.Write = store.InsertUsage(u)
-	case "value", "list":
-		var op string
-		opRaw, hasOp := m["op"]
-		if !decodeStrict(opRaw, &op) {
-			op = jsString(opRaw, hasOp)
-		}
-		valueOp := "set"
-		if kind == "list" {
-			valueOp = "append"
-		}
-		if op != valueOp && op != "delete" {
-			return out, fmt.Errorf("Invalid JSONL %s operation: %s", kind, op)
-		}
-		var addr store.Address
-		if !decodeStrict(m["namespace"], &addr.Namespace) || !decodeStrict(m["key"], &addr.Key) {
-			return out, fmt.Errorf("Invalid JSONL %s address", kind)
-		}
-		if err := store.ValidateAddress(addr.Namespace, addr.Key); err != nil {
-			return out, fmt.Errorf("Invalid JSONL %s address: %w", kind, err)
-		}
-		value, hasValue := m["value"]
-		switch {
-		case op == "delete" && kind == "value":
-			out.Write = store.DeleteValueRaw(addr)
-		case op == "delete":
-			out.Write = store.DeleteListRaw(addr)
-		case !hasValue:
-			return out, fmt.Errorf("Invalid JSONL %s value", kind)
-		case kind == "value":
-			out.Write = store.SetValueRaw(addr, value)
-		default:
-			out.Write = store.AppendListRaw(addr, value)
-		}
-	default:
-		return out, fmt.Errorf("Invalid JSONL write kind: %s", kind)
-	}
-	// Records go through the same shape checks as caller writes, so a file
-	// can never hold what Commit would refuse.
-	norm, err := store.Prepare([]store.Write{out.Write}, out.Seq, out.Timestamp)
-	if err != nil {
-		return out, fmt.Errorf("Invalid JSONL %s record: %w", kind, err)
-	}
-	return norm[0], nil
-}
-
 func without(fields []store.ObjectField, drop ...string) []store.ObjectField {
 	out := make([]store.ObjectField, 0, len(fields))
 next:
@@ -393,21 +258,4 @@ next:
 		out = append(out, f)
 	}
 	return out
-}
-
-// jsString approximates JS String(value) for error messages.
-func jsString(raw json.RawMessage, present bool) string {
-	if !present {
-		return "undefined"
-	}
-	switch {
-	case len(raw) > 0 && raw[0] == '{':
-		return "[object Object]"
-	case len(raw) > 0 && raw[0] == '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	}
-	return string(raw)
 }

@@ -36,6 +36,13 @@ type Options struct {
 	CompactDeadRatio float64
 	// CompactMinBytes suppresses automatic compaction of smaller files.
 	CompactMinBytes int64
+	// Strict refuses records pi's open accepts but frameproof's own writer
+	// never produces: duplicate keys, non-string ids or addresses, an entry
+	// without parentId, a set or append without value, a delete whose
+	// address pi's value()/list() would refuse, and rows Commit would refuse
+	// (reserved or integer-like keys). The default (false) opens exactly
+	// what pi's JsonlStorage.open opens.
+	Strict bool
 	// Bugs injects defects for the simulator's mutation score (bugs.go).
 	// The zero value is correct.
 	Bugs Bugs
@@ -74,7 +81,8 @@ type Store struct {
 	file   env.File // append handle; touched only by the current leader
 	size   int64    // bytes in the file
 	dead   int64    // bytes of records that no longer contribute to state
-	live   map[string]int64
+	live   liveBytes
+	dryRun *dryRun // non-nil: OpenDryRun; commits are kept, never written
 	queue  []*request
 	leader bool // a leader is flushing the queue
 
@@ -113,55 +121,15 @@ func Create(e env.Env, path string, header Header, opts Options) (*Store, error)
 // Open reads, validates and replays path (pi's JsonlStorage.open), repairs a
 // torn tail, and opens the file for appending.
 func Open(e env.Env, path string, opts Options) (*Store, error) {
-	content, err := e.FS.ReadFile(path)
+	s, kept, torn, err := load(e, path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("Failed to read JSONL storage %s: %w", path, err)
-	}
-	s := &Store{fs: e.FS, clock: e.Clock, exec: e.Executor, path: path, opts: opts,
-		state: store.NewState(), live: map[string]int64{}}
-
-	kept := content
-	torn := !bytes.HasSuffix(content, []byte("\n"))
-	if torn && opts.Bugs.TornTailAsCorruption && bytes.IndexByte(content, '\n') >= 0 {
-		// BUG (injected): a torn tail reported as a corrupt final line.
-		return nil, &StorageError{Path: path, What: fmt.Sprintf("line %d", bytes.Count(content, []byte("\n"))+1),
-			Line: bytes.Count(content, []byte("\n")) + 1, Cause: fmt.Errorf("torn line")}
-	}
-	if torn {
-		kept = content[:bytes.LastIndexByte(content, '\n')+1]
-	}
-	headerEnd := bytes.IndexByte(kept, '\n')
-	if headerEnd <= 0 {
-		return nil, &StorageError{Path: path, What: "missing header"}
-	}
-	header, err := parseHeader(kept[:headerEnd])
-	if err != nil {
-		return nil, &StorageError{Path: path, What: "invalid header", Cause: err}
-	}
-	if header.StorageVersion != StorageVersion {
-		return nil, fmt.Errorf("Session %s uses unsupported storage version %d", header.ID, header.StorageVersion)
-	}
-	s.header = header
-	rest := kept[headerEnd+1:]
-	for lineNo := 2; len(rest) > 0; lineNo++ {
-		nl := bytes.IndexByte(rest, '\n')
-		line := rest[:nl]
-		rest = rest[nl+1:]
-		if err := s.replay(line); err != nil {
-			return nil, &StorageError{Path: path, What: fmt.Sprintf("line %d", lineNo), Line: lineNo, Cause: err}
-		}
-	}
-	if header.NextSeq != nil {
-		if err := s.state.AdvanceNextSeq(*header.NextSeq); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	if torn {
 		if _, err := publish(e.FS, path, kept, opts.Sync == SyncAlways); err != nil {
 			return nil, err
 		}
 	}
-	s.size = int64(len(kept))
 	if s.file, err = e.FS.OpenAppend(path); err != nil {
 		return nil, fmt.Errorf("jsonl: open %s for appending: %w", path, err)
 	}
@@ -174,19 +142,148 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// replay validates and applies one complete line.
-func (s *Store) replay(line []byte) error {
-	writes, sizes, err := parseTransaction(line)
+// OpenDryRun reads and replays path exactly as Open does but never writes:
+// a torn tail is dropped in memory only, and commits are validated and
+// applied in memory while their lines are kept for DryRunLines instead of
+// being appended. Compact fails.
+func OpenDryRun(e env.Env, path string, opts Options) (*Store, error) {
+	s, _, torn, err := load(e, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.dryRun = &dryRun{torn: torn}
+	return s, nil
+}
+
+// dryRun is what a dry-run store would have written.
+type dryRun struct {
+	torn  bool
+	lines [][]byte
+}
+
+// DryRunLines returns the lines (without newlines) that the commits of a
+// dry-run store would have appended, and whether Open would first have
+// rewritten the file without its torn tail. ok is false for a real store.
+func (s *Store) DryRunLines() (lines [][]byte, tornTail, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dryRun == nil {
+		return nil, false, false
+	}
+	return append([][]byte(nil), s.dryRun.lines...), s.dryRun.torn, true
+}
+
+// load reads and replays path; kept is the content without a torn tail.
+func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn bool, err error) {
+	content, err := e.FS.ReadFile(path)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("Failed to read JSONL storage %s: %w", path, err)
+	}
+	s = &Store{fs: e.FS, clock: e.Clock, exec: e.Executor, path: path, opts: opts,
+		state: store.NewState(), live: newLiveBytes()}
+
+	kept = content
+	torn = !bytes.HasSuffix(content, []byte("\n"))
+	if torn && opts.Bugs.TornTailAsCorruption && bytes.IndexByte(content, '\n') >= 0 {
+		// BUG (injected): a torn tail reported as a corrupt final line.
+		return nil, nil, false, &StorageError{Path: path, What: fmt.Sprintf("line %d", bytes.Count(content, []byte("\n"))+1),
+			Line: bytes.Count(content, []byte("\n")) + 1, Cause: fmt.Errorf("torn line")}
+	}
+	if torn {
+		kept = content[:bytes.LastIndexByte(content, '\n')+1]
+	}
+	headerEnd := bytes.IndexByte(kept, '\n')
+	if headerEnd <= 0 {
+		return nil, nil, false, &StorageError{Path: path, What: "missing header"}
+	}
+	header, err := parseHeader(kept[:headerEnd])
+	if err != nil {
+		return nil, nil, false, &StorageError{Path: path, What: "invalid header", Cause: err}
+	}
+	if header.StorageVersion != StorageVersion {
+		return nil, nil, false, fmt.Errorf("Session %s uses unsupported storage version %d", header.ID, header.StorageVersion)
+	}
+	s.header = header
+	rest := kept[headerEnd+1:]
+	p := &lineParser{strict: opts.Strict}
+	for lineNo := 2; len(rest) > 0; lineNo++ {
+		nl := bytes.IndexByte(rest, '\n')
+		line := rest[:nl]
+		rest = rest[nl+1:]
+		if err := s.replay(p, line); err != nil {
+			return nil, nil, false, &StorageError{Path: path, What: fmt.Sprintf("line %d", lineNo), Line: lineNo, Cause: err}
+		}
+	}
+	if header.NextSeq != nil {
+		if err := s.state.AdvanceNextSeq(*header.NextSeq); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	s.size = int64(len(kept))
+	return s, kept, torn, nil
+}
+
+// replay validates and applies one complete line in pi's order: parse
+// every record, validate the transaction, then apply record by record,
+// where a new value or list address can still fail (applyValidated).
+func (s *Store) replay(p *lineParser, line []byte) error {
+	writes, sizes, err := p.parse(line)
 	if err != nil {
 		return err
 	}
-	if err := s.state.Validate(writes); err != nil {
-		return err
+	if err := s.validate(writes); err != nil {
+		return piCommitError(err)
 	}
-	s.state.Apply(writes)
-	s.account(writes, sizes)
+	for i := range writes {
+		if err := s.addressAtApply(p, writes[i], i); err != nil {
+			return err
+		}
+		s.state.Apply(writes[i : i+1])
+		s.account(writes[i:i+1], sizes[i:i+1])
+	}
 	return nil
 }
+
+// validate is validateCommittedWrites for a replayed line. Most lines hold
+// only value and list writes, for which the rule is the seq order alone;
+// those skip the id bookkeeping.
+func (s *Store) validate(writes []store.CommittedWrite) error {
+	prev := s.state.NextSeq() - 1
+	for _, w := range writes {
+		if w.Kind == store.WriteEntry || w.Kind == store.WriteUsage {
+			return s.state.Validate(writes)
+		}
+		if w.Seq <= prev {
+			return &store.SeqError{Seq: w.Seq}
+		}
+		prev = w.Seq
+	}
+	return nil
+}
+
+// addressAtApply is where pi's applyValidated builds an address with
+// value()/list(): on every value set, and on a list append that creates the
+// list. Deletes build none, so any namespace and key replay.
+func (s *Store) addressAtApply(p *lineParser, w store.CommittedWrite, i int) error {
+	switch {
+	case w.Kind == store.WriteValue && w.Op == store.OpSet:
+	case w.Kind == store.WriteList && w.Op == store.OpAppend:
+		if s.live.has(keyOf(w)) {
+			return nil
+		}
+	default:
+		return nil
+	}
+	return p.addressError(p.addrs[i])
+}
+
+// liveKey names a value or list for dead-byte accounting.
+type liveKey struct {
+	kind    byte // 'v'alue or 'l'ist
+	ns, key string
+}
+
+func keyOf(w store.CommittedWrite) liveKey { return liveKey{w.Kind[0], w.Namespace, w.Key} }
 
 // account updates dead-byte bookkeeping for applied writes. A value's live
 // bytes are its set record; a list's are its append records. Overwritten or
@@ -195,19 +292,62 @@ func (s *Store) account(writes []store.CommittedWrite, sizes []int64) {
 	for i, w := range writes {
 		switch w.Kind {
 		case store.WriteValue, store.WriteList:
-			k := string(w.Kind[0]) + store.PhysicalKey(w.Namespace, w.Key)
+			k := keyOf(w)
 			switch w.Op {
 			case store.OpSet:
-				s.dead += s.live[k]
-				s.live[k] = sizes[i]
+				n := s.live.slot(k)
+				s.dead += *n
+				*n = sizes[i]
 			case store.OpAppend:
-				s.live[k] += sizes[i]
+				*s.live.slot(k) += sizes[i]
 			case store.OpDelete:
-				s.dead += s.live[k] + sizes[i]
-				delete(s.live, k)
+				s.dead += s.live.remove(k) + sizes[i]
 			}
 		}
 	}
+}
+
+// liveBytes counts each value's and list's live record bytes. The last
+// slot used is cached: a session appends runs of frames to one list.
+type liveBytes struct {
+	m       map[liveKey]*int64
+	lastKey liveKey
+	last    *int64
+}
+
+func newLiveBytes() liveBytes { return liveBytes{m: map[liveKey]*int64{}} }
+
+func (l *liveBytes) has(k liveKey) bool {
+	if l.last != nil && k == l.lastKey {
+		return true
+	}
+	_, ok := l.m[k]
+	return ok
+}
+
+// slot returns k's counter, creating it at zero.
+func (l *liveBytes) slot(k liveKey) *int64 {
+	if l.last != nil && k == l.lastKey {
+		return l.last
+	}
+	n := l.m[k]
+	if n == nil {
+		n = new(int64)
+		l.m[k] = n
+	}
+	l.lastKey, l.last = k, n
+	return n
+}
+
+// remove drops k and returns its bytes.
+func (l *liveBytes) remove(k liveKey) int64 {
+	l.last = nil
+	n := l.m[k]
+	delete(l.m, k)
+	if n == nil {
+		return 0
+	}
+	return *n
 }
 
 func (s *Store) compactionDue() bool {
@@ -345,4 +485,15 @@ func (s *Store) NextSeq() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state.NextSeq()
+}
+
+// ListKeys returns the keys of namespace's non-empty lists in key order.
+func (s *Store) ListKeys(namespace string) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	return st.ListKeys(namespace), nil
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const recoverCorpus = "../../corpus/jsonl/recover"
+
+func copyCorpus(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(recoverCorpus, name+".jsonl"))
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), name+".jsonl")
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	return p
+}
+
+func runRecoverCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := runRecover(args, nil, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// The CLI prints the golden report (exit 1: an orphan), writes nothing,
+// then --apply recovers it (exit 0) keeping a backup, after which the file
+// is clean (exit 0).
+func TestRecoverCLI(t *testing.T) {
+	p := copyCorpus(t, "crashed-mid-text")
+	before, _ := os.ReadFile(p)
+	golden, err := os.ReadFile(filepath.Join(recoverCorpus, "crashed-mid-text.golden.txt"))
+	require.NoError(t, err)
+
+	code, out, _ := runRecoverCLI("--now", "1767225700000", p)
+	require.Equal(t, exitFail, code)
+	_, wantBody, _ := strings.Cut(string(golden), "\n")
+	_, gotBody, _ := strings.Cut(out, "\n")
+	assert.Equal(t, wantBody, gotBody)
+	after, _ := os.ReadFile(p)
+	require.Equal(t, before, after, "no write without --apply")
+
+	code, out, stderr := runRecoverCLI("--apply", "--now", "1767225700000", p)
+	require.Equal(t, exitPass, code, stderr)
+	assert.Contains(t, out, "recovery committed (fsynced)")
+	kept, err := os.ReadFile(p + ".bak")
+	require.NoError(t, err)
+	assert.Equal(t, before, kept)
+
+	code, out, _ = runRecoverCLI(p)
+	require.Equal(t, exitPass, code)
+	assert.Contains(t, out, "0 orphans, 0 broken rules: clean")
+
+	code, _, stderr = runRecoverCLI("--apply", p)
+	assert.Equal(t, exitIO, code, "the backup exists: %s", stderr)
+}
+
+func TestRecoverCLIExitCodes(t *testing.T) {
+	code, _, _ := runRecoverCLI()
+	assert.Equal(t, exitUsage, code)
+	code, _, _ = runRecoverCLI("--backup", "x", "y.jsonl")
+	assert.Equal(t, exitUsage, code)
+	code, _, stderr := runRecoverCLI(filepath.Join(t.TempDir(), "missing.jsonl"))
+	assert.Equal(t, exitIO, code, stderr)
+
+	code, out, _ := runRecoverCLI(copyCorpus(t, "settled-leftover-list"))
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, out, "broken: frame list of a settled operation")
+
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"v":4,"kind":"header","id":"s","storageVersion":1,"createdAt":1,"cwd":"/"}`+"\n{nope\n"), 0o644))
+	code, _, stderr = runRecoverCLI(bad)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, stderr, bad+": line 2")
+}

@@ -1,0 +1,784 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// The replay of one line follows pi's JsonlStorage.open exactly
+// (session/jsonl/storage.ts): JSON.parse of the whole line, then
+// parseCommittedWrite of each record in order, then validateCommittedWrites
+// of the transaction (commit.ts), then applyValidated record by record
+// (in-memory-storage-state.ts), which builds each new value or list address
+// with values.ts value()/list() and so throws pi's address TypeErrors. The
+// first failure in that order is the line's cause.
+//
+// parseCommittedWrite checks only the record shape, seq, kind, op and an
+// entry's timestamp: ids, parent ids, namespaces, keys and values may be
+// anything JSON holds, and a missing one is undefined. Options.Strict adds
+// frameproof's own checks on top (lineParser.strict).
+
+// pi's replay causes (storage.ts parseTransaction / parseCommittedWrite).
+var (
+	errNotJSON  = errors.New("Invalid JSONL transaction: not valid JSON")
+	errTxWrite  = errors.New("Invalid JSONL transaction write")
+	errWriteSeq = errors.New("Invalid JSONL write seq")
+	errEntryTS  = errors.New("Invalid JSONL entry timestamp")
+)
+
+// record is one top-level element of a line.
+type record struct {
+	start, end int
+	object     bool
+	m0, m1     int // its members are lineParser.members[m0:m1]
+}
+
+// addrCheck is what applyValidated needs to build a value or list address
+// the way pi does: the indexes (in lineParser.members) of the raw namespace
+// and key members, -1 when undefined.
+type addrCheck struct{ ns, key int }
+
+// lineParser parses lines into committed writes, reusing its buffers; the
+// returned slices are valid until the next call. Values and entry rows alias
+// the line's bytes (the file buffer Open owns) unless they need compacting.
+type lineParser struct {
+	sc      scanner
+	strict  bool
+	records []record
+	members []member
+	writes  []store.CommittedWrite
+	sizes   []int64
+	addrs   []addrCheck
+	entries []store.Entry
+	usage   []store.UsageRow
+	names   [512]string  // intern's cache of namespaces and keys
+	slots   [nFields]int // the current record's indexed members
+}
+
+// parse decodes one complete line (pi's parseTransaction).
+func (p *lineParser) parse(line []byte) ([]store.CommittedWrite, []int64, error) {
+	if !p.scan(line) {
+		return nil, nil, errNotJSON
+	}
+	n := len(p.records)
+	p.writes = grow(p.writes, n)
+	p.sizes = grow(p.sizes, n)
+	p.addrs = grow(p.addrs, n)
+	p.entries = p.entries[:0]
+	p.usage = p.usage[:0]
+	for i, r := range p.records {
+		if err := p.record(r, i, &p.writes[i]); err != nil {
+			return nil, nil, err
+		}
+		p.sizes[i] = int64(r.end-r.start) + 1
+	}
+	return p.writes, p.sizes, nil
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// scan checks the line's syntax and splits it into records: the elements of
+// a top-level array, or the single top-level value.
+func (p *lineParser) scan(line []byte) bool {
+	s := &p.sc
+	s.reset(line)
+	p.records = p.records[:0]
+	p.members = p.members[:0]
+	i := s.space(0)
+	var ok bool
+	if i < len(line) && line[i] == '[' {
+		i = s.space(i + 1)
+		if i < len(line) && line[i] == ']' {
+			i++
+		} else {
+			for {
+				if i, ok = p.element(i); !ok {
+					return false
+				}
+				i = s.space(i)
+				if i < len(line) && line[i] == ',' {
+					i = s.space(i + 1)
+					continue
+				}
+				if i < len(line) && line[i] == ']' {
+					i++
+					break
+				}
+				return false
+			}
+		}
+	} else if i, ok = p.element(i); !ok {
+		return false
+	}
+	return s.space(i) == len(line)
+}
+
+func (p *lineParser) element(i int) (int, bool) {
+	s := &p.sc
+	if i < len(s.b) && s.b[i] == '{' {
+		m0 := len(p.members)
+		end, ms, ok := s.object(i, p.members)
+		p.members = ms
+		p.records = append(p.records, record{start: i, end: end, object: true, m0: m0, m1: len(ms)})
+		return end, ok
+	}
+	end, ok := s.value(i)
+	p.records = append(p.records, record{start: i, end: end})
+	return end, ok
+}
+
+// The members pi's replay reads, by slot.
+const (
+	fSeq = iota
+	fKind
+	fOp
+	fTimestamp
+	fID
+	fParentID
+	fNamespace
+	fKey
+	fValue
+	nFields
+)
+
+// fieldSlotBytes is fieldSlot without converting name to a string; it
+// dispatches on the length first, so most keys cost one comparison.
+func fieldSlotBytes(name []byte) int {
+	switch len(name) {
+	case 2:
+		switch string(name) {
+		case "op":
+			return fOp
+		case "id":
+			return fID
+		}
+	case 3:
+		switch string(name) {
+		case "seq":
+			return fSeq
+		case "key":
+			return fKey
+		}
+	case 4:
+		if string(name) == "kind" {
+			return fKind
+		}
+	case 5:
+		if string(name) == "value" {
+			return fValue
+		}
+	case 8:
+		if string(name) == "parentId" {
+			return fParentID
+		}
+	case 9:
+		switch string(name) {
+		case "timestamp":
+			return fTimestamp
+		case "namespace":
+			return fNamespace
+		}
+	}
+	return -1
+}
+
+func fieldSlot(name string) int {
+	switch name {
+	case "seq":
+		return fSeq
+	case "kind":
+		return fKind
+	case "op":
+		return fOp
+	case "timestamp":
+		return fTimestamp
+	case "id":
+		return fID
+	case "parentId":
+		return fParentID
+	case "namespace":
+		return fNamespace
+	case "key":
+		return fKey
+	case "value":
+		return fValue
+	}
+	return -1
+}
+
+// index fills p.slots with the record's members that pi reads, in one pass;
+// the last duplicate wins, as in JSON.parse.
+func (p *lineParser) index(r record) {
+	for i := range p.slots {
+		p.slots[i] = -1
+	}
+	for j := r.m0; j < r.m1; j++ {
+		if slot := p.members[j].slot; slot >= 0 {
+			p.slots[slot] = j
+		}
+	}
+}
+
+// get returns the indexed member in slot f.
+func (p *lineParser) get(f int) (member, bool) {
+	if j := p.slots[f]; j >= 0 {
+		return p.members[j], true
+	}
+	return member{}, false
+}
+
+// find returns the record's member named name; the last one wins, as in
+// JSON.parse.
+func (p *lineParser) find(r record, name string) (member, bool) {
+	for j := r.m1 - 1; j >= r.m0; j-- {
+		if p.keyIs(p.members[j], name) {
+			return p.members[j], true
+		}
+	}
+	return member{}, false
+}
+
+func (p *lineParser) keyIs(m member, name string) bool {
+	if m.esc {
+		return m.name == name
+	}
+	return string(p.sc.b[m.ks+1:m.ke-1]) == name
+}
+
+func (p *lineParser) keyText(m member) string {
+	if m.esc {
+		return m.name
+	}
+	return string(p.sc.b[m.ks+1 : m.ke-1])
+}
+
+// raw is the member's value bytes, capped so that a caller appending to a
+// stored value can never write into the file buffer behind it.
+func (p *lineParser) raw(m member) []byte { return p.sc.b[m.vs:m.ve:m.ve] }
+
+// record is pi's parseCommittedWrite for one record, plus the strict checks
+// when enabled.
+func (p *lineParser) record(r record, index int, out *store.CommittedWrite) error {
+	if !r.object {
+		return errTxWrite
+	}
+	p.index(r)
+	seqM, ok := p.get(fSeq)
+	seq, safe := safeIntSpan(p.raw(seqM), 1)
+	if !ok || !safe {
+		return errWriteSeq
+	}
+	kindM, hasKind := p.get(fKind)
+	kind, isString := p.stringValue(kindM, hasKind)
+	*out = store.CommittedWrite{Seq: seq}
+	if !isString {
+		return fmt.Errorf("Invalid JSONL write kind: %s", p.jsString(kindM, hasKind))
+	}
+	var err error
+	switch kind {
+	case "entry":
+		err = p.entry(r, out)
+	case "usage":
+		err = p.usageRow(r, out)
+	case "value", "list":
+		err = p.valueOrList(store.WriteKind(kind), index, out)
+	default:
+		return fmt.Errorf("Invalid JSONL write kind: %s", kind)
+	}
+	if err == nil && p.strict {
+		err = p.strictCheck(r, out)
+	}
+	return err
+}
+
+func (p *lineParser) entry(r record, out *store.CommittedWrite) error {
+	tsM, ok := p.get(fTimestamp)
+	ts, safe := safeIntSpan(p.raw(tsM), 0)
+	if !ok || !safe {
+		return errEntryTS
+	}
+	out.Timestamp = ts
+	idM, hasID := p.get(fID)
+	e := store.Entry{ID: p.identity(idM, hasID, out.Seq, "id")}
+	if pm, present := p.get(fParentID); !present || string(p.raw(pm)) != "null" {
+		parent := p.identity(pm, present, out.Seq, "parentId")
+		e.ParentID = &parent
+	}
+	e.Raw = p.row(r, "kind", "seq", "timestamp")
+	p.entries = append(p.entries, e)
+	out.Write = store.Write{Kind: store.WriteEntry, Entry: &p.entries[len(p.entries)-1]}
+	return nil
+}
+
+func (p *lineParser) usageRow(r record, out *store.CommittedWrite) error {
+	idM, hasID := p.get(fID)
+	p.usage = append(p.usage, store.UsageRow{ID: p.identity(idM, hasID, out.Seq, "id"), Raw: p.row(r, "kind", "seq")})
+	out.Write = store.Write{Kind: store.WriteUsage, Usage: &p.usage[len(p.usage)-1]}
+	return nil
+}
+
+func (p *lineParser) valueOrList(kind store.WriteKind, index int, out *store.CommittedWrite) error {
+	opM, hasOp := p.get(fOp)
+	op, isString := p.stringValue(opM, hasOp)
+	valueOp := store.OpSet
+	if kind == store.WriteList {
+		valueOp = store.OpAppend
+	}
+	if !isString || (op != string(valueOp) && op != "delete") {
+		return fmt.Errorf("Invalid JSONL %s operation: %s", kind, p.jsString(opM, hasOp))
+	}
+	a := &p.addrs[index]
+	a.ns, a.key = p.slots[fNamespace], p.slots[fKey]
+	ns, hasNS := p.get(fNamespace)
+	key, hasKey := p.get(fKey)
+	// pi keys its maps by `${namespace}\u0000${key}`, i.e. String() of each.
+	w := &out.Write
+	w.Kind, w.Op = kind, store.WriteOp(op)
+	w.Namespace = p.intern(ns, hasNS)
+	w.Key = p.intern(key, hasKey)
+	if op != "delete" {
+		if vm, ok := p.get(fValue); ok {
+			w.Value = p.compact(p.raw(vm))
+		}
+	}
+	return nil
+}
+
+// row returns the record's object without the members pi's commitWrite adds
+// (JS `const { kind, ...entry } = write` keeps seq and timestamp in memory,
+// but the Go row excludes them, as Prepare's rows do). Duplicate keys keep
+// the last value at the first position and integer-like keys move first,
+// as JSON.parse builds the object.
+func (p *lineParser) row(r record, drop ...string) json.RawMessage {
+	ms := p.members[r.m0:r.m1]
+	if !p.sc.ws && !p.needsJSOrder(ms) {
+		b := p.sc.b
+		out := make([]byte, 0, r.end-r.start)
+		out = append(out, '{')
+	next:
+		for _, m := range ms {
+			for _, d := range drop {
+				if p.keyIs(m, d) {
+					continue next
+				}
+			}
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(out, b[m.ks:m.ve]...)
+		}
+		return append(out, '}')
+	}
+	return encodeObject(nil, without(p.objectFields(ms), drop...))
+}
+
+// objectFields returns the members as JSON.parse's object holds them:
+// duplicate keys keep the last value at the first position, integer-like
+// keys come first in ascending order, values compacted.
+func (p *lineParser) objectFields(ms []member) []store.ObjectField {
+	var fields []store.ObjectField
+	index := map[string]int{}
+	for _, m := range ms {
+		k := p.keyText(m)
+		v := p.compact(p.raw(m))
+		if at, dup := index[k]; dup {
+			fields[at].Value = v
+			continue
+		}
+		index[k] = len(fields)
+		fields = append(fields, store.ObjectField{Key: k, Value: v})
+	}
+	sort.SliceStable(fields, func(i, j int) bool {
+		ii, ji := arrayIndex(fields[i].Key), arrayIndex(fields[j].Key)
+		return ii >= 0 && (ji < 0 || ii < ji)
+	})
+	return fields
+}
+
+// parseObjectFields is JSON.parse(line) for a header: valid reports the
+// syntax, isObject whether the value is a plain object (pi's isRecord).
+func parseObjectFields(line []byte) (fields []store.ObjectField, isObject, valid bool) {
+	var p lineParser
+	s := &p.sc
+	s.reset(line)
+	i := s.space(0)
+	if i < len(line) && line[i] == '{' {
+		end, ms, ok := s.object(i, nil)
+		if !ok || s.space(end) != len(line) {
+			return nil, false, false
+		}
+		p.members = ms
+		return p.objectFields(ms), true, true
+	}
+	end, ok := s.value(i)
+	return nil, false, ok && s.space(end) == len(line)
+}
+
+// needsJSOrder reports duplicate or integer-like keys, which JSON.parse
+// would merge or move.
+func (p *lineParser) needsJSOrder(ms []member) bool {
+	b := p.sc.b
+	for i, m := range ms {
+		if m.esc || isDigit(b[m.ks+1]) {
+			return true
+		}
+		for _, o := range ms[:i] {
+			if bytes.Equal(b[o.ks:o.ke], b[m.ks:m.ke]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// arrayIndex is the key's array index, or -1 when JS orders it as a string.
+func arrayIndex(key string) int64 {
+	if key == "" || len(key) > 10 || (len(key) > 1 && key[0] == '0') {
+		return -1
+	}
+	n, err := strconv.ParseUint(key, 10, 64)
+	if err != nil || n >= 1<<32-1 {
+		return -1
+	}
+	return int64(n)
+}
+
+// compact returns raw without insignificant whitespace (aliasing raw when
+// the line had none).
+func (p *lineParser) compact(raw []byte) json.RawMessage {
+	if !p.sc.ws {
+		return raw
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return raw // unreachable: the scanner accepted raw
+	}
+	return buf.Bytes()
+}
+
+// stringValue decodes a present string member. Common words come back
+// without allocating.
+func (p *lineParser) stringValue(m member, present bool) (string, bool) {
+	if !present {
+		return "", false
+	}
+	raw := p.raw(m)
+	if raw[0] != '"' {
+		return "", false
+	}
+	switch string(raw) {
+	case `"entry"`:
+		return "entry", true
+	case `"usage"`:
+		return "usage", true
+	case `"value"`:
+		return "value", true
+	case `"list"`:
+		return "list", true
+	case `"set"`:
+		return "set", true
+	case `"append"`:
+		return "append", true
+	case `"delete"`:
+		return "delete", true
+	}
+	return decodeString(raw), true
+}
+
+// intern returns String() of an address member, sharing Go strings through
+// a small direct-mapped cache: a session repeats few namespaces, and runs of
+// frames repeat their list's key. A bounded cache never grows with the file
+// (a map of every key would, and its misses cost more than the strings).
+func (p *lineParser) intern(m member, present bool) string {
+	if !present {
+		return "undefined"
+	}
+	raw := p.raw(m)
+	if raw[0] != '"' {
+		return p.jsString(m, present)
+	}
+	inner := raw[1 : len(raw)-1]
+	slot := &p.names[internSlot(inner)]
+	if string(inner) == *slot {
+		return *slot
+	}
+	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
+		return p.jsString(m, present)
+	}
+	*slot = string(inner)
+	return *slot
+}
+
+func internSlot(b []byte) int {
+	h := uint(len(b)) * 0x9e37
+	if len(b) > 0 {
+		h += uint(b[0])*31 + uint(b[len(b)-1])*131 + uint(b[len(b)/2])*7
+	}
+	return int(h % uint(len(lineParser{}.names)))
+}
+
+// decodeString decodes a scanned string literal as JSON.parse does (lone
+// surrogates kept as WTF-8, invalid UTF-8 as U+FFFD, as node's text read).
+func decodeString(raw []byte) string {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		if utf8.Valid(inner) {
+			return string(inner)
+		}
+		return strings.ToValidUTF8(string(inner), "\uFFFD")
+	}
+	v, err := pi.ParseJSON(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	if err != nil {
+		return string(inner) // unreachable: the scanner accepted raw
+	}
+	return v.Str()
+}
+
+// jsString is JS String(value) of a member (String(undefined) when absent).
+func (p *lineParser) jsString(m member, present bool) string {
+	if !present {
+		return "undefined"
+	}
+	raw := p.raw(m)
+	switch raw[0] {
+	case '"':
+		return decodeString(raw)
+	case 't', 'f', 'n':
+		return string(raw)
+	case '{':
+		return "[object Object]"
+	}
+	v, err := pi.ParseJSON(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	if err != nil {
+		return string(raw)
+	}
+	return jsValueString(v)
+}
+
+func jsValueString(v pi.JSONValue) string {
+	switch v.Kind() {
+	case pi.Undefined:
+		return "undefined"
+	case pi.Null:
+		return "null"
+	case pi.Bool:
+		return strconv.FormatBool(v.Bool())
+	case pi.Number:
+		return pi.FormatNumber(v.Number())
+	case pi.String:
+		return v.Str()
+	case pi.Array:
+		parts := make([]string, len(v.Array()))
+		for i, e := range v.Array() {
+			if e.Kind() != pi.Null && e.Kind() != pi.Undefined {
+				parts[i] = jsValueString(e)
+			}
+		}
+		return strings.Join(parts, ",")
+	}
+	return "[object Object]"
+}
+
+// safeIntSpan is Number.isSafeInteger(JSON.parse(raw)) && value >= minimum.
+func safeIntSpan(raw []byte, minimum int64) (int64, bool) {
+	if len(raw) == 0 {
+		return 0, false
+	}
+	if len(raw) <= 15 && isDigit(raw[0]) && (raw[0] != '0' || len(raw) == 1) {
+		var n int64
+		for _, c := range raw {
+			if !isDigit(c) {
+				return safeInt(raw, minimum) // a fraction or exponent
+			}
+			n = n*10 + int64(c-'0')
+		}
+		return n, n >= minimum
+	}
+	return safeInt(raw, minimum)
+}
+
+// ---- identities ----
+
+// Entry and usage ids are JS Map keys in pi: any JSON value, compared with
+// SameValueZero, so 1 and "1" differ and two equal-looking objects never
+// match. A string id is itself. Any other id is encoded as 0xFF, a tag, a
+// uniquifier, 0xFE and its String() for messages; a decoded JSON string
+// never holds the byte 0xFF, so the encodings cannot meet a real id.
+const (
+	idMark = "\xff"
+	idSep  = "\xfe"
+)
+
+func (p *lineParser) identity(m member, present bool, seq int64, field string) string {
+	if !present {
+		return idMark + "u" + idSep + "undefined"
+	}
+	raw := p.raw(m)
+	switch raw[0] {
+	case '"':
+		return decodeString(raw)
+	case 'n':
+		return idMark + "z" + idSep + "null"
+	case 't', 'f':
+		return idMark + "b" + idSep + string(raw)
+	case '{', '[':
+		// Object identity: unique to this record's field.
+		return idMark + "o" + strconv.FormatInt(seq, 10) + field + idSep + p.jsString(m, true)
+	}
+	return idMark + "n" + idSep + p.jsString(m, true)
+}
+
+// displayID is what pi's messages print for an identity (`${write.id}`).
+func displayID(id string) string {
+	if !strings.HasPrefix(id, idMark) {
+		return id
+	}
+	if i := strings.Index(id, idSep); i >= 0 {
+		return id[i+len(idSep):]
+	}
+	return id
+}
+
+// piCommitError rewrites validateCommittedWrites' messages to print ids as
+// pi does.
+func piCommitError(err error) error {
+	var dup *store.DuplicateIDError
+	var miss *store.MissingParentError
+	switch {
+	case errors.As(err, &dup):
+		return &store.DuplicateIDError{ID: displayID(dup.ID)}
+	case errors.As(err, &miss):
+		return &store.MissingParentError{ParentID: displayID(miss.ParentID)}
+	}
+	return err
+}
+
+// ---- applyValidated's address checks ----
+
+// addressError is what values.ts value()/list() throws for the raw
+// namespace and key of a record (validateAddress; an undefined key defaults
+// to ""). Strings and arrays have length and includes (an array's includes
+// compares elements); other values have neither.
+func (p *lineParser) addressError(a addrCheck) error {
+	if a.ns < 0 {
+		return errors.New("Cannot read properties of undefined (reading 'length')")
+	}
+	ns := p.raw(p.members[a.ns])
+	switch {
+	case ns[0] == 'n':
+		return errors.New("Cannot read properties of null (reading 'length')")
+	case ns[0] != '"' && ns[0] != '[':
+		return errors.New("namespace.includes is not a function")
+	case p.jsLength(ns) == 0:
+		return store.ErrEmptyNamespace
+	case p.includesNUL(ns):
+		return store.ErrNamespaceNUL
+	}
+	if a.key < 0 {
+		return nil
+	}
+	key := p.raw(p.members[a.key])
+	switch {
+	case key[0] == 'n':
+		return errors.New("Cannot read properties of null (reading 'includes')")
+	case key[0] != '"' && key[0] != '[':
+		return errors.New("key.includes is not a function")
+	case p.includesNUL(key):
+		return store.ErrKeyNUL
+	}
+	return nil
+}
+
+// jsLength is .length of a string (UTF-16 units; only zero matters) or array.
+func (p *lineParser) jsLength(raw []byte) int {
+	if raw[0] == '"' {
+		return len(raw) - 2
+	}
+	v, err := pi.ParseJSON(string(raw))
+	if err != nil {
+		return -1
+	}
+	return len(v.Array())
+}
+
+// includesNUL is .includes("\u0000") of a string or an array.
+func (p *lineParser) includesNUL(raw []byte) bool {
+	if raw[0] == '"' {
+		return bytes.IndexByte(raw, '\\') >= 0 && strings.IndexByte(decodeString(raw), 0) >= 0
+	}
+	v, err := pi.ParseJSON(string(raw))
+	if err != nil {
+		return false
+	}
+	for _, e := range v.Array() {
+		if e.Kind() == pi.String && e.Str() == "\x00" {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- strict ----
+
+// strictCheck applies frameproof's own record rules (Options.Strict): no
+// duplicate keys, string ids and addresses, a parentId on every entry, a
+// value on every set and append, pi's address rules on every value and list
+// write (deletes included), and the shape checks Commit applies to caller
+// writes, so that a file holds only what Commit could have written.
+func (p *lineParser) strictCheck(r record, out *store.CommittedWrite) error {
+	ms := p.members[r.m0:r.m1]
+	for i, m := range ms {
+		for _, o := range ms[:i] {
+			if p.keyText(o) == p.keyText(m) {
+				return fmt.Errorf("%w: duplicate key %q", errTxWrite, p.keyText(m))
+			}
+		}
+	}
+	isString := func(name string) bool {
+		m, ok := p.find(r, name)
+		return ok && p.raw(m)[0] == '"'
+	}
+	switch out.Kind {
+	case store.WriteEntry:
+		if !isString("id") {
+			return errors.New("Invalid JSONL entry id")
+		}
+		if pm, ok := p.find(r, "parentId"); !ok || (p.raw(pm)[0] != '"' && string(p.raw(pm)) != "null") {
+			return errors.New("Invalid JSONL entry parentId")
+		}
+	case store.WriteUsage:
+		if !isString("id") {
+			return errors.New("Invalid JSONL usage id")
+		}
+	default:
+		if !isString("namespace") || !isString("key") {
+			return fmt.Errorf("Invalid JSONL %s address", out.Kind)
+		}
+		if err := store.ValidateAddress(out.Namespace, out.Key); err != nil {
+			return fmt.Errorf("Invalid JSONL %s address: %w", out.Kind, err)
+		}
+		if _, ok := p.find(r, "value"); !ok && out.Op != store.OpDelete {
+			return fmt.Errorf("Invalid JSONL %s value", out.Kind)
+		}
+	}
+	norm, err := store.Prepare([]store.Write{out.Write}, out.Seq, out.Timestamp)
+	if err != nil {
+		return fmt.Errorf("Invalid JSONL %s record: %w", out.Kind, err)
+	}
+	*out = norm[0]
+	return nil
+}

@@ -1,0 +1,327 @@
+package jsonl
+
+import "encoding/binary"
+
+// scanner checks JSON syntax exactly as JSON.parse accepts it (RFC 8259:
+// whitespace is space, tab, LF and CR; no trailing commas; numbers without
+// leading zeros) and reports byte spans, without decoding or allocating.
+// Bytes that are not valid UTF-8 are accepted inside strings, as node's
+// text read turns them into U+FFFD before JSON.parse sees them. Nesting is
+// tracked on an explicit stack, so depth costs memory, never Go stack.
+type scanner struct {
+	b     []byte
+	stack []byte
+	ws    bool // insignificant whitespace was skipped somewhere
+}
+
+func (s *scanner) reset(b []byte) {
+	s.b = b
+	s.ws = false
+}
+
+// space skips whitespace from i.
+func (s *scanner) space(i int) int {
+	j := i
+	for j < len(s.b) {
+		switch s.b[j] {
+		case ' ', '\t', '\n', '\r':
+			j++
+			continue
+		}
+		break
+	}
+	if j != i {
+		s.ws = true
+	}
+	return j
+}
+
+// plain marks the bytes a string literal may hold without a closer look.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// str scans the string literal starting at b[i] == '"' and returns the
+// index after its closing quote and whether it holds escapes.
+func (s *scanner) str(i int) (end int, esc, ok bool) {
+	b := s.b
+	j := i + 1
+	for {
+		// Eight bytes at a time while none is '"', '\\' or a control.
+		for j+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[j:])) {
+			j += 8
+		}
+		for j < len(b) && plain[b[j]] {
+			j++
+		}
+		if j >= len(b) {
+			return 0, false, false
+		}
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, esc, true
+		case c == '\\':
+			esc = true
+			j++
+			if j >= len(b) {
+				return 0, false, false
+			}
+			switch b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(b) {
+					return 0, false, false
+				}
+				for k := 1; k <= 4; k++ {
+					if !isHex(b[j+k]) {
+						return 0, false, false
+					}
+				}
+				j += 4
+			default:
+				return 0, false, false
+			}
+			j++
+		default: // a control character
+			return 0, false, false
+		}
+	}
+}
+
+// special8 reports whether any of eight bytes is '"', '\\' or below 0x20
+// (the classic SWAR has-zero-byte and has-less-than tests).
+func special8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, bs := x^('"'*ones), x^('\\'*ones)
+	return ((q-ones)&^q|(bs-ones)&^bs|(x-0x20*ones)&^x)&highs != 0
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// num scans a number literal from i.
+func (s *scanner) num(i int) (int, bool) {
+	b := s.b
+	j := i
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(b) && b[j] == '0':
+		j++
+	case j < len(b) && b[j] >= '1' && b[j] <= '9':
+		for j < len(b) && isDigit(b[j]) {
+			j++
+		}
+	default:
+		return 0, false
+	}
+	if j < len(b) && b[j] == '.' {
+		j++
+		if j >= len(b) || !isDigit(b[j]) {
+			return 0, false
+		}
+		for j < len(b) && isDigit(b[j]) {
+			j++
+		}
+	}
+	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
+		j++
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		if j >= len(b) || !isDigit(b[j]) {
+			return 0, false
+		}
+		for j < len(b) && isDigit(b[j]) {
+			j++
+		}
+	}
+	return j, true
+}
+
+func (s *scanner) literal(i int, word string) (int, bool) {
+	if len(s.b)-i < len(word) || string(s.b[i:i+len(word)]) != word {
+		return 0, false
+	}
+	return i + len(word), true
+}
+
+// key scans `"name" :` from i and returns the index after the colon.
+func (s *scanner) key(i int) (int, bool) {
+	if i >= len(s.b) || s.b[i] != '"' {
+		return 0, false
+	}
+	end, _, ok := s.str(i)
+	if !ok {
+		return 0, false
+	}
+	i = s.space(end)
+	if i >= len(s.b) || s.b[i] != ':' {
+		return 0, false
+	}
+	return i + 1, true
+}
+
+// value scans one JSON value starting at or after whitespace at i and
+// returns the index after it.
+func (s *scanner) value(i int) (int, bool) {
+	end, ok, stack := s.nested(i, s.stack[:0])
+	s.stack = stack[:0]
+	return end, ok
+}
+
+// nested is value with its container stack passed in and handed back (so
+// the stack's storage is reused across values).
+func (s *scanner) nested(i int, stack []byte) (int, bool, []byte) {
+	var ok bool
+	for {
+		i = s.space(i)
+		if i >= len(s.b) {
+			return 0, false, stack
+		}
+		switch s.b[i] {
+		case '{':
+			i = s.space(i + 1)
+			if i < len(s.b) && s.b[i] == '}' {
+				i++
+				break
+			}
+			if i, ok = s.key(i); !ok {
+				return 0, false, stack
+			}
+			stack = append(stack, '{')
+			continue
+		case '[':
+			i = s.space(i + 1)
+			if i < len(s.b) && s.b[i] == ']' {
+				i++
+				break
+			}
+			stack = append(stack, '[')
+			continue
+		case '"':
+			if i, _, ok = s.str(i); !ok {
+				return 0, false, stack
+			}
+		case 't':
+			if i, ok = s.literal(i, "true"); !ok {
+				return 0, false, stack
+			}
+		case 'f':
+			if i, ok = s.literal(i, "false"); !ok {
+				return 0, false, stack
+			}
+		case 'n':
+			if i, ok = s.literal(i, "null"); !ok {
+				return 0, false, stack
+			}
+		default:
+			if i, ok = s.num(i); !ok {
+				return 0, false, stack
+			}
+		}
+		// A value ended: close finished containers, or move to the next
+		// element or member.
+		for {
+			if len(stack) == 0 {
+				return i, true, stack
+			}
+			i = s.space(i)
+			if i >= len(s.b) {
+				return 0, false, stack
+			}
+			top, c := stack[len(stack)-1], s.b[i]
+			if c == ',' {
+				i = s.space(i + 1)
+				if top == '{' {
+					if i, ok = s.key(i); !ok {
+						return 0, false, stack
+					}
+				}
+				break
+			}
+			if top == '{' && c == '}' || top == '[' && c == ']' {
+				i++
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			return 0, false, stack
+		}
+	}
+}
+
+// member is one top-level member of a record object: the key's span
+// (quotes included) and the value's span.
+type member struct {
+	ks, ke, vs, ve int
+	esc            bool   // the key holds escapes; name is its decoded text
+	name           string // set only when esc
+	slot           int    // fieldSlot of the key
+}
+
+// object scans the object at b[i] == '{', appending its members to ms.
+func (s *scanner) object(i int, ms []member) (int, []member, bool) {
+	i = s.space(i + 1)
+	if i < len(s.b) && s.b[i] == '}' {
+		return i + 1, ms, true
+	}
+	for {
+		if i >= len(s.b) || s.b[i] != '"' {
+			return 0, ms, false
+		}
+		ke, esc, ok := s.str(i)
+		if !ok {
+			return 0, ms, false
+		}
+		m := member{ks: i, ke: ke, esc: esc}
+		if esc {
+			m.name = decodeString(s.b[i:ke])
+			m.slot = fieldSlot(m.name)
+		} else {
+			m.slot = fieldSlotBytes(s.b[i+1 : ke-1])
+		}
+		i = s.space(ke)
+		if i >= len(s.b) || s.b[i] != ':' {
+			return 0, ms, false
+		}
+		m.vs = s.space(i + 1)
+		if m.ve, ok = s.scalarOrValue(m.vs); !ok {
+			return 0, ms, false
+		}
+		ms = append(ms, m)
+		i = s.space(m.ve)
+		if i >= len(s.b) {
+			return 0, ms, false
+		}
+		switch s.b[i] {
+		case ',':
+			i = s.space(i + 1)
+		case '}':
+			return i + 1, ms, true
+		default:
+			return 0, ms, false
+		}
+	}
+}
+
+// scalarOrValue is value with a direct path for strings and numbers, the
+// bulk of a record's members.
+func (s *scanner) scalarOrValue(i int) (int, bool) {
+	if i < len(s.b) {
+		switch c := s.b[i]; {
+		case c == '"':
+			end, _, ok := s.str(i)
+			return end, ok
+		case c >= '0' && c <= '9' || c == '-':
+			return s.num(i)
+		}
+	}
+	return s.value(i)
+}

@@ -1,0 +1,94 @@
+package jsonl
+
+import (
+	"encoding/json"
+	"math/rand"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// scanValid is the scanner's verdict on a whole line.
+func scanValid(line []byte) bool {
+	var s scanner
+	s.reset(line)
+	end, ok := s.value(s.space(0))
+	return ok && s.space(end) == len(line)
+}
+
+// The scanner accepts exactly what encoding/json's validator accepts (the
+// JSON grammar JSON.parse implements) on valid lines and on random byte
+// mutations of them.
+func TestScannerAgreesWithJSONValid(t *testing.T) {
+	seeds := []string{
+		`{"a":[1,-0.5e+3,true,false,null,{"b":"c\"\\\/\b\f\n\r\t\u00e9"}],"d":{}}`,
+		`[{"kind":"list","op":"append","seq":12,"namespace":"n","key":"k","value":{"delta":"x y z"}}]`,
+		` { "a" : [ 1 , 2 ] } `, `""`, `0`, `-0`, `1E5`, `[]`, `{}`, `[[[[]]]]`,
+	}
+	for _, f := range []string{"valid.jsonl", "fork-destination-nextseq.jsonl"} {
+		content, err := os.ReadFile(corpusDir + "/" + f)
+		require.NoError(t, err)
+		seeds = append(seeds, strings.Split(strings.TrimSpace(string(content)), "\n")...)
+	}
+	bad := []string{`{"a":1,}`, `[1,]`, `01`, `1.`, `.5`, `1e`, `-`, `"\x"`, "\"\x01\"", `"\u12G4"`, `tru`, `nul`, `{"a" 1}`, `{1:2}`, `[1 2]`, `"abc`, `{"a":1}}`, ``}
+	for _, b := range bad {
+		require.False(t, scanValid([]byte(b)), "%q", b)
+	}
+	rng := rand.New(rand.NewSource(1))
+	alphabet := []byte("{}[]\":,\\ 0123456789-+.eEtrufalsn\x01\x1f\xff\t\r")
+	for _, seed := range seeds {
+		require.True(t, scanValid([]byte(seed)), "%q", seed)
+		for range 2000 {
+			line := []byte(seed)
+			for range 1 + rng.Intn(3) {
+				switch i := rng.Intn(len(line) + 1); rng.Intn(3) {
+				case 0:
+					if i < len(line) {
+						line[i] = alphabet[rng.Intn(len(alphabet))]
+					}
+				case 1:
+					line = append(line[:i], append([]byte{alphabet[rng.Intn(len(alphabet))]}, line[i:]...)...)
+				default:
+					if i < len(line) {
+						line = append(line[:i], line[i+1:]...)
+					}
+				}
+			}
+			require.Equal(t, json.Valid(line), scanValid(line), "%q", line)
+		}
+	}
+}
+
+var frameLine = []byte(`{"kind":"list","op":"append","seq":1234567,"namespace":"pi.pending.assistant_frame","key":"op123:r123","value":{"type":"text_delta","contentIndex":0,"delta":"streamed words 17 of the reply, "}}`)
+
+func BenchmarkScanFrameLine(b *testing.B) {
+	var p lineParser
+	b.SetBytes(int64(len(frameLine)))
+	for range b.N {
+		if !p.scan(frameLine) {
+			b.Fatal("invalid")
+		}
+	}
+}
+
+func BenchmarkParseFrameLine(b *testing.B) {
+	var p lineParser
+	b.SetBytes(int64(len(frameLine)))
+	for range b.N {
+		if _, _, err := p.parse(frameLine); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// fieldSlotBytes (the scanner's fast path) and fieldSlot (escaped keys)
+// agree on every name.
+func TestFieldSlotsAgree(t *testing.T) {
+	for _, n := range []string{"seq", "kind", "op", "timestamp", "id", "parentId", "namespace", "key", "value",
+		"", "s", "se", "seqs", "Kind", "values", "parentID", "timestamps", "ke", "ix", "namespacE", "valuE"} {
+		require.Equal(t, fieldSlot(n), fieldSlotBytes([]byte(n)), n)
+	}
+	require.Equal(t, fKey, fieldSlot("key"))
+}
