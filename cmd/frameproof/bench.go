@@ -19,28 +19,20 @@ func init() {
 // the README's figures, so a partial run must not look like a complete one.
 func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	family := fs.String("family", "", "comma-separated families to run (default: all)")
 	quick := fs.Bool("quick", false, "small sizes and few iterations (a smoke run, not figures)")
 	peerDir := fs.String("peer-dir", "", "the pi-ai peer directory (default: corpus/peers/pi-ai from the working directory)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: frameproof bench [--family a,b] [--quick] [--peer-dir DIR]")
-		fmt.Fprintln(stderr, "\nfamilies:")
+	help := func(w io.Writer) {
+		fmt.Fprintln(w, "families:")
 		for _, f := range bench.Families() {
-			fmt.Fprintf(stderr, "  %-10s %s\n", f.Name, f.Summary)
+			fmt.Fprintf(w, "  %-10s %s\n", f.Name, f.Summary)
 		}
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitPass
-		}
-		return exitUsage
+	if code := parseFlags(fs, args, "usage: frameproof bench [--family a,b] [--quick] [--peer-dir DIR]", help, stdout, stderr); code >= 0 {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "frameproof bench: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if code := noArgs(fs, stderr); code >= 0 {
+		return code
 	}
 	selected, err := selectFamilies(*family)
 	if err != nil {

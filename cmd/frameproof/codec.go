@@ -18,12 +18,35 @@ func init() {
 	register("reduce", "frames JSONL on stdin (null lines skipped) → the message pi-ai's reducer returns (or null); --strict checks pi's frame types", runReduce)
 }
 
+// defaultMaxLine bounds one stdin line of encode and reduce. An event line
+// carries the whole partial message so far, so lines grow with the message;
+// 64 MiB is far above any real assistant message and still bounded.
+const defaultMaxLine = 64 << 20
+
+// errLineTooLong is returned by forEachLine for a line over the limit.
+var errLineTooLong = errors.New("line too long")
+
 // forEachLine calls fn with every non-blank line and its 1-based number.
-// Lines may be arbitrarily long.
-func forEachLine(r io.Reader, fn func(n int, line string) error) error {
+// A line longer than maxLine bytes stops the read with an error before the
+// rest of it is read.
+func forEachLine(r io.Reader, maxLine int, fn func(n int, line string) error) error {
 	br := bufio.NewReaderSize(r, 1<<16)
+	var buf []byte
 	for n := 1; ; n++ {
-		line, err := br.ReadString('\n')
+		buf = buf[:0]
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			if len(buf)+len(chunk) > maxLine+1 { // +1: the newline itself
+				return fmt.Errorf("line %d: %w: more than --max-line %d bytes", n, errLineTooLong, maxLine)
+			}
+			buf = append(buf, chunk...)
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		line := string(buf)
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			line = line[:len(line)-1]
 			if len(line) > 0 && line[len(line)-1] == '\r' {
@@ -39,21 +62,57 @@ func forEachLine(r io.Reader, fn func(n int, line string) error) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("reading stdin: %w", err)
+			return &stdinError{err}
 		}
 	}
 }
 
+// stdinError is a failure to read stdin (an environment error, exit 4),
+// as opposed to bad content in it (exit 1).
+type stdinError struct{ err error }
+
+func (e *stdinError) Error() string { return "reading stdin: " + e.err.Error() }
+func (e *stdinError) Unwrap() error { return e.err }
+
+// codecExit maps a line loop's error to an exit code.
+func codecExit(err error) int {
+	var se *stdinError
+	if errors.As(err, &se) {
+		return exitIO
+	}
+	return exitFail
+}
+
+// codecFlags parses the flags encode and reduce share.
+func codecFlags(name, usageLine, help string, args []string, stdout, stderr io.Writer) (maxLine, code int) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	ml := fs.Int("max-line", defaultMaxLine, "longest stdin line accepted, in bytes")
+	helpText := func(w io.Writer) { fmt.Fprintln(w, help) }
+	if code := parseFlags(fs, args, usageLine, helpText, stdout, stderr); code >= 0 {
+		return 0, code
+	}
+	if code := noArgs(fs, stderr); code >= 0 {
+		return 0, code
+	}
+	if *ml <= 0 {
+		return 0, usageError(stderr, name, "--max-line must be positive, got %d", *ml)
+	}
+	return *ml, -1
+}
+
 func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 0 {
-		fmt.Fprintln(stderr, "usage: frameproof encode < events.jsonl")
-		return exitUsage
+	maxLine, code := codecFlags("encode", "usage: frameproof encode [--max-line N] < events.jsonl",
+		"Reads pi-ai AssistantMessageEvents, one JSON object a line (as a provider stream emits them,\n"+
+			"each with its partial message), and prints for each the frame pi-ai's encoder returns, or null.\n"+
+			"Example input: corpus/examples/events.jsonl",
+		args, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	out := bufio.NewWriter(stdout)
-	defer out.Flush()
 	enc := frames.NewEncoder()
 	buf := []byte{}
-	err := forEachLine(stdin, func(n int, line string) error {
+	err := forEachLine(stdin, maxLine, func(n int, line string) error {
 		ev, err := pi.ParseEvent(line)
 		if err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
@@ -72,10 +131,12 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, werr := out.Write(buf)
 		return werr
 	})
+	if ferr := out.Flush(); ferr != nil {
+		return exitIO // dispatch's checked stdout recorded and reports it
+	}
 	if err != nil {
-		out.Flush()
 		fmt.Fprintf(stderr, "frameproof encode: %v\n", err)
-		return exitFail
+		return codecExit(err)
 	}
 	return exitPass
 }
@@ -87,33 +148,42 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // fit them: a diagnostic for what pi-ai would accept silently.
 func runReduce(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("reduce", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	strict := fs.Bool("strict", false, "reject frames that do not fit pi-ai's frame types")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: frameproof reduce [--strict] < frames.jsonl")
-		return exitUsage
+	maxLine := fs.Int("max-line", defaultMaxLine, "longest stdin line accepted, in bytes")
+	help := func(w io.Writer) {
+		fmt.Fprintln(w, "Reads pi-ai frames, one JSON value a line (null lines, encode's \"no frame\", are skipped),")
+		fmt.Fprintln(w, "and prints the assistant message pi-ai's reduceAssistantMessageFrames returns, or null.")
+		fmt.Fprintln(w, "Example input: corpus/examples/frames.jsonl (or: frameproof encode < corpus/examples/events.jsonl)")
+	}
+	if code := parseFlags(fs, args, "usage: frameproof reduce [--strict] [--max-line N] < frames.jsonl", help, stdout, stderr); code >= 0 {
+		return code
+	}
+	if code := noArgs(fs, stderr); code >= 0 {
+		return code
+	}
+	if *maxLine <= 0 {
+		return usageError(stderr, "reduce", "--max-line must be positive, got %d", *maxLine)
 	}
 	var out []byte
 	var err error
 	if *strict {
-		out, err = reduceStrict(stdin)
+		out, err = reduceStrict(stdin, *maxLine)
 	} else {
-		out, err = reduceAsPiAI(stdin)
+		out, err = reduceAsPiAI(stdin, *maxLine)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "frameproof reduce: %v\n", err)
-		return exitFail
+		return codecExit(err)
 	}
 	if _, err := stdout.Write(append(out, '\n')); err != nil {
-		fmt.Fprintf(stderr, "frameproof reduce: writing stdout: %v\n", err)
-		return exitIO
+		return exitIO // dispatch's checked stdout reports the error
 	}
 	return exitPass
 }
 
-func reduceAsPiAI(stdin io.Reader) ([]byte, error) {
+func reduceAsPiAI(stdin io.Reader, maxLine int) ([]byte, error) {
 	red := frames.NewValueReducer()
-	err := forEachLine(stdin, func(n int, line string) error {
+	err := forEachLine(stdin, maxLine, func(n int, line string) error {
 		if line == "null" {
 			return nil // encode's "no frame" lines, so `encode | reduce` works
 		}
@@ -139,9 +209,9 @@ func reduceAsPiAI(stdin io.Reader) ([]byte, error) {
 	return m.AppendJSON(nil), nil
 }
 
-func reduceStrict(stdin io.Reader) ([]byte, error) {
+func reduceStrict(stdin io.Reader, maxLine int) ([]byte, error) {
 	red := frames.NewReducer()
-	err := forEachLine(stdin, func(n int, line string) error {
+	err := forEachLine(stdin, maxLine, func(n int, line string) error {
 		if line == "null" {
 			return nil
 		}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -76,6 +78,24 @@ func TestCodecErrorsNameLineAndUsePiMessages(t *testing.T) {
 
 	code, _, _ = codecRun("", "encode", "extra")
 	require.Equal(t, exitUsage, code)
+}
+
+// A line over --max-line stops encode and reduce before the rest of it is
+// read: an endless line (a wrong file, /dev/zero) fails fast and bounded.
+func TestCodecBoundsItsLines(t *testing.T) {
+	for _, name := range []string{"encode", "reduce"} {
+		var out, errb bytes.Buffer
+		in := &countingReader{r: strings.NewReader(strings.Repeat("x", 1<<20))}
+		code := dispatch([]string{name, "--max-line", "1000"}, in, &out, &errb)
+		assert.Equal(t, exitFail, code, name)
+		assert.Equal(t, "frameproof "+name+": line 1: line too long: more than --max-line 1000 bytes\n", errb.String())
+		assert.Less(t, in.n, 1<<17, "%s read %d bytes of a line limited to 1000", name, in.n)
+	}
+	// A line of exactly the limit (plus its newline) is accepted.
+	line := `{"type":"start","partial":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":0}}`
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"encode", "--max-line", strconv.Itoa(len(line))}, strings.NewReader(line+"\n"), &out, &errb)
+	assert.Equal(t, exitPass, code, errb.String())
 }
 
 // pi-ai utils/assistant-message-frame.ts reduceAssistantMessageFrames: an

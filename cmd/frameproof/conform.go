@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,34 +28,29 @@ const conformUsage = "usage: frameproof conform (--exec CMD | --self) [--ops enc
 
 func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	execCmd := fs.String("exec", "", "command speaking the frameproof stdio protocol v1 (split like shell words)")
 	self := fs.Bool("self", false, "certify frameproof's own Go codec (impl/frames), in-process")
 	opsFlag := fs.String("ops", strings.Join(corpus.CodecOps, ","), "comma-separated ops to run: encode, reduce, parse")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	junit := fs.String("junit", "", "also write JUnit XML to this file")
 	corpusDir := fs.String("corpus", "", "corpus root or codec vector directory (default: corpus/ of this module)")
-	timeout := fs.Duration("timeout", 10*time.Minute, "kill the implementation and stop after this long")
+	timeout := fs.Duration("timeout", 10*time.Minute, "kill the implementation (its whole process group) and stop after this long, startup included")
 	quiet := fs.Bool("q", false, "print only failing vectors and the certificate")
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintln(stderr, conformUsage)
-		return exitUsage
+	if code := parseFlags(fs, args, conformUsage, nil, stdout, stderr); code >= 0 {
+		return code
 	}
-	if fs.NArg() != 0 || (*execCmd == "") == !*self {
-		fmt.Fprintln(stderr, "frameproof conform: need exactly one of --exec CMD or --self")
-		fmt.Fprintln(stderr, conformUsage)
-		return exitUsage
+	if code := noArgs(fs, stderr); code >= 0 {
+		return code
+	}
+	if (*execCmd == "") == !*self {
+		return usageError(stderr, "conform", "need exactly one of --exec CMD or --self")
 	}
 	if *timeout <= 0 {
-		fmt.Fprintf(stderr, "frameproof conform: --timeout %s: must be positive\n", *timeout)
-		fmt.Fprintln(stderr, conformUsage)
-		return exitUsage
+		return usageError(stderr, "conform", "--timeout %s: must be positive", *timeout)
 	}
 	ops, err := parseOps(*opsFlag)
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof conform:", err)
-		fmt.Fprintln(stderr, conformUsage)
-		return exitUsage
+		return usageError(stderr, "conform", "%v", err)
 	}
 	var argv []string
 	if *execCmd != "" {
@@ -62,25 +58,24 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			err = errors.New("--exec: empty command")
 		}
 		if err != nil {
-			fmt.Fprintln(stderr, "frameproof conform:", err)
-			return exitUsage
+			return usageError(stderr, "conform", "%v", err)
 		}
 	}
-	dir, err := codecDir(*corpusDir)
-	if err != nil {
-		fmt.Fprintln(stderr, "frameproof conform:", err)
-		return exitUsage
+	dir, code := codecDir(*corpusDir, stderr)
+	if code >= 0 {
+		return code
+	}
+	if err := checkOutputFile("--junit", *junit); err != nil {
+		return ioError(stderr, "conform", "%v", err)
 	}
 	vectors, err := corpus.LoadCodec(dir)
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof conform:", err)
-		return exitUsage
+		return ioError(stderr, "conform", "%v", trimPrefix(err, "corpus"))
 	}
 	vectors = corpus.FilterOps(vectors, ops)
 	corpusVersion, err := corpus.CodecVersion(dir)
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof conform:", err)
-		return exitUsage
+		return ioError(stderr, "conform", "%v", trimPrefix(err, "corpus"))
 	}
 
 	rep := &Report{Schema: ReportSchema, Command: "conform", CorpusVersion: corpusVersion}
@@ -92,7 +87,13 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			rep.Implementation = &ReportImplementation{Name: "(unavailable)", Command: *execCmd}
 			rep.Note = err.Error()
 			fmt.Fprintln(stderr, "frameproof conform:", err)
-			return finishConform(rep, *asJSON, *junit, stdout, stderr)
+			code := finishConform(rep, *asJSON, *junit, stdout, stderr)
+			if notStarted(err) {
+				// The certificate still says why there is no verdict; the
+				// exit code says the environment, not the subject, failed.
+				return outputCode(code, err)
+			}
+			return code // it started but its hello is wrong: inconclusive
 		}
 		defer func() { _ = stop() }()
 		h := p.Hello()
@@ -148,7 +149,7 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 func finishConform(rep *Report, asJSON bool, junit string, stdout, stderr io.Writer) int {
 	code := rep.writeJUnitKeeping(junit, "frameproof conform", rep.finish(), stderr)
 	if asJSON {
-		_ = rep.writeJSON(stdout)
+		_ = rep.writeJSON(stdout) // dispatch's checked stdout reports a failed write
 		return code
 	}
 	printCertificate(stdout, rep)
@@ -178,37 +179,45 @@ func parseOps(s string) ([]string, error) {
 }
 
 // codecDir resolves --corpus: a corpus root (holding vectors/codec), a
-// directory of codec vectors, or "" for this module's corpus.
-func codecDir(flagValue string) (string, error) {
-	if flagValue == "" {
-		root, err := corpus.Root()
-		if err != nil {
-			return "", err
+// directory of codec vectors, or "" for this module's corpus. It returns
+// the directory or the exit code to stop with.
+func codecDir(flagValue string, stderr io.Writer) (string, int) {
+	if flagValue != "" {
+		if info, err := os.Stat(corpus.CodecDir(flagValue)); err == nil && info.IsDir() {
+			flagValue = corpus.CodecDir(flagValue)
 		}
-		return corpus.CodecDir(root), nil
 	}
-	if info, err := os.Stat(corpus.CodecDir(flagValue)); err == nil && info.IsDir() {
-		return corpus.CodecDir(flagValue), nil
+	dir, code := corpusRoot(flagValue, "conform", stderr)
+	if code >= 0 || flagValue != "" {
+		return filepath.Clean(dir), code
 	}
-	if info, err := os.Stat(flagValue); err != nil || !info.IsDir() {
-		return "", fmt.Errorf("--corpus %s: not a directory", flagValue)
-	}
-	return filepath.Clean(flagValue), nil
+	return checkCorpusDir(corpus.CodecDir(dir), false, "conform", stderr)
 }
 
-// startExec starts the implementation and arms the timeout, which kills the
-// process so that a hung request fails instead of blocking forever.
+// startExec starts the implementation in its own process group and arms
+// the timeout, which covers the hello wait and every request after it: when
+// it fires the whole group is killed, so a hung request (or a wrapper whose
+// child holds the pipe) fails instead of blocking forever.
 func startExec(argv []string, timeout time.Duration) (*peer.Peer, func() error, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	p, err := peer.StartCommand(cmd)
+	began := time.Now()
+	p, err := peer.StartCommandWithin(exec.Command(argv[0], argv[1:]...), timeout)
 	if err != nil {
 		return nil, nil, err
 	}
-	timer := time.AfterFunc(timeout, func() { _ = cmd.Process.Kill() })
+	timer := time.AfterFunc(max(0, timeout-time.Since(began)), p.Kill)
 	return p, func() error {
 		timer.Stop()
 		return p.Close() // idempotent
 	}, nil
+}
+
+// notStarted reports whether the operating system could not start the
+// command at all (not found, not executable), as opposed to a command that
+// started and then broke the protocol.
+func notStarted(err error) bool {
+	var pathErr *fs.PathError
+	var execErr *exec.Error
+	return errors.As(err, &pathErr) || errors.As(err, &execErr)
 }
 
 // splitWords splits a command line like a POSIX shell word list: blanks

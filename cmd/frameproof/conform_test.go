@@ -269,7 +269,7 @@ func TestConformInconclusive(t *testing.T) {
 		})
 	}
 	code, _, stderr := run("conform", "--exec", "/nonexistent/implementation")
-	assert.Equal(t, exitInconclusive, code)
+	assert.Equal(t, exitIO, code, "an implementation that cannot start is an environment error")
 	assert.Contains(t, stderr, "/nonexistent/implementation")
 }
 

@@ -22,35 +22,35 @@ func init() {
 const corpusUsage = "usage: frameproof corpus run [--json] [--junit FILE] [--corpus DIR] [--family codec,replay,jsonl,sse]"
 
 func runCorpus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && isHelpArg(args[0]) {
+		fmt.Fprintln(stdout, corpusUsage)
+		return exitPass
+	}
 	if len(args) == 0 || args[0] != "run" {
 		fmt.Fprintln(stderr, corpusUsage)
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("corpus run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	junit := fs.String("junit", "", "also write JUnit XML to this file")
-	root := fs.String("corpus", "", "corpus root (default: corpus/ of this module)")
+	root := fs.String("corpus", "", "corpus root (default: corpus/ of the module around the working directory, or $"+corpus.RootEnv+")")
 	familyFlag := fs.String("family", "", "comma-separated families to run (default: all)")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, corpusUsage)
-		return exitUsage
+	if code := parseFlags(fs, args[1:], corpusUsage, nil, stdout, stderr); code >= 0 {
+		return code
+	}
+	if code := noArgs(fs, stderr); code >= 0 {
+		return code
 	}
 	families, err := pickFamilies(*familyFlag)
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof corpus run:", err)
-		return exitUsage
+		return usageError(stderr, "corpus run", "%v", err)
 	}
-	dir := *root
-	if dir == "" {
-		if dir, err = corpus.Root(); err != nil {
-			fmt.Fprintln(stderr, "frameproof corpus run:", err)
-			return exitUsage
-		}
+	dir, code := corpusRoot(*root, "corpus run", stderr)
+	if code >= 0 {
+		return code
 	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		fmt.Fprintf(stderr, "frameproof corpus run: --corpus %s: not a directory\n", dir)
-		return exitUsage
+	if err := checkOutputFile("--junit", *junit); err != nil {
+		return ioError(stderr, "corpus run", "%v", err)
 	}
 	rep := &Report{Schema: ReportSchema, Command: "corpus run"}
 	if v, err := corpus.CodecVersion(corpus.CodecDir(dir)); err == nil {
@@ -71,9 +71,9 @@ func runCorpus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			rep.add(f.Name, c)
 		}
 	}
-	code := rep.writeJUnitKeeping(*junit, "frameproof corpus run", rep.finish(), stderr)
+	code = rep.writeJUnitKeeping(*junit, "frameproof corpus run", rep.finish(), stderr)
 	if *asJSON {
-		_ = rep.writeJSON(stdout)
+		_ = rep.writeJSON(stdout) // dispatch's checked stdout reports a failed write
 		return code
 	}
 	for _, s := range rep.Suites {
@@ -115,4 +115,48 @@ func pickFamilies(s string) ([]corpus.Family, error) {
 		}
 	}
 	return out, nil
+}
+
+// isHelpArg reports whether a is one of the help spellings.
+func isHelpArg(a string) bool {
+	return a == "-h" || a == "-help" || a == "--help" || a == "help"
+}
+
+// corpusRoot resolves a --corpus flag ("" = the module's corpus) to a
+// readable directory, or returns the exit code to stop with: 2 for a bad
+// --corpus, 4 when the default corpus cannot be found or read.
+func corpusRoot(flagValue, who string, stderr io.Writer) (string, int) {
+	dir := flagValue
+	if dir == "" {
+		var err error
+		if dir, err = corpus.Root(); err != nil {
+			return "", ioError(stderr, who, "%v, or pass --corpus DIR", trimPrefix(err, "corpus"))
+		}
+	}
+	return checkCorpusDir(dir, flagValue != "", who, stderr)
+}
+
+// checkCorpusDir checks that dir is a readable directory; explicit says
+// whether the user named it (a usage error if not) or it was found (an
+// environment error).
+func checkCorpusDir(dir string, explicit bool, who string, stderr io.Writer) (string, int) {
+	flagValue := ""
+	if explicit {
+		flagValue = dir
+	}
+	info, err := os.Stat(dir)
+	switch {
+	case err != nil && flagValue != "":
+		return "", usageError(stderr, who, "--corpus %s: %v", dir, unwrapPath(err))
+	case err != nil:
+		return "", ioError(stderr, who, "corpus %s: %v; set --corpus DIR or $%s", dir, unwrapPath(err), corpus.RootEnv)
+	case !info.IsDir() && flagValue != "":
+		return "", usageError(stderr, who, "--corpus %s: not a directory", dir)
+	case !info.IsDir():
+		return "", ioError(stderr, who, "corpus %s: not a directory", dir)
+	}
+	if _, err := os.ReadDir(dir); err != nil {
+		return "", ioError(stderr, who, "corpus %s: cannot read: %v", dir, unwrapPath(err))
+	}
+	return dir, -1
 }

@@ -45,12 +45,14 @@ func main() {
 
 // dispatch runs the subcommand named by args[0]; tests call it directly.
 func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitPass
+		return exitUsage
+	}
+	if isHelpArg(args[0]) {
+		out := &checkedWriter{w: stdout}
+		usage(out)
+		return outputCode(exitPass, out.Err())
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
@@ -58,7 +60,13 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitUsage
 	}
-	return cmd.run(args[1:], stdin, stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	code := cmd.run(args[1:], stdin, out, stderr)
+	if err := out.Err(); err != nil {
+		fmt.Fprintf(stderr, "frameproof %s: writing output: %v\n", args[0], err)
+		return outputCode(code, err)
+	}
+	return code
 }
 
 func usage(w io.Writer) {

@@ -23,10 +23,13 @@ func TestUsageExitCodes(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, `unknown command "no-such-command"`)
 
-	code, _, _ = run("--help")
+	code, stdout, _ := run("--help")
 	assert.Equal(t, exitPass, code)
+	for name := range commands {
+		assert.Contains(t, stdout, "  "+name+" ", "the command list names every subcommand")
+	}
 
-	code, stdout, _ := run("version")
+	code, stdout, _ = run("version")
 	assert.Equal(t, exitPass, code)
 	assert.Contains(t, stdout, "frameproof ")
 

@@ -14,22 +14,36 @@ func init() {
 	register("project", "project a transcript (stdin) onto a provider request body (stdout)", runProject)
 }
 
+const projectUsage = "usage: frameproof project --wire W [--vision] [--provider P --model M] [--microcompact K] [--max-input N] < transcript.json"
+
+// defaultMaxInput bounds the transcript project reads: 256 MiB, far above
+// any context window's worth of messages (images included), still bounded.
+const defaultMaxInput = 256 << 20
+
+func projectHelp(w io.Writer) {
+	fmt.Fprintln(w, "Reads a transcript on stdin, a JSON array of pi messages (user, assistant, toolResult,")
+	fmt.Fprintln(w, "each with its \"role\") or the same messages one a line (JSONL), and prints the request")
+	fmt.Fprintln(w, "body pi would send to the --wire provider. Example input: corpus/examples/transcript.json")
+}
+
 // runProject: frameproof project --wire W [--vision] [--provider P --model M]
 // [--microcompact K]. The transcript is a JSON array or JSONL of pi messages.
 func runProject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("project", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	wireName := fs.String("wire", "", strings.Join(replay.Wires, "|")+" (required)")
 	vision := fs.Bool("vision", false, "the target model sees images")
 	provider := fs.String("provider", "", "target provider id (signed reasoning crosses only for the same provider and model)")
 	model := fs.String("model", "", "target model id")
 	compact := fs.Int("microcompact", -1, "apply microcompact keeping the K most recent compactable results (-1: off)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	maxInput := fs.Int64("max-input", defaultMaxInput, "largest transcript accepted on stdin, in bytes")
+	if code := parseFlags(fs, args, projectUsage, projectHelp, stdout, stderr); code >= 0 {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "frameproof project: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if code := noArgs(fs, stderr); code >= 0 {
+		return code
+	}
+	if *maxInput <= 0 {
+		return usageError(stderr, "project", "--max-input must be positive, got %d", *maxInput)
 	}
 	target := replay.Target{Wire: *wireName, Provider: *provider, Model: *model, Vision: *vision}
 	if !slices.Contains(replay.Wires, *wireName) {
@@ -40,9 +54,12 @@ func runProject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "frameproof project: --microcompact must be >= 0 or -1 (got %d)\n", *compact)
 		return exitUsage
 	}
-	data, err := io.ReadAll(stdin)
+	data, err := io.ReadAll(io.LimitReader(stdin, *maxInput+1))
 	if err != nil {
-		fmt.Fprintf(stderr, "frameproof project: reading stdin: %v\n", err)
+		return ioError(stderr, "project", "reading stdin: %v", err)
+	}
+	if int64(len(data)) > *maxInput {
+		fmt.Fprintf(stderr, "frameproof project: stdin: transcript larger than --max-input %d bytes\n", *maxInput)
 		return exitFail
 	}
 	msgs, err := replay.DecodeTranscript(string(data))
@@ -62,8 +79,7 @@ func runProject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	if _, err := stdout.Write(append(body, '\n')); err != nil {
-		fmt.Fprintf(stderr, "frameproof project: writing stdout: %v\n", err)
-		return exitFail
+		return exitIO // dispatch's checked stdout reports the error
 	}
 	return exitPass
 }

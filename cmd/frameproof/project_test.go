@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/frameproof/frameproof/model/wire"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -75,4 +77,37 @@ func TestProjectBadInputAndFlags(t *testing.T) {
 	require.Equal(t, exitUsage, code)
 	code, _, _ = projectRun("", "project", "--wire", "gemini", "extra")
 	require.Equal(t, exitUsage, code)
+}
+
+// A message without "role" says the role is missing, not `unsupported role ""`.
+func TestProjectNamesAMissingRole(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"project", "--wire", "anthropic"}, strings.NewReader(`[{"content":"x"}]`), &out, &errb)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errb.String(), "[0].role: missing (want user, assistant or toolResult)")
+}
+
+// A transcript over --max-input is refused after reading at most one byte
+// more than the limit.
+func TestProjectBoundsItsInput(t *testing.T) {
+	var out, errb bytes.Buffer
+	in := &countingReader{r: strings.NewReader(strings.Repeat(" ", 10000))}
+	code := dispatch([]string{"project", "--wire", "anthropic", "--max-input", "100"}, in, &out, &errb)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errb.String(), "larger than --max-input 100 bytes")
+	assert.LessOrEqual(t, in.n, 101+512, "read far past the limit")
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if len(p) > 512 {
+		p = p[:512]
+	}
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }

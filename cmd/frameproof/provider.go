@@ -2,12 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -32,13 +30,19 @@ type providerSummary struct {
 	Corpus     []string       `json:"corpus,omitempty"`
 }
 
+const providerUsage = "usage: frameproof provider fuzz --wire W (--adapter go | --exec CMD) [--seeds N] [--seed S] [--bug B] [--codec=false] [--peer] [--json] [--corpus DIR] [--save N] [--timeout D]"
+
 func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && isHelpArg(args[0]) {
+		fmt.Fprintln(stdout, providerUsage)
+		return exitPass
+	}
 	if len(args) == 0 || args[0] != "fuzz" {
-		fmt.Fprintln(stderr, "usage: frameproof provider fuzz --wire W (--adapter go | --exec CMD) --seeds N [--seed S] [--bug B] [--codec=false] [--peer] [--json] [--corpus DIR]")
+		fmt.Fprintln(stderr, providerUsage)
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("provider fuzz", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	const who = "provider fuzz"
+	fs := flag.NewFlagSet(who, flag.ContinueOnError)
 	wireName := fs.String("wire", "", strings.Join(pi.WireAPIs(), " | ")+" (or a short name)")
 	adapter := fs.String("adapter", "", "go: the reference Go adapter")
 	execCmd := fs.String("exec", "", "external adapter command (JSONL protocol); \"pi-ai\" runs pi-ai 1.0.3's providers")
@@ -46,25 +50,48 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	first := fs.Int("seed", 0, "first seed")
 	bugName := fs.String("bug", "none", "seeded Go adapter bug")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
-	corpusDir := fs.String("corpus", "", "directory for shrunk failures (default corpus/sse when it exists)")
-	maxSaved := fs.Int("save", 3, "at most this many shrunk failures saved per distinct rule set")
+	corpusDir := fs.String("corpus", "", "existing directory to save shrunk failures in, e.g. corpus/sse (default: none; fuzzing never rewrites the corpus unasked)")
+	maxSaved := fs.Int("save", 3, "at most this many shrunk failures saved per distinct rule set (0: save none)")
 	codec := fs.Bool("codec", true, "check codec-round-trip: Reduce(frames) equals model/frames' observed message after every event")
 	usePeer := fs.Bool("peer", false, "check codec-peer-identical: pi-ai's encoder gives the same frame bytes (needs node)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return exitUsage
+	timeout := fs.Duration("timeout", 6*time.Hour, "kill the --exec adapter (its whole process group) after this long")
+	if code := parseFlags(fs, args[1:], providerUsage, nil, stdout, stderr); code >= 0 {
+		return code
+	}
+	if code := noArgs(fs, stderr); code >= 0 {
+		return code
 	}
 	wire, err := impl.ParseWire(*wireName)
-	if err != nil || (*adapter == "") == (*execCmd == "") || (*adapter != "" && *adapter != "go") || *seeds < 1 {
-		if err != nil {
-			fmt.Fprintln(stderr, "frameproof provider:", err)
-		}
-		fmt.Fprintln(stderr, "frameproof provider fuzz: need --wire, exactly one of --adapter go / --exec CMD, and --seeds >= 1")
-		return exitUsage
+	if err != nil {
+		return usageError(stderr, who, "--wire: %s", trimPrefix(err, "provider"))
+	}
+	switch {
+	case (*adapter == "") == (*execCmd == ""):
+		return usageError(stderr, who, "need exactly one of --adapter go or --exec CMD")
+	case *adapter != "" && *adapter != "go":
+		return usageError(stderr, who, "--adapter %q: the only built-in adapter is go", *adapter)
+	case *seeds < 1:
+		return usageError(stderr, who, "--seeds must be at least 1, got %d", *seeds)
+	case *maxSaved < 0:
+		return usageError(stderr, who, "--save must not be negative, got %d", *maxSaved)
+	case *timeout <= 0:
+		return usageError(stderr, who, "--timeout %s: must be positive", *timeout)
 	}
 	bug, err := impl.ParseBug(*bugName)
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof provider:", err)
-		return exitUsage
+		return usageError(stderr, who, "--bug: %s", trimPrefix(err, "provider"))
+	}
+	dir := *corpusDir
+	if dir != "" {
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return usageError(stderr, who, "--corpus %s: not a directory", dir)
+		}
+	}
+	if *maxSaved == 0 {
+		dir = ""
+	}
+	if err := checkOutputDir("--corpus", dir); err != nil {
+		return ioError(stderr, who, "%v", err)
 	}
 	var subject provider.Subject = provider.GoSubject{Bug: bug}
 	subjectFlag := "--adapter go"
@@ -74,17 +101,16 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *execCmd != "" {
 		var s *provider.ExecSubject
 		if *execCmd == "pi-ai" {
-			s, err = provider.StartPiAI(*seeds*200+100, 6*time.Hour)
+			s, err = provider.StartPiAI(*seeds*200+100, *timeout)
 		} else {
-			s, err = provider.StartExec(strings.Fields(*execCmd), "", *seeds*200+100, 6*time.Hour)
-		}
-		if errors.Is(err, peer.ErrUnavailable) {
-			fmt.Fprintln(stderr, "frameproof provider:", err)
-			return exitInconclusive
+			s, err = provider.StartExec(strings.Fields(*execCmd), "", *seeds*200+100, *timeout)
 		}
 		if err != nil {
-			fmt.Fprintln(stderr, "frameproof provider:", err)
-			return exitFail
+			msg := trimPrefix(err, "provider")
+			if *execCmd == "pi-ai" {
+				msg += peerHint
+			}
+			return ioError(stderr, who, "--exec: %s", msg)
 		}
 		defer s.Close()
 		subject = s
@@ -93,13 +119,8 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	opts := provider.RunOptions{NoCodec: !*codec}
 	if *usePeer {
 		p, err := peer.Start()
-		if errors.Is(err, peer.ErrUnavailable) {
-			fmt.Fprintln(stderr, "frameproof provider:", err)
-			return exitInconclusive
-		}
 		if err != nil {
-			fmt.Fprintln(stderr, "frameproof provider:", err)
-			return exitFail
+			return ioError(stderr, who, "--peer: %s%s", trimPrefix(err, "peer"), peerHint)
 		}
 		defer func() { _ = p.Close() }()
 		opts.Peer = p
@@ -108,14 +129,9 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !*codec {
 		subjectFlag += " --codec=false"
 	}
-	dir := *corpusDir
-	if dir == "" {
-		if info, err := os.Stat(filepath.FromSlash("corpus/sse")); err == nil && info.IsDir() {
-			dir = filepath.FromSlash("corpus/sse")
-		}
-	}
 	sum := providerSummary{Wire: string(wire), Subject: subject.Name(), Verdicts: map[string]int{}}
 	savedPerRules := map[string]int{}
+	var saveErr error // a shrunk failure that could not be saved
 	gen := provider.GenScenario(wire)
 	tty := isTTY(stderr)
 	for seed := *first; seed < *first+*seeds; seed++ {
@@ -125,7 +141,7 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		sc := gen.Example(seed)
 		res, err := provider.RunScenarioWith(subject, sc, opts)
 		if err != nil {
-			fmt.Fprintf(stderr, "frameproof provider: seed %d: %v\n", seed, err)
+			fmt.Fprintf(stderr, "frameproof provider fuzz: seed %d: %s\n", seed, trimPrefix(err, "provider"))
 			return exitFail
 		}
 		sum.Streams++
@@ -155,9 +171,13 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		entry := provider.NewCorpusEntry(subject.Name(), repro, final)
 		name := fmt.Sprintf("%s-%s-seed%d", wire, sanitize(subject.Name()), seed)
-		if path, err := provider.WriteCorpusEntry(dir, name, entry); err == nil {
-			sum.Corpus = append(sum.Corpus, path)
+		path, err := provider.WriteCorpusEntry(dir, name, entry)
+		if err != nil {
+			fmt.Fprintf(stderr, "frameproof provider fuzz: --corpus: %s\n", trimPrefix(err, "provider"))
+			saveErr = err
+			continue
 		}
+		sum.Corpus = append(sum.Corpus, path)
 	}
 	if tty {
 		fmt.Fprintln(stderr)
@@ -165,7 +185,7 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(sum)
+		_ = enc.Encode(sum) // dispatch's checked stdout reports a failed write
 	} else {
 		fmt.Fprintf(stdout, "%s on %s: %d streams, %d failed\n", sum.Subject, sum.Wire, sum.Streams, sum.Failed)
 		var rules []string
@@ -182,12 +202,18 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if len(sum.Reproducer) > 0 {
 			fmt.Fprintf(stdout, "reproduce: %s\n", sum.Reproducer[0])
 		}
+		if sum.Failed > 0 && dir == "" {
+			fmt.Fprintln(stdout, "(shrunk failures not saved: --corpus DIR saves them, e.g. --corpus corpus/sse)")
+		}
 	}
 	if sum.Failed > 0 {
 		return exitFail
 	}
-	return exitPass
+	return outputCode(exitPass, saveErr)
 }
+
+// peerHint says where the pi-ai peer comes from, for runs outside a checkout.
+const peerHint = " (run inside a frameproof checkout, or set $" + peer.DirEnv + " to its corpus/peers/pi-ai)"
 
 func ruleSet(vs []provider.Violation) []string {
 	seen := map[string]bool{}

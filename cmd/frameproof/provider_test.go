@@ -32,14 +32,26 @@ func TestProviderFuzzExitCodes(t *testing.T) {
 	require.Contains(t, out, "nothing-after-terminal")
 	require.True(t, strings.Contains(out, "reproduce: frameproof provider fuzz --wire anthropic-messages --adapter go --bug event-after-done --seed"), out)
 	require.Contains(t, out, "saved "+dir)
+
+	// Without --corpus nothing is saved anywhere, the repository's corpus
+	// included (the working directory here is cmd/frameproof; run from the
+	// repository root it would be corpus/sse).
+	t.Chdir(t.TempDir())
+	require.NoError(t, os.MkdirAll("corpus/sse", 0o755))
+	code, out = run("fuzz", "--wire", "anthropic", "--adapter", "go", "--bug", "event-after-done", "--seeds", "50")
+	require.Equal(t, exitFail, code, out)
+	require.Contains(t, out, "shrunk failures not saved: --corpus DIR saves them")
+	entries, err := os.ReadDir("corpus/sse")
+	require.NoError(t, err)
+	require.Empty(t, entries, "fuzzing wrote into the corpus unasked")
 }
 
 // --peer adds codec-peer-identical (pi-ai's encoder on the adapter's events);
-// without node it is inconclusive, never a pass.
+// without node it is an environment error (exit 4), never a pass.
 func TestProviderFuzzPeerFlag(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := dispatch([]string{"provider", "fuzz", "--wire", "gemini", "--adapter", "go", "--seeds", "20", "--peer", "--corpus", t.TempDir()}, nil, &out, &errb)
-	if code == exitInconclusive && os.Getenv("FRAMEPROOF_REQUIRE_PEER") != "1" {
+	if code == exitIO && os.Getenv("FRAMEPROOF_REQUIRE_PEER") != "1" {
 		t.Skip("pi-ai peer unavailable: ", errb.String())
 	}
 	require.Equal(t, exitPass, code, out.String()+errb.String())

@@ -246,16 +246,14 @@ func (r *Report) writeJUnitFile(path string) error {
 // writeJUnitKeeping writes the JUnit file when path is set and returns the
 // exit code to use. A file that cannot be written must not hide the result:
 // callers print the report either way, a failure keeps exit 1 (its
-// reproduction lines matter more), anything else becomes a usage error.
+// reproduction lines matter more), anything else becomes exit 4 (I/O).
 func (r *Report) writeJUnitKeeping(path, who string, code int, stderr io.Writer) int {
 	if path == "" {
 		return code
 	}
 	if err := r.writeJUnitFile(path); err != nil {
 		fmt.Fprintf(stderr, "%s: --junit: %v\n", who, err)
-		if code != exitFail {
-			return exitUsage
-		}
+		return outputCode(code, err)
 	}
 	return code
 }

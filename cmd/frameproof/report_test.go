@@ -127,18 +127,17 @@ func TestReportJUnitGolden(t *testing.T) {
 	assert.NotNil(t, x.Suites[1].Cases[1].Skipped)
 }
 
-// An unwritable --junit file must not hide the result: the summary is still
-// printed and a passing run becomes a usage error (exit 2), for every
-// command that writes JUnit.
-func TestUnwritableJUnitStillPrintsTheResult(t *testing.T) {
+// An unwritable --junit file is an I/O error found before anything runs,
+// for every command that writes JUnit.
+func TestUnwritableJUnitIsAnIOError(t *testing.T) {
 	bad := t.TempDir() + "/missing-dir/report.xml"
-	code, stdout, stderr := run("corpus", "run", "--family", "jsonl", "--junit", bad)
-	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stdout, "family", "the summary is printed before the JUnit error counts")
-	assert.Contains(t, stderr, "--junit")
-
-	code, stdout, stderr = run("conform", "--self", "--ops", "parse", "--junit", bad)
-	assert.Equal(t, exitUsage, code)
-	assert.NotEmpty(t, stdout)
-	assert.Contains(t, stderr, "--junit")
+	for _, args := range [][]string{
+		{"corpus", "run", "--family", "jsonl", "--junit", bad},
+		{"conform", "--self", "--ops", "parse", "--junit", bad},
+	} {
+		code, stdout, stderr := run(args...)
+		assert.Equal(t, exitIO, code, args)
+		assert.Empty(t, stdout, args)
+		assert.Contains(t, stderr, "--junit "+bad, args)
+	}
 }

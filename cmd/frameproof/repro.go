@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,7 @@ func init() {
 }
 
 const (
-	reproUsage  = "usage: frameproof repro (SEED | --tape FILE) --scenario S --backend B [--bug X] [--trace FILE|-] [--html FILE] [-q]"
+	reproUsage  = "usage: frameproof repro (SEED --scenario S --backend B | --tape FILE [--force]) [--bug X] [--trace FILE|-] [--html FILE] [--max-tape N] [-q]"
 	shrinkUsage = "usage: frameproof shrink SEED --scenario S --backend B [--bug X] [--out FILE] [--attempts N]"
 )
 
@@ -48,44 +49,112 @@ type tapeFile struct {
 	Tape        choice.Tape `json:"tape"`
 }
 
-func readTapeFile(path string) (tapeFile, error) {
-	data, err := os.ReadFile(path)
+// defaultMaxTape bounds a tape file: a shrunk tape is a few hundred bytes
+// and an unshrunk one of a long run a few MiB, so 16 MiB is ample and still
+// fails fast on a wrong file (repro --tape /dev/zero).
+const defaultMaxTape = 16 << 20
+
+// readTapeFile reads at most maxBytes of a tape file; the error names what
+// is wrong and the exit code (2 for a file that is not a valid tape, 4 for
+// one that cannot be read).
+func readTapeFile(path string, maxBytes int64) (tapeFile, int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: no such file", path)
+	}
 	if err != nil {
-		return tapeFile{}, fmt.Errorf("--tape: %w", err)
+		return tapeFile{}, exitIO, fmt.Errorf("--tape %s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return tapeFile{}, exitIO, fmt.Errorf("--tape %s: %w", path, unwrapPath(err))
+	}
+	if int64(len(data)) > maxBytes {
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: larger than --max-tape %d bytes: not a tape file", path, maxBytes)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: not a tape file: %w", path, err)
+	}
+	for _, k := range tapeFileFields {
+		if _, ok := fields[k]; !ok {
+			return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: not a tape file: no %q", path, k)
+		}
 	}
 	var tf tapeFile
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tf); err != nil {
-		return tapeFile{}, fmt.Errorf("--tape %s: not a tape file: %w", path, err)
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: not a tape file: %w", path, err)
 	}
-	if tf.Schema != TapeSchema {
-		return tapeFile{}, fmt.Errorf("--tape %s: schema %d, want %d", path, tf.Schema, TapeSchema)
+	if err := tf.validate(); err != nil {
+		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: %w", path, err)
 	}
-	return tf, nil
+	return tf, -1, nil
+}
+
+// tapeFileFields lists the keys every tape file carries, so a missing one is
+// told apart from a zero value.
+var tapeFileFields = []string{"schema", "scenario", "backend", "seed", "originalLen", "tape"}
+
+// validate checks a decoded tape file against its schema: what a recorded
+// run can contain. Every recorded choice had a range n >= 2 (a draw with
+// n <= 1 records nothing) and a value in [0, n). A tape shrunk to nothing
+// (every choice the simplest) is valid only as the result of shrinking a
+// longer one (originalLen > 0).
+func (tf tapeFile) validate() error {
+	switch {
+	case tf.Schema != TapeSchema:
+		return fmt.Errorf("schema %d, want %d", tf.Schema, TapeSchema)
+	case tf.Scenario == "":
+		return errors.New(`"scenario" is missing or empty`)
+	case tf.Backend == "":
+		return errors.New(`"backend" is missing or empty`)
+	case tf.Tape == nil:
+		return errors.New(`"tape" is missing or null`)
+	case tf.OriginalLen < len(tf.Tape):
+		return fmt.Errorf(`"originalLen" %d is shorter than the tape (%d choices)`, tf.OriginalLen, len(tf.Tape))
+	case len(tf.Tape) == 0 && tf.OriginalLen == 0:
+		return errors.New(`"tape" is empty and records no shrinking ("originalLen" 0): not a recorded run`)
+	}
+	for i, c := range tf.Tape {
+		if c.N < 2 {
+			return fmt.Errorf("choice %d (%q): n %d, want >= 2 (a draw over fewer values is never recorded)", i, c.Label, c.N)
+		}
+		if c.V < 0 || c.V >= c.N {
+			return fmt.Errorf("choice %d (%q): value %d out of range [0, %d)", i, c.Label, c.V, c.N)
+		}
+	}
+	return nil
 }
 
 func writeTapeFile(path string, tf tapeFile) error {
+	if tf.Tape == nil {
+		tf.Tape = choice.Tape{} // shrunk to nothing: "[]", which validate accepts with originalLen > 0
+	}
 	data, err := json.MarshalIndent(tf, "", " ")
 	if err != nil {
-		return fmt.Errorf("shrink: encode tape: %w", err)
+		return fmt.Errorf("encode tape: %w", err)
 	}
 	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("shrink: write tape: %w", err)
+		return fmt.Errorf("write tape %s: %w", path, unwrapPath(err))
 	}
 	return nil
 }
 
 // parseInterspersed parses flags that may come before or after positional
-// arguments ("repro 17 --scenario x" and "repro --scenario x 17").
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+// arguments ("repro 17 --scenario x" and "repro --scenario x 17"). It
+// returns the positional arguments, or the exit code to stop with (see
+// parseFlags).
+func parseInterspersed(fs *flag.FlagSet, args []string, usageLine string, stdout, stderr io.Writer) ([]string, int) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
+		if code := parseFlags(fs, args, usageLine, nil, stdout, stderr); code >= 0 {
+			return nil, code
 		}
 		if fs.NArg() == 0 {
-			return pos, nil
+			return pos, -1
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
@@ -147,18 +216,65 @@ func (t target) what() string {
 // targetFlags are the flags repro and shrink share.
 type targetFlags struct {
 	scenario, backend, bug *string
+	// force replays a tape under flags that differ from what it recorded;
+	// bugSet says --bug was given (--bug "" asks for no bug at all).
+	force  *bool
+	bugSet bool
 }
 
-func addTargetFlags(fs *flag.FlagSet) targetFlags {
-	return targetFlags{
+func addTargetFlags(fs *flag.FlagSet) *targetFlags {
+	return &targetFlags{
 		scenario: fs.String("scenario", "", "scenario name"),
 		backend:  fs.String("backend", "", "store backend: memory, jsonl or sqlite"),
 		bug:      fs.String("bug", "", "inject the named bug(s), comma-separated"),
+		force:    new(bool),
 	}
 }
 
+// noteSet records which flags the command line set (after parsing).
+func (f *targetFlags) noteSet(fs *flag.FlagSet) {
+	fs.Visit(func(fl *flag.Flag) { f.bugSet = f.bugSet || fl.Name == "bug" })
+}
+
+// matchTape refuses flags that contradict the tape's recorded scenario,
+// backend or bugs: the tape's choices only mean the run they were
+// recorded in. --force replays it anyway.
+func (f *targetFlags) matchTape(tf *tapeFile) error {
+	if *f.force {
+		return nil
+	}
+	var diffs []string
+	if *f.scenario != "" && *f.scenario != tf.Scenario {
+		diffs = append(diffs, fmt.Sprintf("--scenario %s (tape: %s)", *f.scenario, tf.Scenario))
+	}
+	if *f.backend != "" && *f.backend != tf.Backend {
+		diffs = append(diffs, fmt.Sprintf("--backend %s (tape: %s)", *f.backend, tf.Backend))
+	}
+	if f.bugSet && !sameNames(*f.bug, tf.Bugs) {
+		diffs = append(diffs, fmt.Sprintf("--bug %q (tape: %q)", *f.bug, strings.Join(tf.Bugs, ",")))
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s differ from what the tape recorded; the tape replays only its own run (--force to replay it anyway)", strings.Join(diffs, ", "))
+}
+
+// sameNames compares a comma-separated list with a slice, ignoring order.
+func sameNames(list string, names []string) bool {
+	var got []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			got = append(got, n)
+		}
+	}
+	want := slices.Clone(names)
+	slices.Sort(got)
+	slices.Sort(want)
+	return slices.Equal(got, want)
+}
+
 // resolve builds the target; tf (may be nil) supplies defaults from a tape.
-func (f targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (target, error) {
+func (f *targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (target, error) {
 	var t target
 	scen, backend, bug := *f.scenario, *f.backend, *f.bug
 	if tf != nil {
@@ -166,13 +282,16 @@ func (f targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (targ
 		if t.tape == nil {
 			t.tape = choice.Tape{}
 		}
+		if err := f.matchTape(tf); err != nil {
+			return t, err
+		}
 		if scen == "" {
 			scen = tf.Scenario
 		}
 		if backend == "" {
 			backend = tf.Backend
 		}
-		if bug == "" {
+		if bug == "" && !f.bugSet {
 			bug = strings.Join(tf.Bugs, ",")
 		}
 	} else {
@@ -209,31 +328,31 @@ func (f targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (targ
 func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	suite := activeSuite
 	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	tflags := addTargetFlags(fs)
 	tapePath := fs.String("tape", "", "replay this tape file (from frameproof shrink) instead of a seed")
+	tflags.force = fs.Bool("force", false, "replay a tape even under --scenario/--backend/--bug that differ from what it recorded")
+	maxTape := fs.Int64("max-tape", defaultMaxTape, "largest tape file accepted, in bytes")
 	tracePath := fs.String("trace", "", "write the JSONL trace here, - for stdout (default frameproof-repro-<scenario>-<backend>-<seed>.jsonl)")
 	htmlPath := fs.String("html", "", "write the HTML report here (default frameproof-repro-<scenario>-<backend>-<seed>.html)")
 	quiet := fs.Bool("q", false, "print only the verdict")
 	usageErr := func(err error) int {
-		fmt.Fprintln(stderr, "frameproof repro:", err)
-		fmt.Fprintln(stderr, reproUsage)
-		return exitUsage
+		return usageError(stderr, "repro", "%v", err)
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		fmt.Fprintln(stderr, reproUsage)
-		return exitUsage
+	pos, code := parseInterspersed(fs, args, reproUsage, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	tflags.noteSet(fs)
+	if *maxTape <= 0 {
+		return usageErr(fmt.Errorf("--max-tape must be positive, got %d", *maxTape))
 	}
 	var tf *tapeFile
 	switch {
 	case *tapePath != "" && len(pos) == 0:
-		f, err := readTapeFile(*tapePath)
+		f, code, err := readTapeFile(*tapePath, *maxTape)
 		if err != nil {
-			return usageErr(err)
+			fmt.Fprintln(stderr, "frameproof repro:", err)
+			return code
 		}
 		tf = &f
 	case *tapePath == "" && len(pos) == 1:
@@ -259,11 +378,13 @@ func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *htmlPath == "" {
 		*htmlPath = stem + ".html"
 	}
+	if err := errors.Join(checkOutputFile("--trace", *tracePath), checkOutputFile("--html", *htmlPath)); err != nil {
+		return ioError(stderr, "repro", "%v", err)
+	}
 
 	first, second, err := runTwice(t)
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof repro:", err)
-		return exitInconclusive
+		return ioError(stderr, "repro", "%v", err)
 	}
 	info := stdout
 	if *tracePath == "-" {
@@ -282,11 +403,11 @@ func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		printOutcome(info, first, second)
 	}
-	writeReproArtifacts(t, first, *tracePath, *htmlPath, second.TraceHash, stdout, stderr, info)
+	werr := writeReproArtifacts(t, first, *tracePath, *htmlPath, second.TraceHash, stdout, stderr, info)
 	if first.Failed {
 		return exitFail
 	}
-	return exitPass
+	return outputCode(exitPass, werr)
 }
 
 // runTwice runs the target twice with full traces.
@@ -332,16 +453,24 @@ func printOutcome(w io.Writer, o, again simOutcome) {
 }
 
 // writeReproArtifacts writes the trace and the HTML report, reporting
-// (not failing on) write errors: the verdict is already printed.
-func writeReproArtifacts(t target, o simOutcome, tracePath, htmlPath, rerunHash string, stdout, stderr, info io.Writer) {
+// write errors on stderr and returning the first: the verdict is already
+// printed, and the caller turns the error into the exit code.
+func writeReproArtifacts(t target, o simOutcome, tracePath, htmlPath, rerunHash string, stdout, stderr, info io.Writer) error {
+	var first error
+	report := func(err error) {
+		fmt.Fprintln(stderr, "frameproof repro:", err)
+		if first == nil {
+			first = err
+		}
+	}
 	if o.Trace == nil {
 		fmt.Fprintln(stderr, "frameproof repro: the scenario kept no trace")
 	} else if tracePath == "-" {
 		if err := o.Trace.WriteJSONL(stdout); err != nil {
-			fmt.Fprintln(stderr, "frameproof repro: trace:", err)
+			report(fmt.Errorf("trace: %w", err))
 		}
 	} else if err := writeTrace(tracePath, o); err != nil {
-		fmt.Fprintln(stderr, "frameproof repro:", err)
+		report(err)
 	} else {
 		fmt.Fprintf(info, "trace: %s (%d records)\n", tracePath, o.Trace.Len())
 	}
@@ -350,10 +479,11 @@ func writeReproArtifacts(t target, o simOutcome, tracePath, htmlPath, rerunHash 
 		link = ""
 	}
 	if err := writeHTMLReport(htmlPath, htmlReportInput{Target: t, Outcome: o, RerunHash: rerunHash, TraceFile: link, Model: activeSuite.LinzModel()}); err != nil {
-		fmt.Fprintln(stderr, "frameproof repro:", err)
-		return
+		report(err)
+		return first
 	}
 	fmt.Fprintf(info, "html: %s\n", htmlPath)
+	return first
 }
 
 func writeTrace(path string, o simOutcome) error {
@@ -374,22 +504,15 @@ func writeTrace(path string, o simOutcome) error {
 func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	suite := activeSuite
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	tflags := addTargetFlags(fs)
 	out := fs.String("out", "", "write the shrunk tape here (default frameproof-shrunk-<scenario>-<backend>-<seed>.json)")
 	attempts := fs.Int("attempts", shrink.DefaultMaxAttempts, "shrink budget: replays of candidate tapes")
 	usageErr := func(err error) int {
-		fmt.Fprintln(stderr, "frameproof shrink:", err)
-		fmt.Fprintln(stderr, shrinkUsage)
-		return exitUsage
+		return usageError(stderr, "shrink", "%v", err)
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		fmt.Fprintln(stderr, shrinkUsage)
-		return exitUsage
+	pos, code := parseInterspersed(fs, args, shrinkUsage, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	if len(pos) != 1 {
 		return usageErr(errors.New("give exactly one SEED"))
@@ -404,11 +527,13 @@ func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *out == "" {
 		*out = fmt.Sprintf("frameproof-shrunk-%s-%s-%d.json", t.scenario.Name, t.backend, t.seed)
 	}
+	if err := checkOutputFile("--out", *out); err != nil {
+		return ioError(stderr, "shrink", "%v", err)
+	}
 
 	dir, err := os.MkdirTemp("", "frameproof-shrink-*")
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof shrink: temporary directory:", err)
-		return exitInconclusive
+		return ioError(stderr, "shrink", "temporary directory: %v", unwrapPath(err))
 	}
 	defer os.RemoveAll(dir)
 	opts := simOptions{Backend: t.backend, Bugs: t.bugs, TempDir: dir}
@@ -442,8 +567,8 @@ func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	tf := tapeFile{Schema: TapeSchema, Scenario: t.scenario.Name, Backend: t.backend, Bugs: t.bugs,
 		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(tape), Tape: shrunk}
 	if err := writeTapeFile(*out, tf); err != nil {
-		fmt.Fprintln(stderr, "frameproof shrink:", err)
-		return exitInconclusive
+		// The tape is what shrink is for: not writing it is an I/O error.
+		return ioError(stderr, "shrink", "%v", err)
 	}
 	fmt.Fprintf(stdout, "shrunk: %d -> %d choices (%s)\n", len(tape), len(shrunk), shrinkNote(stats))
 	fmt.Fprintf(stdout, "shrunk failure: %s\n", final.Message)

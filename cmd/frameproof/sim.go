@@ -1,16 +1,18 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/frameproof/frameproof/sim/campaign"
@@ -25,7 +27,7 @@ func init() {
 	register("sim", "run a simulation campaign over scenarios x seeds x backends (release gate)", runSim)
 }
 
-const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend NAME,...] [--shard i/n] [--bug NAME] [--json] [--junit FILE] [--report-dir DIR] [--jobs N] [-q]"
+const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend NAME,...] [--shard i/n|auto] [--defer-coverage] [--bug NAME] [--json] [--junit FILE] [--report-dir DIR] [--jobs N] [-q]"
 
 // defaultSeeds is the number of seeds per scenario x backend of the default
 // campaign, derived from measured throughput so that the default run (16
@@ -60,38 +62,96 @@ type simConfig struct {
 	junit          string
 	reportDir      string
 	quiet          bool
+	deferCoverage  bool
+	stop           func() bool // true once the campaign was interrupted
+}
+
+// simSignals subscribes to the signals that interrupt a campaign; tests
+// replace it to interrupt a campaign without signalling the test process.
+var simSignals = func() (<-chan os.Signal, func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return ch, func() { signal.Stop(ch) }
+}
+
+// watchInterrupts turns the first SIGINT or SIGTERM into a flag the
+// campaign polls: runs in progress finish, no new run starts, the summary
+// so far and the reports are written and the temporary directory removed.
+// A second signal gets the default action (the process dies at once).
+func watchInterrupts(stderr io.Writer) (*atomic.Bool, func()) {
+	var flag atomic.Bool
+	sigs, unsubscribe := simSignals()
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			flag.Store(true)
+			unsubscribe()
+			fmt.Fprintf(stderr, "\nframeproof sim: %v: finishing the runs in progress, then the summary and reports (again to quit at once)\n", sig)
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return &flag, func() {
+		once.Do(func() {
+			close(done)
+			unsubscribe()
+		})
+	}
+}
+
+// markInterrupted gives an interrupted campaign its verdict: "interrupted",
+// exit 1 when it found a failure before the interrupt, else 3 (no verdict).
+func markInterrupted(rep *Report) {
+	rep.Verdict, rep.ExitCode = "interrupted", exitInconclusive
+	if rep.Failed > 0 {
+		rep.ExitCode = exitFail
+	}
+	note := "interrupted: the counts, coverage and failures cover only the runs finished before the interrupt"
+	rep.Note = strings.TrimPrefix(rep.Note+"; "+note, "; ")
+	rep.Sim.Verdict = rep.Verdict
 }
 
 func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	suite := activeSuite
-	cfg, code := parseSimFlags(suite, args, stderr)
+	cfg, code := parseSimFlags(suite, args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
+	if err := checkOutputFile("--junit", cfg.junit); err != nil {
+		return ioError(stderr, "sim", "%v", err)
+	}
+	if err := checkOutputDir("--report-dir", cfg.reportDir); err != nil {
+		return ioError(stderr, "sim", "%v", err)
+	}
 	tmp, err := os.MkdirTemp("", "frameproof-sim-*")
 	if err != nil {
-		fmt.Fprintln(stderr, "frameproof sim: temporary directory:", err)
-		return exitInconclusive
+		return ioError(stderr, "sim", "temporary directory: %v", unwrapPath(err))
 	}
 	defer os.RemoveAll(tmp)
+
+	interrupted, stopWatching := watchInterrupts(stderr)
+	defer stopWatching()
+	cfg.stop = interrupted.Load
 
 	prog := newProgress(stderr, cfg.quiet)
 	res := executeSim(suite, cfg, tmp, prog)
 	prog.finish()
 
 	rep := buildSimReport(suite, cfg, res)
-	code = rep.finish()
-	rep.Sim.Verdict = rep.Verdict
+	if interrupted.Load() {
+		markInterrupted(rep)
+	}
+	code = rep.ExitCode
 	if cfg.reportDir != "" {
 		if err := writeFailureReports(suite, cfg, rep.Sim); err != nil {
 			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", err)
+			code = outputCode(code, err)
 		}
 	}
 	code = rep.writeJUnitKeeping(cfg.junit, "frameproof sim", code, stderr)
 	if cfg.asJSON {
-		if err := rep.writeJSON(stdout); err != nil {
-			fmt.Fprintln(stderr, "frameproof sim: --json:", err)
-		}
+		_ = rep.writeJSON(stdout) // dispatch's checked stdout reports a failed write
 		return code
 	}
 	printSimSummary(stdout, rep)
@@ -99,16 +159,16 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 // parseSimFlags returns the config, or an exit code >= 0 to stop with.
-func parseSimFlags(suite simSuite, args []string, stderr io.Writer) (simConfig, int) {
+func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (simConfig, int) {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { simHelp(stderr, suite, fs) }
 	budget := fs.String("budget", "", "stop starting runs after N simulated steps in total, or after DURATION of wall time (e.g. 30s); split evenly over the scenario x backend cells")
 	seeds := fs.Int("seeds", defaultSeeds, "seeds per scenario x backend")
 	base := fs.Uint64("seed", defaultBaseSeed, "first seed (seeds are BASE..BASE+N-1)")
 	scen := fs.String("scenario", "", "comma-separated scenarios (default: all)")
 	backend := fs.String("backend", "", "comma-separated store backends (default: all)")
-	shard := fs.String("shard", "0/1", "run only shard i of n (0-based) of every cell's seeds")
+	shard := fs.String("shard", "0/1", "run only shard i of n (0-based) of every cell's seeds; auto: i from $"+campaign.EnvShardIndex+
+		" (or Kubernetes' $"+campaign.EnvJobIndex+"), n from $"+campaign.EnvShardCount)
+	deferCoverage := fs.Bool("defer-coverage", false, "count race coverage but leave its verdict to `frameproof merge` of all shards")
 	bug := fs.String("bug", "", "inject the named bug(s), comma-separated (expected outcome: exit 1)")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "cells run in parallel")
 	maxFail := fs.Int("max-failures", 2, "stop a cell after this many failing seeds (0 = no limit)")
@@ -117,23 +177,18 @@ func parseSimFlags(suite simSuite, args []string, stderr io.Writer) (simConfig, 
 	junit := fs.String("junit", "", "also write JUnit XML to this file (one testcase per scenario x backend)")
 	reportDir := fs.String("report-dir", "", "write trace, HTML report and shrunk tape of every failure here")
 	quiet := fs.Bool("q", false, "no progress output")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return simConfig{}, exitPass
-		}
-		fmt.Fprintln(stderr, simUsage)
-		return simConfig{}, exitUsage
+	if code := parseFlags(fs, args, simUsage, func(w io.Writer) { simHelp(w, suite) }, stdout, stderr); code >= 0 {
+		return simConfig{}, code
 	}
 	bad := func(format string, a ...any) (simConfig, int) {
-		fmt.Fprintf(stderr, "frameproof sim: "+format+"\n", a...)
-		fmt.Fprintln(stderr, simUsage)
-		return simConfig{}, exitUsage
+		return simConfig{}, usageError(stderr, "sim", format, a...)
 	}
 	if fs.NArg() != 0 {
 		return bad("unexpected argument %q", fs.Arg(0))
 	}
 	cfg := simConfig{seeds: *seeds, baseSeed: *base, jobs: *jobs, maxFailures: *maxFail,
-		shrinkAttempts: *shrinkAttempts, asJSON: *asJSON, junit: *junit, reportDir: *reportDir, quiet: *quiet}
+		shrinkAttempts: *shrinkAttempts, asJSON: *asJSON, junit: *junit, reportDir: *reportDir, quiet: *quiet,
+		deferCoverage: *deferCoverage}
 	if cfg.seeds <= 0 {
 		return bad("--seeds must be positive, got %d", cfg.seeds)
 	}
@@ -151,8 +206,12 @@ func parseSimFlags(suite simSuite, args []string, stderr io.Writer) (simConfig, 
 		cfg.budgetText = *budget
 	}
 	var err error
-	if cfg.shard, cfg.shards, err = campaign.ParseShard(*shard); err != nil {
-		return bad("--shard: %v", err)
+	if *shard == "auto" {
+		if cfg.shard, cfg.shards, err = campaign.ShardFromEnv(os.Getenv); err != nil {
+			return bad("--shard auto: %s", trimPrefix(err, "campaign: shard auto"))
+		}
+	} else if cfg.shard, cfg.shards, err = campaign.ParseShard(*shard); err != nil {
+		return bad("--shard: %s", trimPrefix(err, "campaign"))
 	}
 	if len(suite.Scenarios()) == 0 {
 		return bad("no scenarios are available in this build")
@@ -187,15 +246,12 @@ func parseBudget(s string) (int64, time.Duration, error) {
 	return 0, d, nil
 }
 
-func simHelp(w io.Writer, suite simSuite, fs *flag.FlagSet) {
-	fmt.Fprintln(w, simUsage)
-	fmt.Fprintln(w, "")
+// simHelp is what --help prints after the flags.
+func simHelp(w io.Writer, suite simSuite) {
 	fmt.Fprintln(w, "Runs every scenario on every backend over seeds BASE..BASE+N-1 and checks invariants,")
 	fmt.Fprintln(w, "impl vs model and linearizability. Exit codes: 0 pass, 1 failure (each with its")
-	fmt.Fprintln(w, "reproduction command), 2 usage error, 3 inconclusive (a race row missed an order).")
-	fmt.Fprintln(w, "")
-	fmt.Fprintln(w, "flags:")
-	fs.PrintDefaults()
+	fmt.Fprintln(w, "reproduction command), 2 usage error, 3 inconclusive (a race row missed an order),")
+	fmt.Fprintln(w, "4 an I/O or environment error (a report or artifact not written).")
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "scenarios:")
 	for _, sc := range suite.Scenarios() {
@@ -272,6 +328,9 @@ func executeSim(suite simSuite, cfg simConfig, tmp string, prog *progress) simRe
 		}()
 	}
 	for i := range cells {
+		if cfg.stop != nil && cfg.stop() {
+			break // interrupted: the cells not started stay "not run"
+		}
 		work <- i
 	}
 	close(work)
@@ -307,7 +366,7 @@ func runCell(sc simScenario, backend, dir string, cfg simConfig, maxSteps int64,
 	c := campaign.Campaign{
 		Scenario: sc.Name, Bug: strings.Join(cfg.bugs, ","), Run: run,
 		BaseSeed: cfg.baseSeed, Seeds: cfg.seeds, Shard: cfg.shard, Shards: cfg.shards,
-		MaxSteps: maxSteps, MaxDuration: maxDur, MaxFailures: cfg.maxFailures,
+		MaxSteps: maxSteps, MaxDuration: maxDur, MaxFailures: cfg.maxFailures, Stop: cfg.stop,
 		ShrinkAttempts: cfg.shrinkAttempts, NoShrink: cfg.shrinkAttempts == 0,
 		// OnRun follows the seed's first run directly (before any re-run
 		// or shrink replay), so last is that run's outcome.

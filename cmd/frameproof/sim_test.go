@@ -83,7 +83,10 @@ func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
 	require.Equal(t, exitFail, code, stdout+stderr)
 	m := reproLine.FindAllStringSubmatch(stdout, -1)
 	require.NotEmpty(t, m, stdout)
-	assert.Len(t, m, 6, "--max-failures 2 per cell over 3 backends")
+	assert.Len(t, m, 1, "one group: every failure is the bug's \"value N >= 7 at op N\"")
+	assert.Contains(t, stdout, "failures: 6 seeds, 1 distinct")
+	assert.Contains(t, stdout, "  6 seeds: coin/memory x2, coin/jsonl x2, coin/sqlite x2\n", "--max-failures 2 per cell over 3 backends")
+	assert.Contains(t, stdout, "and 15 report files for the other seeds")
 	assert.Equal(t, "big-value", m[0][5])
 	assert.Regexp(t, `shrunk tape: \d+ -> [1-9]\d* choices`, stdout)
 	assert.Contains(t, stdout, "verdict: FAIL")
@@ -121,7 +124,7 @@ func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
 	require.Equal(t, exitFail, code, out+errs)
 	assert.Regexp(t, `shrunk: \d+ -> \d+ choices`, out)
 	assert.Contains(t, out, "replay: frameproof repro --tape "+tape+" --scenario coin --backend "+m[0][4]+" --bug big-value")
-	tf, err := readTapeFile(tape)
+	tf, _, err := readTapeFile(tape, defaultMaxTape)
 	require.NoError(t, err)
 	assert.Equal(t, "invariant", tf.Kind)
 	assert.Less(t, len(tf.Tape), tf.OriginalLen)
@@ -176,12 +179,12 @@ func TestSimUsageErrors(t *testing.T) {
 		code, _, stderr := run(append([]string{"sim"}, tc.args...)...)
 		assert.Equal(t, exitUsage, code, tc.args)
 		assert.Contains(t, stderr, tc.want, tc.args)
-		assert.Contains(t, stderr, "usage: frameproof sim", tc.args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
 	}
-	code, _, stderr := run("sim", "--help")
+	code, stdout, _ := run("sim", "--help")
 	assert.Equal(t, exitPass, code)
-	for _, want := range []string{"injected bugs", "big-value", "flaky", "scenarios:", "coin", "rare", "memory, jsonl, sqlite"} {
-		assert.Contains(t, stderr, want)
+	for _, want := range []string{"usage: frameproof sim", "injected bugs", "big-value", "flaky", "scenarios:", "coin", "rare", "memory, jsonl, sqlite"} {
+		assert.Contains(t, stdout, want)
 	}
 
 	for _, args := range [][]string{
@@ -197,7 +200,7 @@ func TestSimUsageErrors(t *testing.T) {
 	} {
 		code, _, stderr := run(args...)
 		assert.Equal(t, exitUsage, code, args)
-		assert.Contains(t, stderr, "usage: frameproof "+args[0], args)
+		assert.Regexp(t, "^frameproof "+args[0]+": [^\n]+\n$", stderr, args)
 	}
 }
 
@@ -248,23 +251,24 @@ func TestTakenOrdersCountsEveryOrderOnce(t *testing.T) {
 	}
 }
 
-// An unwritable --junit path must not hide the campaign's result: the
-// failures and their reproduction lines are still printed, a failing
-// campaign still exits 1, and otherwise the bad path is a usage error.
-func TestSimJUnitWriteErrorKeepsTheResult(t *testing.T) {
+// An unwritable --junit path is found before the campaign starts (exit 4,
+// nothing run); a JUnit file that fails after the campaign does not hide its
+// result: a failure keeps exit 1, anything else becomes exit 4.
+func TestSimJUnitWriteError(t *testing.T) {
 	withSuite(t, fakeSuite{})
 	junit := filepath.Join(t.TempDir(), "no-such-dir", "sim.xml")
 	code, stdout, stderr := run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20",
 		"--bug", "big-value", "--junit", junit, "-q")
-	assert.Equal(t, exitFail, code, stdout+stderr)
-	assert.Regexp(t, reproLine, stdout)
-	assert.Contains(t, stderr, "junit")
+	assert.Equal(t, exitIO, code, stdout+stderr)
+	assert.Empty(t, stdout, "no campaign ran")
+	assert.Contains(t, stderr, "--junit "+junit)
 
-	code, stdout, stderr = run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20",
-		"--junit", junit, "--json", "-q")
-	assert.Equal(t, exitUsage, code, stdout+stderr)
-	assert.Equal(t, "pass", decodeReport(t, stdout).Verdict, "the JSON report is still printed")
-	assert.Contains(t, stderr, "junit")
+	var errb strings.Builder
+	rep := &Report{Command: "sim"}
+	assert.Equal(t, exitFail, rep.writeJUnitKeeping(junit, "frameproof sim", exitFail, &errb))
+	assert.Equal(t, exitIO, rep.writeJUnitKeeping(junit, "frameproof sim", exitPass, &errb))
+	assert.Equal(t, exitIO, rep.writeJUnitKeeping(junit, "frameproof sim", exitInconclusive, &errb))
+	assert.Contains(t, errb.String(), "--junit")
 }
 
 // seedLog is a suite whose scenarios record every seed they are run with,
@@ -320,4 +324,23 @@ func TestSimShardsPartitionTheSeeds(t *testing.T) {
 			assert.Equal(t, want, got, "%+v cell %s", tc, cell)
 		}
 	}
+}
+
+func TestFailuresGroupByKindAndMessage(t *testing.T) {
+	fs := []SimFailure{
+		{Scenario: "a", Backend: "memory", Seed: 3, Kind: "invariant", Message: "value 8 at op 3\ndetail", Repro: "r3"},
+		{Scenario: "a", Backend: "jsonl", Seed: 4, Kind: "liveness", Message: "stuck after 100 steps", Repro: "r4"},
+		{Scenario: "b", Backend: "memory", Seed: 9, Kind: "invariant", Message: "value 9 at op 12", Repro: "r9"},
+		{Scenario: "a", Backend: "memory", Seed: 11, Kind: "invariant", Message: "value 7 at op 1", Repro: "r11"},
+	}
+	g := groupFailures(fs)
+	require.Len(t, g, 2)
+	assert.Equal(t, "value 8 at op 3", g[0].message)
+	assert.Len(t, g[0].members, 3)
+	assert.Equal(t, "liveness", g[1].kind)
+	var b strings.Builder
+	printFailureGroups(&b, fs)
+	assert.Contains(t, b.String(), "failures: 4 seeds, 2 distinct")
+	assert.Contains(t, b.String(), "FAIL invariant: value 8 at op 3\n  3 seeds: a/memory x2, b/memory x1\n  first: a/memory seed 3\n  repro: r3\n")
+	assert.Contains(t, b.String(), "FAIL liveness: stuck after 100 steps\n  1 seeds: a/jsonl x1\n")
 }

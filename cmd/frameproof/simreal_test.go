@@ -72,25 +72,24 @@ func TestSimRealTooSmallBudgetIsInconclusive(t *testing.T) {
 }
 
 func TestSimRealUsage(t *testing.T) {
-	code, _, stderr := run("sim", "--help")
+	code, help, _ := run("sim", "--help")
 	require.Equal(t, exitPass, code)
 	for _, b := range lanesim.BugNames() {
-		assert.Contains(t, stderr, "\n  "+b+"\n")
+		assert.Contains(t, help, "\n  "+b+"\n")
 	}
 	for _, sc := range lanesim.Scenarios() {
-		assert.Contains(t, stderr, "  "+sc.Name+" ")
+		assert.Contains(t, help, "  "+sc.Name+" ")
 	}
 	// the help lists every backend of the registry
-	assert.Contains(t, stderr, "\nbackends: "+strings.Join(backends.Names(), ", ")+"\n")
+	assert.Contains(t, help, "\nbackends: "+strings.Join(backends.Names(), ", ")+"\n")
 	for _, name := range []string{"settle-without-delete", "fence-ignores-response", "ack-before-fsync"} {
 		assert.Contains(t, lanesim.BugNames(), name, "the issue names this bug")
 	}
 
-	code, _, stderr = run("sim", "--bug", "no-such-bug")
+	code, _, stderr := run("sim", "--bug", "no-such-bug")
 	require.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, `unknown bug "no-such-bug" (valid: `)
 	assert.Contains(t, stderr, "settle-without-delete")
-	assert.Contains(t, stderr, "usage: frameproof sim")
 
 	code, _, stderr = run("sim", "--scenario", "mix,nope")
 	require.Equal(t, exitUsage, code)

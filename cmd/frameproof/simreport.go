@@ -5,107 +5,32 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
-	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
-// SimReport is the sim-specific part of the --json Report (Report.Sim).
-type SimReport struct {
-	BaseSeed  uint64   `json:"baseSeed"`
-	Seeds     int      `json:"seeds"` // per scenario x backend, before sharding
-	Shard     string   `json:"shard"` // "i/n"
-	Budget    string   `json:"budget,omitempty"`
-	Bugs      []string `json:"bugs,omitempty"`
-	Scenarios []string `json:"scenarios"`
-	Backends  []string `json:"backends"`
-	// Verdict repeats Report.Verdict: "pass", "fail" or "inconclusive".
-	Verdict    string        `json:"verdict"`
-	Cells      []SimCell     `json:"cells"`
-	Coverage   []SimCoverage `json:"coverage"`
-	Throughput SimThroughput `json:"throughput"`
-	Failures   []SimFailure  `json:"failures"`
-}
+// The campaign report types live in sim/campaign (shard runs and their
+// merge share them); these names keep the CLI's code readable.
+type (
+	SimReport     = campaign.Report
+	SimCell       = campaign.Cell
+	SimCoverage   = campaign.CoverageRow
+	SimOrder      = campaign.OrderCount
+	SimThroughput = campaign.Throughput
+	SimFailure    = campaign.ReportedFailure
+)
 
-// SimCell is one scenario x backend campaign.
-type SimCell struct {
-	Scenario string `json:"scenario"`
-	Backend  string `json:"backend"`
-	Planned  int    `json:"planned"` // seeds this shard owns
-	Runs     int    `json:"runs"`
-	Passed   int    `json:"passed"`
-	Failed   int    `json:"failed"`
-	Steps    int64  `json:"steps"`
-	// StoppedBy names the budget that ended the cell early: "steps",
-	// "duration" or "failures"; "" if every planned seed ran.
-	StoppedBy string `json:"stoppedBy,omitempty"`
-	// DurationSeconds is the cell's wall time, re-runs and shrinking of
-	// failures included; RunSeconds only the seeds' first runs, from which
-	// RunsPerSecond and StepsPerSecond (the simulator's speed) are taken.
-	DurationSeconds float64 `json:"durationSeconds"`
-	RunSeconds      float64 `json:"runSeconds"`
-	RunsPerSecond   float64 `json:"runsPerSecond"`
-	StepsPerSecond  float64 `json:"stepsPerSecond"`
-	Verdict         string  `json:"verdict"` // pass | fail | error | not run
-	Error           string  `json:"error,omitempty"`
-}
-
-// SimCoverage is one race row: how many runs took each of its orders.
-type SimCoverage struct {
-	Row     string     `json:"row"`
-	Name    string     `json:"name"`
-	Orders  []SimOrder `json:"orders"`
-	Covered bool       `json:"covered"` // both orders taken at least once
-}
-
-// SimOrder counts the runs that took one order of a race row.
-type SimOrder struct {
-	Order string `json:"order"`
-	Runs  int    `json:"runs"`
-}
-
-// SimThroughput is the whole campaign's speed (wall time, all jobs).
-type SimThroughput struct {
-	Runs           int     `json:"runs"`
-	Steps          int64   `json:"steps"`
-	WallSeconds    float64 `json:"wallSeconds"`
-	Jobs           int     `json:"jobs"`
-	RunsPerSecond  float64 `json:"runsPerSecond"`
-	StepsPerSecond float64 `json:"stepsPerSecond"`
-}
-
-// SimFailure is one failing seed with its reproduction.
-type SimFailure struct {
-	Scenario    string   `json:"scenario"`
-	Backend     string   `json:"backend"`
-	Bugs        []string `json:"bugs,omitempty"`
-	Seed        uint64   `json:"seed"`
-	Kind        string   `json:"kind"`
-	Message     string   `json:"message"`
-	Repro       string   `json:"repro"` // the one-line reproduction command
-	TraceHash   string   `json:"traceHash"`
-	RerunHashes []string `json:"rerunHashes"`
-	TapeLen     int      `json:"tapeLen"`
-	// ShrunkTapeLen is the length of the delta-debugged tape that still
-	// fails with Kind; ShrunkMessage what it fails with.
-	ShrunkTapeLen int         `json:"shrunkTapeLen"`
-	ShrunkMessage string      `json:"shrunkMessage,omitempty"`
-	ShrunkTape    choice.Tape `json:"shrunkTape,omitempty"`
-	// Files lists what --report-dir wrote for this failure.
-	Files []string `json:"files,omitempty"`
-}
-
-// buildSimReport turns the cells into the Report (one testcase per
-// scenario x backend) and its Sim part.
+// buildSimReport turns the cells into the campaign report and judges it
+// (judgeSim).
 func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
-	rep := &Report{Schema: ReportSchema, Command: "sim", Suites: []ReportSuite{}}
 	sr := &SimReport{BaseSeed: cfg.baseSeed, Seeds: cfg.seeds, Shard: fmt.Sprintf("%d/%d", cfg.shard, cfg.shards),
-		Budget: cfg.budgetText, Bugs: cfg.bugs, Backends: cfg.backends,
+		Budget: cfg.budgetText, Bugs: cfg.bugs, Backends: cfg.backends, CoverageDeferred: cfg.deferCoverage,
 		Cells: []SimCell{}, Coverage: []SimCoverage{}, Failures: []SimFailure{}}
-	rep.Sim = sr
 	for _, sc := range cfg.scenarios {
 		sr.Scenarios = append(sr.Scenarios, sc.Name)
 	}
@@ -119,34 +44,22 @@ func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
 			cell.RunsPerSecond = float64(s.Runs) / cell.RunSeconds
 			cell.StepsPerSecond = float64(s.Steps) / cell.RunSeconds
 		}
-		rc := ReportCase{Name: c.backend}
 		switch {
 		case c.err != nil:
 			cell.Verdict, cell.Error = statusError, c.err.Error()
-			rc.Status, rc.Detail = statusError, c.err.Error()
 		case len(s.Failures) > 0:
-			cell.Verdict, rc.Status = statusFail, statusFail
+			cell.Verdict = statusFail
 		case s.Runs == 0:
-			cell.Verdict, rc.Status = "not run", statusSkipped
-			rc.Detail = "budget exhausted before the first run"
+			cell.Verdict = "not run"
 		default:
-			cell.Verdict, rc.Status = statusPass, statusPass
-			rc.Detail = fmt.Sprintf("%d runs, %d steps", s.Runs, s.Steps)
+			cell.Verdict = statusPass
 		}
-		var details []string
 		for _, f := range s.Failures {
-			sf := SimFailure{Scenario: c.scenario, Backend: c.backend, Bugs: cfg.bugs, Seed: f.Seed, Kind: f.Kind,
+			sr.Failures = append(sr.Failures, SimFailure{Scenario: c.scenario, Backend: c.backend, Bugs: cfg.bugs, Seed: f.Seed, Kind: f.Kind,
 				Message: f.Message, Repro: reproCommand(f.Seed, c.scenario, c.backend, cfg.bugs),
 				TraceHash: f.TraceHash, RerunHashes: f.RerunHashes, TapeLen: f.TapeLen,
-				ShrunkTapeLen: f.ShrunkTapeLen, ShrunkMessage: f.ShrunkMessage, ShrunkTape: f.ShrunkTape}
-			sr.Failures = append(sr.Failures, sf)
-			details = append(details, fmt.Sprintf("seed %d %s: %s\nrepro: %s\nshrunk tape: %d -> %d choices",
-				f.Seed, f.Kind, f.Message, sf.Repro, f.TapeLen, f.ShrunkTapeLen))
+				ShrunkTapeLen: f.ShrunkTapeLen, ShrunkMessage: f.ShrunkMessage, ShrunkTape: f.ShrunkTape})
 		}
-		if len(details) > 0 {
-			rc.Detail = strings.Join(details, "\n")
-		}
-		rep.add(c.scenario, rc)
 		sr.Cells = append(sr.Cells, cell)
 		sr.Throughput.Runs += s.Runs
 		sr.Throughput.Steps += s.Steps
@@ -166,23 +79,65 @@ func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
 		sr.Throughput.RunsPerSecond = float64(sr.Throughput.Runs) / wall
 		sr.Throughput.StepsPerSecond = float64(sr.Throughput.Steps) / wall
 	}
-	var missing []string
 	for _, row := range coverageGoals(suite, cfg.scenarios) {
 		cov := SimCoverage{Row: row.ID, Name: row.Name, Covered: true}
 		for _, o := range row.Orders {
 			n := orders[row.ID][o]
 			cov.Orders = append(cov.Orders, SimOrder{Order: o, Runs: n})
-			if n == 0 {
-				cov.Covered = false
-				missing = append(missing, fmt.Sprintf("%s %q", row.ID, o))
-			}
+			cov.Covered = cov.Covered && n > 0
 		}
 		sr.Coverage = append(sr.Coverage, cov)
 	}
-	if len(missing) > 0 {
+	return judgeSim(sr)
+}
+
+// judgeSim builds the CLI report of a campaign report, one testcase per
+// scenario x backend, and its verdict: a failure is a fail; a cell error,
+// a cell not run or a race row missing an order is inconclusive, unless
+// the coverage verdict is deferred to the merge of all shards.
+func judgeSim(sr *SimReport) *Report {
+	rep := &Report{Schema: ReportSchema, Command: "sim", Suites: []ReportSuite{}, Sim: sr}
+	for _, cell := range sr.Cells {
+		rc := ReportCase{Name: cell.Backend}
+		switch cell.Verdict {
+		case statusError:
+			rc.Status, rc.Detail = statusError, cell.Error
+		case statusFail:
+			rc.Status = statusFail
+		case statusPass:
+			rc.Status, rc.Detail = statusPass, fmt.Sprintf("%d runs, %d steps", cell.Runs, cell.Steps)
+		default:
+			rc.Status, rc.Detail = statusSkipped, "budget exhausted before the first run"
+		}
+		var details []string
+		for _, f := range sr.Failures {
+			if f.Scenario == cell.Scenario && f.Backend == cell.Backend {
+				details = append(details, fmt.Sprintf("seed %d %s: %s\nrepro: %s\nshrunk tape: %d -> %d choices",
+					f.Seed, f.Kind, f.Message, f.Repro, f.TapeLen, f.ShrunkTapeLen))
+			}
+		}
+		if len(details) > 0 {
+			rc.Detail = strings.Join(details, "\n")
+		}
+		rep.add(cell.Scenario, rc)
+	}
+	var missing []string
+	for _, cov := range sr.Coverage {
+		for _, o := range cov.Orders {
+			if o.Runs == 0 {
+				missing = append(missing, fmt.Sprintf("%s %q", cov.Row, o.Order))
+			}
+		}
+	}
+	switch {
+	case len(missing) > 0 && sr.CoverageDeferred:
+		// Counted, not judged: the merge of every shard judges coverage.
+	case len(missing) > 0:
 		rep.Note = "race coverage incomplete: no run took " + strings.Join(missing, ", ") +
 			"; raise --seeds or --budget (a campaign that misses either order of a race row is inconclusive, not a pass)"
 	}
+	rep.finish()
+	sr.Verdict = rep.Verdict
 	return rep
 }
 
@@ -204,7 +159,11 @@ func printSimSummary(w io.Writer, rep *Report) {
 	fmt.Fprintln(tw, "scenario\tbackend\t  runs\tfailed\t     steps\t runs/s\t steps/s\tverdict")
 	for _, c := range sr.Cells {
 		verdict := strings.ToUpper(c.Verdict)
-		if c.StoppedBy != "" {
+		switch c.StoppedBy {
+		case "":
+		case "interrupted":
+			verdict += fmt.Sprintf(" (%d/%d seeds, interrupted)", c.Runs, c.Planned)
+		default:
 			verdict += fmt.Sprintf(" (%d/%d seeds, %s budget)", c.Runs, c.Planned, c.StoppedBy)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%6d\t%6d\t%10d\t%7.1f\t%8.0f\t%s\n", c.Scenario, c.Backend, c.Runs, c.Failed, c.Steps,
@@ -233,22 +192,7 @@ func printSimSummary(w io.Writer, rep *Report) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "throughput: %d runs, %d steps in %.1fs wall on %d jobs (%.1f runs/s, %.0f steps/s)\n",
 		t.Runs, t.Steps, t.WallSeconds, t.Jobs, t.RunsPerSecond, t.StepsPerSecond)
-	if len(sr.Failures) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "failures (%d):\n", len(sr.Failures))
-		for _, f := range sr.Failures {
-			fmt.Fprintf(w, "FAIL %s/%s seed %d %s: %s\n", f.Scenario, f.Backend, f.Seed, f.Kind, firstLine(f.Message))
-			fmt.Fprintf(w, "  repro: %s\n", f.Repro)
-			fmt.Fprintf(w, "  shrunk tape: %d -> %d choices", f.TapeLen, f.ShrunkTapeLen)
-			if f.ShrunkMessage != "" && f.ShrunkMessage != f.Message {
-				fmt.Fprintf(w, " (fails with: %s)", firstLine(f.ShrunkMessage))
-			}
-			fmt.Fprintln(w)
-			for _, p := range f.Files {
-				fmt.Fprintf(w, "  wrote %s\n", p)
-			}
-		}
-	}
+	printFailureGroups(w, sr.Failures)
 	for _, c := range sr.Cells {
 		if c.Error != "" {
 			fmt.Fprintf(w, "ERROR %s/%s: %s\n", c.Scenario, c.Backend, c.Error)
@@ -257,6 +201,9 @@ func printSimSummary(w io.Writer, rep *Report) {
 	fmt.Fprintln(w)
 	if rep.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", rep.Note)
+	}
+	if sr.CoverageDeferred && !allCovered(sr.Coverage) {
+		fmt.Fprintln(w, "note: race coverage incomplete on this shard; its verdict is left to `frameproof merge` of all shards (--defer-coverage)")
 	}
 	fmt.Fprintf(w, "verdict: %s\n", strings.ToUpper(rep.Verdict))
 }
@@ -371,4 +318,88 @@ func (p *progress) finish() {
 	if !p.off && p.tty {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 72))
 	}
+}
+
+// failureGroup is the failures that share a kind and a message (digits
+// aside: "value 8 at op 3" and "value 9 at op 1" are one problem).
+type failureGroup struct {
+	kind, message string
+	members       []SimFailure // in campaign order; the first is shown
+}
+
+var digitRun = regexp.MustCompile(`[0-9]+`)
+
+func groupFailures(fs []SimFailure) []failureGroup {
+	var groups []failureGroup
+	index := map[string]int{}
+	for _, f := range fs {
+		key := f.Kind + "\x00" + digitRun.ReplaceAllString(firstLine(f.Message), "N")
+		i, ok := index[key]
+		if !ok {
+			i = len(groups)
+			index[key] = i
+			groups = append(groups, failureGroup{kind: f.Kind, message: firstLine(f.Message)})
+		}
+		groups[i].members = append(groups[i].members, f)
+	}
+	return groups
+}
+
+// printFailureGroups prints one block per group: its count and cells, the
+// first seed with its reproduction line and shrunk tape; every seed's own
+// line is in the JSON and JUnit reports.
+func printFailureGroups(w io.Writer, fs []SimFailure) {
+	if len(fs) == 0 {
+		return
+	}
+	groups := groupFailures(fs)
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "failures: %d seeds, %d distinct (kind and message); every seed's repro line is in --json and --junit\n", len(fs), len(groups))
+	for _, g := range groups {
+		var cells []string
+		count := map[string]int{}
+		for _, f := range g.members {
+			c := f.Scenario + "/" + f.Backend
+			if count[c] == 0 {
+				cells = append(cells, c)
+			}
+			count[c]++
+		}
+		for i, c := range cells {
+			cells[i] = fmt.Sprintf("%s x%d", c, count[c])
+		}
+		f := g.members[0]
+		fmt.Fprintf(w, "FAIL %s: %s\n", g.kind, g.message)
+		fmt.Fprintf(w, "  %d seeds: %s\n", len(g.members), strings.Join(cells, ", "))
+		fmt.Fprintf(w, "  first: %s/%s seed %d\n", f.Scenario, f.Backend, f.Seed)
+		fmt.Fprintf(w, "  repro: %s\n", f.Repro)
+		fmt.Fprintf(w, "  shrunk tape: %d -> %d choices", f.TapeLen, f.ShrunkTapeLen)
+		if f.ShrunkMessage != "" && f.ShrunkMessage != f.Message {
+			fmt.Fprintf(w, " (fails with: %s)", firstLine(f.ShrunkMessage))
+		}
+		fmt.Fprintln(w)
+		for _, p := range f.Files {
+			fmt.Fprintf(w, "  wrote %s\n", p)
+		}
+		if others := countFiles(g.members[1:]); others > 0 {
+			fmt.Fprintf(w, "  and %d report files for the other seeds, in the same directory\n", others)
+		}
+	}
+}
+
+func countFiles(fs []SimFailure) int {
+	n := 0
+	for _, f := range fs {
+		n += len(f.Files)
+	}
+	return n
+}
+
+func allCovered(rows []SimCoverage) bool {
+	for _, r := range rows {
+		if !r.Covered {
+			return false
+		}
+	}
+	return true
 }

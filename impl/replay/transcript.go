@@ -50,7 +50,10 @@ func DecodeMessage(v pi.JSONValue, path string) (pi.Appender, error) {
 	if v.Kind() != pi.Object {
 		return nil, fmt.Errorf("%s: expected a message object, got %s", path, v.Kind())
 	}
-	role, _ := v.ObjectValue().Get("role")
+	role, ok := v.ObjectValue().Get("role")
+	if !ok {
+		return nil, fmt.Errorf("%s.role: missing (want user, assistant or toolResult)", path)
+	}
 	switch role.Str() {
 	case "user":
 		return pi.DecodeUserMessage(v, path)

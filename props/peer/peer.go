@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
 
 // Protocol identity announced in the hello line.
@@ -33,8 +35,9 @@ const (
 	PinnedVersion = "1.0.3"
 )
 
-// helloTimeout bounds how long a starting peer may take to print its hello.
-const helloTimeout = 60 * time.Second
+// DefaultHelloTimeout bounds how long a starting peer may take to print its
+// hello when the caller sets no bound (StartCommand).
+const DefaultHelloTimeout = 60 * time.Second
 
 // closeTimeout bounds how long Close waits for the peer to exit after its
 // stdin is closed before killing it.
@@ -107,8 +110,18 @@ func StartIn(dir string) (*Peer, error) {
 }
 
 // StartCommand starts cmd (not yet started; Stdin/Stdout/Stderr unset) and
-// reads its hello line, which must announce frameproof-stdio version 1.
+// reads its hello line, which must announce frameproof-stdio version 1,
+// within DefaultHelloTimeout.
 func StartCommand(cmd *exec.Cmd) (*Peer, error) {
+	return StartCommandWithin(cmd, DefaultHelloTimeout)
+}
+
+// StartCommandWithin is StartCommand with the hello wait bounded by
+// helloTimeout. cmd runs in its own process group, and every kill (a
+// missed hello, Kill, a Close that times out) takes the whole group, so a
+// wrapper's child cannot keep the pipes open.
+func StartCommandWithin(cmd *exec.Cmd, helloTimeout time.Duration) (*Peer, error) {
+	procgroup.Own(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("peer: start %s: %w", cmd.Path, err)
@@ -136,7 +149,7 @@ func StartCommand(cmd *exec.Cmd) (*Peer, error) {
 		p.wait = cmd.Wait()
 		close(p.exited)
 	}()
-	hello, err := p.readHello()
+	hello, err := p.readHello(helloTimeout)
 	if err != nil {
 		p.kill()
 		return nil, err
@@ -145,7 +158,7 @@ func StartCommand(cmd *exec.Cmd) (*Peer, error) {
 	return p, nil
 }
 
-func (p *Peer) readHello() (Hello, error) {
+func (p *Peer) readHello(helloTimeout time.Duration) (Hello, error) {
 	type result struct {
 		line []byte
 		err  error
@@ -159,7 +172,7 @@ func (p *Peer) readHello() (Hello, error) {
 	select {
 	case r = <-done:
 	case <-time.After(helloTimeout):
-		p.kill()
+		p.kill() // closes our read end too, which ends the read above
 		<-done
 		return Hello{}, fmt.Errorf("peer: hello: no hello line within %s%s", helloTimeout, p.stderrNote())
 	}
@@ -289,23 +302,33 @@ func (p *Peer) Close() error {
 	defer p.outR.Close()
 	select {
 	case <-p.exited:
+		procgroup.Kill(p.cmd) // what the peer left running in its group
 		if p.wait != nil && p.broken == nil {
 			return fmt.Errorf("peer: close: %w%s", p.wait, p.stderrNote())
 		}
 		return nil
 	case <-time.After(closeTimeout):
-		_ = p.cmd.Process.Kill()
+		procgroup.Kill(p.cmd)
 		<-p.exited
 		return fmt.Errorf("peer: close: peer did not exit within %s; killed", closeTimeout)
 	}
 }
 
-// kill ends a peer that failed to start properly.
+// Kill ends the peer's whole process group at once (a timeout): a request
+// blocked on it fails instead of waiting. Close still reaps the process.
+func (p *Peer) Kill() {
+	procgroup.Kill(p.cmd)
+	_ = p.outR.Close() // ends a blocked read even if something outside the group holds the pipe
+}
+
+// kill ends a peer that failed to start properly. Closing our read end
+// ends a read still waiting on the pipe, even if something outside the
+// group holds its write end.
 func (p *Peer) kill() {
 	_ = p.stdin.Close()
-	_ = p.cmd.Process.Kill()
-	<-p.exited
+	procgroup.Kill(p.cmd)
 	_ = p.outR.Close()
+	<-p.exited
 }
 
 func (p *Peer) stderrNote() string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/pi"
 	impl "github.com/frameproof/frameproof/impl/provider"
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
 
 // ProtocolName and ProtocolVersion identify the external adapter protocol.
@@ -33,6 +34,9 @@ type ExecSubject struct {
 	server *Loopback
 	next   int
 	Hello  map[string]any
+	// deadline ends the adapter's lifetime: no wait (the hello included)
+	// runs past it.
+	deadline time.Time
 }
 
 // StartExec starts argv as an external adapter and a loopback server for it
@@ -43,6 +47,9 @@ func StartExec(argv []string, dir string, maxStreams int, lifetime time.Duration
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
+	// Its own process group, killed as one: a wrapper's child (npx, a
+	// script) must not outlive the adapter or hold its pipes open.
+	procgroup.Own(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("provider: exec: %w", err)
@@ -54,7 +61,7 @@ func StartExec(argv []string, dir string, maxStreams int, lifetime time.Duration
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("provider: exec %s: %w", argv[0], err)
 	}
-	s := &ExecSubject{name: "exec", cmd: cmd, stdin: stdin, lines: make(chan string, 256)}
+	s := &ExecSubject{name: "exec", cmd: cmd, stdin: stdin, lines: make(chan string, 256), deadline: time.Now().Add(lifetime)}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 256<<20)
@@ -65,10 +72,12 @@ func StartExec(argv []string, dir string, maxStreams int, lifetime time.Duration
 	}()
 	line, err := s.readLine(streamTimeout)
 	if err != nil {
+		procgroup.Kill(cmd) // it will not answer: no grace period
 		s.Close()
 		return nil, fmt.Errorf("provider: exec: no hello: %w", err)
 	}
 	if err := json.Unmarshal([]byte(line), &s.Hello); err != nil || s.Hello["hello"] != ProtocolName {
+		procgroup.Kill(cmd)
 		s.Close()
 		return nil, fmt.Errorf("provider: exec: bad hello line %q", line)
 	}
@@ -89,6 +98,9 @@ func StartExec(argv []string, dir string, maxStreams int, lifetime time.Duration
 func (s *ExecSubject) Name() string { return s.name }
 
 func (s *ExecSubject) readLine(timeout time.Duration) (string, error) {
+	if left := time.Until(s.deadline); left < timeout {
+		timeout = max(0, left)
+	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
@@ -98,7 +110,7 @@ func (s *ExecSubject) readLine(timeout time.Duration) (string, error) {
 		}
 		return line, nil
 	case <-timer.C:
-		return "", fmt.Errorf("no output within %s", timeout)
+		return "", fmt.Errorf("no output within %s", timeout.Round(100*time.Millisecond))
 	}
 }
 
@@ -189,7 +201,8 @@ func (s *ExecSubject) Close() {
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
+		procgroup.Kill(s.cmd)
 		<-done
 	}
+	procgroup.Kill(s.cmd) // whatever the adapter left running in its group
 }

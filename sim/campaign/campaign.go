@@ -69,7 +69,15 @@ type Campaign struct {
 
 	// OnRun, when set, is called after every seed (progress output).
 	OnRun func(seed uint64, r Result)
+
+	// Stop, when set, is polled before every run; once it reports true
+	// the campaign starts no more seeds (StoppedBy "interrupted") and a
+	// failure being shrunk keeps the smallest tape found so far.
+	Stop func() bool
 }
+
+// stopped reports whether the campaign was asked to stop.
+func (c Campaign) stopped() bool { return c.Stop != nil && c.Stop() }
 
 // Failure is one failing seed.
 type Failure struct {
@@ -102,7 +110,8 @@ type Summary struct {
 	Steps    int64     `json:"steps"`
 	Failures []Failure `json:"failures"`
 	// StoppedBy names the budget that ended the campaign early ("" if all
-	// planned seeds ran): "steps", "duration" or "failures".
+	// planned seeds ran): "steps", "duration", "failures" or "interrupted"
+	// (Campaign.Stop).
 	StoppedBy       string  `json:"stoppedBy,omitempty"`
 	DurationSeconds float64 `json:"durationSeconds"`
 	RunsPerSecond   float64 `json:"runsPerSecond"`
@@ -171,6 +180,8 @@ func (c Campaign) Execute() (Summary, error) {
 			sum.StoppedBy = "duration"
 		case c.MaxFailures > 0 && len(sum.Failures) >= c.MaxFailures:
 			sum.StoppedBy = "failures"
+		case c.stopped():
+			sum.StoppedBy = "interrupted"
 		}
 		if sum.StoppedBy != "" {
 			break
@@ -219,6 +230,9 @@ func (c Campaign) investigate(seed uint64, r Result, tape choice.Tape) Failure {
 		return f
 	}
 	fails := func(t choice.Tape) bool {
+		if c.stopped() {
+			return false // keep what was found; the replay below checks it
+		}
 		got := c.Run(choice.NewReplay(t))
 		return got.Failed && got.Kind == r.Kind
 	}

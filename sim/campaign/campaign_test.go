@@ -219,3 +219,17 @@ func TestShrinkKeepsTheFailureKind(t *testing.T) {
 		}
 	}
 }
+
+// Stop ends a campaign before its next seed.
+func TestStopEndsTheCampaign(t *testing.T) {
+	runs := 0
+	c := Campaign{Scenario: "s", Seeds: 100, Run: func(choice.Source) Result { runs++; return Result{TraceHash: "h"} },
+		Stop: func() bool { return runs >= 7 }}
+	sum, err := c.Execute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Runs != 7 || sum.StoppedBy != "interrupted" || sum.Planned != 100 {
+		t.Fatalf("runs %d, stoppedBy %q, planned %d; want 7, interrupted, 100", sum.Runs, sum.StoppedBy, sum.Planned)
+	}
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Plumbing every subcommand shares: checked output, flag parsing with one
+// meaning for --help and bad values, and artifact paths validated before any
+// work starts.
+
+// checkedWriter records the first write error. dispatch wraps stdout in one
+// and turns a recorded error into exit 4: output that could not be written
+// is never a success, however the subcommand reported it.
+type checkedWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// Err returns the first write error, if any.
+func (c *checkedWriter) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// outputCode combines a subcommand's exit code with the fate of its output:
+// an I/O error turns a pass or an inconclusive run into exit 4. A failure
+// found (exit 1) and a usage error (exit 2) keep their code: the gate fails
+// either way, and the finding is the more useful fact.
+func outputCode(code int, ioErr error) int {
+	if ioErr == nil || code == exitFail || code == exitUsage || code == exitIO {
+		return code
+	}
+	return exitIO
+}
+
+// parseFlags parses args into fs and returns -1 to go on, or the exit code
+// to stop with: 0 after --help (full help on stdout), 2 after a bad flag or
+// value (one line on stderr). help prints what follows the flag list (may
+// be nil). The flag package's own messages are replaced by these.
+func parseFlags(fs *flag.FlagSet, args []string, usageLine string, help func(io.Writer), stdout, stderr io.Writer) int {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return -1
+	case errors.Is(err, flag.ErrHelp):
+		printHelp(fs, usageLine, help, stdout)
+		return exitPass
+	default:
+		return usageError(stderr, fs.Name(), "%v (see frameproof %s --help)", err, fs.Name())
+	}
+}
+
+// printHelp prints the usage line, the flags and the command's own text.
+func printHelp(fs *flag.FlagSet, usageLine string, help func(io.Writer), w io.Writer) {
+	fmt.Fprintln(w, usageLine)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "flags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	if help != nil {
+		fmt.Fprintln(w)
+		help(w)
+	}
+}
+
+// usageError prints "frameproof WHO: message" and returns exit 2.
+func usageError(stderr io.Writer, who, format string, a ...any) int {
+	fmt.Fprintf(stderr, "frameproof %s: %s\n", who, fmt.Sprintf(format, a...))
+	return exitUsage
+}
+
+// ioError prints "frameproof WHO: message" and returns exit 4.
+func ioError(stderr io.Writer, who, format string, a ...any) int {
+	fmt.Fprintf(stderr, "frameproof %s: %s\n", who, fmt.Sprintf(format, a...))
+	return exitIO
+}
+
+// noArgs returns -1 when fs took every argument, else a usage error.
+func noArgs(fs *flag.FlagSet, stderr io.Writer) int {
+	if fs.NArg() == 0 {
+		return -1
+	}
+	return usageError(stderr, fs.Name(), "unexpected argument %q", fs.Arg(0))
+}
+
+// trimPrefix drops a library error's own package prefix ("provider: ")
+// when the CLI's message already names it, so no message reads
+// "frameproof provider: provider: ...".
+func trimPrefix(err error, prefix string) string {
+	return strings.TrimPrefix(err.Error(), prefix+": ")
+}
+
+// checkOutputFile fails unless path can be created or overwritten: its
+// directory exists and takes new files, and path is not a directory. It
+// leaves no file behind, so a campaign that fails early writes nothing.
+func checkOutputFile(flagName, path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("%s %s: is a directory", flagName, path)
+	}
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: directory %s: %w", flagName, path, dir, unwrapPath(err))
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s %s: %s is not a directory", flagName, path, dir)
+	}
+	if err := probeDir(dir); err != nil {
+		return fmt.Errorf("%s %s: %w", flagName, path, err)
+	}
+	return nil
+}
+
+// checkOutputDir creates dir (and its parents) if needed and checks that
+// it takes new files.
+func checkOutputDir(flagName, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s %s: %w", flagName, dir, unwrapPath(err))
+	}
+	if err := probeDir(dir); err != nil {
+		return fmt.Errorf("%s %s: %w", flagName, dir, err)
+	}
+	return nil
+}
+
+// probeDir creates and removes a file in dir.
+func probeDir(dir string) error {
+	f, err := os.CreateTemp(dir, ".frameproof-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot create files in %s: %w", dir, unwrapPath(err))
+	}
+	name := f.Name()
+	cerr := f.Close()
+	rerr := os.Remove(name)
+	return errors.Join(cerr, rerr)
+}
+
+// unwrapPath strips *PathError's repetition of the path.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/sim/choice"
+)
+
+// readySuite is the fake suite that creates a file when its first run
+// starts, so a test knows the campaign (and its signal handler) is running.
+type readySuite struct {
+	fakeSuite
+	path string
+	once sync.Once
+}
+
+func (s *readySuite) Scenarios() []simScenario {
+	scs := s.fakeSuite.Scenarios()
+	for i := range scs {
+		run := scs[i].Run
+		scs[i].Run = func(src choice.Source, opts simOptions) simOutcome {
+			s.once.Do(func() { _ = os.WriteFile(s.path, nil, 0o644) })
+			return run(src, opts)
+		}
+	}
+	return scs
+}
+
+// SIGINT or SIGTERM during a campaign prints the summary so far with the
+// verdict "interrupted" (exit 3: no verdict), writes the reports and
+// removes the temporary directory, through a real process and signal.
+func TestSimInterruptedBySignal(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			tmp := filepath.Join(dir, "tmp")
+			require.NoError(t, os.Mkdir(tmp, 0o755))
+			ready := filepath.Join(dir, "ready")
+			junit := filepath.Join(dir, "sim.xml")
+			cmd := exec.Command(exe, "sim", "--scenario", "coin", "--backend", "memory,jsonl", "--seeds", "100000000",
+				"--jobs", "1", "-q", "--junit", junit)
+			cmd.Env = append(os.Environ(), "FRAMEPROOF_AS_CLI=fake-suite", "FRAMEPROOF_TEST_READY="+ready, "TMPDIR="+tmp)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			require.NoError(t, cmd.Start())
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			waitForFile(t, ready, done)
+			require.NoError(t, cmd.Process.Signal(sig))
+			select {
+			case <-done:
+			case <-time.After(2 * time.Minute): // a hang detector, not a speed bound
+				_ = cmd.Process.Kill()
+				t.Fatal("sim did not stop after the signal")
+			}
+			assert.Equal(t, exitInconclusive, cmd.ProcessState.ExitCode(), errb.String())
+			assert.Contains(t, out.String(), "verdict: INTERRUPTED")
+			assert.Contains(t, out.String(), "note: interrupted")
+			assert.Regexp(t, `coin\s+memory\s+\d+\s+0 .*PASS \(\d+/100000000 seeds, interrupted\)`, out.String())
+			assert.Contains(t, out.String(), "NOT RUN", "the jsonl cell never started")
+			assert.Contains(t, errb.String(), "finishing the runs in progress")
+			x := decodeJUnit(t, junit)
+			assert.Equal(t, 2, x.Tests, "the JUnit report is written")
+			left, err := os.ReadDir(tmp)
+			require.NoError(t, err)
+			assert.Empty(t, left, "the temporary directory is removed")
+		})
+	}
+}
+
+func waitForFile(t *testing.T, path string, exited <-chan error) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("sim exited before its first run: %v", err)
+		case <-deadline:
+			t.Fatal("sim never started a run")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/frameproof/frameproof/sim/campaign"
+)
+
+// merge judges a sharded campaign as one: the union of the shards' JSON
+// reports (sim --json), with race coverage judged over all of them.
+
+func init() {
+	register("merge", "merge the JSON reports of sim shards into one verdict (JSON, JUnit)", runMerge)
+}
+
+const mergeUsage = "usage: frameproof merge [--json] [--junit FILE] [--max-input N] sim-0.json sim-1.json ..."
+
+// defaultMaxReport bounds one shard report: a campaign's report is a few
+// hundred KiB even with many failures and their tapes.
+const defaultMaxReport = 256 << 20
+
+func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the merged report as JSON instead of text")
+	junit := fs.String("junit", "", "also write JUnit XML to this file")
+	maxInput := fs.Int64("max-input", defaultMaxReport, "largest shard report accepted, in bytes")
+	help := func(w io.Writer) {
+		fmt.Fprintln(w, "Each shard of a campaign runs `frameproof sim --shard i/n --json > sim-i.json` (with")
+		fmt.Fprintln(w, "--defer-coverage, so that a shard that misses a race order on its own is not inconclusive);")
+		fmt.Fprintln(w, "merge adds up their counts, race coverage and failures and judges the whole campaign:")
+		fmt.Fprintln(w, "0 pass, 1 failure, 2 usage error (reports of different campaigns), 3 inconclusive (a race")
+		fmt.Fprintln(w, "order no shard took, or a shard missing), 4 an I/O error.")
+	}
+	if code := parseFlags(fs, args, mergeUsage, help, stdout, stderr); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return usageError(stderr, "merge", "give the shard reports to merge (sim --json output)")
+	}
+	if *maxInput <= 0 {
+		return usageError(stderr, "merge", "--max-input must be positive, got %d", *maxInput)
+	}
+	if err := checkOutputFile("--junit", *junit); err != nil {
+		return ioError(stderr, "merge", "%v", err)
+	}
+	var shards []campaign.Report
+	for _, path := range fs.Args() {
+		r, code, err := readShardReport(path, *maxInput)
+		if err != nil {
+			fmt.Fprintf(stderr, "frameproof merge: %v\n", err)
+			return code
+		}
+		shards = append(shards, r)
+	}
+	merged, missing, err := campaign.Merge(shards)
+	if err != nil {
+		return usageError(stderr, "merge", "%s", trimPrefix(err, "campaign: merge"))
+	}
+	rep := judgeSim(&merged)
+	if len(missing) > 0 {
+		var names []string
+		for _, i := range missing {
+			names = append(names, fmt.Sprintf("%d/%d", i, len(missing)+len(shards)))
+		}
+		note := "shard reports missing: " + strings.Join(names, ", ") + "; the merge covers only the shards given"
+		rep.Note = strings.TrimPrefix(rep.Note+"; "+note, "; ")
+		rep.finish()
+		merged.Verdict = rep.Verdict
+	}
+	code := rep.writeJUnitKeeping(*junit, "frameproof merge", rep.ExitCode, stderr)
+	if *asJSON {
+		_ = rep.writeJSON(stdout) // dispatch's checked stdout reports a failed write
+		return code
+	}
+	fmt.Fprintf(stdout, "merged %d shard reports (%s)\n", len(shards), strings.Join(merged.Merged, ", "))
+	printSimSummary(stdout, rep)
+	return code
+}
+
+// readShardReport reads one `sim --json` report; the exit code says what
+// went wrong (4 unreadable, 2 not a sim report).
+func readShardReport(path string, maxBytes int64) (campaign.Report, int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return campaign.Report{}, exitUsage, fmt.Errorf("%s: no such file", path)
+	}
+	if err != nil {
+		return campaign.Report{}, exitIO, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return campaign.Report{}, exitIO, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	if int64(len(data)) > maxBytes {
+		return campaign.Report{}, exitUsage, fmt.Errorf("%s: larger than --max-input %d bytes", path, maxBytes)
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return campaign.Report{}, exitUsage, fmt.Errorf("%s: not a JSON report: %w", path, err)
+	}
+	switch {
+	case rep.Schema != ReportSchema:
+		return campaign.Report{}, exitUsage, fmt.Errorf("%s: report schema %d, want %d", path, rep.Schema, ReportSchema)
+	case rep.Command != "sim" || rep.Sim == nil:
+		return campaign.Report{}, exitUsage, fmt.Errorf("%s: not a sim report (command %q): merge takes `frameproof sim --json` output", path, rep.Command)
+	}
+	return *rep.Sim, -1, nil
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// shardRun runs one shard of a fake campaign and returns its report file.
+func shardRun(t *testing.T, dir string, shard string, extra ...string) (string, int) {
+	t.Helper()
+	args := append([]string{"sim", "--scenario", "coin,rare", "--backend", "memory,jsonl", "--seeds", "30", "--json", "-q",
+		"--shard", shard}, extra...)
+	code, stdout, stderr := run(args...)
+	path := filepath.Join(dir, "sim-"+shard[:1]+".json")
+	require.NoError(t, os.WriteFile(path, []byte(stdout), 0o644), stderr)
+	return path, code
+}
+
+// Merging the shards of a campaign gives the campaign: the same cells,
+// counts, coverage and failures as running it unsharded.
+func TestMergeOfShardsEqualsTheWholeCampaign(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	dir := t.TempDir()
+	code, whole, stderr := run("sim", "--scenario", "coin,rare", "--backend", "memory,jsonl", "--seeds", "30", "--json", "-q", "--bug", "big-value", "--max-failures", "0", "--shrink-attempts", "0")
+	require.Equal(t, exitFail, code, stderr)
+	w := decodeReport(t, whole)
+
+	var files []string
+	for i := range 3 {
+		f, _ := shardRun(t, dir, fmt.Sprintf("%d/3", i), "--bug", "big-value", "--defer-coverage", "--max-failures", "0", "--shrink-attempts", "0")
+		files = append(files, f)
+	}
+	junit := filepath.Join(dir, "merged.xml")
+	code, out, stderr := run(append([]string{"merge", "--json", "--junit", junit}, files...)...)
+	require.Equal(t, exitFail, code, stderr)
+	m := decodeReport(t, out)
+	require.NotNil(t, m.Sim)
+	assert.Equal(t, "fail", m.Verdict)
+	assert.Equal(t, "all/3", m.Sim.Shard)
+	assert.Equal(t, []string{"0/3", "1/3", "2/3"}, m.Sim.Merged)
+	assert.Equal(t, w.Tests, m.Tests)
+	assert.Equal(t, w.Failed, m.Failed)
+	require.Len(t, m.Sim.Cells, len(w.Sim.Cells))
+	for i, c := range w.Sim.Cells {
+		got := m.Sim.Cells[i]
+		assert.Equal(t, [6]any{c.Scenario, c.Backend, c.Planned, c.Runs, c.Passed, c.Failed},
+			[6]any{got.Scenario, got.Backend, got.Planned, got.Runs, got.Passed, got.Failed})
+		assert.Equal(t, c.Steps, got.Steps)
+	}
+	assert.Equal(t, w.Sim.Coverage, m.Sim.Coverage)
+	require.Len(t, m.Sim.Failures, len(w.Sim.Failures))
+	for i, f := range w.Sim.Failures {
+		assert.Equal(t, [3]any{f.Scenario, f.Backend, f.Seed}, [3]any{m.Sim.Failures[i].Scenario, m.Sim.Failures[i].Backend, m.Sim.Failures[i].Seed})
+		assert.Equal(t, f.Repro, m.Sim.Failures[i].Repro)
+	}
+	x := decodeJUnit(t, junit)
+	assert.Equal(t, w.Failed, x.Failures)
+}
+
+// A shard that defers coverage passes on its own even when it misses a race
+// order; the merge judges coverage over every shard and is inconclusive when
+// no shard took an order (rare's "rare") or a shard is missing.
+func TestMergeJudgesCoverageOverAllShards(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	dir := t.TempDir()
+	_, code := shardRun(t, t.TempDir(), "0/2")
+	assert.Equal(t, exitInconclusive, code, "without --defer-coverage a shard judges its own coverage")
+	a, code := shardRun(t, dir, "0/2", "--defer-coverage")
+	assert.Equal(t, exitPass, code)
+	code, text, _ := run("sim", "--scenario", "coin,rare", "--backend", "memory", "--seeds", "30", "-q", "--shard", "0/2", "--defer-coverage")
+	assert.Equal(t, exitPass, code)
+	assert.Contains(t, text, "its verdict is left to `frameproof merge` of all shards")
+	b, code := shardRun(t, dir, "1/2", "--defer-coverage")
+	assert.Equal(t, exitPass, code)
+
+	code, out, stderr := run("merge", a, b)
+	assert.Equal(t, exitInconclusive, code, stderr)
+	assert.Contains(t, out, `race coverage incomplete: no run took R2 "rare"`)
+	assert.Contains(t, out, "merged 2 shard reports (0/2, 1/2)")
+
+	code, out, _ = run("merge", a)
+	assert.Equal(t, exitInconclusive, code)
+	assert.Contains(t, out, "shard reports missing: 1/2")
+
+	code, _, stderr = run("merge", a, a)
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "frameproof merge: shard 0/2 given twice\n", stderr)
+
+	other := filepath.Join(dir, "other.json")
+	code, stdout, _ := run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "30", "--json", "-q", "--shard", "1/2")
+	require.Equal(t, exitPass, code)
+	require.NoError(t, os.WriteFile(other, []byte(stdout), 0o644))
+	code, _, stderr = run("merge", a, other)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "is not part of the campaign of shard 0/2: scenarios [coin], not [coin rare]")
+
+	code, _, stderr = run("merge", filepath.Join(dir, "none.json"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "none.json: no such file")
+	notSim := filepath.Join(dir, "corpus.json")
+	require.NoError(t, os.WriteFile(notSim, []byte(`{"schema":1,"command":"corpus run"}`), 0o644))
+	code, _, stderr = run("merge", notSim)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "not a sim report")
+}
+
+// --shard auto takes the shard from the CI environment.
+func TestSimShardAuto(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	t.Setenv("FRAMEPROOF_SHARD_INDEX", "")
+	t.Setenv("JOB_COMPLETION_INDEX", "2")
+	t.Setenv("FRAMEPROOF_SHARD_COUNT", "3")
+	code, stdout, stderr := run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "30", "--json", "-q", "--shard", "auto")
+	require.Equal(t, exitPass, code, stderr)
+	assert.Equal(t, "2/3", decodeReport(t, stdout).Sim.Shard)
+
+	t.Setenv("FRAMEPROOF_SHARD_COUNT", "")
+	code, _, stderr = run("sim", "--scenario", "coin", "--shard", "auto")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, "frameproof sim: --shard auto: set FRAMEPROOF_SHARD_INDEX (or Kubernetes' JOB_COMPLETION_INDEX) and FRAMEPROOF_SHARD_COUNT\n", stderr)
+}

@@ -1,0 +1,32 @@
+// Package procgroup runs a child process in its own process group and
+// kills the whole group, so that a wrapper (`sh -c`, npx, a script that
+// starts the real adapter) cannot leave a grandchild running that holds
+// the pipes and blocks every read of them.
+package procgroup
+
+import (
+	"os/exec"
+	"time"
+)
+
+// WaitDelay bounds how long cmd.Wait waits for the child's output pipes
+// to close after the child has exited (a descendant that left the group
+// could hold them forever).
+const WaitDelay = 2 * time.Second
+
+// Own makes cmd (not yet started) the leader of a new process group and
+// bounds its Wait by WaitDelay.
+func Own(cmd *exec.Cmd) {
+	own(cmd)
+	cmd.WaitDelay = WaitDelay
+}
+
+// Kill sends SIGKILL to cmd's whole process group (only cmd itself where
+// process groups do not exist). It is safe to call more than once and
+// after the process has exited.
+func Kill(cmd *exec.Cmd) {
+	if cmd.Process == nil {
+		return
+	}
+	kill(cmd)
+}
