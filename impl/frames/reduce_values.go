@@ -98,18 +98,12 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 			return fail("%s frame contains %s content", typ, pi.JSString(ctype))
 		}
 		return r.appendBlock(index, content, kind)
-	case "text_delta", "thinking_delta":
-		st, err := r.active(index, typ[:len(typ)-len("_delta")], typ)
+	case "text_delta", "thinking_delta", "toolcall_delta":
+		acc, err := r.deltaTarget(typ, index)
 		if err != nil {
 			return err
 		}
-		member := st.kind // "text" or "thinking"
-		if !st.texting {
-			v, _ := st.block.Get(member)
-			st.text, st.texting = accumOf(v), true
-			st.block.Set(member, v) // a first += creates the member here
-		}
-		st.text.add(get("delta"))
+		acc.add(get("delta"))
 	case "text_end":
 		return r.end(index, "text", typ, get("content"), []string{"textSignature"}, get)
 	case "thinking_end":
@@ -125,12 +119,6 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 			return err
 		}
 		st.block.Set("arguments", args)
-	case "toolcall_delta":
-		st, err := r.active(index, "toolCall", typ)
-		if err != nil {
-			return err
-		}
-		st.json.add(get("delta"))
 	case "toolcall_end":
 		st, err := r.active(index, "toolCall", typ)
 		if err != nil {
@@ -143,6 +131,30 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 		st.ended = true
 	}
 	return nil
+}
+
+// deltaTarget is what a delta frame of type typ (text_delta,
+// thinking_delta or toolcall_delta) appends to: the block's text/thinking
+// member or its tool call JSON, after activeBlock's checks.
+func (r *ValueReducer) deltaTarget(typ string, index pi.JSONValue) (*jsAccum, error) {
+	if typ == "toolcall_delta" {
+		st, err := r.active(index, "toolCall", typ)
+		if err != nil {
+			return nil, err
+		}
+		return &st.json, nil
+	}
+	st, err := r.active(index, typ[:len(typ)-len("_delta")], typ)
+	if err != nil {
+		return nil, err
+	}
+	member := st.kind // "text" or "thinking"
+	if !st.texting {
+		v, _ := st.block.Get(member)
+		st.text, st.texting = accumOf(v), true
+		st.block.Set(member, v) // a first += creates the member here
+	}
+	return &st.text, nil
 }
 
 // end is text_end/thinking_end: the authoritative body replaces the
