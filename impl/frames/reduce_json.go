@@ -1,6 +1,7 @@
 package frames
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/pi"
@@ -40,7 +41,7 @@ func (r *ValueReducer) ApplyJSON(frame []byte) error {
 // is the object {type, contentIndex, delta} with a string delta, so only
 // the reducer's checks can fail.
 func (r *ValueReducer) applyDelta(d deltaFrame) error {
-	acc, err := r.deltaTarget(d.typ, pi.NumberValue(d.index))
+	acc, err := r.deltaTarget(d.typ, d.index)
 	if err != nil {
 		return err
 	}
@@ -69,16 +70,15 @@ func (d deltaFrame) decode(dst []byte) []byte {
 	if !d.escaped {
 		return append(dst, d.raw...)
 	}
-	for i := 0; i < len(d.raw); i++ {
-		c := d.raw[i]
-		if c != '\\' {
-			dst = append(dst, c)
-			continue
+	raw := d.raw
+	for {
+		k := bytes.IndexByte(raw, '\\')
+		if k < 0 {
+			return append(dst, raw...)
 		}
-		i++
-		dst = append(dst, unescape(d.raw[i]))
+		dst = append(append(dst, raw[:k]...), unescape(raw[k+1]))
+		raw = raw[k+2:]
 	}
-	return dst
 }
 
 // unescape is the character a one-letter JSON escape stands for (0 for
@@ -119,41 +119,39 @@ const (
 // the general path reads it.
 func parseDeltaFrame(b []byte) (deltaFrame, bool) {
 	var d deltaFrame
-	rest, ok := cutPrefix(b, deltaOpen)
-	if !ok {
+	// Constant comparisons: the compiler turns them into a few word loads.
+	if len(b) < len(deltaOpen)+len("text_delta")+len(deltaIndex) || string(b[:len(deltaOpen)]) != deltaOpen {
 		return d, false
 	}
-	for _, t := range [...]string{"text_delta", "thinking_delta", "toolcall_delta"} {
-		if r, ok := cutPrefix(rest, t); ok {
-			d.typ, rest = t, r
-			break
-		}
-	}
-	if d.typ == "" {
+	rest := b[len(deltaOpen):]
+	switch {
+	case string(rest[:len("text_delta")]) == "text_delta":
+		d.typ, rest = "text_delta", rest[len("text_delta"):]
+	case len(rest) >= len("thinking_delta") && string(rest[:len("thinking_delta")]) == "thinking_delta":
+		d.typ, rest = "thinking_delta", rest[len("thinking_delta"):]
+	case len(rest) >= len("toolcall_delta") && string(rest[:len("toolcall_delta")]) == "toolcall_delta":
+		d.typ, rest = "toolcall_delta", rest[len("toolcall_delta"):]
+	default:
 		return d, false
 	}
-	if rest, ok = cutPrefix(rest, deltaIndex); !ok {
+	if len(rest) < len(deltaIndex) || string(rest[:len(deltaIndex)]) != deltaIndex {
 		return d, false
 	}
+	rest = rest[len(deltaIndex):]
+	var ok bool
 	if d.index, rest, ok = plainIndex(rest); !ok {
 		return d, false
 	}
-	if rest, ok = cutPrefix(rest, deltaKey); !ok {
+	if len(rest) < len(deltaKey) || string(rest[:len(deltaKey)]) != deltaKey {
 		return d, false
 	}
+	rest = rest[len(deltaKey):]
 	n, escaped, ok := deltaString(rest)
 	if !ok || string(rest[n:]) != `"}` {
 		return d, false
 	}
 	d.raw, d.escaped = rest[:n], escaped
 	return d, true
-}
-
-func cutPrefix(b []byte, prefix string) ([]byte, bool) {
-	if len(b) < len(prefix) || string(b[:len(prefix)]) != prefix {
-		return b, false
-	}
-	return b[len(prefix):], true
 }
 
 // plainIndex reads 0 or [1-9][0-9]{0,14} (every such number is a safe

@@ -30,6 +30,10 @@ type ValueReducer struct {
 	frameBeforeStart pi.JSONValue
 	states           map[float64]*valueBlock
 	order            []float64 // states in insertion order (JS Map order)
+	// last is the state activeAt found last (at lastIndex): delta frames
+	// come in runs on one block, so most lookups skip the map.
+	last      *valueBlock
+	lastIndex float64
 }
 
 // valueBlock is the reducer's state for one block a frame started.
@@ -99,7 +103,11 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 		}
 		return r.appendBlock(index, content, kind)
 	case "text_delta", "thinking_delta", "toolcall_delta":
-		acc, err := r.deltaTarget(typ, index)
+		i, err := assertIndex(index)
+		if err != nil {
+			return err
+		}
+		acc, err := r.deltaTarget(typ, i)
 		if err != nil {
 			return err
 		}
@@ -135,16 +143,17 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 
 // deltaTarget is what a delta frame of type typ (text_delta,
 // thinking_delta or toolcall_delta) appends to: the block's text/thinking
-// member or its tool call JSON, after activeBlock's checks.
-func (r *ValueReducer) deltaTarget(typ string, index pi.JSONValue) (*jsAccum, error) {
+// member or its tool call JSON, after activeBlock's checks; i passed
+// assertContentIndex.
+func (r *ValueReducer) deltaTarget(typ string, i float64) (*jsAccum, error) {
 	if typ == "toolcall_delta" {
-		st, err := r.active(index, "toolCall", typ)
+		st, err := r.activeAt(i, "toolCall", typ)
 		if err != nil {
 			return nil, err
 		}
 		return &st.json, nil
 	}
-	st, err := r.active(index, typ[:len(typ)-len("_delta")], typ)
+	st, err := r.activeAt(i, typ[:len(typ)-len("_delta")], typ)
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +232,7 @@ func (r *ValueReducer) appendBlock(index, block pi.JSONValue, kind string) error
 	clone := pi.DeepClone(block)
 	r.message.ObjectValue().Set("content", pi.ArrayValue(append(content.Array(), clone)))
 	r.states[i] = &valueBlock{kind: kind, block: clone.ObjectValue(), json: accumOf(pi.StringValue(""))}
+	r.last = nil
 	r.order = append(r.order, i)
 	return nil
 }
@@ -233,7 +243,16 @@ func (r *ValueReducer) active(index pi.JSONValue, kind, typ string) (*valueBlock
 	if err != nil {
 		return nil, err
 	}
-	st := r.states[i]
+	return r.activeAt(i, kind, typ)
+}
+
+// activeAt is activeBlock for an index that passed assertContentIndex.
+func (r *ValueReducer) activeAt(i float64, kind, typ string) (*valueBlock, error) {
+	st := r.last
+	if st == nil || r.lastIndex != i {
+		st = r.states[i]
+		r.last, r.lastIndex = st, i
+	}
 	if st == nil {
 		// message.content[i] is read before the state is checked.
 		content, err := jsGet(r.message, "content")
