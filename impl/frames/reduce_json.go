@@ -174,6 +174,10 @@ func plainIndex(b []byte) (float64, []byte, bool) {
 func deltaString(b []byte) (n int, escaped, ok bool) {
 	for i := 0; i < len(b); {
 		c := b[i]
+		if plainASCII[c] {
+			i++
+			continue
+		}
 		switch {
 		case c == '"':
 			return i, escaped, true
@@ -197,3 +201,12 @@ func deltaString(b []byte) (n int, escaped, ok bool) {
 	}
 	return 0, false, false
 }
+
+// plainASCII marks the bytes a string literal holds as themselves: ASCII
+// from space up, except the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
