@@ -187,11 +187,8 @@ func reduceAsPiAI(stdin io.Reader, maxLine int) ([]byte, error) {
 		if line == "null" {
 			return nil // encode's "no frame" lines, so `encode | reduce` works
 		}
-		v, err := pi.ParseJSON(line)
-		if err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-		if err := red.Apply(v); err != nil {
+		// ApplyJSON: pi.ParseJSON + Apply, delta frames byte by byte.
+		if err := red.ApplyJSON([]byte(line)); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
 		return nil

@@ -1,7 +1,9 @@
 // Package frames is pi-ai 1.0.3's durable assistant-message frame codec in
 // Go: the AssistantMessageFrameEncoder (Encoder), reduceAssistantMessageFrames
 // (ReduceValues over stored JSON as pi-ai reads it, JS semantics included;
-// Reduce over typed frames, the strict reading) and parseStreamingJson
+// ReduceJSON and ValueReducer.ApplyJSON, the same from the stored bytes,
+// reading delta frames in the encoder's shape byte by byte; Reduce over
+// typed frames, the strict reading) and parseStreamingJson
 // (ParseStreamingJSON), frame for frame and byte for byte, with pi's exact
 // error messages (*Error, or V8's TypeError message where pi-ai would throw
 // one).

@@ -30,6 +30,10 @@ type ValueReducer struct {
 	frameBeforeStart pi.JSONValue
 	states           map[float64]*valueBlock
 	order            []float64 // states in insertion order (JS Map order)
+	// last is the state activeAt found last (at lastIndex): delta frames
+	// come in runs on one block, so most lookups skip the map.
+	last      *valueBlock
+	lastIndex float64
 }
 
 // valueBlock is the reducer's state for one block a frame started.
@@ -98,18 +102,16 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 			return fail("%s frame contains %s content", typ, pi.JSString(ctype))
 		}
 		return r.appendBlock(index, content, kind)
-	case "text_delta", "thinking_delta":
-		st, err := r.active(index, typ[:len(typ)-len("_delta")], typ)
+	case "text_delta", "thinking_delta", "toolcall_delta":
+		i, err := assertIndex(index)
 		if err != nil {
 			return err
 		}
-		member := st.kind // "text" or "thinking"
-		if !st.texting {
-			v, _ := st.block.Get(member)
-			st.text, st.texting = accumOf(v), true
-			st.block.Set(member, v) // a first += creates the member here
+		acc, err := r.deltaTarget(typ, i)
+		if err != nil {
+			return err
 		}
-		st.text.add(get("delta"))
+		acc.add(get("delta"))
 	case "text_end":
 		return r.end(index, "text", typ, get("content"), []string{"textSignature"}, get)
 	case "thinking_end":
@@ -125,12 +127,6 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 			return err
 		}
 		st.block.Set("arguments", args)
-	case "toolcall_delta":
-		st, err := r.active(index, "toolCall", typ)
-		if err != nil {
-			return err
-		}
-		st.json.add(get("delta"))
 	case "toolcall_end":
 		st, err := r.active(index, "toolCall", typ)
 		if err != nil {
@@ -143,6 +139,31 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 		st.ended = true
 	}
 	return nil
+}
+
+// deltaTarget is what a delta frame of type typ (text_delta,
+// thinking_delta or toolcall_delta) appends to: the block's text/thinking
+// member or its tool call JSON, after activeBlock's checks; i passed
+// assertContentIndex.
+func (r *ValueReducer) deltaTarget(typ string, i float64) (*jsAccum, error) {
+	if typ == "toolcall_delta" {
+		st, err := r.activeAt(i, "toolCall", typ)
+		if err != nil {
+			return nil, err
+		}
+		return &st.json, nil
+	}
+	st, err := r.activeAt(i, typ[:len(typ)-len("_delta")], typ)
+	if err != nil {
+		return nil, err
+	}
+	member := st.kind // "text" or "thinking"
+	if !st.texting {
+		v, _ := st.block.Get(member)
+		st.text, st.texting = accumOf(v), true
+		st.block.Set(member, v) // a first += creates the member here
+	}
+	return &st.text, nil
 }
 
 // end is text_end/thinking_end: the authoritative body replaces the
@@ -211,6 +232,7 @@ func (r *ValueReducer) appendBlock(index, block pi.JSONValue, kind string) error
 	clone := pi.DeepClone(block)
 	r.message.ObjectValue().Set("content", pi.ArrayValue(append(content.Array(), clone)))
 	r.states[i] = &valueBlock{kind: kind, block: clone.ObjectValue(), json: accumOf(pi.StringValue(""))}
+	r.last = nil
 	r.order = append(r.order, i)
 	return nil
 }
@@ -221,7 +243,16 @@ func (r *ValueReducer) active(index pi.JSONValue, kind, typ string) (*valueBlock
 	if err != nil {
 		return nil, err
 	}
-	st := r.states[i]
+	return r.activeAt(i, kind, typ)
+}
+
+// activeAt is activeBlock for an index that passed assertContentIndex.
+func (r *ValueReducer) activeAt(i float64, kind, typ string) (*valueBlock, error) {
+	st := r.last
+	if st == nil || r.lastIndex != i {
+		st = r.states[i]
+		r.last, r.lastIndex = st, i
+	}
 	if st == nil {
 		// message.content[i] is read before the state is checked.
 		content, err := jsGet(r.message, "content")

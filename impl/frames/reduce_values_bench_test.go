@@ -8,8 +8,9 @@ import (
 
 // BenchmarkReduceStored compares the two readings of a stored frame list,
 // from the stored bytes to the message, side by side: strict (pi.ParseFrame
-// + Reduce, the old recovery path and `reduce --strict`) and as pi-ai
-// (pi.ParseJSON + ReduceValues, recovery, Snapshot and `reduce`).
+// + Reduce, the old recovery path and `reduce --strict`), as pi-ai
+// (pi.ParseJSON + ReduceValues) and as pi-ai from the bytes (ReduceJSON,
+// recovery, Snapshot and `reduce`, with the message's JSON written too).
 func BenchmarkReduceStored(b *testing.B) {
 	for _, sz := range benchSizes[:3] {
 		enc := NewEncoder()
@@ -35,6 +36,22 @@ func BenchmarkReduceStored(b *testing.B) {
 				if _, err := Reduce(fs); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+		lines := make([][]byte, len(stored))
+		for j, s := range stored {
+			lines[j] = []byte(s)
+		}
+		b.Run("json/"+sz.name, func(b *testing.B) {
+			b.SetBytes(int64(bytes))
+			b.ReportAllocs()
+			var buf []byte
+			for i := 0; i < b.N; i++ {
+				m, err := ReduceJSON(lines)
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf = m.AppendJSON(buf[:0])
 			}
 		})
 		b.Run("piai/"+sz.name, func(b *testing.B) {

@@ -94,7 +94,8 @@ type codecStream struct {
 	rawEvents []json.RawMessage
 	frames    []pi.Frame
 	rawFrames []json.RawMessage
-	logBytes  int // the frames' JSONL size, as the peer counts it
+	stored    [][]byte // rawFrames as a frame log holds them
+	logBytes  int      // the frames' JSONL size, as the peer counts it
 }
 
 // newCodecStream builds the stream and checks that pi-ai and AppendFrame
@@ -123,6 +124,7 @@ func newCodecStream(pr *peer.Peer, size int) (*codecStream, error) {
 		appended = append(appended, string(out))
 		s.frames = append(s.frames, *f)
 		s.rawFrames = append(s.rawFrames, out)
+		s.stored = append(s.stored, out)
 		s.logBytes += len(out) + 1
 	}
 	peerFrames, errIndex, errMsg, err := pr.Encode(s.rawEvents)
@@ -137,7 +139,27 @@ func newCodecStream(pr *peer.Peer, size int) (*codecStream, error) {
 			return nil, fmt.Errorf("codec: the %d-byte stream's frame %d differs: pi-ai %s, frameproof %s", size, i, f, appended[i])
 		}
 	}
-	return s, nil
+	return s, checkReduced(pr, s)
+}
+
+// checkReduced requires the stored-bytes reduction to give pi-ai's message
+// byte for byte, so the reduce table's two sides do the same work.
+func checkReduced(pr *peer.Peer, s *codecStream) error {
+	want, errMsg, err := pr.Reduce(s.rawFrames)
+	if err != nil {
+		return err
+	}
+	if errMsg != "" {
+		return fmt.Errorf("codec: pi-ai threw reducing the %d-byte stream: %s", s.size, errMsg)
+	}
+	m, err := frames.ReduceJSON(s.stored)
+	if err != nil {
+		return fmt.Errorf("codec: ReduceJSON on the %d-byte stream: %w", s.size, err)
+	}
+	if got := m.AppendJSON(nil); string(got) != string(want) {
+		return fmt.Errorf("codec: the %d-byte stream reduces to %d bytes, pi-ai's message has %d (or differs)", s.size, len(got), len(want))
+	}
+	return nil
 }
 
 // cost is a Go-side figure per item (event or frame): wall and CPU
@@ -151,9 +173,9 @@ type cost struct {
 // frame (reduce).
 type codecFigures struct {
 	piStringify, piEncode, piReduce peer.BenchTimes
-	piReduceMBps                    float64
+	piReduceStored                  peer.BenchTimes
 	appendFrame, encodeJSON, encode cost
-	reduce                          cost
+	reduce, reduceJSON, reduceParse cost
 }
 
 // measureCodec takes every figure repeats times, interleaving the two sides
@@ -161,8 +183,9 @@ type codecFigures struct {
 // figure's least-CPU run (wall time from the same run).
 func measureCodec(pr *peer.Peer, s *codecStream, plan codecPlan) (codecFigures, error) {
 	unset := peer.BenchTimes{Wall: math.Inf(1), CPU: math.Inf(1)}
-	m := codecFigures{piStringify: unset, piEncode: unset, piReduce: unset,
-		appendFrame: cost{BenchTimes: unset}, encodeJSON: cost{BenchTimes: unset}, encode: cost{BenchTimes: unset}, reduce: cost{BenchTimes: unset}}
+	m := codecFigures{piStringify: unset, piEncode: unset, piReduce: unset, piReduceStored: unset,
+		appendFrame: cost{BenchTimes: unset}, encodeJSON: cost{BenchTimes: unset}, encode: cost{BenchTimes: unset},
+		reduce: cost{BenchTimes: unset}, reduceJSON: cost{BenchTimes: unset}, reduceParse: cost{BenchTimes: unset}}
 	n, events := plan.iterations(s.size), len(s.events)
 	goPass := func(c *cost, items int, pass func()) error {
 		r, err := measureGo(items, n, plan.minTime, pass)
@@ -177,7 +200,8 @@ func measureCodec(pr *peer.Peer, s *codecStream, plan codecPlan) (codecFigures, 
 		}
 	}
 	appendPass, encodeJSONPass, encodePass := passAppendFrame(s.events), passEncodeJSON(s.events), passEncode(s.events)
-	reducePass := func() { _, _ = frames.Reduce(s.frames) }
+	reducePass, reduceJSONPass, reduceParsePass := func() { _, _ = frames.Reduce(s.frames) }, passReduceJSON(s.stored), passReduceParse(s.stored)
+	nFrames := len(s.frames)
 	for r := 0; r < plan.repeats; r++ {
 		t, err := pr.BenchEncodeTimes(s.rawEvents, n, true)
 		if err != nil {
@@ -197,14 +221,21 @@ func measureCodec(pr *peer.Peer, s *codecStream, plan codecPlan) (codecFigures, 
 		if err := goPass(&m.encode, events, encodePass); err != nil {
 			return m, err
 		}
-		t, mbps, err := pr.BenchReduceTimes(s.rawFrames, n)
-		if err != nil {
+		if t, _, err = pr.BenchReduceStoredTimes(s.rawFrames, n); err != nil {
 			return m, err
 		}
-		if t.CPU < m.piReduce.CPU {
-			m.piReduce, m.piReduceMBps = t, mbps
+		keep(&m.piReduceStored, t)
+		if err := goPass(&m.reduceJSON, nFrames, reduceJSONPass); err != nil {
+			return m, err
 		}
-		if err := goPass(&m.reduce, len(s.frames), reducePass); err != nil {
+		if err := goPass(&m.reduceParse, nFrames, reduceParsePass); err != nil {
+			return m, err
+		}
+		if t, _, err = pr.BenchReduceTimes(s.rawFrames, n); err != nil {
+			return m, err
+		}
+		keep(&m.piReduce, t)
+		if err := goPass(&m.reduce, nFrames, reducePass); err != nil {
 			return m, err
 		}
 	}
@@ -282,6 +313,32 @@ func passEncode(events []*pi.Event) func() {
 	}
 }
 
+// passReduceJSON is the stored-bytes round trip: ReduceJSON over the frame
+// log's lines, then the message's JSON into a reused buffer.
+func passReduceJSON(stored [][]byte) func() {
+	buf := make([]byte, 0, 4096)
+	return func() {
+		if m, err := frames.ReduceJSON(stored); err == nil {
+			buf = m.AppendJSON(buf[:0])
+		}
+	}
+}
+
+// passReduceParse is the same round trip by the general path alone:
+// pi.ParseJSON of every line, ReduceValues, the message's JSON.
+func passReduceParse(stored [][]byte) func() {
+	buf := make([]byte, 0, 4096)
+	vs := make([]pi.JSONValue, len(stored))
+	return func() {
+		for i, line := range stored {
+			vs[i], _ = pi.ParseJSON(string(line))
+		}
+		if m, err := frames.ReduceValues(vs); err == nil {
+			buf = m.AppendJSON(buf[:0])
+		}
+	}
+}
+
 // The three tables' indexes in codecTables' result.
 const (
 	tableSerialize = iota
@@ -314,9 +371,15 @@ func codecTables(plan codecPlan, quick bool) []Table {
 			Notes:  notes,
 		},
 		tableReduce: {
-			Title:  "Codec: reduce the stream's frames",
-			Header: []string{"message", "frames", "pi-ai ns/frame", "pi-ai MB/s (wall)", "Reduce ns/frame", "Reduce MB/s (wall)", "allocs/frame", "pi-ai / Reduce", "wall"},
-			Notes:  append(notes, "MB/s counts the frames' JSONL bytes (one JSON line plus newline per frame) over frames already parsed."),
+			Title: "Codec: reduce stored frames",
+			Header: []string{"message", "frames", "pi-ai stored ns/frame", "pi-ai MB/s (wall)",
+				"ReduceJSON ns/frame", "MB/s (wall)", "allocs/frame", "pi-ai / ReduceJSON", "wall",
+				"ParseJSON + ReduceValues ns/frame", "pi-ai / ParseJSON + ReduceValues",
+				"pi-ai parsed ns/frame", "Reduce parsed ns/frame", "pi-ai / Reduce"},
+			Notes: append(notes,
+				"\"stored\" is the same work on both sides, from the frame log's bytes to the message's bytes: pi-ai JSON.parses each stored line (the frame's JSON.stringify), runs reduceAssistantMessageFrames and JSON.stringifies the message (the peer's reduceBench with stored: true); frameproof runs frames.ReduceJSON over the same lines (a byte-level path for delta frames in the encoder's shape, pi.ParseJSON + ValueReducer.Apply for the rest) and AppendJSON of the message. Both sides' messages are checked byte-identical first. ParseJSON + ReduceValues is the same round trip without the byte-level path (the code before it).",
+				"\"parsed\" is the older comparison: pi-ai's reducer over frames already parsed in node, against the typed frames.Reduce over []pi.Frame (no parsing, no serialization on either side).",
+				"MB/s counts the frames' JSONL bytes (one JSON line plus newline per frame)."),
 		},
 	}
 }
@@ -329,11 +392,15 @@ func addCodecRows(t []Table, s *codecStream, m codecFigures) {
 		nsCell(m.encodeJSON.CPU), allocCell(m.encodeJSON.allocs), Ratio(m.piStringify.CPU, m.encodeJSON.CPU), Ratio(m.piStringify.Wall, m.encodeJSON.Wall)})
 	t[tableEncode].Rows = append(t[tableEncode].Rows, []string{size,
 		nsCell(m.piEncode.CPU), nsCell(m.encode.CPU), allocCell(m.encode.allocs), Ratio(m.piEncode.CPU, m.encode.CPU), Ratio(m.piEncode.Wall, m.encode.Wall)})
-	goMBps := float64(s.logBytes) / float64(len(s.frames)) / m.reduce.Wall * 1e3
+	mbps := func(wallNsPerFrame float64) string {
+		return fmt.Sprintf("%.0f", float64(s.logBytes)/float64(len(s.frames))/wallNsPerFrame*1e3)
+	}
 	t[tableReduce].Rows = append(t[tableReduce].Rows, []string{size, fmt.Sprint(len(s.frames)),
-		nsCell(m.piReduce.CPU), fmt.Sprintf("%.0f", m.piReduceMBps),
-		nsCell(m.reduce.CPU), fmt.Sprintf("%.0f", goMBps), allocCell(m.reduce.allocs),
-		Ratio(m.piReduce.CPU, m.reduce.CPU), Ratio(m.piReduce.Wall, m.reduce.Wall)})
+		nsCell(m.piReduceStored.CPU), mbps(m.piReduceStored.Wall),
+		nsCell(m.reduceJSON.CPU), mbps(m.reduceJSON.Wall), allocCell(m.reduceJSON.allocs),
+		Ratio(m.piReduceStored.CPU, m.reduceJSON.CPU), Ratio(m.piReduceStored.Wall, m.reduceJSON.Wall),
+		nsCell(m.reduceParse.CPU), Ratio(m.piReduceStored.CPU, m.reduceParse.CPU),
+		nsCell(m.piReduce.CPU), nsCell(m.reduce.CPU), Ratio(m.piReduce.CPU, m.reduce.CPU)})
 }
 
 func byteSizeLabel(size int) string {

@@ -37,7 +37,7 @@ var ratioCell = regexp.MustCompile(`^[0-9]+\.[0-9]×$`)
 func TestCodecFamilyTables(t *testing.T) {
 	tables := runQuick(t, "codec")
 	require.Len(t, tables, 3)
-	titles := []string{"Codec: encode and serialize one frame per event", "Codec: encoder alone (no serialization)", "Codec: reduce the stream's frames"}
+	titles := []string{"Codec: encode and serialize one frame per event", "Codec: encoder alone (no serialization)", "Codec: reduce stored frames"}
 	for i, tb := range tables {
 		require.Equal(t, titles[i], tb.Title)
 		require.NotEmpty(t, tb.Notes, tb.Title)

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/json"
+	"regexp"
 	"testing"
 
 	"github.com/frameproof/frameproof/impl/frames"
@@ -72,6 +73,8 @@ func TestCorruptFrameSequencesReduceLikePiAI(t *testing.T) {
 		if peerErr == "" {
 			require.Equal(t, string(peerMsg), marshalMsg(goMsg), "seed %d", seed)
 		}
+		// The stored-bytes reduction (fast path for delta frames) agrees too.
+		requireReduceJSONLikePeer(t, raw, peerMsg, peerErr, "seed %d", seed)
 	}
 	require.Greater(t, errorsSeen, n/10, "too few corrupt sequences made pi-ai throw")
 	t.Logf("%d of %d sequences threw", errorsSeen, n)
@@ -87,7 +90,7 @@ func TestStoredFramesReduceLikePiAI(t *testing.T) {
 		n = 300
 	}
 	gen := GenStoredFrames()
-	errorsSeen, strictRejected := 0, 0
+	errorsSeen, strictRejected, fastFrames, totalFrames := 0, 0, 0, 0
 	for seed := 0; seed < n; seed++ {
 		fs := gen.Example(seed)
 		raw := make([]json.RawMessage, len(fs))
@@ -104,6 +107,8 @@ func TestStoredFramesReduceLikePiAI(t *testing.T) {
 			goMsgText = string(goMsg.AppendJSON(nil))
 		}
 		require.Equal(t, peerErr, goErrText, "seed %d: frames %s", seed, framesText(raw))
+		fastFrames += requireReduceJSONLikePeer(t, raw, peerMsg, peerErr, "seed %d: frames %s", seed, framesText(raw))
+		totalFrames += len(raw)
 		if peerErr != "" {
 			errorsSeen++
 			continue
@@ -117,7 +122,40 @@ func TestStoredFramesReduceLikePiAI(t *testing.T) {
 	// reading rejects (the lane used to wedge on those), and lists it throws on.
 	require.Greater(t, strictRejected, n/10, "too few lists that only the strict reading rejects")
 	require.Greater(t, errorsSeen, n/20, "too few lists that made pi-ai throw")
-	t.Logf("%d of %d lists threw; %d reduced although the strict reading rejects them", errorsSeen, n, strictRejected)
+	// Most stored frames are deltas: ReduceJSON's fast path must carry them.
+	require.Greater(t, fastFrames, totalFrames/4, "too few frames in the fast path's shape")
+	t.Logf("%d of %d lists threw; %d reduced although the strict reading rejects them; %d of %d frames in the fast shape",
+		errorsSeen, n, strictRejected, fastFrames, totalFrames)
+}
+
+// fastShape is the delta frame shape frames.ApplyJSON reads byte by byte
+// (a looser pattern than its own check: it only counts coverage).
+var fastShape = regexp.MustCompile(`^\{"type":"(text|thinking|toolcall)_delta","contentIndex":(0|[1-9][0-9]*),"delta":"[^\\]*"\}$`)
+
+// requireReduceJSONLikePeer reduces raw from its bytes with frames.ReduceJSON
+// and requires pi-ai's message or error; it returns how many frames had
+// the fast path's shape.
+func requireReduceJSONLikePeer(t *testing.T, raw []json.RawMessage, peerMsg json.RawMessage, peerErr string, format string, args ...any) int {
+	t.Helper()
+	lines, fast := make([][]byte, len(raw)), 0
+	for i, r := range raw {
+		lines[i] = r
+		if fastShape.Match(r) {
+			fast++
+		}
+	}
+	m, err := frames.ReduceJSON(lines)
+	errText, msgText := "", "null"
+	if err != nil {
+		errText = err.Error()
+	} else if !m.IsUndefined() {
+		msgText = string(m.AppendJSON(nil))
+	}
+	require.Equal(t, peerErr, errText, append([]any{"ReduceJSON: " + format}, args...)...)
+	if peerErr == "" {
+		require.Equal(t, string(peerMsg), msgText, append([]any{"ReduceJSON: " + format}, args...)...)
+	}
+	return fast
 }
 
 func framesText(raw []json.RawMessage) string {

@@ -168,8 +168,26 @@ func (p *Peer) BenchReduce(frames []json.RawMessage, iterations int) (nsPerFrame
 
 // BenchReduceTimes is BenchReduce returning wall and CPU time per frame.
 func (p *Peer) BenchReduceTimes(frames []json.RawMessage, iterations int) (t BenchTimes, mbPerSec float64, err error) {
+	return p.benchReduce(benchBody("frames", frames, iterations))
+}
+
+// BenchReduceStoredTimes is BenchReduceTimes from the stored bytes to the
+// message's bytes: each pass JSON.parses every frame's JSON.stringify line,
+// reduces, and JSON.stringifies the message.
+func (p *Peer) BenchReduceStoredTimes(frames []json.RawMessage, iterations int) (t BenchTimes, mbPerSec float64, err error) {
+	body := benchBody("frames", frames, iterations)
+	return p.benchReduce(func(b *bytes.Buffer) error {
+		if err := body(b); err != nil {
+			return err
+		}
+		b.WriteString(`,"stored":true`)
+		return nil
+	})
+}
+
+func (p *Peer) benchReduce(body func(*bytes.Buffer) error) (t BenchTimes, mbPerSec float64, err error) {
 	var r reduceBenchResponse
-	if err := p.call("reduceBench", benchBody("frames", frames, iterations), &r); err != nil {
+	if err := p.call("reduceBench", body, &r); err != nil {
 		return BenchTimes{}, 0, err
 	}
 	if r.Error != nil {

@@ -219,6 +219,17 @@ func TestBenchStringify(t *testing.T) {
 	assert.Greater(t, times.Wall, 0.0)
 	assert.GreaterOrEqual(t, times.CPU, 0.0)
 	assert.Greater(t, mbps, 0.0)
+
+	stored, storedMBps, err := p.BenchReduceStoredTimes(frames, 3)
+	require.NoError(t, err)
+	assert.Greater(t, stored.Wall, 0.0)
+	assert.InDelta(t, mbps*times.Wall, storedMBps*stored.Wall, mbps*times.Wall*1e-9, "both modes count the same JSONL bytes")
+	_, _, err = p.BenchReduceStoredTimes(raws(`{"type":"text_delta","contentIndex":0,"delta":"x"}`, `{"type":"start","partial":{}}`), 2)
+	require.ErrorContains(t, err, "text_delta frame appears before the start frame")
+	// The request really asks for the stored mode: the peer reads the field.
+	line, err = p.RoundTrip([]byte(`{"id":"r","op":"reduceBench","frames":[],"iterations":1,"stored":1}`))
+	require.NoError(t, err)
+	assert.Contains(t, string(line), `field \"stored\" must be a boolean`)
 }
 
 func TestLargeMessageRoundTrip(t *testing.T) {

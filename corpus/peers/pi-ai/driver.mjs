@@ -166,19 +166,41 @@ function reduceOnce(frames) {
     return undefined;
 }
 
+// reduceStoredOnce is the stored-bytes round trip: JSON.parse of each stored
+// frame line, the reduction, and JSON.stringify of the message (what a
+// recovery that reads a frame log and writes the message back does).
+// sink keeps the result observable so the work cannot be skipped.
+let sink = 0;
+function reduceStoredOnce(lines) {
+    try {
+        const frames = new Array(lines.length);
+        for (let i = 0; i < lines.length; i++) frames[i] = JSON.parse(lines[i]);
+        sink += JSON.stringify(reduceAssistantMessageFrames(frames)).length;
+    } catch (err) {
+        return { message: errorMessage(err) };
+    }
+    return undefined;
+}
+
 // reduceBench throughput counts the frames' JSONL bytes (one JSON.stringify
 // line per frame plus its newline), i.e. the size of the stored frame log.
+// With "stored": true each pass starts from those lines and ends with the
+// message's JSON (reduceStoredOnce); otherwise it reduces the parsed frames.
 function opReduceBench(request) {
     const frames = requireArray(request, "frames");
     const iterations = requireIterations(request);
-    const failure = reduceOnce(frames);
+    const stored = requireOptionalBoolean(request, "stored");
+    const lines = frames.map((frame) => JSON.stringify(frame));
+    const input = stored ? lines : frames;
+    const once = stored ? reduceStoredOnce : reduceOnce;
+    const failure = once(input);
     if (failure) return { id: request.id, error: failure };
     let bytes = 0;
-    for (const frame of frames) bytes += Buffer.byteLength(JSON.stringify(frame), "utf8") + 1;
-    for (let i = 0; i < warmups(iterations); i++) reduceOnce(frames);
+    for (const line of lines) bytes += Buffer.byteLength(line, "utf8") + 1;
+    for (let i = 0; i < warmups(iterations); i++) once(input);
     const cpuStart = process.cpuUsage();
     const start = process.hrtime.bigint();
-    for (let i = 0; i < iterations; i++) reduceOnce(frames);
+    for (let i = 0; i < iterations; i++) once(input);
     const elapsed = Number(process.hrtime.bigint() - start);
     const cpu = cpuNanos(cpuStart);
     const seconds = elapsed / 1e9;
