@@ -32,9 +32,6 @@ type Config struct {
 	Now func() float64
 	// NewObserver returns an observed-message tracker for one stream.
 	NewObserver func() Observer
-	// Retryable is pi-ai's isRetryableAssistantError (pattern data, not
-	// lifecycle; nil: nothing is retryable).
-	Retryable func(*pi.AssistantMessage) bool
 	// AfterResponse is the pure transform the driver's hook applies (nil:
 	// identity).
 	AfterResponse func(*pi.AssistantMessage) *pi.AssistantMessage
@@ -466,6 +463,9 @@ func (m *Model) Settle() error {
 	d := m.classify(o, m.ops[op], msg, recovery)
 	if d.fault != "" {
 		return fmt.Errorf("model/lane: settlement of %s must fault: %s", resp, d.fault)
+	}
+	if d.unmodelled != "" {
+		return fmt.Errorf("model/lane: settlement of %s is outside the model: %s", resp, d.unmodelled)
 	}
 	m.st.Entries = append(m.st.Entries, Entry{ID: resp, Parent: m.st.Tip, Message: messageJSON(d.committed)})
 	m.st.Usage = append(m.st.Usage, UsageRow{ID: o.UsageID, EntryID: resp, Usage: usageJSON(d.committed.Usage)})
