@@ -36,6 +36,7 @@ func runMutate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	root := fs.String("root", ".", "the module root")
 	minScore := fs.Float64("min-score", 0, "exit 1 when a package scores below this percentage")
 	verbose := fs.Bool("v", false, "print each mutant's outcome as it finishes")
+	only := fs.String("mutants", "", "comma-separated mutant ids (file:line:OP@offset) to run instead of the sample")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: frameproof mutate [--seed N] [--budget N] [--pkgs a,b] [--killer CMD] [--timeout D] [--min-score P]")
 		fs.PrintDefaults()
@@ -53,6 +54,9 @@ func runMutate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	cfg := mutate.Config{Root: *root, Seed: *seed, Budget: *budget, Timeout: *timeout, Killer: strings.Fields(*killer)}
 	for _, p := range strings.Split(*pkgs, ",") {
 		cfg.Pkgs = append(cfg.Pkgs, strings.TrimSpace(p))
+	}
+	if *only != "" {
+		cfg.Only = strings.Split(*only, ",")
 	}
 	if *verbose {
 		cfg.Progress = stderr

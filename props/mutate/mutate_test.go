@@ -64,6 +64,8 @@ func TestSampleIsDeterministicAndSeeded(t *testing.T) {
 	}
 	assert.True(t, differs, "every seed sampled the same mutants")
 	assert.Len(t, Sample(ms, "p", 7, 0), len(ms))
+	only := pick(ms, "p", Config{Only: []string{ms[2].ID(), "p/p.go:99:COMPARE@1"}})
+	assert.Equal(t, []Mutant{ms[2]}, only)
 }
 
 // TestRunOnFixture runs the tool end to end on a small module: the killer

@@ -36,6 +36,9 @@ type Config struct {
 	Timeout  time.Duration
 	Killer   []string // the killer's argv, starting with "go" "test"; -overlay is added after "test"
 	Progress io.Writer
+	// Only, when set, runs just the mutants with these IDs (Mutant.ID), in
+	// place of the seeded sample: re-judging earlier survivors after a fix.
+	Only []string
 }
 
 // Result is one mutant's outcome.
@@ -129,7 +132,7 @@ func Run(ctx context.Context, cfg Config) ([]PackageReport, error) {
 			return nil, err
 		}
 		rep := PackageReport{Pkg: pkg, Generated: len(all)}
-		for _, m := range Sample(all, pkg, cfg.Seed, cfg.Budget) {
+		for _, m := range pick(all, pkg, cfg) {
 			res, err := runMutant(ctx, cfg, tmp, m)
 			if err != nil {
 				return nil, err
@@ -227,4 +230,22 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "…" + s[len(s)-n:]
+}
+
+// pick is the seeded sample, or the mutants named by cfg.Only.
+func pick(all []Mutant, pkg string, cfg Config) []Mutant {
+	if len(cfg.Only) == 0 {
+		return Sample(all, pkg, cfg.Seed, cfg.Budget)
+	}
+	want := map[string]bool{}
+	for _, id := range cfg.Only {
+		want[id] = true
+	}
+	var out []Mutant
+	for _, m := range all {
+		if want[m.ID()] {
+			out = append(out, m)
+		}
+	}
+	return out
 }
