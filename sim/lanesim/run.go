@@ -11,7 +11,6 @@ import (
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
-	"github.com/frameproof/frameproof/impl/store/memory"
 	"github.com/frameproof/frameproof/props/invariants"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/linz"
@@ -52,7 +51,7 @@ type runner struct {
 
 	// ref holds exactly the acknowledged commits: the oracle for what any
 	// backend must show after recovery.
-	ref      *memory.Store
+	ref      *specStore // the store oracle: model/store (specstore.go)
 	listKeys map[string]store.Address
 	inflight []store.Write // a commit submitted but not acknowledged
 	// faultPending: a storage fault was injected and has not yet faulted.
@@ -213,7 +212,7 @@ func (r *runner) nextPlan(req lane.Request) respPlan {
 // main is the root actor: it sets the world up, starts the daemons, waits
 // for the driver to finish every operation and runs the end-of-run checks.
 func (r *runner) main() {
-	r.ref = memory.New(r.w)
+	r.ref = newSpecStore(r.w)
 	r.doneFut = r.w.NewFuture("done")
 	if !r.startProcess() {
 		return
