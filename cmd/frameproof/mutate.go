@@ -62,6 +62,9 @@ func runMutate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		cfg.Progress = stderr
 	}
 	fmt.Fprintf(stderr, "frameproof mutate --seed %d --budget %d --pkgs %s\nkiller: %s\n", *seed, *budget, *pkgs, *killer)
+	if *only != "" {
+		fmt.Fprintf(stderr, "only: %s\n", *only)
+	}
 	reports, err := mutate.Run(context.Background(), cfg)
 	if errors.Is(err, mutate.ErrBaseline) {
 		fmt.Fprintf(stderr, "frameproof mutate: %v\n", err)
