@@ -222,6 +222,11 @@ func runKiller(ctx context.Context, cfg Config, overlay string) (Status, string,
 		// test's vet checks): not a kill by any test.
 		return NotViable, buf.String(), nil
 	}
+	if bytes.Contains(buf.Bytes(), []byte("panic: test timed out")) {
+		// go test's own -timeout: the mutant hung (or the machine is
+		// slow); reported apart from failed checks.
+		return TimedOut, buf.String(), nil
+	}
 	return Killed, buf.String(), nil
 }
 
