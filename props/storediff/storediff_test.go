@@ -56,6 +56,7 @@ func TestBackendsMatchModel(t *testing.T) {
 					d.commit(g.Commit())
 					d.reads()
 				}
+				d.rejections()
 				got, err := crash.ReadSnapshot(s)
 				require.NoError(t, err)
 				require.Empty(t, cmp.Diff(crash.ModelSnapshot(d.spec), got), d.where)
@@ -160,6 +161,27 @@ func (d *differ) bulk() {
 	}
 	mid := d.spec.NextSeq() - 5_000
 	d.readList(a, &mid, false, 10_001)
+}
+
+// rejections commits transactions pi's rules refuse, each with a valid
+// write before the bad one: every backend must report pi's error and apply
+// nothing (the generated workload breaks a rule only now and then).
+func (d *differ) rejections() {
+	root, missing := "root-"+d.where, "no-such-entry"
+	d.commit([]mstore.Write{{Kind: mstore.Entry, ID: root}})
+	set := mstore.Write{Kind: mstore.Value, Op: mstore.Set, Addr: mstore.Addr{Namespace: "a", Key: "k1"}, Value: `"r"`}
+	for _, bad := range [][]mstore.Write{
+		{set, {Kind: mstore.Entry, ID: root}},
+		{set, {Kind: mstore.Usage, ID: root}},
+		{set, {Kind: mstore.Entry, ID: "x-" + d.where, ParentID: &missing}},
+		{set, {Kind: mstore.Usage, ID: "u-" + d.where}, {Kind: mstore.Entry, ID: "u-" + d.where}},
+	} {
+		before := d.spec.NextSeq()
+		_, wantErr := d.spec.Clone().Commit(bad, 0)
+		require.Error(d.t, wantErr, "%s: the model accepts %v", d.where, bad)
+		d.commit(bad)
+		require.Equal(d.t, before, d.s.NextSeq(), "%s: a rejected commit consumed seqs", d.where)
+	}
 }
 
 func cursorText(c *int64) string {
