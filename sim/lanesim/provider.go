@@ -288,6 +288,7 @@ type simStream struct {
 	ended    bool // terminal event (or failure) consumed
 	hooked   bool // after_response ran for it
 	settled  bool // its settlement committed
+	gen      int  // the process generation that opened it
 	obs      *modelframes.Observer
 	last     *pi.AssistantMessage // partial of the latest consumed event
 	// observed[i] is the model observation after consumed event i.

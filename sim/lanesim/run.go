@@ -543,7 +543,25 @@ func (r *runner) canceller() {
 			return // the driver reports or restarts faults
 		}
 		r.fail("invariant", "request cancel: %v", err)
+		return
 	}
+	r.checkCancelAbortsStream()
+}
+
+// checkCancelAbortsStream: once a cancel request has committed, the live
+// provider stream of the cancelled response has its abort signal fired
+// (pi's requestOperationAbort aborts the running request), so the provider
+// stops instead of streaming the rest of the response.
+func (r *runner) checkCancelAbortsStream() {
+	s := r.cur
+	if s == nil || s.ended || s.gen != r.gen || s.req.Abort == nil || !r.alive() {
+		return
+	}
+	op, st := r.refOp()
+	if st == nil || op != s.req.OperationID || !st.Control.CancelRequested || st.ResponseEntryID != s.req.ResponseEntryID {
+		return
+	}
+	r.check(s.req.Abort.Done(), "invariant", "cancel of %s committed while response %s streams, but its abort signal did not fire", op, s.req.ResponseEntryID)
 }
 
 func (r *runner) reader() {
@@ -649,6 +667,7 @@ func (r *runner) onStreamOpen(s *simStream) {
 	resp := s.req.ResponseEntryID
 	r.streams[resp] = s
 	r.cur = s
+	s.gen = r.gen
 	if r.pendingPoll != "" && s.req.Deferred != nil {
 		r.race(RowPollReplacement, "replaced-at-once")
 		r.pendingPoll = ""
