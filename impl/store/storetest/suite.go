@@ -429,6 +429,51 @@ func checkPaging(tb rapid.TB, t *testing.T, open Open) {
 			}
 		}
 	}
+	// A deleted list reads empty, and an append after the delete starts a
+	// fresh list.
+	if _, err := s.Commit([]store.Write{store.DeleteListRaw(list)}); err != nil {
+		tb.Fatalf("paging: deleting the list: %v", err)
+		return
+	}
+	res, err := s.Commit([]store.Write{store.AppendListRaw(list, json.RawMessage(`"again"`))})
+	if err != nil || len(res.Seqs) != 1 {
+		tb.Fatalf("paging: appending after the delete: %v (seqs %v)", err, res.Seqs)
+		return
+	}
+	want := []store.ListElement{{Seq: res.Seqs[0], Value: json.RawMessage(`"again"`)}}
+	if got, err := s.ReadList(list, store.ReadOptions{}); err != nil || !slices.EqualFunc(got, want, elementEqual) {
+		tb.Fatalf("paging: list after delete and append: got %v (%v), want %v", got, err, want)
+		return
+	}
+	checkScanAndParent(tb, s)
+}
+
+// checkScanAndParent: a scan is in key order whatever the write order, and
+// an entry whose parent does not exist is refused with pi's error.
+func checkScanAndParent(tb rapid.TB, s store.Storage) {
+	var ws []store.Write
+	for _, k := range []string{"k2", "\u00e9", "k", "k1:x", "k1"} {
+		ws = append(ws, store.SetValueRaw(store.Address{Namespace: "scan", Key: k}, json.RawMessage(`1`)))
+	}
+	if _, err := s.Commit(ws); err != nil {
+		tb.Fatalf("scan setup: %v", err)
+		return
+	}
+	got, err := s.ScanValues("scan", "")
+	var keys []string
+	for _, v := range got {
+		keys = append(keys, v.Address.Key)
+	}
+	if want := []string{"k", "k1", "k1:x", "k2", "\u00e9"}; err != nil || !slices.Equal(keys, want) {
+		tb.Fatalf("scan order: got %q (%v), want %q", keys, err, want)
+		return
+	}
+	missing := "no-such-parent"
+	_, err = s.Commit([]store.Write{store.InsertEntry(store.Entry{ID: "orphan", ParentID: &missing,
+		Raw: json.RawMessage(`{"type":"message","id":"orphan","parentId":"no-such-parent"}`)})})
+	if err == nil || err.Error() != "Missing parent entry: no-such-parent" {
+		tb.Fatalf("parent: an entry with a missing parent: error %v, want %q", err, "Missing parent entry: no-such-parent")
+	}
 }
 
 // pageThrough reads a list page by page, each cursor the last seq of the
