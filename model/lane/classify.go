@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/frameproof/frameproof/impl/pi"
@@ -24,11 +25,17 @@ type outcome struct {
 	// fault: the response cannot be classified; the lane faults instead of
 	// committing (pi's SessionInvariantError).
 	fault string
+	// unmodelled: pi settles this response through a path the model does
+	// not follow (overflow compaction); the model refuses instead of
+	// guessing.
+	unmodelled string
 }
 
-// classify states pi's first-match-wins rules for the leaves driven here.
-// Overflow is out of scope: the driver configures no context window and no
-// output limit, so neither overflow test can match.
+// classify states pi's first-match-wins rules (runtime/drive/response.ts
+// publishResponse) for the leaves driven here. The model's runs have no
+// context window and no intended output limit, so of the overflow tests
+// only the error-text rows can fire; pi then settles into summary.deciding
+// (overflow compaction), which the model does not follow, so it says so.
 func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recovery bool) outcome {
 	source := "Deferred"
 	if cur.At == AtEffectPending {
@@ -59,9 +66,13 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 		}
 		return next(checkpoint)
 	}
-	switch resp.StopReason {
-	case pi.StopAborted:
+	if resp.StopReason == pi.StopAborted {
 		return outcome{fault: source + " response is aborted while durable control is running"}
+	}
+	if cur.At == AtEffectPending && (ContextOverflow(resp, 0) || RecoverableLength(resp, 0)) {
+		return outcome{unmodelled: fmt.Sprintf("context overflow (%q) settles into summary.deciding", derefOr(resp.ErrorMessage, ""))}
+	}
+	switch resp.StopReason {
 	case pi.StopDeferred:
 		o := base
 		o.At, o.SourceEntryID = AtDeferredSuspend, cur.ResponseEntryID
@@ -77,8 +88,7 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 		}
 		return next(o)
 	case pi.StopError:
-		retryable := m.cfg.Retryable != nil && m.cfg.Retryable(resp)
-		if cur.At == AtEffectPending && (recovery || retryable) && cur.Attempt < info.run.MaxAttempts {
+		if cur.At == AtEffectPending && (recovery || RetryableError(resp)) && cur.Attempt < info.run.MaxAttempts {
 			o := base
 			o.At, o.NextAttempt = AtRetryWait, cur.Attempt+1
 			o.NotBefore = notBefore(m.now(), info.run.BaseDelayMs, cur.Attempt)
@@ -121,4 +131,11 @@ func notBefore(now, baseDelayMs float64, attempt int) float64 {
 		return x
 	}
 	return safe(now + safe(baseDelayMs*math.Pow(2, float64(max(0, attempt-1)))))
+}
+
+func derefOr(s *string, def string) string {
+	if s == nil {
+		return def
+	}
+	return *s
 }

@@ -32,9 +32,6 @@ type Config struct {
 	Now func() float64
 	// NewObserver returns an observed-message tracker for one stream.
 	NewObserver func() Observer
-	// Retryable is pi-ai's isRetryableAssistantError (pattern data, not
-	// lifecycle; nil: nothing is retryable).
-	Retryable func(*pi.AssistantMessage) bool
 	// AfterResponse is the pure transform the driver's hook applies (nil:
 	// identity).
 	AfterResponse func(*pi.AssistantMessage) *pi.AssistantMessage
@@ -481,6 +478,9 @@ func (m *Model) Settle() error {
 	if d.committed.StopReason == pi.StopPending {
 		// session/session.ts: the session mutator refuses the transaction
 		return fmt.Errorf("model/lane: settlement of %s must fault: %s", resp, PendingAssistantRefusal)
+	}
+	if d.unmodelled != "" {
+		return fmt.Errorf("model/lane: settlement of %s is outside the model: %s", resp, d.unmodelled)
 	}
 	entryMsg := messageJSON(d.committed)
 	if literal {

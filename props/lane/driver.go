@@ -113,7 +113,6 @@ func Run(t *rapid.T, opts Options) (err error) {
 	d.model = ml.New(ml.Config{
 		Lane: laneName, Now: d.clock.NowMs,
 		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
-		Retryable:   lane.IsRetryableAssistantError,
 		AfterResponse: func(m *pi.AssistantMessage) *pi.AssistantMessage {
 			return d.transform(m)
 		},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -73,7 +74,10 @@ func TestProjectionProperties(t *testing.T) {
 		if err := wire.Validate(target.Wire, got, wire.Options{Vision: target.Vision, Model: target.Model}); err != nil {
 			rt.Fatalf("%s rejects the projection: %v\n%s", target.Wire, err, got)
 		}
-		again, _ := impl.Project(msgs, target, impl.Options{Principal: p})
+		again, err := impl.Project(msgs, target, impl.Options{Principal: p})
+		if err != nil {
+			rt.Fatalf("second projection of the same record: %v", err)
+		}
 		if !bytes.Equal(got, again) {
 			rt.Fatalf("projection is not deterministic")
 		}
@@ -119,14 +123,26 @@ func checkNoSaying(rt *rapid.T, body []byte) {
 	walk(v, "$")
 }
 
-// callsAndAnswers lists call ids and answered ids on the id-carrying wires.
-func callsAndAnswers(wireName string, body []byte) (calls, answers []string) {
+// callsAndAnswers lists call ids and answered ids on the id-carrying wires
+// (names on Gemini). A body that is not JSON, lacks the wire's message
+// list or holds a non-object message is an error, not an empty list.
+func callsAndAnswers(wireName string, body []byte) (calls, answers []string, err error) {
 	var v map[string]any
-	_ = json.Unmarshal(body, &v)
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil, nil, fmt.Errorf("%s body is not a JSON object: %w", wireName, err)
+	}
 	each := func(key string, fn func(m map[string]any)) {
-		list, _ := v[key].([]any)
-		for _, e := range list {
-			m, _ := e.(map[string]any)
+		list, ok := v[key].([]any)
+		if !ok {
+			err = fmt.Errorf("%s body has no %q list", wireName, key)
+			return
+		}
+		for i, e := range list {
+			m, ok := e.(map[string]any)
+			if !ok {
+				err = fmt.Errorf("%s body: %s[%d] is not an object", wireName, key, i)
+				return
+			}
 			fn(m)
 		}
 	}
@@ -176,14 +192,19 @@ func callsAndAnswers(wireName string, body []byte) (calls, answers []string) {
 				}
 			}
 		})
+	default:
+		return nil, nil, fmt.Errorf("unknown wire %q", wireName)
 	}
-	return calls, answers
+	return calls, answers, err
 }
 
 // checkCallsAnsweredOnce: calls and answers are the same multiset (by id;
 // by name on Gemini, whose validator checks turn-by-turn counts).
 func checkCallsAnsweredOnce(rt *rapid.T, wireName string, body []byte) {
-	calls, answers := callsAndAnswers(wireName, body)
+	calls, answers, err := callsAndAnswers(wireName, body)
+	if err != nil {
+		rt.Fatal(err)
+	}
 	count := map[string]int{}
 	for _, c := range calls {
 		count[c]++
@@ -214,7 +235,10 @@ func checkEveryCallCrosses(rt *rapid.T, msgs []pi.Appender, wireName string, bod
 	if wireName == impl.WireGemini {
 		return // no ids on this wire
 	}
-	calls, _ := callsAndAnswers(wireName, body)
+	calls, _, err := callsAndAnswers(wireName, body)
+	if err != nil {
+		rt.Fatal(err)
+	}
 	on := map[string]bool{}
 	for _, c := range calls {
 		on[c] = true
@@ -251,7 +275,10 @@ func TestMicrocompactProperties(t *testing.T) {
 		if countCalls(got) != countCalls(msgs) || len(got) != len(msgs) {
 			rt.Fatalf("microcompact dropped a call or a message")
 		}
-		again, n2, _ := impl.Microcompact(got, impl.MicrocompactOptions{KeepRecent: k, Tools: tools})
+		again, n2, err := impl.Microcompact(got, impl.MicrocompactOptions{KeepRecent: k, Tools: tools})
+		if err != nil {
+			rt.Fatalf("second microcompact: %v", err)
+		}
 		if n2 != 0 || !bytes.Equal(marshalRecord(again), marshalRecord(got)) {
 			rt.Fatalf("microcompact is not idempotent: second run cleared %d (first %d)", n2, n)
 		}
@@ -263,7 +290,13 @@ func TestMicrocompactProperties(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		direct, _ := model.Project(want, modelTarget(target), nil)
+		direct, merr := model.Project(want, modelTarget(target), nil)
+		if errors.Is(merr, model.ErrNothingToSend) {
+			rt.Fatalf("impl projects the compacted record, model has nothing to send")
+		}
+		if merr != nil {
+			rt.Fatalf("model: %v", merr)
+		}
 		if !bytes.Equal(body, direct) {
 			rt.Fatalf("Project with microcompact differs from model(compact(record))")
 		}
@@ -285,4 +318,24 @@ func countCalls(msgs []pi.Appender) int {
 		}
 	}
 	return n
+}
+
+// callsAndAnswers fails on what it cannot read instead of finding no calls.
+func TestCallsAndAnswersRejectsUnreadableBodies(t *testing.T) {
+	for _, c := range []struct{ wire, body string }{
+		{impl.WireAnthropic, `not json`},
+		{impl.WireAnthropic, `{"model":"m"}`},
+		{impl.WireOpenAIResponses, `{"input":[1]}`},
+		{"no-such-wire", `{}`},
+	} {
+		_, _, err := callsAndAnswers(c.wire, []byte(c.body))
+		if err == nil {
+			t.Errorf("%s %s: no error", c.wire, c.body)
+		}
+	}
+	calls, answers, err := callsAndAnswers(impl.WireOpenAIResponses,
+		[]byte(`{"input":[{"type":"function_call","call_id":"a"},{"type":"function_call_output","call_id":"a"}]}`))
+	if err != nil || len(calls) != 1 || len(answers) != 1 {
+		t.Errorf("calls %v answers %v err %v", calls, answers, err)
+	}
 }

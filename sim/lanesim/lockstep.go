@@ -90,7 +90,6 @@ func newLockstep(r *runner) *lockstep {
 			return float64(r.w.Now().UnixMilli())
 		},
 		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
-		Retryable:   lane.IsRetryableAssistantError,
 		Mutant:      modelMutant,
 	})
 	return ls

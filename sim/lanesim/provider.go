@@ -52,6 +52,20 @@ type genOpts struct {
 
 var textPieces = []string{"a", "hello ", "wörld", "😀", "x y", "\\n", "”q”"}
 
+// providerErrors are the error texts a stream can end with: transient ones
+// pi-ai retries, permanent ones it does not, and a quota error whose text
+// also says 429, which pi-ai's limit rows make permanent (utils/retry.js).
+// The retry decision is then observable: a lane that retries the wrong
+// ones, or none, diverges from the model.
+var providerErrors = []string{
+	"overloaded",
+	"503 Service Unavailable",
+	"socket hang up",
+	"invalid api key",
+	"400 unsupported parameter: temperature",
+	"429 insufficient_quota: You exceeded your current quota",
+}
+
 // genPlan draws one response from src.
 func genPlan(src choice.Source, g genOpts) respPlan {
 	p := respPlan{stallAt: -1}
@@ -98,9 +112,10 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 			return pi.Event{Type: pi.EventDone, Reason: reason, Message: m}
 		})
 	case endError:
+		text := choice.Pick(src, "gen-error", providerErrors)
 		evs = append(evs, func(a *pi.AssistantMessage) pi.Event {
 			m := a.Clone()
-			m.StopReason, m.ErrorMessage = pi.StopError, pi.Str("overloaded")
+			m.StopReason, m.ErrorMessage = pi.StopError, pi.Str(text)
 			m.Usage = pi.Usage{Input: 10, Output: 1, TotalTokens: 11}
 			return pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: m}
 		})
@@ -272,6 +287,7 @@ type simStream struct {
 	consumed int
 	ended    bool // terminal event (or failure) consumed
 	settled  bool // its settlement committed
+	gen      int  // the process generation that opened it
 	obs      *modelframes.Observer
 	last     *pi.AssistantMessage // partial of the latest consumed event
 	// observed[i] is the model observation after consumed event i.

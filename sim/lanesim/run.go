@@ -11,7 +11,6 @@ import (
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
-	"github.com/frameproof/frameproof/impl/store/memory"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/invariants"
 	"github.com/frameproof/frameproof/sim/linz"
@@ -54,7 +53,7 @@ type runner struct {
 
 	// ref holds exactly the acknowledged commits: the oracle for what any
 	// backend must show after recovery.
-	ref      *memory.Store
+	ref      *specStore // the store oracle: model/store (specstore.go)
 	listKeys map[string]store.Address
 	inflight []store.Write // a commit submitted but not acknowledged
 	// faultPending: a storage fault was injected and has not yet faulted.
@@ -215,7 +214,7 @@ func (r *runner) nextPlan(req lane.Request) respPlan {
 // main is the root actor: it sets the world up, starts the daemons, waits
 // for the driver to finish every operation and runs the end-of-run checks.
 func (r *runner) main() {
-	r.ref = memory.New(r.w)
+	r.ref = newSpecStore(r.w)
 	r.doneFut = r.w.NewFuture("done")
 	if !r.startProcess() {
 		return
@@ -549,7 +548,25 @@ func (r *runner) canceller() {
 			return // the driver reports or restarts faults
 		}
 		r.fail("invariant", "request cancel: %v", err)
+		return
 	}
+	r.checkCancelAbortsStream()
+}
+
+// checkCancelAbortsStream: once a cancel request has committed, the live
+// provider stream of the cancelled response has its abort signal fired
+// (pi's requestOperationAbort aborts the running request), so the provider
+// stops instead of streaming the rest of the response.
+func (r *runner) checkCancelAbortsStream() {
+	s := r.cur
+	if s == nil || s.ended || s.gen != r.gen || s.req.Abort == nil || !r.alive() {
+		return
+	}
+	op, st := r.refOp()
+	if st == nil || op != s.req.OperationID || !st.Control.CancelRequested || st.ResponseEntryID != s.req.ResponseEntryID {
+		return
+	}
+	r.check(s.req.Abort.Done(), "invariant", "cancel of %s committed while response %s streams, but its abort signal did not fire", op, s.req.ResponseEntryID)
 }
 
 func (r *runner) reader() {
@@ -656,6 +673,7 @@ func (r *runner) onStreamOpen(s *simStream) {
 	r.streams[resp] = s
 	r.cur = s
 	r.ls.admit()
+	s.gen = r.gen
 	if r.pendingPoll != "" && s.req.Deferred != nil {
 		r.race(RowPollReplacement, "replaced-at-once")
 		r.pendingPoll = ""

@@ -2,6 +2,7 @@ package lanesim
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -134,10 +135,51 @@ func TestUnknownBugAndBackend(t *testing.T) {
 	require.Equal(t, "setup", out.Kind)
 	require.Len(t, RaceRows(), 10)
 	require.Len(t, BugNames(), 15)
-	for _, r := range RaceRows() {
-		_, ok := ScenarioByName(r.ID)
-		_ = ok
+}
+
+// Every race row is targeted by at least one scenario, and every row a
+// scenario names is a row of the race table. (Row ids are not scenario
+// names; the link is each scenario's Rows.)
+func TestEveryRaceRowHasAScenario(t *testing.T) {
+	require.NoError(t, rowsTargeted(RaceRows(), Scenarios()))
+	// The check itself: a table with a row no scenario names, and a
+	// scenario naming a row the table lacks, are both rejected.
+	scs := Scenarios()
+	var without []Scenario
+	for _, sc := range scs {
+		rows := []string{}
+		for _, id := range sc.Rows {
+			if id != RowCloseSettle {
+				rows = append(rows, id)
+			}
+		}
+		sc.Rows = rows
+		without = append(without, sc)
 	}
+	require.ErrorContains(t, rowsTargeted(RaceRows(), without), RowCloseSettle)
+	require.ErrorContains(t, rowsTargeted(RaceRows()[1:], scs), RowAppendNext)
+}
+
+func rowsTargeted(table []RaceRow, scs []Scenario) error {
+	rows := map[string]bool{}
+	for _, r := range table {
+		rows[r.ID] = true
+	}
+	targeted := map[string]bool{}
+	for _, sc := range scs {
+		for _, id := range sc.Rows {
+			if !rows[id] {
+				return fmt.Errorf("scenario %s names unknown race row %q", sc.Name, id)
+			}
+			targeted[id] = true
+		}
+	}
+	for _, r := range table {
+		if !targeted[r.ID] {
+			return fmt.Errorf("race row %s (%s) has no scenario", r.ID, r.Name)
+		}
+	}
+	return nil
 }
 
 // The per-operation porcupine model rejects a broken history: an append

@@ -39,6 +39,7 @@ func RunWithReopen(t *testing.T, open Open, reopen Reopen) {
 // Check runs the state machine reporting to tb; t is handed to open and
 // reopen. Tests of the suite itself pass a recording tb to see it fail.
 func Check(tb rapid.TB, t *testing.T, open Open, reopen Reopen) {
+	checkPaging(tb, t, open)
 	rapid.Check(tb, func(rt *rapid.T) {
 		m := &machine{t: t, rt: rt, s: open(t), ref: newReference(), reopen: reopen}
 		defer func() { _ = m.s.Close() }()
@@ -379,3 +380,121 @@ func cloneWrites(ws []store.Write) []store.Write {
 	}
 	return out
 }
+
+// checkPaging is the deterministic part of the suite: random cursors find
+// an off-by-one cursor only sometimes, so every backend pages a list with
+// every limit in both orders, and reads it from every cursor seq (element
+// seqs and the gaps other writes leave between them), against the rule
+// that a cursor is exclusive.
+func checkPaging(tb rapid.TB, t *testing.T, open Open) {
+	s := open(t)
+	defer func() { _ = s.Close() }()
+	list := store.Address{Namespace: "a", Key: "paged", Kind: store.KindList}
+	other := store.Address{Namespace: "a", Key: "other"}
+	var all []store.ListElement
+	for i := 0; i < 7; i++ {
+		writes := []store.Write{store.AppendListRaw(list, json.RawMessage(fmt.Sprint(i)))}
+		if i%2 == 1 {
+			writes = append([]store.Write{store.SetValueRaw(other, json.RawMessage(fmt.Sprint(i)))}, writes...)
+		}
+		res, err := s.Commit(writes)
+		if err != nil || len(res.Seqs) != len(writes) {
+			tb.Fatalf("paging setup: commit %d: %v (seqs %v)", i, err, res.Seqs)
+			return
+		}
+		all = append(all, store.ListElement{Seq: res.Seqs[len(res.Seqs)-1], Value: json.RawMessage(fmt.Sprint(i))})
+	}
+	for _, order := range []store.Order{store.Asc, store.Desc} {
+		want := slices.Clone(all)
+		if order == store.Desc {
+			slices.Reverse(want)
+		}
+		for limit := 1; limit <= 3; limit++ {
+			if got := pageThrough(tb, s, list, order, limit, len(all)+2); !slices.EqualFunc(got, want, elementEqual) {
+				tb.Fatalf("paging %s with limit %d: got %v, want %v", order, limit, got, want)
+				return
+			}
+		}
+		for c := int64(0); c <= all[len(all)-1].Seq+1; c++ {
+			var exp []store.ListElement
+			for _, e := range want {
+				if order == store.Asc && e.Seq > c || order == store.Desc && e.Seq < c {
+					exp = append(exp, e)
+				}
+			}
+			got, err := s.ReadList(list, store.ReadOptions{Order: order, Cursor: &c})
+			if err != nil || !slices.EqualFunc(got, exp, elementEqual) {
+				tb.Fatalf("readList %s after cursor %d: got %v (%v), want %v", order, c, got, err, exp)
+				return
+			}
+		}
+	}
+	// A deleted list reads empty, and an append after the delete starts a
+	// fresh list.
+	if _, err := s.Commit([]store.Write{store.DeleteListRaw(list)}); err != nil {
+		tb.Fatalf("paging: deleting the list: %v", err)
+		return
+	}
+	res, err := s.Commit([]store.Write{store.AppendListRaw(list, json.RawMessage(`"again"`))})
+	if err != nil || len(res.Seqs) != 1 {
+		tb.Fatalf("paging: appending after the delete: %v (seqs %v)", err, res.Seqs)
+		return
+	}
+	want := []store.ListElement{{Seq: res.Seqs[0], Value: json.RawMessage(`"again"`)}}
+	if got, err := s.ReadList(list, store.ReadOptions{}); err != nil || !slices.EqualFunc(got, want, elementEqual) {
+		tb.Fatalf("paging: list after delete and append: got %v (%v), want %v", got, err, want)
+		return
+	}
+	checkScanAndParent(tb, s)
+}
+
+// checkScanAndParent: a scan is in key order whatever the write order, and
+// an entry whose parent does not exist is refused with pi's error.
+func checkScanAndParent(tb rapid.TB, s store.Storage) {
+	var ws []store.Write
+	for _, k := range []string{"k2", "\u00e9", "k", "k1:x", "k1"} {
+		ws = append(ws, store.SetValueRaw(store.Address{Namespace: "scan", Key: k}, json.RawMessage(`1`)))
+	}
+	if _, err := s.Commit(ws); err != nil {
+		tb.Fatalf("scan setup: %v", err)
+		return
+	}
+	got, err := s.ScanValues("scan", "")
+	var keys []string
+	for _, v := range got {
+		keys = append(keys, v.Address.Key)
+	}
+	if want := []string{"k", "k1", "k1:x", "k2", "\u00e9"}; err != nil || !slices.Equal(keys, want) {
+		tb.Fatalf("scan order: got %q (%v), want %q", keys, err, want)
+		return
+	}
+	missing := "no-such-parent"
+	_, err = s.Commit([]store.Write{store.InsertEntry(store.Entry{ID: "orphan", ParentID: &missing,
+		Raw: json.RawMessage(`{"type":"message","id":"orphan","parentId":"no-such-parent"}`)})})
+	if err == nil || err.Error() != "Missing parent entry: no-such-parent" {
+		tb.Fatalf("parent: an entry with a missing parent: error %v, want %q", err, "Missing parent entry: no-such-parent")
+	}
+}
+
+// pageThrough reads a list page by page, each cursor the last seq of the
+// page before, for at most max pages.
+func pageThrough(tb rapid.TB, s store.Storage, a store.Address, order store.Order, limit, max int) []store.ListElement {
+	var out []store.ListElement
+	var cursor *int64
+	for page := 0; page < max; page++ {
+		got, err := s.ReadList(a, store.ReadOptions{Order: order, Limit: limit, Cursor: cursor})
+		if err != nil {
+			tb.Fatalf("paging %s with limit %d: page %d: %v", order, limit, page, err)
+			return nil
+		}
+		out = append(out, got...)
+		if len(got) < limit {
+			return out
+		}
+		last := got[len(got)-1].Seq
+		cursor = &last
+	}
+	return out
+}
+
+func elementEqual(a, b store.ListElement) bool { return a.Seq == b.Seq && rawEqual(a.Value, b.Value) }

@@ -92,12 +92,19 @@ func (m *mutant) ReadList(a store.Address, o store.ReadOptions) ([]store.ListEle
 		}
 		o.Cursor = &c
 	}
+	if m.bug == "cursor keeps its element" && o.Cursor != nil {
+		c := *o.Cursor - 1
+		if o.Order == store.Desc {
+			c = *o.Cursor + 1
+		}
+		o.Cursor = &c
+	}
 	return m.Store.ReadList(a, o)
 }
 
 func TestSuiteRejectsBrokenBackends(t *testing.T) {
 	t.Chdir(t.TempDir()) // rapid writes fail files relative to the working directory
-	for _, bug := range []string{"list delete ignored", "missing parent accepted", "scan unordered", "cursor inclusive"} {
+	for _, bug := range []string{"list delete ignored", "missing parent accepted", "scan unordered", "cursor inclusive", "cursor keeps its element"} {
 		tb := &recordingTB{}
 		done := make(chan struct{})
 		go func() {
@@ -108,5 +115,9 @@ func TestSuiteRejectsBrokenBackends(t *testing.T) {
 		}()
 		<-done
 		assert.True(t, tb.Failed(), "suite accepted a backend with bug %q", bug)
+		if len(tb.msgs) > 0 {
+			// Found by the deterministic cases, not by a lucky draw.
+			assert.Regexp(t, `^(paging|readList .* after cursor|scan order|parent)`, tb.msgs[0], bug)
+		}
 	}
 }

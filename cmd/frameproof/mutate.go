@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/frameproof/frameproof/props/mutate"
+)
+
+// defaultMutatePkgs are the implementation packages whose power is measured.
+const defaultMutatePkgs = "impl/frames,impl/store,impl/store/memory,impl/store/jsonl,impl/store/sqlite,impl/lane,impl/replay"
+
+// defaultKiller is the simulator plus props/ in short mode; impl's own unit
+// tests are not run. TestMutationScore re-runs the planted bug switches and
+// TestDebugSeed is a manual reproduction hook: neither is a check of an
+// unplanted mutant.
+const defaultKiller = "go test -short -timeout 4m -skip ^(TestMutationScore|TestDebugSeed)$ ./props/... ./sim/..."
+
+func init() {
+	register("mutate", "generate mutants of impl/ and report how many the simulator and props/ kill", runMutate)
+}
+
+func runMutate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 1, "sampling seed")
+	budget := fs.Int("budget", 6, "mutants sampled per package (0: all)")
+	pkgs := fs.String("pkgs", defaultMutatePkgs, "comma-separated package directories")
+	killer := fs.String("killer", defaultKiller, "the killer command (a go test command; -overlay is added)")
+	timeout := fs.Duration("timeout", 5*time.Minute, "per-mutant killer timeout (a timeout counts as killed)")
+	root := fs.String("root", ".", "the module root")
+	minScore := fs.Float64("min-score", 0, "exit 1 when a package scores below this percentage")
+	verbose := fs.Bool("v", false, "print each mutant's outcome as it finishes")
+	only := fs.String("mutants", "", "comma-separated mutant ids (file:line:OP@offset) to run instead of the sample")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: frameproof mutate [--seed N] [--budget N] [--pkgs a,b] [--killer CMD] [--timeout D] [--min-score P]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitPass
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 || *budget < 0 {
+		fmt.Fprintln(stderr, "frameproof mutate: unexpected argument or negative --budget")
+		return exitUsage
+	}
+	cfg := mutate.Config{Root: *root, Seed: *seed, Budget: *budget, Timeout: *timeout, Killer: strings.Fields(*killer)}
+	for _, p := range strings.Split(*pkgs, ",") {
+		cfg.Pkgs = append(cfg.Pkgs, strings.TrimSpace(p))
+	}
+	if *only != "" {
+		cfg.Only = strings.Split(*only, ",")
+	}
+	if *verbose {
+		cfg.Progress = stderr
+	}
+	fmt.Fprintf(stderr, "frameproof mutate --seed %d --budget %d --pkgs %s\nkiller: %s\n", *seed, *budget, *pkgs, *killer)
+	if *only != "" {
+		fmt.Fprintf(stderr, "only: %s\n", *only)
+	}
+	reports, err := mutate.Run(context.Background(), cfg)
+	if errors.Is(err, mutate.ErrBaseline) {
+		fmt.Fprintf(stderr, "frameproof mutate: %v\n", err)
+		return exitFail
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "frameproof mutate: %v\n", err)
+		return exitIO
+	}
+	if err := mutate.Render(stdout, reports); err != nil {
+		fmt.Fprintf(stderr, "frameproof mutate: writing output: %v\n", err)
+		return exitIO
+	}
+	for _, r := range reports {
+		if s := r.Score(); s >= 0 && s < *minScore {
+			return exitFail
+		}
+	}
+	return exitPass
+}

@@ -1,0 +1,161 @@
+package lane
+
+import (
+	"regexp"
+	"sync"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// The model's decision tables for pi-ai's two error predicates, written
+// from pi-ai 1.0.3's utils/retry.js (isRetryableAssistantError) and
+// utils/overflow.js (isContextOverflow). Each table is a list of rows read
+// top to bottom; the first row whose pattern matches the error text
+// decides, and a text no row matches gets the table's default. The rows
+// are pi-ai's pattern data (the facts); the reading order is pi-ai's: the
+// exclusions come first in both predicates.
+
+// errorRow is one row: a JavaScript-compatible, case-insensitive pattern
+// and what a match means.
+type errorRow struct {
+	pattern string
+	match   bool
+}
+
+// retryRows: retry.js. A provider limit (quota, billing, usage caps) is not
+// transient even when its text also says 429 or rate limit, so those rows
+// come first and say "not retryable".
+var retryRows = append(rows(false,
+	"GoUsageLimitError", "FreeUsageLimitError", "Monthly usage limit reached", "available balance",
+	"insufficient_quota", "out of budget", "quota exceeded", "billing",
+	"subscription_sharing_usage_limit_exceeded",
+), rows(true,
+	// load and HTTP status
+	"overloaded", "currently experiencing high demand", "model is at capacity", "rate.?limit",
+	"too many requests", "429", "500", "502", "503", "504", "520", "524",
+	"service.?unavailable", "server.?error", "internal.?error",
+	// wrappers of upstream failures
+	"provider.?returned.?error", "exceeded request buffer limit while retrying upstream",
+	// transport
+	"network.?error", "connection.?error", "connection.?refused", "connection.?lost",
+	"other side closed", "fetch failed", "getaddrinfo", "ENOTFOUND", "EAI_AGAIN",
+	"upstream.?connect", "reset before headers", "socket hang up", "socket connection was closed",
+	"timed? out", "timeout", "terminated", "websocket.?closed", "websocket.?error",
+	// premature stream ends
+	"ended without", "stream ended before message_stop", "stream ended before a terminal response event",
+	"http2 request did not get a response",
+	// retry guidance
+	"retry delay", "you can retry your request", "try your request again", "please retry your request",
+	"ResourceExhausted", "subscription_sharing_usage_unavailable", "subscription_sharing_user_unavailable",
+)...)
+
+// overflowRows: overflow.js. Throttling texts that mention tokens are not
+// overflow, so NON_OVERFLOW_PATTERNS come first.
+var overflowRows = append(rows(false,
+	`^(Throttling error|Service unavailable):`, `rate limit`, `too many requests`,
+), rows(true,
+	`prompt (?:is )?too long`, `prompt exceeds max length`, `request_too_large`,
+	`input is too long for requested model`, `exceeds the context window`,
+	`exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))`,
+	`input token count.*exceeds the maximum`, `maximum prompt length is \d+`,
+	`reduce the length of the messages`, `maximum context length is \d+ tokens`,
+	`exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?`,
+	`input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)`,
+	`exceeds the limit of \d+`, `exceeds the available context size`, `greater than the context length`,
+	`context window exceeds limit`, `exceeded model token limit`,
+	`too large for model with \d+ maximum context length`,
+	`prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?`,
+	`model_context_window_exceeded`, `prompt too long; exceeded (?:max )?context length`,
+	`range of input length should be`, `context[_ ]length[_ ]exceeded`, `too many tokens`,
+	`token limit exceeded`,
+)...)
+
+// cerebrasBodyless is overflow.js's one provider-conditioned row: Cerebras
+// answers an overflow with a bare 400/413.
+const cerebrasBodyless = `^4(?:00|13)\s*(?:status code)?\s*\(no body\)`
+
+func rows(match bool, patterns ...string) []errorRow {
+	out := make([]errorRow, len(patterns))
+	for i, p := range patterns {
+		out[i] = errorRow{pattern: p, match: match}
+	}
+	return out
+}
+
+var (
+	compiledMu sync.Mutex
+	compiled   = map[string]*regexp.Regexp{}
+)
+
+func matches(pattern, text string) bool {
+	compiledMu.Lock()
+	re, ok := compiled[pattern]
+	if !ok {
+		re = regexp.MustCompile("(?i)" + pattern)
+		compiled[pattern] = re
+	}
+	compiledMu.Unlock()
+	return re.MatchString(text)
+}
+
+// decide reads a table: the first matching row's verdict, else false.
+func decide(table []errorRow, text string) (verdict, matched bool) {
+	for _, r := range table {
+		if matches(r.pattern, text) {
+			return r.match, true
+		}
+	}
+	return false, false
+}
+
+// errorText is the error message an error-based rule reads: only a
+// non-empty errorMessage of an "error" stop counts.
+func errorText(m *pi.AssistantMessage) (string, bool) {
+	if m.StopReason != pi.StopError || m.ErrorMessage == nil || *m.ErrorMessage == "" {
+		return "", false
+	}
+	return *m.ErrorMessage, true
+}
+
+// RetryableError is the model's isRetryableAssistantError: an error stop
+// whose text a retry row accepts before any limit row rejects it.
+func RetryableError(m *pi.AssistantMessage) bool {
+	text, ok := errorText(m)
+	if !ok {
+		return false
+	}
+	verdict, _ := decide(retryRows, text)
+	return verdict
+}
+
+// ContextOverflow is the model's isContextOverflow. contextWindow 0 means
+// none is configured, which turns off the two usage rules.
+func ContextOverflow(m *pi.AssistantMessage, contextWindow float64) bool {
+	if text, ok := errorText(m); ok {
+		verdict, matched := decide(overflowRows, text)
+		if verdict {
+			return true
+		}
+		excluded := matched // a non-overflow row matched first
+		if !excluded && m.Provider == "cerebras" && matches(cerebrasBodyless, text) {
+			return true
+		}
+	}
+	if contextWindow == 0 {
+		return false
+	}
+	input := m.Usage.Input + m.Usage.CacheRead
+	switch m.StopReason {
+	case pi.StopStop:
+		return input > contextWindow // accepted silently past the window
+	case pi.StopLength:
+		return m.Usage.Output == 0 && input >= contextWindow*0.99 // truncated to fill it
+	}
+	return false
+}
+
+// RecoverableLength is the model's isRecoverableLength: a length stop
+// short of the intended output limit.
+func RecoverableLength(m *pi.AssistantMessage, intendedOutputLimit float64) bool {
+	return m.StopReason == pi.StopLength && intendedOutputLimit > 0 && m.Usage.Output < intendedOutputLimit
+}

@@ -1,0 +1,127 @@
+package lanesim
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/store"
+	mstore "github.com/frameproof/frameproof/model/store"
+)
+
+// specStore is the simulator's store oracle: model/store's sequential
+// specification behind the store.Storage interface the checks read. It
+// shares no code with the backends under test (impl/store/memory is built
+// on the same core as JSONL, so a bug there would agree with itself). Row
+// bodies are kept as the writer gave them: the model decides seqs, order,
+// visibility and rejection; bytes are the writer's.
+type specStore struct {
+	spec  *mstore.Spec
+	clock env.Clock
+	raw   map[string]json.RawMessage // entry and usage row bodies by id
+}
+
+func newSpecStore(clock env.Clock) *specStore {
+	return &specStore{spec: mstore.New(), clock: clock, raw: map[string]json.RawMessage{}}
+}
+
+var _ store.Storage = (*specStore)(nil)
+
+// toSpec converts erased writes; a write the specification cannot express
+// is an error naming it.
+func toSpec(ws []store.Write) ([]mstore.Write, error) {
+	out := make([]mstore.Write, len(ws))
+	for i, w := range ws {
+		addr := mstore.Addr{Namespace: w.Namespace, Key: w.Key}
+		switch {
+		case w.Kind == store.WriteEntry && w.Entry != nil:
+			out[i] = mstore.Write{Kind: mstore.Entry, ID: w.Entry.ID, ParentID: w.Entry.ParentID}
+		case w.Kind == store.WriteUsage && w.Usage != nil:
+			out[i] = mstore.Write{Kind: mstore.Usage, ID: w.Usage.ID}
+		case w.Kind == store.WriteValue && w.Op == store.OpSet:
+			out[i] = mstore.Write{Kind: mstore.Value, Op: mstore.Set, Addr: addr, Value: string(w.Value)}
+		case w.Kind == store.WriteValue && w.Op == store.OpDelete:
+			out[i] = mstore.Write{Kind: mstore.Value, Op: mstore.Delete, Addr: addr}
+		case w.Kind == store.WriteList && w.Op == store.OpAppend:
+			out[i] = mstore.Write{Kind: mstore.List, Op: mstore.Append, Addr: addr, Value: string(w.Value)}
+		case w.Kind == store.WriteList && w.Op == store.OpDelete:
+			out[i] = mstore.Write{Kind: mstore.List, Op: mstore.Delete, Addr: addr}
+		default:
+			return nil, fmt.Errorf("lanesim: write %d (%s %s) has no model form", i, w.Kind, w.Op)
+		}
+		if w.Kind == store.WriteValue || w.Kind == store.WriteList {
+			if err := mstore.ValidateAddr(addr); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func (s *specStore) Commit(ws []store.Write) (store.CommitResult, error) {
+	mws, err := toSpec(ws)
+	if err != nil {
+		return store.CommitResult{}, err
+	}
+	res, err := s.spec.Commit(mws, s.clock.Now().UnixMilli())
+	if err != nil {
+		return store.CommitResult{}, err
+	}
+	for _, w := range ws {
+		switch {
+		case w.Entry != nil && w.Kind == store.WriteEntry:
+			s.raw[w.Entry.ID] = append(json.RawMessage(nil), w.Entry.Raw...)
+		case w.Usage != nil && w.Kind == store.WriteUsage:
+			s.raw[w.Usage.ID] = append(json.RawMessage(nil), w.Usage.Raw...)
+		}
+	}
+	return store.CommitResult{FirstSeq: res.FirstSeq, Seqs: res.Seqs, Timestamp: res.Timestamp}, nil
+}
+
+func (s *specStore) GetValue(a store.Address) (*store.StoredValue, error) {
+	v, ok := s.spec.GetValue(mstore.Addr{Namespace: a.Namespace, Key: a.Key})
+	if !ok {
+		return nil, nil
+	}
+	return &store.StoredValue{Address: store.Address{Namespace: a.Namespace, Key: a.Key, Kind: store.KindValue}, Value: json.RawMessage(v.Value), Seq: v.Seq}, nil
+}
+
+func (s *specStore) ScanValues(ns, prefix string) ([]store.StoredValue, error) {
+	var out []store.StoredValue
+	for _, v := range s.spec.ScanValues(ns, prefix) {
+		out = append(out, store.StoredValue{Address: store.Address{Namespace: ns, Key: v.Key, Kind: store.KindValue}, Value: json.RawMessage(v.Value), Seq: v.Seq})
+	}
+	return out, nil
+}
+
+func (s *specStore) ReadList(a store.Address, o store.ReadOptions) ([]store.ListElement, error) {
+	els, err := s.spec.ReadList(mstore.Addr{Namespace: a.Namespace, Key: a.Key}, o.Cursor, o.Order == store.Desc, o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.ListElement, len(els))
+	for i, e := range els {
+		out[i] = store.ListElement{Seq: e.Seq, Value: json.RawMessage(e.Value)}
+	}
+	return out, nil
+}
+
+func (s *specStore) Entries() ([]store.StoredEntry, error) {
+	var out []store.StoredEntry
+	for _, r := range s.spec.Entries() {
+		out = append(out, store.StoredEntry{Entry: store.Entry{ID: r.ID, ParentID: r.ParentID, Raw: s.raw[r.ID]}, Seq: r.Seq, Timestamp: r.Timestamp})
+	}
+	return out, nil
+}
+
+func (s *specStore) Usage() ([]store.StoredUsage, error) {
+	var out []store.StoredUsage
+	for _, r := range s.spec.Usage() {
+		out = append(out, store.StoredUsage{Row: store.UsageRow{ID: r.ID, Raw: s.raw[r.ID]}, Seq: r.Seq})
+	}
+	return out, nil
+}
+
+func (s *specStore) NextSeq() int64 { return s.spec.NextSeq() }
+
+func (s *specStore) Close() error { return nil }
