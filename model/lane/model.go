@@ -15,6 +15,8 @@ type Run struct {
 	Model       ModelRef
 	MaxAttempts int
 	BaseDelayMs float64
+	// MaxAgentDelayMs caps each retry delay; nil is pi-ai's 60000.
+	MaxAgentDelayMs *float64
 }
 
 // Observer tracks one stream's observed message (model/frames.Observer

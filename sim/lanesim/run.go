@@ -197,10 +197,15 @@ func (r *runner) fault(what string) {
 	r.w.Note("fault", trace.F("what", what))
 }
 
+// simRetryCapMs caps retry delays below the second backoff (100 ms), so the
+// campaign runs pi-ai's Math.min cap and the persisted maxAgentDelayMs.
+const simRetryCapMs = 75.0
+
 func (r *runner) runOptions() lane.RunOptions {
+	limit := simRetryCapMs
 	return lane.RunOptions{UserText: "question", Configuration: lane.Configuration{
 		Model: lane.ModelRef{Provider: simProvider, ModelID: simModel}, ThinkingLevel: "off"},
-		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50}}
+		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50, MaxAgentDelayMs: &limit}}
 }
 
 // nextPlan draws the next provider response; the first response of a
