@@ -649,6 +649,19 @@ func (m *Model) Snapshot() Snapshot {
 	return s
 }
 
+// Capture is the expected pi captureLaneSnapshot (runtime/lane.ts): the
+// transcript and, for assistant/deferred effect_pending, the reduction of the
+// committed frames, whatever the live stream has reached.
+func (m *Model) Capture() Snapshot {
+	s := Snapshot{Transcript: m.Transcript()}
+	if _, o, ok := m.current(); ok && o.effectPending() {
+		if p := m.durable(o.ResponseEntryID); p != nil {
+			s.StreamingMessage = messageJSON(p)
+		}
+	}
+	return s
+}
+
 // Committed returns a copy of the committed state.
 func (m *Model) Committed() State { return m.st.clone() }
 

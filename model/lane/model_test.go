@@ -192,3 +192,23 @@ func TestNotBeforeFollowsRetryDelayMs(t *testing.T) {
 		}
 	}
 }
+
+// runtime/lane.ts captureLaneSnapshot: the capture shows the reduction of the
+// committed frames, not the live partial the stream has reached.
+func TestCaptureShowsCommittedFramesOnly(t *testing.T) {
+	m := started(t, 1)
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("draft")}))
+	if c := m.Capture(); c.Live || c.StreamingMessage != "" {
+		t.Fatalf("capture before any committed frame: %+v", c)
+	}
+	must(t, m.FrameEnqueued("r1", 0, pi.EventStart, []byte(`{"type":"start"}`)))
+	must(t, m.FrameCommitted("r1", 0))
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventTextStart, Partial: partial("draft more")}))
+	c, s := m.Capture(), m.Snapshot()
+	if c.Live || !strings.Contains(c.StreamingMessage, "draft") || strings.Contains(c.StreamingMessage, "more") {
+		t.Fatalf("capture: %+v", c)
+	}
+	if !s.Live || !strings.Contains(s.StreamingMessage, "draft more") {
+		t.Fatalf("the seed's snapshot keeps the live partial: %+v", s)
+	}
+}
