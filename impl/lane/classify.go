@@ -221,7 +221,7 @@ func classify(in classifyInput) (Disposition, error) {
 			cur.Attempt < cur.Gen.RetryPolicy.MaxAttempts {
 			n := *scope
 			n.At, n.Gen, n.NextAttempt = LeafAssistantRetryWait, cur.Gen, cur.Attempt+1
-			n.NotBefore = RetryNotBefore(cur.Gen.RetryPolicy.BaseDelayMs, cur.Attempt, in.now)
+			n.NotBefore = RetryNotBefore(cur.Gen.RetryPolicy, cur.Attempt, in.now)
 			n.ErrorMessage = msgRetryDefault
 			if resp.ErrorMessage != nil {
 				n.ErrorMessage = *resp.ErrorMessage
@@ -248,16 +248,25 @@ func classify(in classifyInput) (Disposition, error) {
 	return Disposition{Committed: committed, Next: checkpoint()}, nil
 }
 
-// RetryDelay and RetryNotBefore are retry.ts's: baseDelayMs·2^max(0,
-// attempt−1) and now + delay, each replaced by MAX_SAFE_INTEGER unless it
-// is a safe integer (Number.isSafeInteger — so a fractional base delay also
-// pushes notBefore to MAX_SAFE_INTEGER, exactly as pi does).
-func RetryDelay(baseDelayMs float64, attempt int) float64 {
-	return safeIntegerOrMax(baseDelayMs * math.Pow(2, float64(max(0, attempt-1))))
+// DefaultMaxAgentRetryDelayMs is pi-ai 1.0.3's DEFAULT_MAX_AGENT_RETRY_DELAY_MS.
+const DefaultMaxAgentRetryDelayMs = 60_000
+
+// RetryDelay is pi-ai 1.0.3's retryDelayMs: baseDelayMs·2^max(0, attempt−1),
+// MAX_SAFE_INTEGER unless a safe integer (Number.isSafeInteger — so a
+// fractional base also hits the cap), then capped by maxAgentDelayMs (nil:
+// 60 s, pi-ai's `??`; Math.min, so a NaN cap gives NaN as it does in JS).
+func RetryDelay(p RetryPolicy, attempt int) float64 {
+	limit := float64(DefaultMaxAgentRetryDelayMs)
+	if p.MaxAgentDelayMs != nil {
+		limit = *p.MaxAgentDelayMs
+	}
+	return math.Min(safeIntegerOrMax(p.BaseDelayMs*math.Pow(2, float64(max(0, attempt-1)))), limit)
 }
 
-func RetryNotBefore(baseDelayMs float64, attempt int, now float64) float64 {
-	return safeIntegerOrMax(now + RetryDelay(baseDelayMs, attempt))
+// RetryNotBefore is the harness's retryNotBefore (the retry.ts built on
+// pi-ai's retryDelayMs): now + delay, MAX_SAFE_INTEGER unless a safe integer.
+func RetryNotBefore(p RetryPolicy, attempt int, now float64) float64 {
+	return safeIntegerOrMax(now + RetryDelay(p, attempt))
 }
 
 func safeIntegerOrMax(x float64) float64 {

@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -122,7 +123,8 @@ func TestRetryWaitChunksLongDelays(t *testing.T) {
 	h.sleeper = clock
 	l := h.open()
 	start := h.clock.Now().UnixMilli()
-	notBefore := RetryNotBefore(1000, 35, float64(start))
+	uncapped := math.Inf(1) // MaxAgentDelayMs lifts pi-ai's 60 s cap
+	notBefore := RetryNotBefore(RetryPolicy{BaseDelayMs: 1000, MaxAgentDelayMs: &uncapped}, 35, float64(start))
 	require.NoError(t, l.waitUntil("op", notBefore))
 	require.Equal(t, int64(notBefore), h.clock.Now().UnixMilli())
 	chunks := clock.all

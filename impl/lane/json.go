@@ -102,6 +102,19 @@ func (r *reader) num(v pi.JSONValue, key string) float64 {
 	return x.Number()
 }
 
+func (r *reader) optNum(v pi.JSONValue, key string) *float64 {
+	x := r.get(v, key)
+	switch x.Kind() {
+	case pi.Number:
+		n := x.Number()
+		return &n
+	case pi.Undefined:
+		return nil
+	}
+	r.fail("%s.%s is %s, not a number", r.path, key, x.Kind())
+	return nil
+}
+
 func (r *reader) boolean(v pi.JSONValue, key string) bool {
 	x := r.get(v, key)
 	if x.Kind() != pi.Bool {

@@ -35,8 +35,11 @@ type Snapshot struct {
 	FramesTruncated bool
 }
 
-// Snapshot captures the lane. It reads committed storage and the
-// in-process state; it replays no historical events.
+// Snapshot is the seed's lane view: pi's capture (Capture) with the live
+// partial taking precedence while its stream still owns the fence — what a
+// client that folded every event since the capture (ClientFold) shows
+// mid-stream. It reads committed storage and the in-process state; it
+// replays no historical events.
 func (l *Lane) Snapshot() (*Snapshot, error) {
 	l.mu.Lock()
 	cur := l.view.clone()
@@ -50,6 +53,31 @@ func (l *Lane) Snapshot() (*Snapshot, error) {
 		live = l.live.partial.Clone()
 	}
 	l.mu.Unlock()
+	if live != nil {
+		s, err := l.capture(cur, false)
+		if err != nil {
+			return nil, err
+		}
+		s.StreamingMessage, s.Live = live, true
+		return s, nil
+	}
+	return l.capture(cur, true)
+}
+
+// Capture is pi's captureLaneSnapshot (runtime/lane.ts): the committed
+// transcript and, for assistant/deferred effect_pending, the reduction of
+// the committed frames — never the live partial, which reaches a client
+// only through the event fold (ClientFold).
+func (l *Lane) Capture() (*Snapshot, error) {
+	l.mu.Lock()
+	cur := l.view.clone()
+	l.mu.Unlock()
+	return l.capture(cur, true)
+}
+
+// capture reads view v's transcript and, when frames is set, the reduction
+// of the current response's committed frames.
+func (l *Lane) capture(cur view, frames bool) (*Snapshot, error) {
 	s := &Snapshot{Lane: l.cfg.Name, TipID: cur.tip}
 	if cur.op != nil {
 		s.OperationID, s.State = cur.op.ID, cur.op.State
@@ -59,10 +87,7 @@ func (l *Lane) Snapshot() (*Snapshot, error) {
 		return nil, err
 	}
 	s.Transcript = tr
-	switch {
-	case owned && live != nil:
-		s.StreamingMessage, s.Live = live, true
-	case cur.op != nil && cur.op.State.At.IsEffectPending():
+	if frames && cur.op != nil && cur.op.State.At.IsEffectPending() {
 		fs, truncated, err := readFrames(l.cfg.Storage, cur.op.ID, cur.op.State.ResponseEntryID, l.cfg.FrameBudget)
 		if err != nil {
 			return nil, err

@@ -44,10 +44,13 @@ type Configuration struct {
 	ActiveToolNames []string
 }
 
-// RetryPolicy is {maxAttempts, baseDelayMs}.
+// RetryPolicy is {maxAttempts, baseDelayMs, maxAgentDelayMs?}.
 type RetryPolicy struct {
 	MaxAttempts int
 	BaseDelayMs float64
+	// MaxAgentDelayMs caps each retry delay (pi-ai's policy.maxAgentDelayMs);
+	// nil means pi-ai's default, 60000 ms, and is not written to the state.
+	MaxAgentDelayMs *float64
 }
 
 // GenerationContext is assistant generation's durable context.
@@ -155,10 +158,18 @@ func objOrEmpty(v pi.JSONValue) pi.JSONValue {
 	return v
 }
 
+func (p RetryPolicy) value() pi.JSONValue {
+	var limit any // nil: omitted, as JSON.stringify omits an undefined member
+	if p.MaxAgentDelayMs != nil {
+		limit = *p.MaxAgentDelayMs
+	}
+	return jobj("maxAttempts", p.MaxAttempts, "baseDelayMs", p.BaseDelayMs, "maxAgentDelayMs", limit)
+}
+
 func (g GenerationContext) value() pi.JSONValue {
 	return jobj("stepId", g.StepID, "triggerEntryId", g.TriggerEntryID,
 		"configuration", g.Configuration.value(), "streamOptions", objOrEmpty(g.StreamOptions),
-		"retryPolicy", jobj("maxAttempts", g.RetryPolicy.MaxAttempts, "baseDelayMs", g.RetryPolicy.BaseDelayMs),
+		"retryPolicy", g.RetryPolicy.value(),
 		"overflowRecoveryUsed", g.OverflowRecoveryUsed)
 }
 
@@ -225,7 +236,8 @@ func DecodeState(raw []byte) (*OpState, error) {
 		return &GenerationContext{
 			StepID: r.str(g, "stepId"), TriggerEntryID: r.str(g, "triggerEntryId"),
 			Configuration: decConfig(r, r.get(g, "configuration")), StreamOptions: r.get(g, "streamOptions"),
-			RetryPolicy:          RetryPolicy{MaxAttempts: int(r.num(rp, "maxAttempts")), BaseDelayMs: r.num(rp, "baseDelayMs")},
+			RetryPolicy: RetryPolicy{MaxAttempts: int(r.num(rp, "maxAttempts")), BaseDelayMs: r.num(rp, "baseDelayMs"),
+				MaxAgentDelayMs: r.optNum(rp, "maxAgentDelayMs")},
 			OverflowRecoveryUsed: r.boolean(g, "overflowRecoveryUsed"),
 		}
 	}

@@ -91,7 +91,7 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 		if cur.At == AtEffectPending && (recovery || RetryableError(resp)) && cur.Attempt < info.run.MaxAttempts {
 			o := base
 			o.At, o.NextAttempt = AtRetryWait, cur.Attempt+1
-			o.NotBefore = notBefore(m.now(), info.run.BaseDelayMs, cur.Attempt)
+			o.NotBefore = notBefore(m.now(), info.run.BaseDelayMs, info.run.MaxAgentDelayMs, cur.Attempt)
 			o.RetryError = msgRetryDefault
 			if resp.ErrorMessage != nil {
 				o.RetryError = *resp.ErrorMessage
@@ -121,16 +121,24 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 // maxSafeInteger is JavaScript's Number.MAX_SAFE_INTEGER.
 const maxSafeInteger = 1<<53 - 1
 
-// notBefore is pi's retry.ts: delay = base·2^max(0, attempt−1) and
-// now + delay, each MAX_SAFE_INTEGER unless Number.isSafeInteger holds.
-func notBefore(now, baseDelayMs float64, attempt int) float64 {
+// defaultMaxAgentDelayMs is pi-ai's DEFAULT_MAX_AGENT_RETRY_DELAY_MS.
+const defaultMaxAgentDelayMs = 60000
+
+// notBefore is pi's retryNotBefore over pi-ai 1.0.3's retryDelayMs: delay =
+// base·2^max(0, attempt−1) (MAX_SAFE_INTEGER unless Number.isSafeInteger),
+// then Math.min with the cap (nil: 60000); now + delay, the same safety.
+func notBefore(now, baseDelayMs float64, limit *float64, attempt int) float64 {
 	safe := func(x float64) float64 {
 		if x != math.Trunc(x) || math.Abs(x) > maxSafeInteger {
 			return maxSafeInteger
 		}
 		return x
 	}
-	return safe(now + safe(baseDelayMs*math.Pow(2, float64(max(0, attempt-1)))))
+	limitMs := float64(defaultMaxAgentDelayMs)
+	if limit != nil {
+		limitMs = *limit
+	}
+	return safe(now + math.Min(safe(baseDelayMs*math.Pow(2, float64(max(0, attempt-1)))), limitMs))
 }
 
 func derefOr(s *string, def string) string {

@@ -15,6 +15,8 @@ type Run struct {
 	Model       ModelRef
 	MaxAttempts int
 	BaseDelayMs float64
+	// MaxAgentDelayMs caps each retry delay; nil is pi-ai's 60000.
+	MaxAgentDelayMs *float64
 }
 
 // Observer tracks one stream's observed message (model/frames.Observer
@@ -639,6 +641,19 @@ func (m *Model) Snapshot() Snapshot {
 		s.StreamingMessage, s.Live = messageJSON(m.live.partial), true
 		return s
 	}
+	if _, o, ok := m.current(); ok && o.effectPending() {
+		if p := m.durable(o.ResponseEntryID); p != nil {
+			s.StreamingMessage = messageJSON(p)
+		}
+	}
+	return s
+}
+
+// Capture is the expected pi captureLaneSnapshot (runtime/lane.ts): the
+// transcript and, for assistant/deferred effect_pending, the reduction of the
+// committed frames, whatever the live stream has reached.
+func (m *Model) Capture() Snapshot {
+	s := Snapshot{Transcript: m.Transcript()}
 	if _, o, ok := m.current(); ok && o.effectPending() {
 		if p := m.durable(o.ResponseEntryID); p != nil {
 			s.StreamingMessage = messageJSON(p)

@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -170,19 +171,44 @@ func TestSnapshotAfterFinalizationShowsNoPartial(t *testing.T) {
 	}
 }
 
-// notBefore is retry.ts: a non-safe-integer delay or sum becomes
-// MAX_SAFE_INTEGER.
-func TestNotBeforeFollowsRetryTS(t *testing.T) {
+// pi-ai 1.0.3 dist/utils/retry.js retryDelayMs under runtime/drive/retry.ts
+// retryNotBefore: the delay is capped (default 60 s) before the sum.
+func TestNotBeforeFollowsRetryDelayMs(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
 	for _, c := range []struct {
 		now, base float64
+		limit     *float64
 		attempt   int
 		want      float64
 	}{
-		{1000, 10, 1, 1010}, {1000, 10, 3, 1040}, {1000, 10, 0, 1010},
-		{1000, 0.5, 1, maxSafeInteger}, {1000, 10, 60, maxSafeInteger}, {maxSafeInteger, 10, 1, maxSafeInteger},
+		{1000, 10, nil, 1, 1010}, {1000, 10, nil, 3, 1040}, {1000, 10, nil, 0, 1010},
+		{1000, 1000, nil, 7, 61000}, {1000, 1000, nil, 35, 61000},
+		{1000, 0.5, nil, 1, 61000}, {1000, 10, nil, 60, 61000}, {maxSafeInteger, 10, nil, 1, maxSafeInteger},
+		{0, 1000, f(2500), 3, 2500}, {0, 1000, f(1e12), 30, 536870912000}, {0, 1000, f(0), 3, 0},
+		{0, 1000, f(math.NaN()), 3, maxSafeInteger},
 	} {
-		if got := notBefore(c.now, c.base, c.attempt); got != c.want {
-			t.Errorf("notBefore(%v, %v, %d) = %v, want %v", c.now, c.base, c.attempt, got, c.want)
+		if got := notBefore(c.now, c.base, c.limit, c.attempt); got != c.want {
+			t.Errorf("notBefore(%v, %v, %v, %d) = %v, want %v", c.now, c.base, c.limit, c.attempt, got, c.want)
 		}
+	}
+}
+
+// runtime/lane.ts captureLaneSnapshot: the capture shows the reduction of the
+// committed frames, not the live partial the stream has reached.
+func TestCaptureShowsCommittedFramesOnly(t *testing.T) {
+	m := started(t, 1)
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("draft")}))
+	if c := m.Capture(); c.Live || c.StreamingMessage != "" {
+		t.Fatalf("capture before any committed frame: %+v", c)
+	}
+	must(t, m.FrameEnqueued("r1", 0, pi.EventStart, []byte(`{"type":"start"}`)))
+	must(t, m.FrameCommitted("r1", 0))
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventTextStart, Partial: partial("draft more")}))
+	c, s := m.Capture(), m.Snapshot()
+	if c.Live || !strings.Contains(c.StreamingMessage, "draft") || strings.Contains(c.StreamingMessage, "more") {
+		t.Fatalf("capture: %+v", c)
+	}
+	if !s.Live || !strings.Contains(s.StreamingMessage, "draft more") {
+		t.Fatalf("the seed's snapshot keeps the live partial: %+v", s)
 	}
 }

@@ -302,9 +302,13 @@ func (d *driver) action() {
 func (d *driver) startRun() {
 	run := ml.Run{UserText: "hi", Model: ml.ModelRef{Provider: "openai", ModelID: "gpt-test"},
 		MaxAttempts: rapid.IntRange(1, 3).Draw(d.t, "maxAttempts"), BaseDelayMs: 1000}
+	if rapid.Bool().Draw(d.t, "capRetryDelay") { // else pi-ai's default cap, 60 s
+		limit := 1500.0
+		run.MaxAgentDelayMs = &limit
+	}
 	op, err := d.lane.StartRun(lane.RunOptions{UserText: run.UserText,
 		Configuration: lane.Configuration{Model: lane.ModelRef{Provider: run.Model.Provider, ModelID: run.Model.ModelID}, ThinkingLevel: "off"},
-		RetryPolicy:   lane.RetryPolicy{MaxAttempts: run.MaxAttempts, BaseDelayMs: run.BaseDelayMs}})
+		RetryPolicy:   lane.RetryPolicy{MaxAttempts: run.MaxAttempts, BaseDelayMs: run.BaseDelayMs, MaxAgentDelayMs: run.MaxAgentDelayMs}})
 	d.g.quiesce()
 	if d.isLost() {
 		return

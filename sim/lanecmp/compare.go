@@ -308,6 +308,16 @@ func CompareEvents(impl, model []string, exact bool) error {
 
 // CompareSnapshot checks a lane snapshot against the model's expectation.
 func CompareSnapshot(s *lane.Snapshot, m *ml.Model) error {
+	return compareSnapshot(s, m.Snapshot(), "snapshot")
+}
+
+// CompareCapture checks a capture (pi's captureLaneSnapshot) against the
+// model's.
+func CompareCapture(s *lane.Snapshot, m *ml.Model) error {
+	return compareSnapshot(s, m.Capture(), "capture")
+}
+
+func compareSnapshot(s *lane.Snapshot, want ml.Snapshot, what string) error {
 	got := ml.Snapshot{Live: s.Live}
 	for _, e := range s.Transcript {
 		got.Transcript = append(got.Transcript, e.ID)
@@ -315,16 +325,15 @@ func CompareSnapshot(s *lane.Snapshot, m *ml.Model) error {
 	if s.StreamingMessage != nil {
 		b, err := pi.Marshal(s.StreamingMessage)
 		if err != nil {
-			return fmt.Errorf("lanecmp: snapshot: %w", err)
+			return fmt.Errorf("lanecmp: %s: %w", what, err)
 		}
 		got.StreamingMessage = ml.Canonical(b)
 	}
-	want := m.Snapshot()
 	if reflect.DeepEqual(want, got) {
 		return nil
 	}
 	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
-		return fmt.Errorf("lanecmp: snapshot differs (-model +impl):\n%s", d)
+		return fmt.Errorf("lanecmp: %s differs (-model +impl):\n%s", what, d)
 	}
 	return nil
 }

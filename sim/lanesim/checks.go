@@ -421,3 +421,49 @@ func boolChoice(r *runner, label string) bool {
 func choiceBool(w interface{ Intn(string, int) int }, label string) bool {
 	return w.Intn(label, 2) == 1
 }
+
+// startClientFold starts a watching client on ln from a fresh capture.
+func (r *runner) startClientFold(ln *lane.Lane) bool {
+	c, err := ln.Capture()
+	if err != nil {
+		r.fail("invariant", "client capture: %v", err)
+		return false
+	}
+	r.fold, r.foldCaptured = lane.NewClientFold(c), c.StreamingMessage != nil
+	return true
+}
+
+// checkClientFold: once every stream of a healthy lane has delivered its
+// message_end, a client folding pi's reduceLaneSnapshot shows no streaming
+// message. (Its operation is not checked: an external finalization may have
+// committed and not yet emitted run_end.)
+func (r *runner) checkClientFold(where string) bool {
+	f := r.fold
+	if f == nil || r.foldCaptured || r.openMessages != 0 || r.ln.Fault() != nil || r.closing || r.closed {
+		return true
+	}
+	return r.check(f.StreamingMessage == nil, "invariant", "%s: the client fold keeps a streaming message after its stream ended:\n%s", where, marshalMsg(f.StreamingMessage))
+}
+
+// checkCapture: pi's captureLaneSnapshot shows, for an effect_pending
+// response, the reduction of its committed frames, whatever the live stream
+// has reached.
+func (r *runner) checkCapture(ln *lane.Lane, who string) {
+	c, err := ln.Capture()
+	if err != nil {
+		r.fail("invariant", "capture (%s): %v", who, err)
+		return
+	}
+	r.check(!c.Live, "invariant", "capture (%s) shows the live partial", who)
+	var want *pi.AssistantMessage
+	if st := c.State; st != nil && st.At.IsEffectPending() {
+		els, err := r.ref.ReadList(lane.FramesAddr(c.OperationID, st.ResponseEntryID), store.ReadOptions{Limit: 10_000})
+		if err != nil {
+			return
+		}
+		if want, err = reduceElements(els); err != nil {
+			return
+		}
+	}
+	r.check(marshalMsg(c.StreamingMessage) == marshalMsg(want), "invariant", "capture (%s) is not the committed reduction:\n%s\nwant\n%s", who, marshalMsg(c.StreamingMessage), marshalMsg(want))
+}

@@ -243,7 +243,8 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		}
 		o := ls.r.runOptions()
 		run := ml.Run{UserText: o.UserText, Model: ml.ModelRef{Provider: o.Configuration.Model.Provider, ModelID: o.Configuration.Model.ModelID},
-			MaxAttempts: o.RetryPolicy.MaxAttempts, BaseDelayMs: o.RetryPolicy.BaseDelayMs}
+			MaxAttempts: o.RetryPolicy.MaxAttempts, BaseDelayMs: o.RetryPolicy.BaseDelayMs,
+			MaxAgentDelayMs: o.RetryPolicy.MaxAgentDelayMs}
 		return func() error { return m.StartRun(op, user, run) }
 	case "intent", "poll-intent":
 		for _, w := range ws {
@@ -449,6 +450,18 @@ func (ls *lockstep) compareSnapshot(where string, snap *lane.Snapshot) bool {
 	return !ls.mismatch(where, lanecmp.CompareSnapshot(snap, ls.m))
 }
 
+// compareCapture checks ln's capture (pi's captureLaneSnapshot) against the
+// model's.
+func (ls *lockstep) compareCapture(where string, ln *lane.Lane) bool {
+	ls.r.checks++
+	c, err := ln.Capture()
+	if err != nil {
+		ls.r.fail("invariant", "%s: %v", where, err)
+		return false
+	}
+	return !ls.mismatch(where, lanecmp.CompareCapture(c, ls.m))
+}
+
 // startRun wraps StartRun: the model's clock reads the time the lane read.
 func (ls *lockstep) startRun(do func() (string, error)) (string, error) {
 	ls.startedAt = float64(ls.r.w.Now().UnixMilli())
@@ -497,7 +510,9 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		r.fail("invariant", "snapshot after step: %v", err)
 		return res, nil, false
 	}
-	return res, nil, ls.compareSnapshot("snapshot after step "+exp.Kind, snap) && r.checkInvariants("step "+exp.Kind, snap, nil)
+	return res, nil, ls.compareSnapshot("snapshot after step "+exp.Kind, snap) &&
+		ls.compareCapture("capture after step "+exp.Kind, r.ln) && r.checkClientFold("step "+exp.Kind) &&
+		r.checkInvariants("step "+exp.Kind, snap, nil)
 }
 
 // ---- process loss ----

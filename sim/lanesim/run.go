@@ -35,6 +35,15 @@ type frameTrack struct {
 // checks need to remember across crashes.
 type runner struct {
 	p profile
+	// fold is a watching client's view: a capture folded with every event
+	// since (pi's reduceLaneSnapshot).
+	fold *lane.ClientFold
+	// openMessages counts this process's streams that delivered a pending
+	// message_start and no message_end yet.
+	openMessages int
+	// foldCaptured: the fold still shows the reduction its capture read (an
+	// orphaned response no stream has replaced yet).
+	foldCaptured bool
 	// views remembers decoded committed entries across invariant checks.
 	views     invariants.ViewReader
 	opts      Options
@@ -196,10 +205,15 @@ func (r *runner) fault(what string) {
 	r.w.Note("fault", trace.F("what", what))
 }
 
+// simRetryCapMs caps retry delays below the second backoff (100 ms), so the
+// campaign runs pi-ai's Math.min cap and the persisted maxAgentDelayMs.
+const simRetryCapMs = 75.0
+
 func (r *runner) runOptions() lane.RunOptions {
+	limit := simRetryCapMs
 	return lane.RunOptions{UserText: "question", Configuration: lane.Configuration{
 		Model: lane.ModelRef{Provider: simProvider, ModelID: simModel}, ThinkingLevel: "off"},
-		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50}}
+		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50, MaxAgentDelayMs: &limit}}
 }
 
 // nextPlan draws the next provider response; the first response of a
@@ -250,6 +264,7 @@ func (r *runner) main() {
 // driver. The first time it creates the storage.
 func (r *runner) startProcess() bool {
 	r.gen++
+	r.fold, r.openMessages = nil, 0
 	r.proc = r.w.NewProcess("lane")
 	raw, err := r.be.open(r.proc)
 	if err != nil {
@@ -280,6 +295,7 @@ func (r *runner) startProcess() bool {
 		r.fail("recovery", "snapshot of the reopened lane (process %d): %v", r.gen, err)
 		return false
 	} else if !r.ls.compareSnapshot("snapshot of the reopened lane", snap) ||
+		!r.ls.compareCapture("capture of the reopened lane", ln) || !r.startClientFold(ln) ||
 		!r.checkInvariants("reopened lane", snap, ln.Current()) {
 		return false
 	}
@@ -354,6 +370,9 @@ func (r *runner) driver() {
 			}
 			if _, err := r.ls.startRun(func() (string, error) { return ln.StartRun(r.runOptions()) }); err != nil {
 				r.laneError(err)
+				return
+			}
+			if !r.startClientFold(ln) { // our lane emits no run_start: the client re-captures
 				return
 			}
 			continue
@@ -626,6 +645,7 @@ func (r *runner) snapshotNow(who string) {
 	}
 	r.checkSnapshot(ln, snap)
 	r.linz.snapshot(who, snap)
+	r.checkCapture(ln, who)
 }
 
 // ---- lane callbacks ----
@@ -636,6 +656,19 @@ func (r *runner) listener(ev lane.Event) env.Future {
 	}
 	r.ls.onEvent(ev)
 	r.logEvent(ev)
+	if r.fold != nil {
+		r.fold.Apply(ev)
+	}
+	switch {
+	case ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate || ev.Type == lane.EvMessageEnd:
+		r.foldCaptured = false
+	}
+	switch {
+	case ev.Type == lane.EvMessageStart && ev.Message != nil && ev.Message.StopReason == pi.StopPending:
+		r.openMessages++
+	case ev.Type == lane.EvMessageEnd && !ev.Synthetic:
+		r.openMessages--
+	}
 	idx := -1
 	resp := ""
 	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery {

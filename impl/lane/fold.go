@@ -1,0 +1,58 @@
+package lane
+
+import "github.com/frameproof/frameproof/impl/pi"
+
+// ClientFold is what a pi client watching the lane shows: a capture
+// (Capture) folded with every lane event since, by the rules of pi's
+// reduceLaneSnapshot (runtime/reducer.ts). It is where the live partial
+// reaches a client: message_start (a pending assistant message) and
+// message_update set it, message_end and run_suspend drop it, and only while
+// the event's run is the operation the fold holds.
+type ClientFold struct {
+	Lane        string
+	TipID       *string
+	Entries     []string // entry ids along the branch, root first
+	OperationID string   // "" when no operation is current
+	// StreamingMessage is the operation's streaming message, nil if none.
+	StreamingMessage *pi.AssistantMessage
+}
+
+// NewClientFold starts a fold from a capture.
+func NewClientFold(s *Snapshot) *ClientFold {
+	f := &ClientFold{Lane: s.Lane, TipID: s.TipID, OperationID: s.OperationID, StreamingMessage: s.StreamingMessage}
+	for _, e := range s.Transcript {
+		f.Entries = append(f.Entries, e.ID)
+	}
+	return f
+}
+
+// Apply folds one lane event. Events of another lane are ignored, as
+// reduceLaneSnapshot ignores them (usage rows aside, which it folds into
+// stats this view does not keep).
+func (f *ClientFold) Apply(ev Event) {
+	if ev.Lane != "" && ev.Lane != f.Lane {
+		return
+	}
+	matching := f.OperationID != "" && ev.RunID == f.OperationID
+	switch ev.Type {
+	case EvMessageStart:
+		if matching && ev.Message != nil && ev.Message.StopReason == pi.StopPending {
+			f.StreamingMessage = ev.Message.Clone()
+		}
+	case EvMessageUpdate:
+		if matching && ev.Message != nil {
+			f.StreamingMessage = ev.Message.Clone()
+		}
+	case EvMessageEnd, EvRunSuspend:
+		if matching {
+			f.StreamingMessage = nil
+		}
+	case EvEntryAdded:
+		id := ev.EntryID
+		f.Entries, f.TipID = append(f.Entries, id), &id
+	case EvRunEnd:
+		if matching {
+			f.OperationID, f.StreamingMessage = "", nil
+		}
+	}
+}
