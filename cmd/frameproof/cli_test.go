@@ -49,7 +49,11 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 	corpusRun := []string{"corpus", "run", "--family", "jsonl"}
 	conform := []string{"conform", "--self", "--ops", "parse"}
 	fuzz := []string{"provider", "fuzz", "--wire", "anthropic-messages", "--adapter", "go", "--seeds", "1", "--save", "0"}
+	mutate := []string{"mutate", "--root", "../../props/mutate/testdata/fixture", "--pkgs", "calc",
+		"--budget", "1", "--killer", "go test -count=1 ./check"}
 	return map[string]edgeCase{
+		"mutate": {ok: mutate, extra: append(slices.Clone(mutate), "extra"),
+			badValue: [][]string{{"mutate", "--budget", "-1"}, {"mutate", "--timeout", "soon"}}},
 		"version": {ok: []string{"version"}, extra: []string{"version", "extra"},
 			badValue: [][]string{{"version", "--no-such-flag"}}},
 		"encode": {ok: []string{"encode"}, stdin: "events.jsonl", extra: []string{"encode", "extra"},

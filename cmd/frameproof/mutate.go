@@ -27,7 +27,6 @@ func init() {
 
 func runMutate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 1, "sampling seed")
 	budget := fs.Int("budget", 6, "mutants sampled per package (0: all)")
 	pkgs := fs.String("pkgs", defaultMutatePkgs, "comma-separated package directories")
@@ -37,19 +36,15 @@ func runMutate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	minScore := fs.Float64("min-score", 0, "exit 1 when a package scores below this percentage")
 	verbose := fs.Bool("v", false, "print each mutant's outcome as it finishes")
 	only := fs.String("mutants", "", "comma-separated mutant ids (file:line:OP@offset) to run instead of the sample")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: frameproof mutate [--seed N] [--budget N] [--pkgs a,b] [--killer CMD] [--timeout D] [--min-score P]")
-		fs.PrintDefaults()
+	usageLine := "usage: frameproof mutate [--seed N] [--budget N] [--pkgs a,b] [--killer CMD] [--timeout D] [--min-score P] [--mutants IDS] [-v]"
+	if code := parseFlags(fs, args, usageLine, nil, stdout, stderr); code >= 0 {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitPass
-		}
-		return exitUsage
+	if code := noArgs(fs, stderr); code >= 0 {
+		return code
 	}
-	if fs.NArg() > 0 || *budget < 0 {
-		fmt.Fprintln(stderr, "frameproof mutate: unexpected argument or negative --budget")
-		return exitUsage
+	if *budget < 0 {
+		return usageError(stderr, "mutate", "--budget: must not be negative, got %d", *budget)
 	}
 	cfg := mutate.Config{Root: *root, Seed: *seed, Budget: *budget, Timeout: *timeout, Killer: strings.Fields(*killer)}
 	for _, p := range strings.Split(*pkgs, ",") {
