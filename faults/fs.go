@@ -74,10 +74,17 @@ type Options struct {
 	// what a line-based reader sees as a complete corrupt line.
 	GarbageNewlines bool
 	LoseDirOps      bool // unsynced creates, renames and removes may be lost
+	// Subset lets each crash choose subset mode (ModeSubset) instead of a
+	// prefix crash: any subset of the block-sized pieces written since the
+	// last fsync survives.
+	Subset bool
+	// BlockSize is the tearing granularity of subset crashes (0:
+	// DefaultBlockSize).
+	BlockSize int
 }
 
 // AllFaults enables every crash behaviour except newline garbage.
-var AllFaults = Options{Tear: true, ZeroTail: true, GarbageTail: true, LoseDirOps: true}
+var AllFaults = Options{Tear: true, ZeroTail: true, GarbageTail: true, LoseDirOps: true, Subset: true}
 
 // FS is an in-memory env.FS with a page-cache model. It is safe for
 // concurrent use.

@@ -21,8 +21,6 @@ import (
 	mstore "github.com/frameproof/frameproof/model/store"
 )
 
-const dataPath = "/data/s.jsonl"
-
 // faultKind is one way a run is disturbed before the crash.
 type faultKind string
 
@@ -67,6 +65,13 @@ func newEnv(f env.FS) env.Env {
 func execute(r run) (outcome, error) {
 	var out outcome
 	opts := faults.AllFaults
+	if r.opts.Sync == jsonl.SyncNever {
+		// Without fsync a subset crash can keep a later commit and lose an
+		// earlier one: a hole in the middle of the file that neither pi nor
+		// RepairHoledTail can open (TestSyncNeverSubsetHole pins it), so
+		// sync-never promises prefix crashes only.
+		opts.Subset = false
+	}
 	var chooser faults.Chooser = faults.RandChooser(r.seed)
 	if r.chooser != nil {
 		chooser = r.chooser
@@ -214,8 +219,8 @@ func TestJSONLCrashPrefix(t *testing.T) {
 		gen := NewGen(seed)
 		wl := gen.Workload(3 + int(seed%6))
 		pick := rand.New(rand.NewPCG(seed, 7))
-		always := jsonl.Options{}
-		compacting := jsonl.Options{CompactDeadRatio: 0.2}
+		always := jsonl.Options{RepairHoledTail: true}
+		compacting := jsonl.Options{CompactDeadRatio: 0.2, RepairHoledTail: true}
 
 		// Count the FS operations of the undisturbed run, then crash at
 		// every one of them.
@@ -271,7 +276,7 @@ func TestJSONLCrashPrefixRapid(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		seed := rapid.Uint64Range(1, 1<<20).Draw(rt, "workload seed")
 		wl := NewGen(seed).Workload(rapid.IntRange(1, 8).Draw(rt, "commits"))
-		opts := jsonl.Options{}
+		opts := jsonl.Options{RepairHoledTail: true}
 		if rapid.Bool().Draw(rt, "compacting") {
 			opts.CompactDeadRatio = 0.2
 		}

@@ -219,3 +219,16 @@ func TestShrinkKeepsTheFailureKind(t *testing.T) {
 		}
 	}
 }
+
+// Execute counts crashes and distinct crash images over the seeds' first
+// runs: each seed crashes twice, into images seed%3 and 100.
+func TestCrashImagesAreCountedOnce(t *testing.T) {
+	c := Campaign{Seeds: 6, Run: func(src choice.Source) Result {
+		s := src.(*choice.Seeded).Seed()
+		return Result{TraceHash: "h", CrashImages: []uint64{s % 3, 100}}
+	}}
+	sum, err := c.Execute()
+	require.NoError(t, err)
+	require.Equal(t, 12, sum.Crashes)
+	require.Equal(t, 4, sum.DistinctCrashImages)
+}

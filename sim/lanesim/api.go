@@ -67,6 +67,9 @@ type Outcome struct {
 	// Structural counts the structural generations that returned and were
 	// checked (their (op, resp) pairs are in invariant 11's view).
 	Structural int
+	// CrashImages holds a hash of the disk after each simulated power loss
+	// (faults.CrashReport.Image), for counting distinct crash states.
+	CrashImages []uint64
 }
 
 // Scenario is one named profile of the runner.

@@ -36,6 +36,14 @@ type Options struct {
 	CompactDeadRatio float64
 	// CompactMinBytes suppresses automatic compaction of smaller files.
 	CompactMinBytes int64
+	// RepairHoledTail treats a final line holding a NUL byte as torn, like
+	// a line without its newline: the encoder never writes a raw NUL, so
+	// such a line is an append whose blocks reached the disk out of order
+	// (a hole of zeros before a surviving newline), never a committed one.
+	// pi (session/jsonl/storage.ts, JsonlStorage.open) rejects the file as
+	// corrupt instead, so the default is off; the crash simulations turn it
+	// on.
+	RepairHoledTail bool
 	// Bugs injects defects for the simulator's mutation score (bugs.go).
 	// The zero value is correct.
 	Bugs Bugs
@@ -130,6 +138,11 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 	if torn {
 		kept = content[:bytes.LastIndexByte(content, '\n')+1]
 	}
+	if opts.RepairHoledTail {
+		if last := lastLineStart(kept); bytes.IndexByte(kept[last:], 0) >= 0 {
+			kept, torn = kept[:last], true
+		}
+	}
 	headerEnd := bytes.IndexByte(kept, '\n')
 	if headerEnd <= 0 {
 		return nil, &StorageError{Path: path, What: "missing header"}
@@ -172,6 +185,15 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// lastLineStart returns the offset of the last complete line of kept (which
+// is empty or ends with a newline).
+func lastLineStart(kept []byte) int {
+	if len(kept) == 0 {
+		return 0
+	}
+	return bytes.LastIndexByte(kept[:len(kept)-1], '\n') + 1
 }
 
 // replay validates and applies one complete line.
