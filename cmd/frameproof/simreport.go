@@ -49,8 +49,11 @@ type SimCell struct {
 	RunSeconds      float64 `json:"runSeconds"`
 	RunsPerSecond   float64 `json:"runsPerSecond"`
 	StepsPerSecond  float64 `json:"stepsPerSecond"`
-	Verdict         string  `json:"verdict"` // pass | fail | error | not run
-	Error           string  `json:"error,omitempty"`
+	// Crashes and DistinctCrashImages: campaign.Summary's crash counts.
+	Crashes             int    `json:"crashes"`
+	DistinctCrashImages int    `json:"distinctCrashImages"`
+	Verdict             string `json:"verdict"` // pass | fail | error | not run
+	Error               string `json:"error,omitempty"`
 }
 
 // SimCoverage is one race row: how many runs took each of its orders.
@@ -75,6 +78,10 @@ type SimThroughput struct {
 	Jobs           int     `json:"jobs"`
 	RunsPerSecond  float64 `json:"runsPerSecond"`
 	StepsPerSecond float64 `json:"stepsPerSecond"`
+	// Crashes and DistinctCrashImages sum the cells' counts (a disk image is
+	// counted once per cell).
+	Crashes             int `json:"crashes"`
+	DistinctCrashImages int `json:"distinctCrashImages"`
 }
 
 // SimFailure is one failing seed with its reproduction.
@@ -114,7 +121,7 @@ func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
 		s := c.summary
 		cell := SimCell{Scenario: c.scenario, Backend: c.backend, Planned: s.Planned, Runs: s.Runs, Passed: s.Passed,
 			Failed: len(s.Failures), Steps: s.Steps, StoppedBy: s.StoppedBy, DurationSeconds: s.DurationSeconds,
-			RunSeconds: c.runTime.Seconds()}
+			RunSeconds: c.runTime.Seconds(), Crashes: s.Crashes, DistinctCrashImages: s.DistinctCrashImages}
 		if cell.RunSeconds > 0 {
 			cell.RunsPerSecond = float64(s.Runs) / cell.RunSeconds
 			cell.StepsPerSecond = float64(s.Steps) / cell.RunSeconds
@@ -150,6 +157,8 @@ func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
 		sr.Cells = append(sr.Cells, cell)
 		sr.Throughput.Runs += s.Runs
 		sr.Throughput.Steps += s.Steps
+		sr.Throughput.Crashes += s.Crashes
+		sr.Throughput.DistinctCrashImages += s.DistinctCrashImages
 		for row, m := range c.orders {
 			if orders[row] == nil {
 				orders[row] = map[string]int{}
@@ -233,6 +242,7 @@ func printSimSummary(w io.Writer, rep *Report) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "throughput: %d runs, %d steps in %.1fs wall on %d jobs (%.1f runs/s, %.0f steps/s)\n",
 		t.Runs, t.Steps, t.WallSeconds, t.Jobs, t.RunsPerSecond, t.StepsPerSecond)
+	fmt.Fprintf(w, "crash states: %d distinct disk images after %d simulated power losses\n", t.DistinctCrashImages, t.Crashes)
 	if len(sr.Failures) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "failures (%d):\n", len(sr.Failures))
