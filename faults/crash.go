@@ -1,6 +1,10 @@
 package faults
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/sim/choice"
+)
 
 // Crash modes. A crash draws its mode first when Options.Subset is set;
 // otherwise every crash is a prefix crash.
@@ -62,7 +66,7 @@ func (r CrashReport) String() string {
 	return s
 }
 
-// Crash simulates power loss: it decides, through the FS's Chooser, what the
+// Crash simulates power loss: it decides, through the FS's choice.Source, what the
 // disk keeps, makes that the new state (durable, nothing pending) and kills
 // every open handle. The FS stays usable, like a rebooted machine.
 func (f *FS) Crash() CrashReport {
@@ -71,8 +75,8 @@ func (f *FS) Crash() CrashReport {
 	return f.crashLocked(f.choices, "")
 }
 
-// CrashWith is Crash with a one-off Chooser.
-func (f *FS) CrashWith(c Chooser) CrashReport {
+// CrashWith is Crash with a one-off choice.Source.
+func (f *FS) CrashWith(c choice.Source) CrashReport {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.crashLocked(c, "")
@@ -81,14 +85,14 @@ func (f *FS) CrashWith(c Chooser) CrashReport {
 // CrashInMode is CrashWith in a given mode (ModePrefix or ModeSubset)
 // instead of one drawn from c, so that an exhaustive sweep can split its
 // budget between the modes.
-func (f *FS) CrashInMode(c Chooser, mode string) CrashReport {
+func (f *FS) CrashInMode(c choice.Source, mode string) CrashReport {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.crashLocked(c, mode)
 }
 
 // crashLocked crashes in mode, or in a mode drawn from c when mode is "".
-func (f *FS) crashLocked(c Chooser, mode string) CrashReport {
+func (f *FS) crashLocked(c choice.Source, mode string) CrashReport {
 	rep := CrashReport{Mode: mode}
 	if mode == "" {
 		rep.Mode = ModePrefix
@@ -137,7 +141,7 @@ func (f *FS) crashLocked(c Chooser, mode string) CrashReport {
 	return rep
 }
 
-func (f *FS) crashFile(c Chooser, path string, ino *inode) FileCrash {
+func (f *FS) crashFile(c choice.Source, path string, ino *inode) FileCrash {
 	fc := FileCrash{Path: path, OpsPending: len(ino.pending)}
 	n := len(ino.pending)
 	k := c.Intn("crash: ops kept of "+path, n+1)
@@ -163,7 +167,7 @@ func (f *FS) crashFile(c Chooser, path string, ino *inode) FileCrash {
 
 // junkTail optionally extends content by up to room bytes of zeros or
 // garbage: the file's size reached disk but its data did not.
-func (f *FS) junkTail(c Chooser, path string, content []byte, room int) ([]byte, string, int) {
+func (f *FS) junkTail(c choice.Source, path string, content []byte, room int) ([]byte, string, int) {
 	kinds := []string{""}
 	if f.opts.ZeroTail {
 		kinds = append(kinds, "zeros")

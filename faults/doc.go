@@ -23,7 +23,10 @@
 //     successful syncs never bring it back.
 //   - Directories themselves (MkdirAll) are durable at once.
 //
-// Every decision a crash or an injected fault makes is drawn from a Chooser,
-// so a seeded PRNG (RandChooser), a rapid *T (RapidChooser) or an exhaustive
-// Enumerate drive it, and the same choices give the same crash state.
+// Every decision a crash or an injected fault makes is drawn from a
+// choice.Source (sim/choice), the one source of a run's decisions: a seeded
+// generator (choice.NewSeeded), a rapid *T (choice.FromRapid) or an
+// exhaustive choice.Enumerate drive it, and the same choices give the same
+// crash state. Value 0 is the simplest outcome: no injected fault, nothing
+// unsynced kept, a prefix crash.
 package faults

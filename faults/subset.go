@@ -3,6 +3,8 @@ package faults
 import (
 	"encoding/binary"
 	"hash/fnv"
+
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // crashFileSubset decides the disk content of one file in a subset crash.
@@ -17,7 +19,7 @@ import (
 // pieces before it read as zeros. (Junk after the end is prefix mode's
 // business; leaving it out keeps a subset crash's decisions one bit per
 // piece, so a sweep enumerates them all.)
-func (f *FS) crashFileSubset(c Chooser, path string, ino *inode) FileCrash {
+func (f *FS) crashFileSubset(c choice.Source, path string, ino *inode) FileCrash {
 	fc := FileCrash{Path: path, OpsPending: len(ino.pending)} // OpsKept: the truncation and writes with a surviving piece
 	base, ops := ino.durable, ino.pending
 	if first, last := truncBounds(ops); first >= 0 {
@@ -111,7 +113,7 @@ func (f *FS) imageLocked() uint64 {
 // durable and pending data, journal), for trying many crashes of one
 // moment. Open handles and injected faults are not copied: handles of the
 // original do not reach the copy.
-func (f *FS) Clone(choices Chooser) *FS {
+func (f *FS) Clone(choices choice.Source) *FS {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	g := NewFSWith(choices, f.opts)

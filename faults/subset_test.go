@@ -6,14 +6,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // subsetOutcomes is outcomes with every crash forced into subset mode.
 func subsetOutcomes(t *testing.T, opts Options, path string, setup func(f *FS)) map[string]bool {
 	t.Helper()
 	seen := map[string]bool{}
-	_, complete := Enumerate(100000, func(c Chooser) {
-		f := NewFSWith(Fixed(0), opts)
+	_, complete := choice.Enumerate(100000, func(c choice.Source) {
+		f := NewFSWith(choice.Fixed(0), opts)
 		setup(f)
 		f.CrashInMode(c, ModeSubset)
 		got, err := f.ReadFile(path)
@@ -60,8 +62,8 @@ func TestSubsetCrashTearsAtBlocks(t *testing.T) {
 func TestSubsetModeIsAChoice(t *testing.T) {
 	modes := map[string]bool{}
 	for _, opts := range []Options{{}, {Subset: true}} {
-		Enumerate(0, func(c Chooser) {
-			f := NewFSWith(Fixed(0), opts)
+		choice.Enumerate(0, func(c choice.Source) {
+			f := NewFSWith(choice.Fixed(0), opts)
 			h, _ := f.Create("/f")
 			mustWrite(t, h, "x")
 			require.NoError(t, h.Sync())
@@ -88,7 +90,7 @@ func boolName(b bool) string {
 // give the same image.
 func TestImageIdentifiesTheDisk(t *testing.T) {
 	build := func(name, content string) *FS {
-		f := NewFS(Fixed(0))
+		f := NewFS(choice.Fixed(0))
 		f.WriteDurable(name, []byte(content))
 		return f
 	}
@@ -98,7 +100,7 @@ func TestImageIdentifiesTheDisk(t *testing.T) {
 	assert.NotEqual(t, build("/a", "xy").Image(), build("/ax", "y").Image())
 
 	crash := func(seed uint64) uint64 {
-		f := NewFS(RandChooser(seed))
+		f := NewFS(choice.NewSeeded(seed))
 		h, _ := f.Create("/f")
 		mustWrite(t, h, strings.Repeat("z", 1500))
 		return f.Crash().Image
@@ -110,13 +112,13 @@ func TestImageIdentifiesTheDisk(t *testing.T) {
 
 // A clone crashes independently of its original.
 func TestCloneIsIndependent(t *testing.T) {
-	f := NewFS(Fixed(0))
+	f := NewFS(choice.Fixed(0))
 	h, _ := f.Create("/f")
 	mustWrite(t, h, "a")
 	require.NoError(t, h.Sync())
 	require.NoError(t, f.SyncDir("/"))
 	mustWrite(t, h, "b")
-	g := f.Clone(Fixed(1))
+	g := f.Clone(choice.Fixed(1))
 	g.Crash()
 	got, _ := g.ReadFile("/f")
 	assert.Equal(t, "ab", string(got))

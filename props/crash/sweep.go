@@ -11,6 +11,7 @@ import (
 	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	mstore "github.com/frameproof/frameproof/model/store"
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // SweepConfig describes a crash-state sweep of the JSONL store.
@@ -19,7 +20,7 @@ type SweepConfig struct {
 	Workloads int
 	Commits   int // commits per workload (default 6)
 	// ImagesPerPoint bounds the crash decisions enumerated at one crash
-	// point in each crash mode (default 1000); faults.Enumerate walks them
+	// point in each crash mode (default 1000); choice.Enumerate walks them
 	// depth first.
 	ImagesPerPoint int
 	Options        jsonl.Options
@@ -37,7 +38,7 @@ type SweepStats struct {
 }
 
 // SweepJSONL crashes JSONL workloads at every file-system operation and, at
-// each, under every crash decision faults.Enumerate reaches (prefix and
+// each, under every crash decision choice.Enumerate reaches (prefix and
 // subset modes, tearing, junk tails, lost directory operations). Each
 // distinct disk image is reopened and must equal a commit prefix holding
 // every acknowledged commit. It stops collecting failures after ten.
@@ -63,7 +64,7 @@ func SweepJSONL(cfg SweepConfig) SweepStats {
 			st.CrashPoints++
 			fsys, oracle := runToCrash(cfg, wl, p)
 			for _, mode := range modes(cfg.Faults) {
-				faults.Enumerate(cfg.ImagesPerPoint, func(c faults.Chooser) {
+				choice.Enumerate(cfg.ImagesPerPoint, func(c choice.Source) {
 					st.Crashes++
 					g := fsys.Clone(c)
 					rep := g.CrashInMode(c, mode)
@@ -103,7 +104,7 @@ func modes(opts faults.Options) []string {
 // operations (point < 0: never) and returns the FS, not yet crashed, and
 // the oracle of what the store acknowledged.
 func runToCrash(cfg SweepConfig, wl [][]mstore.Write, point int) (*faults.FS, *Oracle) {
-	fsys := faults.NewFSWith(faults.Fixed(0), cfg.Faults)
+	fsys := faults.NewFSWith(choice.Fixed(0), cfg.Faults)
 	oracle := NewOracle()
 	_ = fsys.MkdirAll("/data")
 	if point >= 0 {
