@@ -10,6 +10,10 @@
 //     crash keeps, per file, a prefix of its pending operations; the first
 //     dropped write may be torn at any byte and may leave zeros or garbage
 //     after the torn prefix (the file grew but the data never reached disk).
+//     With Options.Subset a crash may instead be a subset crash (its mode is
+//     one more decision): any subset of the block-sized pieces written since
+//     the file's last fsync survives, reordered as ALICE and LazyFS allow,
+//     and a dropped piece before a surviving one reads back as zeros.
 //   - Names. Create of a new file, Rename and Remove are pending directory
 //     operations until SyncDir of the directory involved. Directory operations
 //     form one ordered journal: SyncDir(d) makes durable every pending
