@@ -1,28 +1,63 @@
 package faults
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/sim/choice"
+)
+
+// Crash modes. A crash draws its mode first when Options.Subset is set;
+// otherwise every crash is a prefix crash.
+const (
+	// ModePrefix keeps, per file, an ordered prefix of the unsynced writes;
+	// the first dropped write may be torn at any byte.
+	ModePrefix = "prefix"
+	// ModeSubset keeps, per file, any subset of the block-sized pieces of
+	// the writes since the file's last fsync (ALICE's and LazyFS's
+	// reordering within an fsync epoch): a dropped piece before a kept one
+	// reads back as zeros, because the file size reached the disk.
+	ModeSubset = "subset"
+)
+
+// DefaultBlockSize is the tearing granularity of subset crashes when
+// Options.BlockSize is 0: a disk sector, the largest unit a disk writes
+// atomically without help from the file system.
+const DefaultBlockSize = 512
 
 // CrashReport says what one crash kept, for traces and test messages.
 type CrashReport struct {
+	Mode                        string
 	JournalKept, JournalPending int
 	Files                       []FileCrash
+	// Image is a hash of the disk after the crash (every durable name and
+	// its content), so a campaign can count distinct crash states.
+	Image uint64
 }
 
 // FileCrash is the fate of one file's pending data.
 type FileCrash struct {
-	Path        string
-	OpsKept     int
-	OpsPending  int
-	TornBytes   int    // bytes kept of the first dropped write (0: none)
-	Tail        string // "", "zeros" or "garbage"
-	TailBytes   int
-	FinalLength int
+	Path       string
+	OpsKept    int
+	OpsPending int
+	TornBytes  int // prefix mode: bytes kept of the first dropped write (0: none)
+	// BlocksKept of BlocksPending pieces survived (subset mode).
+	BlocksKept, BlocksPending int
+	Tail                      string // "", "zeros" or "garbage"
+	TailBytes                 int
+	FinalLength               int
 }
 
 func (r CrashReport) String() string {
 	s := fmt.Sprintf("journal %d/%d", r.JournalKept, r.JournalPending)
+	if r.Mode == ModeSubset {
+		s = "subset " + s
+	}
 	for _, fc := range r.Files {
-		s += fmt.Sprintf("; %s ops %d/%d torn %d", fc.Path, fc.OpsKept, fc.OpsPending, fc.TornBytes)
+		if r.Mode == ModeSubset {
+			s += fmt.Sprintf("; %s ops %d/%d blocks %d/%d", fc.Path, fc.OpsKept, fc.OpsPending, fc.BlocksKept, fc.BlocksPending)
+		} else {
+			s += fmt.Sprintf("; %s ops %d/%d torn %d", fc.Path, fc.OpsKept, fc.OpsPending, fc.TornBytes)
+		}
 		if fc.Tail != "" {
 			s += fmt.Sprintf(" +%d %s", fc.TailBytes, fc.Tail)
 		}
@@ -31,24 +66,40 @@ func (r CrashReport) String() string {
 	return s
 }
 
-// Crash simulates power loss: it decides, through the FS's Chooser, what the
+// Crash simulates power loss: it decides, through the FS's choice.Source, what the
 // disk keeps, makes that the new state (durable, nothing pending) and kills
 // every open handle. The FS stays usable, like a rebooted machine.
 func (f *FS) Crash() CrashReport {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.crashLocked(f.choices)
+	return f.crashLocked(f.choices, "")
 }
 
-// CrashWith is Crash with a one-off Chooser.
-func (f *FS) CrashWith(c Chooser) CrashReport {
+// CrashWith is Crash with a one-off choice.Source.
+func (f *FS) CrashWith(c choice.Source) CrashReport {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.crashLocked(c)
+	return f.crashLocked(c, "")
 }
 
-func (f *FS) crashLocked(c Chooser) CrashReport {
-	var rep CrashReport
+// CrashInMode is CrashWith in a given mode (ModePrefix or ModeSubset)
+// instead of one drawn from c, so that an exhaustive sweep can split its
+// budget between the modes.
+func (f *FS) CrashInMode(c choice.Source, mode string) CrashReport {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.crashLocked(c, mode)
+}
+
+// crashLocked crashes in mode, or in a mode drawn from c when mode is "".
+func (f *FS) crashLocked(c choice.Source, mode string) CrashReport {
+	rep := CrashReport{Mode: mode}
+	if mode == "" {
+		rep.Mode = ModePrefix
+		if f.opts.Subset && c.Intn("crash: mode (0 prefix, 1 subset)", 2) == 1 {
+			rep.Mode = ModeSubset
+		}
+	}
 	rep.JournalPending = len(f.journal)
 	keep := len(f.journal)
 	if f.opts.LoseDirOps && keep > 0 {
@@ -67,7 +118,11 @@ func (f *FS) crashLocked(c Chooser) CrashReport {
 			continue
 		}
 		seen[ino] = true
-		if len(ino.pending) > 0 {
+		switch {
+		case len(ino.pending) == 0:
+		case rep.Mode == ModeSubset:
+			rep.Files = append(rep.Files, f.crashFileSubset(c, p, ino))
+		default:
 			rep.Files = append(rep.Files, f.crashFile(c, p, ino))
 		}
 	}
@@ -78,6 +133,7 @@ func (f *FS) crashLocked(c Chooser) CrashReport {
 		ino.visible = append([]byte(nil), ino.durable...)
 		f.names[p] = ino
 	}
+	rep.Image = f.imageLocked()
 	f.gen++
 	f.crashes++
 	f.dead = false
@@ -85,7 +141,7 @@ func (f *FS) crashLocked(c Chooser) CrashReport {
 	return rep
 }
 
-func (f *FS) crashFile(c Chooser, path string, ino *inode) FileCrash {
+func (f *FS) crashFile(c choice.Source, path string, ino *inode) FileCrash {
 	fc := FileCrash{Path: path, OpsPending: len(ino.pending)}
 	n := len(ino.pending)
 	k := c.Intn("crash: ops kept of "+path, n+1)
@@ -111,7 +167,7 @@ func (f *FS) crashFile(c Chooser, path string, ino *inode) FileCrash {
 
 // junkTail optionally extends content by up to room bytes of zeros or
 // garbage: the file's size reached disk but its data did not.
-func (f *FS) junkTail(c Chooser, path string, content []byte, room int) ([]byte, string, int) {
+func (f *FS) junkTail(c choice.Source, path string, content []byte, room int) ([]byte, string, int) {
 	kinds := []string{""}
 	if f.opts.ZeroTail {
 		kinds = append(kinds, "zeros")

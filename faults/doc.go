@@ -10,6 +10,10 @@
 //     crash keeps, per file, a prefix of its pending operations; the first
 //     dropped write may be torn at any byte and may leave zeros or garbage
 //     after the torn prefix (the file grew but the data never reached disk).
+//     With Options.Subset a crash may instead be a subset crash (its mode is
+//     one more decision): any subset of the block-sized pieces written since
+//     the file's last fsync survives, reordered as ALICE and LazyFS allow,
+//     and a dropped piece before a surviving one reads back as zeros.
 //   - Names. Create of a new file, Rename and Remove are pending directory
 //     operations until SyncDir of the directory involved. Directory operations
 //     form one ordered journal: SyncDir(d) makes durable every pending
@@ -23,7 +27,10 @@
 //     successful syncs never bring it back.
 //   - Directories themselves (MkdirAll) are durable at once.
 //
-// Every decision a crash or an injected fault makes is drawn from a Chooser,
-// so a seeded PRNG (RandChooser), a rapid *T (RapidChooser) or an exhaustive
-// Enumerate drive it, and the same choices give the same crash state.
+// Every decision a crash or an injected fault makes is drawn from a
+// choice.Source (sim/choice), the one source of a run's decisions: a seeded
+// generator (choice.NewSeeded), a rapid *T (choice.FromRapid) or an
+// exhaustive choice.Enumerate drive it, and the same choices give the same
+// crash state. Value 0 is the simplest outcome: no injected fault, nothing
+// unsynced kept, a prefix crash.
 package faults

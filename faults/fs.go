@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // ErrCrashed is returned by every operation after the process "died": on a
@@ -74,16 +75,23 @@ type Options struct {
 	// what a line-based reader sees as a complete corrupt line.
 	GarbageNewlines bool
 	LoseDirOps      bool // unsynced creates, renames and removes may be lost
+	// Subset lets each crash choose subset mode (ModeSubset) instead of a
+	// prefix crash: any subset of the block-sized pieces written since the
+	// last fsync survives.
+	Subset bool
+	// BlockSize is the tearing granularity of subset crashes (0:
+	// DefaultBlockSize).
+	BlockSize int
 }
 
 // AllFaults enables every crash behaviour except newline garbage.
-var AllFaults = Options{Tear: true, ZeroTail: true, GarbageTail: true, LoseDirOps: true}
+var AllFaults = Options{Tear: true, ZeroTail: true, GarbageTail: true, LoseDirOps: true, Subset: true}
 
 // FS is an in-memory env.FS with a page-cache model. It is safe for
 // concurrent use.
 type FS struct {
 	mu      sync.Mutex
-	choices Chooser
+	choices choice.Source
 	opts    Options
 
 	dirs         map[string]bool
@@ -106,12 +114,12 @@ var _ env.FS = (*FS)(nil)
 
 // NewFS returns an empty faulty file system whose crashes and rate-based
 // faults draw from choices, with every crash behaviour enabled.
-func NewFS(choices Chooser) *FS {
+func NewFS(choices choice.Source) *FS {
 	return NewFSWith(choices, AllFaults)
 }
 
 // NewFSWith is NewFS with a chosen set of crash behaviours.
-func NewFSWith(choices Chooser, opts Options) *FS {
+func NewFSWith(choices choice.Source, opts Options) *FS {
 	return &FS{
 		choices:      choices,
 		opts:         opts,
@@ -121,8 +129,8 @@ func NewFSWith(choices Chooser, opts Options) *FS {
 	}
 }
 
-// SetChooser replaces the source of decisions.
-func (f *FS) SetChooser(c Chooser) {
+// SetSource replaces the source of decisions.
+func (f *FS) SetSource(c choice.Source) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.choices = c
@@ -448,7 +456,7 @@ func (h *file) check(op string) error {
 }
 
 // Write appends p as one pending operation. An injected error may leave a
-// prefix of p written (a short write), chosen by the Chooser.
+// prefix of p written (a short write), chosen by the choice.Source.
 func (h *file) Write(p []byte) (int, error) {
 	f := h.fs
 	f.mu.Lock()

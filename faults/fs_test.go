@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // mustWrite writes s to f and fails the test on error.
@@ -26,8 +28,8 @@ func mustWrite(t testing.TB, f interface{ Write([]byte) (int, error) }, s string
 func outcomes(t *testing.T, opts Options, path string, setup func(f *FS)) (map[string]bool, int) {
 	t.Helper()
 	seen := map[string]bool{}
-	runs, complete := Enumerate(100000, func(c Chooser) {
-		f := NewFSWith(Fixed(0), opts)
+	runs, complete := choice.Enumerate(100000, func(c choice.Source) {
+		f := NewFSWith(choice.Fixed(0), opts)
 		setup(f)
 		f.CrashWith(c)
 		got, err := f.ReadFile(path)
@@ -52,7 +54,7 @@ func keys(m map[string]bool) []string {
 }
 
 func TestWritesArePendingUntilSync(t *testing.T) {
-	f := NewFS(Fixed(0))
+	f := NewFS(choice.Fixed(0))
 	h, err := f.Create("/d.jsonl")
 	require.NoError(t, err)
 	mustWrite(t, h, "abc")
@@ -77,7 +79,7 @@ func TestWritesArePendingUntilSync(t *testing.T) {
 	assert.Equal(t, 1, dataOps)
 	assert.Equal(t, 0, dirOps)
 
-	f.Crash() // Fixed(0): everything pending is lost
+	f.Crash() // choice.Fixed(0): everything pending is lost
 	got, err = f.ReadFile("/d.jsonl")
 	require.NoError(t, err)
 	assert.Equal(t, "abc", string(got))
@@ -221,7 +223,7 @@ func TestUnsyncedRemoveAndTruncateMayBeLost(t *testing.T) {
 }
 
 func TestJournalCommitsInOrder(t *testing.T) {
-	f := NewFS(Fixed(0))
+	f := NewFS(choice.Fixed(0))
 	require.NoError(t, f.MkdirAll("/a"))
 	require.NoError(t, f.MkdirAll("/b"))
 	_, err := f.Create("/a/1")
@@ -235,7 +237,7 @@ func TestJournalCommitsInOrder(t *testing.T) {
 }
 
 func TestFailedFsyncLosesDataForGood(t *testing.T) {
-	f := NewFS(Fixed(0))
+	f := NewFS(choice.Fixed(0))
 	f.WriteDurable("/f", []byte("A\n"))
 	h, err := f.OpenAppend("/f")
 	require.NoError(t, err)
@@ -257,7 +259,7 @@ func TestFailedFsyncLosesDataForGood(t *testing.T) {
 }
 
 func TestInjectedWriteErrors(t *testing.T) {
-	f := NewFS(Fixed(2))
+	f := NewFS(choice.Fixed(2))
 	h, err := f.Create("/f")
 	require.NoError(t, err)
 	f.FailNext(OpWrite, "", ENOSPC)
@@ -284,7 +286,7 @@ func TestInjectedWriteErrors(t *testing.T) {
 }
 
 func TestFailRate(t *testing.T) {
-	f := NewFS(RandChooser(7))
+	f := NewFS(choice.NewSeeded(7))
 	f.FailRate(OpWrite, 4, EIO)
 	h, err := f.Create("/f")
 	require.NoError(t, err)
@@ -305,8 +307,29 @@ func TestFailRate(t *testing.T) {
 	require.NoError(t, h.Sync())
 }
 
+// A rate's drawn value 0 is "no fault" (the shrink target), and
+// FailRate(op, 0, ...) draws nothing and never fails.
+func TestFailRateZeroIsNoFault(t *testing.T) {
+	f := NewFS(choice.Fixed(0))
+	f.FailRate(OpWrite, 2, EIO)
+	h, err := f.Create("/f")
+	require.NoError(t, err)
+	mustWrite(t, h, "x")
+
+	src := choice.NewSeeded(1)
+	g := NewFS(src)
+	g.FailRate(OpWrite, 0, EIO)
+	h, err = g.Create("/f")
+	require.NoError(t, err)
+	for range 50 {
+		mustWrite(t, h, "x")
+	}
+	assert.Zero(t, src.Len(), "a zero rate draws no decision")
+	assert.Empty(t, g.Injected())
+}
+
 func TestCrashAfterStopsTheProcess(t *testing.T) {
-	f := NewFS(Fixed(100))
+	f := NewFS(choice.Fixed(100))
 	h, err := f.Create("/f")
 	require.NoError(t, err)
 	require.NoError(t, f.SyncDir("/"))
@@ -329,7 +352,7 @@ func TestCrashAfterStopsTheProcess(t *testing.T) {
 }
 
 func TestSyncLiesLoseAcknowledgedData(t *testing.T) {
-	f := NewFS(Fixed(0))
+	f := NewFS(choice.Fixed(0))
 	f.WriteDurable("/f", nil)
 	f.SetSyncLies(true)
 	h, _ := f.OpenAppend("/f")
@@ -341,7 +364,7 @@ func TestSyncLiesLoseAcknowledgedData(t *testing.T) {
 }
 
 func TestPathErrors(t *testing.T) {
-	f := NewFS(Fixed(0))
+	f := NewFS(choice.Fixed(0))
 	_, err := f.ReadFile("/nope")
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 	_, err = f.Create("/no/dir/f")
@@ -359,25 +382,6 @@ func TestPathErrors(t *testing.T) {
 	assert.ErrorIs(t, err, fs.ErrClosed)
 }
 
-func TestEnumerateVisitsEverySequenceOnce(t *testing.T) {
-	var got []string
-	runs, complete := Enumerate(0, func(c Chooser) {
-		a := c.Intn("a", 2)
-		s := string(rune('0' + a))
-		if a == 1 {
-			s += string(rune('0' + c.Intn("b", 3)))
-		}
-		got = append(got, s)
-	})
-	assert.True(t, complete)
-	assert.Equal(t, 4, runs)
-	assert.Equal(t, []string{"0", "10", "11", "12"}, got)
-
-	runs, complete = Enumerate(2, func(c Chooser) { c.Intn("x", 10) })
-	assert.Equal(t, 2, runs)
-	assert.False(t, complete)
-}
-
 // The crash model's core invariant under rapid-chosen workloads and crashes:
 // synced bytes survive, and what survives is a prefix of what was written
 // (plus, at most, a junk tail inside the extent of the first lost write).
@@ -385,7 +389,7 @@ func TestCrashInvariantProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		junk := rapid.Bool().Draw(rt, "junk")
 		opts := Options{Tear: true, LoseDirOps: true, ZeroTail: junk, GarbageTail: junk}
-		f := NewFSWith(RapidChooser(rt), opts)
+		f := NewFSWith(choice.FromRapid(rt), opts)
 		f.WriteDurable("/f", nil)
 		h, _ := f.OpenAppend("/f")
 		var written, synced []byte

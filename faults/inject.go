@@ -3,6 +3,8 @@ package faults
 import (
 	"io/fs"
 	"syscall"
+
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // Op names a file-system operation that can be made to fail.
@@ -46,7 +48,7 @@ type injector struct {
 
 // FailNext makes the next op (on path, or on any path when path is "")
 // fail with err. Several calls queue up. A failing Write may still leave a
-// prefix of its bytes written (a short write, chosen by the Chooser); a
+// prefix of its bytes written (a short write, chosen by the choice.Source); a
 // failing Sync loses the file's pending data as Linux does.
 func (f *FS) FailNext(op Op, path string, err error) {
 	f.mu.Lock()
@@ -58,7 +60,7 @@ func (f *FS) FailNext(op Op, path string, err error) {
 }
 
 // FailRate makes each op fail with err with probability 1/oneIn, decided by
-// the Chooser. oneIn <= 0 turns the rate off.
+// the choice.Source. oneIn <= 0 turns the rate off.
 func (f *FS) FailRate(op Op, oneIn int, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -95,7 +97,7 @@ func (in *injector) fail(f *FS, op Op, path string) error {
 		}
 	}
 	if err == nil {
-		if r, ok := in.rates[op]; ok && f.choices.Intn("inject "+string(op)+" "+path, r.oneIn) == 0 {
+		if r, ok := in.rates[op]; ok && choice.Chance(f.choices, "inject "+string(op)+" "+path, 1, r.oneIn) {
 			err = r.err
 		}
 	}

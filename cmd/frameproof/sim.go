@@ -361,7 +361,7 @@ func runCell(sc simScenario, backend, dir string, cfg simConfig, maxSteps int64,
 			last, lastDur = out, time.Since(began)
 		}
 		return campaign.Result{Failed: out.Failed, Kind: out.Kind, Message: out.Message,
-			TraceHash: out.TraceHash, Steps: int64(out.Steps)}
+			TraceHash: out.TraceHash, Steps: int64(out.Steps), CrashImages: out.CrashImages}
 	}
 	c := campaign.Campaign{
 		Scenario: sc.Name, Bug: strings.Join(cfg.bugs, ","), Run: run,

@@ -39,7 +39,7 @@ func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
 		s := c.summary
 		cell := SimCell{Scenario: c.scenario, Backend: c.backend, Planned: s.Planned, Runs: s.Runs, Passed: s.Passed,
 			Failed: len(s.Failures), Steps: s.Steps, StoppedBy: s.StoppedBy, DurationSeconds: s.DurationSeconds,
-			RunSeconds: c.runTime.Seconds()}
+			RunSeconds: c.runTime.Seconds(), Crashes: s.Crashes, DistinctCrashImages: s.DistinctCrashImages}
 		if cell.RunSeconds > 0 {
 			cell.RunsPerSecond = float64(s.Runs) / cell.RunSeconds
 			cell.StepsPerSecond = float64(s.Steps) / cell.RunSeconds
@@ -63,6 +63,8 @@ func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
 		sr.Cells = append(sr.Cells, cell)
 		sr.Throughput.Runs += s.Runs
 		sr.Throughput.Steps += s.Steps
+		sr.Throughput.Crashes += s.Crashes
+		sr.Throughput.DistinctCrashImages += s.DistinctCrashImages
 		for row, m := range c.orders {
 			if orders[row] == nil {
 				orders[row] = map[string]int{}
@@ -192,6 +194,7 @@ func printSimSummary(w io.Writer, rep *Report) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "throughput: %d runs, %d steps in %.1fs wall on %d jobs (%.1f runs/s, %.0f steps/s)\n",
 		t.Runs, t.Steps, t.WallSeconds, t.Jobs, t.RunsPerSecond, t.StepsPerSecond)
+	fmt.Fprintf(w, "crash states: %d distinct disk images after %d simulated power losses\n", t.DistinctCrashImages, t.Crashes)
 	printFailureGroups(w, sr.Failures)
 	for _, c := range sr.Cells {
 		if c.Error != "" {

@@ -41,6 +41,8 @@ type simOutcome struct {
 	Checks     int            // checks that ran (0 = unknown)
 	Linz       *linz.Recorder // client-visible history (may be nil)
 	Faults     []string       // injected faults, in order
+	// CrashImages hashes the disk after each simulated power loss.
+	CrashImages []uint64
 }
 
 // simScenario is one named scenario.

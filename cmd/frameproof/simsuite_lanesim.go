@@ -21,7 +21,7 @@ func (laneSuite) Scenarios() []simScenario {
 			Run: func(src choice.Source, o simOptions) simOutcome {
 				r := run(src, lanesim.Options{Backend: o.Backend, Bugs: o.Bugs, TempDir: o.TempDir, KeepTrace: o.KeepTrace, MaxSteps: o.MaxSteps})
 				return simOutcome{Failed: r.Failed, Kind: r.Kind, Message: r.Message, Steps: r.Steps, TraceHash: r.TraceHash,
-					Trace: r.Trace, Races: r.Races, RaceOrders: r.RaceOrders, Checks: r.Checks, Linz: r.Linz, Faults: r.Faults}
+					Trace: r.Trace, Races: r.Races, RaceOrders: r.RaceOrders, Checks: r.Checks, Linz: r.Linz, Faults: r.Faults, CrashImages: r.CrashImages}
 			}})
 	}
 	return out

@@ -3,13 +3,13 @@ package crash
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/frameproof/frameproof/faults"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // TestMidFileCorruptionIsReportedExactly: NUL garbage inside any complete
@@ -19,7 +19,7 @@ import (
 func TestMidFileCorruptionIsReportedExactly(t *testing.T) {
 	cases := 0
 	for seed := uint64(1); seed <= uint64(budget(t, 200, 30)); seed++ {
-		fsys := faults.NewFS(faults.Fixed(0))
+		fsys := faults.NewFS(choice.Fixed(0))
 		require.NoError(t, fsys.MkdirAll("/data"))
 		st, err := jsonl.Create(newEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, jsonl.Options{})
 		require.NoError(t, err)
@@ -35,11 +35,11 @@ func TestMidFileCorruptionIsReportedExactly(t *testing.T) {
 		if len(lines) < 3 {
 			continue
 		}
-		r := rand.New(rand.NewPCG(seed, 3))
-		n := 2 + r.IntN(len(lines)-1) // 1-based line number of a record line
+		r := choice.NewSeeded(seed*1000 + 3)
+		n := 2 + r.Intn("line", len(lines)-1) // 1-based line number of a record line
 		line := lines[n-1]
-		at := r.IntN(len(line) - 1)
-		span := 1 + r.IntN(len(line)-1-at)
+		at := r.Intn("at", len(line)-1)
+		span := 1 + r.Intn("span", len(line)-1-at)
 		corrupt := append([]byte(nil), line...)
 		for i := at; i < at+span; i++ {
 			corrupt[i] = 0
@@ -52,7 +52,7 @@ func TestMidFileCorruptionIsReportedExactly(t *testing.T) {
 				buf.Write(l)
 			}
 		}
-		if r.IntN(2) == 0 {
+		if r.Intn("how", 2) == 0 {
 			buf.WriteString(`{"kind":"value","op":"set","se`) // and a torn tail after it
 		}
 		fsys.WriteDurable(dataPath, buf.Bytes())

@@ -3,7 +3,6 @@ package crash
 import (
 	"bufio"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/backends"
 	mstore "github.com/frameproof/frameproof/model/store"
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // The kill test re-executes this test binary as a child (TestMain sees
@@ -94,7 +94,7 @@ type ack struct {
 
 // spawnAndKill runs one child from generator index start, kills it after a
 // random number of acks plus a random delay, and returns what it reported.
-func spawnAndKill(t *testing.T, backend, dir string, seed uint64, start int, r *rand.Rand) []ack {
+func spawnAndKill(t *testing.T, backend, dir string, seed uint64, start int, r *choice.Seeded) []ack {
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
 	defer pr.Close()
@@ -127,7 +127,7 @@ func spawnAndKill(t *testing.T, backend, dir string, seed uint64, start int, r *
 		}
 		got = append(got, a)
 	}
-	wantAcks := r.IntN(12)
+	wantAcks := r.Intn("acks before kill", 12)
 	deadline := time.After(20 * time.Second)
 wait:
 	for len(got) < wantAcks {
@@ -141,7 +141,7 @@ wait:
 			break wait
 		}
 	}
-	time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond)
+	time.Sleep(time.Duration(r.Intn("kill delay us", 2000)) * time.Microsecond)
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	err = cmd.Wait()
 	for line := range lines {
@@ -174,7 +174,7 @@ func killTest(t *testing.T, b backends.Backend) {
 	st, err := b.Create(env.Production(), dir, opts)
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
-	r := rand.New(rand.NewPCG(seed, 99))
+	r := choice.NewSeeded(seed*1000 + 99)
 	gen := NewGen(seed)
 	var all [][]mstore.Write // generator output by index
 	commit := func(i int) []mstore.Write {

@@ -3,7 +3,6 @@ package crash
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,6 +19,7 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	mstore "github.com/frameproof/frameproof/model/store"
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // StoreModel is model/store's per-address specification as a porcupine
@@ -139,16 +139,16 @@ func allAddrs() []mstore.Addr {
 // file over faults.FS, crashing inside each epoch, and returns the history
 // (ending with sequential reads of everything).
 func concurrentHistory(t *testing.T, seed uint64, lie bool) []porcupine.Operation {
-	fsys := faults.NewFS(faults.RandChooser(seed))
+	fsys := faults.NewFS(choice.NewSeeded(seed))
 	fsys.SetSyncLies(lie)
 	require.NoError(t, fsys.MkdirAll("/data"))
 	st, err := jsonl.Create(newEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, jsonl.Options{})
 	require.NoError(t, err)
 	rec := &recorder{}
-	pick := rand.New(rand.NewPCG(seed, 11))
+	pick := choice.NewSeeded(seed*1000 + 11)
 	addrs := allAddrs()
 	for epoch := range 3 {
-		fsys.CrashAfter(4 + pick.IntN(16))
+		fsys.CrashAfter(4 + pick.Intn("crash point", 16))
 		// Once a commit's outcome is open the process is as good as dead:
 		// clients stop submitting, so only the commits in flight at that
 		// moment are indefinite (as after a real crash).
@@ -156,7 +156,7 @@ func concurrentHistory(t *testing.T, seed uint64, lie bool) []porcupine.Operatio
 		var wg sync.WaitGroup
 		for c := range 3 {
 			gen := NewTaggedGen(seed*31+uint64(epoch*7+c), fmt.Sprintf("c%d.%d.", epoch, c))
-			r := rand.New(rand.NewPCG(seed, uint64(epoch*10+c)))
+			r := choice.NewSeeded(seed*1000 + uint64(epoch*10+c))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -165,7 +165,7 @@ func concurrentHistory(t *testing.T, seed uint64, lie bool) []porcupine.Operatio
 						return
 					}
 					call := rec.call()
-					if r.IntN(3) > 0 {
+					if r.Intn("write", 3) > 0 {
 						in := mstore.Input{Kind: mstore.HistCommit, Writes: gen.Commit()}
 						out := commitOp(st, in.Writes)
 						if out.Unknown {
@@ -174,11 +174,11 @@ func concurrentHistory(t *testing.T, seed uint64, lie bool) []porcupine.Operatio
 						rec.done(c, call, in, out)
 						continue
 					}
-					a := addrs[r.IntN(len(addrs))]
+					a := choice.Pick(r, "addr", addrs)
 					var in mstore.Input
 					var out mstore.Output
 					var err error
-					if r.IntN(2) == 0 {
+					if r.Intn("op", 2) == 0 {
 						in = mstore.Input{Kind: mstore.HistReadValue, Addr: a}
 						out, err = readValueOp(st, a)
 					} else {
@@ -194,7 +194,7 @@ func concurrentHistory(t *testing.T, seed uint64, lie bool) []porcupine.Operatio
 		wg.Wait()
 		_ = st.Close()
 		fsys.Crash()
-		st, err = jsonl.Open(newEnv(fsys), dataPath, jsonl.Options{})
+		st, err = jsonl.Open(newEnv(fsys), dataPath, jsonl.Options{RepairHoledTail: true})
 		if err != nil {
 			// An honest disk always keeps the synced header; a lying one
 			// may lose it, and the lost acks show up in the history.

@@ -10,13 +10,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/frameproof/frameproof/impl/store"
 	mstore "github.com/frameproof/frameproof/model/store"
+	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // The address universe of generated workloads: small, so that writes
@@ -29,7 +29,7 @@ var (
 // Gen generates commits. Values are unique per write so that a read names
 // the write it saw.
 type Gen struct {
-	r       *rand.Rand
+	r       *choice.Seeded
 	tag     string // prefixes ids and values so that generators never collide
 	n       int
 	entries []string
@@ -38,7 +38,7 @@ type Gen struct {
 
 // NewGen returns a generator seeded with seed.
 func NewGen(seed uint64) *Gen {
-	return &Gen{r: rand.New(rand.NewPCG(seed, 0x5eed))}
+	return &Gen{r: choice.NewSeeded(seed ^ 0x5eed)}
 }
 
 // NewTaggedGen is NewGen whose ids and values carry tag, for concurrent
@@ -52,8 +52,8 @@ func NewTaggedGen(seed uint64, tag string) *Gen {
 // Commit returns the writes of one commit (0–4 writes, mostly valid; about
 // one commit in ten breaks a rule so that rejections are exercised).
 func (g *Gen) Commit() []mstore.Write {
-	n := g.r.IntN(5)
-	if g.r.IntN(8) == 0 {
+	n := g.r.Intn("writes", 5)
+	if g.r.Intn("empty commit", 8) == 0 {
 		n = 0
 	}
 	var ws []mstore.Write
@@ -63,25 +63,25 @@ func (g *Gen) Commit() []mstore.Write {
 	return ws
 }
 
-func (g *Gen) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
+func (g *Gen) pick(xs []string) string { return choice.Pick(g.r, "pick", xs) }
 
 func (g *Gen) write() mstore.Write {
 	g.n++
 	addr := mstore.Addr{Namespace: g.pick(Namespaces), Key: g.pick(Keys)}
 	val := `{"w":"` + g.tag + strconv.Itoa(g.n) + `"}`
-	switch k := g.r.IntN(10); {
+	switch k := g.r.Intn("write kind", 10); {
 	case k < 2:
 		id := g.tag + "e" + strconv.Itoa(g.n)
 		var parent *string
 		switch {
-		case g.r.IntN(20) == 0:
+		case g.r.Intn("missing parent", 20) == 0:
 			p := "missing" // rejected: Missing parent entry
 			parent = &p
-		case len(g.entries) > 0 && g.r.IntN(4) > 0:
+		case len(g.entries) > 0 && g.r.Intn("has parent", 4) > 0:
 			p := g.pick(g.entries)
 			parent = &p
 		}
-		if len(g.entries) > 0 && g.r.IntN(25) == 0 {
+		if len(g.entries) > 0 && g.r.Intn("duplicate id", 25) == 0 {
 			id = g.pick(g.entries) // rejected: Duplicate entry or usage id
 		}
 		g.entries = append(g.entries, id)

@@ -42,6 +42,10 @@ type Result struct {
 	Message   string `json:"message,omitempty"`
 	TraceHash string `json:"traceHash"`
 	Steps     int64  `json:"steps"`
+	// CrashImages identifies the disk state after each simulated power
+	// loss (a hash of file names and contents); Execute counts the
+	// distinct ones.
+	CrashImages []uint64 `json:"-"`
 }
 
 // Scenario runs once, drawing every decision from src.
@@ -116,6 +120,10 @@ type Summary struct {
 	DurationSeconds float64 `json:"durationSeconds"`
 	RunsPerSecond   float64 `json:"runsPerSecond"`
 	StepsPerSecond  float64 `json:"stepsPerSecond"`
+	// Crashes counts the simulated power losses of the seeds' first runs;
+	// DistinctCrashImages the distinct disk states they left.
+	Crashes             int `json:"crashes"`
+	DistinctCrashImages int `json:"distinctCrashImages"`
 }
 
 // OK reports whether no seed failed.
@@ -171,6 +179,7 @@ func (c Campaign) Execute() (Summary, error) {
 	for i := c.Shard; i < c.Seeds; i += shards {
 		sum.Planned++
 	}
+	images := map[uint64]bool{}
 	start := time.Now() // wall time only for throughput and MaxDuration
 	for i := c.Shard; i < c.Seeds; i += shards {
 		switch {
@@ -191,6 +200,10 @@ func (c Campaign) Execute() (Summary, error) {
 		r := c.Run(src)
 		sum.Runs++
 		sum.Steps += r.Steps
+		sum.Crashes += len(r.CrashImages)
+		for _, img := range r.CrashImages {
+			images[img] = true
+		}
 		if c.OnRun != nil {
 			c.OnRun(seed, r)
 		}
@@ -200,6 +213,7 @@ func (c Campaign) Execute() (Summary, error) {
 		}
 		sum.Failures = append(sum.Failures, c.investigate(seed, r, src.Tape()))
 	}
+	sum.DistinctCrashImages = len(images)
 	elapsed := time.Since(start).Seconds()
 	sum.DurationSeconds = elapsed
 	if elapsed > 0 {

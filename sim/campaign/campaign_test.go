@@ -233,3 +233,16 @@ func TestStopEndsTheCampaign(t *testing.T) {
 		t.Fatalf("runs %d, stoppedBy %q, planned %d; want 7, interrupted, 100", sum.Runs, sum.StoppedBy, sum.Planned)
 	}
 }
+
+// Execute counts crashes and distinct crash images over the seeds' first
+// runs: each seed crashes twice, into images seed%3 and 100.
+func TestCrashImagesAreCountedOnce(t *testing.T) {
+	c := Campaign{Seeds: 6, Run: func(src choice.Source) Result {
+		s := src.(*choice.Seeded).Seed()
+		return Result{TraceHash: "h", CrashImages: []uint64{s % 3, 100}}
+	}}
+	sum, err := c.Execute()
+	require.NoError(t, err)
+	require.Equal(t, 12, sum.Crashes)
+	require.Equal(t, 4, sum.DistinctCrashImages)
+}

@@ -60,6 +60,8 @@ func Merge(shards []Report) (merged Report, missing []int, err error) {
 		t := &merged.Throughput
 		t.Runs += s.Throughput.Runs
 		t.Steps += s.Throughput.Steps
+		t.Crashes += s.Throughput.Crashes
+		t.DistinctCrashImages += s.Throughput.DistinctCrashImages
 		t.Jobs += s.Throughput.Jobs
 		t.WallSeconds = max(t.WallSeconds, s.Throughput.WallSeconds)
 	}
@@ -122,6 +124,10 @@ func mergeCells(m *Report, cells []Cell) {
 		x.Passed += c.Passed
 		x.Failed += c.Failed
 		x.Steps += c.Steps
+		// Shards run different seeds, but two shards may still reach the
+		// same disk image: the merged distinct count is an upper bound.
+		x.Crashes += c.Crashes
+		x.DistinctCrashImages += c.DistinctCrashImages
 		x.DurationSeconds += c.DurationSeconds
 		x.RunSeconds += c.RunSeconds
 		x.StoppedBy = cmp.Or(x.StoppedBy, c.StoppedBy)

@@ -46,8 +46,11 @@ type Cell struct {
 	RunSeconds      float64 `json:"runSeconds"`
 	RunsPerSecond   float64 `json:"runsPerSecond"`
 	StepsPerSecond  float64 `json:"stepsPerSecond"`
-	Verdict         string  `json:"verdict"` // pass | fail | error | not run
-	Error           string  `json:"error,omitempty"`
+	// Crashes and DistinctCrashImages: Summary's crash counts.
+	Crashes             int    `json:"crashes"`
+	DistinctCrashImages int    `json:"distinctCrashImages"`
+	Verdict             string `json:"verdict"` // pass | fail | error | not run
+	Error               string `json:"error,omitempty"`
 }
 
 // CoverageRow is one race row: how many runs took each of its orders.
@@ -72,6 +75,10 @@ type Throughput struct {
 	Jobs           int     `json:"jobs"`
 	RunsPerSecond  float64 `json:"runsPerSecond"`
 	StepsPerSecond float64 `json:"stepsPerSecond"`
+	// Crashes and DistinctCrashImages sum the cells' counts (a disk image is
+	// counted once per cell).
+	Crashes             int `json:"crashes"`
+	DistinctCrashImages int `json:"distinctCrashImages"`
 }
 
 // ReportedFailure is one failing seed with its reproduction.

@@ -14,9 +14,11 @@
 //     tapes edited by the shrinker (out-of-range values are clamped to n-1,
 //     draws past the end return 0).
 //
-// Convention shared by all implementations (and by faults.Chooser, which has
-// the same method set): n <= 1 returns 0 without consuming a decision, and
-// 0 is always the "simplest" outcome, the one shrinking moves towards. The
+// Fixed (a constant) and Enumerate (every decision sequence, exhaustively)
+// are Sources too; faults.FS draws its crash and fault decisions from one.
+//
+// Convention shared by all implementations: n <= 1 returns 0 without
+// consuming a decision, and 0 is always the "simplest" outcome, the one shrinking moves towards. The
 // helpers in helpers.go (Bool, Chance, Pick, Range, Weighted, Perm) keep that
 // convention: value 0 means false / no fault / first element.
 package choice

@@ -67,6 +67,11 @@ type Outcome struct {
 	// Structural counts the structural generations that returned and were
 	// checked (their (op, resp) pairs are in invariant 11's view).
 	Structural int
+	// CrashImages holds a hash of the disk after each simulated power loss
+	// (faults.CrashReport.Image), for counting distinct crash states.
+	CrashImages []uint64
+	// Settings are the knobs a swarm seed drew ("" for fixed profiles).
+	Settings string
 }
 
 // Scenario is one named profile of the runner.
@@ -133,6 +138,7 @@ func Scenarios() []Scenario {
 		out = append(out, Scenario{Name: p.name, Description: p.desc, Rows: p.rows,
 			Run: func(src choice.Source, opts Options) Outcome { return run(p, src, opts) }})
 	}
+	out = append(out, Scenario{Name: SwarmScenario, Description: swarmDesc, Run: runSwarm})
 	return out
 }
 

@@ -51,7 +51,9 @@ func newBackend(r *runner) (backend, error) {
 		}
 		return &inMemoryBackend{name: b.Name, st: st}, nil
 	case b.EnvFS:
-		opts := backends.Options{Session: "sim", JSONLBugs: r.storeBugs}
+		// faults.FS crashes may leave holes (subset mode): see
+		// jsonl.Options.RepairHoledTail.
+		opts := backends.Options{Session: "sim", JSONLBugs: r.storeBugs, JSONLRepairHoledTail: true}
 		if r.p.compaction {
 			opts.CompactDeadRatio, opts.CompactMinBytes = 0.3, 0
 		}
@@ -96,7 +98,14 @@ type envFSBackend struct {
 	dir     string
 	opts    backends.Options
 	created bool
+	imgs    []uint64 // faults.CrashReport.Image of each crash
 }
+
+// diskImages is a backend that simulates a disk and hashes its state after
+// each crash.
+type diskImages interface{ images() []uint64 }
+
+func (b *envFSBackend) images() []uint64 { return b.imgs }
 
 func (b *envFSBackend) open(proc *world.Process) (store.Storage, error) {
 	e := proc.Env(b.yfs)
@@ -111,7 +120,11 @@ func (b *envFSBackend) open(proc *world.Process) (store.Storage, error) {
 	return b.b.Open(e, b.dir, b.opts)
 }
 
-func (b *envFSBackend) crash() string { return b.fs.Crash().String() }
+func (b *envFSBackend) crash() string {
+	rep := b.fs.Crash()
+	b.imgs = append(b.imgs, rep.Image)
+	return rep.String()
+}
 
 func (b *envFSBackend) injectFault() bool {
 	op := faults.OpSync

@@ -149,7 +149,9 @@ func (r *runner) checkRestored() {
 		if r.p.canceller && boolChoice(r, "reconnect-cancel") {
 			var hf *lane.HarnessFault
 			r.ls.beginAbort()
-			if err := r.ln.RequestCancel(); err != nil && !(errors.As(err, &hf) && r.injected) && !errors.Is(err, world.ErrCrashed) {
+			// a closer may have closed the lane meanwhile (as the canceller
+			// actor allows)
+			if err := r.ln.RequestCancel(); err != nil && !(errors.As(err, &hf) && r.injected) && !errors.Is(err, world.ErrCrashed) && !errors.Is(err, lane.ErrClosed) {
 				r.fail("invariant", "request cancel on reconnect: %v", err)
 			}
 		}

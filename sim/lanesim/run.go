@@ -160,6 +160,9 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	out := Outcome{Failed: r.failed, Kind: r.kind, Message: r.msg, Steps: int(w.Step()), TraceHash: tr.Hash(),
 		Races: map[string]string{}, RaceOrders: r.raceOrders, Linz: r.rec, Faults: r.faults, Checks: r.checks,
 		Structural: r.structDone}
+	if d, ok := be.(diskImages); ok {
+		out.CrashImages = d.images()
+	}
 	if opts.KeepTrace {
 		out.Trace = tr
 	}

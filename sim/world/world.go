@@ -102,7 +102,7 @@ func New(src choice.Source, opts Options) *World {
 func (w *World) Source() choice.Source { return w.src }
 
 // Intn draws from the world's choice source, so a *World can be handed to
-// anything that wants a choice.Source (or a faults.Chooser).
+// anything that wants a choice.Source (faults.FS among them).
 func (w *World) Intn(label string, n int) int { return w.src.Intn(label, n) }
 
 // Trace returns the world's trace.

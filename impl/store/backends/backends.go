@@ -65,6 +65,8 @@ type Options struct {
 	// JSONLBugs injects the JSONL store's defects (the simulator's
 	// mutation score); the zero value is correct.
 	JSONLBugs jsonl.Bugs
+	// JSONLRepairHoledTail sets jsonl.Options.RepairHoledTail.
+	JSONLRepairHoledTail bool
 }
 
 // The store files (their names reach simulation traces: keep them).
@@ -110,7 +112,7 @@ func createMemory(e env.Env, _ string, _ Options) (store.Storage, error) {
 
 func jsonlOptions(o Options) jsonl.Options {
 	opts := jsonl.Options{Sync: jsonl.SyncAlways, CompactDeadRatio: o.CompactDeadRatio,
-		CompactMinBytes: o.CompactMinBytes, Bugs: o.JSONLBugs}
+		CompactMinBytes: o.CompactMinBytes, Bugs: o.JSONLBugs, RepairHoledTail: o.JSONLRepairHoledTail}
 	if o.Sync == SyncNever {
 		opts.Sync = jsonl.SyncNever
 	}

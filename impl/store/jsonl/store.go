@@ -43,6 +43,14 @@ type Options struct {
 	// (reserved or integer-like keys). The default (false) opens exactly
 	// what pi's JsonlStorage.open opens.
 	Strict bool
+	// RepairHoledTail treats a final line holding a NUL byte as torn, like
+	// a line without its newline: the encoder never writes a raw NUL, so
+	// such a line is an append whose blocks reached the disk out of order
+	// (a hole of zeros before a surviving newline), never a committed one.
+	// pi (session/jsonl/storage.ts, JsonlStorage.open) rejects the file as
+	// corrupt instead, so the default is off; the crash simulations turn it
+	// on.
+	RepairHoledTail bool
 	// Bugs injects defects for the simulator's mutation score (bugs.go).
 	// The zero value is correct.
 	Bugs Bugs
@@ -192,6 +200,11 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 	if torn {
 		kept = content[:bytes.LastIndexByte(content, '\n')+1]
 	}
+	if opts.RepairHoledTail {
+		if last := lastLineStart(kept); bytes.IndexByte(kept[last:], 0) >= 0 {
+			kept, torn = kept[:last], true
+		}
+	}
 	headerEnd := bytes.IndexByte(kept, '\n')
 	if headerEnd <= 0 {
 		return nil, nil, false, &StorageError{Path: path, What: "missing header"}
@@ -221,6 +234,15 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 	}
 	s.size = int64(len(kept))
 	return s, kept, torn, nil
+}
+
+// lastLineStart returns the offset of the last complete line of kept (which
+// is empty or ends with a newline).
+func lastLineStart(kept []byte) int {
+	if len(kept) == 0 {
+		return 0
+	}
+	return bytes.LastIndexByte(kept[:len(kept)-1], '\n') + 1
 }
 
 // replay validates and applies one complete line in pi's order: parse

@@ -1,0 +1,69 @@
+package lanesim
+
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/sim/choice"
+)
+
+// SwarmScenario is the name of the swarm scenario.
+const SwarmScenario = "swarm"
+
+const swarmDesc = "swarm testing: every seed draws its own actor mix, fault rates and provider settings (printed with a failure)"
+
+// swarmProfile draws a profile from src before the run draws anything else
+// (swarm testing, as TigerBeetle's VOPR does it): each actor and fault is
+// switched on or off and sized per seed, so a campaign tries combinations
+// no fixed profile lists. The same seed draws the same settings, and the
+// shrinker shrinks them with the rest of the tape (0 is the smallest
+// setting everywhere).
+func swarmProfile(src choice.Source) profile {
+	p := base(SwarmScenario, swarmDesc)
+	p.ops = choice.Range(src, "swarm: ops", 1, 3)
+	p.maxAttempts = choice.Range(src, "swarm: max attempts", 1, 4)
+	p.gen.maxBlocks = choice.Range(src, "swarm: max blocks", 1, 5)
+	p.gen.errorWeight = choice.Range(src, "swarm: error weight", 0, 3)
+	p.crashes = choice.Range(src, "swarm: crashes", 0, 3)
+	p.finalizer = choice.Bool(src, "swarm: finalizer")
+	p.canceller = choice.Bool(src, "swarm: canceller")
+	p.snapshots = choice.Range(src, "swarm: snapshots", 0, 4)
+	p.storageFaults = choice.Pick(src, "swarm: storage fault 1-in", []int{0, 20, 8, 4})
+	p.closer = (p.storageFaults == 0 || swarmCloseAfterFault) && choice.Bool(src, "swarm: closer")
+	p.deferred = choice.Bool(src, "swarm: deferred")
+	p.pollCrash = p.deferred && choice.Bool(src, "swarm: poll crash")
+	p.forkMigrate = choice.Bool(src, "swarm: fork migration")
+	p.commitLatency = !choice.Bool(src, "swarm: no commit latency")
+	p.compaction = choice.Bool(src, "swarm: compaction")
+	p.structural = choice.Range(src, "swarm: structural", 0, 3)
+	p.structuralCrash = p.structural > 0 && choice.Bool(src, "swarm: structural crash")
+	return p
+}
+
+// swarmCloseAfterFault lets a swarm seed combine the closer with storage
+// faults. Off because of a known JSONL finding
+// (TestFindingReopenAfterFailedFsync): a lane closed after a failed fsync
+// reopens, in the same boot, on the page cache, which still shows the line
+// whose fsync failed; the store appends and syncs behind it, and the next
+// power loss turns that line into zeros in the middle of the file, so the
+// store no longer opens and later acknowledged commits are unreachable.
+var swarmCloseAfterFault = false
+
+// settings prints the knobs a swarm seed drew.
+func (p profile) settings() string {
+	return fmt.Sprintf("ops=%d attempts=%d blocks=%d errors=%d crashes=%d finalizer=%t canceller=%t snapshots=%d closer=%t "+
+		"storage-faults=1/%d deferred=%t poll-crash=%t fork=%t latency=%t compaction=%t structural=%d structural-crash=%t",
+		p.ops, p.maxAttempts, p.gen.maxBlocks, p.gen.errorWeight, p.crashes, p.finalizer, p.canceller, p.snapshots, p.closer,
+		p.storageFaults, p.deferred, p.pollCrash, p.forkMigrate, p.commitLatency, p.compaction, p.structural, p.structuralCrash)
+}
+
+// runSwarm draws the seed's settings, runs them and names them beside a
+// failure.
+func runSwarm(src choice.Source, opts Options) Outcome {
+	p := swarmProfile(src)
+	out := run(p, src, opts)
+	out.Settings = p.settings()
+	if out.Failed {
+		out.Message = "swarm settings " + out.Settings + ": " + out.Message
+	}
+	return out
+}
