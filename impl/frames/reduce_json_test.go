@@ -185,8 +185,10 @@ func TestApplyJSONFastPathMatchesGeneral(t *testing.T) {
 	if messages < lists/8 || messages == lists {
 		t.Fatalf("%d of %d lists reduced to a message", messages, lists)
 	}
-	// The generator must reach both paths often.
-	if fast < total/10 || fast > total*9/10 {
+	// The generator must reach both paths, and often once there are enough
+	// cases to judge "often": under -race rapid runs only 20 lists, whose
+	// lines come in clusters, so the share varies widely between runs.
+	if fast == 0 || fast == total || lists >= 100 && (fast < total/10 || fast > total*9/10) {
 		t.Fatalf("%d of %d lines took the fast path", fast, total)
 	}
 }
