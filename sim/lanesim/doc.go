@@ -8,6 +8,14 @@
 // running process-local summary generations (Lane.GenerateStructural)
 // through the same provider beside ordinary generation (structural.go).
 //
+// The provider (provider.go) draws every block feature pi-ai's providers
+// emit, so an encoder, reducer or store that loses one diverges from the
+// model observer: text and thinking signatures written at start, mid-block
+// or at the end (and grown again), redacted thinking, tool calls with a
+// namespace and a thoughtSignature, arguments streamed from {} or complete
+// at start, usage updated between events, and lone surrogates among the
+// text deltas.
+//
 // Every decision comes from one choice.Source, so a seed (or a rapid draw, or
 // a shrunk tape) reproduces a run byte for byte. Scenarios are profiles of the
 // same runner, one per row of the seed's race table plus close-vs-settlement,

@@ -23,7 +23,9 @@ var mutationScenarios = []string{"mix", "crash-with-queued-writes", "append-vs-f
 func TestMutationScore(t *testing.T) {
 	seeds := 30
 	if testing.Short() {
-		seeds = 12
+		// The slowest bug to surface under mix (cancel-loses-to-complete) is a
+		// cancel racing completion: about one seed in eight reaches it.
+		seeds = 20
 	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-34s %-40s %5s %s\n", "bug", "caught by", "seed#", "kind")

@@ -50,7 +50,11 @@ type genOpts struct {
 	stall       bool
 }
 
-var textPieces = []string{"a", "hello ", "wörld", "😀", "x y", "\\n", "”q”"}
+// textPieces are the deltas text and thinking blocks stream. The last two
+// are a lone high and a lone low surrogate (WTF-8): JS strings may hold
+// them, and the pair, streamed as two deltas, joins into one astral
+// character; covered-prefix slicing in UTF-16 units then cuts through it.
+var textPieces = []string{"a", "hello ", "wörld", "😀", "x y", "\\n", "”q”", "\xed\xa0\xbd", "\xed\xb8\x80"}
 
 // providerErrors are the error texts a stream can end with: transient ones
 // pi-ai retries, permanent ones it does not, and a quota error whose text
@@ -87,7 +91,9 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 	if !g.deferred {
 		n := choice.Range(src, "gen-blocks", 0, g.maxBlocks)
 		for b := 0; b < n; b++ {
-			switch choice.Pick(src, "gen-kind", []string{"text", "thinking", "tool"}) {
+			switch choice.Pick(src, "gen-kind", []string{"text", "thinking", "tool", "redacted"}) {
+			case "redacted":
+				blocks = append(blocks, genRedacted(src))
 			case "text":
 				blocks = append(blocks, genText(src, false))
 			case "thinking":
@@ -99,7 +105,7 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 		}
 	}
 	evs := []builder{func(a *pi.AssistantMessage) pi.Event { return pi.Event{Type: pi.EventStart, Partial: a} }}
-	evs = append(evs, interleave(src, blocks)...)
+	evs = withUsage(src, append(evs, interleave(src, blocks)...))
 	switch p.end {
 	case endDone:
 		reason := pi.StopStop
@@ -164,7 +170,7 @@ func genText(src choice.Source, thinking bool) []builder {
 	full := ""
 	for i := range pieces {
 		pieces[i] = choice.Pick(src, "gen-piece", textPieces)
-		full += pieces[i]
+		full = pi.Concat(full, pieces[i])
 	}
 	get := func(a *pi.AssistantMessage) string {
 		if thinking {
@@ -199,7 +205,7 @@ func genText(src choice.Source, thinking bool) []builder {
 	for _, d := range pieces {
 		d := d
 		out = append(out, func(a *pi.AssistantMessage) pi.Event {
-			set(a, get(a)+d)
+			set(a, pi.Concat(get(a), d))
 			return pi.Event{Type: deltaT, ContentIndex: pi.Index(*idx), Delta: d, Partial: a}
 		})
 	}
@@ -207,30 +213,118 @@ func genText(src choice.Source, thinking bool) []builder {
 		set(a, full)
 		return pi.Event{Type: endT, ContentIndex: pi.Index(*idx), Content: full, Partial: a}
 	})
+	return withSignature(src, out, idx, thinking)
+}
+
+// signatures are the values a text or thinking signature takes ("" is
+// Anthropic's thinkingSignature before its first signature_delta).
+var signatures = []string{"", "sig_1", `{"v":1,"id":"msg_1","phase":"final_answer"}`}
+
+// withSignature draws when the block's signature is written on the live
+// partial, as pi-ai's providers do it: never; right after one of the
+// block's events is built, so every later event sees it (Google sets it on
+// the first part or a later one, google-generative-ai.js
+// retainThoughtSignature; OpenAI Responses at the item's end,
+// openai-responses-shared.js); and optionally grown again at the end
+// (Anthropic starts thinkingSignature at "" and appends signature_delta,
+// anthropic-messages.js), so the start snapshot and the end disagree.
+func withSignature(src choice.Source, evs []builder, idx *int, thinking bool) []builder {
+	if !choice.Chance(src, "gen-sig", 1, 2) {
+		return evs
+	}
+	at := choice.Range(src, "gen-sig-at", 0, len(evs)-1)
+	value := choice.Pick(src, "gen-sig-value", signatures)
+	grow := at < len(evs)-1 && choice.Chance(src, "gen-sig-grow", 1, 3)
+	sign := func(a *pi.AssistantMessage, v string) {
+		if thinking {
+			b := a.Content[*idx].(pi.ThinkingContent)
+			b.ThinkingSignature = pi.Str(v)
+			a.Content[*idx] = b
+		} else {
+			b := a.Content[*idx].(pi.TextContent)
+			b.TextSignature = pi.Str(v)
+			a.Content[*idx] = b
+		}
+	}
+	out := append([]builder(nil), evs...)
+	out[at] = after(evs[at], func(a *pi.AssistantMessage) { sign(a, value) })
+	if grow {
+		last := len(evs) - 1
+		out[last] = after(evs[last], func(a *pi.AssistantMessage) { sign(a, value+"+sig_2") })
+	}
 	return out
+}
+
+// after runs mutate on the live partial once b has built its event; the
+// event carries the partial by reference, so it (and every later event)
+// sees the mutation, as a provider's in-place write would show.
+func after(b builder, mutate func(a *pi.AssistantMessage)) builder {
+	return func(a *pi.AssistantMessage) pi.Event {
+		ev := b(a)
+		mutate(a)
+		return ev
+	}
+}
+
+// redactedThinking is Anthropic's redacted_thinking block as pi-ai maps it
+// (anthropic-messages.js): a thinking block complete at thinking_start,
+// with a placeholder text, the opaque payload as its signature and
+// redacted true, ended without deltas.
+func genRedacted(src choice.Source) []builder {
+	idx := new(int)
+	const placeholder = "[Reasoning redacted]"
+	data := choice.Pick(src, "gen-redacted-data", []string{"EmwKAhgBEgy3va3pzix/LafPsn4a", "opaque"})
+	return []builder{
+		func(a *pi.AssistantMessage) pi.Event {
+			*idx = len(a.Content)
+			a.Content = append(a.Content, pi.ThinkingContent{Thinking: placeholder, ThinkingSignature: pi.Str(data), Redacted: pi.BoolPtr(true)})
+			return pi.Event{Type: pi.EventThinkingStart, ContentIndex: pi.Index(*idx), Partial: a}
+		},
+		func(a *pi.AssistantMessage) pi.Event {
+			return pi.Event{Type: pi.EventThinkingEnd, ContentIndex: pi.Index(*idx), Content: placeholder, Partial: a}
+		},
+	}
 }
 
 var toolArgs = []string{`{}`, `{"path":"a.txt"}`, `{"n":[1,2,3],"s":"ü"}`, `{"q":{"deep":true}}`}
 
+// namespaces are OpenAI Responses tool namespaces (set when the item is
+// created, openai-responses-shared.js); thoughtSignatures are Google's,
+// set on the function-call part (google-generative-ai.js).
+var (
+	namespaces        = []string{"functions", "mcp__files", ""}
+	thoughtSignatures = []string{"CiQB0e2Kb7", ""}
+)
+
+// genTool draws a tool call the ways pi-ai's providers stream one: empty
+// arguments at start and the JSON in deltas (OpenAI, Anthropic), or the
+// arguments complete at start, then either no deltas, the whole JSON in one
+// delta (Google) or the JSON again from empty in pieces (Anthropic's
+// legacy grammar calls); each with an optional namespace and
+// thoughtSignature present from the start.
 func genTool(src choice.Source, k int) []builder {
 	idx := new(int)
 	args := choice.Pick(src, "gen-args", toolArgs)
-	// cut the raw JSON into 1..3 deltas at random points
-	cuts := choice.Range(src, "gen-cuts", 0, 2)
+	full, _ := pi.ParseJSON(args)
+	completeAtStart := choice.Chance(src, "gen-tool-complete", 1, 3)
 	var pieces []string
-	rest := args
-	for c := 0; c < cuts && len([]rune(rest)) > 1; c++ {
-		// cut at a character boundary: a JS provider cannot split a code unit
-		rs := []rune(rest)
-		at := choice.Range(src, "gen-cut-at", 1, len(rs)-1)
-		pieces, rest = append(pieces, string(rs[:at])), string(rs[at:])
+	if !completeAtStart || choice.Chance(src, "gen-tool-redelta", 1, 2) {
+		pieces = cutJSON(src, args)
 	}
-	pieces = append(pieces, rest)
-	id := "call_" + string(rune('a'+k))
+	base := pi.ToolCall{ID: "call_" + string(rune('a'+k)), Name: "read", Arguments: pi.EmptyObject()}
+	if completeAtStart {
+		base.Arguments = full
+	}
+	if choice.Chance(src, "gen-namespace", 1, 2) {
+		base.Namespace = pi.Str(choice.Pick(src, "gen-namespace-value", namespaces))
+	}
+	if choice.Chance(src, "gen-thought-sig", 1, 3) {
+		base.ThoughtSignature = pi.Str(choice.Pick(src, "gen-thought-sig-value", thoughtSignatures))
+	}
 	sofar := new(string)
 	out := []builder{func(a *pi.AssistantMessage) pi.Event {
 		*idx = len(a.Content)
-		a.Content = append(a.Content, pi.ToolCall{ID: id, Name: "read", Arguments: pi.EmptyObject()})
+		a.Content = append(a.Content, base)
 		return pi.Event{Type: pi.EventToolCallStart, ContentIndex: pi.Index(*idx), Partial: a}
 	}}
 	for _, d := range pieces {
@@ -245,12 +339,47 @@ func genTool(src choice.Source, k int) []builder {
 	}
 	out = append(out, func(a *pi.AssistantMessage) pi.Event {
 		b := a.Content[*idx].(pi.ToolCall)
-		v, _ := pi.ParseJSON(args)
-		b.Arguments = v
+		b.Arguments = full
 		a.Content[*idx] = b
 		tc := b
 		return pi.Event{Type: pi.EventToolCallEnd, ContentIndex: pi.Index(*idx), ToolCall: &tc, Partial: a}
 	})
+	return out
+}
+
+// cutJSON cuts the raw JSON into 1..3 deltas at character boundaries (a
+// provider's JSON deltas are whole characters).
+func cutJSON(src choice.Source, args string) []string {
+	cuts := choice.Range(src, "gen-cuts", 0, 2)
+	var pieces []string
+	rest := args
+	for c := 0; c < cuts && len([]rune(rest)) > 1; c++ {
+		rs := []rune(rest)
+		at := choice.Range(src, "gen-cut-at", 1, len(rs)-1)
+		pieces, rest = append(pieces, string(rs[:at])), string(rs[at:])
+	}
+	return append(pieces, rest)
+}
+
+// withUsage draws the usage a response reports before it ends: the input
+// side known at start (Anthropic's message_start), and output counts
+// written on the live partial between events (message_delta), which the
+// start frame must not pick up unless the start event is read after them.
+func withUsage(src choice.Source, evs []builder) []builder {
+	out := append([]builder(nil), evs...)
+	if choice.Chance(src, "gen-usage-start", 1, 2) {
+		out[0] = after(evs[0], func(a *pi.AssistantMessage) {
+			a.Usage.Input, a.Usage.CacheRead, a.Usage.TotalTokens = 10, 3, 13
+		})
+	}
+	for i := 1; i < len(out); i++ {
+		if choice.Chance(src, "gen-usage-update", 1, 4) {
+			out[i] = after(evs[i], func(a *pi.AssistantMessage) {
+				a.Usage.Output++
+				a.Usage.TotalTokens = a.Usage.Input + a.Usage.CacheRead + a.Usage.Output
+			})
+		}
+	}
 	return out
 }
 

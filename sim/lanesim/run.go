@@ -515,6 +515,9 @@ func (r *runner) crasher() {
 
 func (r *runner) finalizer() {
 	r.pause("finalize", 80)
+	if choice.Chance(r.w, "finalize-after-commit", 1, 2) {
+		r.awaitCommittedFrame()
+	}
 	ln := r.ln
 	if r.finished || r.failed || r.closing || ln.Current() == nil {
 		return
@@ -546,6 +549,23 @@ func (r *runner) finalizer() {
 			return
 		}
 		r.fail("invariant", "finalize: %v", err)
+	}
+}
+
+// awaitCommittedFrame pauses, a bounded number of times, until the current
+// response has a committed frame: the finalizer then races the appends that
+// follow it (the append-first order of RowAppendFinalize), which an
+// unconditioned pause reaches only when the stream is slow.
+func (r *runner) awaitCommittedFrame() {
+	for i := 0; i < 20 && !r.finished && !r.failed; i++ {
+		if ln := r.ln; ln != nil && ln.Current() != nil {
+			for _, t := range r.tracks[r.currentResp(ln.Current().ID)] {
+				if t.outcome == lane.FrameCommitted {
+					return
+				}
+			}
+		}
+		r.pause("finalize-wait", 5)
 	}
 }
 

@@ -91,7 +91,13 @@ func (r *runner) brokenStructuralWrite(op, resp string, m *pi.AssistantMessage) 
 		r.fail("setup", "structural mutant: marshal the frame: %v", err)
 		return false
 	}
-	_, err = r.st.Commit([]store.Write{store.AppendListRaw(lane.FramesAddr(op, resp), raw)})
+	// An injected storage fault may refuse the write; the mutant tries
+	// again, so that it really writes whenever the store still runs.
+	for try := 0; try < 5; try++ {
+		if _, err = r.st.Commit([]store.Write{store.AppendListRaw(lane.FramesAddr(op, resp), raw)}); err == nil || !r.alive() || r.failed {
+			break
+		}
+	}
 	return err == nil && !r.failed
 }
 
