@@ -33,9 +33,6 @@ type edgeCase struct {
 	// artifacts are invocations whose output file or directory cannot be
 	// written (nil: the command writes no artifact).
 	artifacts [][]string
-	// fullUsage marks a command that still prints its whole usage on a
-	// usage error instead of one line (exit 2 is still checked).
-	fullUsage bool
 }
 
 // edgeCases covers every subcommand; TestEdgeCasesCoverEveryCommand
@@ -88,12 +85,10 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 			extra:     []string{"merge", out("sim-0.json"), out("sim-1.json"), out("sim-0.json")},
 			badValue:  [][]string{{"merge", "--max-input", "0", out("sim-0.json")}, {"merge", "--json=2", out("sim-0.json")}},
 			artifacts: [][]string{{"merge", "--junit", filepath.Join(blocked, "m.xml"), out("sim-0.json"), out("sim-1.json")}}},
-		// recover.go belongs to the session-recovery work: it still prints
-		// its full usage on usage errors and checks --backup only when it
-		// writes one (follow-up: parseFlags and checkOutputFile there).
-		"recover": {ok: []string{"recover", filepath.Join("..", "..", "corpus", "jsonl", "valid.jsonl")}, fullUsage: true,
-			extra:    []string{"recover", filepath.Join("..", "..", "corpus", "jsonl", "valid.jsonl"), "extra"},
-			badValue: [][]string{{"recover", "--now", "soon", "x.jsonl"}, {"recover", "--backup", "b", "x.jsonl"}}},
+		"recover": {ok: []string{"recover", out("session.jsonl")},
+			extra:     []string{"recover", out("session.jsonl"), "extra"},
+			badValue:  [][]string{{"recover", "--now", "soon", "x.jsonl"}, {"recover", "--backup", "b", "x.jsonl"}, {"recover"}, {"recover", "--apply", "--backup", out("session.jsonl"), out("session.jsonl")}},
+			artifacts: [][]string{{"recover", "--apply", "--backup", filepath.Join(blocked, "b.jsonl"), out("session.jsonl")}}},
 		"bench": {ok: benchOK(), extra: []string{"bench", "extra"},
 			badValue: [][]string{{"bench", "--quick=maybe"}, {"bench", "--family", "nope"}}},
 	}
@@ -110,7 +105,8 @@ func benchOK() []string {
 }
 
 // edgeDirs makes the output directory and a path that cannot be created,
-// and puts the two shard reports merge reads into the directory.
+// and puts the two shard reports merge reads and a session recover reads
+// into the directory.
 func edgeDirs(t *testing.T) (dir, blocked string) {
 	dir = t.TempDir()
 	file := filepath.Join(dir, "a-file")
@@ -122,6 +118,9 @@ func edgeDirs(t *testing.T) (dir, blocked string) {
 		require.NoError(t, (&Report{Schema: ReportSchema, Command: "sim", Sim: &sr}).writeJSON(&b))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("sim-%d.json", i)), b.Bytes(), 0o644))
 	}
+	session, err := os.ReadFile(filepath.Join("..", "..", "corpus", "jsonl", "valid.jsonl"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "session.jsonl"), session, 0o644))
 	return dir, filepath.Join(file, "sub")
 }
 
@@ -192,17 +191,13 @@ func TestEveryCommandAtItsEdges(t *testing.T) {
 			t.Run("extra argument", func(t *testing.T) {
 				code, stderr := runEdge(t, c, c.extra, &bytes.Buffer{})
 				assert.Equal(t, exitUsage, code, stderr)
-				if !c.fullUsage {
-					assertOneLine(t, name, stderr)
-				}
+				assertOneLine(t, name, stderr)
 			})
 			t.Run("bad flag value", func(t *testing.T) {
 				for _, args := range c.badValue {
 					code, stderr := runEdge(t, c, args, &bytes.Buffer{})
 					assert.Equal(t, exitUsage, code, "%q: %s", args, stderr)
-					if !c.fullUsage {
-						assertOneLine(t, name, stderr)
-					}
+					assertOneLine(t, name, stderr)
 				}
 			})
 			t.Run("help", func(t *testing.T) {
