@@ -70,7 +70,8 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 		"sim": {ok: sim, extra: append(slices.Clone(sim), "extra"),
 			badValue: [][]string{{"sim", "--seeds", "x"}, {"sim", "--seeds", "-1"}, {"sim", "--shard", "3/2"}},
 			artifacts: [][]string{append(slices.Clone(sim), "--junit", filepath.Join(blocked, "s.xml")),
-				append(slices.Clone(sim), "--report-dir", filepath.Join(blocked, "reports"))}},
+				append(slices.Clone(sim), "--report-dir", filepath.Join(blocked, "reports")),
+				append(slices.Clone(sim), "--tape-dir", filepath.Join(blocked, "tapes"))}},
 		"repro": {ok: repro, extra: append(slices.Clone(repro), "2"),
 			badValue: [][]string{{"repro", "x", "--scenario", "coin", "--backend", "memory"}, {"repro", "1", "--scenario", "coin", "--backend", "memory", "--max-tape", "0"}},
 			artifacts: [][]string{{"repro", "1", "--scenario", "coin", "--backend", "memory", "--trace", filepath.Join(blocked, "t.jsonl"), "--html", out("r.html")},
@@ -232,13 +233,23 @@ func assertOneLine(t *testing.T, name, stderr string) {
 // on the fake suite instead of the tests.
 func TestMain(m *testing.M) {
 	if os.Getenv("FRAMEPROOF_AS_CLI") == "fake-suite" {
+		defaultTapeDir = "" // children are judged by exit codes; no tapes in the source tree
 		activeSuite = fakeSuite{}
 		if path := os.Getenv("FRAMEPROOF_TEST_READY"); path != "" {
 			activeSuite = &readySuite{path: path}
 		}
 		os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// Failing campaigns would leave their tapes in the package directory.
+	tapes, err := os.MkdirTemp("", "frameproof-test-tapes-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defaultTapeDir = filepath.Join(tapes, "frameproof-failures")
+	code := m.Run()
+	os.RemoveAll(tapes)
+	os.Exit(code)
 }
 
 // The same full-disk check through a real process writing to /dev/full,

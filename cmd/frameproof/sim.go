@@ -27,7 +27,7 @@ func init() {
 	register("sim", "run a simulation campaign over scenarios x seeds x backends (release gate)", runSim)
 }
 
-const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend NAME,...] [--shard i/n|auto] [--defer-coverage] [--bug NAME] [--json] [--junit FILE] [--report-dir DIR] [--jobs N] [-q]"
+const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend NAME,...] [--shard i/n|auto] [--defer-coverage] [--bug NAME] [--json] [--junit FILE] [--tape-dir DIR] [--report-dir DIR] [--jobs N] [-q]"
 
 // defaultSeeds is the number of seeds per scenario x backend of the default
 // campaign, derived from measured throughput so that the default run (16
@@ -61,6 +61,8 @@ type simConfig struct {
 	asJSON         bool
 	junit          string
 	reportDir      string
+	tapeDir        string // shrunk tapes of failures ("": none)
+	tapeDirAsked   bool   // --tape-dir was given, so it is checked up front
 	quiet          bool
 	deferCoverage  bool
 	stop           func() bool // true once the campaign was interrupted
@@ -124,6 +126,11 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err := checkOutputDir("--report-dir", cfg.reportDir); err != nil {
 		return ioError(stderr, "sim", "%v", err)
 	}
+	if cfg.tapeDirAsked {
+		if err := checkCreatableDir("--tape-dir", cfg.tapeDir); err != nil {
+			return ioError(stderr, "sim", "%v", err)
+		}
+	}
 	tmp, err := os.MkdirTemp("", "frameproof-sim-*")
 	if err != nil {
 		return ioError(stderr, "sim", "temporary directory: %v", unwrapPath(err))
@@ -143,6 +150,13 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		markInterrupted(rep)
 	}
 	code = rep.ExitCode
+	if err := writeShrunkTapes(cfg, rep.Sim); err != nil {
+		fmt.Fprintln(stderr, "frameproof sim: --tape-dir:", err)
+		if !cfg.tapeDirAsked {
+			fmt.Fprintln(stderr, "frameproof sim: pick a writable directory with --tape-dir DIR, or --tape-dir '' for none")
+		}
+		code = outputCode(code, err)
+	}
 	if cfg.reportDir != "" {
 		if err := writeFailureReports(suite, cfg, rep.Sim); err != nil {
 			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", err)
@@ -176,6 +190,7 @@ func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (sim
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	junit := fs.String("junit", "", "also write JUnit XML to this file (one testcase per scenario x backend)")
 	reportDir := fs.String("report-dir", "", "write trace, HTML report and shrunk tape of every failure here")
+	tapeDir := fs.String("tape-dir", defaultTapeDir, "write the shrunk tape of every failure here, creating it on the first failure (default: --report-dir when given; '' for none)")
 	quiet := fs.Bool("q", false, "no progress output")
 	if code := parseFlags(fs, args, simUsage, func(w io.Writer) { simHelp(w, suite) }, stdout, stderr); code >= 0 {
 		return simConfig{}, code
@@ -188,7 +203,11 @@ func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (sim
 	}
 	cfg := simConfig{seeds: *seeds, baseSeed: *base, jobs: *jobs, maxFailures: *maxFail,
 		shrinkAttempts: *shrinkAttempts, asJSON: *asJSON, junit: *junit, reportDir: *reportDir, quiet: *quiet,
-		deferCoverage: *deferCoverage}
+		deferCoverage: *deferCoverage, tapeDir: *tapeDir}
+	fs.Visit(func(f *flag.Flag) { cfg.tapeDirAsked = cfg.tapeDirAsked || f.Name == "tape-dir" })
+	if !cfg.tapeDirAsked && cfg.reportDir != "" {
+		cfg.tapeDir = cfg.reportDir // one directory holds all of a failure's files
+	}
 	if cfg.seeds <= 0 {
 		return bad("--seeds must be positive, got %d", cfg.seeds)
 	}
