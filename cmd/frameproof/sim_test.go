@@ -111,6 +111,7 @@ func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
 	page, err := os.ReadFile(html)
 	require.NoError(t, err)
 	assert.True(t, strings.Contains(string(page), "porcupine result: Ok"), "porcupine result: Ok")
+	assert.Contains(t, string(page), "Why Ok with a FAIL verdict: porcupine only checks", "the page explains Ok beside FAIL")
 	assert.True(t, strings.Contains(string(page), "<iframe"), "<iframe")
 	assert.True(t, strings.Contains(string(page), "big value"), "big value")
 	assert.True(t, strings.Contains(string(page), "t.jsonl"), "t.jsonl")
