@@ -63,9 +63,9 @@ iframe{width:100%;height:42em;border:1px solid #ccc}
 code{background:#f0f0f0;padding:0 .2em;overflow-wrap:anywhere}
 .failure{border-left:.4em solid #b00;background:#fff4f4;padding:.5em 1em}
 .timeline{overflow:auto;max-height:48em;border:1px solid #ccc}
-.timeline table{font-size:80%}
+.timeline table{font-size:80%;width:max-content}
 .timeline th{position:sticky;top:0;background:#eee;white-space:nowrap}
-.timeline td{white-space:pre-wrap;min-width:8em}
+.timeline td{white-space:pre;overflow-wrap:normal}
 .timeline td.step{white-space:nowrap;min-width:0}
 tr.failstep td{background:#fdd}
 pre span.failstep{background:#fdd;display:block}

@@ -23,7 +23,7 @@ func sampleTrace(failAt int64) *trace.Trace {
 	tr.Add(1, 1000, "lane@1", "writer#1", "wait", trace.F("future", "commit#1"))
 	tr.Add(2, 2000, "lane@1", "checker#2", "check")
 	if failAt >= 0 {
-		tr.Add(failAt, 2000, "lane@1", "checker#2", "failure", trace.F("kind", "invariant"), trace.F("message", "bad"))
+		tr.Add(failAt, 2000, "lane@1", "checker#2", "failure", trace.F("kind", "invariant"), trace.F("message", "bad "+strings.Repeat("é", 100)))
 	}
 	tr.Add(3, 3000, "lane@1", "writer#1", "resolve", trace.F("future", "commit#1"))
 	return tr
@@ -58,6 +58,7 @@ func TestHTMLReportMarksTheFailingStep(t *testing.T) {
 	}
 	assert.Contains(t, page, `<td class="step">1</td><td class="step">0.001 ms</td><td></td><td>send frame=3 text=hello
 wait future=commit#1</td><td></td></tr>`, "a cell lists the actor's records of the step, kv in trace order")
+	assert.Contains(t, page, "failure kind=invariant message=bad "+strings.Repeat("é", 55)+"…</td>", "long values are cut in the timeline")
 	assert.Regexp(t, `<span class="failstep">\{&#34;step&#34;:2,[^\n]*&#34;act&#34;:&#34;failure&#34;`, page)
 	assert.Equal(t, 1, strings.Count(page, `<span class="failstep">`))
 	for _, css := range []string{"white-space:pre-wrap", "overflow-wrap:anywhere"} {

@@ -120,9 +120,22 @@ func describe(r trace.Record) string {
 		if json.Unmarshal(val, &s) != nil {
 			s = string(val) // numbers, bools, objects as written
 		}
-		fmt.Fprintf(&b, " %v=%s", key, s)
+		fmt.Fprintf(&b, " %v=%s", key, clip(s))
 	}
 	return b.String()
+}
+
+// timelineValueLimit keeps a timeline cell readable: a longer value is cut
+// (the message row and the trace below have it whole).
+const timelineValueLimit = 60
+
+// clip cuts s to timelineValueLimit runes, marking the cut.
+func clip(s string) string {
+	r := []rune(s)
+	if len(r) <= timelineValueLimit {
+		return s
+	}
+	return string(r[:timelineValueLimit-1]) + "…"
 }
 
 // virtualTime prints nanoseconds of simulated time as milliseconds.
