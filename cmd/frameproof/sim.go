@@ -190,7 +190,7 @@ func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (sim
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	junit := fs.String("junit", "", "also write JUnit XML to this file (one testcase per scenario x backend)")
 	reportDir := fs.String("report-dir", "", "write trace, HTML report and shrunk tape of every failure here")
-	tapeDir := fs.String("tape-dir", defaultTapeDir, "write the shrunk tape of every failure here, creating it on the first failure (default: --report-dir when given; '' for none)")
+	tapeDir := fs.String("tape-dir", defaultTapeDir, "write the shrunk tape of every failure here, created on the first failure; '' for none; with --report-dir and no --tape-dir, the report directory")
 	quiet := fs.Bool("q", false, "no progress output")
 	if code := parseFlags(fs, args, simUsage, func(w io.Writer) { simHelp(w, suite) }, stdout, stderr); code >= 0 {
 		return simConfig{}, code
