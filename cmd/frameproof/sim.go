@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -145,24 +146,26 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	res := executeSim(suite, cfg, tmp, prog)
 	prog.finish()
 
-	rep := buildSimReport(suite, cfg, res)
-	if interrupted.Load() {
-		markInterrupted(rep)
-	}
-	code = rep.ExitCode
-	if err := writeShrunkTapes(cfg, rep.Sim); err != nil {
-		fmt.Fprintln(stderr, "frameproof sim: --tape-dir:", err)
+	sr := buildSimReport(suite, cfg, res)
+	// The failures' files first, so that every report names them.
+	tapeErr := writeShrunkTapes(cfg, sr)
+	if tapeErr != nil {
+		fmt.Fprintln(stderr, "frameproof sim: --tape-dir:", tapeErr)
 		if !cfg.tapeDirAsked {
 			fmt.Fprintln(stderr, "frameproof sim: pick a writable directory with --tape-dir DIR, or --tape-dir '' for none")
 		}
-		code = outputCode(code, err)
 	}
+	var reportErr error
 	if cfg.reportDir != "" {
-		if err := writeFailureReports(suite, cfg, rep.Sim); err != nil {
-			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", err)
-			code = outputCode(code, err)
+		if reportErr = writeFailureReports(suite, cfg, sr); reportErr != nil {
+			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", reportErr)
 		}
 	}
+	rep := judgeSim(sr)
+	if interrupted.Load() {
+		markInterrupted(rep)
+	}
+	code = outputCode(rep.ExitCode, errors.Join(tapeErr, reportErr))
 	code = rep.writeJUnitKeeping(cfg.junit, "frameproof sim", code, stderr)
 	if cfg.asJSON {
 		_ = rep.writeJSON(stdout) // dispatch's checked stdout reports a failed write

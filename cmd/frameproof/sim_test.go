@@ -96,6 +96,7 @@ func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
 	assert.Equal(t, 3, x.Failures)
 	require.NotNil(t, x.Suites[0].Cases[0].Failure)
 	assert.Contains(t, x.Suites[0].Cases[0].Failure.Text, "repro: frameproof repro ")
+	assert.Regexp(t, `\nfiles: \S+\.tape\.json \S+\.jsonl \S+\.html`, x.Suites[0].Cases[0].Failure.Text, "JUnit names each failure's files")
 	reports, err := os.ReadDir(filepath.Join(dir, "reports"))
 	require.NoError(t, err)
 	assert.Len(t, reports, 18, "tape, trace and html for each of 6 failures")

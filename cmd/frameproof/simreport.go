@@ -25,9 +25,9 @@ type (
 	SimFailure    = campaign.ReportedFailure
 )
 
-// buildSimReport turns the cells into the campaign report and judges it
-// (judgeSim).
-func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
+// buildSimReport turns the cells into the campaign report; judgeSim
+// judges it once the failures' files are written.
+func buildSimReport(suite simSuite, cfg simConfig, res simResult) *SimReport {
 	sr := &SimReport{BaseSeed: cfg.baseSeed, Seeds: cfg.seeds, Shard: fmt.Sprintf("%d/%d", cfg.shard, cfg.shards),
 		Budget: cfg.budgetText, Bugs: cfg.bugs, Backends: cfg.backends, CoverageDeferred: cfg.deferCoverage,
 		Cells: []SimCell{}, Coverage: []SimCoverage{}, Failures: []SimFailure{}}
@@ -90,7 +90,7 @@ func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
 		}
 		sr.Coverage = append(sr.Coverage, cov)
 	}
-	return judgeSim(sr)
+	return sr
 }
 
 // judgeSim builds the CLI report of a campaign report, one testcase per
@@ -114,8 +114,12 @@ func judgeSim(sr *SimReport) *Report {
 		var details []string
 		for _, f := range sr.Failures {
 			if f.Scenario == cell.Scenario && f.Backend == cell.Backend {
-				details = append(details, fmt.Sprintf("seed %d %s: %s\nrepro: %s\nshrunk tape: %d -> %d choices",
-					f.Seed, f.Kind, f.Message, f.Repro, f.TapeLen, f.ShrunkTapeLen))
+				d := fmt.Sprintf("seed %d %s: %s\nrepro: %s\nshrunk tape: %d -> %d choices",
+					f.Seed, f.Kind, f.Message, f.Repro, f.TapeLen, f.ShrunkTapeLen)
+				if len(f.Files) > 0 {
+					d += "\nfiles: " + strings.Join(f.Files, " ")
+				}
+				details = append(details, d)
 			}
 		}
 		if len(details) > 0 {
