@@ -157,6 +157,29 @@ func checkOutputDir(flagName, dir string) error {
 	return nil
 }
 
+// checkCreatableDir checks, without creating anything, that dir either is
+// a directory that takes new files or could be created: its nearest
+// existing ancestor is a directory that takes new files.
+func checkCreatableDir(flagName, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	for probe := filepath.Clean(dir); ; probe = filepath.Dir(probe) {
+		info, err := os.Stat(probe)
+		switch {
+		case err == nil && !info.IsDir():
+			return fmt.Errorf("%s %s: %s is not a directory", flagName, dir, probe)
+		case err == nil:
+			if err := probeDir(probe); err != nil {
+				return fmt.Errorf("%s %s: %w", flagName, dir, err)
+			}
+			return nil
+		case !errors.Is(err, os.ErrNotExist) || filepath.Dir(probe) == probe:
+			return fmt.Errorf("%s %s: %w", flagName, dir, unwrapPath(err))
+		}
+	}
+}
+
 // probeDir creates and removes a file in dir.
 func probeDir(dir string) error {
 	f, err := os.CreateTemp(dir, ".frameproof-probe-*")

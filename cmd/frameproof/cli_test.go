@@ -33,9 +33,6 @@ type edgeCase struct {
 	// artifacts are invocations whose output file or directory cannot be
 	// written (nil: the command writes no artifact).
 	artifacts [][]string
-	// fullUsage marks a command that still prints its whole usage on a
-	// usage error instead of one line (exit 2 is still checked).
-	fullUsage bool
 }
 
 // edgeCases covers every subcommand; TestEdgeCasesCoverEveryCommand
@@ -73,7 +70,8 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 		"sim": {ok: sim, extra: append(slices.Clone(sim), "extra"),
 			badValue: [][]string{{"sim", "--seeds", "x"}, {"sim", "--seeds", "-1"}, {"sim", "--shard", "3/2"}},
 			artifacts: [][]string{append(slices.Clone(sim), "--junit", filepath.Join(blocked, "s.xml")),
-				append(slices.Clone(sim), "--report-dir", filepath.Join(blocked, "reports"))}},
+				append(slices.Clone(sim), "--report-dir", filepath.Join(blocked, "reports")),
+				append(slices.Clone(sim), "--tape-dir", filepath.Join(blocked, "tapes"))}},
 		"repro": {ok: repro, extra: append(slices.Clone(repro), "2"),
 			badValue: [][]string{{"repro", "x", "--scenario", "coin", "--backend", "memory"}, {"repro", "1", "--scenario", "coin", "--backend", "memory", "--max-tape", "0"}},
 			artifacts: [][]string{{"repro", "1", "--scenario", "coin", "--backend", "memory", "--trace", filepath.Join(blocked, "t.jsonl"), "--html", out("r.html")},
@@ -88,12 +86,10 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 			extra:     []string{"merge", out("sim-0.json"), out("sim-1.json"), out("sim-0.json")},
 			badValue:  [][]string{{"merge", "--max-input", "0", out("sim-0.json")}, {"merge", "--json=2", out("sim-0.json")}},
 			artifacts: [][]string{{"merge", "--junit", filepath.Join(blocked, "m.xml"), out("sim-0.json"), out("sim-1.json")}}},
-		// recover.go belongs to the session-recovery work: it still prints
-		// its full usage on usage errors and checks --backup only when it
-		// writes one (follow-up: parseFlags and checkOutputFile there).
-		"recover": {ok: []string{"recover", filepath.Join("..", "..", "corpus", "jsonl", "valid.jsonl")}, fullUsage: true,
-			extra:    []string{"recover", filepath.Join("..", "..", "corpus", "jsonl", "valid.jsonl"), "extra"},
-			badValue: [][]string{{"recover", "--now", "soon", "x.jsonl"}, {"recover", "--backup", "b", "x.jsonl"}}},
+		"recover": {ok: []string{"recover", out("session.jsonl")},
+			extra:     []string{"recover", out("session.jsonl"), "extra"},
+			badValue:  [][]string{{"recover", "--now", "soon", "x.jsonl"}, {"recover", "--backup", "b", "x.jsonl"}, {"recover"}, {"recover", "--apply", "--backup", out("session.jsonl"), out("session.jsonl")}},
+			artifacts: [][]string{{"recover", "--apply", "--backup", filepath.Join(blocked, "b.jsonl"), out("session.jsonl")}}},
 		"bench": {ok: benchOK(), extra: []string{"bench", "extra"},
 			badValue: [][]string{{"bench", "--quick=maybe"}, {"bench", "--family", "nope"}}},
 	}
@@ -110,7 +106,8 @@ func benchOK() []string {
 }
 
 // edgeDirs makes the output directory and a path that cannot be created,
-// and puts the two shard reports merge reads into the directory.
+// and puts the two shard reports merge reads and a session recover reads
+// into the directory.
 func edgeDirs(t *testing.T) (dir, blocked string) {
 	dir = t.TempDir()
 	file := filepath.Join(dir, "a-file")
@@ -122,6 +119,9 @@ func edgeDirs(t *testing.T) (dir, blocked string) {
 		require.NoError(t, (&Report{Schema: ReportSchema, Command: "sim", Sim: &sr}).writeJSON(&b))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("sim-%d.json", i)), b.Bytes(), 0o644))
 	}
+	session, err := os.ReadFile(filepath.Join("..", "..", "corpus", "jsonl", "valid.jsonl"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "session.jsonl"), session, 0o644))
 	return dir, filepath.Join(file, "sub")
 }
 
@@ -192,17 +192,13 @@ func TestEveryCommandAtItsEdges(t *testing.T) {
 			t.Run("extra argument", func(t *testing.T) {
 				code, stderr := runEdge(t, c, c.extra, &bytes.Buffer{})
 				assert.Equal(t, exitUsage, code, stderr)
-				if !c.fullUsage {
-					assertOneLine(t, name, stderr)
-				}
+				assertOneLine(t, name, stderr)
 			})
 			t.Run("bad flag value", func(t *testing.T) {
 				for _, args := range c.badValue {
 					code, stderr := runEdge(t, c, args, &bytes.Buffer{})
 					assert.Equal(t, exitUsage, code, "%q: %s", args, stderr)
-					if !c.fullUsage {
-						assertOneLine(t, name, stderr)
-					}
+					assertOneLine(t, name, stderr)
 				}
 			})
 			t.Run("help", func(t *testing.T) {
@@ -237,13 +233,23 @@ func assertOneLine(t *testing.T, name, stderr string) {
 // on the fake suite instead of the tests.
 func TestMain(m *testing.M) {
 	if os.Getenv("FRAMEPROOF_AS_CLI") == "fake-suite" {
+		defaultTapeDir = "" // children are judged by exit codes; no tapes in the source tree
 		activeSuite = fakeSuite{}
 		if path := os.Getenv("FRAMEPROOF_TEST_READY"); path != "" {
 			activeSuite = &readySuite{path: path}
 		}
 		os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// Failing campaigns would leave their tapes in the package directory.
+	tapes, err := os.MkdirTemp("", "frameproof-test-tapes-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defaultTapeDir = filepath.Join(tapes, "frameproof-failures")
+	code := m.Run()
+	os.RemoveAll(tapes)
+	os.Exit(code)
 }
 
 // The same full-disk check through a real process writing to /dev/full,

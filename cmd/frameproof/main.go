@@ -81,4 +81,7 @@ func usage(w io.Writer) {
 	for _, name := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
 	}
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "exit codes (every command): 0 pass, 1 failure found, 2 usage error, 3 inconclusive,")
+	fmt.Fprintln(w, "4 an I/O or environment error. Run the built binary: `go run` turns every non-zero exit into 1.")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -77,4 +78,31 @@ func TestRecoverCLIExitCodes(t *testing.T) {
 	code, _, stderr = runRecoverCLI(bad)
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, stderr, bad+": line 2")
+}
+
+// --backup is checked before the session is read: an existing backup or
+// an uncreatable one stops --apply with exit 4, nothing printed and the
+// session untouched.
+func TestRecoverBackupCheckedUpFront(t *testing.T) {
+	p := copyCorpus(t, "crashed-mid-text")
+	before, _ := os.ReadFile(p)
+	taken := filepath.Join(t.TempDir(), "taken.bak")
+	require.NoError(t, os.WriteFile(taken, []byte("keep me"), 0o644))
+	blocker := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocker, nil, 0o644))
+
+	for _, backup := range []string{taken, filepath.Join(blocker, "sub", "b.bak")} {
+		code, out, stderr := runRecoverCLI("--apply", "--backup", backup, p)
+		assert.Equal(t, exitIO, code, stderr)
+		assert.Empty(t, out)
+		assert.Regexp(t, `^frameproof recover: --backup `+regexp.QuoteMeta(backup)+`: [^\n]+\n$`, stderr)
+	}
+	after, _ := os.ReadFile(p)
+	assert.Equal(t, before, after)
+	kept, _ := os.ReadFile(taken)
+	assert.Equal(t, "keep me", string(kept))
+
+	code, _, stderr := runRecoverCLI("--apply", "--backup", p, p)
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "is the session file itself")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ func init() {
 	register("sim", "run a simulation campaign over scenarios x seeds x backends (release gate)", runSim)
 }
 
-const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend NAME,...] [--shard i/n|auto] [--defer-coverage] [--bug NAME] [--json] [--junit FILE] [--report-dir DIR] [--jobs N] [-q]"
+const simUsage = "usage: frameproof sim [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend NAME,...] [--shard i/n|auto] [--defer-coverage] [--bug NAME] [--json] [--junit FILE] [--tape-dir DIR] [--report-dir DIR] [--jobs N] [-q]"
 
 // defaultSeeds is the number of seeds per scenario x backend of the default
 // campaign, derived from measured throughput so that the default run (16
@@ -61,6 +62,8 @@ type simConfig struct {
 	asJSON         bool
 	junit          string
 	reportDir      string
+	tapeDir        string // shrunk tapes of failures ("": none)
+	tapeDirAsked   bool   // --tape-dir was given, so it is checked up front
 	quiet          bool
 	deferCoverage  bool
 	stop           func() bool // true once the campaign was interrupted
@@ -124,6 +127,11 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err := checkOutputDir("--report-dir", cfg.reportDir); err != nil {
 		return ioError(stderr, "sim", "%v", err)
 	}
+	if cfg.tapeDirAsked {
+		if err := checkCreatableDir("--tape-dir", cfg.tapeDir); err != nil {
+			return ioError(stderr, "sim", "%v", err)
+		}
+	}
 	tmp, err := os.MkdirTemp("", "frameproof-sim-*")
 	if err != nil {
 		return ioError(stderr, "sim", "temporary directory: %v", unwrapPath(err))
@@ -138,17 +146,26 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	res := executeSim(suite, cfg, tmp, prog)
 	prog.finish()
 
-	rep := buildSimReport(suite, cfg, res)
+	sr := buildSimReport(suite, cfg, res)
+	// The failures' files first, so that every report names them.
+	tapeErr := writeShrunkTapes(cfg, sr)
+	if tapeErr != nil {
+		fmt.Fprintln(stderr, "frameproof sim: --tape-dir:", tapeErr)
+		if !cfg.tapeDirAsked {
+			fmt.Fprintln(stderr, "frameproof sim: pick a writable directory with --tape-dir DIR, or --tape-dir '' for none")
+		}
+	}
+	var reportErr error
+	if cfg.reportDir != "" {
+		if reportErr = writeFailureReports(suite, cfg, sr); reportErr != nil {
+			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", reportErr)
+		}
+	}
+	rep := judgeSim(sr)
 	if interrupted.Load() {
 		markInterrupted(rep)
 	}
-	code = rep.ExitCode
-	if cfg.reportDir != "" {
-		if err := writeFailureReports(suite, cfg, rep.Sim); err != nil {
-			fmt.Fprintln(stderr, "frameproof sim: --report-dir:", err)
-			code = outputCode(code, err)
-		}
-	}
+	code = outputCode(rep.ExitCode, errors.Join(tapeErr, reportErr))
 	code = rep.writeJUnitKeeping(cfg.junit, "frameproof sim", code, stderr)
 	if cfg.asJSON {
 		_ = rep.writeJSON(stdout) // dispatch's checked stdout reports a failed write
@@ -176,6 +193,7 @@ func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (sim
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	junit := fs.String("junit", "", "also write JUnit XML to this file (one testcase per scenario x backend)")
 	reportDir := fs.String("report-dir", "", "write trace, HTML report and shrunk tape of every failure here")
+	tapeDir := fs.String("tape-dir", defaultTapeDir, "write the shrunk tape of every failure here, created on the first failure; '' for none; with --report-dir and no --tape-dir, the report directory")
 	quiet := fs.Bool("q", false, "no progress output")
 	if code := parseFlags(fs, args, simUsage, func(w io.Writer) { simHelp(w, suite) }, stdout, stderr); code >= 0 {
 		return simConfig{}, code
@@ -188,7 +206,11 @@ func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (sim
 	}
 	cfg := simConfig{seeds: *seeds, baseSeed: *base, jobs: *jobs, maxFailures: *maxFail,
 		shrinkAttempts: *shrinkAttempts, asJSON: *asJSON, junit: *junit, reportDir: *reportDir, quiet: *quiet,
-		deferCoverage: *deferCoverage}
+		deferCoverage: *deferCoverage, tapeDir: *tapeDir}
+	fs.Visit(func(f *flag.Flag) { cfg.tapeDirAsked = cfg.tapeDirAsked || f.Name == "tape-dir" })
+	if !cfg.tapeDirAsked && cfg.reportDir != "" {
+		cfg.tapeDir = cfg.reportDir // one directory holds all of a failure's files
+	}
 	if cfg.seeds <= 0 {
 		return bad("--seeds must be positive, got %d", cfg.seeds)
 	}

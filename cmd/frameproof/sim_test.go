@@ -96,6 +96,7 @@ func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
 	assert.Equal(t, 3, x.Failures)
 	require.NotNil(t, x.Suites[0].Cases[0].Failure)
 	assert.Contains(t, x.Suites[0].Cases[0].Failure.Text, "repro: frameproof repro ")
+	assert.Regexp(t, `\nfiles: \S+\.tape\.json \S+\.jsonl \S+\.html`, x.Suites[0].Cases[0].Failure.Text, "JUnit names each failure's files")
 	reports, err := os.ReadDir(filepath.Join(dir, "reports"))
 	require.NoError(t, err)
 	assert.Len(t, reports, 18, "tape, trace and html for each of 6 failures")
@@ -111,6 +112,7 @@ func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
 	page, err := os.ReadFile(html)
 	require.NoError(t, err)
 	assert.True(t, strings.Contains(string(page), "porcupine result: Ok"), "porcupine result: Ok")
+	assert.Contains(t, string(page), "Why Ok with a FAIL verdict: porcupine only checks", "the page explains Ok beside FAIL")
 	assert.True(t, strings.Contains(string(page), "<iframe"), "<iframe")
 	assert.True(t, strings.Contains(string(page), "big value"), "big value")
 	assert.True(t, strings.Contains(string(page), "t.jsonl"), "t.jsonl")
@@ -343,4 +345,55 @@ func TestFailuresGroupByKindAndMessage(t *testing.T) {
 	assert.Contains(t, b.String(), "failures: 4 seeds, 2 distinct")
 	assert.Contains(t, b.String(), "FAIL invariant: value 8 at op 3\n  3 seeds: a/memory x2, b/memory x1\n  first: a/memory seed 3\n  repro: r3\n")
 	assert.Contains(t, b.String(), "FAIL liveness: stuck after 100 steps\n  1 seeds: a/jsonl x1\n")
+}
+
+// Shrunk tapes land in ./frameproof-failures by default, created only by a
+// failing campaign, named in the text and JSON output, and replayable;
+// --tape-dir moves them and --tape-dir ” turns them off.
+func TestSimShrunkTapesByDefault(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	saved := defaultTapeDir
+	defaultTapeDir = "frameproof-failures" // the shipped default, relative to the working directory
+	t.Cleanup(func() { defaultTapeDir = saved })
+	t.Chdir(t.TempDir())
+
+	code, out, errs := run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20", "-q")
+	require.Equal(t, exitPass, code, out+errs)
+	_, err := os.Stat("frameproof-failures")
+	assert.ErrorIs(t, err, os.ErrNotExist, "a passing campaign creates no directory")
+
+	code, out, errs = run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20", "--bug", "big-value", "-q")
+	require.Equal(t, exitFail, code, out+errs)
+	tapes, err := filepath.Glob(filepath.Join("frameproof-failures", "coin-memory-*.tape.json"))
+	require.NoError(t, err)
+	require.Len(t, tapes, 2, "--max-failures 2")
+	assert.Contains(t, out, "  wrote "+tapes[0]+"\n")
+	tf, _, err := readTapeFile(tapes[0], defaultMaxTape)
+	require.NoError(t, err)
+	assert.Equal(t, "invariant", tf.Kind)
+	code, out, errs = run("repro", "--tape", tapes[0])
+	assert.Equal(t, exitFail, code, out+errs)
+	assert.Contains(t, out, "verdict: FAIL (invariant)")
+
+	elsewhere := filepath.Join(t.TempDir(), "deep", "tapes")
+	code, out, errs = run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20", "--bug", "big-value", "-q",
+		"--json", "--tape-dir", elsewhere)
+	require.Equal(t, exitFail, code, out+errs)
+	rep := decodeReport(t, out)
+	require.NotEmpty(t, rep.Sim.Failures)
+	for _, f := range rep.Sim.Failures {
+		require.Len(t, f.Files, 1)
+		assert.FileExists(t, f.Files[0])
+		assert.True(t, strings.HasPrefix(f.Files[0], elsewhere), f.Files[0])
+	}
+
+	require.NoError(t, os.RemoveAll("frameproof-failures"))
+	code, out, errs = run("sim", "--scenario", "coin", "--backend", "memory", "--seeds", "20", "--bug", "big-value", "-q",
+		"--json", "--tape-dir", "")
+	require.Equal(t, exitFail, code, out+errs)
+	for _, f := range decodeReport(t, out).Sim.Failures {
+		assert.Empty(t, f.Files)
+	}
+	_, err = os.Stat("frameproof-failures")
+	assert.ErrorIs(t, err, os.ErrNotExist, "--tape-dir '' writes no tapes")
 }

@@ -25,9 +25,9 @@ type (
 	SimFailure    = campaign.ReportedFailure
 )
 
-// buildSimReport turns the cells into the campaign report and judges it
-// (judgeSim).
-func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
+// buildSimReport turns the cells into the campaign report; judgeSim
+// judges it once the failures' files are written.
+func buildSimReport(suite simSuite, cfg simConfig, res simResult) *SimReport {
 	sr := &SimReport{BaseSeed: cfg.baseSeed, Seeds: cfg.seeds, Shard: fmt.Sprintf("%d/%d", cfg.shard, cfg.shards),
 		Budget: cfg.budgetText, Bugs: cfg.bugs, Backends: cfg.backends, CoverageDeferred: cfg.deferCoverage,
 		Cells: []SimCell{}, Coverage: []SimCoverage{}, Failures: []SimFailure{}}
@@ -90,7 +90,7 @@ func buildSimReport(suite simSuite, cfg simConfig, res simResult) *Report {
 		}
 		sr.Coverage = append(sr.Coverage, cov)
 	}
-	return judgeSim(sr)
+	return sr
 }
 
 // judgeSim builds the CLI report of a campaign report, one testcase per
@@ -114,8 +114,12 @@ func judgeSim(sr *SimReport) *Report {
 		var details []string
 		for _, f := range sr.Failures {
 			if f.Scenario == cell.Scenario && f.Backend == cell.Backend {
-				details = append(details, fmt.Sprintf("seed %d %s: %s\nrepro: %s\nshrunk tape: %d -> %d choices",
-					f.Seed, f.Kind, f.Message, f.Repro, f.TapeLen, f.ShrunkTapeLen))
+				d := fmt.Sprintf("seed %d %s: %s\nrepro: %s\nshrunk tape: %d -> %d choices",
+					f.Seed, f.Kind, f.Message, f.Repro, f.TapeLen, f.ShrunkTapeLen)
+				if len(f.Files) > 0 {
+					d += "\nfiles: " + strings.Join(f.Files, " ")
+				}
+				details = append(details, d)
 			}
 		}
 		if len(details) > 0 {
@@ -211,8 +215,46 @@ func printSimSummary(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "verdict: %s\n", strings.ToUpper(rep.Verdict))
 }
 
-// writeFailureReports writes, for every failure, its shrunk tape, the full
-// trace of the seed and the HTML report into cfg.reportDir.
+// defaultTapeDir is where sim writes shrunk tapes unless --tape-dir or
+// --report-dir says otherwise: relative, so a failing CI job or a local run
+// leaves them next to where it ran (tests point it at a temporary
+// directory).
+var defaultTapeDir = "frameproof-failures"
+
+// writeShrunkTapes writes every failure's shrunk tape into cfg.tapeDir,
+// created only now that there is something to write, and lists each file
+// in the failure's Files.
+func writeShrunkTapes(cfg simConfig, sr *SimReport) error {
+	if cfg.tapeDir == "" {
+		return nil
+	}
+	for i := range sr.Failures {
+		f := &sr.Failures[i]
+		if f.ShrunkTape == nil {
+			continue
+		}
+		if err := os.MkdirAll(cfg.tapeDir, 0o755); err != nil {
+			return fmt.Errorf("%s: %w", cfg.tapeDir, unwrapPath(err))
+		}
+		path := filepath.Join(cfg.tapeDir, failureStem(*f)+".tape.json")
+		tf := tapeFile{Schema: TapeSchema, Scenario: f.Scenario, Backend: f.Backend, Bugs: f.Bugs, Seed: f.Seed,
+			Kind: f.Kind, Message: f.ShrunkMessage, OriginalLen: f.TapeLen, Tape: f.ShrunkTape}
+		if err := writeTapeFile(path, tf); err != nil {
+			return err
+		}
+		f.Files = append(f.Files, path)
+	}
+	return nil
+}
+
+// failureStem names a failure's files: scenario, backend and seed.
+func failureStem(f SimFailure) string {
+	return fmt.Sprintf("%s-%s-%d", f.Scenario, f.Backend, f.Seed)
+}
+
+// writeFailureReports writes, for every failure, the full trace of the
+// seed and the HTML report into cfg.reportDir (the shrunk tape is
+// writeShrunkTapes' job).
 func writeFailureReports(suite simSuite, cfg simConfig, sr *SimReport) error {
 	if err := os.MkdirAll(cfg.reportDir, 0o755); err != nil {
 		return err
@@ -223,16 +265,8 @@ func writeFailureReports(suite simSuite, cfg simConfig, sr *SimReport) error {
 	}
 	for i := range sr.Failures {
 		f := &sr.Failures[i]
-		stem := filepath.Join(cfg.reportDir, fmt.Sprintf("%s-%s-%d", f.Scenario, f.Backend, f.Seed))
+		stem := filepath.Join(cfg.reportDir, failureStem(*f))
 		t := target{scenario: byName[f.Scenario], backend: f.Backend, bugs: f.Bugs, seed: f.Seed}
-		if f.ShrunkTape != nil {
-			tf := tapeFile{Schema: TapeSchema, Scenario: f.Scenario, Backend: f.Backend, Bugs: f.Bugs, Seed: f.Seed,
-				Kind: f.Kind, Message: f.ShrunkMessage, OriginalLen: f.TapeLen, Tape: f.ShrunkTape}
-			if err := writeTapeFile(stem+".tape.json", tf); err != nil {
-				return err
-			}
-			f.Files = append(f.Files, stem+".tape.json")
-		}
 		first, second, err := runTwice(t)
 		if err != nil {
 			return err

@@ -98,6 +98,6 @@ type ReportedFailure struct {
 	ShrunkTapeLen int         `json:"shrunkTapeLen"`
 	ShrunkMessage string      `json:"shrunkMessage,omitempty"`
 	ShrunkTape    choice.Tape `json:"shrunkTape,omitempty"`
-	// Files lists what --report-dir wrote for this failure.
+	// Files lists what --tape-dir and --report-dir wrote for this failure.
 	Files []string `json:"files,omitempty"`
 }
