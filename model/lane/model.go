@@ -111,6 +111,10 @@ type Model struct {
 	intentSeen bool
 	synthetic  *pi.AssistantMessage
 	settled    *Outcome
+	// tx is the write list of the transaction the last input stands for
+	// (TakeTX); txKnown says whether the model states one for it.
+	tx      []TXWrite
+	txKnown bool
 	// aborting is the operation whose drive's abort began (a cancel
 	// request, before its commit): no later effect of it is admitted.
 	aborting string
@@ -410,6 +414,8 @@ func (m *Model) FrameCommitted(resp string, i int) error {
 	}
 	k := FramesKey(q.op, resp)
 	m.st.Lists[k] = append(m.st.Lists[k], q.frame)
+	// progress.ts: one append of the frame per transaction
+	m.expectTX(TXWrite{Kind: "list", Op: "append", Namespace: FramesNamespace, Key: k, Value: q.frame})
 	if s := m.streams[resp]; s != nil {
 		s.committedThrough = i
 	}
@@ -488,6 +494,7 @@ func (m *Model) Settle() error {
 	if literal {
 		entryMsg = interruptedLiteralJSON(d.committed)
 	}
+	m.expectTX(m.settlementWrites(op, o, resp, m.st.Tip, d.next == nil)...)
 	m.st.Entries = append(m.st.Entries, Entry{ID: resp, Parent: m.st.Tip, Message: entryMsg})
 	m.st.Usage = append(m.st.Usage, UsageRow{ID: o.UsageID, EntryID: resp, Usage: usageJSON(d.committed.Usage)})
 	m.st.Tip = resp
@@ -554,6 +561,7 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 		m.emit("retry_start", false)
 		return Outcome{Kind: "progress"}, nil
 	case "terminate":
+		m.expectTX(m.terminalWrites(id, o)...)
 		m.terminate(id, p.Status, "", "")
 		m.emit("run_end:"+p.Status, false)
 		return Outcome{Kind: "settled", Status: p.Status}, nil
@@ -592,8 +600,10 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 func (m *Model) Cancel() {
 	id, o, ok := m.current()
 	if !ok || o.CancelRequested {
+		m.expectTX() // nothing to request: no transaction
 		return
 	}
+	m.expectTX(m.cancelWrites(id)...)
 	o.CancelRequested, o.RequestedAt = true, m.now()
 	m.st.Ops[id] = o
 }
@@ -601,10 +611,11 @@ func (m *Model) Cancel() {
 // Finalize: authorized external finalization at its turn on the line. It
 // reports whether it committed (false: no current operation).
 func (m *Model) Finalize(status, code, message string) bool {
-	id, _, ok := m.current()
+	id, o, ok := m.current()
 	if !ok {
 		return false
 	}
+	m.expectTX(m.terminalWrites(id, o)...)
 	m.terminate(id, status, code, message)
 	return true
 }
@@ -614,6 +625,7 @@ func (m *Model) Finalize(status, code, message string) bool {
 func (m *Model) Crash() {
 	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn = nil, nil, nil, nil, nil, false, nil
 	m.aborting = ""
+	m.tx, m.txKnown = nil, false
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

@@ -92,6 +92,10 @@ type runner struct {
 	raceOrders map[string][]string
 	faults     []string
 	checks     int
+	// txCompared counts the transactions whose write lists were compared
+	// with the model's; lastSeq is the last acknowledged seq (txcheck.go)
+	txCompared int
+	lastSeq    int64
 	linz       *linzState
 	ls         *lockstep
 	invLog     []invariants.LogItem
@@ -158,7 +162,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 		r.linz.check()
 	}
 	out := Outcome{Failed: r.failed, Kind: r.kind, Message: r.msg, Steps: int(w.Step()), TraceHash: tr.Hash(),
-		Races: map[string]string{}, RaceOrders: r.raceOrders, Linz: r.rec, Faults: r.faults, Checks: r.checks,
+		Races: map[string]string{}, RaceOrders: r.raceOrders, Linz: r.rec, Faults: r.faults, Checks: r.checks, TXCompared: r.txCompared,
 		Structural: r.structDone}
 	if d, ok := be.(diskImages); ok {
 		out.CrashImages = d.images()
@@ -792,7 +796,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	r.inflight = nil
 	r.acked(ws, res)
 	if model {
-		r.ls.afterAck()
+		r.ls.afterAck(ws)
 	}
 	return res, nil
 }
@@ -806,6 +810,9 @@ func (r *runner) acked(ws []store.Write, res store.CommitResult) {
 		return
 	}
 	if !r.check(fmt.Sprint(want.Seqs) == fmt.Sprint(res.Seqs), "store", "acknowledged seqs %v, reference %v", res.Seqs, want.Seqs) {
+		return
+	}
+	if !r.checkSeqs(ws, res) {
 		return
 	}
 	for _, w := range ws {
