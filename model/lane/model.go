@@ -169,6 +169,7 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 		return err
 	}
 	m.ops[op] = &opInfo{run: run, fromTip: m.st.Tip}
+	m.expectTX(m.startWrites(op, userEntry, m.st.Tip)...)
 	m.st.Entries = append(m.st.Entries, Entry{ID: userEntry, Parent: m.st.Tip,
 		Message: messageJSON(&pi.UserMessage{Text: run.UserText, Timestamp: m.now()})})
 	m.st.Tip = userEntry
@@ -267,6 +268,10 @@ func (m *Model) Intent(op, resp, usage string, attempt int) error {
 	n := Op{CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt, LatestAssistantEntryID: o.LatestAssistantEntryID,
 		ResponseEntryID: resp, UsageID: usage}
 	recovery := false
+	// generation.ts publishGenerationIntent (and a deferred poll's intent):
+	// continueOperation's op state; a replaced orphaned poll deletes its
+	// abandoned frame list first
+	tx := []TXWrite{setValue(nsOpState, op, "")}
 	switch o.At {
 	case AtReady:
 		if attempt != o.NextAttempt {
@@ -278,11 +283,13 @@ func (m *Model) Intent(op, resp, usage string, attempt int) error {
 	case AtDeferredEffect:
 		n.At, n.Poll, n.SourceEntryID = AtDeferredEffect, o.Poll, o.SourceEntryID
 		delete(m.st.Lists, FramesKey(op, o.ResponseEntryID))
+		tx = append([]TXWrite{deleteFrames(op, o.ResponseEntryID)}, tx...)
 		recovery = true
 	default:
 		return fmt.Errorf("model/lane: intent: leaf %s takes no intent", o.At)
 	}
 	m.st.Ops[op] = n
+	m.expectTX(tx...)
 	m.intentSeen = true
 	if n.At == AtDeferredEffect {
 		m.emit("run_resume", recovery) // a poll resumes the suspended run
@@ -556,6 +563,9 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 			// the wait was not admitted or was interrupted: no TX
 			return Outcome{Kind: "progress"}, nil
 		}
+		// runtime/drive/generation.ts runRetryWait: continueOperation with
+		// no writes but the op state
+		m.expectTX(setValue(nsOpState, id, ""))
 		m.st.Ops[id] = Op{At: AtReady, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 			LatestAssistantEntryID: o.LatestAssistantEntryID, NextAttempt: o.NextAttempt}
 		m.emit("retry_start", false)

@@ -72,17 +72,27 @@ func (m *Model) expectTX(ws ...TXWrite) {
 }
 
 // TakeTX returns the writes, in order, of the transaction the last applied
-// input stands for, and forgets them. known is false when that input's
-// transaction is not one the model states writes for (run start, intent,
-// retry): the driver then compares only content. The transactions stated
-// are the ones pi fixes an order for: settlement (publishResponse, which
-// also settles recovery's synthetic response), cancel
-// (requestOperationAbort), terminal (settleOperation's finish: drive
-// terminate and external finalization) and frame append (progress.ts).
+// input stands for, and forgets them. known is false when no input since the
+// last TakeTX stated one. The transactions stated are every one the lane
+// model stands for: run start (acceptRun), intent (publishGenerationIntent,
+// a deferred poll's intent), frame append (progress.ts), settlement
+// (publishResponse, which also settles recovery's synthetic response),
+// retry (runRetryWait), cancel (requestOperationAbort) and terminal
+// (settleOperation's finish: drive terminate and external finalization).
 func (m *Model) TakeTX() (ws []TXWrite, known bool) {
 	ws, known = m.tx, m.txKnown
 	m.tx, m.txKnown = nil, false
 	return ws, known
+}
+
+// startWrites is acceptRun's TX (runtime/lane.ts; the lane's inbox is
+// empty): the user entry, the branch tip, op meta, op state, lane state.
+func (m *Model) startWrites(op, user, parent string) []TXWrite {
+	return []TXWrite{
+		{Kind: "entry", Key: user, Parent: parent},
+		setValue(nsBranchTip, m.cfg.Lane, jsonString(user)),
+		setValue(nsOpMeta, op, ""), setValue(nsOpState, op, ""), setValue(nsLaneState, m.cfg.Lane, ""),
+	}
 }
 
 // settlementWrites is publishResponse's TX (runtime/drive/response.ts):

@@ -62,12 +62,13 @@ func listTX(ws []ml.TXWrite) string {
 }
 
 // compareTX compares the writes of the transaction the model input just fed
-// stands for; a transaction the model states no write list for is left to
-// the content comparison.
+// stands for. Every input that stands for a commit states its write list, so
+// a commit without one is a disagreement too.
 func (ls *lockstep) compareTX(where string, ws []store.Write) bool {
 	want, known := ls.m.TakeTX()
 	if !known {
-		return true
+		ls.r.fail("model-mismatch", "%s: the model states no transaction for the commit %s", where, describeWrites(ws))
+		return false
 	}
 	ls.r.checks++
 	ls.r.txCompared++
