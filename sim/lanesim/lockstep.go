@@ -422,7 +422,9 @@ func (ls *lockstep) afterResponse() {
 // events the model says are due.
 func (ls *lockstep) onEvent(ev lane.Event) {
 	ls.impl = append(ls.impl, lanecmp.EventString(ev))
-	ls.compareEvents("event "+lanecmp.EventString(ev), false)
+	if ls.compareEvents("event "+lanecmp.EventString(ev), false) {
+		ls.r.checkEventSeq(ev)
+	}
 }
 
 func (ls *lockstep) compareEvents(where string, exact bool) bool {

@@ -64,6 +64,9 @@ type runner struct {
 	// backend must show after recovery.
 	ref      *specStore // the store oracle: model/store (specstore.go)
 	listKeys map[string]store.Address
+	// rowSeq is the seq each acknowledged entry ("entry:id") and usage row
+	// ("usage:id") got (txcheck.go)
+	rowSeq   map[string]int64
 	inflight []store.Write // a commit submitted but not acknowledged
 	// faultPending: a storage fault was injected and has not yet faulted.
 	faultPending bool
@@ -125,7 +128,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	}
 	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
 	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,
-		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
+		listKeys: map[string]store.Address{}, rowSeq: map[string]int64{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
 		delivered: map[string]map[int]bool{}, finalized: map[string]bool{}, lastResp: map[string]string{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
 	ml "github.com/frameproof/frameproof/model/lane"
 )
@@ -93,5 +94,30 @@ func (r *runner) checkSeqs(ws []store.Write, res store.CommitResult) bool {
 		return false
 	}
 	r.lastSeq = res.Seqs[len(res.Seqs)-1]
+	for i, w := range ws {
+		switch {
+		case w.Kind == store.WriteEntry && w.Entry != nil:
+			r.rowSeq["entry:"+w.Entry.ID] = res.Seqs[i]
+		case w.Kind == store.WriteUsage && w.Usage != nil:
+			r.rowSeq["usage:"+w.Usage.ID] = res.Seqs[i]
+		}
+	}
 	return true
+}
+
+// checkEventSeq: entry_added and usage carry the seq their row's write got
+// (runtime/drive/response.ts publishResponse: commit.seqs[0] and [1]), so an
+// event emitted before its commit, or naming another write's seq, fails.
+func (r *runner) checkEventSeq(ev lane.Event) bool {
+	var key string
+	switch ev.Type {
+	case lane.EvEntryAdded:
+		key = "entry:" + ev.EntryID
+	case lane.EvUsage:
+		key = "usage:" + ev.UsageID
+	default:
+		return true
+	}
+	seq, ok := r.rowSeq[key]
+	return r.check(ok && seq == ev.Seq, "events", "%s event carries seq %d; its row's acknowledged write got %d (acknowledged: %v)", ev.Type, ev.Seq, seq, ok)
 }
