@@ -1,66 +1,15 @@
 package lanesim
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
-	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/lanecmp"
 )
 
 // Transaction comparison: content read back after a commit cannot tell
 // "tip before usage row" from pi's order, so each acknowledged transaction's
 // writes are compared one by one, in order, with the write list model/lane
 // states for it (ml.Model.TakeTX), and its seqs with the store's rule.
-
-// txWrites renders the implementation's writes in the model's vocabulary.
-func txWrites(ws []store.Write) []ml.TXWrite {
-	out := make([]ml.TXWrite, len(ws))
-	for i, w := range ws {
-		t := ml.TXWrite{Kind: string(w.Kind), Op: string(w.Op), Namespace: w.Namespace, Key: w.Key}
-		switch {
-		case w.Kind == store.WriteEntry && w.Entry != nil:
-			t.Key = w.Entry.ID
-			if w.Entry.ParentID != nil {
-				t.Parent = *w.Entry.ParentID
-			}
-		case w.Kind == store.WriteUsage && w.Usage != nil:
-			t.Key = w.Usage.ID
-		case w.Value != nil:
-			t.Value = ml.Canonical(w.Value)
-		}
-		out[i] = t
-	}
-	return out
-}
-
-// diffTX compares the implementation's writes with the model's: the same
-// count, and write i of each agrees on kind, op, address, an entry's parent
-// and, where the model states it, the value.
-func diffTX(got, want []ml.TXWrite) error {
-	ok := len(got) == len(want)
-	for i := 0; ok && i < len(got); i++ {
-		g, w := got[i], want[i]
-		ok = g.Kind == w.Kind && g.Op == w.Op && g.Namespace == w.Namespace && g.Key == w.Key &&
-			g.Parent == w.Parent && (w.Value == "" || g.Value == w.Value)
-	}
-	if ok {
-		return nil
-	}
-	return fmt.Errorf("transaction writes differ from pi's order\n impl:  %s\n model: %s", listTX(got), listTX(want))
-}
-
-func listTX(ws []ml.TXWrite) string {
-	parts := make([]string, len(ws))
-	for i, w := range ws {
-		parts[i] = w.String()
-		if len(parts[i]) > 160 {
-			parts[i] = parts[i][:160] + "…"
-		}
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
 
 // compareTX compares the writes of the transaction the model input just fed
 // stands for. Every input that stands for a commit states its write list, so
@@ -73,7 +22,7 @@ func (ls *lockstep) compareTX(where string, ws []store.Write) bool {
 	}
 	ls.r.checks++
 	ls.r.txCompared++
-	return !ls.mismatch(where, diffTX(txWrites(ws), want))
+	return !ls.mismatch(where, lanecmp.DiffTX(lanecmp.TXWrites(ws), want))
 }
 
 // checkSeqs: an acknowledged transaction's write i got FirstSeq+i

@@ -7,6 +7,7 @@ import (
 
 	ml "github.com/frameproof/frameproof/model/lane"
 	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/lanecmp"
 )
 
 // A mix run compares write lists, not only content: settlements, frame
@@ -24,7 +25,7 @@ func TestMixComparesTransactionWriteLists(t *testing.T) {
 	require.Greater(t, total, 10)
 }
 
-// diffTX rejects a settlement whose tip precedes its usage row (pi's
+// DiffTX rejects a settlement whose tip precedes its usage row (pi's
 // runtime/drive/response.ts publishResponse: entry, usage, tip, …).
 func TestDiffTXRejectsReorderedSettlement(t *testing.T) {
 	want := []ml.TXWrite{
@@ -32,11 +33,11 @@ func TestDiffTXRejectsReorderedSettlement(t *testing.T) {
 		{Kind: "usage", Key: "g"},
 		{Kind: "value", Op: "set", Namespace: "pi.branch.tip", Key: "main", Value: `"r"`},
 	}
-	require.NoError(t, diffTX(append([]ml.TXWrite(nil), want...), want))
+	require.NoError(t, lanecmp.DiffTX(append([]ml.TXWrite(nil), want...), want))
 	swapped := []ml.TXWrite{want[0], want[2], want[1]}
-	require.ErrorContains(t, diffTX(swapped, want), "differ from pi's order")
+	require.ErrorContains(t, lanecmp.DiffTX(swapped, want), "differ from pi's order")
 	wrongTip := append([]ml.TXWrite(nil), want...)
 	wrongTip[2].Value = `"x"`
-	require.Error(t, diffTX(wrongTip, want))
-	require.Error(t, diffTX(want[:2], want))
+	require.Error(t, lanecmp.DiffTX(wrongTip, want))
+	require.Error(t, lanecmp.DiffTX(want[:2], want))
 }
