@@ -115,6 +115,7 @@ type Model struct {
 	// (TakeTX); txKnown says whether the model states one for it.
 	tx      []TXWrite
 	txKnown bool
+	txLog   [][]TXWrite
 	// aborting is the operation whose drive's abort began (a cancel
 	// request, before its commit): no later effect of it is admitted.
 	aborting string

@@ -69,7 +69,15 @@ func deleteFrames(op, resp string) TXWrite {
 // stands for (TakeTX hands them to the driver).
 func (m *Model) expectTX(ws ...TXWrite) {
 	m.tx, m.txKnown = append([]TXWrite{}, ws...), true
+	if len(ws) > 0 {
+		m.txLog = append(m.txLog, m.tx)
+	}
 }
+
+// TXLog lists the write lists of every transaction the model has applied so
+// far, in the order it applied them (a driver that cannot feed inputs at
+// their commits compares the sequence instead of each one).
+func (m *Model) TXLog() [][]TXWrite { return append([][]TXWrite(nil), m.txLog...) }
 
 // TakeTX returns the writes, in order, of the transaction the last applied
 // input stands for, and forgets them. known is false when no input since the
