@@ -111,6 +111,11 @@ type Model struct {
 	intentSeen bool
 	synthetic  *pi.AssistantMessage
 	settled    *Outcome
+	// tx is the write list of the transaction the last input stands for
+	// (TakeTX); txKnown says whether the model states one for it.
+	tx      []TXWrite
+	txKnown bool
+	txLog   [][]TXWrite
 	// aborting is the operation whose drive's abort began (a cancel
 	// request, before its commit): no later effect of it is admitted.
 	aborting string
@@ -165,6 +170,7 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 		return err
 	}
 	m.ops[op] = &opInfo{run: run, fromTip: m.st.Tip}
+	m.expectTX(m.startWrites(op, userEntry, m.st.Tip)...)
 	m.st.Entries = append(m.st.Entries, Entry{ID: userEntry, Parent: m.st.Tip,
 		Message: messageJSON(&pi.UserMessage{Text: run.UserText, Timestamp: m.now()})})
 	m.st.Tip = userEntry
@@ -263,6 +269,10 @@ func (m *Model) Intent(op, resp, usage string, attempt int) error {
 	n := Op{CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt, LatestAssistantEntryID: o.LatestAssistantEntryID,
 		ResponseEntryID: resp, UsageID: usage}
 	recovery := false
+	// generation.ts publishGenerationIntent (and a deferred poll's intent):
+	// continueOperation's op state; a replaced orphaned poll deletes its
+	// abandoned frame list first
+	tx := []TXWrite{setValue(nsOpState, op, "")}
 	switch o.At {
 	case AtReady:
 		if attempt != o.NextAttempt {
@@ -274,11 +284,13 @@ func (m *Model) Intent(op, resp, usage string, attempt int) error {
 	case AtDeferredEffect:
 		n.At, n.Poll, n.SourceEntryID = AtDeferredEffect, o.Poll, o.SourceEntryID
 		delete(m.st.Lists, FramesKey(op, o.ResponseEntryID))
+		tx = append([]TXWrite{deleteFrames(op, o.ResponseEntryID)}, tx...)
 		recovery = true
 	default:
 		return fmt.Errorf("model/lane: intent: leaf %s takes no intent", o.At)
 	}
 	m.st.Ops[op] = n
+	m.expectTX(tx...)
 	m.intentSeen = true
 	if n.At == AtDeferredEffect {
 		m.emit("run_resume", recovery) // a poll resumes the suspended run
@@ -410,6 +422,8 @@ func (m *Model) FrameCommitted(resp string, i int) error {
 	}
 	k := FramesKey(q.op, resp)
 	m.st.Lists[k] = append(m.st.Lists[k], q.frame)
+	// progress.ts: one append of the frame per transaction
+	m.expectTX(TXWrite{Kind: "list", Op: "append", Namespace: FramesNamespace, Key: k, Value: q.frame})
 	if s := m.streams[resp]; s != nil {
 		s.committedThrough = i
 	}
@@ -488,6 +502,7 @@ func (m *Model) Settle() error {
 	if literal {
 		entryMsg = interruptedLiteralJSON(d.committed)
 	}
+	m.expectTX(m.settlementWrites(op, o, resp, m.st.Tip, d.next == nil)...)
 	m.st.Entries = append(m.st.Entries, Entry{ID: resp, Parent: m.st.Tip, Message: entryMsg})
 	m.st.Usage = append(m.st.Usage, UsageRow{ID: o.UsageID, EntryID: resp, Usage: usageJSON(d.committed.Usage)})
 	m.st.Tip = resp
@@ -549,11 +564,15 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 			// the wait was not admitted or was interrupted: no TX
 			return Outcome{Kind: "progress"}, nil
 		}
+		// runtime/drive/generation.ts runRetryWait: continueOperation with
+		// no writes but the op state
+		m.expectTX(setValue(nsOpState, id, ""))
 		m.st.Ops[id] = Op{At: AtReady, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 			LatestAssistantEntryID: o.LatestAssistantEntryID, NextAttempt: o.NextAttempt}
 		m.emit("retry_start", false)
 		return Outcome{Kind: "progress"}, nil
 	case "terminate":
+		m.expectTX(m.terminalWrites(id, o)...)
 		m.terminate(id, p.Status, "", "")
 		m.emit("run_end:"+p.Status, false)
 		return Outcome{Kind: "settled", Status: p.Status}, nil
@@ -592,8 +611,10 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 func (m *Model) Cancel() {
 	id, o, ok := m.current()
 	if !ok || o.CancelRequested {
+		m.expectTX() // nothing to request: no transaction
 		return
 	}
+	m.expectTX(m.cancelWrites(id)...)
 	o.CancelRequested, o.RequestedAt = true, m.now()
 	m.st.Ops[id] = o
 }
@@ -601,10 +622,11 @@ func (m *Model) Cancel() {
 // Finalize: authorized external finalization at its turn on the line. It
 // reports whether it committed (false: no current operation).
 func (m *Model) Finalize(status, code, message string) bool {
-	id, _, ok := m.current()
+	id, o, ok := m.current()
 	if !ok {
 		return false
 	}
+	m.expectTX(m.terminalWrites(id, o)...)
 	m.terminate(id, status, code, message)
 	return true
 }
@@ -614,6 +636,7 @@ func (m *Model) Finalize(status, code, message string) bool {
 func (m *Model) Crash() {
 	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn = nil, nil, nil, nil, nil, false, nil
 	m.aborting = ""
+	m.tx, m.txKnown = nil, false
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

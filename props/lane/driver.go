@@ -84,6 +84,8 @@ type driver struct {
 	honorAbort bool
 	finalized  bool // a FinalizeAsync was issued during this stream
 	checks     int
+	// ackedTX are the acknowledged transactions' writes, in commit order
+	ackedTX [][]ml.TXWrite
 }
 
 type finalizeReq struct{ status, code, msg string }
@@ -198,7 +200,7 @@ func (d *driver) openLane() error {
 	d.lost, d.finalizes = false, nil
 	d.mu.Unlock()
 	l, err := lane.Open(lane.Config{
-		Name: laneName, Storage: &gatedStore{Storage: d.under, g: d.g}, Clock: d.clock, IDs: d.ids, Exec: d.exec,
+		Name: laneName, Storage: &gatedStore{Storage: d.under, g: d.g, acked: d.onAck}, Clock: d.clock, IDs: d.ids, Exec: d.exec,
 		Provider: d, Listener: d.listener, AfterResponse: d.hook, OnFrame: d.onFrame, Bugs: d.opts.Bugs,
 		SkipStaleSettlement: true, // finalizations race drive steps here
 	})
@@ -255,6 +257,10 @@ func (d *driver) check(where string, exact bool) {
 		d.fail(wrap(err))
 		return
 	}
+	if err := d.compareTXLog(exact); err != nil {
+		d.fail(wrap(err))
+		return
+	}
 	if err := lanecmp.CompareEvents(impl, d.model.Events(), exact); err != nil {
 		d.fail(wrap(err))
 		return
@@ -267,6 +273,43 @@ func (d *driver) check(where string, exact bool) {
 		}
 		d.fail(wrap(lanecmp.CompareSnapshot(s, d.model)))
 	}
+}
+
+// onAck records an acknowledged transaction (the lane's commits run on its
+// line, one at a time).
+func (d *driver) onAck(ws []store.Write) {
+	tx := lanecmp.TXWrites(ws)
+	d.mu.Lock()
+	d.ackedTX = append(d.ackedTX, tx)
+	d.mu.Unlock()
+}
+
+// compareTXLog compares the acknowledged transactions, write by write and in
+// order, with the write lists the model applied: a prefix of them between
+// steps, all of them at exact checks.
+func (d *driver) compareTXLog(exact bool) error {
+	d.mu.Lock()
+	acked := append([][]ml.TXWrite(nil), d.ackedTX...)
+	d.mu.Unlock()
+	want := d.model.TXLog()
+	n := min(len(acked), len(want))
+	for i := 0; i < n; i++ {
+		if err := lanecmp.DiffTX(acked[i], want[i]); err != nil {
+			return fmt.Errorf("transaction %d: %w", i, err)
+		}
+	}
+	if exact && len(acked) != len(want) {
+		return fmt.Errorf("%d transactions acknowledged, the model applied %d (next: impl %v, model %v)", len(acked), len(want),
+			nextTX(acked, n), nextTX(want, n))
+	}
+	return nil
+}
+
+func nextTX(l [][]ml.TXWrite, i int) string {
+	if i < len(l) {
+		return lanecmp.ListTX(l[i])
+	}
+	return "none"
 }
 
 // ---- top-level actions ----

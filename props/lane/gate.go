@@ -123,13 +123,19 @@ func (g *gate) reset(crashAt int) {
 type gatedStore struct {
 	store.Storage
 	g *gate
+	// acked is told every acknowledged non-empty transaction
+	acked func(ws []store.Write)
 }
 
 func (s *gatedStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	if !s.g.pass() {
 		return store.CommitResult{}, errCrashed
 	}
-	return s.Storage.Commit(ws)
+	res, err := s.Storage.Commit(ws)
+	if err == nil && len(ws) > 0 && s.acked != nil {
+		s.acked(ws)
+	}
+	return res, err
 }
 
 // gateExec wraps goroutines: waiting on a future opens the gate; line items

@@ -31,6 +31,11 @@
 //     line item's resolution; a surviving in-flight commit at recovery), and
 //     sim/lanecmp compares committed state, events, snapshots and step
 //     results ("model-mismatch");
+//   - txcheck.go: each acknowledged transaction's writes, one by one and in
+//     order, against the write list model/lane states for it from pi's rules
+//     ("model-mismatch"); every commit's seqs consecutive in write order and
+//     growing, and entry_added/usage carrying their row's seq ("store",
+//     "events");
 //   - invcheck.go: the seed's twelve invariants (sim/invariants) over the
 //     acknowledged state, the event/frame log, snapshots, restored
 //     operations and the structural generations' (op, resp) pairs;

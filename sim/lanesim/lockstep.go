@@ -61,7 +61,11 @@ type lockstep struct {
 	stepping  bool
 	early     *ml.Outcome  // a single-TX step's outcome, applied at its commit
 	inflight  func() error // the model input of a commit in flight (not acked)
-	frameTurn bool         // the commit in flight is a frame append
+	inflightW []store.Write
+	frameTurn bool // the commit in flight is a frame append
+	// frameTX holds acknowledged frame appends' writes until the lane
+	// reports them committed (the line is FIFO: in the same order)
+	frameTX [][]store.Write
 	// pin, when set, is the model's clock (the instant the lane read its
 	// clock for the input being fed)
 	pin *float64
@@ -202,6 +206,7 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 	if it.name == "start-run" {
 		at = ls.startedAt
 	}
+	ls.inflightW = ws
 	ls.inflight = func() error {
 		ls.pin = &at
 		defer func() { ls.pin = nil }()
@@ -214,14 +219,20 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 func (ls *lockstep) commitPlanned() { ls.commitAt = float64(ls.r.w.Now().UnixMilli()) }
 
 // afterAck applies the acknowledged commit's model input and compares the
-// committed state.
-func (ls *lockstep) afterAck() {
+// transaction's writes and the committed state.
+func (ls *lockstep) afterAck(ws []store.Write) {
 	feed := ls.inflight
-	ls.inflight = nil
-	if feed == nil || ls.r.failed || ls.frameTurn {
-		return // an acknowledged frame is fed by onFrame, with its index
+	ls.inflight, ls.inflightW = nil, nil
+	if feed == nil || ls.r.failed {
+		return
 	}
-	if ls.mismatch("model input", feed()) {
+	if ls.frameTurn {
+		// an acknowledged frame is fed by onFrame, with its index
+		ls.frameTX = append(ls.frameTX, ws)
+		return
+	}
+	ls.m.TakeTX() // forget an earlier input's list nobody compared
+	if ls.mismatch("model input", feed()) || !ls.compareTX("transaction", ws) {
 		return
 	}
 	ls.compareState("after commit")
@@ -362,7 +373,14 @@ func (ls *lockstep) onFrame(fr lane.FrameRecord) {
 		ls.frameKeys[ml.FramesKey(fr.OperationID, fr.ResponseEntryID)] = true
 		err = ls.m.FrameEnqueued(fr.ResponseEntryID, fr.EventIndex, fr.EventType, fr.Frame)
 	case lane.FrameCommitted:
-		err = ls.m.FrameCommitted(fr.ResponseEntryID, fr.EventIndex)
+		ls.m.TakeTX()
+		if err = ls.m.FrameCommitted(fr.ResponseEntryID, fr.EventIndex); err == nil && len(ls.frameTX) > 0 {
+			ws := ls.frameTX[0]
+			ls.frameTX = ls.frameTX[1:]
+			if !ls.compareTX(fmt.Sprintf("frame append %s:%d", fr.ResponseEntryID, fr.EventIndex), ws) {
+				return
+			}
+		}
 	case lane.FrameDeclined:
 		err = ls.m.FrameDeclined(fr.ResponseEntryID, fr.EventIndex)
 	}
@@ -404,7 +422,9 @@ func (ls *lockstep) afterResponse() {
 // events the model says are due.
 func (ls *lockstep) onEvent(ev lane.Event) {
 	ls.impl = append(ls.impl, lanecmp.EventString(ev))
-	ls.compareEvents("event "+lanecmp.EventString(ev), false)
+	if ls.compareEvents("event "+lanecmp.EventString(ev), false) {
+		ls.r.checkEventSeq(ev)
+	}
 }
 
 func (ls *lockstep) compareEvents(where string, exact bool) bool {
@@ -523,10 +543,11 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 // to emit must be a prefix of what was due, and the reopened backend must
 // equal the model.
 func (ls *lockstep) restart(survived bool) bool {
-	feed := ls.inflight
-	ls.inflight = nil
+	feed, ws := ls.inflight, ls.inflightW
+	ls.inflight, ls.inflightW, ls.frameTX = nil, nil, nil
 	if survived && feed != nil {
-		if ls.mismatch("surviving in-flight commit", feed()) {
+		ls.m.TakeTX()
+		if ls.mismatch("surviving in-flight commit", feed()) || !ls.compareTX("surviving in-flight commit", ws) {
 			return false
 		}
 	}

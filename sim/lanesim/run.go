@@ -64,6 +64,9 @@ type runner struct {
 	// backend must show after recovery.
 	ref      *specStore // the store oracle: model/store (specstore.go)
 	listKeys map[string]store.Address
+	// rowSeq is the seq each acknowledged entry ("entry:id") and usage row
+	// ("usage:id") got (txcheck.go)
+	rowSeq   map[string]int64
 	inflight []store.Write // a commit submitted but not acknowledged
 	// faultPending: a storage fault was injected and has not yet faulted.
 	faultPending bool
@@ -92,6 +95,10 @@ type runner struct {
 	raceOrders map[string][]string
 	faults     []string
 	checks     int
+	// txCompared counts the transactions whose write lists were compared
+	// with the model's; lastSeq is the last acknowledged seq (txcheck.go)
+	txCompared int
+	lastSeq    int64
 	linz       *linzState
 	ls         *lockstep
 	invLog     []invariants.LogItem
@@ -121,7 +128,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	}
 	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
 	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,
-		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
+		listKeys: map[string]store.Address{}, rowSeq: map[string]int64{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
 		delivered: map[string]map[int]bool{}, finalized: map[string]bool{}, lastResp: map[string]string{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
@@ -158,7 +165,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 		r.linz.check()
 	}
 	out := Outcome{Failed: r.failed, Kind: r.kind, Message: r.msg, Steps: int(w.Step()), TraceHash: tr.Hash(),
-		Races: map[string]string{}, RaceOrders: r.raceOrders, Linz: r.rec, Faults: r.faults, Checks: r.checks,
+		Races: map[string]string{}, RaceOrders: r.raceOrders, Linz: r.rec, Faults: r.faults, Checks: r.checks, TXCompared: r.txCompared,
 		Structural: r.structDone}
 	if d, ok := be.(diskImages); ok {
 		out.CrashImages = d.images()
@@ -812,7 +819,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	r.inflight = nil
 	r.acked(ws, res)
 	if model {
-		r.ls.afterAck()
+		r.ls.afterAck(ws)
 	}
 	return res, nil
 }
@@ -826,6 +833,9 @@ func (r *runner) acked(ws []store.Write, res store.CommitResult) {
 		return
 	}
 	if !r.check(fmt.Sprint(want.Seqs) == fmt.Sprint(res.Seqs), "store", "acknowledged seqs %v, reference %v", res.Seqs, want.Seqs) {
+		return
+	}
+	if !r.checkSeqs(ws, res) {
 		return
 	}
 	for _, w := range ws {
