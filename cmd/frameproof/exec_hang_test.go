@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -80,27 +81,5 @@ func assertDead(t *testing.T, pidFile string) {
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	require.NoError(t, err)
-	assert.True(t, eventuallyDead(pid), "the wrapper's child %d outlived the run", pid)
-}
-
-// processAlive reports whether pid runs (a zombie has exited). Where /proc
-// does not exist it cannot tell and says no.
-func processAlive(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
-func eventuallyDead(pid int) bool {
-	for range 100 {
-		if !processAlive(pid) {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
+	assert.True(t, procgroup.EventuallyDead(pid), "the wrapper's child %d outlived the run", pid)
 }

@@ -5,7 +5,10 @@
 package procgroup
 
 import (
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -29,4 +32,28 @@ func Kill(cmd *exec.Cmd) {
 		return
 	}
 	kill(cmd)
+}
+
+// Alive reports whether pid runs (a zombie has exited: not alive). It
+// reads /proc; where /proc does not exist it cannot tell and says no. Tests
+// use it to prove a killed group left no process behind.
+func Alive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// EventuallyDead waits up to 5 s for pid to stop running.
+func EventuallyDead(pid int) bool {
+	for range 100 {
+		if !Alive(pid) {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
 }

@@ -4,7 +4,6 @@ package procgroup
 
 import (
 	"bufio"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -34,32 +33,11 @@ func startWrapper(t *testing.T, group bool) (*exec.Cmd, int) {
 	return cmd, pid
 }
 
-// alive reports whether pid runs (a zombie has exited: not alive).
-func alive(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
-func eventuallyDead(pid int) bool {
-	for range 100 {
-		if !alive(pid) {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
-}
-
 func TestKillTakesTheWholeGroup(t *testing.T) {
 	cmd, grandchild := startWrapper(t, true)
 	Kill(cmd)
 	_ = cmd.Wait() // returns: the pipe's last holder is dead
-	assert.True(t, eventuallyDead(grandchild), "the wrapper's child %d survived the group kill", grandchild)
+	assert.True(t, EventuallyDead(grandchild), "the wrapper's child %d survived the group kill", grandchild)
 	Kill(cmd) // again, after exit: harmless
 }
 
@@ -70,5 +48,5 @@ func TestKillingOnlyTheLeaderLeavesTheChild(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Kill(grandchild, syscall.SIGKILL) })
 	require.NoError(t, cmd.Process.Kill())
 	time.Sleep(200 * time.Millisecond)
-	assert.True(t, alive(grandchild), "the child died with its parent; the group test proves nothing here")
+	assert.True(t, Alive(grandchild), "the child died with its parent; the group test proves nothing here")
 }
