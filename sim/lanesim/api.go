@@ -105,17 +105,42 @@ const (
 	RowCloseSettle     = "close-vs-settlement"
 )
 
+// Race orders: the two ways each row can go (raceRows pairs them with
+// their row), named once so the checks that record them cannot drift.
+const (
+	OrderCommittedBeforeNext     = "committed-before-next"
+	OrderNextQueuedBehind        = "next-queued-behind"
+	OrderAppendsDoneAtEnd        = "appends-done-at-end"
+	OrderSettlementAwaitsAppends = "settlement-awaits-appends"
+	OrderEventFirst              = "event-first"
+	OrderCommitFirst             = "commit-first"
+	OrderAppendFirst             = "append-first"
+	OrderFinalizeFirst           = "finalize-first"
+	OrderQueueEmpty              = "queue-empty"
+	OrderQueuedLost              = "queued-lost"
+	OrderSettledInProcess        = "settled-in-process"
+	OrderCrashBetween            = "crash-between"
+	OrderSnapshotFirst           = "snapshot-first"
+	OrderActivationFirst         = "activation-first"
+	OrderSyntheticThenRetry      = "synthetic-then-retry"
+	OrderSyntheticThenFailAtCap  = "synthetic-then-fail-at-cap"
+	OrderSuspendedWithoutPermit  = "suspended-without-permit"
+	OrderReplacedAtOnce          = "replaced-at-once"
+	OrderCloseFirst              = "close-first"
+	OrderSettleFirst             = "settle-first"
+)
+
 var raceRows = []RaceRow{
-	{RowAppendNext, "frame append vs next frame", [2]string{"committed-before-next", "next-queued-behind"}},
-	{RowAppendSettle, "frame append vs stream settlement", [2]string{"appends-done-at-end", "settlement-awaits-appends"}},
-	{RowUpdateCommit, "live update event vs frame commit", [2]string{"event-first", "commit-first"}},
-	{RowAppendFinalize, "append vs external finalization", [2]string{"append-first", "finalize-first"}},
-	{RowQueuedLoss, "process loss with queued writes", [2]string{"queue-empty", "queued-lost"}},
-	{RowFinalFrame, "final frame vs response settlement", [2]string{"settled-in-process", "crash-between"}},
-	{RowActivationSnap, "activation vs snapshot", [2]string{"snapshot-first", "activation-first"}},
-	{RowUnknownRetry, "unknown generation vs retry", [2]string{"synthetic-then-retry", "synthetic-then-fail-at-cap"}},
-	{RowPollReplacement, "unknown deferred poll vs replacement", [2]string{"suspended-without-permit", "replaced-at-once"}},
-	{RowCloseSettle, "close vs settlement", [2]string{"close-first", "settle-first"}},
+	{RowAppendNext, "frame append vs next frame", [2]string{OrderCommittedBeforeNext, OrderNextQueuedBehind}},
+	{RowAppendSettle, "frame append vs stream settlement", [2]string{OrderAppendsDoneAtEnd, OrderSettlementAwaitsAppends}},
+	{RowUpdateCommit, "live update event vs frame commit", [2]string{OrderEventFirst, OrderCommitFirst}},
+	{RowAppendFinalize, "append vs external finalization", [2]string{OrderAppendFirst, OrderFinalizeFirst}},
+	{RowQueuedLoss, "process loss with queued writes", [2]string{OrderQueueEmpty, OrderQueuedLost}},
+	{RowFinalFrame, "final frame vs response settlement", [2]string{OrderSettledInProcess, OrderCrashBetween}},
+	{RowActivationSnap, "activation vs snapshot", [2]string{OrderSnapshotFirst, OrderActivationFirst}},
+	{RowUnknownRetry, "unknown generation vs retry", [2]string{OrderSyntheticThenRetry, OrderSyntheticThenFailAtCap}},
+	{RowPollReplacement, "unknown deferred poll vs replacement", [2]string{OrderSuspendedWithoutPermit, OrderReplacedAtOnce}},
+	{RowCloseSettle, "close vs settlement", [2]string{OrderCloseFirst, OrderSettleFirst}},
 }
 
 // RaceRows lists the race rows in the seed's table order.

@@ -203,13 +203,13 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 		if r.synthetic(id) {
 			if !prev.Control.CancelRequested && prev.At == lane.LeafAssistantEffectPending {
 				if next != nil && next.At == lane.LeafAssistantRetryWait {
-					r.race(RowUnknownRetry, "synthetic-then-retry")
+					r.race(RowUnknownRetry, OrderSyntheticThenRetry)
 				} else if next == nil {
-					r.race(RowUnknownRetry, "synthetic-then-fail-at-cap")
+					r.race(RowUnknownRetry, OrderSyntheticThenFailAtCap)
 				}
 			}
 			if r.pendingActivation == id {
-				r.race(RowActivationSnap, "activation-first")
+				r.race(RowActivationSnap, OrderActivationFirst)
 				r.pendingActivation = ""
 			}
 		} else {
@@ -217,7 +217,7 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 				s.settled = true
 			}
 			if len(r.tracks[id]) > 0 {
-				r.race(RowFinalFrame, "settled-in-process")
+				r.race(RowFinalFrame, OrderSettledInProcess)
 			}
 		}
 		r.linz.settled(prevOp, id)
@@ -264,9 +264,9 @@ func (r *runner) onFrame(fr lane.FrameRecord) {
 		ts := r.tracks[resp]
 		if n := len(ts); n > 0 && ts[n-1].gen == r.gen {
 			if ts[n-1].outcome == lane.FrameCommitted {
-				r.race(RowAppendNext, "committed-before-next")
+				r.race(RowAppendNext, OrderCommittedBeforeNext)
 			} else if ts[n-1].outcome == lane.FrameEnqueued {
-				r.race(RowAppendNext, "next-queued-behind")
+				r.race(RowAppendNext, OrderNextQueuedBehind)
 			}
 		}
 		r.tracks[resp] = append(ts, &frameTrack{rec: fr, outcome: lane.FrameEnqueued, gen: r.gen})
@@ -288,14 +288,14 @@ func (r *runner) onFrame(fr lane.FrameRecord) {
 	switch fr.Outcome {
 	case lane.FrameCommitted:
 		if r.delivered[resp][fr.EventIndex] {
-			r.race(RowUpdateCommit, "event-first")
+			r.race(RowUpdateCommit, OrderEventFirst)
 		} else {
-			r.race(RowUpdateCommit, "commit-first")
+			r.race(RowUpdateCommit, OrderCommitFirst)
 		}
 		r.checkCommittedPrefix(fr)
 	case lane.FrameDeclined:
 		if r.finalized[fr.OperationID] {
-			r.race(RowAppendFinalize, "finalize-first")
+			r.race(RowAppendFinalize, OrderFinalizeFirst)
 		}
 	}
 }
@@ -377,7 +377,7 @@ func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 				r.check(marshalMsg(snap.StreamingMessage) == marshalMsg(want), "invariant", "snapshot partial of %s is not the committed prefix:\n%s\nwant\n%s", st.ResponseEntryID, marshalMsg(snap.StreamingMessage), marshalMsg(want))
 			}
 			if r.pendingActivation == st.ResponseEntryID {
-				r.race(RowActivationSnap, "snapshot-first")
+				r.race(RowActivationSnap, OrderSnapshotFirst)
 			}
 		}
 	}

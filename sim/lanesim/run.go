@@ -352,14 +352,14 @@ func (r *runner) noteCrashRaces() {
 	}
 	if len(r.tracks[resp]) > 0 {
 		if queued {
-			r.race(RowQueuedLoss, "queued-lost")
+			r.race(RowQueuedLoss, OrderQueuedLost)
 		} else {
-			r.race(RowQueuedLoss, "queue-empty")
+			r.race(RowQueuedLoss, OrderQueueEmpty)
 		}
 	}
 	if s.ended && !queued && len(r.tracks[resp]) > 0 {
 		if _, st := r.refOp(); st != nil && st.At.IsEffectPending() && st.ResponseEntryID == resp {
-			r.race(RowFinalFrame, "crash-between")
+			r.race(RowFinalFrame, OrderCrashBetween)
 		}
 	}
 }
@@ -468,7 +468,7 @@ func (r *runner) takePermit() bool {
 
 func (r *runner) waitPermit(cur *lane.Operation) {
 	if r.pendingPoll != "" && cur.State.ResponseEntryID == r.pendingPoll {
-		r.race(RowPollReplacement, "suspended-without-permit")
+		r.race(RowPollReplacement, OrderSuspendedWithoutPermit)
 		r.pendingPoll = ""
 		r.snapshotNow("reconnect without permit")
 	}
@@ -540,7 +540,7 @@ func (r *runner) finalizer() {
 		r.finalized[op] = true
 		for _, t := range r.tracks[r.currentResp(op)] {
 			if t.outcome == lane.FrameCommitted {
-				r.race(RowAppendFinalize, "append-first")
+				r.race(RowAppendFinalize, OrderAppendFirst)
 				break
 			}
 		}
@@ -634,9 +634,9 @@ func (r *runner) closer() {
 	}
 	ln := r.ln
 	if cur := ln.Current(); cur != nil && cur.State.At.IsEffectPending() {
-		r.race(RowCloseSettle, "close-first")
+		r.race(RowCloseSettle, OrderCloseFirst)
 	} else {
-		r.race(RowCloseSettle, "settle-first")
+		r.race(RowCloseSettle, OrderSettleFirst)
 	}
 	r.closing, r.closed = true, true
 	r.fault("close " + r.proc.String())
@@ -738,7 +738,7 @@ func (r *runner) onStreamOpen(s *simStream) {
 	r.ls.admit()
 	s.gen = r.gen
 	if r.pendingPoll != "" && s.req.Deferred != nil {
-		r.race(RowPollReplacement, "replaced-at-once")
+		r.race(RowPollReplacement, OrderReplacedAtOnce)
 		r.pendingPoll = ""
 	}
 	r.checkStreamOpen(s)
@@ -751,11 +751,11 @@ func (r *runner) onStreamEnd(s *simStream) {
 	}
 	for _, t := range r.tracks[resp] {
 		if t.outcome == lane.FrameEnqueued {
-			r.race(RowAppendSettle, "settlement-awaits-appends")
+			r.race(RowAppendSettle, OrderSettlementAwaitsAppends)
 			return
 		}
 	}
-	r.race(RowAppendSettle, "appends-done-at-end")
+	r.race(RowAppendSettle, OrderAppendsDoneAtEnd)
 }
 
 // ---- the storage wrapper ----
