@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -130,17 +131,51 @@ func (tf tapeFile) validate() error {
 }
 
 func writeTapeFile(path string, tf tapeFile) error {
-	if tf.Tape == nil {
-		tf.Tape = choice.Tape{} // shrunk to nothing: "[]", which validate accepts with originalLen > 0
-	}
-	data, err := json.MarshalIndent(tf, "", " ")
+	data, err := encodeTapeFile(tf)
 	if err != nil {
-		return fmt.Errorf("encode tape: %w", err)
+		return err
 	}
 	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write tape %s: %w", path, unwrapPath(err))
 	}
 	return nil
+}
+
+// encodeTapeFile writes the header indented and the tape one choice a line
+// ({"l":"sched","n":5,"v":2}), so a person can read a shrunk failure step by
+// step and a diff of two tapes shows the choices that differ.
+func encodeTapeFile(tf tapeFile) ([]byte, error) {
+	tape := tf.Tape
+	tf.Tape = choice.Tape{} // the header alone, ending in "tape": []
+	head, err := json.MarshalIndent(tf, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("encode tape: %w", err)
+	}
+	// "tape" is the last member and a string's quotes are escaped, so its
+	// empty array is the last "[]" of the header.
+	at := bytes.LastIndex(head, []byte("[]"))
+	var b bytes.Buffer
+	b.Write(head[:at])
+	if len(tape) == 0 {
+		b.WriteString("[]") // shrunk to nothing, which validate accepts with originalLen > 0
+	} else {
+		b.WriteString("[\n")
+		for i, c := range tape {
+			line, err := json.Marshal(c)
+			if err != nil {
+				return nil, fmt.Errorf("encode tape: choice %d: %w", i, err)
+			}
+			b.WriteString("  ")
+			b.Write(line)
+			if i < len(tape)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(" ]")
+	}
+	b.Write(head[at+2:])
+	return b.Bytes(), nil
 }
 
 // parseInterspersed parses flags that may come before or after positional

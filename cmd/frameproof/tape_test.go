@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -79,4 +81,23 @@ func TestTapeFlagsMustMatchUnlessForced(t *testing.T) {
 	code, stdout, stderr = reproTape(t, tape, "--backend", "jsonl", "--force")
 	assert.Equal(t, exitPass, code, stdout+stderr)
 	assert.Contains(t, stdout, "verdict: PASS")
+}
+
+// A tape file prints one choice a line and reads back as written.
+func TestTapeFileOneChoiceALine(t *testing.T) {
+	tf := tapeFile{Schema: TapeSchema, Scenario: "mix", Backend: "memory", Seed: 7, Message: `a "tape": [] inside`,
+		OriginalLen: 9, Tape: choice.Tape{{Label: "sched", N: 5, V: 2}, {Label: "fault", N: 2, V: 1}}}
+	data, err := encodeTapeFile(tf)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "\"tape\": [\n  {\"l\":\"sched\",\"n\":5,\"v\":2},\n  {\"l\":\"fault\",\"n\":2,\"v\":1}\n ]\n}")
+	var back tapeFile
+	require.NoError(t, json.Unmarshal(data, &back))
+	require.Equal(t, tf, back)
+
+	tf.Tape, tf.Message = nil, ""
+	data, err = encodeTapeFile(tf)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &back))
+	require.Equal(t, choice.Tape{}, back.Tape)
+	require.NoError(t, back.validate())
 }
