@@ -12,6 +12,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/sessionrecovery"
+	"github.com/frameproof/frameproof/impl/store/jsonl"
 )
 
 func init() {
@@ -41,12 +42,15 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case *nowMs < 0:
 		return usageError(stderr, "recover", "--now: must not be negative, got %d", *nowMs)
 	}
-	path := fset.Arg(0)
+	path, mode, err := sessionFile(fset.Arg(0))
+	if err != nil {
+		return ioError(stderr, "recover", "%v", err)
+	}
 	if *apply {
 		if *backup == "" {
 			*backup = path + ".bak"
 		}
-		if code := checkBackup(path, *backup, stderr); code >= 0 {
+		if code := checkApply(path, mode, *backup, stderr); code >= 0 {
 			return code
 		}
 	}
@@ -55,14 +59,22 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		e.Clock = fixedNow{time.UnixMilli(*nowMs)}
 	}
 	var rep sessionrecovery.Report
-	var err error
 	if *apply {
 		rep, err = sessionrecovery.Apply(e, path, *backup)
+		// The store's torn-tail repair renames a fresh file over the session
+		// and Apply copies it to the backup: both keep the session's own mode.
+		restoreMode(stderr, path, mode)
+		restoreMode(stderr, *backup, mode)
 	} else {
 		rep, err = sessionrecovery.Inspect(e, path)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "frameproof recover: %v\n", err)
+		fmt.Fprintf(stderr, "frameproof recover: %s\n", withCause(err))
+		if *apply {
+			if _, serr := os.Lstat(*backup); serr == nil {
+				fmt.Fprintf(stderr, "frameproof recover: the file as it was before --apply is at %s\n", *backup)
+			}
+		}
 		var pathErr *fs.PathError
 		if errors.As(err, &pathErr) || errors.Is(err, fs.ErrExist) {
 			return exitIO
@@ -75,7 +87,7 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *apply:
-		if *backup != "" {
+		if rep.BackedUp {
 			fmt.Fprintf(stderr, "frameproof recover: backup kept at %s\n", *backup)
 		}
 		if len(rep.Broken) > 0 {
@@ -91,14 +103,85 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // recoverHelp follows the flag list in --help.
 func recoverHelp(w io.Writer) {
 	fmt.Fprintln(w, "SESSION.jsonl is a pi session file (one JSON entry a line, a header first).")
-	fmt.Fprintln(w, "Exit codes: 0 clean or applied, 1 orphans or broken rules found, 2 usage, 4 I/O.")
+	fmt.Fprintln(w, "A symbolic link is followed: the file it names is read and, with --apply, written.")
+	fmt.Fprintln(w, "Exit codes: 0 clean or applied, 1 orphans or broken rules found (or a file pi could")
+	fmt.Fprintln(w, "not open, named by line), 2 usage, 4 I/O.")
+}
+
+// sessionFile resolves SESSION to the regular file it names (following
+// symbolic links, so --apply writes the file pi opens rather than replacing
+// the link) and returns its permission bits. Anything else (a FIFO, a
+// directory, a device) is refused before it is opened: reading a FIFO would
+// block forever.
+func sessionFile(arg string) (string, fs.FileMode, error) {
+	path, err := filepath.EvalSymlinks(arg)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", arg, unwrapPath(err))
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", arg, unwrapPath(err))
+	}
+	if !info.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("%s: not a regular file (%s)", arg, info.Mode().Type())
+	}
+	return path, info.Mode().Perm(), nil
+}
+
+// checkApply validates everything --apply will write before anything is
+// read or written: the session must be writable by its mode bits (root
+// ignores them, and the store's torn-tail repair replaces the file by
+// rename, so nothing else would stop it), its directory must take new
+// files, the store's staging file SESSION.tmp must not exist (the repair
+// would overwrite it), and the backup must be new and elsewhere.
+func checkApply(session string, mode fs.FileMode, backup string, stderr io.Writer) int {
+	if mode&0o222 == 0 {
+		return ioError(stderr, "recover", "%s is read-only (mode %04o): make it writable to --apply", session, mode)
+	}
+	if err := probeDir(filepath.Dir(session)); err != nil {
+		return ioError(stderr, "recover", "%s: %v", session, err)
+	}
+	staging := session + ".tmp"
+	if abs(backup) == abs(staging) {
+		return usageError(stderr, "recover", "--backup %s: is the store's staging file for the session, which --apply may overwrite", backup)
+	}
+	if _, err := os.Lstat(staging); err == nil {
+		return ioError(stderr, "recover", "%s exists: --apply may replace it while repairing a torn tail (move it away first)", staging)
+	}
+	return checkBackup(session, backup, stderr)
+}
+
+func abs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// restoreMode gives path back the session's permission bits; a failure is
+// reported, not fatal (the data is written either way).
+func restoreMode(stderr io.Writer, path string, mode fs.FileMode) {
+	if err := os.Chmod(path, mode); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "frameproof recover: keep mode %04o on %s: %v\n", mode, path, unwrapPath(err))
+	}
+}
+
+// withCause spells out a JSONL storage error's cause: pi's own message
+// ("Invalid JSONL storage PATH: line N") names the line but not what is
+// wrong with it.
+func withCause(err error) string {
+	var se *jsonl.StorageError
+	if errors.As(err, &se) && se.Cause != nil {
+		return err.Error() + ": " + se.Cause.Error()
+	}
+	return err.Error()
 }
 
 // checkBackup validates the --apply backup path before anything is read or
 // written: it must differ from the session, must not exist, and its
 // directory must take new files. Returns -1 to go on, else the exit code.
 func checkBackup(session, backup string, stderr io.Writer) int {
-	if filepath.Clean(backup) == filepath.Clean(session) {
+	if real, err := filepath.EvalSymlinks(backup); err == nil && abs(real) == abs(session) || abs(backup) == abs(session) {
 		return usageError(stderr, "recover", "--backup %s: is the session file itself", backup)
 	}
 	if _, err := os.Lstat(backup); err == nil {

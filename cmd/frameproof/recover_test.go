@@ -106,3 +106,79 @@ func TestRecoverBackupCheckedUpFront(t *testing.T) {
 	assert.Equal(t, exitUsage, code, stderr)
 	assert.Contains(t, stderr, "is the session file itself")
 }
+
+// What an outside review of --apply found, each now refused or kept safe.
+func TestRecoverApplyGuards(t *testing.T) {
+	t.Run("the store's staging file is never the backup nor overwritten", func(t *testing.T) {
+		p := copyCorpus(t, "crashed-torn-frame")
+		code, _, errs := runRecoverCLI("--apply", "--backup", p+".tmp", p)
+		assert.Equal(t, exitUsage, code, errs)
+		require.NoError(t, os.WriteFile(p+".tmp", []byte("precious"), 0o644))
+		code, _, errs = runRecoverCLI("--apply", p)
+		assert.Equal(t, exitIO, code, errs)
+		kept, err := os.ReadFile(p + ".tmp")
+		require.NoError(t, err)
+		assert.Equal(t, "precious", string(kept))
+	})
+	t.Run("a read-only session is refused; a private one stays private", func(t *testing.T) {
+		p := copyCorpus(t, "crashed-torn-frame")
+		before, _ := os.ReadFile(p)
+		require.NoError(t, os.Chmod(p, 0o444))
+		code, _, errs := runRecoverCLI("--apply", p)
+		assert.Equal(t, exitIO, code, errs)
+		assert.Contains(t, errs, "read-only")
+		after, _ := os.ReadFile(p)
+		assert.Equal(t, before, after)
+		assert.NoFileExists(t, p+".bak")
+
+		require.NoError(t, os.Chmod(p, 0o600))
+		code, _, errs = runRecoverCLI("--apply", p)
+		require.Equal(t, exitPass, code, errs)
+		for _, f := range []string{p, p + ".bak"} {
+			info, err := os.Stat(f)
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), f)
+		}
+	})
+	t.Run("a symbolic link is followed to the file pi opens", func(t *testing.T) {
+		p := copyCorpus(t, "crashed-torn-frame")
+		link := filepath.Join(t.TempDir(), "link.jsonl")
+		require.NoError(t, os.Symlink(p, link))
+		code, _, errs := runRecoverCLI("--apply", link)
+		require.Equal(t, exitPass, code, errs)
+		info, err := os.Lstat(link)
+		require.NoError(t, err)
+		assert.Equal(t, os.ModeSymlink, info.Mode().Type(), "the link is still a link")
+		code, _, errs = runRecoverCLI(p)
+		assert.Equal(t, exitPass, code, "the target is recovered: %s", errs)
+	})
+	t.Run("a FIFO is refused instead of blocking", func(t *testing.T) {
+		fifo := filepath.Join(t.TempDir(), "fifo.jsonl")
+		if err := mkfifo(fifo); err != nil {
+			t.Skipf("no FIFOs here: %v", err)
+		}
+		code, _, errs := runRecoverCLI(fifo)
+		assert.Equal(t, exitIO, code, errs)
+		assert.Contains(t, errs, "not a regular file")
+	})
+	t.Run("a clean file takes --apply twice without a backup", func(t *testing.T) {
+		p := copyCorpus(t, "crashed-mid-text")
+		require.Equal(t, exitPass, func() int { c, _, _ := runRecoverCLI("--apply", p); return c }())
+		require.NoError(t, os.Remove(p+".bak"))
+		for range 2 {
+			code, _, errs := runRecoverCLI("--apply", p)
+			assert.Equal(t, exitPass, code, errs)
+			assert.NoFileExists(t, p+".bak")
+		}
+	})
+	t.Run("a bad line's error says what is wrong with it", func(t *testing.T) {
+		p := copyCorpus(t, "crashed-mid-text")
+		b, _ := os.ReadFile(p)
+		lines := strings.SplitAfter(string(b), "\n")
+		lines[2] = "{not json\n"
+		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644))
+		code, _, errs := runRecoverCLI(p)
+		assert.Equal(t, exitFail, code)
+		assert.Regexp(t, `line 3: .+`, errs)
+	})
+}

@@ -48,6 +48,9 @@ type Report struct {
 	TornTail bool // the last line is incomplete; open drops it
 	Orphans  []Orphan
 	Broken   []Broken
+	// BackedUp is set by Apply when it copied the file to its backup,
+	// which it does only when there is something to write.
+	BackedUp bool
 }
 
 // Clean reports a file with nothing to recover and no broken rule.
@@ -83,6 +86,9 @@ func Apply(e env.Env, path, backup string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	if !want.TornTail && len(want.Orphans) == 0 {
+		return want, nil // nothing to write, so nothing to back up
+	}
 	if err := copyFile(e.FS, path, backup); err != nil {
 		return Report{}, err
 	}
@@ -113,7 +119,7 @@ func Apply(e env.Env, path, backup string) (Report, error) {
 	if !bytes.HasPrefix(after, kept) {
 		return Report{}, fmt.Errorf("sessionrecovery: %s changed below its recovered lines (backup at %s)", path, backup)
 	}
-	got.TornTail = want.TornTail
+	got.TornTail, got.BackedUp = want.TornTail, true
 	if err := attach(&got, lines(after[len(kept):])); err != nil {
 		return Report{}, err
 	}
