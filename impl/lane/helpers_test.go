@@ -251,6 +251,10 @@ type harness struct {
 	sleeper env.Clock
 	// skipStale sets Config.SkipStaleSettlement.
 	skipStale bool
+	// onFrame and onTele, when set, also observe each frame record and each
+	// commit's telemetry (on the line, in line order).
+	onFrame func(FrameRecord)
+	onTele  func(TelemetryRecord)
 }
 
 func newHarness(t *testing.T, b backend) *harness {
@@ -288,12 +292,20 @@ func (h *harness) config() Config {
 		OnFrame: func(r FrameRecord) {
 			h.mu.Lock()
 			h.frames = append(h.frames, r)
+			extra := h.onFrame
 			h.mu.Unlock()
+			if extra != nil {
+				extra(r)
+			}
 		},
 		Telemetry: func(r TelemetryRecord) {
 			h.mu.Lock()
 			h.tele = append(h.tele, r)
+			extra := h.onTele
 			h.mu.Unlock()
+			if extra != nil {
+				extra(r)
+			}
 		},
 		Bugs:                h.bugs,
 		SkipStaleSettlement: h.skipStale,

@@ -26,6 +26,28 @@ func (l *Lane) openProgress(op, resp string) *progress {
 
 // owns is the invocation fence: leaf ∈ {assistant,deferred}.effect_pending
 // and the same responseEntryId, judged from in-process state only.
+//
+// When the response-id half decides. pi's fence (runtime/progress.ts
+// openFrameProgress) is the leaf and the responseEntryId only; the operation
+// id is frameproof's extra conjunct (ids are fresh, so pi needs none), and it
+// alone declines a frame meeting another operation. The response-id half
+// alone decides when a frame of response A reaches its turn while its own
+// operation is effect_pending on B. With one driver, that cannot happen:
+//   - the view changes only inside line work (commandAsync), and the line
+//     runs its work one at a time in enqueue order;
+//   - only the driver installs a new responseEntryId (runGeneration's and
+//     pollDeferred's intents), and it enqueues A's frames only inside
+//     respond(A), which returns after drain (every frame of A had its turn)
+//     or with the lane faulted or closed (the line is sealed: no later
+//     intent is admitted);
+//   - another process has its own line and view: an old process's frames
+//     are judged against the old view, which a restarted process's
+//     replacement intent never changes.
+//
+// The one-driver premise is pi's Lane.activeDrive claim; this Lane does not
+// enforce it, and a second concurrent Step reaches the state
+// (TestSecondDriverReachesTheResponseHalfOfTheFence). fence_test.go checks
+// that retries and deferred replacement, driven singly, never do.
 func (p *progress) owns(v view) bool {
 	if p.l.cfg.Bugs.FenceIgnoresResponse {
 		return true
