@@ -55,18 +55,11 @@ func TestCorruptFrameSequencesReduceLikePiAI(t *testing.T) {
 	errorsSeen := 0
 	for seed := 0; seed < n; seed++ {
 		fs := gen.Example(seed)
-		raw := make([]json.RawMessage, len(fs))
-		for i := range fs {
-			raw[i] = fs[i].AppendJSON(nil)
-		}
+		raw := frameLines(fs)
 		peerMsg, peerErr, err := p.Reduce(raw)
 		require.NoError(t, err)
 		goMsg, goErr := frames.Reduce(fs)
-		goErrText := ""
-		if goErr != nil {
-			goErrText = goErr.Error()
-		}
-		require.Equal(t, peerErr, goErrText, "seed %d", seed)
+		require.Equal(t, peerErr, errString(goErr), "seed %d", seed)
 		if peerErr != "" {
 			errorsSeen++
 		}
@@ -93,20 +86,15 @@ func TestStoredFramesReduceLikePiAI(t *testing.T) {
 	errorsSeen, strictRejected, fastFrames, totalFrames := 0, 0, 0, 0
 	for seed := 0; seed < n; seed++ {
 		fs := gen.Example(seed)
-		raw := make([]json.RawMessage, len(fs))
-		for i := range fs {
-			raw[i] = fs[i].AppendJSON(nil)
-		}
+		raw := frameLines(fs)
 		peerMsg, peerErr, err := p.Reduce(raw)
 		require.NoError(t, err)
 		goMsg, goErr := frames.ReduceValues(fs)
-		goErrText, goMsgText := "", "null"
-		if goErr != nil {
-			goErrText = goErr.Error()
-		} else if !goMsg.IsUndefined() {
+		goMsgText := "null"
+		if goErr == nil && !goMsg.IsUndefined() {
 			goMsgText = string(goMsg.AppendJSON(nil))
 		}
-		require.Equal(t, peerErr, goErrText, "seed %d: frames %s", seed, framesText(raw))
+		require.Equal(t, peerErr, errString(goErr), "seed %d: frames %s", seed, framesText(raw))
 		fastFrames += requireReduceJSONLikePeer(t, raw, peerMsg, peerErr, "seed %d: frames %s", seed, framesText(raw))
 		totalFrames += len(raw)
 		if peerErr != "" {
@@ -176,4 +164,16 @@ func strictFails(raw []json.RawMessage) bool {
 	}
 	_, err := frames.Reduce(fs)
 	return err != nil
+}
+
+// frameLines is each frame's stored JSON line, as the peer reads them.
+func frameLines[F any, P interface {
+	*F
+	AppendJSON([]byte) []byte
+}](fs []F) []json.RawMessage {
+	raw := make([]json.RawMessage, len(fs))
+	for i := range fs {
+		raw[i] = P(&fs[i]).AppendJSON(nil)
+	}
+	return raw
 }

@@ -54,11 +54,7 @@ func diffStream(t *testing.T, p *peer.Peer, s Stream, label string) {
 	peerMsg, peerErr, err := p.Reduce(nonNull)
 	require.NoError(t, err, label)
 	goMsg, goErr := frames.Reduce(reduced)
-	goErrText := ""
-	if goErr != nil {
-		goErrText = goErr.Error()
-	}
-	require.Equal(t, peerErr, goErrText, "%s: reduce error", label)
+	require.Equal(t, peerErr, errString(goErr), "%s: reduce error", label)
 	require.Equal(t, string(peerMsg), marshalMsg(goMsg), "%s: reduced message", label)
 }
 
