@@ -69,25 +69,24 @@ func TestPiAIProviderEventsEncodeAndReduceLikePiAI(t *testing.T) {
 	}
 }
 
-// encodeLines is `frameproof encode`: pi.ParseEvent then the Go encoder.
+// encodeLines is `frameproof encode`: pi.ParseEvent then the Go encoder,
+// stopping at the first line that fails either way (EncodeRaw's shape).
 func encodeLines(raw []json.RawMessage) (out []json.RawMessage, errIndex int, errMsg string) {
-	enc := frames.NewEncoder()
-	for i, line := range raw {
+	events := make([]*pi.Event, 0, len(raw))
+	var parseErr error
+	for _, line := range raw {
 		ev, err := pi.ParseEvent(string(line))
 		if err != nil {
-			return out, i, err.Error()
+			parseErr = err
+			break
 		}
-		f, err := enc.Encode(ev)
-		if err != nil {
-			return out, i, err.Error()
-		}
-		if f == nil {
-			out = append(out, json.RawMessage("null"))
-			continue
-		}
-		out = append(out, f.AppendJSON(nil))
+		events = append(events, ev)
 	}
-	return out, -1, ""
+	out, errIndex, errMsg = EncodeRaw(events, frames.NewEncoder())
+	if errIndex < 0 && parseErr != nil {
+		return out, len(events), parseErr.Error()
+	}
+	return out, errIndex, errMsg
 }
 
 // reduceLines is `frameproof reduce`: frames.ReduceValues on each stored line.
