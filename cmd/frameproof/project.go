@@ -23,7 +23,7 @@ const defaultMaxInput = 256 << 20
 func projectHelp(w io.Writer) {
 	fmt.Fprintln(w, "Reads a transcript on stdin, a JSON array of pi messages (user, assistant, toolResult,")
 	fmt.Fprintln(w, "each with its \"role\") or the same messages one a line (JSONL), and prints the request")
-	fmt.Fprintln(w, "body pi would send to the --wire provider. Example input: corpus/examples/transcript.json")
+	fmt.Fprintln(w, "body pi would send to the --wire provider. Example input: corpus/examples/transcript.jsonl")
 }
 
 // runProject: frameproof project --wire W [--vision] [--provider P --model M]
