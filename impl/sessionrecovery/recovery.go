@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -122,6 +123,9 @@ func Apply(e env.Env, path, backup string) (Report, error) {
 	got.TornTail, got.BackedUp = want.TornTail, true
 	if err := attach(&got, lines(after[len(kept):])); err != nil {
 		return Report{}, err
+	}
+	if len(got.Orphans) != len(want.Orphans) {
+		return Report{}, fmt.Errorf("sessionrecovery: %s: the committed recovery differs from the inspected one (backup at %s)", path, backup)
 	}
 	for i := range got.Orphans {
 		if fmt.Sprint(got.Orphans[i].Transaction) != fmt.Sprint(want.Orphans[i].Transaction) {
@@ -321,7 +325,7 @@ func copyFile(fsys env.FS, src, dst string) error {
 		err = cerr
 	}
 	if err == nil {
-		err = fsys.SyncDir(dirOf(dst))
+		err = fsys.SyncDir(filepath.Dir(dst))
 	}
 	if err != nil {
 		return fmt.Errorf("sessionrecovery: backup %s: %w", dst, err)
@@ -331,15 +335,6 @@ func copyFile(fsys env.FS, src, dst string) error {
 
 // errBackupExists is an fs.ErrExist, so callers treat it as an I/O refusal.
 var errBackupExists = fmt.Errorf("%w: refusing to overwrite", fs.ErrExist)
-
-func dirOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i > 0 {
-		return p[:i]
-	} else if i == 0 {
-		return "/"
-	}
-	return "."
-}
 
 // frozenClock reads one instant forever, so the transaction recovery would
 // commit is a function of the file alone; recovery never waits, and Sleep

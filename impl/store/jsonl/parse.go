@@ -447,13 +447,10 @@ func (p *lineParser) needsJSOrder(ms []member) bool {
 
 // arrayIndex is the key's array index, or -1 when JS orders it as a string.
 func arrayIndex(key string) int64 {
-	if key == "" || len(key) > 10 || (len(key) > 1 && key[0] == '0') {
+	if !pi.IsArrayIndex(key) {
 		return -1
 	}
-	n, err := strconv.ParseUint(key, 10, 64)
-	if err != nil || n >= 1<<32-1 {
-		return -1
-	}
+	n, _ := strconv.ParseUint(key, 10, 64) // IsArrayIndex parsed it already
 	return int64(n)
 }
 
@@ -566,31 +563,7 @@ func (p *lineParser) jsString(m member, present bool) string {
 	if err != nil {
 		return string(raw)
 	}
-	return jsValueString(v)
-}
-
-func jsValueString(v pi.JSONValue) string {
-	switch v.Kind() {
-	case pi.Undefined:
-		return "undefined"
-	case pi.Null:
-		return "null"
-	case pi.Bool:
-		return strconv.FormatBool(v.Bool())
-	case pi.Number:
-		return pi.FormatNumber(v.Number())
-	case pi.String:
-		return v.Str()
-	case pi.Array:
-		parts := make([]string, len(v.Array()))
-		for i, e := range v.Array() {
-			if e.Kind() != pi.Null && e.Kind() != pi.Undefined {
-				parts[i] = jsValueString(e)
-			}
-		}
-		return strings.Join(parts, ",")
-	}
-	return "[object Object]"
+	return pi.JSString(v)
 }
 
 // safeIntSpan is Number.isSafeInteger(JSON.parse(raw)) && value >= minimum.
