@@ -491,12 +491,12 @@ func (m *Model) Settle() error {
 	if d.fault != "" {
 		return fmt.Errorf("model/lane: settlement of %s must fault: %s", resp, d.fault)
 	}
+	if d.unmodelled != "" { // before reading d.committed, which an unmodelled outcome leaves nil
+		return fmt.Errorf("model/lane: settlement of %s is outside the model: %s", resp, d.unmodelled)
+	}
 	if d.committed.StopReason == pi.StopPending {
 		// session/session.ts: the session mutator refuses the transaction
 		return fmt.Errorf("model/lane: settlement of %s must fault: %s", resp, PendingAssistantRefusal)
-	}
-	if d.unmodelled != "" {
-		return fmt.Errorf("model/lane: settlement of %s is outside the model: %s", resp, d.unmodelled)
 	}
 	entryMsg := messageJSON(d.committed)
 	if literal {

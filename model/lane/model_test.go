@@ -212,3 +212,19 @@ func TestCaptureShowsCommittedFramesOnly(t *testing.T) {
 		t.Fatalf("the seed's snapshot keeps the live partial: %+v", s)
 	}
 }
+
+// A context-overflow response is outside the model (pi's overflow
+// compaction, runtime/drive/response.ts, is not modelled): Settle says so
+// instead of reading the committed message an unmodelled outcome lacks.
+func TestOverflowSettlementIsOutsideTheModel(t *testing.T) {
+	m := started(t, 3)
+	final := partial("")
+	final.StopReason, final.ErrorMessage = pi.StopError, pi.Str("prompt is too long: 213462 tokens > 200000 maximum")
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: final}))
+	must(t, m.AfterResponse())
+	err := m.Settle()
+	if err == nil || !strings.Contains(err.Error(), "outside the model") {
+		t.Fatalf("overflow settlement: %v", err)
+	}
+}
