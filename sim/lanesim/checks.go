@@ -327,6 +327,35 @@ func (r *runner) checkCommittedPrefix(fr lane.FrameRecord) {
 	r.check(marshalMsg(got) == want, "model", "committed prefix of %s after event %d reduces to\n%s\nthe model observer says\n%s", fr.ResponseEntryID, fr.EventIndex, marshalMsg(got), want)
 }
 
+// committedReduction reduces every committed frame of op/resp in the
+// reference store (all pages). A read or reduce error fails the run: the
+// reference holds only frames the encoder wrote, so either is a finding,
+// never a reason to skip the check.
+func (r *runner) committedReduction(op, resp, where string) (*pi.AssistantMessage, bool) {
+	const page = 10_000
+	var els []store.ListElement
+	var cursor *int64
+	for {
+		got, err := r.ref.ReadList(lane.FramesAddr(op, resp), store.ReadOptions{Cursor: cursor, Limit: page})
+		if err != nil {
+			r.fail("invariant", "%s: read the committed frames of %s: %v", where, resp, err)
+			return nil, false
+		}
+		els = append(els, got...)
+		if len(got) < page {
+			break
+		}
+		last := got[len(got)-1].Seq
+		cursor = &last
+	}
+	m, err := reduceElements(els)
+	if err != nil {
+		r.fail("invariant", "%s: the committed frames of %s do not reduce: %v", where, resp, err)
+		return nil, false
+	}
+	return m, true
+}
+
 func reduceElements(els []store.ListElement) (*pi.AssistantMessage, error) {
 	fs := make([]pi.Frame, 0, len(els))
 	for _, e := range els {
@@ -371,9 +400,7 @@ func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 	}
 	if st != nil && st.At.IsEffectPending() {
 		if !snap.Live {
-			els, _ := r.ref.ReadList(lane.FramesAddr(snap.OperationID, st.ResponseEntryID), store.ReadOptions{Limit: 10_000})
-			want, err := reduceElements(els)
-			if err == nil {
+			if want, ok := r.committedReduction(snap.OperationID, st.ResponseEntryID, "snapshot"); ok {
 				r.check(marshalMsg(snap.StreamingMessage) == marshalMsg(want), "invariant", "snapshot partial of %s is not the committed prefix:\n%s\nwant\n%s", st.ResponseEntryID, marshalMsg(snap.StreamingMessage), marshalMsg(want))
 			}
 			if r.pendingActivation == st.ResponseEntryID {
@@ -459,11 +486,8 @@ func (r *runner) checkCapture(ln *lane.Lane, who string) {
 	r.check(!c.Live, "invariant", "capture (%s) shows the live partial", who)
 	var want *pi.AssistantMessage
 	if st := c.State; st != nil && st.At.IsEffectPending() {
-		els, err := r.ref.ReadList(lane.FramesAddr(c.OperationID, st.ResponseEntryID), store.ReadOptions{Limit: 10_000})
-		if err != nil {
-			return
-		}
-		if want, err = reduceElements(els); err != nil {
+		var ok bool
+		if want, ok = r.committedReduction(c.OperationID, st.ResponseEntryID, "capture ("+who+")"); !ok {
 			return
 		}
 	}

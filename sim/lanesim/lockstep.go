@@ -374,7 +374,11 @@ func (ls *lockstep) onFrame(fr lane.FrameRecord) {
 		err = ls.m.FrameEnqueued(fr.ResponseEntryID, fr.EventIndex, fr.EventType, fr.Frame)
 	case lane.FrameCommitted:
 		ls.m.TakeTX()
-		if err = ls.m.FrameCommitted(fr.ResponseEntryID, fr.EventIndex); err == nil && len(ls.frameTX) > 0 {
+		if err = ls.m.FrameCommitted(fr.ResponseEntryID, fr.EventIndex); err == nil {
+			if len(ls.frameTX) == 0 {
+				ls.mismatch("frame append", fmt.Errorf("the lane reports frame %s:%d committed, but no acknowledged append is waiting to be compared", fr.ResponseEntryID, fr.EventIndex))
+				return
+			}
 			ws := ls.frameTX[0]
 			ls.frameTX = ls.frameTX[1:]
 			if !ls.compareTX(fmt.Sprintf("frame append %s:%d", fr.ResponseEntryID, fr.EventIndex), ws) {
