@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -40,8 +39,10 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts := bench.Options{Quick: *quick, PeerDir: *peerDir}
+	ctx, stop := interruptContext()
+	defer stop()
 	for _, f := range selected {
-		tables, err := f.Run(context.Background(), opts)
+		tables, err := f.Run(ctx, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "frameproof bench: %s: %v\n", f.Name, err)
 			return exitIO

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Plumbing every subcommand shares: checked output, flag parsing with one
@@ -199,4 +202,11 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// interruptContext is cancelled by SIGINT or SIGTERM. Commands whose children
+// run in their own process group (where a terminal's Ctrl-C does not reach
+// them) pass it down, so the children are killed as a group on the way out.
+func interruptContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

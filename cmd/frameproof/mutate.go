@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -60,7 +59,9 @@ func runMutate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *only != "" {
 		fmt.Fprintf(stderr, "only: %s\n", *only)
 	}
-	reports, err := mutate.Run(context.Background(), cfg)
+	ctx, stop := interruptContext()
+	defer stop()
+	reports, err := mutate.Run(ctx, cfg)
 	if errors.Is(err, mutate.ErrBaseline) {
 		fmt.Fprintf(stderr, "frameproof mutate: %v\n", err)
 		return exitFail

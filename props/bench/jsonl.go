@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
 
 func init() {
@@ -180,11 +180,16 @@ type nodeResult struct {
 	Lines     int
 }
 
-// nodeFloor runs nodeParseFloor on path in its own process group.
+// nodeFloorTimeout bounds one node run: the 1M-line file parses in a few
+// seconds per repetition, so a run past this is stuck, not slow.
+const nodeFloorTimeout = 10 * time.Minute
+
+// nodeFloor runs nodeParseFloor on path in its own process group, killed as
+// a group when ctx ends or nodeFloorTimeout passes.
 func nodeFloor(ctx context.Context, node, path string, reps int) (nodeResult, error) {
-	cmd := exec.CommandContext(ctx, node, "-e", nodeParseFloor, "--", path, strconv.Itoa(reps))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ctx, cancel := context.WithTimeout(ctx, nodeFloorTimeout)
+	defer cancel()
+	cmd := procgroup.CommandContext(ctx, node, "-e", nodeParseFloor, "--", path, strconv.Itoa(reps))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

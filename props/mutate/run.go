@@ -13,8 +13,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"time"
+
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
 
 // Status is what happened to one mutant.
@@ -164,7 +165,7 @@ func runMutant(ctx context.Context, cfg Config, tmp string, m Mutant) (Result, e
 	}
 	start := time.Now()
 	res := Result{Mutant: m, Diff: m.Diff(src)}
-	build := exec.CommandContext(ctx, "go", "build", "-overlay", overlay, "./"+m.Pkg)
+	build := procgroup.CommandContext(ctx, "go", "build", "-overlay", overlay, "./"+m.Pkg)
 	build.Dir = cfg.Root
 	if out, err := build.CombinedOutput(); err != nil {
 		if ctx.Err() != nil {
@@ -197,11 +198,8 @@ func runKiller(ctx context.Context, cfg Config, overlay string) (Status, string,
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "go", args...)
+	cmd := procgroup.CommandContext(cctx, "go", args...)
 	cmd.Dir = cfg.Root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()

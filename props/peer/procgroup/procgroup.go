@@ -5,6 +5,7 @@
 package procgroup
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"strconv"
@@ -22,6 +23,15 @@ const WaitDelay = 2 * time.Second
 func Own(cmd *exec.Cmd) {
 	own(cmd)
 	cmd.WaitDelay = WaitDelay
+}
+
+// CommandContext is exec.CommandContext with the child in its own process
+// group, killed as a group when ctx is done.
+func CommandContext(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	Own(cmd)
+	cmd.Cancel = func() error { Kill(cmd); return nil }
+	return cmd
 }
 
 // Kill sends SIGKILL to cmd's whole process group (only cmd itself where
