@@ -56,7 +56,7 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	e := env.Production()
 	if *nowMs != 0 {
-		e.Clock = fixedNow{time.UnixMilli(*nowMs)}
+		e.Clock = sessionrecovery.FrozenClock{T: time.UnixMilli(*nowMs)}
 	}
 	var rep sessionrecovery.Report
 	if *apply {
@@ -192,8 +192,3 @@ func checkBackup(session, backup string, stderr io.Writer) int {
 	}
 	return -1
 }
-
-type fixedNow struct{ t time.Time }
-
-func (c fixedNow) Now() time.Time    { return c.t }
-func (fixedNow) Sleep(time.Duration) {}

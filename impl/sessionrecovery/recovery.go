@@ -80,7 +80,7 @@ func Inspect(e env.Env, path string) (Report, error) {
 func Apply(e env.Env, path, backup string) (Report, error) {
 	// Both runs see one instant and the same minted ids, so the committed
 	// transactions can be compared byte for byte with the inspected ones.
-	e.Clock = frozenClock{e.Clock.Now()}
+	e.Clock = FrozenClock{T: e.Clock.Now()}
 	ids := &replayIDs{src: e.IDs}
 	e.IDs = ids
 	want, err := Inspect(e, path)
@@ -336,13 +336,18 @@ func copyFile(fsys env.FS, src, dst string) error {
 // errBackupExists is an fs.ErrExist, so callers treat it as an I/O refusal.
 var errBackupExists = fmt.Errorf("%w: refusing to overwrite", fs.ErrExist)
 
-// frozenClock reads one instant forever, so the transaction recovery would
-// commit is a function of the file alone; recovery never waits, and Sleep
-// returns at once without moving the clock.
-type frozenClock struct{ t time.Time }
+// FrozenClock reads one instant forever, so the transaction recovery would
+// commit is a function of the file and that instant alone; recovery never
+// waits, and Sleep returns at once without moving the clock. Apply freezes
+// the clock it is given; a caller wanting reproducible output (recover
+// --now) passes one itself.
+type FrozenClock struct{ T time.Time }
 
-func (c frozenClock) Now() time.Time    { return c.t }
-func (frozenClock) Sleep(time.Duration) {}
+// Now returns the frozen instant.
+func (c FrozenClock) Now() time.Time { return c.T }
+
+// Sleep returns at once.
+func (FrozenClock) Sleep(time.Duration) {}
 
 // replayIDs records the ids it hands out, and after replay() hands out the
 // same ones again before minting new ones.

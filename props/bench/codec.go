@@ -79,10 +79,7 @@ func runCodec(ctx context.Context, opts Options) (_ []Table, err error) {
 
 func startPeer(dir string) (*peer.Peer, error) {
 	if dir == "" {
-		var err error
-		if dir, err = peer.Dir(); err != nil {
-			return nil, err
-		}
+		return peer.Start()
 	}
 	return peer.StartIn(dir)
 }
