@@ -3,6 +3,7 @@ package lane
 import (
 	"errors"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
@@ -135,12 +136,16 @@ func (l *Lane) waitUntil(op string, notBefore float64) error {
 			l.cfg.Clock.Sleep(time.Duration(ms * float64(time.Millisecond)))
 			wake.Resolve(nil)
 		})
-		if err := wake.Wait(); err != nil {
-			return err
-		}
+		err := wake.Wait()
 		l.mu.Lock()
+		// a resolved wake needs no signal: drop it, so an operation's
+		// waiters do not pile up over its retry waits
+		g.waiters = slices.DeleteFunc(g.waiters, func(c env.Completer) bool { return c == env.Completer(wake) })
 		signalled := l.gate != nil && l.gate.op == op && l.gate.signalled
 		l.mu.Unlock()
+		if err != nil {
+			return err
+		}
 		if signalled {
 			return errAbortRequested
 		}

@@ -63,8 +63,11 @@ func interrupted(model ModelRef, partial *pi.AssistantMessage, now float64) *pi.
 // order). pi's AssistantMessage marshalling puts timestamp first.
 func errorMessageBeforeTimestamp(raw []byte) ([]byte, error) {
 	v, err := pi.ParseJSON(string(raw))
-	if err != nil || v.Kind() != pi.Object {
-		return nil, fmt.Errorf("lane: synthetic message: %v", err)
+	if err != nil {
+		return nil, fmt.Errorf("lane: synthetic message: %w", err)
+	}
+	if v.Kind() != pi.Object {
+		return nil, fmt.Errorf("lane: synthetic message is not a JSON object: %s", raw)
 	}
 	in := v.ObjectValue()
 	errMsg, hasErr := in.Get("errorMessage")
