@@ -5,9 +5,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store"
 	ml "github.com/frameproof/frameproof/model/lane"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/lanecmp"
+	"github.com/frameproof/frameproof/sim/world"
 )
 
 // A mix run compares write lists, not only content: settlements, frame
@@ -40,4 +43,47 @@ func TestDiffTXRejectsReorderedSettlement(t *testing.T) {
 	wrongTip[2].Value = `"x"`
 	require.Error(t, lanecmp.DiffTX(wrongTip, want))
 	require.Error(t, lanecmp.DiffTX(want[:2], want))
+}
+
+// bareRunner is enough of a runner for the seq checkers: a world to note a
+// failure in, and the maps they keep.
+func bareRunner() *runner {
+	return &runner{w: world.New(choice.NewSeeded(1), world.Options{}), rowSeq: map[string]int64{}}
+}
+
+// checkSeqs fails a store that numbers a transaction's writes out of order,
+// with a gap, or behind the previous transaction.
+func TestCheckSeqsRejectsBrokenNumbering(t *testing.T) {
+	ws := []store.Write{store.InsertEntry(store.Entry{ID: "e1", Raw: []byte(`{}`)}), store.InsertEntry(store.Entry{ID: "e2", Raw: []byte(`{}`)})}
+	for _, tc := range []struct {
+		name string
+		prev int64
+		res  store.CommitResult
+		ok   bool
+	}{
+		{"consecutive", 4, store.CommitResult{FirstSeq: 5, Seqs: []int64{5, 6}}, true},
+		{"after a gap", 4, store.CommitResult{FirstSeq: 9, Seqs: []int64{9, 10}}, true},
+		{"reordered", 4, store.CommitResult{FirstSeq: 5, Seqs: []int64{6, 5}}, false},
+		{"gap inside", 4, store.CommitResult{FirstSeq: 5, Seqs: []int64{5, 7}}, false},
+		{"missing a seq", 4, store.CommitResult{FirstSeq: 5, Seqs: []int64{5}}, false},
+		{"step back", 6, store.CommitResult{FirstSeq: 5, Seqs: []int64{5, 6}}, false},
+	} {
+		r := bareRunner()
+		r.lastSeq = tc.prev
+		require.Equal(t, tc.ok, r.checkSeqs(ws, tc.res), tc.name)
+		require.Equal(t, !tc.ok, r.failed, tc.name)
+	}
+}
+
+// checkEventSeq fails an entry_added or usage event whose seq is not the
+// one its row's acknowledged write got, or that comes before the commit.
+func TestCheckEventSeqRejectsAWrongSeq(t *testing.T) {
+	r := bareRunner()
+	require.True(t, r.checkSeqs([]store.Write{store.InsertEntry(store.Entry{ID: "e1", Raw: []byte(`{}`)})}, store.CommitResult{FirstSeq: 3, Seqs: []int64{3}}))
+	require.True(t, r.checkEventSeq(lane.Event{Type: lane.EvEntryAdded, EntryID: "e1", Seq: 3}))
+	require.True(t, r.checkEventSeq(lane.Event{Type: lane.EvTurnStart}), "other events carry no row seq")
+	require.False(t, r.checkEventSeq(lane.Event{Type: lane.EvEntryAdded, EntryID: "e1", Seq: 4}))
+
+	r = bareRunner()
+	require.False(t, r.checkEventSeq(lane.Event{Type: lane.EvUsage, UsageID: "u1", Seq: 1}), "usage before its row was acknowledged")
 }
