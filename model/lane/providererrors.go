@@ -2,7 +2,6 @@ package lane
 
 import (
 	"regexp"
-	"sync"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -19,6 +18,7 @@ import (
 // and what a match means.
 type errorRow struct {
 	pattern string
+	re      *regexp.Regexp // pattern, case-insensitive, compiled when the table is built
 	match   bool
 }
 
@@ -74,34 +74,20 @@ var overflowRows = append(rows(false,
 // answers an overflow with a bare 400/413.
 const cerebrasBodyless = `^4(?:00|13)\s*(?:status code)?\s*\(no body\)`
 
+var cerebrasBodylessRE = regexp.MustCompile("(?i)" + cerebrasBodyless)
+
 func rows(match bool, patterns ...string) []errorRow {
 	out := make([]errorRow, len(patterns))
 	for i, p := range patterns {
-		out[i] = errorRow{pattern: p, match: match}
+		out[i] = errorRow{pattern: p, re: regexp.MustCompile("(?i)" + p), match: match}
 	}
 	return out
-}
-
-var (
-	compiledMu sync.Mutex
-	compiled   = map[string]*regexp.Regexp{}
-)
-
-func matches(pattern, text string) bool {
-	compiledMu.Lock()
-	re, ok := compiled[pattern]
-	if !ok {
-		re = regexp.MustCompile("(?i)" + pattern)
-		compiled[pattern] = re
-	}
-	compiledMu.Unlock()
-	return re.MatchString(text)
 }
 
 // decide reads a table: the first matching row's verdict, else false.
 func decide(table []errorRow, text string) (verdict, matched bool) {
 	for _, r := range table {
-		if matches(r.pattern, text) {
+		if r.re.MatchString(text) {
 			return r.match, true
 		}
 	}
@@ -137,7 +123,7 @@ func ContextOverflow(m *pi.AssistantMessage, contextWindow float64) bool {
 			return true
 		}
 		excluded := matched // a non-overflow row matched first
-		if !excluded && m.Provider == "cerebras" && matches(cerebrasBodyless, text) {
+		if !excluded && m.Provider == "cerebras" && cerebrasBodylessRE.MatchString(text) {
 			return true
 		}
 	}
