@@ -425,8 +425,9 @@ func (ls *lockstep) afterResponse() {
 // onEvent records an implementation event and checks it against the
 // events the model says are due.
 func (ls *lockstep) onEvent(ev lane.Event) {
-	ls.impl = append(ls.impl, lanecmp.EventString(ev))
-	if ls.compareEvents("event "+lanecmp.EventString(ev), false) {
+	s := lanecmp.EventString(ev)
+	ls.impl = append(ls.impl, s)
+	if ls.compareEvents("event "+s, false) {
 		ls.r.checkEventSeq(ev)
 	}
 }
