@@ -21,7 +21,7 @@ func TestMidFileCorruptionIsReportedExactly(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(budget(t, 200, 30)); seed++ {
 		fsys := faults.NewFS(choice.Fixed(0))
 		require.NoError(t, fsys.MkdirAll("/data"))
-		st, err := jsonl.Create(newEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, jsonl.Options{})
+		st, err := jsonl.Create(sweepEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, jsonl.Options{})
 		require.NoError(t, err)
 		gen := NewGen(seed)
 		for range 8 {
@@ -56,7 +56,7 @@ func TestMidFileCorruptionIsReportedExactly(t *testing.T) {
 			buf.WriteString(`{"kind":"value","op":"set","se`) // and a torn tail after it
 		}
 		fsys.WriteDurable(dataPath, buf.Bytes())
-		_, err = jsonl.Open(newEnv(fsys), dataPath, jsonl.Options{})
+		_, err = jsonl.Open(sweepEnv(fsys), dataPath, jsonl.Options{})
 		require.EqualError(t, err, fmt.Sprintf("Invalid JSONL storage %s: line %d", dataPath, n), "seed %d", seed)
 		after, _ := fsys.ReadFile(dataPath)
 		require.Equal(t, buf.Bytes(), after, "a corrupt file is never rewritten")

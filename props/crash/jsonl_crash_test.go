@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,8 +13,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/frameproof/frameproof/faults"
-	"github.com/frameproof/frameproof/impl/env"
-	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	mstore "github.com/frameproof/frameproof/model/store"
 	"github.com/frameproof/frameproof/sim/choice"
@@ -57,10 +54,6 @@ type outcome struct {
 	landed    bool // a commit with an open outcome survived the crash
 }
 
-func newEnv(f env.FS) env.Env {
-	return env.Env{Clock: envtest.NewTickClock(envtest.Epoch), FS: f, Executor: env.Goroutines{}}
-}
-
 // execute runs r and returns an error describing any violation.
 func execute(r run) (outcome, error) {
 	var out outcome
@@ -89,7 +82,7 @@ func execute(r run) (outcome, error) {
 		fsys.SetSyncLies(true)
 	}
 	oracle := NewOracle()
-	st, err := jsonl.Create(newEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, r.opts)
+	st, err := jsonl.Create(sweepEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, r.opts)
 	if err == nil {
 		for i, ws := range r.workload {
 			if i == r.point {
@@ -139,9 +132,9 @@ func execute(r run) (outcome, error) {
 		out.recovered = 0
 		return out, nil
 	}
-	st2, err := jsonl.Open(newEnv(fsys), dataPath, r.opts)
+	st2, err := jsonl.Open(sweepEnv(fsys), dataPath, r.opts)
 	if err != nil {
-		if strings.Contains(err.Error(), "missing header") && oracle.Acknowledged() == 0 {
+		if missingHeader(err) && oracle.Acknowledged() == 0 {
 			return out, nil // crashed while creating: no header ever acknowledged
 		}
 		return out, fmt.Errorf("reopen failed: %v (crash: %s)\nfile: %q", err, report, content)
@@ -176,7 +169,7 @@ func execute(r run) (outcome, error) {
 	if err := st2.Close(); err != nil {
 		return out, err
 	}
-	st3, err := jsonl.Open(newEnv(fsys), dataPath, r.opts)
+	st3, err := jsonl.Open(sweepEnv(fsys), dataPath, r.opts)
 	if err != nil {
 		return out, fmt.Errorf("second reopen: %v", err)
 	}

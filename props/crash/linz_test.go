@@ -142,7 +142,7 @@ func concurrentHistory(t *testing.T, seed uint64, lie bool) []porcupine.Operatio
 	fsys := faults.NewFS(choice.NewSeeded(seed))
 	fsys.SetSyncLies(lie)
 	require.NoError(t, fsys.MkdirAll("/data"))
-	st, err := jsonl.Create(newEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, jsonl.Options{})
+	st, err := jsonl.Create(sweepEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, jsonl.Options{})
 	require.NoError(t, err)
 	rec := &recorder{}
 	pick := choice.NewSeeded(seed*1000 + 11)
@@ -194,7 +194,7 @@ func concurrentHistory(t *testing.T, seed uint64, lie bool) []porcupine.Operatio
 		wg.Wait()
 		_ = st.Close()
 		fsys.Crash()
-		st, err = jsonl.Open(newEnv(fsys), dataPath, jsonl.Options{RepairHoledTail: true})
+		st, err = jsonl.Open(sweepEnv(fsys), dataPath, jsonl.Options{RepairHoledTail: true})
 		if err != nil {
 			// An honest disk always keeps the synced header; a lying one
 			// may lose it, and the lost acks show up in the history.
@@ -202,7 +202,7 @@ func concurrentHistory(t *testing.T, seed uint64, lie bool) []porcupine.Operatio
 			if ok, _ := fsys.Exists(dataPath); ok {
 				require.NoError(t, fsys.Remove(dataPath))
 			}
-			st, err = jsonl.Create(newEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, jsonl.Options{})
+			st, err = jsonl.Create(sweepEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, jsonl.Options{})
 			require.NoError(t, err)
 		}
 	}

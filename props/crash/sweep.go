@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/frameproof/frameproof/faults"
 	"github.com/frameproof/frameproof/impl/env"
@@ -135,6 +134,13 @@ func sweepEnv(f env.FS) env.Env {
 	return env.Env{Clock: envtest.NewTickClock(envtest.Epoch), FS: f, Executor: env.Goroutines{}}
 }
 
+// missingHeader is the JSONL store's "missing header" refusal: a file
+// crashed while it was being created, before any header was acknowledged.
+func missingHeader(err error) bool {
+	var se *jsonl.StorageError
+	return errors.As(err, &se) && se.What == "missing header"
+}
+
 // checkRecovery reopens the crashed store and checks it against oracle.
 func checkRecovery(fsys *faults.FS, oracle *Oracle, opts jsonl.Options) error {
 	if _, err := fsys.ReadFile(dataPath); errors.Is(err, fs.ErrNotExist) {
@@ -145,7 +151,7 @@ func checkRecovery(fsys *faults.FS, oracle *Oracle, opts jsonl.Options) error {
 	}
 	st, err := jsonl.Open(sweepEnv(fsys), dataPath, opts)
 	if err != nil {
-		if strings.Contains(err.Error(), "missing header") && oracle.Acknowledged() == 0 {
+		if missingHeader(err) && oracle.Acknowledged() == 0 {
 			return nil // crashed while creating: no header was ever acknowledged
 		}
 		return fmt.Errorf("reopen failed: %w", err)
