@@ -83,9 +83,9 @@ func codecExit(err error) int {
 	return exitFail
 }
 
-// codecFlags parses the flags encode and reduce share.
-func codecFlags(name, usageLine, help string, args []string, stdout, stderr io.Writer) (maxLine, code int) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// codecFlags parses the flags encode and reduce share into fs (which may
+// hold a command's own flags already): --max-line, no positional arguments.
+func codecFlags(fs *flag.FlagSet, usageLine, help string, args []string, stdout, stderr io.Writer) (maxLine, code int) {
 	ml := fs.Int("max-line", defaultMaxLine, "longest stdin line accepted, in bytes")
 	helpText := func(w io.Writer) { fmt.Fprintln(w, help) }
 	if code := parseFlags(fs, args, usageLine, helpText, stdout, stderr); code >= 0 {
@@ -95,13 +95,13 @@ func codecFlags(name, usageLine, help string, args []string, stdout, stderr io.W
 		return 0, code
 	}
 	if *ml <= 0 {
-		return 0, usageError(stderr, name, "--max-line must be positive, got %d", *ml)
+		return 0, usageError(stderr, fs.Name(), "--max-line must be positive, got %d", *ml)
 	}
 	return *ml, -1
 }
 
 func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	maxLine, code := codecFlags("encode", "usage: frameproof encode [--max-line N] < events.jsonl",
+	maxLine, code := codecFlags(flag.NewFlagSet("encode", flag.ContinueOnError), "usage: frameproof encode [--max-line N] < events.jsonl",
 		"Reads pi-ai AssistantMessageEvents, one JSON object a line (as a provider stream emits them,\n"+
 			"each with its partial message), and prints for each the frame pi-ai's encoder returns, or null.\n"+
 			"Example input: corpus/examples/events.jsonl",
@@ -149,27 +149,20 @@ func runEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func runReduce(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("reduce", flag.ContinueOnError)
 	strict := fs.Bool("strict", false, "reject frames that do not fit pi-ai's frame types")
-	maxLine := fs.Int("max-line", defaultMaxLine, "longest stdin line accepted, in bytes")
-	help := func(w io.Writer) {
-		fmt.Fprintln(w, "Reads pi-ai frames, one JSON value a line (null lines, encode's \"no frame\", are skipped),")
-		fmt.Fprintln(w, "and prints the assistant message pi-ai's reduceAssistantMessageFrames returns, or null.")
-		fmt.Fprintln(w, "Example input: corpus/examples/frames.jsonl (or: frameproof encode < corpus/examples/events.jsonl)")
-	}
-	if code := parseFlags(fs, args, "usage: frameproof reduce [--strict] [--max-line N] < frames.jsonl", help, stdout, stderr); code >= 0 {
+	maxLine, code := codecFlags(fs, "usage: frameproof reduce [--strict] [--max-line N] < frames.jsonl",
+		"Reads pi-ai frames, one JSON value a line (null lines, encode's \"no frame\", are skipped),\n"+
+			"and prints the assistant message pi-ai's reduceAssistantMessageFrames returns, or null.\n"+
+			"Example input: corpus/examples/frames.jsonl (or: frameproof encode < corpus/examples/events.jsonl)",
+		args, stdout, stderr)
+	if code >= 0 {
 		return code
-	}
-	if code := noArgs(fs, stderr); code >= 0 {
-		return code
-	}
-	if *maxLine <= 0 {
-		return usageError(stderr, "reduce", "--max-line must be positive, got %d", *maxLine)
 	}
 	var out []byte
 	var err error
 	if *strict {
-		out, err = reduceStrict(stdin, *maxLine)
+		out, err = reduceStrict(stdin, maxLine)
 	} else {
-		out, err = reduceAsPiAI(stdin, *maxLine)
+		out, err = reduceAsPiAI(stdin, maxLine)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "frameproof reduce: %v\n", err)
