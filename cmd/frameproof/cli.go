@@ -210,3 +210,26 @@ func unwrapPath(err error) error {
 func interruptContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
+
+// readBounded reads at most maxBytes of path. The exit code that goes with
+// an error is 2 for a file that is missing or larger than the bound (a wrong
+// argument), 4 for one that cannot be read. label prefixes every message
+// ("--tape x.json", or the path itself); limitFlag names the bound's flag.
+func readBounded(path, label, limitFlag string, maxBytes int64) ([]byte, int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, exitUsage, fmt.Errorf("%s: no such file", label)
+	}
+	if err != nil {
+		return nil, exitIO, fmt.Errorf("%s: %w", label, unwrapPath(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return nil, exitIO, fmt.Errorf("%s: %w", label, unwrapPath(err))
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, exitUsage, fmt.Errorf("%s: larger than %s %d bytes", label, limitFlag, maxBytes)
+	}
+	return data, -1, nil
+}

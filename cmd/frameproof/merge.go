@@ -2,11 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/frameproof/frameproof/sim/campaign"
@@ -86,20 +84,9 @@ func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // readShardReport reads one `sim --json` report; the exit code says what
 // went wrong (4 unreadable, 2 not a sim report).
 func readShardReport(path string, maxBytes int64) (campaign.Report, int, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return campaign.Report{}, exitUsage, fmt.Errorf("%s: no such file", path)
-	}
+	data, code, err := readBounded(path, path, "--max-input", maxBytes)
 	if err != nil {
-		return campaign.Report{}, exitIO, fmt.Errorf("%s: %w", path, unwrapPath(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
-		return campaign.Report{}, exitIO, fmt.Errorf("%s: %w", path, unwrapPath(err))
-	}
-	if int64(len(data)) > maxBytes {
-		return campaign.Report{}, exitUsage, fmt.Errorf("%s: larger than --max-input %d bytes", path, maxBytes)
+		return campaign.Report{}, code, err
 	}
 	var rep Report
 	if err := json.Unmarshal(data, &rep); err != nil {

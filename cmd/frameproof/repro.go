@@ -59,20 +59,9 @@ const defaultMaxTape = 16 << 20
 // is wrong and the exit code (2 for a file that is not a valid tape, 4 for
 // one that cannot be read).
 func readTapeFile(path string, maxBytes int64) (tapeFile, int, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: no such file", path)
-	}
+	data, code, err := readBounded(path, "--tape "+path, "--max-tape", maxBytes)
 	if err != nil {
-		return tapeFile{}, exitIO, fmt.Errorf("--tape %s: %w", path, unwrapPath(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
-		return tapeFile{}, exitIO, fmt.Errorf("--tape %s: %w", path, unwrapPath(err))
-	}
-	if int64(len(data)) > maxBytes {
-		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: larger than --max-tape %d bytes: not a tape file", path, maxBytes)
+		return tapeFile{}, code, err
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
