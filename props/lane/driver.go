@@ -12,7 +12,6 @@ import (
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/env/envtest"
-	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
@@ -114,7 +113,7 @@ func Run(t *rapid.T, opts Options) (err error) {
 	d.hookX = rapid.Bool().Draw(t, "hookTransforms")
 	d.model = ml.New(ml.Config{
 		Lane: laneName, Now: d.clock.NowMs,
-		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
+		NewObserver: func() ml.Observer { return modelframes.NewObserver() },
 		AfterResponse: func(m *pi.AssistantMessage) *pi.AssistantMessage {
 			return d.transform(m)
 		},

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/env"
-	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
@@ -93,7 +92,7 @@ func newLockstep(r *runner) *lockstep {
 			}
 			return float64(r.w.Now().UnixMilli())
 		},
-		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
+		NewObserver: func() ml.Observer { return modelframes.NewObserver() },
 		Mutant:      modelMutant,
 	})
 	return ls
