@@ -251,10 +251,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 				op = w.Key
 			}
 		}
-		o := ls.r.runOptions()
-		run := ml.Run{UserText: o.UserText, Model: ml.ModelRef{Provider: o.Configuration.Model.Provider, ModelID: o.Configuration.Model.ModelID},
-			MaxAttempts: o.RetryPolicy.MaxAttempts, BaseDelayMs: o.RetryPolicy.BaseDelayMs,
-			MaxAgentDelayMs: o.RetryPolicy.MaxAgentDelayMs}
+		run := modelRun(ls.r.runOptions(), ws)
 		return func() error { return m.StartRun(op, user, run) }
 	case "intent", "poll-intent":
 		for _, w := range ws {
