@@ -80,6 +80,7 @@ type opInfo struct {
 	run     Run
 	fromTip string
 	trigger string // the run's user entry, its generation's trigger
+	tools   toolBatch
 }
 
 // stream is one provider response as the model saw it.

@@ -1,6 +1,9 @@
 package lane
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/frameproof/frameproof/impl/pi"
 )
 
@@ -76,6 +79,8 @@ func (m *Model) opStateValue(op string) (v pi.JSONValue, ok bool) {
 		kv = append(kv, "stepId", pi.StringValue(r.StepID), "sourceEntryId", pi.StringValue(o.SourceEntryID),
 			"poll", num(o.Poll), "responseEntryId", pi.StringValue(o.ResponseEntryID), "usageId", pi.StringValue(o.UsageID),
 			"configuration", r.configuration(), "streamOptions", objectOrEmpty(r.StreamOptions))
+	case AtTools: // response.ts publishResponse: one planned call per tool-call block
+		kv = append(kv, "batch", info.tools.value(o, r.configuration()))
 	case AtCheckpoint: // response.ts publishResponse: triggered by the settled response
 		kv = append(kv, "continuation", object("kind", pi.StringValue("may_finish"), "includeFinalAssistant", pi.BoolValue(true)),
 			"triggerEntryId", pi.StringValue(o.LatestAssistantEntryID))
@@ -147,3 +152,51 @@ func nullable(id string) pi.JSONValue {
 }
 
 func num(n int) pi.JSONValue { return pi.NumberValue(float64(n)) }
+
+// toolBatch is what a tools leaf names beyond the model's state: the turn
+// its calls belong to and the result entry ids the lane minted for them.
+type toolBatch struct {
+	turn string
+	ids  []string
+}
+
+// PlanToolResults names the result entry ids the lane minted for the tool
+// calls of the response about to settle, in call order (response.ts
+// publishResponse mints one per call). The batch's turn is the settling
+// step's: the generation's step, or "<step>:poll:<n>" for a deferred poll.
+// No ids: the response plans no calls, and nothing is recorded.
+func (m *Model) PlanToolResults(ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	op, o, ok := m.current()
+	if !ok || !o.effectPending() {
+		return fmt.Errorf("model/lane: tool result ids %v named with no response pending", ids)
+	}
+	if err := m.fresh(ids...); err != nil {
+		return fmt.Errorf("model/lane: tool result ids: %w", err)
+	}
+	info := m.ops[op]
+	turn := info.run.StepID
+	if o.At == AtDeferredEffect {
+		turn += ":poll:" + strconv.Itoa(o.Poll)
+	}
+	info.tools = toolBatch{turn: turn, ids: append([]string(nil), ids...)}
+	return nil
+}
+
+// value is the batch literal: {assistantEntryId, configuration, turnId,
+// calls[{status:"planned", sourceIndex, resultEntryId}]}. A call the driver
+// named no id for gets "", which no lane writes.
+func (b toolBatch) value(o Op, configuration pi.JSONValue) pi.JSONValue {
+	calls := make([]pi.JSONValue, len(o.ToolCalls))
+	for i, src := range o.ToolCalls {
+		id := ""
+		if i < len(b.ids) {
+			id = b.ids[i]
+		}
+		calls[i] = object("status", pi.StringValue("planned"), "sourceIndex", num(src), "resultEntryId", pi.StringValue(id))
+	}
+	return object("assistantEntryId", pi.StringValue(o.LatestAssistantEntryID), "configuration", configuration,
+		"turnId", pi.StringValue(b.turn), "calls", pi.ArrayValue(calls))
+}

@@ -126,3 +126,28 @@ func TestCheckpointAndDeferredValues(t *testing.T) {
 	pinValue(t, "poll intent", stateValue(t, d, nsOpState, "op"),
 		`{"control":{"status":"running"},"settings":{},"latestAssistantEntryId":"r1","at":"deferred.effect_pending","stepId":"s1","sourceEntryId":"r1","poll":1,"responseEntryId":"r2","usageId":"g2",`+cfg+`}`)
 }
+
+// response.ts publishResponse: tool-call blocks plan one call each, under
+// the result ids the lane minted, in the generation step's turn; a result
+// id already used is refused.
+func TestToolsValue(t *testing.T) {
+	m := newModel()
+	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, ThinkingLevel: "off", StepID: "s1"}))
+	_, err := m.Step(false)
+	must(t, err)
+	must(t, m.Intent("op", "r1", "g1", 1))
+	must(t, m.Admit())
+	final := partial("reading")
+	final.Content = append(final.Content, pi.ToolCall{ID: "call_a", Name: "read", Arguments: pi.EmptyObject()})
+	final.StopReason = pi.StopToolUse
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventDone, Reason: pi.StopToolUse, Message: final}))
+	must(t, m.AfterResponse())
+	if err := m.PlanToolResults([]string{"u1"}); err == nil {
+		t.Fatal("a result id equal to the user entry's was accepted")
+	}
+	must(t, m.PlanToolResults([]string{"t1"}))
+	must(t, m.Settle())
+	pinValue(t, "tools", stateValue(t, m, nsOpState, "op"),
+		`{"control":{"status":"running"},"settings":{},"latestAssistantEntryId":"r1","at":"tools","batch":{"assistantEntryId":"r1","configuration":{"model":{"provider":"openai","modelId":"gpt"},"thinkingLevel":"off","activeToolNames":[]},"turnId":"s1","calls":[{"status":"planned","sourceIndex":1,"resultEntryId":"t1"}]}}`)
+}

@@ -516,8 +516,12 @@ func (d *driver) listener(ev lane.Event) env.Future {
 	case lane.EvTurnStart:
 		d.feedIntent()
 	case lane.EvEntryAdded:
+		ids := d.plannedToolResults()
 		d.mu.Lock()
-		err := d.model.Settle()
+		err := d.model.PlanToolResults(ids)
+		if err == nil {
+			err = d.model.Settle()
+		}
 		d.mu.Unlock()
 		d.fail(err)
 		d.check("entry_added", false)

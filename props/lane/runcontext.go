@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	ml "github.com/frameproof/frameproof/model/lane"
 	"pgregory.net/rapid"
@@ -22,4 +23,18 @@ func mustJSON(s string) pi.JSONValue {
 		panic("props/lane: bad literal " + s + ": " + err.Error())
 	}
 	return v
+}
+
+// plannedToolResults are the result entry ids of the tools state the
+// settlement just committed (ids the lane minted; none for other leaves).
+func (d *driver) plannedToolResults() []string {
+	cur := d.lane.Current()
+	if cur == nil || cur.State.At != lane.LeafTools {
+		return nil
+	}
+	ids := make([]string, len(cur.State.Calls))
+	for i, c := range cur.State.Calls {
+		ids[i] = c.ResultEntryID
+	}
+	return ids
 }

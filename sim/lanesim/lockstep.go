@@ -266,7 +266,13 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		}
 		return func() error { return fmt.Errorf("%s commit without an operation state: %s", name, describeWrites(ws)) }
 	case "settle":
-		return m.Settle
+		ids := plannedToolResults(ws)
+		return func() error {
+			if err := m.PlanToolResults(ids); err != nil {
+				return err
+			}
+			return m.Settle()
+		}
 	case "cancel":
 		return func() error { m.Cancel(); return nil }
 	case "finalize":

@@ -31,3 +31,19 @@ func mintedStepID(ws []store.Write) string {
 	}
 	return ""
 }
+
+// plannedToolResults are the result entry ids a settlement's tools state
+// planned (ids the lane minted; none when it settles elsewhere).
+func plannedToolResults(ws []store.Write) []string {
+	var ids []string
+	for _, w := range ws {
+		if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
+			if st, err := lane.DecodeState(w.Value); err == nil && st.At == lane.LeafTools {
+				for _, c := range st.Calls {
+					ids = append(ids, c.ResultEntryID)
+				}
+			}
+		}
+	}
+	return ids
+}
