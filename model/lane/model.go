@@ -79,7 +79,8 @@ type Outcome struct {
 type opInfo struct {
 	run     Run
 	fromTip string
-	trigger string // the run's user entry, its generation's trigger
+	trigger string  // the run's user entry, its generation's trigger
+	started float64 // the meta's startedAt
 	tools   toolBatch
 }
 
@@ -187,7 +188,7 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	if err := m.fresh(ids...); err != nil {
 		return err
 	}
-	m.ops[op] = &opInfo{run: run, fromTip: m.st.Tip, trigger: userEntry}
+	m.ops[op] = &opInfo{run: run, fromTip: m.st.Tip, trigger: userEntry, started: m.now()}
 	m.expectTX(m.startWrites(op, userEntry, m.st.Tip)...)
 	m.st.Entries = append(m.st.Entries, Entry{ID: userEntry, Parent: m.st.Tip,
 		Message: messageJSON(&pi.UserMessage{Text: run.UserText, Timestamp: m.now()})})

@@ -36,6 +36,10 @@ func (m *Model) fillStateValues() {
 			}
 		case nsLaneState:
 			m.tx[i].Value = string(m.laneStateValue().AppendJSON(nil))
+		case nsResult:
+			if v, ok := m.resultValue(w.Key); ok {
+				m.tx[i].Value = string(v.AppendJSON(nil))
+			}
 		}
 	}
 }
@@ -46,6 +50,28 @@ func (m *Model) fillStateValues() {
 func (m *Model) laneStateValue() pi.JSONValue {
 	return object("currentOperationId", nullable(m.st.Lane.Current), "lastOperationId", nullable(m.st.Lane.Last),
 		"inbox", pi.ArrayValue(nil))
+}
+
+// resultValue is operationResultRecord (runtime/drive/terminal.ts):
+// {operationId, kind, status, error?, fromTipId, tipId, startedAt, endedAt},
+// ended now (the terminal transaction's planning time); error, {code,
+// message}, when the result has one. pi's record builder refuses an error
+// on any status but failed; frameproof's external finalization (not pi's)
+// passes a caller's error through with any status, and the record states
+// what was committed.
+func (m *Model) resultValue(op string) (pi.JSONValue, bool) {
+	res, found := m.st.Results[op]
+	info := m.ops[op]
+	if !found || info == nil {
+		return pi.JSONValue{}, false
+	}
+	kv := []any{"operationId", pi.StringValue(op), "kind", pi.StringValue("run"), "status", pi.StringValue(res.Status)}
+	if res.ErrorCode != "" || res.ErrorMessage != "" {
+		kv = append(kv, "error", object("code", pi.StringValue(res.ErrorCode), "message", pi.StringValue(res.ErrorMessage)))
+	}
+	kv = append(kv, "fromTipId", nullable(res.FromTipID), "tipId", nullable(res.TipID),
+		"startedAt", pi.NumberValue(info.started), "endedAt", pi.NumberValue(m.now()))
+	return object(kv...), true
 }
 
 // opStateValue is the stored operation state of op, in the key order pi's

@@ -34,7 +34,8 @@ func pinValue(t *testing.T, what, got, want string) {
 // cancel and finish), boundary.ts assistantReadyAtBoundary (start),
 // generation.ts publishGenerationIntent (intent), response.ts
 // publishResponse (retry_wait), generation.ts runRetryWait (ready again),
-// lane.ts requestOperationAbort (cancel).
+// lane.ts requestOperationAbort (cancel), terminal.ts operationResultRecord
+// (finish).
 func TestStateValuesFollowPiLiterals(t *testing.T) {
 	limit := 2000.0
 	settings, _ := pi.ParseJSON(`{"steeringMode":"all"}`)
@@ -83,7 +84,11 @@ func TestStateValuesFollowPiLiterals(t *testing.T) {
 	must(t, err)
 	_, err = m.StepDone(true)
 	must(t, err)
-	pinValue(t, "finish lane state", stateValue(t, m, nsLaneState, "main"), `{"currentOperationId":null,"lastOperationId":"op","inbox":[]}`)
+	ws, _ = m.TakeTX()
+	n := len(ws)
+	pinValue(t, "finish result", ws[n-2].Value, // terminal.ts operationResultRecord
+		`{"operationId":"op","kind":"run","status":"aborted","fromTipId":null,"tipId":"r1","startedAt":1000,"endedAt":1000}`)
+	pinValue(t, "finish lane state", ws[n-1].Value, `{"currentOperationId":null,"lastOperationId":"op","inbox":[]}`)
 }
 
 // response.ts publishResponse: a settled response with no tool calls moves
