@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -242,17 +243,6 @@ func TestShrinkPassingSeed(t *testing.T) {
 	assert.Contains(t, out, "nothing to shrink")
 }
 
-func TestTakenOrdersCountsEveryOrderOnce(t *testing.T) {
-	o := simOutcome{Races: map[string]string{"A": "x", "B": "y"}}
-	assert.Equal(t, map[string][]string{"A": {"x"}, "B": {"y"}}, o.takenOrders())
-	o.RaceOrders = map[string][]string{"A": {"x", "z", "x"}}
-	assert.Equal(t, map[string][]string{"A": {"x", "z"}, "B": {"y"}}, o.takenOrders())
-	o.Races["C"] = "w"
-	for range 10 { // map order must not leak into the listing
-		assert.Equal(t, [][]string{{"A", "x", "z"}, {"B", "y"}, {"C", "w"}}, o.racesTaken())
-	}
-}
-
 // An unwritable --junit path is found before the campaign starts (exit 4,
 // nothing run); a JUnit file that fails after the campaign does not hide its
 // result: a failure keeps exit 1, anything else becomes exit 4.
@@ -281,11 +271,11 @@ type seedLog struct {
 	seeds map[string][]uint64
 }
 
-func (s *seedLog) Scenarios() []simScenario {
-	var out []simScenario
+func (s *seedLog) Scenarios() []campaign.Scenario {
+	var out []campaign.Scenario
 	for _, sc := range s.fakeSuite.Scenarios() {
 		inner, name := sc.Run, sc.Name
-		sc.Run = func(src choice.Source, o simOptions) simOutcome {
+		sc.Run = func(src choice.Source, o campaign.RunOptions) campaign.Outcome {
 			s.mu.Lock()
 			key := name + "/" + o.Backend
 			s.seeds[key] = append(s.seeds[key], src.(*choice.Seeded).Seed())

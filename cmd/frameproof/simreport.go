@@ -25,74 +25,6 @@ type (
 	SimFailure    = campaign.ReportedFailure
 )
 
-// buildSimReport turns the cells into the campaign report; judgeSim
-// judges it once the failures' files are written.
-func buildSimReport(suite simSuite, cfg simConfig, res simResult) *SimReport {
-	sr := &SimReport{BaseSeed: cfg.baseSeed, Seeds: cfg.seeds, Shard: fmt.Sprintf("%d/%d", cfg.shard, cfg.shards),
-		Budget: cfg.budgetText, Bugs: cfg.bugs, Backends: cfg.backends, CoverageDeferred: cfg.deferCoverage,
-		Cells: []SimCell{}, Coverage: []SimCoverage{}, Failures: []SimFailure{}}
-	for _, sc := range cfg.scenarios {
-		sr.Scenarios = append(sr.Scenarios, sc.Name)
-	}
-	orders := map[string]map[string]int{}
-	for _, c := range res.cells {
-		s := c.summary
-		cell := SimCell{Scenario: c.scenario, Backend: c.backend, Planned: s.Planned, Runs: s.Runs, Passed: s.Passed,
-			Failed: len(s.Failures), Steps: s.Steps, StoppedBy: s.StoppedBy, DurationSeconds: s.DurationSeconds,
-			RunSeconds: c.runTime.Seconds(), Crashes: s.Crashes, DistinctCrashImages: s.DistinctCrashImages}
-		if cell.RunSeconds > 0 {
-			cell.RunsPerSecond = float64(s.Runs) / cell.RunSeconds
-			cell.StepsPerSecond = float64(s.Steps) / cell.RunSeconds
-		}
-		switch {
-		case c.err != nil:
-			cell.Verdict, cell.Error = statusError, c.err.Error()
-		case len(s.Failures) > 0:
-			cell.Verdict = statusFail
-		case s.Runs == 0:
-			cell.Verdict = "not run"
-		default:
-			cell.Verdict = statusPass
-		}
-		for _, f := range s.Failures {
-			sr.Failures = append(sr.Failures, SimFailure{Scenario: c.scenario, Backend: c.backend, Bugs: cfg.bugs, Seed: f.Seed, Kind: f.Kind,
-				Message: f.Message, Repro: reproCommand(f.Seed, c.scenario, c.backend, cfg.bugs),
-				TraceHash: f.TraceHash, RerunHashes: f.RerunHashes, TapeLen: f.TapeLen,
-				ShrunkTapeLen: f.ShrunkTapeLen, ShrunkMessage: f.ShrunkMessage, ShrunkTape: f.ShrunkTape})
-		}
-		sr.Cells = append(sr.Cells, cell)
-		sr.Throughput.Runs += s.Runs
-		sr.Throughput.Steps += s.Steps
-		sr.Throughput.Crashes += s.Crashes
-		sr.Throughput.DistinctCrashImages += s.DistinctCrashImages
-		for row, m := range c.orders {
-			if orders[row] == nil {
-				orders[row] = map[string]int{}
-			}
-			for o, n := range m {
-				orders[row][o] += n
-			}
-		}
-	}
-	wall := res.duration.Seconds()
-	sr.Throughput.WallSeconds = wall
-	sr.Throughput.Jobs = min(cfg.jobs, len(res.cells))
-	if wall > 0 {
-		sr.Throughput.RunsPerSecond = float64(sr.Throughput.Runs) / wall
-		sr.Throughput.StepsPerSecond = float64(sr.Throughput.Steps) / wall
-	}
-	for _, row := range coverageGoals(suite, cfg.scenarios) {
-		cov := SimCoverage{Row: row.ID, Name: row.Name, Covered: true}
-		for _, o := range row.Orders {
-			n := orders[row.ID][o]
-			cov.Orders = append(cov.Orders, SimOrder{Order: o, Runs: n})
-			cov.Covered = cov.Covered && n > 0
-		}
-		sr.Coverage = append(sr.Coverage, cov)
-	}
-	return sr
-}
-
 // judgeSim builds the CLI report of a campaign report, one testcase per
 // scenario x backend, and its verdict: a failure is a fail; a cell error,
 // a cell not run or a race row missing an order is inconclusive, unless
@@ -255,11 +187,11 @@ func failureStem(f SimFailure) string {
 // writeFailureReports writes, for every failure, the full trace of the
 // seed and the HTML report into cfg.reportDir (the shrunk tape is
 // writeShrunkTapes' job).
-func writeFailureReports(suite simSuite, cfg simConfig, sr *SimReport) error {
+func writeFailureReports(suite campaign.Suite, cfg simConfig, sr *SimReport) error {
 	if err := os.MkdirAll(cfg.reportDir, 0o755); err != nil {
 		return err
 	}
-	byName := map[string]simScenario{}
+	byName := map[string]campaign.Scenario{}
 	for _, sc := range cfg.scenarios {
 		byName[sc.Name] = sc
 	}
@@ -301,13 +233,14 @@ func newProgress(w io.Writer, quiet bool) *progress {
 	return &progress{w: w, off: quiet, tty: isTTY(w)}
 }
 
-func (p *progress) start(total int) {
+// Start, Run and CellDone make progress a campaign.Progress.
+func (p *progress) Start(total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total, p.began, p.last = total, time.Now(), time.Now()
 }
 
-func (p *progress) run(failed bool) {
+func (p *progress) Run(failed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
@@ -338,15 +271,15 @@ func (p *progress) drawBar(now time.Time) {
 		p.done, p.total, p.failed, now.Sub(p.began).Seconds())
 }
 
-func (p *progress) cellDone(c *cellResult) {
+func (p *progress) CellDone(c campaign.Cell) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cellsDone++
 	if p.off || p.tty {
 		return
 	}
-	fmt.Fprintf(p.w, "sim: %s/%s done: %d runs, %d failed (%d runs total, %.0fs)\n", c.scenario, c.backend,
-		c.summary.Runs, len(c.summary.Failures), p.done, time.Since(p.began).Seconds())
+	fmt.Fprintf(p.w, "sim: %s/%s done: %d runs, %d failed (%d runs total, %.0fs)\n", c.Scenario, c.Backend,
+		c.Runs, c.Failed, p.done, time.Since(p.began).Seconds())
 }
 
 func (p *progress) finish() {

@@ -3,34 +3,36 @@ package main
 import (
 	"github.com/anishathalye/porcupine"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/lanesim"
 )
 
 // laneSuite adapts sim/lanesim, the simulation of one lane over impl/lane
-// and the store backends, to simSuite. It is the suite the commands run.
+// and the store backends, to campaign.Suite. It is the suite the commands run.
 type laneSuite struct{}
 
-func defaultSuite() simSuite { return laneSuite{} }
+func defaultSuite() campaign.Suite { return laneSuite{} }
 
-func (laneSuite) Scenarios() []simScenario {
-	var out []simScenario
+func (laneSuite) Scenarios() []campaign.Scenario {
+	var out []campaign.Scenario
 	for _, sc := range lanesim.Scenarios() {
 		run := sc.Run
-		out = append(out, simScenario{Name: sc.Name, Description: sc.Description, Rows: sc.Rows,
-			Run: func(src choice.Source, o simOptions) simOutcome {
+		out = append(out, campaign.Scenario{Name: sc.Name, Description: sc.Description, Rows: sc.Rows,
+			Run: func(src choice.Source, o campaign.RunOptions) campaign.Outcome {
 				r := run(src, lanesim.Options{Backend: o.Backend, Bugs: o.Bugs, TempDir: o.TempDir, KeepTrace: o.KeepTrace, MaxSteps: o.MaxSteps})
-				return simOutcome{Failed: r.Failed, Kind: r.Kind, Message: r.Message, Steps: r.Steps, TraceHash: r.TraceHash,
-					Trace: r.Trace, Races: r.Races, RaceOrders: r.RaceOrders, Checks: r.Checks, Linz: r.Linz, Faults: r.Faults, CrashImages: r.CrashImages}
+				return campaign.Outcome{Failed: r.Failed, Kind: r.Kind, Message: r.Message, Steps: r.Steps, TraceHash: r.TraceHash,
+					Trace: r.Trace, Races: r.Races, RaceOrders: r.RaceOrders, Linz: r.Linz, Faults: r.Faults, Checks: r.Checks,
+					TXCompared: r.TXCompared, Structural: r.Structural, CrashImages: r.CrashImages, Settings: r.Settings}
 			}})
 	}
 	return out
 }
 
-func (laneSuite) RaceRows() []simRaceRow {
-	var out []simRaceRow
+func (laneSuite) RaceRows() []campaign.RaceRow {
+	var out []campaign.RaceRow
 	for _, r := range lanesim.RaceRows() {
-		out = append(out, simRaceRow{ID: r.ID, Name: r.Name, Orders: r.Orders})
+		out = append(out, campaign.RaceRow{ID: r.ID, Name: r.Name, Orders: r.Orders})
 	}
 	return out
 }
