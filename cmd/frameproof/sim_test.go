@@ -387,3 +387,38 @@ func TestSimShrunkTapesByDefault(t *testing.T) {
 	_, err = os.Stat("frameproof-failures")
 	assert.ErrorIs(t, err, os.ErrNotExist, "--tape-dir '' writes no tapes")
 }
+
+// Every reproduction line a campaign reports (the JSON report lists one per
+// failing seed, built by campaign.Repro) runs as printed through the CLI's
+// own entry and fails again with the seed's kind; the same holds for a
+// line built by campaign.Campaign alone, the one library tests print.
+func TestEveryReportedReproLineRuns(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	code, stdout, stderr := run("sim", "--scenario", "coin", "--seeds", "20", "--bug", "big-value", "--json", "--tape-dir", "", "-q")
+	require.Equal(t, exitFail, code, stderr)
+	failures := decodeReport(t, stdout).Sim.Failures
+	require.NotEmpty(t, failures)
+	lines := map[string]string{} // line -> kind
+	for _, f := range failures {
+		lines[f.Repro] = f.Kind
+	}
+	coin := fakeSuite{}.Scenarios()[0]
+	opts := campaign.RunOptions{Backend: "jsonl", Bugs: []string{"big-value"}, TempDir: t.TempDir()}
+	sum, err := campaign.Campaign{Scenario: coin.Name, Backend: opts.Backend, Bug: "big-value", Seeds: 20, MaxFailures: 1,
+		Run: func(src choice.Source) campaign.Result {
+			require.NoError(t, campaign.FreshDir(opts.TempDir))
+			o := coin.Run(src, opts)
+			return campaign.Result{Failed: o.Failed, Kind: o.Kind, Message: o.Message, TraceHash: o.TraceHash}
+		}}.Execute()
+	require.NoError(t, err)
+	require.Len(t, sum.Failures, 1)
+	lines[sum.Failures[0].Repro] = sum.Failures[0].Kind
+
+	for line, kind := range lines {
+		args := strings.Fields(line)
+		require.Equal(t, "frameproof", args[0], line)
+		code, out, errs := run(args[1:]...)
+		assert.Equal(t, exitFail, code, "%s\n%s%s", line, out, errs)
+		assert.Contains(t, out, "verdict: FAIL ("+kind+")", line)
+	}
+}
