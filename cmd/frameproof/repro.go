@@ -561,41 +561,26 @@ func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return ioError(stderr, "shrink", "temporary directory: %v", unwrapPath(err))
 	}
 	defer os.RemoveAll(dir)
-	opts := campaign.RunOptions{Backend: t.backend, Bugs: t.bugs, TempDir: dir}
-	runOn := func(src choice.Source) campaign.Outcome {
-		if err := campaign.FreshDir(dir); err != nil {
-			return campaign.Outcome{Failed: true, Kind: "harness", Message: err.Error()}
-		}
-		return t.scenario.Run(src, opts)
-	}
-	src := choice.NewSeeded(t.seed)
-	o := runOn(src)
-	opts.MaxSteps = campaign.ShrinkStepCap(o) // for the candidates below
+	res := campaign.ShrinkSeed(t.scenario, campaign.RunOptions{Backend: t.backend, Bugs: t.bugs, TempDir: dir}, t.seed, *attempts)
 	fmt.Fprintf(stdout, "shrink: %s\n", t.what())
-	if !o.Failed {
+	if !res.First.Failed {
 		fmt.Fprintln(stdout, "verdict: PASS (nothing to shrink)")
 		return exitPass
 	}
-	tape := src.Tape()
+	o, final := res.First, res.Final
 	fmt.Fprintf(stdout, "verdict: FAIL (%s): %s\n", o.Kind, o.Message)
-	fails := func(c choice.Tape) bool {
-		got := runOn(choice.NewReplay(c))
-		return got.Failed && got.Kind == o.Kind
-	}
-	shrunk, stats := shrink.Shrink(tape, fails, shrink.Options{MaxAttempts: *attempts})
-	final := runOn(choice.NewReplay(shrunk))
-	if !final.Failed || final.Kind != o.Kind {
+	if !res.Reproduced() {
 		// The shrinker only keeps failing candidates; this is a determinism bug.
 		fmt.Fprintf(stdout, "NONDETERMINISTIC: the shrunk tape no longer fails with %s\n", o.Kind)
 		return exitFail
 	}
 	tf := tapeFile{Schema: TapeSchema, Scenario: t.scenario.Name, Backend: t.backend, Bugs: t.bugs,
-		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(tape), Tape: shrunk}
+		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(res.Tape), Tape: res.Shrunk}
 	if err := writeTapeFile(*out, tf); err != nil {
 		// The tape is what shrink is for: not writing it is an I/O error.
 		return ioError(stderr, "shrink", "%v", err)
 	}
-	fmt.Fprintf(stdout, "shrunk: %d -> %d choices (%s)\n", len(tape), len(shrunk), shrinkNote(stats))
+	fmt.Fprintf(stdout, "shrunk: %d -> %d choices (%s)\n", len(res.Tape), len(res.Shrunk), shrinkNote(res.Stats))
 	fmt.Fprintf(stdout, "shrunk failure: %s\n", final.Message)
 	fmt.Fprintf(stdout, "tape: %s\n", *out)
 	fmt.Fprintf(stdout, "replay: %s\n", t.tapeCommand(*out))

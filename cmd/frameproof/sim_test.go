@@ -325,11 +325,11 @@ func TestFailuresGroupByKindAndMessage(t *testing.T) {
 		{Scenario: "b", Backend: "memory", Seed: 9, Kind: "invariant", Message: "value 9 at op 12", Repro: "r9"},
 		{Scenario: "a", Backend: "memory", Seed: 11, Kind: "invariant", Message: "value 7 at op 1", Repro: "r11"},
 	}
-	g := groupFailures(fs)
+	g := campaign.GroupFailures(fs)
 	require.Len(t, g, 2)
-	assert.Equal(t, "value 8 at op 3", g[0].message)
-	assert.Len(t, g[0].members, 3)
-	assert.Equal(t, "liveness", g[1].kind)
+	assert.Equal(t, "value 8 at op 3", g[0].Message)
+	assert.Len(t, g[0].Members, 3)
+	assert.Equal(t, "liveness", g[1].Kind)
 	var b strings.Builder
 	printFailureGroups(&b, fs)
 	assert.Contains(t, b.String(), "failures: 4 seeds, 2 distinct")

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -290,31 +289,6 @@ func (p *progress) finish() {
 	}
 }
 
-// failureGroup is the failures that share a kind and a message (digits
-// aside: "value 8 at op 3" and "value 9 at op 1" are one problem).
-type failureGroup struct {
-	kind, message string
-	members       []SimFailure // in campaign order; the first is shown
-}
-
-var digitRun = regexp.MustCompile(`[0-9]+`)
-
-func groupFailures(fs []SimFailure) []failureGroup {
-	var groups []failureGroup
-	index := map[string]int{}
-	for _, f := range fs {
-		key := f.Kind + "\x00" + digitRun.ReplaceAllString(firstLine(f.Message), "N")
-		i, ok := index[key]
-		if !ok {
-			i = len(groups)
-			index[key] = i
-			groups = append(groups, failureGroup{kind: f.Kind, message: firstLine(f.Message)})
-		}
-		groups[i].members = append(groups[i].members, f)
-	}
-	return groups
-}
-
 // printFailureGroups prints one block per group: its count and cells, the
 // first seed with its reproduction line and shrunk tape; every seed's own
 // line is in the JSON and JUnit reports.
@@ -322,13 +296,13 @@ func printFailureGroups(w io.Writer, fs []SimFailure) {
 	if len(fs) == 0 {
 		return
 	}
-	groups := groupFailures(fs)
+	groups := campaign.GroupFailures(fs)
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "failures: %d seeds, %d distinct (kind and message); every seed's repro line is in --json and --junit\n", len(fs), len(groups))
 	for _, g := range groups {
 		var cells []string
 		count := map[string]int{}
-		for _, f := range g.members {
+		for _, f := range g.Members {
 			c := f.Scenario + "/" + f.Backend
 			if count[c] == 0 {
 				cells = append(cells, c)
@@ -338,9 +312,9 @@ func printFailureGroups(w io.Writer, fs []SimFailure) {
 		for i, c := range cells {
 			cells[i] = fmt.Sprintf("%s x%d", c, count[c])
 		}
-		f := g.members[0]
-		fmt.Fprintf(w, "FAIL %s: %s\n", g.kind, g.message)
-		fmt.Fprintf(w, "  %d seeds: %s\n", len(g.members), strings.Join(cells, ", "))
+		f := g.Members[0]
+		fmt.Fprintf(w, "FAIL %s: %s\n", g.Kind, g.Message)
+		fmt.Fprintf(w, "  %d seeds: %s\n", len(g.Members), strings.Join(cells, ", "))
 		fmt.Fprintf(w, "  first: %s/%s seed %d\n", f.Scenario, f.Backend, f.Seed)
 		fmt.Fprintf(w, "  repro: %s\n", f.Repro)
 		fmt.Fprintf(w, "  shrunk tape: %d -> %d choices", f.TapeLen, f.ShrunkTapeLen)
@@ -351,7 +325,7 @@ func printFailureGroups(w io.Writer, fs []SimFailure) {
 		for _, p := range f.Files {
 			fmt.Fprintf(w, "  wrote %s\n", p)
 		}
-		if others := countFiles(g.members[1:]); others > 0 {
+		if others := countFiles(g.Members[1:]); others > 0 {
 			fmt.Fprintf(w, "  and %d report files for the other seeds, in the same directory\n", others)
 		}
 	}
