@@ -16,6 +16,11 @@
 // A scenario is any func(choice.Source) Result; it builds its own world,
 // runs it, checks what it wants and returns the verdict and trace hash.
 // Summary is JSON-serialisable for the CLI and CI.
+//
+// Run is the release-gate campaign over a Suite (sim/lanesim is the one the
+// CLI runs): one Campaign per scenario x backend cell, cells on parallel
+// workers, shards, budgets, interrupts, race coverage and the Report that
+// `frameproof sim --json` prints and Merge unions.
 package campaign
 
 import (
