@@ -340,7 +340,7 @@ func (f *targetFlags) resolve(suite campaign.Suite, seedArg string, tf *tapeFile
 		return t, fmt.Errorf("--scenario: give exactly one scenario")
 	}
 	t.scenario = scs[0]
-	if !contains(suite.Backends(), backend) {
+	if !slices.Contains(suite.Backends(), backend) {
 		return t, fmt.Errorf("--backend: unknown backend %q (valid: %s)", backend, strings.Join(suite.Backends(), ", "))
 	}
 	t.backend = backend

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -79,7 +80,7 @@ func fakeCoin(src choice.Source, opts campaign.RunOptions) campaign.Outcome {
 		}
 		_ = os.WriteFile(filepath.Join(opts.TempDir, "store."+opts.Backend), []byte("x"), 0o644)
 	}
-	if contains(opts.Bugs, "flaky") {
+	if slices.Contains(opts.Bugs, "flaky") {
 		tr.Add(0, 0, "", "fake", "counter", trace.F("n", fakeRunCounter.Add(1)))
 	}
 	n := choice.Range(src, "ops", 1, 20)
@@ -89,7 +90,7 @@ func fakeCoin(src choice.Source, opts campaign.RunOptions) campaign.Outcome {
 		tr.Add(step, 0, "", "fake", "draw", trace.F("v", v))
 		id := rec.Call("client", "inc")
 		_ = rec.Return(id, i+1)
-		if v >= 7 && contains(opts.Bugs, "big-value") && !o.Failed {
+		if v >= 7 && slices.Contains(opts.Bugs, "big-value") && !o.Failed {
 			o.Failed, o.Kind, o.Message = true, "invariant", fmt.Sprintf("value %d >= 7 at op %d", v, i)
 			rec.Fault("bug big-value fired", fmt.Sprintf("op %d", i))
 			o.Faults = append(o.Faults, fmt.Sprintf("big value %d at op %d", v, i))

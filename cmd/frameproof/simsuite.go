@@ -42,7 +42,7 @@ func lookupNames(what, list string, valid, def []string) ([]string, error) {
 			continue
 		}
 		seen[name] = true
-		if !contains(valid, name) {
+		if !slices.Contains(valid, name) {
 			return nil, fmt.Errorf("unknown %s %q (valid: %s)", what, name, strings.Join(valid, ", "))
 		}
 		out = append(out, name)
@@ -69,13 +69,4 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
