@@ -10,10 +10,11 @@ type Shrunk struct {
 	First Outcome     // the seed's own run
 	Tape  choice.Tape // its decisions
 	// Shrunk is the smallest tape found that still fails with First.Kind
-	// (nil when First passed); Final is its replay.
-	Shrunk choice.Tape
-	Final  Outcome
-	Stats  shrink.Stats
+	// (nil when First passed); Final is its replay, drawn from FinalSource.
+	Shrunk      choice.Tape
+	Final       Outcome
+	FinalSource *choice.Replay
+	Stats       shrink.Stats
 }
 
 // Reproduced reports whether the shrunk tape replays to the seed's failure
@@ -43,6 +44,7 @@ func ShrinkSeed(sc Scenario, opts RunOptions, seed uint64, attempts int) Shrunk 
 		return got.Failed && got.Kind == s.First.Kind
 	}
 	s.Shrunk, s.Stats = shrink.Shrink(s.Tape, fails, shrink.Options{MaxAttempts: attempts})
-	s.Final = runOn(choice.NewReplay(s.Shrunk))
+	s.FinalSource = choice.NewReplay(s.Shrunk)
+	s.Final = runOn(s.FinalSource)
 	return s
 }
