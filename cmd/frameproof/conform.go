@@ -102,8 +102,21 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		subject = p
 	}
 
+	aborted := checkVectors(rep, subject, vectors, !*asJSON, *quiet, stdout, stderr)
+	if closer, ok := subject.(interface{ Close() error }); ok && aborted == "" {
+		// The protocol requires a clean exit (status 0) when stdin closes.
+		if err := closer.Close(); err != nil {
+			rep.Note = "protocol violation at end of input: " + err.Error()
+		}
+	}
+	return finishConform(rep, *asJSON, *junit, stdout, stderr)
+}
+
+// checkVectors runs every vector through the subject into rep, printing
+// each case as text when asked, and returns why the rest were skipped ("":
+// none was): after a transport failure the stream may be out of step.
+func checkVectors(rep *Report, subject corpus.Codec, vectors []corpus.CodecVector, text, quiet bool, stdout, stderr io.Writer) (aborted string) {
 	tty := isTTY(stderr)
-	aborted := ""
 	for i, v := range vectors {
 		if tty && i%25 == 0 {
 			fmt.Fprintf(stderr, "\rconform: %d/%d vectors", i, len(vectors))
@@ -130,20 +143,14 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			c.Status, c.Detail = statusFail, verdict.Diff
 		}
 		rep.add(v.Op, c)
-		if !*asJSON && (!*quiet || c.Status != statusPass) {
+		if text && (!quiet || c.Status != statusPass) {
 			printCase(stdout, c)
 		}
 	}
 	if tty {
 		fmt.Fprintf(stderr, "\r%-40s\r", "")
 	}
-	if closer, ok := subject.(interface{ Close() error }); ok && aborted == "" {
-		// The protocol requires a clean exit (status 0) when stdin closes.
-		if err := closer.Close(); err != nil {
-			rep.Note = "protocol violation at end of input: " + err.Error()
-		}
-	}
-	return finishConform(rep, *asJSON, *junit, stdout, stderr)
+	return aborted
 }
 
 func finishConform(rep *Report, asJSON bool, junit string, stdout, stderr io.Writer) int {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/trace"
 )
 
@@ -27,7 +28,7 @@ const htmlTraceLimit = 4 << 20
 
 type htmlReportInput struct {
 	Target    target
-	Outcome   simOutcome
+	Outcome   campaign.Outcome
 	RerunHash string // "" when the determinism check failed or was not run
 	TraceFile string // the JSONL trace file to link ("" = none)
 	Model     porcupine.Model
@@ -118,7 +119,7 @@ func writeHTMLReport(path string, in htmlReportInput) error {
 	if o.Failed {
 		v.Verdict = "FAIL"
 	}
-	for _, r := range o.racesTaken() {
+	for _, r := range o.RacesTaken() {
 		v.Races = append(v.Races, [2]string{r[0], strings.Join(r[1:], " + ")})
 	}
 	var linzOk bool
@@ -175,7 +176,7 @@ func addTrace(v *htmlReportView, t *trace.Trace) string {
 }
 
 // failureSentence says which check failed and where, in one line.
-func failureSentence(o simOutcome, step int64, actor string) string {
+func failureSentence(o campaign.Outcome, step int64, actor string) string {
 	kind := o.Kind
 	if kind == "" {
 		kind = "unknown"
@@ -195,7 +196,7 @@ func failureSentence(o simOutcome, step int64, actor string) string {
 // linzSection checks the recorded history against the model and renders
 // porcupine's visualization, returning the page, a note and whether
 // porcupine found the history linearizable.
-func linzSection(o simOutcome, model porcupine.Model, dir string) (string, string, bool) {
+func linzSection(o campaign.Outcome, model porcupine.Model, dir string) (string, string, bool) {
 	if o.Linz == nil {
 		return "", "the scenario recorded no client-visible history", false
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/trace"
 )
 
@@ -29,10 +30,10 @@ func sampleTrace(failAt int64) *trace.Trace {
 	return tr
 }
 
-func renderReport(t *testing.T, o simOutcome) string {
+func renderReport(t *testing.T, o campaign.Outcome) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "r.html")
-	in := htmlReportInput{Target: target{scenario: simScenario{Name: "coin"}, backend: "memory", seed: 7}, Outcome: o,
+	in := htmlReportInput{Target: target{scenario: campaign.Scenario{Name: "coin"}, backend: "memory", seed: 7}, Outcome: o,
 		Model: porcupine.Model{}}
 	require.NoError(t, writeHTMLReport(path, in))
 	page, err := os.ReadFile(path)
@@ -44,7 +45,7 @@ func renderReport(t *testing.T, o simOutcome) string {
 // the per-actor timeline and in the embedded trace, and wraps long text.
 func TestHTMLReportMarksTheFailingStep(t *testing.T) {
 	long := strings.Repeat("x", 400)
-	page := renderReport(t, simOutcome{Failed: true, Kind: "invariant", Message: "value too big " + long + "\nsecond line",
+	page := renderReport(t, campaign.Outcome{Failed: true, Kind: "invariant", Message: "value too big " + long + "\nsecond line",
 		Steps: 3, Trace: sampleTrace(2)})
 
 	assert.Contains(t, page, `<p class="failure">The invariant check failed at step 2 (reported by checker#2 @lane@1): value too big `+long+` (<a href="#step-2">`)
@@ -69,7 +70,7 @@ wait future=commit#1</td><td></td></tr>`, "a cell lists the actor's records of t
 
 // A passing run has no failure line and no marked step.
 func TestHTMLReportPassHasNoMark(t *testing.T) {
-	page := renderReport(t, simOutcome{Steps: 3, Trace: sampleTrace(-1)})
+	page := renderReport(t, campaign.Outcome{Steps: 3, Trace: sampleTrace(-1)})
 	assert.NotContains(t, page, `class="failure"`)
 	assert.NotContains(t, page, "failstep\"")
 	assert.NotContains(t, page, "failed at step")
@@ -78,7 +79,7 @@ func TestHTMLReportPassHasNoMark(t *testing.T) {
 
 // A failure the trace does not record still says which check failed.
 func TestHTMLReportFailureWithoutTraceRecord(t *testing.T) {
-	page := renderReport(t, simOutcome{Failed: true, Kind: "liveness", Message: "stuck", Steps: 3, Trace: sampleTrace(-1)})
+	page := renderReport(t, campaign.Outcome{Failed: true, Kind: "liveness", Message: "stuck", Steps: 3, Trace: sampleTrace(-1)})
 	assert.Contains(t, page, `<p class="failure">The liveness check failed after 3 steps (the trace records no failure step): stuck</p>`)
 	assert.NotContains(t, page, "failstep\"")
 }

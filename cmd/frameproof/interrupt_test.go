@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -24,11 +25,11 @@ type readySuite struct {
 	once sync.Once
 }
 
-func (s *readySuite) Scenarios() []simScenario {
+func (s *readySuite) Scenarios() []campaign.Scenario {
 	scs := s.fakeSuite.Scenarios()
 	for i := range scs {
 		run := scs[i].Run
-		scs[i].Run = func(src choice.Source, opts simOptions) simOutcome {
+		scs[i].Run = func(src choice.Source, opts campaign.RunOptions) campaign.Outcome {
 			s.once.Do(func() { _ = os.WriteFile(s.path, nil, 0o644) })
 			return run(src, opts)
 		}

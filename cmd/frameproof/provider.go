@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,17 +21,22 @@ func init() {
 	register("provider", "fuzz streaming provider adapters (provider fuzz --wire W ...)", runProvider)
 }
 
-type providerSummary struct {
-	Wire       string         `json:"wire"`
-	Subject    string         `json:"subject"`
-	Streams    int            `json:"streams"`
-	Failed     int            `json:"failed"`
-	Verdicts   map[string]int `json:"verdicts"` // streams breaking each rule
-	Reproducer []string       `json:"reproducers,omitempty"`
-	Corpus     []string       `json:"corpus,omitempty"`
-}
-
 const providerUsage = "usage: frameproof provider fuzz --wire W (--adapter go | --exec CMD) [--seeds N] [--seed S] [--bug B] [--codec=false] [--peer] [--json] [--corpus DIR] [--save N] [--timeout D]"
+
+const providerWho = "provider fuzz"
+
+// fuzzConfig is a parsed `provider fuzz` command line.
+type fuzzConfig struct {
+	wire        impl.Wire
+	execCmd     string // "" runs the Go adapter
+	bug         impl.Bug
+	seed, seeds int
+	asJSON      bool
+	corpusDir   string // "" saves nothing (also with --save 0)
+	maxSaved    int
+	codec, peer bool
+	timeout     time.Duration
+}
 
 func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && isHelpArg(args[0]) {
@@ -41,8 +47,60 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, providerUsage)
 		return exitUsage
 	}
-	const who = "provider fuzz"
-	fs := flag.NewFlagSet(who, flag.ContinueOnError)
+	cfg, code := parseFuzzFlags(args[1:], stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if err := checkOutputDir("--corpus", cfg.corpusDir); err != nil {
+		return ioError(stderr, providerWho, "%v", err)
+	}
+	subject, command, closeSubject, err := cfg.startSubject()
+	if err != nil {
+		return ioError(stderr, providerWho, "%v", err)
+	}
+	defer closeSubject()
+	opts := provider.FuzzOptions{Wire: cfg.wire, Subject: subject, Seed: cfg.seed, Seeds: cfg.seeds,
+		Run: provider.RunOptions{NoCodec: !cfg.codec}, CorpusDir: cfg.corpusDir, MaxSaved: cfg.maxSaved,
+		SaveError: func(err error) {
+			fmt.Fprintf(stderr, "frameproof provider fuzz: --corpus: %s\n", trimPrefix(err, "provider"))
+		}}
+	if cfg.peer {
+		p, err := peer.Start()
+		if err != nil {
+			return ioError(stderr, providerWho, "--peer: %s%s", trimPrefix(err, "peer"), peerHint)
+		}
+		defer func() { _ = p.Close() }()
+		opts.Run.Peer = p
+		command += " --peer"
+	}
+	if !cfg.codec {
+		command += " --codec=false"
+	}
+	opts.Command = "frameproof provider fuzz --wire " + string(cfg.wire) + " " + command
+	tty := isTTY(stderr)
+	if tty {
+		opts.Progress = func(done, failed int) {
+			fmt.Fprintf(stderr, "\r%s: %d/%d streams, %d failed", cfg.wire, done, cfg.seeds, failed)
+		}
+	}
+	sum, err := provider.Fuzz(opts)
+	if fe := (*provider.FuzzError)(nil); errors.As(err, &fe) {
+		fmt.Fprintf(stderr, "frameproof provider fuzz: seed %d: %s\n", fe.Seed, trimPrefix(fe.Err, "provider"))
+		return exitFail
+	}
+	if tty {
+		fmt.Fprintln(stderr)
+	}
+	printFuzzSummary(stdout, sum, cfg)
+	if sum.Failed > 0 {
+		return exitFail
+	}
+	return outputCode(exitPass, sum.SaveErr)
+}
+
+// parseFuzzFlags returns the config, or an exit code >= 0 to stop with.
+func parseFuzzFlags(args []string, stdout, stderr io.Writer) (fuzzConfig, int) {
+	fs := flag.NewFlagSet(providerWho, flag.ContinueOnError)
 	wireName := fs.String("wire", "", strings.Join(pi.WireAPIs(), " | ")+" (or a short name)")
 	adapter := fs.String("adapter", "", "go: the reference Go adapter")
 	execCmd := fs.String("exec", "", "external adapter command (JSONL protocol); \"pi-ai\" runs pi-ai 1.0.3's providers")
@@ -55,205 +113,105 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	codec := fs.Bool("codec", true, "check codec-round-trip: Reduce(frames) equals model/frames' observed message after every event")
 	usePeer := fs.Bool("peer", false, "check codec-peer-identical: pi-ai's encoder gives the same frame bytes (needs node)")
 	timeout := fs.Duration("timeout", 6*time.Hour, "kill the --exec adapter (its whole process group) after this long")
-	if code := parseFlags(fs, args[1:], providerUsage, nil, stdout, stderr); code >= 0 {
-		return code
+	if code := parseFlags(fs, args, providerUsage, nil, stdout, stderr); code >= 0 {
+		return fuzzConfig{}, code
 	}
 	if code := noArgs(fs, stderr); code >= 0 {
-		return code
+		return fuzzConfig{}, code
+	}
+	bad := func(format string, a ...any) (fuzzConfig, int) {
+		return fuzzConfig{}, usageError(stderr, providerWho, format, a...)
 	}
 	wire, err := impl.ParseWire(*wireName)
 	if err != nil {
-		return usageError(stderr, who, "--wire: %s", trimPrefix(err, "provider"))
+		return bad("--wire: %s", trimPrefix(err, "provider"))
 	}
 	switch {
 	case (*adapter == "") == (*execCmd == ""):
-		return usageError(stderr, who, "need exactly one of --adapter go or --exec CMD")
+		return bad("need exactly one of --adapter go or --exec CMD")
 	case *adapter != "" && *adapter != "go":
-		return usageError(stderr, who, "--adapter %q: the only built-in adapter is go", *adapter)
+		return bad("--adapter %q: the only built-in adapter is go", *adapter)
 	case *seeds < 1:
-		return usageError(stderr, who, "--seeds must be at least 1, got %d", *seeds)
+		return bad("--seeds must be at least 1, got %d", *seeds)
 	case *maxSaved < 0:
-		return usageError(stderr, who, "--save must not be negative, got %d", *maxSaved)
+		return bad("--save must not be negative, got %d", *maxSaved)
 	case *timeout <= 0:
-		return usageError(stderr, who, "--timeout %s: must be positive", *timeout)
+		return bad("--timeout %s: must be positive", *timeout)
 	}
 	bug, err := impl.ParseBug(*bugName)
 	if err != nil {
-		return usageError(stderr, who, "--bug: %s", trimPrefix(err, "provider"))
+		return bad("--bug: %s", trimPrefix(err, "provider"))
 	}
-	dir := *corpusDir
-	if dir != "" {
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return usageError(stderr, who, "--corpus %s: not a directory", dir)
+	cfg := fuzzConfig{wire: wire, execCmd: *execCmd, bug: bug, seed: *first, seeds: *seeds, asJSON: *asJSON,
+		corpusDir: *corpusDir, maxSaved: *maxSaved, codec: *codec, peer: *usePeer, timeout: *timeout}
+	if cfg.corpusDir != "" {
+		if info, err := os.Stat(cfg.corpusDir); err != nil || !info.IsDir() {
+			return bad("--corpus %s: not a directory", cfg.corpusDir)
 		}
 	}
-	if *maxSaved == 0 {
-		dir = ""
+	if cfg.maxSaved == 0 {
+		cfg.corpusDir = ""
 	}
-	if err := checkOutputDir("--corpus", dir); err != nil {
-		return ioError(stderr, who, "%v", err)
+	return cfg, -1
+}
+
+// startSubject starts the adapter under test and returns it with the flags
+// that select it again (for reproduction lines) and its cleanup.
+func (cfg fuzzConfig) startSubject() (provider.Subject, string, func(), error) {
+	if cfg.execCmd == "" {
+		flags := "--adapter go"
+		if cfg.bug != impl.BugNone {
+			flags += " --bug " + cfg.bug.String()
+		}
+		return provider.GoSubject{Bug: cfg.bug}, flags, func() {}, nil
 	}
-	var subject provider.Subject = provider.GoSubject{Bug: bug}
-	subjectFlag := "--adapter go"
-	if bug != impl.BugNone {
-		subjectFlag += " --bug " + bug.String()
+	var s *provider.ExecSubject
+	var err error
+	if cfg.execCmd == "pi-ai" {
+		s, err = provider.StartPiAI(cfg.seeds*200+100, cfg.timeout)
+	} else {
+		s, err = provider.StartExec(strings.Fields(cfg.execCmd), "", cfg.seeds*200+100, cfg.timeout)
 	}
-	if *execCmd != "" {
-		var s *provider.ExecSubject
-		if *execCmd == "pi-ai" {
-			s, err = provider.StartPiAI(*seeds*200+100, *timeout)
-		} else {
-			s, err = provider.StartExec(strings.Fields(*execCmd), "", *seeds*200+100, *timeout)
+	if err != nil {
+		msg := trimPrefix(err, "provider")
+		if cfg.execCmd == "pi-ai" {
+			msg += peerHint
 		}
-		if err != nil {
-			msg := trimPrefix(err, "provider")
-			if *execCmd == "pi-ai" {
-				msg += peerHint
-			}
-			return ioError(stderr, who, "--exec: %s", msg)
-		}
-		defer s.Close()
-		subject = s
-		subjectFlag = fmt.Sprintf("--exec %q", *execCmd)
+		return nil, "", nil, fmt.Errorf("--exec: %s", msg)
 	}
-	opts := provider.RunOptions{NoCodec: !*codec}
-	if *usePeer {
-		p, err := peer.Start()
-		if err != nil {
-			return ioError(stderr, who, "--peer: %s%s", trimPrefix(err, "peer"), peerHint)
-		}
-		defer func() { _ = p.Close() }()
-		opts.Peer = p
-		subjectFlag += " --peer"
-	}
-	if !*codec {
-		subjectFlag += " --codec=false"
-	}
-	sum := providerSummary{Wire: string(wire), Subject: subject.Name(), Verdicts: map[string]int{}}
-	savedPerRules := map[string]int{}
-	var saveErr error // a shrunk failure that could not be saved
-	gen := provider.GenScenario(wire)
-	tty := isTTY(stderr)
-	for seed := *first; seed < *first+*seeds; seed++ {
-		if tty && seed%50 == 0 {
-			fmt.Fprintf(stderr, "\r%s: %d/%d streams, %d failed", wire, seed-*first, *seeds, sum.Failed)
-		}
-		sc := gen.Example(seed)
-		res, err := provider.RunScenarioWith(subject, sc, opts)
-		if err != nil {
-			fmt.Fprintf(stderr, "frameproof provider fuzz: seed %d: %s\n", seed, trimPrefix(err, "provider"))
-			return exitFail
-		}
-		sum.Streams++
-		if !res.Failed() {
-			continue
-		}
-		sum.Failed++
-		rules := ruleSet(res.Violations)
-		for _, r := range rules {
-			sum.Verdicts[r]++
-		}
-		// --save 0: reproducing a failure must not rewrite the corpus.
-		repro := fmt.Sprintf("frameproof provider fuzz --wire %s %s --seed %d --seeds 1 --save 0", wire, subjectFlag, seed)
-		sum.Reproducer = appendCapped(sum.Reproducer, repro, 20)
-		key := strings.Join(rules, ",")
-		if dir == "" || savedPerRules[key] >= *maxSaved {
-			continue
-		}
-		savedPerRules[key]++
-		shrunk := provider.Shrink(sc, func(c provider.Scenario) bool {
-			r, err := provider.RunScenarioWith(subject, c, opts)
-			return err == nil && overlaps(ruleSet(r.Violations), rules)
-		})
-		final, err := provider.RunScenarioWith(subject, shrunk, opts)
-		if err != nil {
-			continue
-		}
-		entry := provider.NewCorpusEntry(subject.Name(), repro, final)
-		name := fmt.Sprintf("%s-%s-seed%d", wire, sanitize(subject.Name()), seed)
-		path, err := provider.WriteCorpusEntry(dir, name, entry)
-		if err != nil {
-			fmt.Fprintf(stderr, "frameproof provider fuzz: --corpus: %s\n", trimPrefix(err, "provider"))
-			saveErr = err
-			continue
-		}
-		sum.Corpus = append(sum.Corpus, path)
-	}
-	if tty {
-		fmt.Fprintln(stderr)
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
+	return s, fmt.Sprintf("--exec %q", cfg.execCmd), s.Close, nil
+}
+
+// printFuzzSummary prints the summary as JSON or as text.
+func printFuzzSummary(w io.Writer, sum provider.FuzzSummary, cfg fuzzConfig) {
+	if cfg.asJSON {
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(sum) // dispatch's checked stdout reports a failed write
-	} else {
-		fmt.Fprintf(stdout, "%s on %s: %d streams, %d failed\n", sum.Subject, sum.Wire, sum.Streams, sum.Failed)
-		var rules []string
-		for r := range sum.Verdicts {
-			rules = append(rules, r)
-		}
-		sort.Strings(rules)
-		for _, r := range rules {
-			fmt.Fprintf(stdout, "  %-28s %d streams\n", r, sum.Verdicts[r])
-		}
-		for _, c := range sum.Corpus {
-			fmt.Fprintf(stdout, "  saved %s\n", c)
-		}
-		if len(sum.Reproducer) > 0 {
-			fmt.Fprintf(stdout, "reproduce: %s\n", sum.Reproducer[0])
-		}
-		if sum.Failed > 0 && dir == "" {
-			fmt.Fprintln(stdout, "(shrunk failures not saved: --corpus DIR saves them, e.g. --corpus corpus/sse)")
-		}
+		return
 	}
-	if sum.Failed > 0 {
-		return exitFail
+	fmt.Fprintf(w, "%s on %s: %d streams, %d failed\n", sum.Subject, sum.Wire, sum.Streams, sum.Failed)
+	var rules []string
+	for r := range sum.Verdicts {
+		rules = append(rules, r)
 	}
-	return outputCode(exitPass, saveErr)
+	sort.Strings(rules)
+	for _, r := range rules {
+		fmt.Fprintf(w, "  %-28s %d streams\n", r, sum.Verdicts[r])
+	}
+	for _, c := range sum.Corpus {
+		fmt.Fprintf(w, "  saved %s\n", c)
+	}
+	if len(sum.Reproducer) > 0 {
+		fmt.Fprintf(w, "reproduce: %s\n", sum.Reproducer[0])
+	}
+	if sum.Failed > 0 && cfg.corpusDir == "" {
+		fmt.Fprintln(w, "(shrunk failures not saved: --corpus DIR saves them, e.g. --corpus corpus/sse)")
+	}
 }
 
 // peerHint says where the pi-ai peer comes from, for runs outside a checkout.
 const peerHint = " (run inside a frameproof checkout, or set $" + peer.DirEnv + " to its corpus/peers/pi-ai)"
-
-func ruleSet(vs []provider.Violation) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, v := range vs {
-		if !seen[v.Rule] {
-			seen[v.Rule] = true
-			out = append(out, v.Rule)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func overlaps(a, b []string) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if x == y {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func appendCapped(s []string, v string, n int) []string {
-	if len(s) >= n {
-		return s
-	}
-	return append(s, v)
-}
-
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '_'
-	}, s)
-}
 
 func isTTY(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	impl "github.com/frameproof/frameproof/impl/provider"
 	"github.com/stretchr/testify/require"
+
+	impl "github.com/frameproof/frameproof/impl/provider"
+	"github.com/frameproof/frameproof/props/provider"
 )
 
 func TestProviderFuzzExitCodes(t *testing.T) {
@@ -90,7 +92,7 @@ func TestProviderFuzzReproductionLinesReproduce(t *testing.T) {
 			code := dispatch([]string{"provider", "fuzz", "--wire", "openai-completions", "--adapter", "go", "--bug", bug.String(),
 				"--seeds", "40", "--json", "--corpus", t.TempDir()}, nil, &out, &errb)
 			require.Equal(t, exitFail, code, errb.String())
-			var sum providerSummary
+			var sum provider.FuzzSummary
 			require.NoError(t, json.Unmarshal(out.Bytes(), &sum), out.String())
 			require.NotEmpty(t, sum.Reproducer)
 			for _, line := range sum.Reproducer[:min(3, len(sum.Reproducer))] {
@@ -100,7 +102,7 @@ func TestProviderFuzzReproductionLinesReproduce(t *testing.T) {
 				out.Reset()
 				code := dispatch(append(args[1:], "--json", "--corpus", dir), nil, &out, &errb)
 				require.Equal(t, exitFail, code, "%s did not fail again: %s", line, out.String())
-				var again providerSummary
+				var again provider.FuzzSummary
 				require.NoError(t, json.Unmarshal(out.Bytes(), &again), out.String())
 				require.Equal(t, 1, again.Streams, line)
 				require.Equal(t, []string{line}, again.Reproducer, "a reproduction reproduces itself")

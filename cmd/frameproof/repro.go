@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/shrink"
 )
@@ -188,7 +189,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string, usageLine string, stdout
 // target is what repro and shrink run: one scenario on one backend with
 // some bugs, from a seed or a tape.
 type target struct {
-	scenario simScenario
+	scenario campaign.Scenario
 	backend  string
 	bugs     []string
 	seed     uint64
@@ -199,13 +200,13 @@ type target struct {
 // command is the one line that reproduces the target.
 func (t target) command() string {
 	if t.tape == nil {
-		return reproCommand(t.seed, t.scenario.Name, t.backend, t.bugs)
+		return campaign.Repro(t.seed, t.scenario.Name, t.backend, strings.Join(t.bugs, ","))
 	}
 	path := t.tapePath
 	if path == "" {
 		path = "FILE"
 	}
-	return tapeReproCommand(path, t)
+	return t.tapeCommand(path)
 }
 
 func (t target) source() choice.Source {
@@ -216,13 +217,13 @@ func (t target) source() choice.Source {
 }
 
 // run runs the target once in a fresh temporary directory.
-func (t target) run(keepTrace bool) (simOutcome, error) {
+func (t target) run(keepTrace bool) (campaign.Outcome, error) {
 	dir, err := os.MkdirTemp("", "frameproof-repro-*")
 	if err != nil {
-		return simOutcome{}, fmt.Errorf("repro: temporary directory: %w", err)
+		return campaign.Outcome{}, fmt.Errorf("repro: temporary directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	return t.scenario.Run(t.source(), simOptions{Backend: t.backend, Bugs: t.bugs, TempDir: dir, KeepTrace: keepTrace}), nil
+	return t.scenario.Run(t.source(), campaign.RunOptions{Backend: t.backend, Bugs: t.bugs, TempDir: dir, KeepTrace: keepTrace}), nil
 }
 
 func (t target) what() string {
@@ -298,7 +299,7 @@ func sameNames(list string, names []string) bool {
 }
 
 // resolve builds the target; tf (may be nil) supplies defaults from a tape.
-func (f *targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (target, error) {
+func (f *targetFlags) resolve(suite campaign.Suite, seedArg string, tf *tapeFile) (target, error) {
 	var t target
 	scen, backend, bug := *f.scenario, *f.backend, *f.bug
 	if tf != nil {
@@ -339,7 +340,7 @@ func (f *targetFlags) resolve(suite simSuite, seedArg string, tf *tapeFile) (tar
 		return t, fmt.Errorf("--scenario: give exactly one scenario")
 	}
 	t.scenario = scs[0]
-	if !contains(suite.Backends(), backend) {
+	if !slices.Contains(suite.Backends(), backend) {
 		return t, fmt.Errorf("--backend: unknown backend %q (valid: %s)", backend, strings.Join(suite.Backends(), ", "))
 	}
 	t.backend = backend
@@ -435,7 +436,7 @@ func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 // runTwice runs the target twice with full traces.
-func runTwice(t target) (simOutcome, simOutcome, error) {
+func runTwice(t target) (campaign.Outcome, campaign.Outcome, error) {
 	first, err := t.run(true)
 	if err != nil {
 		return first, first, err
@@ -444,7 +445,7 @@ func runTwice(t target) (simOutcome, simOutcome, error) {
 	return first, second, err
 }
 
-func printVerdictLine(w io.Writer, o simOutcome) {
+func printVerdictLine(w io.Writer, o campaign.Outcome) {
 	if o.Failed {
 		fmt.Fprintf(w, "verdict: FAIL (%s): %s\n", o.Kind, o.Message)
 	} else {
@@ -452,7 +453,7 @@ func printVerdictLine(w io.Writer, o simOutcome) {
 	}
 }
 
-func printOutcome(w io.Writer, o, again simOutcome) {
+func printOutcome(w io.Writer, o, again campaign.Outcome) {
 	printVerdictLine(w, o)
 	fmt.Fprintf(w, "steps: %d\n", o.Steps)
 	if o.Checks > 0 {
@@ -468,7 +469,7 @@ func printOutcome(w io.Writer, o, again simOutcome) {
 		}
 	}
 	var rows []string
-	for _, r := range o.racesTaken() {
+	for _, r := range o.RacesTaken() {
 		rows = append(rows, r[0]+"="+strings.Join(r[1:], "+"))
 	}
 	if len(rows) > 0 {
@@ -479,7 +480,7 @@ func printOutcome(w io.Writer, o, again simOutcome) {
 // writeReproArtifacts writes the trace and the HTML report, reporting
 // write errors on stderr and returning the first: the verdict is already
 // printed, and the caller turns the error into the exit code.
-func writeReproArtifacts(t target, o simOutcome, tracePath, htmlPath, rerunHash string, stdout, stderr, info io.Writer) error {
+func writeReproArtifacts(t target, o campaign.Outcome, tracePath, htmlPath, rerunHash string, stdout, stderr, info io.Writer) error {
 	var first error
 	report := func(err error) {
 		fmt.Fprintln(stderr, "frameproof repro:", err)
@@ -510,7 +511,7 @@ func writeReproArtifacts(t target, o simOutcome, tracePath, htmlPath, rerunHash 
 	return first
 }
 
-func writeTrace(path string, o simOutcome) error {
+func writeTrace(path string, o campaign.Outcome) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("trace: %w", err)
@@ -560,53 +561,35 @@ func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return ioError(stderr, "shrink", "temporary directory: %v", unwrapPath(err))
 	}
 	defer os.RemoveAll(dir)
-	opts := simOptions{Backend: t.backend, Bugs: t.bugs, TempDir: dir}
-	runOn := func(src choice.Source) simOutcome {
-		if err := freshDir(dir); err != nil {
-			return simOutcome{Failed: true, Kind: "harness", Message: err.Error()}
-		}
-		return t.scenario.Run(src, opts)
-	}
-	src := choice.NewSeeded(t.seed)
-	o := runOn(src)
-	opts.MaxSteps = shrinkStepCap(o) // for the candidates below
+	res := campaign.ShrinkSeed(t.scenario, campaign.RunOptions{Backend: t.backend, Bugs: t.bugs, TempDir: dir}, t.seed, *attempts)
 	fmt.Fprintf(stdout, "shrink: %s\n", t.what())
-	if !o.Failed {
+	if !res.First.Failed {
 		fmt.Fprintln(stdout, "verdict: PASS (nothing to shrink)")
 		return exitPass
 	}
-	tape := src.Tape()
+	o, final := res.First, res.Final
 	fmt.Fprintf(stdout, "verdict: FAIL (%s): %s\n", o.Kind, o.Message)
-	fails := func(c choice.Tape) bool {
-		got := runOn(choice.NewReplay(c))
-		return got.Failed && got.Kind == o.Kind
-	}
-	shrunk, stats := shrink.Shrink(tape, fails, shrink.Options{MaxAttempts: *attempts})
-	final := runOn(choice.NewReplay(shrunk))
-	if !final.Failed || final.Kind != o.Kind {
+	if !res.Reproduced() {
 		// The shrinker only keeps failing candidates; this is a determinism bug.
 		fmt.Fprintf(stdout, "NONDETERMINISTIC: the shrunk tape no longer fails with %s\n", o.Kind)
 		return exitFail
 	}
 	tf := tapeFile{Schema: TapeSchema, Scenario: t.scenario.Name, Backend: t.backend, Bugs: t.bugs,
-		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(tape), Tape: shrunk}
+		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(res.Tape), Tape: res.Shrunk}
 	if err := writeTapeFile(*out, tf); err != nil {
 		// The tape is what shrink is for: not writing it is an I/O error.
 		return ioError(stderr, "shrink", "%v", err)
 	}
-	fmt.Fprintf(stdout, "shrunk: %d -> %d choices (%s)\n", len(tape), len(shrunk), shrinkNote(stats))
+	fmt.Fprintf(stdout, "shrunk: %d -> %d choices (%s)\n", len(res.Tape), len(res.Shrunk), shrinkNote(res.Stats))
 	fmt.Fprintf(stdout, "shrunk failure: %s\n", final.Message)
 	fmt.Fprintf(stdout, "tape: %s\n", *out)
-	fmt.Fprintf(stdout, "replay: %s\n", tapeReproCommand(*out, t))
+	fmt.Fprintf(stdout, "replay: %s\n", t.tapeCommand(*out))
 	return exitFail
 }
 
-func tapeReproCommand(path string, t target) string {
-	s := fmt.Sprintf("frameproof repro --tape %s --scenario %s --backend %s", path, t.scenario.Name, t.backend)
-	if len(t.bugs) > 0 {
-		s += " --bug " + strings.Join(t.bugs, ",")
-	}
-	return s
+// tapeCommand is the one line that replays the target's shrunk tape, saved at path.
+func (t target) tapeCommand(path string) string {
+	return campaign.ReproTape(path, t.scenario.Name, t.backend, strings.Join(t.bugs, ","))
 }
 
 func shrinkNote(s shrink.Stats) string {

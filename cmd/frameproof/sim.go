@@ -1,23 +1,21 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/frameproof/frameproof/sim/campaign"
-	"github.com/frameproof/frameproof/sim/choice"
 )
 
 // sim runs the release-gate campaign: every selected scenario on every
@@ -52,7 +50,7 @@ type simConfig struct {
 	budgetText     string
 	seeds          int
 	baseSeed       uint64
-	scenarios      []simScenario
+	scenarios      []campaign.Scenario
 	backends       []string
 	bugs           []string
 	shard, shards  int
@@ -66,7 +64,6 @@ type simConfig struct {
 	tapeDirAsked   bool   // --tape-dir was given, so it is checked up front
 	quiet          bool
 	deferCoverage  bool
-	stop           func() bool // true once the campaign was interrupted
 }
 
 // simSignals subscribes to the signals that interrupt a campaign; tests
@@ -77,28 +74,30 @@ var simSignals = func() (<-chan os.Signal, func()) {
 	return ch, func() { signal.Stop(ch) }
 }
 
-// watchInterrupts turns the first SIGINT or SIGTERM into a flag the
-// campaign polls: runs in progress finish, no new run starts, the summary
-// so far and the reports are written and the temporary directory removed.
-// A second signal gets the default action (the process dies at once).
-func watchInterrupts(stderr io.Writer) (*atomic.Bool, func()) {
-	var flag atomic.Bool
+// watchInterrupts turns the first SIGINT or SIGTERM into the cancellation
+// of the returned context, which the campaign polls: runs in progress
+// finish, no new run starts, the summary so far and the reports are written
+// and the temporary directory removed. A second signal gets the default
+// action (the process dies at once).
+func watchInterrupts(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
 	sigs, unsubscribe := simSignals()
 	done := make(chan struct{})
 	go func() {
 		select {
 		case sig := <-sigs:
-			flag.Store(true)
+			cancel()
 			unsubscribe()
 			fmt.Fprintf(stderr, "\nframeproof sim: %v: finishing the runs in progress, then the summary and reports (again to quit at once)\n", sig)
 		case <-done:
 		}
 	}()
 	var once sync.Once
-	return &flag, func() {
+	return ctx, func() {
 		once.Do(func() {
 			close(done)
 			unsubscribe()
+			cancel()
 		})
 	}
 }
@@ -138,15 +137,16 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(tmp)
 
-	interrupted, stopWatching := watchInterrupts(stderr)
+	ctx, stopWatching := watchInterrupts(stderr)
 	defer stopWatching()
-	cfg.stop = interrupted.Load
 
 	prog := newProgress(stderr, cfg.quiet)
-	res := executeSim(suite, cfg, tmp, prog)
+	report, err := campaign.Run(ctx, cfg.options(suite, tmp, prog))
 	prog.finish()
-
-	sr := buildSimReport(suite, cfg, res)
+	if err != nil {
+		return usageError(stderr, "sim", "%s", trimPrefix(err, "campaign: run"))
+	}
+	sr := &report
 	// The failures' files first, so that every report names them.
 	tapeErr := writeShrunkTapes(cfg, sr)
 	if tapeErr != nil {
@@ -162,7 +162,7 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	rep := judgeSim(sr)
-	if interrupted.Load() {
+	if ctx.Err() != nil { // interrupted (stopWatching has not run yet)
 		markInterrupted(rep)
 	}
 	code = outputCode(rep.ExitCode, errors.Join(tapeErr, reportErr))
@@ -176,7 +176,7 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 // parseSimFlags returns the config, or an exit code >= 0 to stop with.
-func parseSimFlags(suite simSuite, args []string, stdout, stderr io.Writer) (simConfig, int) {
+func parseSimFlags(suite campaign.Suite, args []string, stdout, stderr io.Writer) (simConfig, int) {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	budget := fs.String("budget", "", "stop starting runs after N simulated steps in total, or after DURATION of wall time (e.g. 30s); split evenly over the scenario x backend cells")
 	seeds := fs.Int("seeds", defaultSeeds, "seeds per scenario x backend")
@@ -269,7 +269,7 @@ func parseBudget(s string) (int64, time.Duration, error) {
 }
 
 // simHelp is what --help prints after the flags.
-func simHelp(w io.Writer, suite simSuite) {
+func simHelp(w io.Writer, suite campaign.Suite) {
 	fmt.Fprintln(w, "Runs every scenario on every backend over seeds BASE..BASE+N-1 and checks invariants,")
 	fmt.Fprintln(w, "impl vs model and linearizability. Exit codes: 0 pass, 1 failure (each with its")
 	fmt.Fprintln(w, "reproduction command), 2 usage error, 3 inconclusive (a race row missed an order),")
@@ -288,166 +288,11 @@ func simHelp(w io.Writer, suite simSuite) {
 	}
 }
 
-// cellResult is one scenario x backend campaign.
-type cellResult struct {
-	scenario, backend string
-	summary           campaign.Summary
-	err               error
-	orders            map[string]map[string]int // row -> order -> runs
-	runTime           time.Duration
-}
-
-type simResult struct {
-	cells    []cellResult
-	duration time.Duration
-}
-
-// executeSim runs the cells on cfg.jobs workers. Every run is deterministic
-// in its seed alone, so parallelism changes wall time, never results.
-func executeSim(suite simSuite, cfg simConfig, tmp string, prog *progress) simResult {
-	var cells []cellResult
-	for _, sc := range cfg.scenarios {
-		for _, b := range cfg.backends {
-			cells = append(cells, cellResult{scenario: sc.Name, backend: b})
-		}
-	}
-	byName := map[string]simScenario{}
-	for _, sc := range cfg.scenarios {
-		byName[sc.Name] = sc
-	}
-	planned := 0
-	for i := cfg.shard; i < cfg.seeds; i += cfg.shards {
-		planned++
-	}
-	prog.start(planned * len(cells))
-
-	// Budgets are split evenly over the cells; a duration budget is wall
-	// time, and jobs cells run at once.
-	var maxSteps int64
-	var maxDur time.Duration
-	if cfg.budgetSteps > 0 {
-		maxSteps = max(1, cfg.budgetSteps/int64(len(cells)))
-	}
-	if cfg.budgetDuration > 0 {
-		maxDur = max(time.Nanosecond, cfg.budgetDuration*time.Duration(min(cfg.jobs, len(cells)))/time.Duration(len(cells)))
-	}
-
-	start := time.Now()
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(cfg.jobs, len(cells)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				c := &cells[i]
-				dir := filepath.Join(tmp, c.scenario+"-"+c.backend)
-				var r cellRun
-				r, c.err = runCell(byName[c.scenario], c.backend, dir, cfg, maxSteps, maxDur, prog)
-				c.summary, c.orders, c.runTime = r.summary, r.orders, r.runTime
-				prog.cellDone(c)
-			}
-		}()
-	}
-	for i := range cells {
-		if cfg.stop != nil && cfg.stop() {
-			break // interrupted: the cells not started stay "not run"
-		}
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	return simResult{cells: cells, duration: time.Since(start)}
-}
-
-// runCell runs one scenario on one backend as a campaign.
-func runCell(sc simScenario, backend, dir string, cfg simConfig, maxSteps int64, maxDur time.Duration, prog *progress) (cellRun, error) {
-	orders := map[string]map[string]int{}
-	var last simOutcome // the latest seeded run (shrink replays do not overwrite it)
-	var lastDur, runTime time.Duration
-	opts := simOptions{Backend: backend, Bugs: cfg.bugs, TempDir: dir}
-	run := func(src choice.Source) campaign.Result {
-		// Every run, re-runs and shrink replays included, starts from the
-		// same empty directory, so file paths never differ between runs.
-		if err := freshDir(dir); err != nil {
-			return campaign.Result{Failed: true, Kind: "harness", Message: err.Error()}
-		}
-		var out simOutcome
-		if _, replay := src.(*choice.Replay); replay {
-			o := opts
-			o.MaxSteps = shrinkStepCap(last)
-			out = sc.Run(src, o)
-		} else {
-			began := time.Now()
-			out = sc.Run(src, opts)
-			last, lastDur = out, time.Since(began)
-		}
-		return campaign.Result{Failed: out.Failed, Kind: out.Kind, Message: out.Message,
-			TraceHash: out.TraceHash, Steps: int64(out.Steps), CrashImages: out.CrashImages}
-	}
-	c := campaign.Campaign{
-		Scenario: sc.Name, Bug: strings.Join(cfg.bugs, ","), Run: run,
-		BaseSeed: cfg.baseSeed, Seeds: cfg.seeds, Shard: cfg.shard, Shards: cfg.shards,
-		MaxSteps: maxSteps, MaxDuration: maxDur, MaxFailures: cfg.maxFailures, Stop: cfg.stop,
-		ShrinkAttempts: cfg.shrinkAttempts, NoShrink: cfg.shrinkAttempts == 0,
-		// OnRun follows the seed's first run directly (before any re-run
-		// or shrink replay), so last is that run's outcome.
-		OnRun: func(seed uint64, r campaign.Result) {
-			for row, taken := range last.takenOrders() {
-				if orders[row] == nil {
-					orders[row] = map[string]int{}
-				}
-				for _, order := range taken {
-					orders[row][order]++
-				}
-			}
-			runTime += lastDur
-			prog.run(r.Failed)
-		},
-	}
-	sum, err := c.Execute()
-	_ = os.RemoveAll(dir)
-	return cellRun{summary: sum, orders: orders, runTime: runTime}, err
-}
-
-// cellRun is what one cell's campaign produced. runTime is the time spent
-// in the seeds' first runs only (not in re-runs and shrinking): the
-// simulator's own throughput.
-type cellRun struct {
-	summary campaign.Summary
-	orders  map[string]map[string]int
-	runTime time.Duration
-}
-
-func freshDir(dir string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("sim: reset %s: %w", dir, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("sim: create %s: %w", dir, err)
-	}
-	return nil
-}
-
-// reproCommand is the one-line reproduction of a seed.
-func reproCommand(seed uint64, scenario, backend string, bugs []string) string {
-	s := fmt.Sprintf("frameproof repro %d --scenario %s --backend %s", seed, scenario, backend)
-	if len(bugs) > 0 {
-		s += " --bug " + strings.Join(bugs, ",")
-	}
-	return s
-}
-
-// shrinkStepCap bounds the steps of a shrink candidate. Candidates replay an
-// edited tape padded with zeros, and an all-zero schedule can spin until the
-// scenario's step budget (a liveness failure, slow to reach). A candidate
-// that runs far longer than the failing run cannot fail with its (non-
-// liveness) kind any sooner, so it is cut off; for liveness failures the
-// budget is the point, so it is left to lanesim.StepBudget, which gives a
-// replayed tape a budget proportional to its length.
-func shrinkStepCap(failing simOutcome) int {
-	if failing.Kind == "liveness" {
-		return 0
-	}
-	return max(4*failing.Steps, 2000)
+// options is the campaign the command line asks for.
+func (cfg simConfig) options(suite campaign.Suite, tmp string, prog *progress) campaign.Options {
+	return campaign.Options{Suite: suite, Scenarios: cfg.scenarios, Backends: cfg.backends, Bugs: cfg.bugs,
+		BaseSeed: cfg.baseSeed, Seeds: cfg.seeds, Shard: cfg.shard, Shards: cfg.shards, Jobs: cfg.jobs,
+		MaxFailures: cfg.maxFailures, ShrinkAttempts: cfg.shrinkAttempts,
+		BudgetSteps: cfg.budgetSteps, BudgetDuration: cfg.budgetDuration, Budget: cfg.budgetText,
+		DeferCoverage: cfg.deferCoverage, TempDir: tmp, Progress: prog}
 }

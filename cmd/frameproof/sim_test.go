@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -242,17 +243,6 @@ func TestShrinkPassingSeed(t *testing.T) {
 	assert.Contains(t, out, "nothing to shrink")
 }
 
-func TestTakenOrdersCountsEveryOrderOnce(t *testing.T) {
-	o := simOutcome{Races: map[string]string{"A": "x", "B": "y"}}
-	assert.Equal(t, map[string][]string{"A": {"x"}, "B": {"y"}}, o.takenOrders())
-	o.RaceOrders = map[string][]string{"A": {"x", "z", "x"}}
-	assert.Equal(t, map[string][]string{"A": {"x", "z"}, "B": {"y"}}, o.takenOrders())
-	o.Races["C"] = "w"
-	for range 10 { // map order must not leak into the listing
-		assert.Equal(t, [][]string{{"A", "x", "z"}, {"B", "y"}, {"C", "w"}}, o.racesTaken())
-	}
-}
-
 // An unwritable --junit path is found before the campaign starts (exit 4,
 // nothing run); a JUnit file that fails after the campaign does not hide its
 // result: a failure keeps exit 1, anything else becomes exit 4.
@@ -281,11 +271,11 @@ type seedLog struct {
 	seeds map[string][]uint64
 }
 
-func (s *seedLog) Scenarios() []simScenario {
-	var out []simScenario
+func (s *seedLog) Scenarios() []campaign.Scenario {
+	var out []campaign.Scenario
 	for _, sc := range s.fakeSuite.Scenarios() {
 		inner, name := sc.Run, sc.Name
-		sc.Run = func(src choice.Source, o simOptions) simOutcome {
+		sc.Run = func(src choice.Source, o campaign.RunOptions) campaign.Outcome {
 			s.mu.Lock()
 			key := name + "/" + o.Backend
 			s.seeds[key] = append(s.seeds[key], src.(*choice.Seeded).Seed())
@@ -335,11 +325,11 @@ func TestFailuresGroupByKindAndMessage(t *testing.T) {
 		{Scenario: "b", Backend: "memory", Seed: 9, Kind: "invariant", Message: "value 9 at op 12", Repro: "r9"},
 		{Scenario: "a", Backend: "memory", Seed: 11, Kind: "invariant", Message: "value 7 at op 1", Repro: "r11"},
 	}
-	g := groupFailures(fs)
+	g := campaign.GroupFailures(fs)
 	require.Len(t, g, 2)
-	assert.Equal(t, "value 8 at op 3", g[0].message)
-	assert.Len(t, g[0].members, 3)
-	assert.Equal(t, "liveness", g[1].kind)
+	assert.Equal(t, "value 8 at op 3", g[0].Message)
+	assert.Len(t, g[0].Members, 3)
+	assert.Equal(t, "liveness", g[1].Kind)
 	var b strings.Builder
 	printFailureGroups(&b, fs)
 	assert.Contains(t, b.String(), "failures: 4 seeds, 2 distinct")
@@ -396,4 +386,40 @@ func TestSimShrunkTapesByDefault(t *testing.T) {
 	}
 	_, err = os.Stat("frameproof-failures")
 	assert.ErrorIs(t, err, os.ErrNotExist, "--tape-dir '' writes no tapes")
+}
+
+// Every reproduction line a campaign reports (the JSON report lists one per
+// failing seed, built by campaign.Repro) runs as printed through the CLI's
+// own entry and fails again with the seed's kind; the same holds for a
+// line built by campaign.Campaign alone, the one library tests print.
+func TestEveryReportedReproLineRuns(t *testing.T) {
+	withSuite(t, fakeSuite{})
+	code, stdout, stderr := run("sim", "--scenario", "coin", "--seeds", "20", "--bug", "big-value", "--json", "--tape-dir", "", "-q")
+	require.Equal(t, exitFail, code, stderr)
+	failures := decodeReport(t, stdout).Sim.Failures
+	require.NotEmpty(t, failures)
+	lines := map[string]string{} // line -> kind
+	for _, f := range failures {
+		lines[f.Repro] = f.Kind
+	}
+	coin := fakeSuite{}.Scenarios()[0]
+	opts := campaign.RunOptions{Backend: "jsonl", Bugs: []string{"big-value"}, TempDir: t.TempDir()}
+	sum, err := campaign.Campaign{Scenario: coin.Name, Backend: opts.Backend, Bug: "big-value", Seeds: 20, MaxFailures: 1,
+		Run: func(src choice.Source) campaign.Result {
+			require.NoError(t, campaign.FreshDir(opts.TempDir))
+			o := coin.Run(src, opts)
+			return campaign.Result{Failed: o.Failed, Kind: o.Kind, Message: o.Message, TraceHash: o.TraceHash}
+		}}.Execute()
+	require.NoError(t, err)
+	require.Len(t, sum.Failures, 1)
+	lines[sum.Failures[0].Repro] = sum.Failures[0].Kind
+
+	t.Chdir(t.TempDir()) // repro writes its trace and HTML report into the working directory
+	for line, kind := range lines {
+		args := strings.Fields(line)
+		require.Equal(t, "frameproof", args[0], line)
+		code, out, errs := run(args[1:]...)
+		assert.Equal(t, exitFail, code, "%s\n%s%s", line, out, errs)
+		assert.Contains(t, out, "verdict: FAIL ("+kind+")", line)
+	}
 }

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/linz"
 	"github.com/frameproof/frameproof/sim/trace"
@@ -27,15 +29,15 @@ type fakeSuite struct{}
 
 var fakeRunCounter atomic.Int64
 
-func (fakeSuite) Scenarios() []simScenario {
-	return []simScenario{
+func (fakeSuite) Scenarios() []campaign.Scenario {
+	return []campaign.Scenario{
 		{Name: "coin", Description: "fake: values and a fair race", Rows: []string{"R1"}, Run: fakeCoin},
 		{Name: "rare", Description: "fake: a race whose second order almost never happens", Rows: []string{"R2"}, Run: fakeRare},
 	}
 }
 
-func (fakeSuite) RaceRows() []simRaceRow {
-	return []simRaceRow{
+func (fakeSuite) RaceRows() []campaign.RaceRow {
+	return []campaign.RaceRow{
 		{ID: "R1", Name: "fake race one", Orders: [2]string{"a-first", "b-first"}},
 		{ID: "R2", Name: "rare race", Orders: [2]string{"common", "rare"}},
 	}
@@ -57,18 +59,18 @@ var fakeCounterModel = porcupine.Model{
 	DescribeOperation: func(input, output any) string { return fmt.Sprintf("inc -> %v", output) },
 }
 
-func fakeTrace(opts simOptions) *trace.Trace {
+func fakeTrace(opts campaign.RunOptions) *trace.Trace {
 	if opts.KeepTrace {
 		return trace.New()
 	}
 	return trace.NewHashOnly()
 }
 
-func fakeCoin(src choice.Source, opts simOptions) simOutcome {
+func fakeCoin(src choice.Source, opts campaign.RunOptions) campaign.Outcome {
 	tr := fakeTrace(opts)
 	step := int64(0)
 	rec := linz.NewRecorder(func() int64 { return step })
-	o := simOutcome{Races: map[string]string{}, Linz: rec}
+	o := campaign.Outcome{Races: map[string]string{}, Linz: rec}
 	if opts.Backend != "memory" {
 		// File backends get a directory that exists and starts empty.
 		entries, err := os.ReadDir(opts.TempDir)
@@ -78,7 +80,7 @@ func fakeCoin(src choice.Source, opts simOptions) simOutcome {
 		}
 		_ = os.WriteFile(filepath.Join(opts.TempDir, "store."+opts.Backend), []byte("x"), 0o644)
 	}
-	if contains(opts.Bugs, "flaky") {
+	if slices.Contains(opts.Bugs, "flaky") {
 		tr.Add(0, 0, "", "fake", "counter", trace.F("n", fakeRunCounter.Add(1)))
 	}
 	n := choice.Range(src, "ops", 1, 20)
@@ -88,7 +90,7 @@ func fakeCoin(src choice.Source, opts simOptions) simOutcome {
 		tr.Add(step, 0, "", "fake", "draw", trace.F("v", v))
 		id := rec.Call("client", "inc")
 		_ = rec.Return(id, i+1)
-		if v >= 7 && contains(opts.Bugs, "big-value") && !o.Failed {
+		if v >= 7 && slices.Contains(opts.Bugs, "big-value") && !o.Failed {
 			o.Failed, o.Kind, o.Message = true, "invariant", fmt.Sprintf("value %d >= 7 at op %d", v, i)
 			rec.Fault("bug big-value fired", fmt.Sprintf("op %d", i))
 			o.Faults = append(o.Faults, fmt.Sprintf("big value %d at op %d", v, i))
@@ -106,9 +108,9 @@ func fakeCoin(src choice.Source, opts simOptions) simOutcome {
 	return o
 }
 
-func fakeRare(src choice.Source, opts simOptions) simOutcome {
+func fakeRare(src choice.Source, opts campaign.RunOptions) campaign.Outcome {
 	tr := fakeTrace(opts)
-	o := simOutcome{Races: map[string]string{"R2": "common"}, Steps: 1}
+	o := campaign.Outcome{Races: map[string]string{"R2": "common"}, Steps: 1}
 	if choice.Chance(src, "rare", 1, 100000) {
 		o.Races["R2"] = "rare"
 	}
@@ -121,7 +123,7 @@ func fakeRare(src choice.Source, opts simOptions) simOutcome {
 }
 
 // withSuite runs the commands against s for the rest of the test.
-func withSuite(t *testing.T, s simSuite) {
+func withSuite(t *testing.T, s campaign.Suite) {
 	t.Helper()
 	old := activeSuite
 	activeSuite = s

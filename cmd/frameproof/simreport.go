@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -24,74 +23,6 @@ type (
 	SimThroughput = campaign.Throughput
 	SimFailure    = campaign.ReportedFailure
 )
-
-// buildSimReport turns the cells into the campaign report; judgeSim
-// judges it once the failures' files are written.
-func buildSimReport(suite simSuite, cfg simConfig, res simResult) *SimReport {
-	sr := &SimReport{BaseSeed: cfg.baseSeed, Seeds: cfg.seeds, Shard: fmt.Sprintf("%d/%d", cfg.shard, cfg.shards),
-		Budget: cfg.budgetText, Bugs: cfg.bugs, Backends: cfg.backends, CoverageDeferred: cfg.deferCoverage,
-		Cells: []SimCell{}, Coverage: []SimCoverage{}, Failures: []SimFailure{}}
-	for _, sc := range cfg.scenarios {
-		sr.Scenarios = append(sr.Scenarios, sc.Name)
-	}
-	orders := map[string]map[string]int{}
-	for _, c := range res.cells {
-		s := c.summary
-		cell := SimCell{Scenario: c.scenario, Backend: c.backend, Planned: s.Planned, Runs: s.Runs, Passed: s.Passed,
-			Failed: len(s.Failures), Steps: s.Steps, StoppedBy: s.StoppedBy, DurationSeconds: s.DurationSeconds,
-			RunSeconds: c.runTime.Seconds(), Crashes: s.Crashes, DistinctCrashImages: s.DistinctCrashImages}
-		if cell.RunSeconds > 0 {
-			cell.RunsPerSecond = float64(s.Runs) / cell.RunSeconds
-			cell.StepsPerSecond = float64(s.Steps) / cell.RunSeconds
-		}
-		switch {
-		case c.err != nil:
-			cell.Verdict, cell.Error = statusError, c.err.Error()
-		case len(s.Failures) > 0:
-			cell.Verdict = statusFail
-		case s.Runs == 0:
-			cell.Verdict = "not run"
-		default:
-			cell.Verdict = statusPass
-		}
-		for _, f := range s.Failures {
-			sr.Failures = append(sr.Failures, SimFailure{Scenario: c.scenario, Backend: c.backend, Bugs: cfg.bugs, Seed: f.Seed, Kind: f.Kind,
-				Message: f.Message, Repro: reproCommand(f.Seed, c.scenario, c.backend, cfg.bugs),
-				TraceHash: f.TraceHash, RerunHashes: f.RerunHashes, TapeLen: f.TapeLen,
-				ShrunkTapeLen: f.ShrunkTapeLen, ShrunkMessage: f.ShrunkMessage, ShrunkTape: f.ShrunkTape})
-		}
-		sr.Cells = append(sr.Cells, cell)
-		sr.Throughput.Runs += s.Runs
-		sr.Throughput.Steps += s.Steps
-		sr.Throughput.Crashes += s.Crashes
-		sr.Throughput.DistinctCrashImages += s.DistinctCrashImages
-		for row, m := range c.orders {
-			if orders[row] == nil {
-				orders[row] = map[string]int{}
-			}
-			for o, n := range m {
-				orders[row][o] += n
-			}
-		}
-	}
-	wall := res.duration.Seconds()
-	sr.Throughput.WallSeconds = wall
-	sr.Throughput.Jobs = min(cfg.jobs, len(res.cells))
-	if wall > 0 {
-		sr.Throughput.RunsPerSecond = float64(sr.Throughput.Runs) / wall
-		sr.Throughput.StepsPerSecond = float64(sr.Throughput.Steps) / wall
-	}
-	for _, row := range coverageGoals(suite, cfg.scenarios) {
-		cov := SimCoverage{Row: row.ID, Name: row.Name, Covered: true}
-		for _, o := range row.Orders {
-			n := orders[row.ID][o]
-			cov.Orders = append(cov.Orders, SimOrder{Order: o, Runs: n})
-			cov.Covered = cov.Covered && n > 0
-		}
-		sr.Coverage = append(sr.Coverage, cov)
-	}
-	return sr
-}
 
 // judgeSim builds the CLI report of a campaign report, one testcase per
 // scenario x backend, and its verdict: a failure is a fail; a cell error,
@@ -255,11 +186,11 @@ func failureStem(f SimFailure) string {
 // writeFailureReports writes, for every failure, the full trace of the
 // seed and the HTML report into cfg.reportDir (the shrunk tape is
 // writeShrunkTapes' job).
-func writeFailureReports(suite simSuite, cfg simConfig, sr *SimReport) error {
+func writeFailureReports(suite campaign.Suite, cfg simConfig, sr *SimReport) error {
 	if err := os.MkdirAll(cfg.reportDir, 0o755); err != nil {
 		return err
 	}
-	byName := map[string]simScenario{}
+	byName := map[string]campaign.Scenario{}
 	for _, sc := range cfg.scenarios {
 		byName[sc.Name] = sc
 	}
@@ -301,13 +232,14 @@ func newProgress(w io.Writer, quiet bool) *progress {
 	return &progress{w: w, off: quiet, tty: isTTY(w)}
 }
 
-func (p *progress) start(total int) {
+// Start, Run and CellDone make progress a campaign.Progress.
+func (p *progress) Start(total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total, p.began, p.last = total, time.Now(), time.Now()
 }
 
-func (p *progress) run(failed bool) {
+func (p *progress) Run(failed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
@@ -338,15 +270,15 @@ func (p *progress) drawBar(now time.Time) {
 		p.done, p.total, p.failed, now.Sub(p.began).Seconds())
 }
 
-func (p *progress) cellDone(c *cellResult) {
+func (p *progress) CellDone(c campaign.Cell) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cellsDone++
 	if p.off || p.tty {
 		return
 	}
-	fmt.Fprintf(p.w, "sim: %s/%s done: %d runs, %d failed (%d runs total, %.0fs)\n", c.scenario, c.backend,
-		c.summary.Runs, len(c.summary.Failures), p.done, time.Since(p.began).Seconds())
+	fmt.Fprintf(p.w, "sim: %s/%s done: %d runs, %d failed (%d runs total, %.0fs)\n", c.Scenario, c.Backend,
+		c.Runs, c.Failed, p.done, time.Since(p.began).Seconds())
 }
 
 func (p *progress) finish() {
@@ -357,31 +289,6 @@ func (p *progress) finish() {
 	}
 }
 
-// failureGroup is the failures that share a kind and a message (digits
-// aside: "value 8 at op 3" and "value 9 at op 1" are one problem).
-type failureGroup struct {
-	kind, message string
-	members       []SimFailure // in campaign order; the first is shown
-}
-
-var digitRun = regexp.MustCompile(`[0-9]+`)
-
-func groupFailures(fs []SimFailure) []failureGroup {
-	var groups []failureGroup
-	index := map[string]int{}
-	for _, f := range fs {
-		key := f.Kind + "\x00" + digitRun.ReplaceAllString(firstLine(f.Message), "N")
-		i, ok := index[key]
-		if !ok {
-			i = len(groups)
-			index[key] = i
-			groups = append(groups, failureGroup{kind: f.Kind, message: firstLine(f.Message)})
-		}
-		groups[i].members = append(groups[i].members, f)
-	}
-	return groups
-}
-
 // printFailureGroups prints one block per group: its count and cells, the
 // first seed with its reproduction line and shrunk tape; every seed's own
 // line is in the JSON and JUnit reports.
@@ -389,13 +296,13 @@ func printFailureGroups(w io.Writer, fs []SimFailure) {
 	if len(fs) == 0 {
 		return
 	}
-	groups := groupFailures(fs)
+	groups := campaign.GroupFailures(fs)
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "failures: %d seeds, %d distinct (kind and message); every seed's repro line is in --json and --junit\n", len(fs), len(groups))
 	for _, g := range groups {
 		var cells []string
 		count := map[string]int{}
-		for _, f := range g.members {
+		for _, f := range g.Members {
 			c := f.Scenario + "/" + f.Backend
 			if count[c] == 0 {
 				cells = append(cells, c)
@@ -405,9 +312,9 @@ func printFailureGroups(w io.Writer, fs []SimFailure) {
 		for i, c := range cells {
 			cells[i] = fmt.Sprintf("%s x%d", c, count[c])
 		}
-		f := g.members[0]
-		fmt.Fprintf(w, "FAIL %s: %s\n", g.kind, g.message)
-		fmt.Fprintf(w, "  %d seeds: %s\n", len(g.members), strings.Join(cells, ", "))
+		f := g.Members[0]
+		fmt.Fprintf(w, "FAIL %s: %s\n", g.Kind, g.Message)
+		fmt.Fprintf(w, "  %d seeds: %s\n", len(g.Members), strings.Join(cells, ", "))
 		fmt.Fprintf(w, "  first: %s/%s seed %d\n", f.Scenario, f.Backend, f.Seed)
 		fmt.Fprintf(w, "  repro: %s\n", f.Repro)
 		fmt.Fprintf(w, "  shrunk tape: %d -> %d choices", f.TapeLen, f.ShrunkTapeLen)
@@ -418,7 +325,7 @@ func printFailureGroups(w io.Writer, fs []SimFailure) {
 		for _, p := range f.Files {
 			fmt.Fprintf(w, "  wrote %s\n", p)
 		}
-		if others := countFiles(g.members[1:]); others > 0 {
+		if others := countFiles(g.Members[1:]); others > 0 {
 			fmt.Fprintf(w, "  and %d report files for the other seeds, in the same directory\n", others)
 		}
 	}

@@ -11,12 +11,16 @@
 //     replayed through choice.NewReplay, keeping only candidates that fail
 //     with the same Kind; if the shrunk tape then replays to anything else,
 //     the failure is reported as KindNondeterminism too;
-//  3. reported with the one command that reproduces it
-//     (frameproof repro <seed> [--scenario S] [--bug B]).
+//  3. reported with the one command that reproduces it (Repro).
 //
 // A scenario is any func(choice.Source) Result; it builds its own world,
 // runs it, checks what it wants and returns the verdict and trace hash.
 // Summary is JSON-serialisable for the CLI and CI.
+//
+// Run is the release-gate campaign over a Suite (sim/lanesim is the one the
+// CLI runs): one Campaign per scenario x backend cell, cells on parallel
+// workers, shards, budgets, interrupts, race coverage and the Report that
+// `frameproof sim --json` prints and Merge unions.
 package campaign
 
 import (
@@ -48,15 +52,16 @@ type Result struct {
 	CrashImages []uint64 `json:"-"`
 }
 
-// Scenario runs once, drawing every decision from src.
-type Scenario func(src choice.Source) Result
+// RunFunc runs a scenario once, drawing every decision from src.
+type RunFunc func(src choice.Source) Result
 
 // Campaign describes a batch of seeded runs. Zero budgets mean "no limit";
 // Seeds must be positive.
 type Campaign struct {
-	Scenario string   // scenario name, for the repro command
-	Bug      string   // injected bug name, for the repro command ("" = none)
-	Run      Scenario // the scenario itself
+	Scenario string  // scenario name, for the repro command
+	Backend  string  // store backend, for the repro command
+	Bug      string  // injected bug names, comma-separated, for the repro command ("" = none)
+	Run      RunFunc // the scenario itself
 
 	BaseSeed uint64 // seeds are BaseSeed+i for i in [0, Seeds)
 	Seeds    int
@@ -128,19 +133,6 @@ type Summary struct {
 
 // OK reports whether no seed failed.
 func (s Summary) OK() bool { return len(s.Failures) == 0 }
-
-// Repro returns the command that reproduces seed.
-func Repro(seed uint64, scenario, bug string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "frameproof repro %d", seed)
-	if scenario != "" {
-		fmt.Fprintf(&b, " --scenario %s", scenario)
-	}
-	if bug != "" {
-		fmt.Fprintf(&b, " --bug %s", bug)
-	}
-	return b.String()
-}
 
 // ParseShard parses "i/n" (0 <= i < n).
 func ParseShard(s string) (shard, shards int, err error) {
@@ -227,7 +219,7 @@ func (c Campaign) Execute() (Summary, error) {
 func (c Campaign) investigate(seed uint64, r Result, tape choice.Tape) Failure {
 	f := Failure{
 		Seed: seed, Kind: r.Kind, Message: r.Message, TraceHash: r.TraceHash, Steps: r.Steps,
-		TapeLen: len(tape), Repro: Repro(seed, c.Scenario, c.Bug),
+		TapeLen: len(tape), Repro: Repro(seed, c.Scenario, c.Backend, c.Bug),
 	}
 	for range 2 {
 		again := c.Run(choice.NewSeeded(seed))

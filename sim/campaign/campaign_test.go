@@ -38,7 +38,7 @@ func lostUpdate(src choice.Source) Result {
 }
 
 func TestCampaignFindsShrinksAndReproduces(t *testing.T) {
-	c := Campaign{Scenario: "lost-update", Bug: "racy-inc", Run: lostUpdate, BaseSeed: 100, Seeds: 40}
+	c := Campaign{Scenario: "lost-update", Backend: "memory", Bug: "racy-inc", Run: lostUpdate, BaseSeed: 100, Seeds: 40}
 	sum, err := c.Execute()
 	require.NoError(t, err)
 	require.Equal(t, 40, sum.Runs)
@@ -48,7 +48,7 @@ func TestCampaignFindsShrinksAndReproduces(t *testing.T) {
 	for _, f := range sum.Failures {
 		require.Equal(t, "invariant", f.Kind)
 		require.Equal(t, []string{f.TraceHash, f.TraceHash}, f.RerunHashes)
-		require.Equal(t, fmt.Sprintf("frameproof repro %d --scenario lost-update --bug racy-inc", f.Seed), f.Repro)
+		require.Equal(t, fmt.Sprintf("frameproof repro %d --scenario lost-update --backend memory --bug racy-inc", f.Seed), f.Repro)
 		require.LessOrEqual(t, f.ShrunkTapeLen, f.TapeLen)
 		// The shrunk tape still fails the same way, and the seed alone
 		// reproduces the original failure.
@@ -154,7 +154,9 @@ func TestParseShard(t *testing.T) {
 		_, _, err := ParseShard(bad)
 		require.Error(t, err, bad)
 	}
-	require.Equal(t, "frameproof repro 7", Repro(7, "", ""))
+	require.Equal(t, "frameproof repro 7", Repro(7, "", "", ""))
+	require.Equal(t, "frameproof repro 7 --scenario s --backend jsonl --bug a,b", Repro(7, "s", "jsonl", "a,b"))
+	require.Equal(t, "frameproof repro --tape t.json --scenario s --backend sqlite", ReproTape("t.json", "s", "sqlite", ""))
 }
 
 // For any seed count, base and shard count, the shards together run every

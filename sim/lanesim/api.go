@@ -6,19 +6,14 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
-	"github.com/frameproof/frameproof/sim/linz"
-	"github.com/frameproof/frameproof/sim/trace"
 )
 
-// Options configure one run.
-type Options struct {
-	Backend   string   // a name from Backends() (default memory)
-	Bugs      []string // lane bug names and store bug names (BugNames)
-	TempDir   string   // sqlite files go here (required for sqlite)
-	KeepTrace bool     // keep the JSONL trace in Outcome.Trace
-	MaxSteps  int      // world step budget (0: StepBudget of the source)
-}
+// Options configure one run (Backend: a name from Backends(), default
+// memory; Bugs: names from BugNames(); TempDir: required for sqlite).
+// The type is the campaign's, so a lanesim scenario is a campaign.Scenario.
+type Options = campaign.RunOptions
 
 // DefaultMaxSteps bounds one seeded run's scheduler steps; using them up is
 // a liveness failure.
@@ -49,47 +44,19 @@ func StepBudget(src choice.Source) int {
 	return DefaultMaxSteps
 }
 
-// Outcome is one run's verdict.
-type Outcome struct {
-	Failed    bool
-	Kind      string // "invariant", "model-mismatch", "model", "store", "events", "liveness", "linearizability", "recovery", "wire", "world", "setup"
-	Message   string
-	Steps     int
-	TraceHash string
-	Trace     *trace.Trace      // when KeepTrace
-	Races     map[string]string // row id -> first order taken
-	// RaceOrders lists every order seen per row (a run may take both).
-	RaceOrders map[string][]string
-	Linz       *linz.Recorder // for HTML
-	Faults     []string
-	// Checks counts the checks that ran (so a pass is never vacuous).
-	Checks int
-	// TXCompared counts the acknowledged transactions whose write lists were
-	// compared with model/lane's, write by write (txcheck.go).
-	TXCompared int
-	// Structural counts the structural generations that returned and were
-	// checked (their (op, resp) pairs are in invariant 11's view).
-	Structural int
-	// CrashImages holds a hash of the disk after each simulated power loss
-	// (faults.CrashReport.Image), for counting distinct crash states.
-	CrashImages []uint64
-	// Settings are the knobs a swarm seed drew ("" for fixed profiles).
-	Settings string
-}
+// Outcome is one run's verdict. Kind is one of "invariant",
+// "model-mismatch", "model", "store", "events", "liveness",
+// "linearizability", "recovery", "wire", "world", "setup"; TXCompared counts
+// the acknowledged transactions whose write lists were compared with
+// model/lane's (txcheck.go), Structural the structural generations checked.
+type Outcome = campaign.Outcome
 
 // Scenario is one named profile of the runner.
-type Scenario struct {
-	Name, Description string
-	Rows              []string // race rows it targets
-	Run               func(src choice.Source, opts Options) Outcome
-}
+type Scenario = campaign.Scenario
 
 // RaceRow is one row of the seed's race table (plus close-vs-settlement)
 // and the two orders a run can take.
-type RaceRow struct {
-	ID, Name string
-	Orders   [2]string
-}
+type RaceRow = campaign.RaceRow
 
 // Race row ids.
 const (
@@ -131,16 +98,20 @@ const (
 )
 
 var raceRows = []RaceRow{
-	{RowAppendNext, "frame append vs next frame", [2]string{OrderCommittedBeforeNext, OrderNextQueuedBehind}},
-	{RowAppendSettle, "frame append vs stream settlement", [2]string{OrderAppendsDoneAtEnd, OrderSettlementAwaitsAppends}},
-	{RowUpdateCommit, "live update event vs frame commit", [2]string{OrderEventFirst, OrderCommitFirst}},
-	{RowAppendFinalize, "append vs external finalization", [2]string{OrderAppendFirst, OrderFinalizeFirst}},
-	{RowQueuedLoss, "process loss with queued writes", [2]string{OrderQueueEmpty, OrderQueuedLost}},
-	{RowFinalFrame, "final frame vs response settlement", [2]string{OrderSettledInProcess, OrderCrashBetween}},
-	{RowActivationSnap, "activation vs snapshot", [2]string{OrderSnapshotFirst, OrderActivationFirst}},
-	{RowUnknownRetry, "unknown generation vs retry", [2]string{OrderSyntheticThenRetry, OrderSyntheticThenFailAtCap}},
-	{RowPollReplacement, "unknown deferred poll vs replacement", [2]string{OrderSuspendedWithoutPermit, OrderReplacedAtOnce}},
-	{RowCloseSettle, "close vs settlement", [2]string{OrderCloseFirst, OrderSettleFirst}},
+	row(RowAppendNext, "frame append vs next frame", OrderCommittedBeforeNext, OrderNextQueuedBehind),
+	row(RowAppendSettle, "frame append vs stream settlement", OrderAppendsDoneAtEnd, OrderSettlementAwaitsAppends),
+	row(RowUpdateCommit, "live update event vs frame commit", OrderEventFirst, OrderCommitFirst),
+	row(RowAppendFinalize, "append vs external finalization", OrderAppendFirst, OrderFinalizeFirst),
+	row(RowQueuedLoss, "process loss with queued writes", OrderQueueEmpty, OrderQueuedLost),
+	row(RowFinalFrame, "final frame vs response settlement", OrderSettledInProcess, OrderCrashBetween),
+	row(RowActivationSnap, "activation vs snapshot", OrderSnapshotFirst, OrderActivationFirst),
+	row(RowUnknownRetry, "unknown generation vs retry", OrderSyntheticThenRetry, OrderSyntheticThenFailAtCap),
+	row(RowPollReplacement, "unknown deferred poll vs replacement", OrderSuspendedWithoutPermit, OrderReplacedAtOnce),
+	row(RowCloseSettle, "close vs settlement", OrderCloseFirst, OrderSettleFirst),
+}
+
+func row(id, name, first, second string) RaceRow {
+	return RaceRow{ID: id, Name: name, Orders: [2]string{first, second}}
 }
 
 // RaceRows lists the race rows in the seed's table order.

@@ -35,7 +35,7 @@ func TestMutationScore(t *testing.T) {
 			for _, be := range inProcessBackends() {
 				sc, _ := ScenarioByName(name)
 				opts := Options{Backend: be, Bugs: []string{bug}}
-				sum, err := campaign.Campaign{Scenario: name, Bug: bug, Seeds: seeds, MaxFailures: 1, ShrinkAttempts: 10,
+				sum, err := campaign.Campaign{Scenario: name, Backend: be, Bug: bug, Seeds: seeds, MaxFailures: 1, ShrinkAttempts: 10,
 					Run: func(src choice.Source) campaign.Result {
 						o := sc.Run(src, opts)
 						return campaign.Result{Failed: o.Failed, Kind: o.Kind, Message: o.Message, TraceHash: o.TraceHash, Steps: int64(o.Steps)}

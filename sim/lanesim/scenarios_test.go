@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/frameproof/frameproof/impl/store/backends"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/linz"
 )
@@ -37,7 +38,7 @@ func TestScenariosPassOnEveryBackend(t *testing.T) {
 			t.Run(sc.Name+"/"+be, func(t *testing.T) {
 				for seed := uint64(0); seed < uint64(seedsFor(b)); seed++ {
 					out := sc.Run(choice.NewSeeded(seed), Options{Backend: be, TempDir: t.TempDir()})
-					require.False(t, out.Failed, "seed %d: %s: %s\nrepro: frameproof repro %d --scenario %s", seed, out.Kind, out.Message, seed, sc.Name)
+					require.False(t, out.Failed, "seed %d: %s: %s\nrepro: %s", seed, out.Kind, out.Message, campaign.Repro(seed, sc.Name, be, ""))
 					require.Positive(t, out.Checks, "seed %d ran no checks", seed)
 					require.NotEmpty(t, out.TraceHash)
 				}
