@@ -255,7 +255,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		o := ls.r.runOptions()
 		run := ml.Run{UserText: o.UserText, Model: ml.ModelRef{Provider: o.Configuration.Model.Provider, ModelID: o.Configuration.Model.ModelID},
 			MaxAttempts: o.RetryPolicy.MaxAttempts, BaseDelayMs: o.RetryPolicy.BaseDelayMs,
-			MaxAgentDelayMs: o.RetryPolicy.MaxAgentDelayMs}
+			MaxAgentDelayMs: o.RetryPolicy.MaxAgentDelayMs, Compaction: &simCompaction}
 		return func() error { return m.StartRun(op, user, run) }
 	case "intent", "poll-intent":
 		for _, w := range ws {
