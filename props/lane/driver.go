@@ -349,9 +349,18 @@ func (d *driver) startRun() {
 		limit := 1500.0
 		run.MaxAgentDelayMs = &limit
 	}
+	// settings.compaction with a drawn keepRecentTokens, so an overflow's
+	// preparation cuts the transcript anywhere
+	run.Compaction = &ml.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: float64(rapid.IntRange(0, 40).Draw(d.t, "keepRecentTokens"))}
+	settings, err := pi.ParseJSON(fmt.Sprintf(`{"compaction":{"enabled":true,"reserveTokens":16384,"keepRecentTokens":%v}}`, run.Compaction.KeepRecentTokens))
+	if err != nil {
+		d.fail(err)
+		return
+	}
 	op, err := d.lane.StartRun(lane.RunOptions{UserText: run.UserText,
 		Configuration: lane.Configuration{Model: lane.ModelRef{Provider: run.Model.Provider, ModelID: run.Model.ModelID}, ThinkingLevel: "off"},
-		RetryPolicy:   lane.RetryPolicy{MaxAttempts: run.MaxAttempts, BaseDelayMs: run.BaseDelayMs, MaxAgentDelayMs: run.MaxAgentDelayMs}})
+		RetryPolicy:   lane.RetryPolicy{MaxAttempts: run.MaxAttempts, BaseDelayMs: run.BaseDelayMs, MaxAgentDelayMs: run.MaxAgentDelayMs},
+		Settings:      settings})
 	d.g.quiesce()
 	if d.isLost() {
 		return
