@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"errors"
 	"math"
 
 	"github.com/frameproof/frameproof/impl/pi"
@@ -119,11 +120,19 @@ func assistantUsage(message pi.JSONValue) (pi.JSONValue, bool) {
 	return usage, true
 }
 
+// errUndefinedMessage is V8's TypeError when estimateContextTokens reads the
+// role of an undefined message (an entry of an unknown type in context).
+var errUndefinedMessage = errors.New("Cannot read properties of undefined (reading 'role')")
+
 // EstimateContextTokens is estimateContextTokens(messages).tokens: the last
 // usable assistant usage plus the estimates of the messages after it, or the
-// sum of every message's estimate when none reports usage.
-func EstimateContextTokens(messages []pi.JSONValue) float64 {
+// sum of every message's estimate when none reports usage. An undefined
+// message the walk from the end reaches throws, as in JS.
+func EstimateContextTokens(messages []pi.JSONValue) (float64, error) {
 	for i := len(messages) - 1; i >= 0; i-- {
+		if messages[i].IsUndefined() {
+			return 0, errUndefinedMessage
+		}
 		usage, ok := assistantUsage(messages[i])
 		if !ok {
 			continue
@@ -132,11 +141,11 @@ func EstimateContextTokens(messages []pi.JSONValue) float64 {
 		for _, m := range messages[i+1:] {
 			total += float64(EstimateTokens(m))
 		}
-		return total
+		return total, nil
 	}
 	total := 0.0
 	for _, m := range messages {
 		total += float64(EstimateTokens(m))
 	}
-	return total
+	return total, nil
 }

@@ -39,12 +39,7 @@ func ParseEntry(raw []byte, timestamp float64) (Entry, error) {
 	}
 	t, _ := str(v, "type")
 	id, _ := str(v, "id")
-	e := Entry{Type: t, ID: id, Timestamp: timestamp, Raw: v, Message: field(v, "message")}
-	switch t {
-	case "message", "compaction", "branch_summary", "custom":
-		return e, nil
-	}
-	return Entry{}, fmt.Errorf("compaction: entry %s has unknown type %q", id, t)
+	return Entry{Type: t, ID: id, Timestamp: timestamp, Raw: v, Message: field(v, "message")}, nil
 }
 
 // summaryMessage is createBranchSummaryMessage / createCompactionSummaryMessage
@@ -72,7 +67,8 @@ func isContextMessage(m pi.JSONValue) bool {
 
 // contextMessages is buildContextEntries(path).flatMap(sessionEntryToContextMessages)
 // (session/context.ts): from the newest compaction on, its summary and
-// retained tail, then each later entry's context messages.
+// retained tail, then each later entry's context messages. An entry of a
+// type the switch does not know gives undefined, which flatMap keeps.
 func contextMessages(path []Entry) []pi.JSONValue {
 	from := 0
 	if i := lastCompaction(path); i >= 0 {
@@ -96,6 +92,9 @@ func contextMessages(path []Entry) []pi.JSONValue {
 			if s, _ := str(e.Raw, "summary"); s != "" {
 				out = append(out, summaryMessage("branchSummary", e))
 			}
+		case "custom":
+		default:
+			out = append(out, pi.JSONValue{})
 		}
 	}
 	return out
@@ -184,7 +183,10 @@ func Prepare(path []Entry, settings pi.JSONValue) (preparation pi.JSONValue, ok 
 		}
 		compactable = append(compactable, path[prev+1:]...)
 	}
-	tokensBefore := EstimateContextTokens(contextMessages(path))
+	tokensBefore, err := EstimateContextTokens(contextMessages(path))
+	if err != nil {
+		return pi.JSONValue{}, false, err
+	}
 	keep, err := keepRecentTokens(settings)
 	if err != nil {
 		return pi.JSONValue{}, false, err

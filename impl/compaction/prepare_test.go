@@ -127,3 +127,17 @@ func TestEstimateTokens(t *testing.T) {
 		require.Equal(t, want, EstimateTokens(v), raw)
 	}
 }
+
+// session/context.ts sessionEntryToContextMessages gives undefined for an
+// entry type it does not know; compaction.ts estimateContextTokens then
+// throws reading its role when its walk from the end reaches it, and never
+// touches one before the last usable usage.
+func TestPrepareUnknownEntryTypeThrowsOnlyWhenReached(t *testing.T) {
+	odd := entry(t, 1, `{"id":"x","parentId":null,"type":"label_change","label":"l"}`)
+	s := settings(t, "5")
+	_, _, err := Prepare([]Entry{msgEntry(t, "1", u1), odd, msgEntry(t, "2", u2)}, s)
+	require.EqualError(t, err, "Cannot read properties of undefined (reading 'role')")
+	_, ok, err := Prepare([]Entry{odd, msgEntry(t, "1", a1), msgEntry(t, "2", u2)}, s)
+	require.NoError(t, err)
+	require.True(t, ok)
+}
