@@ -142,3 +142,24 @@ func TestOverflowWithoutCompactionSettingsFaults(t *testing.T) {
 	require.EqualError(t, hf.Cause, "Cannot read properties of undefined (reading 'keepRecentTokens')")
 	require.Equal(t, LeafAssistantEffectPending, h.stateOf(op).At)
 }
+
+// runtime/drive/structural.ts prepareOverflowCompaction: once a cancel is
+// requested, readBoundedEntries answers cancel_requested and nothing is
+// prepared (so a run without settings.compaction does not throw); the
+// settlement commits the aborted response with no preparation write.
+func TestOverflowAfterCancelPreparesNothing(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	op := h.start(1) // no settings.compaction: preparing would throw
+	h.hook = func(m *pi.AssistantMessage) (*pi.AssistantMessage, error) {
+		return m, l.RequestCancel()
+	}
+	h.provider.add(overflowScript())
+	_, err := l.Step(StepOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"entry::", "usage::", "value:set:pi.branch.tip", "list:delete:pi.pending.assistant_frame",
+		"value:set:pi.op.state"}, h.lastTX(5))
+	st := h.stateOf(op)
+	require.Equal(t, LeafCheckpoint, st.At)
+	require.Equal(t, pi.StopAborted, h.entryMessage(*st.LatestAssistantEntryID).StopReason)
+}
