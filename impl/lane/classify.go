@@ -123,6 +123,9 @@ type Disposition struct {
 	Committed *pi.AssistantMessage
 	Next      *OpState
 	Failure   *OpError
+	// Preparation is the overflow compaction preparation a settlement into
+	// summary.deciding writes.
+	Preparation *overflowPrep
 }
 
 // classifyInput carries everything classification reads.
@@ -133,6 +136,9 @@ type classifyInput struct {
 	now            float64 // ms, for retry notBefore
 	newID          func() string
 	cancelLosesBug bool
+	// overflowPrep is prepareOverflowCompaction's result, computed before
+	// the settlement TX (nil: nothing to compact, or not an overflow).
+	overflowPrep *overflowPrep
 }
 
 // errAbortedWhileRunning is pi's SessionInvariantError for an aborted response
@@ -172,8 +178,7 @@ func classify(in classifyInput) (Disposition, error) {
 		n.At, n.TriggerEntryID = LeafCheckpoint, cur.ResponseEntryID
 		return &n
 	}
-	overflow := cur.At == LeafAssistantEffectPending &&
-		(IsContextOverflow(resp, cur.ContextWindow) || IsRecoverableLength(resp, cur.IntendedOutputLimit))
+	overflow := isOverflow(cur, resp)
 
 	cancelled := cur.Control.CancelRequested
 	if in.cancelLosesBug && resp.StopReason != pi.StopError && resp.StopReason != pi.StopAborted {
@@ -193,15 +198,15 @@ func classify(in classifyInput) (Disposition, error) {
 		if committed.ErrorMessage == nil {
 			committed.ErrorMessage = strp(msgOverflowDefault)
 		}
-		if cur.Gen.OverflowRecoveryUsed {
+		if cur.Gen.OverflowRecoveryUsed || in.overflowPrep == nil {
 			return Disposition{Committed: committed, Failure: fail(committed)}, nil
 		}
 		n := *scope
 		n.At = LeafSummaryDeciding
-		n.Task = jobj("taskId", in.newID(), "reason", "overflow", "boundary", jobj("kind", "resume_checkpoint",
+		n.Task = jobj("taskId", in.overflowPrep.taskID, "reason", "overflow", "boundary", jobj("kind", "resume_checkpoint",
 			"resumeAfter", jobj("continuation", jobj("kind", "need_assistant", "overflowRecoveryUsed", true),
 				"triggerEntryId", cur.Gen.TriggerEntryID)))
-		return Disposition{Committed: committed, Next: &n}, nil
+		return Disposition{Committed: committed, Next: &n, Preparation: in.overflowPrep}, nil
 	case resp.StopReason == pi.StopDeferred:
 		n := *scope
 		n.At, n.SourceEntryID, n.Configuration = LeafDeferredSuspended, cur.ResponseEntryID, &cfg

@@ -32,7 +32,8 @@ func sameEffect(v view, op string, eff *OpState) bool {
 
 // settle classifies response and commits pi's settlement TX (publishResponse):
 // entry R, usage U, branch tip, deleteList(frames) | terminal cleanup,
-// op state | (result, lane state). Then entry_added and usage are emitted.
+// [overflow: pi.op.preparation], op state | (result, lane state). An
+// overflow's compaction preparation is computed before the TX (overflow.go). Then entry_added and usage are emitted.
 // recovery selects pi's recovery classification; synthetic marks a response
 // the harness built rather than a provider stream (see Event.Synthetic);
 // noFrames marks the synthetic built without a committed partial, whose
@@ -46,6 +47,14 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 	if l.cfg.Bugs.EmitEntryBeforeCommit {
 		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID})
 	}
+	var prep *overflowPrep
+	if isOverflow(intent, response) {
+		p, err := l.prepareOverflow(op, intent)
+		if err != nil {
+			return StepResult{}, l.faultWith(err)
+		}
+		prep = p
+	}
 	var finished *ResultRecord
 	res, committed, err := l.command("settle", func(cur view) (plan, error) {
 		if !sameEffect(cur, op, intent) {
@@ -53,7 +62,8 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		}
 		current := cur.op.State
 		d, err := classify(classifyInput{current: current, response: response, recovery: recovery,
-			now: l.now(), newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.Bugs.CancelLosesToComplete})
+			now: l.now(), newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.Bugs.CancelLosesToComplete,
+			overflowPrep: prep})
 		if err != nil {
 			return plan{}, err
 		}
@@ -86,6 +96,9 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		} else {
 			if !l.cfg.Bugs.SettleWithoutDelete {
 				writes = append(writes, store.DeleteListRaw(FramesAddr(op, respID)))
+			}
+			if d.Preparation != nil && d.Next.At == LeafSummaryDeciding {
+				writes = append(writes, store.SetValueRaw(PreparationAddr(op, d.Preparation.taskID), d.Preparation.value.AppendJSON(nil)))
 			}
 			writes = append(writes, store.SetValueRaw(OpStateAddr(op), MarshalState(d.Next)))
 			next.op.State = d.Next

@@ -1,7 +1,6 @@
 package lane
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/frameproof/frameproof/impl/pi"
@@ -25,17 +24,14 @@ type outcome struct {
 	// fault: the response cannot be classified; the lane faults instead of
 	// committing (pi's SessionInvariantError).
 	fault string
-	// unmodelled: pi settles this response through a path the model does
-	// not follow (overflow compaction); the model refuses instead of
-	// guessing.
-	unmodelled string
 }
 
 // classify states pi's first-match-wins rules (runtime/drive/response.ts
 // publishResponse) for the leaves driven here. The model's runs have no
 // context window and no intended output limit, so of the overflow tests
 // only the error-text rows can fire; pi then settles into summary.deciding
-// (overflow compaction), which the model does not follow, so it says so.
+// with a compaction preparation, or fails the run when there is nothing to
+// compact (runtime/drive/structural.ts prepareOverflowCompaction).
 func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recovery bool) outcome {
 	source := "Deferred"
 	if cur.At == AtEffectPending {
@@ -70,7 +66,24 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 		return outcome{fault: source + " response is aborted while durable control is running"}
 	}
 	if cur.At == AtEffectPending && (ContextOverflow(resp, 0) || RecoverableLength(resp, 0)) {
-		return outcome{unmodelled: fmt.Sprintf("context overflow (%q) settles into summary.deciding", derefOr(resp.ErrorMessage, ""))}
+		c.StopReason = pi.StopError
+		if c.ErrorMessage == nil {
+			c.ErrorMessage = pi.Str(msgOverflowDefault)
+		}
+		path, err := m.branchPath()
+		if err != nil {
+			return outcome{fault: err.Error()}
+		}
+		prep, ok, thrown := preparation(path, info.run.Compaction)
+		if thrown != "" {
+			return outcome{fault: thrown}
+		}
+		if !ok {
+			return fail(c)
+		}
+		o := base
+		o.At, o.Preparation = AtSummaryDeciding, prep
+		return next(o)
 	}
 	switch resp.StopReason {
 	case pi.StopDeferred:
@@ -139,11 +152,4 @@ func notBefore(now, baseDelayMs float64, limit *float64, attempt int) float64 {
 		limitMs = *limit
 	}
 	return safe(now + math.Min(safe(baseDelayMs*math.Pow(2, float64(max(0, attempt-1)))), limitMs))
-}
-
-func derefOr(s *string, def string) string {
-	if s == nil {
-		return def
-	}
-	return *s
 }

@@ -8,7 +8,8 @@ package lane
 //     retry_end when a later attempt settled other than into a retry wait;
 //     retry_scheduled when it settles into a retry wait; turn_end unless it
 //     settles into a retry wait or a tool plan. Recovery responses emit none
-//     of these.
+//     of these. compaction_start when it settles into summary.deciding
+//     (an overflow), recovery or not.
 //   - deferred poll: turn_end (recovery-tagged like the poll) unless it
 //     settles into a tool plan.
 //   - run_suspend when the run suspends on a deferred handle: after a poll,
@@ -28,6 +29,9 @@ func (m *Model) settlementEvents(cur Op, d outcome, recovery bool) {
 		}
 		if live && next != AtTools && next != AtRetryWait {
 			m.emit("turn_end", false)
+		}
+		if next == AtSummaryDeciding {
+			m.emit("compaction_start", false)
 		}
 	} else if next != AtTools {
 		m.emit("turn_end", recovery)

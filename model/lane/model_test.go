@@ -213,18 +213,92 @@ func TestCaptureShowsCommittedFramesOnly(t *testing.T) {
 	}
 }
 
-// A context-overflow response is outside the model (pi's overflow
-// compaction, runtime/drive/response.ts, is not modelled): Settle says so
-// instead of reading the committed message an unmodelled outcome lacks.
-func TestOverflowSettlementIsOutsideTheModel(t *testing.T) {
-	m := started(t, 3)
+func overflowed(t *testing.T, run Run) *Model {
+	m := newModel()
+	must(t, m.StartRun("op", "u1", run))
+	e, err := m.Step(false)
+	must(t, err)
+	if e.Kind != "generate" {
+		t.Fatalf("step: %+v", e)
+	}
+	must(t, m.Intent("op", "r1", "g1", 1))
+	must(t, m.Admit())
 	final := partial("")
 	final.StopReason, final.ErrorMessage = pi.StopError, pi.Str("prompt is too long: 213462 tokens > 200000 maximum")
 	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
 	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: final}))
 	must(t, m.AfterResponse())
+	return m
+}
+
+// runtime/drive/response.ts publishResponse + structural.ts
+// prepareOverflowCompaction: an overflow settles into summary.deciding with
+// the compaction preparation of the branch (here the run's user message,
+// kept whole: 1 estimated token, under keepRecentTokens), written before
+// the op state; the next step waits for the structural decision.
+func TestOverflowSettlementPreparesCompaction(t *testing.T) {
+	settings := &Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}
+	m := overflowed(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 3, BaseDelayMs: 10, Compaction: settings})
+	must(t, m.Settle())
+	o := m.Committed().Ops["op"]
+	user := messageJSON(&pi.UserMessage{Text: "hi", Timestamp: 1000})
+	want := `{"kind":"compaction","messagesToSummarize":[],"turnPrefixMessages":[],"retainedTail":[` + user +
+		`],"isSplitTurn":false,"tokensBefore":1,"fileOps":{"read":[],"written":[],"edited":[]},"settings":{"enabled":true,"reserveTokens":16384,"keepRecentTokens":20000}}`
+	if o.At != AtSummaryDeciding || o.Preparation != want {
+		t.Fatalf("overflow settles into %q with preparation\n got %s\nwant %s", o.At, o.Preparation, want)
+	}
+	ws, _ := m.TakeTX()
+	if got := names(ws); !strings.Contains(got, "value set pi.op.preparation/op:* = "+want+"; value set pi.op.state/op") {
+		t.Fatalf("settlement writes: %s", got)
+	}
+	if _, err := m.StepDone(true); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := m.Step(false); err != nil || e != (Expect{Kind: "wait", Reason: "summary"}) {
+		t.Fatalf("after overflow: %+v %v", e, err)
+	}
+}
+
+// structural.ts prepareOverflowCompaction reads settings.compaction: a run
+// without it makes prepareCompaction throw V8's TypeError, and the lane faults.
+func TestOverflowWithoutCompactionSettingsMustFault(t *testing.T) {
+	m := overflowed(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 3, BaseDelayMs: 10})
 	err := m.Settle()
-	if err == nil || !strings.Contains(err.Error(), "outside the model") {
+	if err == nil || !strings.Contains(err.Error(), "must fault: Cannot read properties of undefined (reading 'keepRecentTokens')") {
 		t.Fatalf("overflow settlement: %v", err)
+	}
+}
+
+func parsed(t *testing.T, raw string) pi.JSONValue {
+	t.Helper()
+	v, err := pi.ParseJSON(raw)
+	must(t, err)
+	return v
+}
+
+// compaction.ts prepareCompaction: a branch ending in a compaction has
+// nothing to compact (response.ts then fails the run); a cut on an
+// assistant message splits the turn at its user message, and tokensBefore
+// is the last usable usage (60) plus the estimates after it (2+5+1).
+func TestPreparationRules(t *testing.T) {
+	s := &Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 5}
+	u1 := `{"role":"user","content":"aaaaaaaaaaaa","timestamp":1}`
+	if _, ok, thrown := preparation([]pathItem{{message: parsed(t, u1)}, {compaction: true}}, s); ok || thrown != "" {
+		t.Fatalf("a branch ending in a compaction has nothing to compact: ok=%t thrown=%q", ok, thrown)
+	}
+	a1 := `{"role":"assistant","content":[{"type":"text","text":"bbbbbbbbbbbbbbbb"}],"stopReason":"stop","usage":{"input":50,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":60},"timestamp":2}`
+	u2 := `{"role":"user","content":"cccccccc","timestamp":3}`
+	a2 := `{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"x.go"}}],"stopReason":"toolUse","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"timestamp":4}`
+	u3 := `{"role":"user","content":"dd","timestamp":5}`
+	var path []pathItem
+	for _, raw := range []string{u1, a1, u2, a2, u3} {
+		path = append(path, pathItem{message: parsed(t, raw)})
+	}
+	got, ok, thrown := preparation(path, s)
+	want := `{"kind":"compaction","messagesToSummarize":[` + u1 + `,` + a1 + `],"turnPrefixMessages":[` + u2 +
+		`],"retainedTail":[` + a2 + `,` + u3 + `],"isSplitTurn":true,"tokensBefore":68,` +
+		`"fileOps":{"read":[],"written":[],"edited":[]},"settings":{"enabled":true,"reserveTokens":16384,"keepRecentTokens":5}}`
+	if !ok || thrown != "" || got != want {
+		t.Fatalf("preparation ok=%t thrown=%q\n got %s\nwant %s", ok, thrown, got, want)
 	}
 }

@@ -15,6 +15,7 @@ const (
 	AtDeferredEffect  = "deferred.effect_pending"
 	AtCheckpoint      = "checkpoint"
 	AtTools           = "tools"
+	AtSummaryDeciding = "summary.deciding"
 	FramesNamespace   = "pi.pending.assistant_frame"
 	// PendingAssistantRefusal is the session mutator's error for an entry
 	// whose assistant message is still pending; the lane faults on it.
@@ -64,6 +65,9 @@ type Op struct {
 	SourceEntryID string
 	// tools: content indexes of the planned calls
 	ToolCalls []int
+	// summary.deciding: the canonical JSON of the compaction preparation
+	// stored at pi.op.preparation under the task the state names
+	Preparation string
 }
 
 func (o Op) effectPending() bool { return o.At == AtEffectPending || o.At == AtDeferredEffect }

@@ -15,6 +15,7 @@ const (
 	nsResult    = "pi.result"
 	nsOpMeta    = "pi.op.meta"
 	nsOpState   = "pi.op.state"
+	nsPrep      = "pi.op.preparation"
 )
 
 // TXWrite is one write of a transaction the model expects, in pi's order.
@@ -26,9 +27,12 @@ type TXWrite struct {
 	Op        string // value: "set" | "delete"; list: "append" | "delete"; "" for entry and usage
 	Namespace string // value and list writes
 	// Key is a value's or list's key, or an entry's or usage row's id.
-	Key    string
-	Parent string // entry: its parent id ("" for a root)
-	Value  string // canonical JSON of a set value or appended element, "" = not compared
+	Key string
+	// KeyIsPrefix: the key is Key followed by an id the implementation
+	// mints (a structural task id), which the model cannot know.
+	KeyIsPrefix bool
+	Parent      string // entry: its parent id ("" for a root)
+	Value       string // canonical JSON of a set value or appended element, "" = not compared
 }
 
 // String is the write as comparisons print it.
@@ -44,6 +48,9 @@ func (w TXWrite) String() string {
 		b.WriteString(" ")
 	}
 	b.WriteString(w.Key)
+	if w.KeyIsPrefix {
+		b.WriteString("*")
+	}
 	if w.Kind == "entry" {
 		fmt.Fprintf(&b, " parent=%q", w.Parent)
 	}
@@ -104,27 +111,36 @@ func (m *Model) startWrites(op, user, parent string) []TXWrite {
 }
 
 // settlementWrites is publishResponse's TX (runtime/drive/response.ts):
-// entry, usage, branch tip, then the frame list delete and the next op state
-// — or, for a failure, the terminal suffix. parent is the tip before it.
-func (m *Model) settlementWrites(op string, o Op, resp, parent string, failed bool) []TXWrite {
+// entry, usage, branch tip, then the frame list delete, an overflow's
+// compaction preparation (when next is summary.deciding) and the next op
+// state — or, for a failure, the terminal suffix. parent is the tip before it.
+func (m *Model) settlementWrites(op string, o Op, resp, parent string, next *Op) []TXWrite {
 	ws := []TXWrite{
 		{Kind: "entry", Key: resp, Parent: parent},
 		{Kind: "usage", Key: o.UsageID},
 		setValue(nsBranchTip, m.cfg.Lane, jsonString(resp)),
 	}
-	if failed {
+	if next == nil {
 		return append(ws, m.terminalWrites(op, o)...)
 	}
-	return append(ws, deleteFrames(op, resp), setValue(nsOpState, op, ""))
+	ws = append(ws, deleteFrames(op, resp))
+	if next.At == AtSummaryDeciding {
+		ws = append(ws, TXWrite{Kind: "value", Op: "set", Namespace: nsPrep, Key: op + ":", KeyIsPrefix: true, Value: next.Preparation})
+	}
+	return append(ws, setValue(nsOpState, op, ""))
 }
 
 // terminalWrites is operationCleanupWrites (runtime/drive/terminal.ts)
 // followed by the result and lane state settleOperation's finish sets. The
-// model's operations own no tool arguments, memos, preparations, tool
-// outputs or pending entries (the simulator's runs use no tools), so the
-// cleanup is op meta, op state and an effect_pending frame list.
+// model's operations own no tool arguments, memos, tool outputs or pending
+// entries (the simulator's runs use no tools), so the cleanup is op meta,
+// op state, a summary.deciding operation's compaction preparation and an
+// effect_pending frame list.
 func (m *Model) terminalWrites(op string, o Op) []TXWrite {
 	ws := []TXWrite{deleteValue(nsOpMeta, op), deleteValue(nsOpState, op)}
+	if o.Preparation != "" {
+		ws = append(ws, TXWrite{Kind: "value", Op: "delete", Namespace: nsPrep, Key: op + ":", KeyIsPrefix: true})
+	}
 	if o.effectPending() {
 		ws = append(ws, deleteFrames(op, o.ResponseEntryID))
 	}

@@ -353,6 +353,15 @@ func (d *driver) startRun() {
 		run.MaxAgentDelayMs = &limit
 	}
 	drawRunContext(d.t, &run)
+	// settings.compaction with a drawn keepRecentTokens, so an overflow's
+	// preparation cuts the transcript anywhere
+	run.Compaction = &ml.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: float64(rapid.IntRange(0, 40).Draw(d.t, "keepRecentTokens"))}
+	settings, err := withCompaction(run.Settings, *run.Compaction)
+	if err != nil {
+		d.fail(err)
+		return
+	}
+	run.Settings = settings
 	op, err := d.lane.StartRun(lane.RunOptions{UserText: run.UserText,
 		Configuration: lane.Configuration{Model: lane.ModelRef{Provider: run.Model.Provider, ModelID: run.Model.ModelID},
 			ThinkingLevel: run.ThinkingLevel, ActiveToolNames: run.ActiveToolNames},

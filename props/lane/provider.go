@@ -21,6 +21,7 @@ const (
 	endDeferred
 	endBadDeferred
 	endSetupError
+	endOverflow // a context overflow: the settlement prepares a compaction
 	nEndings
 )
 
@@ -66,6 +67,8 @@ func (d *driver) Stream(req lane.Request) lane.Stream {
 		final.StopReason, final.ErrorMessage, term.Type = pi.StopError, pi.Str("503 service unavailable"), pi.EventError
 	case endFatal:
 		final.StopReason, final.ErrorMessage, term.Type = pi.StopError, pi.Str("invalid api key"), pi.EventError
+	case endOverflow:
+		final.StopReason, final.ErrorMessage, term.Type = pi.StopError, pi.Str("prompt is too long: 213462 tokens > 200000 maximum"), pi.EventError
 	case endDeferred, endBadDeferred:
 		id := "job-1"
 		if end == endBadDeferred {

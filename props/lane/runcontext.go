@@ -1,6 +1,8 @@
 package lane
 
 import (
+	"strings"
+
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	ml "github.com/frameproof/frameproof/model/lane"
@@ -15,6 +17,19 @@ func drawRunContext(t *rapid.T, run *ml.Run) {
 	run.ActiveToolNames = rapid.SampledFrom([][]string{nil, {"read"}, {"read", "bash"}}).Draw(t, "activeTools")
 	run.Settings = rapid.SampledFrom([]pi.JSONValue{{}, mustJSON(`{"steeringMode":"all","followUpMode":"one-at-a-time","toolExecution":"parallel"}`)}).Draw(t, "settings")
 	run.StreamOptions = rapid.SampledFrom([]pi.JSONValue{{}, mustJSON(`{"maxTokens":4096,"temperature":0.5}`)}).Draw(t, "streamOptions")
+}
+
+// withCompaction is settings (undefined: {}) with a "compaction" member
+// set to c after the drawn members.
+func withCompaction(settings pi.JSONValue, c ml.Compaction) (pi.JSONValue, error) {
+	s := "{"
+	if !settings.IsUndefined() {
+		s = strings.TrimSuffix(string(settings.AppendJSON(nil)), "}")
+	}
+	if s != "{" {
+		s += ","
+	}
+	return pi.ParseJSON(s + `"compaction":` + c.JSON() + "}")
 }
 
 func mustJSON(s string) pi.JSONValue {

@@ -31,8 +31,9 @@ type Reader struct {
 }
 
 type opMemo struct {
-	op  ml.Op
-	err error
+	op     ml.Op
+	taskID string // summary.deciding: the task the preparation is stored under
+	err    error
 }
 
 type entryMemo struct {
@@ -175,14 +176,24 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 			os, err := lane.DecodeState(sv.Value)
 			memo = opMemo{err: err}
 			if err == nil {
-				memo.op = opOf(os)
+				memo.op, memo.taskID = opOf(os), str(get(os.Task, "taskId"))
 			}
 			r.ops[string(sv.Value)] = memo
 		}
 		if memo.err != nil {
 			return fmt.Errorf("lanecmp: op state %s: %w", op, memo.err)
 		}
-		s.Ops[op] = memo.op
+		o := memo.op
+		if o.At == string(lane.LeafSummaryDeciding) {
+			if o.Preparation, err = readPreparation(st, op, memo.taskID); err != nil {
+				return err
+			}
+		}
+		s.Ops[op] = o
+	} else if left, err := st.ScanValues(lane.NSPreparation, op+":"); err != nil {
+		return fmt.Errorf("lanecmp: scan preparations of %s: %w", op, err)
+	} else if len(left) > 0 {
+		return fmt.Errorf("lanecmp: op %s has no state but its preparation %s survives", op, left[0].Address.Key)
 	}
 	rv, err := readJSON(st, lane.ResultAddr(op))
 	if err != nil {
@@ -336,4 +347,17 @@ func compareSnapshot(s *lane.Snapshot, want ml.Snapshot, what string) error {
 		return fmt.Errorf("lanecmp: %s differs (-model +impl):\n%s", what, d)
 	}
 	return nil
+}
+
+// readPreparation is the canonical JSON of the compaction preparation a
+// summary.deciding state's task names ("" when it is missing).
+func readPreparation(st store.Storage, op, taskID string) (string, error) {
+	v, err := st.GetValue(lane.PreparationAddr(op, taskID))
+	if err != nil {
+		return "", fmt.Errorf("lanecmp: read preparation %s:%s: %w", op, taskID, err)
+	}
+	if v == nil {
+		return "", nil
+	}
+	return ml.Canonical(v.Value), nil
 }

@@ -37,7 +37,11 @@ func DiffTX(got, want []ml.TXWrite) error {
 	ok := len(got) == len(want)
 	for i := 0; ok && i < len(got); i++ {
 		g, w := got[i], want[i]
-		ok = g.Kind == w.Kind && g.Op == w.Op && g.Namespace == w.Namespace && g.Key == w.Key &&
+		key := g.Key == w.Key
+		if w.KeyIsPrefix {
+			key = len(g.Key) > len(w.Key) && strings.HasPrefix(g.Key, w.Key)
+		}
+		ok = g.Kind == w.Kind && g.Op == w.Op && g.Namespace == w.Namespace && key &&
 			g.Parent == w.Parent && (w.Value == "" || g.Value == w.Value)
 	}
 	if ok {

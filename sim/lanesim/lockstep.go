@@ -252,6 +252,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			}
 		}
 		run := modelRun(ls.r.runOptions(), ws)
+		run.Compaction = &simCompaction
 		return func() error { return m.StartRun(op, user, run) }
 	case "intent", "poll-intent":
 		for _, w := range ws {

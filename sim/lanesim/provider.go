@@ -70,6 +70,12 @@ var providerErrors = []string{
 	"429 insufficient_quota: You exceeded your current quota",
 }
 
+// overflowError is a context overflow (pi-ai utils/overflow.js): its
+// settlement prepares an overflow compaction and moves to summary.deciding.
+// One provider error in three is this one, so that overflow settlements are
+// frequent enough for the simulator to check them.
+const overflowError = "prompt is too long: 213462 tokens > 200000 maximum"
+
 // genPlan draws one response from src.
 func genPlan(src choice.Source, g genOpts) respPlan {
 	p := respPlan{stallAt: -1}
@@ -118,7 +124,10 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 			return pi.Event{Type: pi.EventDone, Reason: reason, Message: m}
 		})
 	case endError:
-		text := choice.Pick(src, "gen-error", providerErrors)
+		text := overflowError
+		if !choice.Chance(src, "gen-overflow", 1, 3) {
+			text = choice.Pick(src, "gen-error", providerErrors)
+		}
 		evs = append(evs, func(a *pi.AssistantMessage) pi.Event {
 			m := a.Clone()
 			m.StopReason, m.ErrorMessage = pi.StopError, pi.Str(text)

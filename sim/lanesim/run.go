@@ -11,6 +11,7 @@ import (
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
+	ml "github.com/frameproof/frameproof/model/lane"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/invariants"
 	"github.com/frameproof/frameproof/sim/linz"
@@ -219,11 +220,23 @@ func (r *runner) fault(what string) {
 // campaign runs pi-ai's Math.min cap and the persisted maxAgentDelayMs.
 const simRetryCapMs = 75.0
 
+// simCompaction is the runs' settings.compaction: pi's defaults but for a
+// small keepRecentTokens, so an overflow's preparation cuts the simulated
+// transcripts (a few tokens per message) at varying places.
+var simCompaction = ml.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 8}
+
 func (r *runner) runOptions() lane.RunOptions {
 	limit := simRetryCapMs
+	c := simCompaction
+	settings, err := pi.ParseJSON(fmt.Sprintf(`{"compaction":{"enabled":%t,"reserveTokens":%v,"keepRecentTokens":%v}}`,
+		c.Enabled, c.ReserveTokens, c.KeepRecentTokens))
+	if err != nil {
+		panic(err) // a constant
+	}
 	return lane.RunOptions{UserText: "question", Configuration: lane.Configuration{
 		Model: lane.ModelRef{Provider: simProvider, ModelID: simModel}, ThinkingLevel: "off"},
-		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50, MaxAgentDelayMs: &limit}}
+		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50, MaxAgentDelayMs: &limit},
+		Settings:    settings}
 }
 
 // nextPlan draws the next provider response; the first response of a
@@ -781,6 +794,9 @@ type simStore struct {
 
 func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	r := s.r
+	if overflowMutant != "" {
+		ws = mutateOverflow(ws)
+	}
 	if !r.alive() {
 		// The world unwinds a crashed process's actors, and nothing in impl/
 		// recovers panics, so a dead process never gets here; if it did, its
@@ -817,6 +833,9 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 		return res, err
 	}
 	r.inflight = nil
+	if overflowMutant != "" {
+		countOverflowSettlement(ws)
+	}
 	r.acked(ws, res)
 	if model {
 		r.ls.afterAck(ws)

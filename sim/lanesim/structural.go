@@ -35,6 +35,11 @@ const maxStructuralCrashes = 2
 // reject it).
 var structuralMutant bool
 
+// structuralMutantLanded counts the mutant's frame appends that committed
+// (a crash during the commit's latency can unwind the actor before its
+// write reaches storage).
+var structuralMutantLanded int
+
 // structuralActor runs the profile's structural generations, one after
 // another; a crash kills it, and the next process's actor carries on with
 // the remaining ones.
@@ -97,6 +102,9 @@ func (r *runner) brokenStructuralWrite(op, resp string, m *pi.AssistantMessage) 
 		if _, err = r.st.Commit([]store.Write{store.AppendListRaw(lane.FramesAddr(op, resp), raw)}); err == nil || !r.alive() || r.failed {
 			break
 		}
+	}
+	if err == nil {
+		structuralMutantLanded++
 	}
 	return err == nil && !r.failed
 }
