@@ -8,6 +8,7 @@ import (
 	"github.com/frameproof/frameproof/sim/invariants"
 )
 
+// Invariant numbers refer to the seed's list (assistant-durability.md).
 // The seed's twelve invariants are sim/invariants' checkers, run over the
 // acknowledged committed state (the reference store), the run's event and
 // frame log (live processes only) and, where one was taken, a snapshot or
