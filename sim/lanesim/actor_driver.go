@@ -43,7 +43,7 @@ func (r *runner) driver() {
 		}
 		permit := false
 		if cur.State.At == lane.LeafDeferredSuspended || cur.State.At == lane.LeafDeferredEffectPending {
-			permit = r.takePermit()
+			permit = r.poller.take()
 		}
 		res, err, ok := r.ls.step(permit, func() (lane.StepResult, error) {
 			return ln.Step(lane.StepOptions{DeferredPermit: permit, WaitForRetry: true})
@@ -61,7 +61,7 @@ func (r *runner) driver() {
 		if res.Kind == lane.StepWaiting {
 			switch res.Reason {
 			case "deferred":
-				r.waitPermit(cur)
+				r.poller.wait(cur)
 			case "tools":
 				// the tool runner is out of scope: it finishes the operation
 				r.ls.issueFinalize("completed", nil)

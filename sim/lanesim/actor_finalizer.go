@@ -11,10 +11,19 @@ import (
 // finalizerMessage marks the external finalizer's terminal records.
 const finalizerMessage = "finalized by the simulator"
 
-func (r *runner) finalizer() {
+// finalizerActor is the external finalizer (frameproof's external
+// finalization of the current operation); it owns the set of operations it
+// finalized, which the frame and intent checks read.
+type finalizerActor struct {
+	r         *runner
+	finalized map[string]bool
+}
+
+func (a *finalizerActor) run() {
+	r := a.r
 	r.pause("finalize", 80)
 	if choice.Chance(r.w, "finalize-after-commit", 1, 2) {
-		r.awaitCommittedFrame()
+		a.awaitCommittedFrame()
 	}
 	ln := r.ln
 	if r.finished || r.failed || r.closing || ln.Current() == nil {
@@ -28,7 +37,7 @@ func (r *runner) finalizer() {
 	err := fut.Wait()
 	switch {
 	case err == nil:
-		r.finalized[op] = true
+		a.finalized[op] = true
 		for _, t := range r.tracks[r.currentResp(op)] {
 			if t.outcome == lane.FrameCommitted {
 				r.race(RowAppendFinalize, OrderAppendFirst)
@@ -54,7 +63,8 @@ func (r *runner) finalizer() {
 // response has a committed frame: the finalizer then races the appends that
 // follow it (the append-first order of RowAppendFinalize), which an
 // unconditioned pause reaches only when the stream is slow.
-func (r *runner) awaitCommittedFrame() {
+func (a *finalizerActor) awaitCommittedFrame() {
+	r := a.r
 	for i := 0; i < 20 && !r.finished && !r.failed; i++ {
 		if ln := r.ln; ln != nil && ln.Current() != nil {
 			for _, t := range r.tracks[r.currentResp(ln.Current().ID)] {

@@ -11,9 +11,9 @@ func (r *runner) onStreamOpen(s *simStream) {
 	r.cur = s
 	r.ls.admit()
 	s.gen = r.gen
-	if r.pendingPoll != "" && s.req.Deferred != nil {
+	if r.poller.pending != "" && s.req.Deferred != nil {
 		r.race(RowPollReplacement, OrderReplacedAtOnce)
-		r.pendingPoll = ""
+		r.poller.pending = ""
 	}
 	r.checkStreamOpen(s)
 }
@@ -81,7 +81,7 @@ func (r *runner) onFrame(fr lane.FrameRecord) {
 		}
 		r.checkCommittedPrefix(fr)
 	case lane.FrameDeclined:
-		if r.finalized[fr.OperationID] {
+		if r.finalizer.finalized[fr.OperationID] {
 			r.race(RowAppendFinalize, OrderFinalizeFirst)
 		}
 	}

@@ -12,7 +12,7 @@ func (r *runner) checkStreamOpen(s *simStream) {
 		for _, e := range es {
 			found = found || e.Entry.ID == prev
 		}
-		r.check(found || r.finalized[s.req.OperationID], "invariant", "attempt for %s started before the earlier reserved response %s settled", s.req.ResponseEntryID, prev)
+		r.check(found || r.finalizer.finalized[s.req.OperationID], "invariant", "attempt for %s started before the earlier reserved response %s settled", s.req.ResponseEntryID, prev)
 	}
 	r.lastResp[s.req.OperationID] = s.req.ResponseEntryID
 }

@@ -54,7 +54,7 @@ func (r *runner) checkInvariants(where string, snap *lane.Snapshot, restored *la
 		r.fail("invariant", "%s: read the committed state: %v", where, err)
 		return false
 	}
-	v.Log, v.Snapshot, v.Restored, v.Structural = r.invLog, snap, restored, r.structural
+	v.Log, v.Snapshot, v.Restored, v.Structural = r.invLog, snap, restored, r.structural.pairs
 	if err := invariants.Check(v); err != nil {
 		r.fail("invariant", "%s: %v", where, err)
 		return false

@@ -13,12 +13,12 @@ import (
 func (r *runner) checkRestored() {
 	_, st := r.refOp()
 	r.check(r.ln.Current() != nil || st == nil, "recovery", "restored lane is idle while the committed state has an operation")
-	r.pendingActivation, r.pendingPoll = "", ""
+	r.pendingActivation, r.poller.pending = "", ""
 	if st != nil && st.At == lane.LeafAssistantEffectPending {
 		r.pendingActivation = st.ResponseEntryID
 	}
 	if st != nil && st.At == lane.LeafDeferredEffectPending {
-		r.pendingPoll = st.ResponseEntryID
+		r.poller.pending = st.ResponseEntryID
 	}
 	if st != nil && st.At.IsEffectPending() && r.p.forkMigrate {
 		r.checkForkMigrate()

@@ -73,15 +73,10 @@ type runner struct {
 	cur       *simStream            // latest stream of the current process
 	tracks    map[string][]*frameTrack
 	delivered map[string]map[int]bool
-	finalized map[string]bool
 	lastResp  map[string]string
 	intents   map[string]bool // response ids reserved by an acknowledged intent
 
 	pendingActivation string // effect_pending response restored by the last restart
-	pendingPoll       string // deferred effect_pending restored by the last restart
-	permits           int
-	pollCrashes       int // crashes aimed at deferred polls so far (≤ maxPollCrashes)
-	permitWake        env.Completer
 	plans             int
 
 	doneFut  env.Completer
@@ -101,13 +96,10 @@ type runner struct {
 	invLog     []invariants.LogItem
 	opIDs      map[string]bool
 
-	// structural generation (structural.go)
-	structural    [][2]string // (op, resp) pairs used, for invariant 11
-	structKeys    map[string]bool
-	structStreams map[string]*structStream
-	structStarted int
-	structDone    int
-	structCrashes int
+	// the actors that own state (actor_<name>.go)
+	poller     *pollerActor
+	finalizer  *finalizerActor
+	structural *structuralActor
 }
 
 func run(p profile, src choice.Source, opts Options) Outcome {
@@ -126,12 +118,14 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
 	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,
 		listKeys: map[string]store.Address{}, rowSeq: map[string]int64{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
-		delivered: map[string]map[int]bool{}, finalized: map[string]bool{}, lastResp: map[string]string{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
+		delivered: map[string]map[int]bool{}, lastResp: map[string]string{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
 	r.opIDs = map[string]bool{}
-	r.structKeys, r.structStreams = map[string]bool{}, map[string]*structStream{}
+	r.poller = &pollerActor{r: r}
+	r.finalizer = &finalizerActor{r: r, finalized: map[string]bool{}}
+	r.structural = &structuralActor{r: r, keys: map[string]bool{}, streams: map[string]*structStream{}}
 	be, err := newBackend(r)
 	if err != nil {
 		return Outcome{Failed: true, Kind: "setup", Message: err.Error()}
@@ -163,7 +157,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	}
 	out := Outcome{Failed: r.failed, Kind: r.kind, Message: r.msg, Steps: int(w.Step()), TraceHash: tr.Hash(),
 		Races: map[string]string{}, RaceOrders: r.raceOrders, Linz: r.rec, Faults: r.faults, Checks: r.checks, TXCompared: r.txCompared,
-		Structural: r.structDone}
+		Structural: r.structural.done}
 	if d, ok := be.(diskImages); ok {
 		out.CrashImages = d.images()
 	}
@@ -218,30 +212,10 @@ func (r *runner) main() {
 	if !r.startProcess() {
 		return
 	}
-	root := r.w.Root()
-	if r.p.crashes > 0 {
-		root.Go("crasher", r.crasher)
-	}
-	if r.p.finalizer {
-		root.Go("finalizer", r.finalizer)
-	}
-	if r.p.canceller {
-		root.Go("canceller", r.canceller)
-	}
-	if r.p.snapshots > 0 {
-		root.Go("reader", r.reader)
-	}
-	if r.p.closer {
-		root.Go("closer", r.closer)
-	}
-	if r.p.deferred {
-		root.Go("poller", r.poller)
-	}
+	r.startActors(r.w.Root(), false)
 	_ = r.doneFut.Wait()
 	r.finished = true
-	if r.permitWake != nil {
-		r.permitWake.Resolve(nil)
-	}
+	r.poller.release()
 	r.finalChecks()
 }
 
@@ -270,11 +244,7 @@ func (r *runner) startProcess() bool {
 		return false
 	}
 	r.ln, r.cur, r.closing, r.closed = ln, nil, false, false
-	// permits are process-local: a restarted poller may or may not hold one
-	r.permits = 0
-	if r.p.deferred && r.gen > 1 && choice.Bool(r.w, "restart-permit") {
-		r.permits = 1
-	}
+	r.poller.restart()
 	mine := r.proc
 	if snap, err := ln.Snapshot(); err != nil {
 		r.fail("recovery", "snapshot of the reopened lane (process %d): %v", r.gen, err)
@@ -288,10 +258,7 @@ func (r *runner) startProcess() bool {
 	if r.proc != mine || !mine.Alive() {
 		return false
 	}
-	r.proc.Go("driver", r.driver)
-	if r.p.structural > 0 {
-		r.proc.Go("structural", r.structuralActor)
-	}
+	r.startActors(r.proc, true)
 	return true
 }
 

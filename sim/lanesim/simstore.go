@@ -39,7 +39,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	}
 	// a write at a structural address is invariant 11's business (checked
 	// at its acknowledgement), not something the lockstep model stands for
-	model := !r.structuralWrite(ws)
+	model := !r.structural.writes(ws)
 	if model {
 		r.ls.commitPlanned()
 	}
