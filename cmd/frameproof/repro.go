@@ -582,14 +582,15 @@ func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return got.Failed && got.Kind == o.Kind
 	}
 	shrunk, stats := shrink.Shrink(tape, fails, shrink.Options{MaxAttempts: *attempts})
-	final := runOn(choice.NewReplay(shrunk))
+	finalSrc := choice.NewReplay(shrunk)
+	final := runOn(finalSrc)
 	if !final.Failed || final.Kind != o.Kind {
 		// The shrinker only keeps failing candidates; this is a determinism bug.
 		fmt.Fprintf(stdout, "NONDETERMINISTIC: the shrunk tape no longer fails with %s\n", o.Kind)
 		return exitFail
 	}
 	tf := tapeFile{Schema: TapeSchema, Scenario: t.scenario.Name, Backend: t.backend, Bugs: t.bugs,
-		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(tape), Tape: shrunk}
+		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(tape), Tape: finalSrc.Relabelled()}
 	if err := writeTapeFile(*out, tf); err != nil {
 		// The tape is what shrink is for: not writing it is an I/O error.
 		return ioError(stderr, "shrink", "%v", err)
