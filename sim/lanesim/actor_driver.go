@@ -36,7 +36,7 @@ func (r *runner) driver() {
 				r.laneError(err)
 				return
 			}
-			if !r.startClientFold(ln) { // our lane emits no run_start: the client re-captures
+			if !r.client.start(ln) { // our lane emits no run_start: the client re-captures
 				return
 			}
 			continue

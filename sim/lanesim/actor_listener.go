@@ -5,7 +5,6 @@ import (
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/lane"
-	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -14,20 +13,8 @@ func (r *runner) listener(ev lane.Event) env.Future {
 		return nil
 	}
 	r.ls.onEvent(ev)
-	r.logEvent(ev)
-	if r.fold != nil {
-		r.fold.Apply(ev)
-	}
-	switch {
-	case ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate || ev.Type == lane.EvMessageEnd:
-		r.foldCaptured = false
-	}
-	switch {
-	case ev.Type == lane.EvMessageStart && ev.Message != nil && ev.Message.StopReason == pi.StopPending:
-		r.openMessages++
-	case ev.Type == lane.EvMessageEnd && !ev.Synthetic:
-		r.openMessages--
-	}
+	r.inv.logEvent(ev)
+	r.client.event(ev)
 	idx := -1
 	resp := ""
 	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery {

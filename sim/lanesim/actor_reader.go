@@ -17,7 +17,5 @@ func (r *runner) snapshotNow(who string) {
 		r.fail("invariant", "snapshot (%s): %v", who, err)
 		return
 	}
-	r.checkSnapshot(ln, snap)
-	r.linz.snapshot(who, snap)
-	r.checkCapture(ln, who)
+	r.emitSnapshot(ln, snap, who)
 }

@@ -87,7 +87,7 @@ func (a *structuralActor) run() {
 		if structuralMutant && !r.brokenStructuralWrite(op, resp, m) {
 			return
 		}
-		r.checkInvariants("structural generation "+resp, nil, nil)
+		r.inv.check("structural generation "+resp, nil, nil)
 	}
 }
 

@@ -65,7 +65,7 @@ type Outcome struct {
 	// Checks counts the checks that ran (so a pass is never vacuous).
 	Checks int
 	// TXCompared counts the acknowledged transactions whose write lists were
-	// compared with model/lane's, write by write (txcheck.go).
+	// compared with model/lane's, write by write (check_tx.go).
 	TXCompared int
 	// Structural counts the structural generations that returned and were
 	// checked (their (op, resp) pairs are in invariant 11's view).

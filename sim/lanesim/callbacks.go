@@ -15,7 +15,7 @@ func (r *runner) onStreamOpen(s *simStream) {
 		r.race(RowPollReplacement, OrderReplacedAtOnce)
 		r.poller.pending = ""
 	}
-	r.checkStreamOpen(s)
+	r.intent.streamOpen(s)
 }
 
 func (r *runner) onStreamEnd(s *simStream) {
@@ -41,7 +41,7 @@ func (r *runner) onFrame(fr lane.FrameRecord) {
 		return
 	}
 	r.ls.onFrame(fr)
-	r.logFrame(fr)
+	r.inv.logFrame(fr)
 	if r.failed {
 		return
 	}
@@ -79,7 +79,7 @@ func (r *runner) onFrame(fr lane.FrameRecord) {
 		} else {
 			r.race(RowUpdateCommit, OrderCommitFirst)
 		}
-		r.checkCommittedPrefix(fr)
+		r.emitCommittedFrame(fr)
 	case lane.FrameDeclined:
 		if r.finalizer.finalized[fr.OperationID] {
 			r.race(RowAppendFinalize, OrderFinalizeFirst)

@@ -10,7 +10,7 @@ func (r *runner) finalChecks() {
 	op, st := r.refOp()
 	r.check(op == "" && st == nil, "liveness", "run ended with operation %s unsettled", describe(op, st))
 	r.check(r.resultsCount() >= r.p.ops, "liveness", "%d of %d operations settled", r.resultsCount(), r.p.ops)
-	if !r.checkInvariants("end of run", nil, nil) {
+	if !r.inv.check("end of run", nil, nil) {
 		return
 	}
 	// power loss after a clean close, then recovery
@@ -24,10 +24,7 @@ func (r *runner) finalChecks() {
 	if !r.startProcess() {
 		return
 	}
-	r.checkWire()
-	if r.p.forkMigrate {
-		r.checkForkMigrate()
-	}
+	r.emitEnd()
 	r.closing = true
 	_ = r.ln.Close()
 	r.proc.Crash()

@@ -13,7 +13,24 @@ import (
 // copies no frame list or operation-owned value (I12), and a frame
 // migration either maps every element keeping its seq or drops whole lists
 // without touching operation state.
-func (r *runner) checkForkMigrate() {
+// forkMigrateChecker runs on fork/migration profiles, on every restored
+// effect_pending lane and at the end.
+type forkMigrateChecker struct{ r *runner }
+
+func (c *forkMigrateChecker) restored(*lane.OpState) {
+	if c.r.p.forkMigrate {
+		c.check()
+	}
+}
+
+func (c *forkMigrateChecker) end() {
+	if c.r.p.forkMigrate {
+		c.check()
+	}
+}
+
+func (c *forkMigrateChecker) check() {
+	r := c.r
 	ws, _, err := lane.ForkWrites(r.st, lane.ForkOptions{UnconfiguredLanes: true})
 	if !r.check(err == nil, "invariant", "fork: %v", err) {
 		return

@@ -14,32 +14,54 @@ import (
 // frame log (live processes only) and, where one was taken, a snapshot or
 // the operation a fresh process restored.
 
-// logEvent and logFrame append to the invariants' log.
-func (r *runner) logEvent(ev lane.Event) {
-	r.invLog = append(r.invLog, invariants.LogItem{Event: &ev})
+// invariantChecker runs invariants.Check; it owns the event and frame log,
+// the operations acknowledged commits touched and the decoded-entry cache.
+type invariantChecker struct {
+	r   *runner
+	log []invariants.LogItem
+	ops map[string]bool
+	// views remembers decoded committed entries across checks.
+	views invariants.ViewReader
 }
 
-func (r *runner) logFrame(fr lane.FrameRecord) {
-	r.invLog = append(r.invLog, invariants.LogItem{Frame: &fr})
+func newInvariantChecker(r *runner) *invariantChecker {
+	return &invariantChecker{r: r, ops: map[string]bool{}}
+}
+
+// commit checks the invariants after every acknowledged commit.
+func (c *invariantChecker) commit(e commitEvent) bool {
+	c.noteOps(e.ws)
+	c.check("after commit", nil, nil)
+	return true
+}
+
+// logEvent and logFrame append to the invariants' log.
+func (c *invariantChecker) logEvent(ev lane.Event) {
+	c.log = append(c.log, invariants.LogItem{Event: &ev})
+}
+
+func (c *invariantChecker) logFrame(fr lane.FrameRecord) {
+	c.log = append(c.log, invariants.LogItem{Frame: &fr})
 }
 
 // noteOps remembers every operation an acknowledged commit touched.
-func (r *runner) noteOps(ws []store.Write) {
+func (c *invariantChecker) noteOps(ws []store.Write) {
 	for _, w := range ws {
 		if w.Kind == store.WriteValue && (w.Namespace == lane.NSOpState || w.Namespace == lane.NSOpMeta) {
-			r.opIDs[w.Key] = true
+			c.ops[w.Key] = true
 		}
 	}
 }
 
-// checkInvariants runs invariants.Check; snap and restored may be nil.
-func (r *runner) checkInvariants(where string, snap *lane.Snapshot, restored *lane.Operation) bool {
+// check runs invariants.Check; snap and restored may be nil.
+func (c *invariantChecker) check(where string, snap *lane.Snapshot, restored *lane.Operation) bool {
+	r := c.r
 	if r.failed {
 		return false
 	}
 	r.checks++
-	ops := make([]string, 0, len(r.opIDs))
-	for op := range r.opIDs {
+	ops := make([]string, 0, len(c.ops))
+	for op := range c.ops {
 		ops = append(ops, op)
 	}
 	sort.Strings(ops)
@@ -49,12 +71,12 @@ func (r *runner) checkInvariants(where string, snap *lane.Snapshot, restored *la
 			keys = append(keys, a.Key)
 		}
 	}
-	v, err := r.views.Read(r.ref, ops, keys)
+	v, err := c.views.Read(r.ref, ops, keys)
 	if err != nil {
 		r.fail("invariant", "%s: read the committed state: %v", where, err)
 		return false
 	}
-	v.Log, v.Snapshot, v.Restored, v.Structural = r.invLog, snap, restored, r.structural.pairs
+	v.Log, v.Snapshot, v.Restored, v.Structural = c.log, snap, restored, r.structural.pairs
 	if err := invariants.Check(v); err != nil {
 		r.fail("invariant", "%s: %v", where, err)
 		return false

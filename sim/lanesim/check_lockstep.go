@@ -428,7 +428,7 @@ func (ls *lockstep) onEvent(ev lane.Event) {
 	s := lanecmp.EventString(ev)
 	ls.impl = append(ls.impl, s)
 	if ls.compareEvents("event "+s, false) {
-		ls.r.checkEventSeq(ev)
+		ls.r.seqs.checkEventSeq(ev)
 	}
 }
 
@@ -536,8 +536,8 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		return res, nil, false
 	}
 	return res, nil, ls.compareSnapshot("snapshot after step "+exp.Kind, snap) &&
-		ls.compareCapture("capture after step "+exp.Kind, r.ln) && r.checkClientFold("step "+exp.Kind) &&
-		r.checkInvariants("step "+exp.Kind, snap, nil)
+		ls.compareCapture("capture after step "+exp.Kind, r.ln) && r.client.check("step "+exp.Kind) &&
+		r.inv.check("step "+exp.Kind, snap, nil)
 }
 
 // ---- process loss ----

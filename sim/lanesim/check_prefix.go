@@ -10,7 +10,12 @@ import (
 // checkCommittedPrefix: the committed list reduces to what the model
 // observer says a reader must see after the event of the last committed
 // frame (model/frames on the events the lane actually consumed).
-func (r *runner) checkCommittedPrefix(fr lane.FrameRecord) {
+// prefixChecker compares each committed frame prefix with the model
+// observer.
+type prefixChecker struct{ r *runner }
+
+func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
+	r := c.r
 	s := r.streams[fr.ResponseEntryID]
 	if s == nil || fr.EventIndex >= len(s.observed) {
 		r.fail("model", "committed frame for event %d of %s that the provider never delivered", fr.EventIndex, fr.ResponseEntryID)

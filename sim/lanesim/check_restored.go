@@ -20,8 +20,8 @@ func (r *runner) checkRestored() {
 	if st != nil && st.At == lane.LeafDeferredEffectPending {
 		r.poller.pending = st.ResponseEntryID
 	}
-	if st != nil && st.At.IsEffectPending() && r.p.forkMigrate {
-		r.checkForkMigrate()
+	if st != nil && st.At.IsEffectPending() {
+		r.emitRestored(st)
 	}
 	if st != nil && st.At.IsEffectPending() {
 		// a reconnecting client may look before activation gets to run

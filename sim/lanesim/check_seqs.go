@@ -5,10 +5,27 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 )
 
+// seqChecker checks the seqs of acknowledged commits and of the events
+// that name a row's seq; it owns the last acknowledged seq and each row's.
+type seqChecker struct {
+	r *runner
+	// lastSeq is the last acknowledged seq; rowSeq the seq each
+	// acknowledged entry ("entry:id") and usage row ("usage:id") got
+	lastSeq int64
+	rowSeq  map[string]int64
+}
+
+func newSeqChecker(r *runner) *seqChecker {
+	return &seqChecker{r: r, rowSeq: map[string]int64{}}
+}
+
+func (c *seqChecker) commit(e commitEvent) bool { return c.checkSeqs(e.ws, e.res) }
+
 // checkSeqs: an acknowledged transaction's write i got FirstSeq+i
 // (store.CommitResult), and seqs only grow from one transaction to the
 // next (a commit lost with a crash may leave a gap, never a step back).
-func (r *runner) checkSeqs(ws []store.Write, res store.CommitResult) bool {
+func (c *seqChecker) checkSeqs(ws []store.Write, res store.CommitResult) bool {
+	r := c.r
 	ok := len(res.Seqs) == len(ws)
 	for i := 0; ok && i < len(ws); i++ {
 		ok = res.Seqs[i] == res.FirstSeq+int64(i)
@@ -19,16 +36,16 @@ func (r *runner) checkSeqs(ws []store.Write, res store.CommitResult) bool {
 	if len(ws) == 0 {
 		return true
 	}
-	if !r.check(res.FirstSeq > r.lastSeq, "store", "acknowledged first seq %d does not follow the previous transaction's last seq %d", res.FirstSeq, r.lastSeq) {
+	if !r.check(res.FirstSeq > c.lastSeq, "store", "acknowledged first seq %d does not follow the previous transaction's last seq %d", res.FirstSeq, c.lastSeq) {
 		return false
 	}
-	r.lastSeq = res.Seqs[len(res.Seqs)-1]
+	c.lastSeq = res.Seqs[len(res.Seqs)-1]
 	for i, w := range ws {
 		switch {
 		case w.Kind == store.WriteEntry && w.Entry != nil:
-			r.rowSeq["entry:"+w.Entry.ID] = res.Seqs[i]
+			c.rowSeq["entry:"+w.Entry.ID] = res.Seqs[i]
 		case w.Kind == store.WriteUsage && w.Usage != nil:
-			r.rowSeq["usage:"+w.Usage.ID] = res.Seqs[i]
+			c.rowSeq["usage:"+w.Usage.ID] = res.Seqs[i]
 		}
 	}
 	return true
@@ -37,7 +54,8 @@ func (r *runner) checkSeqs(ws []store.Write, res store.CommitResult) bool {
 // checkEventSeq: entry_added and usage carry the seq their row's write got
 // (runtime/drive/response.ts publishResponse: commit.seqs[0] and [1]), so an
 // event emitted before its commit, or naming another write's seq, fails.
-func (r *runner) checkEventSeq(ev lane.Event) bool {
+func (c *seqChecker) checkEventSeq(ev lane.Event) bool {
+	r := c.r
 	var key string
 	switch ev.Type {
 	case lane.EvEntryAdded:
@@ -47,6 +65,6 @@ func (r *runner) checkEventSeq(ev lane.Event) bool {
 	default:
 		return true
 	}
-	seq, ok := r.rowSeq[key]
+	seq, ok := c.rowSeq[key]
 	return r.check(ok && seq == ev.Seq, "events", "%s event carries seq %d; its row's acknowledged write got %d (acknowledged: %v)", ev.Type, ev.Seq, seq, ok)
 }

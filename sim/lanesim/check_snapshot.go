@@ -24,7 +24,11 @@ func describe(op string, st *lane.OpState) string {
 // effect_pending the reduction of the committed frames (the same prefix
 // activation reads); invariant 9 via sim/invariants. (Snapshots at step
 // ends and reopens are also compared with the lockstep model.)
-func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
+// snapshotPartialChecker checks the streaming message of every snapshot.
+type snapshotPartialChecker struct{ r *runner }
+
+func (c *snapshotPartialChecker) snapshot(ln *lane.Lane, snap *lane.Snapshot, _ string) {
+	r := c.r
 	st := snap.State
 	if snap.Live {
 		// Owned: this healthy process still consumes the stream, has not
@@ -36,7 +40,7 @@ func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 			st != nil && st.At.IsEffectPending() && c.req.ResponseEntryID == st.ResponseEntryID
 		r.check(owned, "invariant", "snapshot shows a live partial the process does not own (state %s)", describe(snap.OperationID, st))
 	}
-	if !r.checkInvariants("snapshot", snap, nil) {
+	if !r.inv.check("snapshot", snap, nil) {
 		return
 	}
 	if st != nil && st.At.IsEffectPending() {
@@ -54,7 +58,11 @@ func (r *runner) checkSnapshot(ln *lane.Lane, snap *lane.Snapshot) {
 // checkCapture: pi's captureLaneSnapshot shows, for an effect_pending
 // response, the reduction of its committed frames, whatever the live stream
 // has reached.
-func (r *runner) checkCapture(ln *lane.Lane, who string) {
+// captureChecker checks a capture taken beside every snapshot.
+type captureChecker struct{ r *runner }
+
+func (k *captureChecker) snapshot(ln *lane.Lane, _ *lane.Snapshot, who string) {
+	r := k.r
 	c, err := ln.Capture()
 	if err != nil {
 		r.fail("invariant", "capture (%s): %v", who, err)

@@ -29,12 +29,8 @@ func (r *runner) reconcileStore() bool {
 				r.fail("store", "a surviving in-flight commit does not apply: %v", err)
 				return false
 			}
-			for _, w := range ws {
-				if w.Kind == store.WriteList {
-					r.listKeys[store.PhysicalKey(w.Namespace, w.Key)] = store.Address{Namespace: w.Namespace, Key: w.Key, Kind: store.KindList}
-				}
-			}
-			r.noteOps(ws)
+			r.noteLists(ws)
+			r.inv.noteOps(ws)
 			r.noteCommit(ws, prevOp, prevState)
 			r.linz.commitOps(ws)
 		}
@@ -117,4 +113,34 @@ func (r *runner) sortedListKeys() []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// referenceChecker applies every acknowledged commit to the reference (the
+// store oracle, model/store) first, so that every later subscriber reads
+// the state the commit made, and checks that the backend numbered it as the
+// reference does. At a reopen (reconcileStore) the backend must equal the
+// reference.
+type referenceChecker struct{ r *runner }
+
+func (c *referenceChecker) commit(e commitEvent) bool {
+	r := c.r
+	want, err := r.ref.Commit(e.ws)
+	if err != nil {
+		r.fail("store", "the reference rejects an acknowledged commit: %v", err)
+		return false
+	}
+	if !r.check(fmt.Sprint(want.Seqs) == fmt.Sprint(e.res.Seqs), "store", "acknowledged seqs %v, reference %v", e.res.Seqs, want.Seqs) {
+		return false
+	}
+	r.noteLists(e.ws)
+	return true
+}
+
+// noteLists remembers every list a commit the reference took wrote to.
+func (r *runner) noteLists(ws []store.Write) {
+	for _, w := range ws {
+		if w.Kind == store.WriteList {
+			r.listKeys[store.PhysicalKey(w.Namespace, w.Key)] = store.Address{Namespace: w.Namespace, Key: w.Key, Kind: store.KindList}
+		}
+	}
 }

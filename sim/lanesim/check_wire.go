@@ -11,7 +11,11 @@ import (
 
 // checkWire projects the final transcript for every wire and validates the
 // request body with model/wire.
-func (r *runner) checkWire() {
+// wireChecker projects the final transcript for every wire at the end.
+type wireChecker struct{ r *runner }
+
+func (c *wireChecker) end() {
+	r := c.r
 	snap, err := r.ln.Snapshot()
 	if err != nil {
 		r.fail("wire", "final snapshot: %v", err)

@@ -45,6 +45,15 @@ func (r *runner) noteCrashRaces() {
 	}
 }
 
+// raceNotes subscribes the race bookkeeping of commits (noteCommit) to the
+// commit event, between the store checks and the invariants.
+type raceNotes struct{ r *runner }
+
+func (n raceNotes) commit(e commitEvent) bool {
+	n.r.noteCommit(e.ws, e.prevOp, e.prev)
+	return true
+}
+
 // noteCommit runs on every acknowledged commit, with the reference's
 // current operation before the commit: race bookkeeping and the porcupine
 // history of settlements. What a settlement must write (reserved ids, zero

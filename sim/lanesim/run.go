@@ -12,7 +12,6 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	"github.com/frameproof/frameproof/sim/choice"
-	"github.com/frameproof/frameproof/sim/invariants"
 	"github.com/frameproof/frameproof/sim/linz"
 	"github.com/frameproof/frameproof/sim/trace"
 	"github.com/frameproof/frameproof/sim/world"
@@ -31,18 +30,7 @@ type frameTrack struct {
 // runner is one run: the world, the current lane process and everything the
 // checks need to remember across crashes.
 type runner struct {
-	p profile
-	// fold is a watching client's view: a capture folded with every event
-	// since (pi's reduceLaneSnapshot).
-	fold *lane.ClientFold
-	// openMessages counts this process's streams that delivered a pending
-	// message_start and no message_end yet.
-	openMessages int
-	// foldCaptured: the fold still shows the reduction its capture read (an
-	// orphaned response no stream has replaced yet).
-	foldCaptured bool
-	// views remembers decoded committed entries across invariant checks.
-	views     invariants.ViewReader
+	p         profile
 	opts      Options
 	w         *world.World
 	rec       *linz.Recorder
@@ -61,9 +49,6 @@ type runner struct {
 	// backend must show after recovery.
 	ref      *specStore // the store oracle: model/store (specstore.go)
 	listKeys map[string]store.Address
-	// rowSeq is the seq each acknowledged entry ("entry:id") and usage row
-	// ("usage:id") got (txcheck.go)
-	rowSeq   map[string]int64
 	inflight []store.Write // a commit submitted but not acknowledged
 	// faultPending: a storage fault was injected and has not yet faulted.
 	faultPending bool
@@ -73,7 +58,6 @@ type runner struct {
 	cur       *simStream            // latest stream of the current process
 	tracks    map[string][]*frameTrack
 	delivered map[string]map[int]bool
-	lastResp  map[string]string
 	intents   map[string]bool // response ids reserved by an acknowledged intent
 
 	pendingActivation string // effect_pending response restored by the last restart
@@ -88,13 +72,18 @@ type runner struct {
 	faults     []string
 	checks     int
 	// txCompared counts the transactions whose write lists were compared
-	// with the model's; lastSeq is the last acknowledged seq (txcheck.go)
+	// with the model's (check_tx.go)
 	txCompared int
-	lastSeq    int64
 	linz       *linzState
 	ls         *lockstep
-	invLog     []invariants.LogItem
-	opIDs      map[string]bool
+
+	// the checkers other code calls directly, and the registry
+	// (checkers.go) of every checker by the events it subscribes to
+	seqs     *seqChecker
+	inv      *invariantChecker
+	intent   *intentChecker
+	client   *clientFoldChecker
+	checkers []any
 
 	// the actors that own state (actor_<name>.go)
 	poller     *pollerActor
@@ -117,12 +106,15 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	}
 	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
 	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,
-		listKeys: map[string]store.Address{}, rowSeq: map[string]int64{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
-		delivered: map[string]map[int]bool{}, lastResp: map[string]string{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
+		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
+		delivered: map[string]map[int]bool{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
-	r.opIDs = map[string]bool{}
+	r.seqs, r.inv = newSeqChecker(r), newInvariantChecker(r)
+	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
+	r.client = &clientFoldChecker{r: r}
+	r.checkers = newCheckers(r)
 	r.poller = &pollerActor{r: r}
 	r.finalizer = &finalizerActor{r: r, finalized: map[string]bool{}}
 	r.structural = &structuralActor{r: r, keys: map[string]bool{}, streams: map[string]*structStream{}}
@@ -223,7 +215,7 @@ func (r *runner) main() {
 // driver. The first time it creates the storage.
 func (r *runner) startProcess() bool {
 	r.gen++
-	r.fold, r.openMessages = nil, 0
+	r.client.restart()
 	r.proc = r.w.NewProcess("lane")
 	raw, err := r.be.open(r.proc)
 	if err != nil {
@@ -250,8 +242,8 @@ func (r *runner) startProcess() bool {
 		r.fail("recovery", "snapshot of the reopened lane (process %d): %v", r.gen, err)
 		return false
 	} else if !r.ls.compareSnapshot("snapshot of the reopened lane", snap) ||
-		!r.ls.compareCapture("capture of the reopened lane", ln) || !r.startClientFold(ln) ||
-		!r.checkInvariants("reopened lane", snap, ln.Current()) {
+		!r.ls.compareCapture("capture of the reopened lane", ln) || !r.client.start(ln) ||
+		!r.inv.check("reopened lane", snap, ln.Current()) {
 		return false
 	}
 	r.checkRestored() // may wait (reconnect cancel): another restart may happen meanwhile

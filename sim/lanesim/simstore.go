@@ -2,7 +2,6 @@ package lanesim
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/sim/choice"
@@ -72,28 +71,9 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	return res, nil
 }
 
-// acked applies an acknowledged commit to the reference and checks it.
+// acked is the commit event point: every commit checker (checkers.go)
+// sees the acknowledged commit, the reference first.
 func (r *runner) acked(ws []store.Write, res store.CommitResult) {
 	prevOp, prevState := r.refOp()
-	want, err := r.ref.Commit(ws)
-	if err != nil {
-		r.fail("store", "the reference rejects an acknowledged commit: %v", err)
-		return
-	}
-	if !r.check(fmt.Sprint(want.Seqs) == fmt.Sprint(res.Seqs), "store", "acknowledged seqs %v, reference %v", res.Seqs, want.Seqs) {
-		return
-	}
-	if !r.checkSeqs(ws, res) {
-		return
-	}
-	for _, w := range ws {
-		if w.Kind == store.WriteList {
-			a := store.Address{Namespace: w.Namespace, Key: w.Key, Kind: store.KindList}
-			r.listKeys[store.PhysicalKey(w.Namespace, w.Key)] = a
-		}
-	}
-	r.noteOps(ws)
-	r.noteCommit(ws, prevOp, prevState)
-	r.linz.commitOps(ws)
-	r.checkInvariants("after commit", nil, nil)
+	r.emitCommit(commitEvent{ws: ws, res: res, prevOp: prevOp, prev: prevState})
 }
