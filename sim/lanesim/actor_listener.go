@@ -8,7 +8,18 @@ import (
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
-func (r *runner) listener(ev lane.Event) env.Future {
+// listenerActor is the lane's awaited listener: every event goes to the
+// checkers that follow events, then the listener acknowledges it at once,
+// after a yield or after a sleep, in an actor of its own. It owns which
+// live update events it has acknowledged (delivered), which decides the
+// order of row RowUpdateCommit.
+type listenerActor struct {
+	r         *runner
+	delivered map[string]map[int]bool // response id -> event index
+}
+
+func (a *listenerActor) listen(ev lane.Event) env.Future {
+	r := a.r
 	if !r.alive() {
 		return nil
 	}
@@ -22,10 +33,10 @@ func (r *runner) listener(ev lane.Event) env.Future {
 	}
 	mark := func() {
 		if idx >= 0 {
-			if r.delivered[resp] == nil {
-				r.delivered[resp] = map[int]bool{}
+			if a.delivered[resp] == nil {
+				a.delivered[resp] = map[int]bool{}
 			}
-			r.delivered[resp][idx] = true
+			a.delivered[resp][idx] = true
 		}
 	}
 	switch choice.Weighted(r.w, "listener", []int{2, 2, 1}) {

@@ -74,7 +74,7 @@ func (r *runner) onFrame(fr lane.FrameRecord) {
 	r.linz.appendReturn(fr)
 	switch fr.Outcome {
 	case lane.FrameCommitted:
-		if r.delivered[resp][fr.EventIndex] {
+		if r.listener.delivered[resp][fr.EventIndex] {
 			r.race(RowUpdateCommit, OrderEventFirst)
 		} else {
 			r.race(RowUpdateCommit, OrderCommitFirst)

@@ -54,14 +54,12 @@ type runner struct {
 	faultPending bool
 	injected     bool // a storage fault was injected in this run
 
-	streams   map[string]*simStream // by response id
-	cur       *simStream            // latest stream of the current process
-	tracks    map[string][]*frameTrack
-	delivered map[string]map[int]bool
-	intents   map[string]bool // response ids reserved by an acknowledged intent
+	streams map[string]*simStream // by response id
+	cur     *simStream            // latest stream of the current process
+	tracks  map[string][]*frameTrack
+	intents map[string]bool // response ids reserved by an acknowledged intent
 
 	pendingActivation string // effect_pending response restored by the last restart
-	plans             int
 
 	doneFut  env.Completer
 	finished bool
@@ -86,6 +84,7 @@ type runner struct {
 	checkers []any
 
 	// the actors that own state (actor_<name>.go)
+	listener   *listenerActor
 	poller     *pollerActor
 	finalizer  *finalizerActor
 	structural *structuralActor
@@ -107,7 +106,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
 	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,
 		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
-		delivered: map[string]map[int]bool{}, intents: map[string]bool{}, raceOrders: map[string][]string{}}
+		intents: map[string]bool{}, raceOrders: map[string][]string{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
@@ -115,6 +114,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
 	r.client = &clientFoldChecker{r: r}
 	r.checkers = newCheckers(r)
+	r.listener = &listenerActor{r: r, delivered: map[string]map[int]bool{}}
 	r.poller = &pollerActor{r: r}
 	r.finalizer = &finalizerActor{r: r, finalized: map[string]bool{}}
 	r.structural = &structuralActor{r: r, keys: map[string]bool{}, streams: map[string]*structStream{}}
@@ -192,7 +192,6 @@ func (r *runner) fault(what string) {
 func (r *runner) nextPlan(req lane.Request) respPlan {
 	g := r.p.gen
 	g.deferred = r.p.deferred && req.Deferred == nil && req.Attempt == 1
-	r.plans++
 	return genPlan(r.w, g)
 }
 
@@ -227,7 +226,7 @@ func (r *runner) startProcess() bool {
 		return false
 	}
 	ln, err := lane.Open(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
-		Provider: simProviderImpl{r}, Listener: r.listener, AfterResponse: r.afterResponse,
+		Provider: simProviderImpl{r}, Listener: r.listener.listen, AfterResponse: r.afterResponse,
 		OnFrame: r.onFrame, Bugs: r.laneBugs,
 		// the finalizer races drive steps (frameproof's external finalization)
 		SkipStaleSettlement: true})
