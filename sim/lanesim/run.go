@@ -104,7 +104,24 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 		max = StepBudget(src)
 	}
 	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
-	r := &runner{p: p, opts: opts, w: w, laneBugs: lb, storeBugs: sb,
+	r := newRunner(p, opts, w)
+	r.laneBugs, r.storeBugs = lb, sb
+	be, err := newBackend(r)
+	if err != nil {
+		return Outcome{Failed: true, Kind: "setup", Message: err.Error()}
+	}
+	r.be = be
+	defer be.close()
+	r.worldEnded(w.Run(r.main))
+	if !r.failed {
+		r.linz.check()
+	}
+	return r.outcome(tr)
+}
+
+// newRunner builds a run's runner with its checkers and its actors' state.
+func newRunner(p profile, opts Options, w *world.World) *runner {
+	r := &runner{p: p, opts: opts, w: w,
 		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
 		intents: map[string]bool{}, raceOrders: map[string][]string{}}
 	r.rec = linz.NewRecorder(w.Step)
@@ -118,13 +135,13 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	r.poller = &pollerActor{r: r}
 	r.finalizer = &finalizerActor{r: r, finalized: map[string]bool{}}
 	r.structural = &structuralActor{r: r, keys: map[string]bool{}, streams: map[string]*structStream{}}
-	be, err := newBackend(r)
-	if err != nil {
-		return Outcome{Failed: true, Kind: "setup", Message: err.Error()}
-	}
-	r.be = be
-	defer be.close()
-	werr := w.Run(r.main)
+	return r
+}
+
+// worldEnded turns the world's error into the run's failure, unless a
+// check failed first: a used-up step budget or a deadlock is a liveness
+// failure, anything else the world's.
+func (r *runner) worldEnded(werr error) {
 	var pe *world.PanicError
 	if errors.As(werr, &pe) && fmt.Sprintf("%T", pe.Value) == "rapid.invalidData" {
 		// rapid ran out of recorded data while replaying a candidate: hand
@@ -132,28 +149,30 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 		// the candidate instead of calling it a failure
 		panic(pe.Value)
 	}
-	if werr != nil && !r.failed {
-		var be *world.BudgetError
-		var de *world.DeadlockError
-		switch {
-		case errors.As(werr, &be):
-			r.failed, r.kind, r.msg = true, "liveness", werr.Error()
-		case errors.As(werr, &de):
-			r.failed, r.kind, r.msg = true, "liveness", werr.Error()
-		default:
-			r.failed, r.kind, r.msg = true, "world", werr.Error()
-		}
+	if werr == nil || r.failed {
+		return
 	}
-	if !r.failed {
-		r.linz.check()
+	var be *world.BudgetError
+	var de *world.DeadlockError
+	switch {
+	case errors.As(werr, &be):
+		r.failed, r.kind, r.msg = true, "liveness", werr.Error()
+	case errors.As(werr, &de):
+		r.failed, r.kind, r.msg = true, "liveness", werr.Error()
+	default:
+		r.failed, r.kind, r.msg = true, "world", werr.Error()
 	}
-	out := Outcome{Failed: r.failed, Kind: r.kind, Message: r.msg, Steps: int(w.Step()), TraceHash: tr.Hash(),
+}
+
+// outcome is the run's verdict with what it covered.
+func (r *runner) outcome(tr *trace.Trace) Outcome {
+	out := Outcome{Failed: r.failed, Kind: r.kind, Message: r.msg, Steps: int(r.w.Step()), TraceHash: tr.Hash(),
 		Races: map[string]string{}, RaceOrders: r.raceOrders, Linz: r.rec, Faults: r.faults, Checks: r.checks, TXCompared: r.txCompared,
 		Structural: r.structural.done}
-	if d, ok := be.(diskImages); ok {
+	if d, ok := r.be.(diskImages); ok {
 		out.CrashImages = d.images()
 	}
-	if opts.KeepTrace {
+	if r.opts.KeepTrace {
 		out.Trace = tr
 	}
 	for row, orders := range r.raceOrders {
