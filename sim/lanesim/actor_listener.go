@@ -23,9 +23,7 @@ func (a *listenerActor) listen(ev lane.Event) env.Future {
 	if !r.alive() {
 		return nil
 	}
-	r.ls.onEvent(ev)
-	r.inv.logEvent(ev)
-	r.client.event(ev)
+	r.emitLaneEvent(ev)
 	idx := -1
 	resp := ""
 	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery {

@@ -40,8 +40,7 @@ func (r *runner) onFrame(fr lane.FrameRecord) {
 	if !r.alive() {
 		return
 	}
-	r.ls.onFrame(fr)
-	r.inv.logFrame(fr)
+	r.emitFrame(fr)
 	if r.failed {
 		return
 	}

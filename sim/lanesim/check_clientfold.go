@@ -6,7 +6,9 @@ import (
 )
 
 // clientFoldChecker is a watching client: a capture folded with every event
-// since (pi's reduceLaneSnapshot), checked after every step.
+// since (pi's reduceLaneSnapshot), checked after every step. Its events
+// are folded after the lockstep model's comparison and before the
+// invariants' log; neither reads the other, so the order is free.
 type clientFoldChecker struct {
 	r    *runner
 	fold *lane.ClientFold
@@ -34,8 +36,11 @@ func (c *clientFoldChecker) start(ln *lane.Lane) bool {
 	return true
 }
 
-// event folds a lane event into the client's view.
-func (c *clientFoldChecker) event(ev lane.Event) {
+// reopened starts the client of a reopened lane.
+func (c *clientFoldChecker) reopened(ln *lane.Lane, _ *lane.Snapshot) bool { return c.start(ln) }
+
+// laneEvent folds a lane event into the client's view.
+func (c *clientFoldChecker) laneEvent(ev lane.Event) {
 	if c.fold != nil {
 		c.fold.Apply(ev)
 	}

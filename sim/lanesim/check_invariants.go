@@ -35,13 +35,19 @@ func (c *invariantChecker) commit(e commitEvent) bool {
 	return true
 }
 
-// logEvent and logFrame append to the invariants' log.
-func (c *invariantChecker) logEvent(ev lane.Event) {
+// laneEvent and frame append to the invariants' log.
+func (c *invariantChecker) laneEvent(ev lane.Event) {
 	c.log = append(c.log, invariants.LogItem{Event: &ev})
 }
 
-func (c *invariantChecker) logFrame(fr lane.FrameRecord) {
+func (c *invariantChecker) frame(fr lane.FrameRecord) {
 	c.log = append(c.log, invariants.LogItem{Frame: &fr})
+}
+
+// reopened checks the invariants on a reopened lane, with the operation it
+// restored.
+func (c *invariantChecker) reopened(ln *lane.Lane, snap *lane.Snapshot) bool {
+	return c.check("reopened lane", snap, ln.Current())
 }
 
 // noteOps remembers every operation an acknowledged commit touched.

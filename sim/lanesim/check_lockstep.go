@@ -422,6 +422,17 @@ func (ls *lockstep) afterResponse() {
 	ls.mismatch("after_response", ls.m.AfterResponse())
 }
 
+// laneEvent, frame and reopened subscribe the lockstep model to the
+// runner's events (checkers.go).
+func (ls *lockstep) laneEvent(ev lane.Event) { ls.onEvent(ev) }
+
+func (ls *lockstep) frame(fr lane.FrameRecord) { ls.onFrame(fr) }
+
+func (ls *lockstep) reopened(ln *lane.Lane, snap *lane.Snapshot) bool {
+	return ls.compareSnapshot("snapshot of the reopened lane", snap) &&
+		ls.compareCapture("capture of the reopened lane", ln)
+}
+
 // onEvent records an implementation event and checks it against the
 // events the model says are due.
 func (ls *lockstep) onEvent(ev lane.Event) {

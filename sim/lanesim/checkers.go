@@ -13,9 +13,9 @@ import (
 // as it was.
 //
 // The lockstep model (check_lockstep.go) and the porcupine history
-// (check_linz.go) are fed at more points than these events (line items,
-// provider events, steps) and are called where those happen; the seed's
-// invariants (check_invariants.go) also run after every step and reopen.
+// (check_linz.go) are also fed at finer points than these events (line
+// items, provider events, steps) and are called where those happen; the
+// seed's invariants (check_invariants.go) also run after every step.
 
 // commitEvent is an acknowledged commit, with the reference's current
 // operation before it.
@@ -27,6 +27,17 @@ type commitEvent struct {
 }
 
 type (
+	// laneEventChecker sees every event the lane publishes to its
+	// listener (from a live process).
+	laneEventChecker interface{ laneEvent(ev lane.Event) }
+	// frameChecker sees every frame record (enqueued, committed, declined,
+	// failed) of a live process.
+	frameChecker interface{ frame(fr lane.FrameRecord) }
+	// reopenedChecker runs on a freshly opened lane and its first
+	// snapshot; false (the run failed) skips the later subscribers.
+	reopenedChecker interface {
+		reopened(ln *lane.Lane, snap *lane.Snapshot) bool
+	}
 	// commitChecker runs on every acknowledged commit; false (the run
 	// failed) skips the later subscribers for this commit.
 	commitChecker interface{ commit(c commitEvent) bool }
@@ -48,12 +59,14 @@ type (
 // order.
 func newCheckers(r *runner) []any {
 	return []any{
+		r.ls,
 		&referenceChecker{r: r},
 		r.seqs,
 		raceNotes{r},
 		&snapshotPartialChecker{r: r},
 		r.linz,
 		&captureChecker{r: r},
+		r.client,
 		r.inv,
 		&prefixChecker{r: r},
 		&wireChecker{r: r},
@@ -62,6 +75,31 @@ func newCheckers(r *runner) []any {
 }
 
 // Event points: each calls the subscribers of one event.
+
+func (r *runner) emitLaneEvent(ev lane.Event) {
+	for _, k := range r.checkers {
+		if s, ok := k.(laneEventChecker); ok {
+			s.laneEvent(ev)
+		}
+	}
+}
+
+func (r *runner) emitFrame(fr lane.FrameRecord) {
+	for _, k := range r.checkers {
+		if s, ok := k.(frameChecker); ok {
+			s.frame(fr)
+		}
+	}
+}
+
+func (r *runner) emitReopened(ln *lane.Lane, snap *lane.Snapshot) bool {
+	for _, k := range r.checkers {
+		if s, ok := k.(reopenedChecker); ok && !s.reopened(ln, snap) {
+			return false
+		}
+	}
+	return true
+}
 
 func (r *runner) emitCommit(c commitEvent) {
 	for _, k := range r.checkers {

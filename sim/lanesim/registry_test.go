@@ -29,13 +29,16 @@ func TestEveryCheckerSubscribes(t *testing.T) {
 	r := &runner{}
 	r.seqs, r.inv = newSeqChecker(r), newInvariantChecker(r)
 	r.linz = newLinzState(r)
+	r.ls = newLockstep(r)
+	r.client = &clientFoldChecker{r: r}
 	seen := map[string]bool{}
 	for _, k := range newCheckers(r) {
 		name := fmt.Sprintf("%T", k)
 		require.False(t, seen[name], "checker %s registered twice", name)
 		seen[name] = true
 		switch k.(type) {
-		case commitChecker, committedFrameChecker, snapshotChecker, restoredChecker, endChecker:
+		case laneEventChecker, frameChecker, reopenedChecker, commitChecker, committedFrameChecker,
+			snapshotChecker, restoredChecker, endChecker:
 		default:
 			t.Errorf("checker %s subscribes to no event", name)
 		}

@@ -259,9 +259,7 @@ func (r *runner) startProcess() bool {
 	if snap, err := ln.Snapshot(); err != nil {
 		r.fail("recovery", "snapshot of the reopened lane (process %d): %v", r.gen, err)
 		return false
-	} else if !r.ls.compareSnapshot("snapshot of the reopened lane", snap) ||
-		!r.ls.compareCapture("capture of the reopened lane", ln) || !r.client.start(ln) ||
-		!r.inv.check("reopened lane", snap, ln.Current()) {
+	} else if !r.emitReopened(ln, snap) {
 		return false
 	}
 	r.checkRestored() // may wait (reconnect cancel): another restart may happen meanwhile
