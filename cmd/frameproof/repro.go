@@ -575,7 +575,7 @@ func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	tf := tapeFile{Schema: TapeSchema, Scenario: t.scenario.Name, Backend: t.backend, Bugs: t.bugs,
-		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(res.Tape), Tape: res.Shrunk}
+		Seed: t.seed, Kind: final.Kind, Message: final.Message, OriginalLen: len(res.Tape), Tape: res.FinalSource.Relabelled()}
 	if err := writeTapeFile(*out, tf); err != nil {
 		// The tape is what shrink is for: not writing it is an I/O error.
 		return ioError(stderr, "shrink", "%v", err)

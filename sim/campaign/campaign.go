@@ -244,7 +244,11 @@ func (c Campaign) investigate(seed uint64, r Result, tape choice.Tape) Failure {
 	}
 	shrunk, stats := shrink.Shrink(tape, fails, shrink.Options{MaxAttempts: c.ShrinkAttempts})
 	f.ShrunkTape, f.ShrunkTapeLen, f.Shrink = shrunk, len(shrunk), stats
-	final := c.Run(choice.NewReplay(shrunk))
+	finalSrc := choice.NewReplay(shrunk)
+	final := c.Run(finalSrc)
+	// the shrunk tape was cut from the seed's: give each choice the label
+	// of the draw its value feeds, so the tape reads as the failing run
+	f.ShrunkTape = finalSrc.Relabelled()
 	f.ShrunkMessage = final.Message
 	if !final.Failed || final.Kind != r.Kind {
 		// The shrinker keeps only tapes that failed with r.Kind (and the

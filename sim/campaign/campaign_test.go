@@ -52,7 +52,10 @@ func TestCampaignFindsShrinksAndReproduces(t *testing.T) {
 		require.LessOrEqual(t, f.ShrunkTapeLen, f.TapeLen)
 		// The shrunk tape still fails the same way, and the seed alone
 		// reproduces the original failure.
-		require.True(t, lostUpdate(choice.NewReplay(f.ShrunkTape)).Failed)
+		replay := choice.NewReplay(f.ShrunkTape)
+		require.True(t, lostUpdate(replay).Failed)
+		// and it reads as that replay: each choice has its draw's label
+		require.Equal(t, replay.Relabelled(), f.ShrunkTape, "seed %d", f.Seed)
 		again := lostUpdate(choice.NewSeeded(f.Seed))
 		require.Equal(t, f.TraceHash, again.TraceHash)
 		require.Equal(t, "counter = 1, want 2", f.ShrunkMessage)
@@ -247,4 +250,24 @@ func TestCrashImagesAreCountedOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 12, sum.Crashes)
 	require.Equal(t, 4, sum.DistinctCrashImages)
+}
+
+// A shrunk tape is cut from the seed's tape, so its recorded labels would
+// name the seed's draws; the campaign stores it with the labels of the
+// draws its values feed on replay.
+func TestShrunkTapeCarriesItsReplayLabels(t *testing.T) {
+	sevens := func(src choice.Source) Result {
+		for i := range 8 {
+			if src.Intn(fmt.Sprintf("draw %d", i), 10) == 7 {
+				return Result{Failed: true, Kind: "invariant", Message: "a seven"}
+			}
+		}
+		return Result{}
+	}
+	sum, err := Campaign{Run: sevens, Seeds: 20}.Execute()
+	require.NoError(t, err)
+	require.NotEmpty(t, sum.Failures)
+	for _, f := range sum.Failures {
+		require.Equal(t, choice.Tape{{Label: "draw 0", N: 10, V: 7}}, f.ShrunkTape, "seed %d", f.Seed)
+	}
 }

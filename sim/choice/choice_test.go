@@ -180,3 +180,37 @@ func (f *fakeTB) Fatal(...any)          { f.failed = true }
 func (f *fakeTB) FailNow()              { f.failed = true }
 func (f *fakeTB) Fail()                 { f.failed = true }
 func (f *fakeTB) Failed() bool          { return f.failed }
+
+// NameLast relabels only the decision just recorded, never a value, and
+// does nothing before the first one.
+func TestNameLastRelabelsTheLastDecision(t *testing.T) {
+	for _, src := range []interface {
+		Source
+		Namer
+	}{NewSeeded(3), NewReplay(TapeOf(1, 2))} {
+		src.NameLast("nothing yet")
+		a := src.Intn("sched", 3)
+		b := src.Intn("sched", 4)
+		src.NameLast("sched driver#2")
+		var got Tape
+		switch s := src.(type) {
+		case *Seeded:
+			got = s.Tape()
+		case *Replay:
+			got = s.Used()
+		}
+		require.Equal(t, Tape{{"sched", 3, a}, {"sched driver#2", 4, b}}, got)
+	}
+}
+
+// Relabelled gives a tape cut from a longer run the labels of the draws its
+// values feed, keeps values (clamped) and keeps an unconsumed tail.
+func TestReplayRelabelled(t *testing.T) {
+	r := NewReplay(Tape{{"stale", 9, 1}, {"stale", 9, 7}, {"tail", 9, 4}})
+	r.Intn("a", 2)
+	r.Intn("b", 3)
+	require.Equal(t, Tape{{"a", 2, 1}, {"b", 3, 2}, {"tail", 9, 4}}, r.Relabelled())
+	r.Intn("c", 5)
+	r.Intn("past the end", 5)
+	require.Equal(t, Tape{{"a", 2, 1}, {"b", 3, 2}, {"c", 5, 4}}, r.Relabelled())
+}

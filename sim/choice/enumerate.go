@@ -48,6 +48,14 @@ type enumerator struct {
 	pos  int
 }
 
+// NameLast implements Namer for a decision this enumerator added (a prefix
+// value it replayed keeps the label it was recorded with).
+func (e *enumerator) NameLast(label string) {
+	if e.pos == len(e.tape) {
+		e.tape.nameLast(label)
+	}
+}
+
 func (e *enumerator) Intn(label string, n int) int {
 	if n <= 1 {
 		return 0

@@ -42,12 +42,28 @@ func (r *Replay) Intn(label string, n int) int {
 	return v
 }
 
+// NameLast implements Namer: it relabels the last decision of Used.
+func (r *Replay) NameLast(label string) { r.used.nameLast(label) }
+
 // Len is the number of recorded choices (the tape's length).
 func (r *Replay) Len() int { return len(r.tape) }
 
 // Used returns the decisions actually made (labels and ranges of this run,
 // values after clamping). Replaying Used gives the same run.
 func (r *Replay) Used() Tape { return r.used.Clone() }
+
+// Relabelled returns the recorded tape with every choice the run consumed
+// carrying this run's label and range (and its value after clamping); a
+// choice past the run's last draw is kept as recorded. A shrunk tape is cut
+// from a longer run, so its recorded labels no longer match the draws its
+// values feed; relabelled, it replays the same run and reads as it.
+func (r *Replay) Relabelled() Tape {
+	out := r.tape.Clone()
+	for k := 0; k < len(out) && k < len(r.used); k++ {
+		out[k] = r.used[k] // the k-th draw consumed the k-th recorded value
+	}
+	return out
+}
 
 // Clamped counts values that were out of range and clamped.
 func (r *Replay) Clamped() int { return r.clamped }

@@ -31,6 +31,9 @@ func (s *Seeded) Intn(label string, n int) int {
 	return v
 }
 
+// NameLast implements Namer.
+func (s *Seeded) NameLast(label string) { s.tape.nameLast(label) }
+
 // Tape returns the decisions made so far (a copy).
 func (s *Seeded) Tape() Tape { return s.tape.Clone() }
 

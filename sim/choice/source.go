@@ -31,6 +31,23 @@ type Source interface {
 	Intn(label string, n int) int
 }
 
+// Namer is implemented by the sources that record decisions (Seeded,
+// Replay, the enumerator). NameLast relabels the decision just recorded: the
+// scheduler draws which runnable actor runs before it knows the actor, and
+// then names its pick ("sched driver#2") so that a tape reads as the
+// schedule it is. A label never changes a value, so renaming is invisible
+// to replay; with no decision recorded yet NameLast does nothing.
+type Namer interface {
+	NameLast(label string)
+}
+
+// nameLast relabels the last choice of t (see Namer).
+func (t Tape) nameLast(label string) {
+	if len(t) > 0 {
+		t[len(t)-1].Label = label
+	}
+}
+
 // Choice is one recorded decision: the label, the range n and the value.
 type Choice struct {
 	Label string `json:"l"`

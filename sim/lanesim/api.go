@@ -48,7 +48,7 @@ func StepBudget(src choice.Source) int {
 // "model-mismatch", "model", "store", "events", "liveness",
 // "linearizability", "recovery", "wire", "world", "setup"; TXCompared counts
 // the acknowledged transactions whose write lists were compared with
-// model/lane's (txcheck.go), Structural the structural generations checked.
+// model/lane's (check_tx.go), Structural the structural generations checked.
 type Outcome = campaign.Outcome
 
 // Scenario is one named profile of the runner.

@@ -436,8 +436,8 @@ func (r *runner) openStream(req lane.Request) lane.Stream {
 	if !r.alive() {
 		return deadStream{}
 	}
-	if r.structKeys[lane.FramesAddr(req.OperationID, req.ResponseEntryID).Key] {
-		return r.openStructStream(req)
+	if r.structural.keys[lane.FramesAddr(req.OperationID, req.ResponseEntryID).Key] {
+		return r.structural.open(req)
 	}
 	plan := r.nextPlan(req)
 	s := &simStream{r: r, req: req, plan: plan, obs: modelframes.NewObserver(),
@@ -459,8 +459,8 @@ func (s *simStream) produce() {
 		case 2:
 			w.Sleep(time.Duration(choice.Range(w, "provider-ms", 1, 20)) * time.Millisecond)
 		}
-		if s.r.p.pollCrash && s.req.Deferred != nil && i > 1 && s.r.pollCrashes < maxPollCrashes && choice.Chance(w, "poll-crash", 1, 3) {
-			s.r.pollCrashes++
+		if s.r.p.pollCrash && s.req.Deferred != nil && i > 1 && s.r.poller.crashes < maxPollCrashes && choice.Chance(w, "poll-crash", 1, 3) {
+			s.r.poller.crashes++
 			// a crash aimed at the middle of a deferred poll (an orphaned
 			// unknown-outcome poll is what replacement is about)
 			r := s.r

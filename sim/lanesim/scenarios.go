@@ -18,7 +18,7 @@ type profile struct {
 	pollCrash     bool // crash aimed at the middle of deferred polls
 	commitLatency bool
 	compaction    bool
-	// structural generations run beside ordinary generation (structural.go)
+	// structural generations run beside ordinary generation (actor_structural.go)
 	structural      int
 	structuralCrash bool // crashes aimed at the middle of structural streams
 }

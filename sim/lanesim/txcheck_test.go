@@ -45,10 +45,10 @@ func TestDiffTXRejectsReorderedSettlement(t *testing.T) {
 	require.Error(t, lanecmp.DiffTX(want[:2], want))
 }
 
-// bareRunner is enough of a runner for the seq checkers: a world to note a
-// failure in, and the maps they keep.
-func bareRunner() *runner {
-	return &runner{w: world.New(choice.NewSeeded(1), world.Options{}), rowSeq: map[string]int64{}}
+// bareSeqs is a seq checker on enough of a runner: a world to note a
+// failure in.
+func bareSeqs() *seqChecker {
+	return newSeqChecker(&runner{w: world.New(choice.NewSeeded(1), world.Options{})})
 }
 
 // checkSeqs fails a store that numbers a transaction's writes out of order,
@@ -68,22 +68,22 @@ func TestCheckSeqsRejectsBrokenNumbering(t *testing.T) {
 		{"missing a seq", 4, store.CommitResult{FirstSeq: 5, Seqs: []int64{5}}, false},
 		{"step back", 6, store.CommitResult{FirstSeq: 5, Seqs: []int64{5, 6}}, false},
 	} {
-		r := bareRunner()
-		r.lastSeq = tc.prev
-		require.Equal(t, tc.ok, r.checkSeqs(ws, tc.res), tc.name)
-		require.Equal(t, !tc.ok, r.failed, tc.name)
+		c := bareSeqs()
+		c.lastSeq = tc.prev
+		require.Equal(t, tc.ok, c.checkSeqs(ws, tc.res), tc.name)
+		require.Equal(t, !tc.ok, c.r.failed, tc.name)
 	}
 }
 
 // checkEventSeq fails an entry_added or usage event whose seq is not the
 // one its row's acknowledged write got, or that comes before the commit.
 func TestCheckEventSeqRejectsAWrongSeq(t *testing.T) {
-	r := bareRunner()
+	r := bareSeqs()
 	require.True(t, r.checkSeqs([]store.Write{store.InsertEntry(store.Entry{ID: "e1", Raw: []byte(`{}`)})}, store.CommitResult{FirstSeq: 3, Seqs: []int64{3}}))
 	require.True(t, r.checkEventSeq(lane.Event{Type: lane.EvEntryAdded, EntryID: "e1", Seq: 3}))
 	require.True(t, r.checkEventSeq(lane.Event{Type: lane.EvTurnStart}), "other events carry no row seq")
 	require.False(t, r.checkEventSeq(lane.Event{Type: lane.EvEntryAdded, EntryID: "e1", Seq: 4}))
 
-	r = bareRunner()
+	r = bareSeqs()
 	require.False(t, r.checkEventSeq(lane.Event{Type: lane.EvUsage, UsageID: "u1", Seq: 1}), "usage before its row was acknowledged")
 }

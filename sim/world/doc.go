@@ -21,7 +21,9 @@
 // Intn("sched", n) which one runs (n+1 options while a timer is pending: the
 // last one advances the clock to the earliest timer even though actors could
 // run, so timeouts can fire "early"; Options.TimersOnlyWhenIdle turns that
-// off). When nothing is runnable the clock jumps to the earliest timer. Same
+// off). A source that records labels (choice.Namer) then relabels the choice
+// with its pick, "sched driver#2" or "sched clock", so a tape names the
+// actor of every step. When nothing is runnable the clock jumps to the earliest timer. Same
 // choices → same schedule → same trace bytes.
 //
 // # Processes and crashes

@@ -3,6 +3,7 @@ package world
 import (
 	"errors"
 
+	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/trace"
 )
 
@@ -60,12 +61,31 @@ func (w *World) loop() error {
 		i := w.src.Intn("sched", options)
 		w.step++
 		if i >= n {
+			w.nameSched(options, SchedClock)
 			w.advance()
 			continue
 		}
 		a := w.runnable[i]
+		w.nameSched(options, a.name)
 		w.runnable = append(w.runnable[:i], w.runnable[i+1:]...)
 		w.runActor(a)
+	}
+}
+
+// SchedClock names the scheduling choice that advances the clock to the
+// earliest timer instead of running an actor.
+const SchedClock = "clock"
+
+// nameSched relabels the scheduling choice just drawn over options with
+// what it picked ("sched driver#2", "sched clock"), when the source records
+// labels (choice.Namer). A draw over one option records nothing, so it is
+// not renamed.
+func (w *World) nameSched(options int, picked string) {
+	if options < 2 {
+		return
+	}
+	if nm, ok := w.src.(choice.Namer); ok {
+		nm.NameLast("sched " + picked)
 	}
 }
 

@@ -40,25 +40,38 @@ var structuralMutant bool
 // write reaches storage).
 var structuralMutantLanded int
 
-// structuralActor runs the profile's structural generations, one after
-// another; a crash kills it, and the next process's actor carries on with
-// the remaining ones.
-func (r *runner) structuralActor() {
+// structuralActor runs the profile's structural generations and owns their
+// bookkeeping.
+type structuralActor struct {
+	r       *runner
+	pairs   [][2]string // (op, resp) pairs used, for invariant 11
+	keys    map[string]bool
+	streams map[string]*structStream
+	started int
+	done    int
+	crashes int
+}
+
+// run runs the profile's structural generations, one after another; a
+// crash kills it, and the next process's actor carries on with the
+// remaining ones.
+func (a *structuralActor) run() {
+	r := a.r
 	ln, gen := r.ln, r.gen
-	for r.structStarted < r.p.structural && !r.finished && !r.failed {
+	for a.started < r.p.structural && !r.finished && !r.failed {
 		r.pause("structural", 80)
 		if r.gen != gen || r.closing || r.finished || r.failed {
 			return
 		}
-		k := r.structStarted
-		r.structStarted++
+		k := a.started
+		a.started++
 		op := "structural"
 		if cur := ln.Current(); cur != nil {
 			op = cur.ID // a summary generated inside an operation's scope
 		}
 		resp := fmt.Sprintf("structural-%d", k)
-		r.structural = append(r.structural, [2]string{op, resp})
-		r.structKeys[lane.FramesAddr(op, resp).Key] = true
+		a.pairs = append(a.pairs, [2]string{op, resp})
+		a.keys[lane.FramesAddr(op, resp).Key] = true
 		req := lane.Request{OperationID: op, ResponseEntryID: resp, Attempt: 1,
 			Model: lane.ModelRef{Provider: simProvider, ModelID: simModel}}
 		m, err := ln.GenerateStructural(req)
@@ -68,18 +81,18 @@ func (r *runner) structuralActor() {
 		if !r.check(err == nil && m != nil, "invariant", "structural generation %s:%s: message %v, error %v", op, resp, m != nil, err) {
 			return
 		}
-		s := r.structStreams[resp]
+		s := a.streams[resp]
 		if !r.check(s != nil && s.want != "", "invariant", "structural generation %s:%s returned without consuming its stream", op, resp) {
 			return
 		}
 		if got := marshalMsg(m); !r.check(got == s.want, "invariant", "structural generation %s:%s returned\n%s\nthe stream ended with\n%s", op, resp, got, s.want) {
 			return
 		}
-		r.structDone++
+		a.done++
 		if structuralMutant && !r.brokenStructuralWrite(op, resp, m) {
 			return
 		}
-		r.checkInvariants("structural generation "+resp, nil, nil)
+		r.inv.check("structural generation "+resp, nil, nil)
 	}
 }
 
@@ -109,10 +122,10 @@ func (r *runner) brokenStructuralWrite(op, resp string, m *pi.AssistantMessage) 
 	return err == nil && !r.failed
 }
 
-// structuralWrite reports whether a commit touches a structural address.
-func (r *runner) structuralWrite(ws []store.Write) bool {
+// writes reports whether a commit touches a structural address.
+func (a *structuralActor) writes(ws []store.Write) bool {
 	for _, w := range ws {
-		if w.Kind == store.WriteList && w.Namespace == lane.NSAssistantFrame && r.structKeys[w.Key] {
+		if w.Kind == store.WriteList && w.Namespace == lane.NSAssistantFrame && a.keys[w.Key] {
 			return true
 		}
 	}
@@ -133,13 +146,15 @@ type structStream struct {
 	want string
 }
 
-func (r *runner) openStructStream(req lane.Request) lane.Stream {
+// open starts the provider stream of a structural generation.
+func (a *structuralActor) open(req lane.Request) lane.Stream {
+	r := a.r
 	g := r.p.gen
 	g.deferred, g.stall = false, false
 	s := &structStream{r: r, plan: genPlan(r.w, g),
 		acc: &pi.AssistantMessage{Content: []pi.Content{}, API: simAPI, Provider: simProvider, Model: simModel,
 			StopReason: pi.StopPending, Timestamp: float64(r.w.Now().UnixMilli())}}
-	r.structStreams[req.ResponseEntryID] = s
+	a.streams[req.ResponseEntryID] = s
 	r.w.Go("structural-provider", s.produce)
 	return s
 }
@@ -155,8 +170,8 @@ func (s *structStream) produce() {
 		case 2:
 			w.Sleep(time.Duration(choice.Range(w, "structural-ms", 1, 20)) * time.Millisecond)
 		}
-		if r.p.structuralCrash && i > 0 && r.structCrashes < maxStructuralCrashes && choice.Chance(w, "structural-crash", 1, 4) {
-			r.structCrashes++
+		if r.p.structuralCrash && i > 0 && r.structural.crashes < maxStructuralCrashes && choice.Chance(w, "structural-crash", 1, 4) {
+			r.structural.crashes++
 			r.w.Root().Go("structural-crasher", func() { r.crashAndRestart("crash during structural generation of", true) })
 		}
 		s.push(queued{ev: b(s.acc)})

@@ -425,13 +425,24 @@ func (ls *lockstep) afterResponse() {
 	ls.mismatch("after_response", ls.m.AfterResponse())
 }
 
+// laneEvent, frame and reopened subscribe the lockstep model to the
+// runner's events (checkers.go).
+func (ls *lockstep) laneEvent(ev lane.Event) { ls.onEvent(ev) }
+
+func (ls *lockstep) frame(fr lane.FrameRecord) { ls.onFrame(fr) }
+
+func (ls *lockstep) reopened(ln *lane.Lane, snap *lane.Snapshot) bool {
+	return ls.compareSnapshot("snapshot of the reopened lane", snap) &&
+		ls.compareCapture("capture of the reopened lane", ln)
+}
+
 // onEvent records an implementation event and checks it against the
 // events the model says are due.
 func (ls *lockstep) onEvent(ev lane.Event) {
 	s := lanecmp.EventString(ev)
 	ls.impl = append(ls.impl, s)
 	if ls.compareEvents("event "+s, false) {
-		ls.r.checkEventSeq(ev)
+		ls.r.seqs.checkEventSeq(ev)
 	}
 }
 
@@ -539,8 +550,8 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		return res, nil, false
 	}
 	return res, nil, ls.compareSnapshot("snapshot after step "+exp.Kind, snap) &&
-		ls.compareCapture("capture after step "+exp.Kind, r.ln) && r.checkClientFold("step "+exp.Kind) &&
-		r.checkInvariants("step "+exp.Kind, snap, nil)
+		ls.compareCapture("capture after step "+exp.Kind, r.ln) && r.client.check("step "+exp.Kind) &&
+		r.inv.check("step "+exp.Kind, snap, nil)
 }
 
 // ---- process loss ----

@@ -3,70 +3,34 @@ package lanesim
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/lane"
-	"github.com/frameproof/frameproof/impl/pi"
-	"github.com/frameproof/frameproof/impl/replay"
 	"github.com/frameproof/frameproof/impl/store"
-	"github.com/frameproof/frameproof/model/wire"
 )
-
-// checkWire projects the final transcript for every wire and validates the
-// request body with model/wire.
-func (r *runner) checkWire() {
-	snap, err := r.ln.Snapshot()
-	if err != nil {
-		r.fail("wire", "final snapshot: %v", err)
-		return
-	}
-	var lines []string
-	for _, e := range snap.Transcript {
-		v, err := pi.ParseJSON(string(e.Raw))
-		if err != nil || v.Kind() != pi.Object {
-			r.fail("wire", "transcript entry %s is not an object", e.ID)
-			return
-		}
-		m, ok := v.ObjectValue().Get("message")
-		if !ok {
-			continue
-		}
-		raw, err := pi.Marshal(m)
-		if err != nil {
-			r.fail("wire", "transcript entry %s: %v", e.ID, err)
-			return
-		}
-		lines = append(lines, string(raw))
-	}
-	if len(lines) == 0 {
-		return
-	}
-	msgs, err := replay.DecodeTranscript(strings.Join(lines, "\n"))
-	if err != nil {
-		r.fail("wire", "final transcript does not decode: %v", err)
-		return
-	}
-	for _, wn := range replay.Wires {
-		body, err := replay.Project(msgs, replay.Target{Wire: wn, Provider: simProvider, Model: simModel}, replay.Options{})
-		if errors.Is(err, replay.ErrNothingToSend) {
-			continue
-		}
-		if !r.check(err == nil, "wire", "project the final transcript for %s: %v", wn, err) {
-			return
-		}
-		err = wire.Validate(wn, body, wire.Options{Model: simModel})
-		if !r.check(err == nil, "wire", "%s rejects the projected final transcript: %v\n%s", wn, err, body) {
-			return
-		}
-	}
-}
 
 // checkForkMigrate (on a restored effect_pending lane): an idle-fork image
 // copies no frame list or operation-owned value (I12), and a frame
 // migration either maps every element keeping its seq or drops whole lists
 // without touching operation state.
-func (r *runner) checkForkMigrate() {
+// forkMigrateChecker runs on fork/migration profiles, on every restored
+// effect_pending lane and at the end.
+type forkMigrateChecker struct{ r *runner }
+
+func (c *forkMigrateChecker) restored(*lane.OpState) {
+	if c.r.p.forkMigrate {
+		c.check()
+	}
+}
+
+func (c *forkMigrateChecker) end() {
+	if c.r.p.forkMigrate {
+		c.check()
+	}
+}
+
+func (c *forkMigrateChecker) check() {
+	r := c.r
 	ws, _, err := lane.ForkWrites(r.st, lane.ForkOptions{UnconfiguredLanes: true})
 	if !r.check(err == nil, "invariant", "fork: %v", err) {
 		return

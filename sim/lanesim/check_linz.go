@@ -227,7 +227,13 @@ func (l *linzState) commitOps(ws []store.Write) {
 
 // snapshot records a snapshot read (instantaneous: Snapshot does not
 // yield) with the durable frame count read in the same step.
-func (l *linzState) snapshot(client string, snap *lane.Snapshot) {
+// commit records the operations an acknowledged commit settled or started.
+func (l *linzState) commit(e commitEvent) bool {
+	l.commitOps(e.ws)
+	return true
+}
+
+func (l *linzState) snapshot(_ *lane.Lane, snap *lane.Snapshot, client string) {
 	if snap.OperationID == "" {
 		return
 	}

@@ -1,0 +1,42 @@
+package lanesim
+
+import (
+	"errors"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/sim/world"
+)
+
+func (r *runner) canceller() {
+	r.pause("cancel", 100)
+	ln := r.ln
+	if r.finished || r.failed || r.closing {
+		return
+	}
+	r.ls.beginAbort()
+	if err := ln.RequestCancel(); err != nil && !errors.Is(err, world.ErrCrashed) && !errors.Is(err, lane.ErrClosed) {
+		var hf *lane.HarnessFault
+		if errors.As(err, &hf) {
+			return // the driver reports or restarts faults
+		}
+		r.fail("invariant", "request cancel: %v", err)
+		return
+	}
+	r.checkCancelAbortsStream()
+}
+
+// checkCancelAbortsStream: once a cancel request has committed, the live
+// provider stream of the cancelled response has its abort signal fired
+// (pi's requestOperationAbort aborts the running request), so the provider
+// stops instead of streaming the rest of the response.
+func (r *runner) checkCancelAbortsStream() {
+	s := r.cur
+	if s == nil || s.ended || s.gen != r.gen || s.req.Abort == nil || !r.alive() {
+		return
+	}
+	op, st := r.refOp()
+	if st == nil || op != s.req.OperationID || !st.Control.CancelRequested || st.ResponseEntryID != s.req.ResponseEntryID {
+		return
+	}
+	r.check(s.req.Abort.Done(), "invariant", "cancel of %s committed while response %s streams, but its abort signal did not fire", op, s.req.ResponseEntryID)
+}

@@ -1,0 +1,126 @@
+package lanesim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/choice"
+)
+
+// simRetryCapMs caps retry delays below the second backoff (100 ms), so the
+// campaign runs pi-ai's Math.min cap and the persisted maxAgentDelayMs.
+const simRetryCapMs = 75.0
+
+// simCompaction is the runs' settings.compaction: pi's defaults but for a
+// small keepRecentTokens, so an overflow's preparation cuts the simulated
+// transcripts (a few tokens per message) at varying places.
+var simCompaction = ml.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 8}
+
+func (r *runner) runOptions() lane.RunOptions {
+	limit := simRetryCapMs
+	c := simCompaction
+	settings, err := pi.ParseJSON(fmt.Sprintf(`{"compaction":{"enabled":%t,"reserveTokens":%v,"keepRecentTokens":%v}}`,
+		c.Enabled, c.ReserveTokens, c.KeepRecentTokens))
+	if err != nil {
+		panic(err) // a constant
+	}
+	return lane.RunOptions{UserText: "question", Configuration: lane.Configuration{
+		Model: lane.ModelRef{Provider: simProvider, ModelID: simModel}, ThinkingLevel: "off"},
+		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50, MaxAgentDelayMs: &limit},
+		Settings:    settings}
+}
+
+// driver drives the lane until every planned operation has settled.
+func (r *runner) driver() {
+	ln := r.ln
+	for iter := 0; ; iter++ {
+		if iter > 200 {
+			r.fail("liveness", "driver made %d steps without settling", iter)
+			return
+		}
+		cur := ln.Current()
+		if cur == nil {
+			if r.resultsCount() >= r.p.ops {
+				r.doneFut.Resolve(nil)
+				return
+			}
+			if _, err := r.ls.startRun(func() (string, error) { return ln.StartRun(r.runOptions()) }); err != nil {
+				r.laneError(err)
+				return
+			}
+			if !r.client.start(ln) { // our lane emits no run_start: the client re-captures
+				return
+			}
+			continue
+		}
+		permit := false
+		if cur.State.At == lane.LeafDeferredSuspended || cur.State.At == lane.LeafDeferredEffectPending {
+			permit = r.poller.take()
+		}
+		res, err, ok := r.ls.step(permit, func() (lane.StepResult, error) {
+			return ln.Step(lane.StepOptions{DeferredPermit: permit, WaitForRetry: true})
+		})
+		if !ok {
+			return
+		}
+		if err != nil {
+			r.laneError(err)
+			return
+		}
+		if r.p.snapshots > 0 && choice.Chance(r.w, "driver-snapshot", 1, 3) {
+			r.snapshotNow("driver")
+		}
+		if res.Kind == lane.StepWaiting {
+			switch res.Reason {
+			case "deferred":
+				r.poller.wait(cur)
+			case "tools":
+				// the tool runner is out of scope: it finishes the operation
+				r.ls.issueFinalize("completed", nil)
+				if err := ln.Finalize("completed", nil); err != nil && !errors.Is(err, lane.ErrNoOperation) {
+					r.laneError(err)
+					return
+				}
+			default:
+				oe := &lane.OpError{Code: "sim", Message: res.Reason}
+				r.ls.issueFinalize("failed", oe)
+				if err := ln.Finalize("failed", oe); err != nil && !errors.Is(err, lane.ErrNoOperation) {
+					r.laneError(err)
+					return
+				}
+			}
+		}
+	}
+}
+
+// laneError handles a lane call's error in the driver: an injected storage
+// fault faults the process, which a supervisor restarts; closing is the
+// closer's business; anything else is a failure.
+func (r *runner) laneError(err error) {
+	var hf *lane.HarnessFault
+	switch {
+	case errors.Is(err, lane.ErrClosed) && r.closing:
+		return
+	case errors.As(err, &hf) && r.injected:
+		r.faultPending = false
+		gen := r.gen
+		r.w.Root().Go("supervisor", func() {
+			if r.gen == gen { // not restarted meanwhile by someone else
+				r.crashAndRestart("restart after storage fault of", r.be.simulatesDisk())
+			}
+		})
+	default:
+		r.fail("invariant", "lane error in process %d: %v", r.gen, err)
+	}
+}
+
+func (r *runner) resultsCount() int {
+	vs, err := r.ref.ScanValues(lane.NSResult, "")
+	if err != nil {
+		return 0
+	}
+	return len(vs)
+}

@@ -1,0 +1,57 @@
+package lanesim
+
+import (
+	"time"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/sim/choice"
+)
+
+// listenerActor is the lane's awaited listener: every event goes to the
+// checkers that follow events, then the listener acknowledges it at once,
+// after a yield or after a sleep, in an actor of its own. It owns which
+// live update events it has acknowledged (delivered), which decides the
+// order of row RowUpdateCommit.
+type listenerActor struct {
+	r         *runner
+	delivered map[string]map[int]bool // response id -> event index
+}
+
+func (a *listenerActor) listen(ev lane.Event) env.Future {
+	r := a.r
+	if !r.alive() {
+		return nil
+	}
+	r.emitLaneEvent(ev)
+	idx := -1
+	resp := ""
+	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery {
+		idx, resp = s.consumed-1, s.req.ResponseEntryID
+	}
+	mark := func() {
+		if idx >= 0 {
+			if a.delivered[resp] == nil {
+				a.delivered[resp] = map[int]bool{}
+			}
+			a.delivered[resp][idx] = true
+		}
+	}
+	switch choice.Weighted(r.w, "listener", []int{2, 2, 1}) {
+	case 0:
+		mark()
+		return nil
+	case 1:
+		f := r.w.NewFuture("listener")
+		r.w.Go("listener", func() { r.w.Yield(); mark(); f.Resolve(nil) })
+		return f
+	default:
+		f := r.w.NewFuture("listener")
+		r.w.Go("listener", func() {
+			r.w.Sleep(time.Duration(choice.Range(r.w, "listener-ms", 1, 10)) * time.Millisecond)
+			mark()
+			f.Resolve(nil)
+		})
+		return f
+	}
+}

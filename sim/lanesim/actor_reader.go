@@ -1,0 +1,21 @@
+package lanesim
+
+func (r *runner) reader() {
+	for i := 0; i < r.p.snapshots && !r.finished && !r.failed; i++ {
+		r.pause("snapshot", 60)
+		if !r.closing && !r.finished {
+			r.snapshotNow("reader")
+		}
+	}
+}
+
+// snapshotNow takes a snapshot of the current lane and checks it.
+func (r *runner) snapshotNow(who string) {
+	ln := r.ln
+	snap, err := ln.Snapshot()
+	if err != nil {
+		r.fail("invariant", "snapshot (%s): %v", who, err)
+		return
+	}
+	r.emitSnapshot(ln, snap, who)
+}

@@ -1,0 +1,69 @@
+package lanesim
+
+import (
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// clientFoldChecker is a watching client: a capture folded with every event
+// since (pi's reduceLaneSnapshot), checked after every step. Its events
+// are folded after the lockstep model's comparison and before the
+// invariants' log; neither reads the other, so the order is free.
+type clientFoldChecker struct {
+	r    *runner
+	fold *lane.ClientFold
+	// open counts this process's streams that delivered a pending
+	// message_start and no message_end yet.
+	open int
+	// captured: the fold still shows the reduction its capture read (an
+	// orphaned response no stream has replaced yet).
+	captured bool
+}
+
+// restart forgets the client of a dead process.
+func (c *clientFoldChecker) restart() {
+	c.fold, c.open = nil, 0
+}
+
+// start starts a watching client on ln from a fresh capture.
+func (c *clientFoldChecker) start(ln *lane.Lane) bool {
+	cp, err := ln.Capture()
+	if err != nil {
+		c.r.fail("invariant", "client capture: %v", err)
+		return false
+	}
+	c.fold, c.captured = lane.NewClientFold(cp), cp.StreamingMessage != nil
+	return true
+}
+
+// reopened starts the client of a reopened lane.
+func (c *clientFoldChecker) reopened(ln *lane.Lane, _ *lane.Snapshot) bool { return c.start(ln) }
+
+// laneEvent folds a lane event into the client's view.
+func (c *clientFoldChecker) laneEvent(ev lane.Event) {
+	if c.fold != nil {
+		c.fold.Apply(ev)
+	}
+	switch {
+	case ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate || ev.Type == lane.EvMessageEnd:
+		c.captured = false
+	}
+	switch {
+	case ev.Type == lane.EvMessageStart && ev.Message != nil && ev.Message.StopReason == pi.StopPending:
+		c.open++
+	case ev.Type == lane.EvMessageEnd && !ev.Synthetic:
+		c.open--
+	}
+}
+
+// check: once every stream of a healthy lane has delivered its
+// message_end, a client folding pi's reduceLaneSnapshot shows no streaming
+// message. (Its operation is not checked: an external finalization may have
+// committed and not yet emitted run_end.)
+func (c *clientFoldChecker) check(where string) bool {
+	r, f := c.r, c.fold
+	if f == nil || c.captured || c.open != 0 || r.ln.Fault() != nil || r.closing || r.closed {
+		return true
+	}
+	return r.check(f.StreamingMessage == nil, "invariant", "%s: the client fold keeps a streaming message after its stream ended:\n%s", where, marshalMsg(f.StreamingMessage))
+}

@@ -1,0 +1,31 @@
+package lanesim
+
+// finalChecks: recovery liveness (every operation settled), the invariants
+// over the whole run (12: no frame list left), and a power loss after the run recovers exactly the
+// acknowledged state.
+func (r *runner) finalChecks() {
+	if r.failed {
+		return
+	}
+	op, st := r.refOp()
+	r.check(op == "" && st == nil, "liveness", "run ended with operation %s unsettled", describe(op, st))
+	r.check(r.resultsCount() >= r.p.ops, "liveness", "%d of %d operations settled", r.resultsCount(), r.p.ops)
+	if !r.inv.check("end of run", nil, nil) {
+		return
+	}
+	// power loss after a clean close, then recovery
+	r.closing, r.closed = true, true
+	if err := r.ln.Close(); err != nil {
+		r.fail("invariant", "final close: %v", err)
+		return
+	}
+	r.proc.Crash()
+	r.fault("final " + r.be.crash())
+	if !r.startProcess() {
+		return
+	}
+	r.emitEnd()
+	r.closing = true
+	_ = r.ln.Close()
+	r.proc.Crash()
+}

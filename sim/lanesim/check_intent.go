@@ -1,0 +1,25 @@
+package lanesim
+
+// checkStreamOpen: unknown generation vs retry — a later attempt starts
+// only after the previous reserved response settled (synthetic or not).
+// intentChecker owns the last response each operation requested.
+type intentChecker struct {
+	r        *runner
+	lastResp map[string]string
+}
+
+func (c *intentChecker) streamOpen(s *simStream) {
+	r := c.r
+	// (an external finalization may already have ended the operation: the
+	// request then runs for nothing and its appends are fenced)
+	r.check(r.intents[s.req.ResponseEntryID], "invariant", "I1: provider request for %s without its committed intent", s.req.ResponseEntryID)
+	if prev := c.lastResp[s.req.OperationID]; prev != "" && prev != s.req.ResponseEntryID && s.req.Deferred == nil {
+		found := false
+		es, _ := r.ref.Entries()
+		for _, e := range es {
+			found = found || e.Entry.ID == prev
+		}
+		r.check(found || r.finalizer.finalized[s.req.OperationID], "invariant", "attempt for %s started before the earlier reserved response %s settled", s.req.ResponseEntryID, prev)
+	}
+	c.lastResp[s.req.OperationID] = s.req.ResponseEntryID
+}

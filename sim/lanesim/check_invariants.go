@@ -1,0 +1,91 @@
+package lanesim
+
+import (
+	"sort"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/invariants"
+)
+
+// Invariant numbers refer to the seed's list (assistant-durability.md).
+// The seed's twelve invariants are sim/invariants' checkers, run over the
+// acknowledged committed state (the reference store), the run's event and
+// frame log (live processes only) and, where one was taken, a snapshot or
+// the operation a fresh process restored.
+
+// invariantChecker runs invariants.Check; it owns the event and frame log,
+// the operations acknowledged commits touched and the decoded-entry cache.
+type invariantChecker struct {
+	r   *runner
+	log []invariants.LogItem
+	ops map[string]bool
+	// views remembers decoded committed entries across checks.
+	views invariants.ViewReader
+}
+
+func newInvariantChecker(r *runner) *invariantChecker {
+	return &invariantChecker{r: r, ops: map[string]bool{}}
+}
+
+// commit checks the invariants after every acknowledged commit.
+func (c *invariantChecker) commit(e commitEvent) bool {
+	c.noteOps(e.ws)
+	c.check("after commit", nil, nil)
+	return true
+}
+
+// laneEvent and frame append to the invariants' log.
+func (c *invariantChecker) laneEvent(ev lane.Event) {
+	c.log = append(c.log, invariants.LogItem{Event: &ev})
+}
+
+func (c *invariantChecker) frame(fr lane.FrameRecord) {
+	c.log = append(c.log, invariants.LogItem{Frame: &fr})
+}
+
+// reopened checks the invariants on a reopened lane, with the operation it
+// restored.
+func (c *invariantChecker) reopened(ln *lane.Lane, snap *lane.Snapshot) bool {
+	return c.check("reopened lane", snap, ln.Current())
+}
+
+// noteOps remembers every operation an acknowledged commit touched.
+func (c *invariantChecker) noteOps(ws []store.Write) {
+	for _, w := range ws {
+		if w.Kind == store.WriteValue && (w.Namespace == lane.NSOpState || w.Namespace == lane.NSOpMeta) {
+			c.ops[w.Key] = true
+		}
+	}
+}
+
+// check runs invariants.Check; snap and restored may be nil.
+func (c *invariantChecker) check(where string, snap *lane.Snapshot, restored *lane.Operation) bool {
+	r := c.r
+	if r.failed {
+		return false
+	}
+	r.checks++
+	ops := make([]string, 0, len(c.ops))
+	for op := range c.ops {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	var keys []string
+	for _, k := range r.sortedListKeys() {
+		if a := r.listKeys[k]; a.Namespace == lane.NSAssistantFrame {
+			keys = append(keys, a.Key)
+		}
+	}
+	v, err := c.views.Read(r.ref, ops, keys)
+	if err != nil {
+		r.fail("invariant", "%s: read the committed state: %v", where, err)
+		return false
+	}
+	v.Log, v.Snapshot, v.Restored, v.Structural = c.log, snap, restored, r.structural.pairs
+	if err := invariants.Check(v); err != nil {
+		r.fail("invariant", "%s: %v", where, err)
+		return false
+	}
+	return true
+}

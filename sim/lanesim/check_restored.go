@@ -1,0 +1,41 @@
+package lanesim
+
+import (
+	"errors"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/sim/world"
+)
+
+// checkRestored runs on a reopened lane (invariant 1 is checked by
+// sim/invariants with View.Restored, the rest by the lockstep model):
+// race bookkeeping, fork/migration checks and reconnecting clients.
+func (r *runner) checkRestored() {
+	_, st := r.refOp()
+	r.check(r.ln.Current() != nil || st == nil, "recovery", "restored lane is idle while the committed state has an operation")
+	r.pendingActivation, r.poller.pending = "", ""
+	if st != nil && st.At == lane.LeafAssistantEffectPending {
+		r.pendingActivation = st.ResponseEntryID
+	}
+	if st != nil && st.At == lane.LeafDeferredEffectPending {
+		r.poller.pending = st.ResponseEntryID
+	}
+	if st != nil && st.At.IsEffectPending() {
+		r.emitRestored(st)
+	}
+	if st != nil && st.At.IsEffectPending() {
+		// a reconnecting client may look before activation gets to run
+		if r.p.snapshots > 0 && boolChoice(r, "reconnect-snapshot") {
+			r.snapshotNow("reconnect")
+		}
+		if r.p.canceller && boolChoice(r, "reconnect-cancel") {
+			var hf *lane.HarnessFault
+			r.ls.beginAbort()
+			// a closer may have closed the lane meanwhile (as the canceller
+			// actor allows)
+			if err := r.ln.RequestCancel(); err != nil && !(errors.As(err, &hf) && r.injected) && !errors.Is(err, world.ErrCrashed) && !errors.Is(err, lane.ErrClosed) {
+				r.fail("invariant", "request cancel on reconnect: %v", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package lanesim
+
+import (
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+func describe(op string, st *lane.OpState) string {
+	if st == nil {
+		if op == "" {
+			return "idle"
+		}
+		return op + " without state"
+	}
+	s := op + " at " + string(st.At)
+	if st.At.IsEffectPending() {
+		s += " (response " + st.ResponseEntryID + ")"
+	}
+	return s
+}
+
+// checkSnapshot runs on snapshots taken at any scheduling point: a live
+// partial only while this process owns the stream; otherwise for
+// effect_pending the reduction of the committed frames (the same prefix
+// activation reads); invariant 9 via sim/invariants. (Snapshots at step
+// ends and reopens are also compared with the lockstep model.)
+// snapshotPartialChecker checks the streaming message of every snapshot.
+type snapshotPartialChecker struct{ r *runner }
+
+func (c *snapshotPartialChecker) snapshot(ln *lane.Lane, snap *lane.Snapshot, _ string) {
+	r := c.r
+	st := snap.State
+	if snap.Live {
+		// Owned: this healthy process still consumes the stream, has not
+		// settled it, and the stream still holds the fence. After an
+		// external finalization the loop keeps consuming its (now fenced)
+		// stream, but like pi's client fold the snapshot no longer shows it.
+		c := r.cur
+		owned := ln.Fault() == nil && !r.closed && c != nil && !c.settled &&
+			st != nil && st.At.IsEffectPending() && c.req.ResponseEntryID == st.ResponseEntryID
+		r.check(owned, "invariant", "snapshot shows a live partial the process does not own (state %s)", describe(snap.OperationID, st))
+	}
+	if !r.inv.check("snapshot", snap, nil) {
+		return
+	}
+	if st != nil && st.At.IsEffectPending() {
+		if !snap.Live {
+			if want, ok := r.committedReduction(snap.OperationID, st.ResponseEntryID, "snapshot"); ok {
+				r.check(marshalMsg(snap.StreamingMessage) == marshalMsg(want), "invariant", "snapshot partial of %s is not the committed prefix:\n%s\nwant\n%s", st.ResponseEntryID, marshalMsg(snap.StreamingMessage), marshalMsg(want))
+			}
+			if r.pendingActivation == st.ResponseEntryID {
+				r.race(RowActivationSnap, OrderSnapshotFirst)
+			}
+		}
+	}
+}
+
+// checkCapture: pi's captureLaneSnapshot shows, for an effect_pending
+// response, the reduction of its committed frames, whatever the live stream
+// has reached.
+// captureChecker checks a capture taken beside every snapshot.
+type captureChecker struct{ r *runner }
+
+func (k *captureChecker) snapshot(ln *lane.Lane, _ *lane.Snapshot, who string) {
+	r := k.r
+	c, err := ln.Capture()
+	if err != nil {
+		r.fail("invariant", "capture (%s): %v", who, err)
+		return
+	}
+	r.check(!c.Live, "invariant", "capture (%s) shows the live partial", who)
+	var want *pi.AssistantMessage
+	if st := c.State; st != nil && st.At.IsEffectPending() {
+		var ok bool
+		if want, ok = r.committedReduction(c.OperationID, st.ResponseEntryID, "capture ("+who+")"); !ok {
+			return
+		}
+	}
+	r.check(marshalMsg(c.StreamingMessage) == marshalMsg(want), "invariant", "capture (%s) is not the committed reduction:\n%s\nwant\n%s", who, marshalMsg(c.StreamingMessage), marshalMsg(want))
+}

@@ -1,0 +1,146 @@
+package lanesim
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// laneNamespaces are the value namespaces compared between backend and
+// reference.
+var laneNamespaces = []string{lane.NSBranchTip, lane.NSLaneState, lane.NSResult, lane.NSOpMeta, lane.NSOpState}
+
+// reconcileStore runs after every (re)open: an unacknowledged commit in
+// flight at the crash may or may not have survived (the backend's next seq
+// says which); then the backend must equal the reference exactly.
+func (r *runner) reconcileStore() bool {
+	survived := false
+	if r.inflight != nil {
+		if r.st.NextSeq() > r.ref.NextSeq() {
+			survived = true
+			r.fault("unacknowledged commit survived")
+			ws := r.inflight
+			r.inflight = nil
+			prevOp, prevState := r.refOp()
+			if _, err := r.ref.Commit(ws); err != nil {
+				r.fail("store", "a surviving in-flight commit does not apply: %v", err)
+				return false
+			}
+			r.noteLists(ws)
+			r.inv.noteOps(ws)
+			r.noteCommit(ws, prevOp, prevState)
+			r.linz.commitOps(ws)
+		}
+		r.inflight = nil
+	}
+	if msg := r.diffStores(r.st.Storage, r.ref); msg != "" {
+		r.fail("store", "after opening process %d the backend differs from the acknowledged commits: %s", r.gen, msg)
+		return false
+	}
+	if r.gen > 1 && !r.ls.restart(survived) {
+		return false
+	}
+	return true
+}
+
+// diffStores compares everything observable in the lane's namespaces.
+func (r *runner) diffStores(got, want store.Storage) string {
+	r.checks++
+	if g, w := got.NextSeq(), want.NextSeq(); g != w {
+		return fmt.Sprintf("nextSeq %d, want %d", g, w)
+	}
+	ge, err1 := got.Entries()
+	we, err2 := want.Entries()
+	if err1 != nil || err2 != nil {
+		return fmt.Sprintf("entries: %v %v", err1, err2)
+	}
+	if len(ge) != len(we) {
+		return fmt.Sprintf("%d entries, want %d", len(ge), len(we))
+	}
+	for i := range ge {
+		if ge[i].Seq != we[i].Seq || ge[i].Entry.ID != we[i].Entry.ID || !bytes.Equal(ge[i].Entry.Raw, we[i].Entry.Raw) {
+			return fmt.Sprintf("entry %d: %s@%d, want %s@%d", i, ge[i].Entry.ID, ge[i].Seq, we[i].Entry.ID, we[i].Seq)
+		}
+	}
+	gu, _ := got.Usage()
+	wu, _ := want.Usage()
+	if len(gu) != len(wu) {
+		return fmt.Sprintf("%d usage rows, want %d", len(gu), len(wu))
+	}
+	for i := range gu {
+		if gu[i].Seq != wu[i].Seq || gu[i].Row.ID != wu[i].Row.ID || !bytes.Equal(gu[i].Row.Raw, wu[i].Row.Raw) {
+			return fmt.Sprintf("usage %d: %s@%d, want %s@%d", i, gu[i].Row.ID, gu[i].Seq, wu[i].Row.ID, wu[i].Seq)
+		}
+	}
+	for _, ns := range laneNamespaces {
+		gv, _ := got.ScanValues(ns, "")
+		wv, _ := want.ScanValues(ns, "")
+		if len(gv) != len(wv) {
+			return fmt.Sprintf("%s: %d values, want %d", ns, len(gv), len(wv))
+		}
+		for i := range gv {
+			if gv[i].Address.Key != wv[i].Address.Key || gv[i].Seq != wv[i].Seq || !bytes.Equal(gv[i].Value, wv[i].Value) {
+				return fmt.Sprintf("%s/%s@%d differs from %s@%d", ns, gv[i].Address.Key, gv[i].Seq, wv[i].Address.Key, wv[i].Seq)
+			}
+		}
+	}
+	for _, k := range r.sortedListKeys() {
+		a := r.listKeys[k]
+		gl, err1 := got.ReadList(a, store.ReadOptions{Limit: 10_000})
+		wl, err2 := want.ReadList(a, store.ReadOptions{Limit: 10_000})
+		if err1 != nil || err2 != nil {
+			return fmt.Sprintf("list %s: %v %v", a.Key, err1, err2)
+		}
+		if len(gl) != len(wl) {
+			return fmt.Sprintf("list %s: %d elements, want %d", a.Key, len(gl), len(wl))
+		}
+		for i := range gl {
+			if gl[i].Seq != wl[i].Seq || !bytes.Equal(gl[i].Value, wl[i].Value) {
+				return fmt.Sprintf("list %s element %d: seq %d, want %d", a.Key, i, gl[i].Seq, wl[i].Seq)
+			}
+		}
+	}
+	return ""
+}
+
+func (r *runner) sortedListKeys() []string {
+	ks := make([]string, 0, len(r.listKeys))
+	for k := range r.listKeys {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// referenceChecker applies every acknowledged commit to the reference (the
+// store oracle, model/store) first, so that every later subscriber reads
+// the state the commit made, and checks that the backend numbered it as the
+// reference does. At a reopen (reconcileStore) the backend must equal the
+// reference.
+type referenceChecker struct{ r *runner }
+
+func (c *referenceChecker) commit(e commitEvent) bool {
+	r := c.r
+	want, err := r.ref.Commit(e.ws)
+	if err != nil {
+		r.fail("store", "the reference rejects an acknowledged commit: %v", err)
+		return false
+	}
+	if !r.check(fmt.Sprint(want.Seqs) == fmt.Sprint(e.res.Seqs), "store", "acknowledged seqs %v, reference %v", e.res.Seqs, want.Seqs) {
+		return false
+	}
+	r.noteLists(e.ws)
+	return true
+}
+
+// noteLists remembers every list a commit the reference took wrote to.
+func (r *runner) noteLists(ws []store.Write) {
+	for _, w := range ws {
+		if w.Kind == store.WriteList {
+			r.listKeys[store.PhysicalKey(w.Namespace, w.Key)] = store.Address{Namespace: w.Namespace, Key: w.Key, Kind: store.KindList}
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package lanesim
+
+import (
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// Checkers. Each check_<name>.go holds one checker: a type that owns its
+// state and subscribes to the run's events by implementing the matching
+// method below. newCheckers is the registry; at each event the runner calls
+// its subscribers in registry order, which is part of the run (a check's
+// failure, race note or choice lands in the trace), so the order is kept
+// as it was.
+//
+// The lockstep model (check_lockstep.go) and the porcupine history
+// (check_linz.go) are also fed at finer points than these events (line
+// items, provider events, steps) and are called where those happen; the
+// seed's invariants (check_invariants.go) also run after every step.
+
+// commitEvent is an acknowledged commit, with the reference's current
+// operation before it.
+type commitEvent struct {
+	ws     []store.Write
+	res    store.CommitResult
+	prevOp string
+	prev   *lane.OpState
+}
+
+type (
+	// laneEventChecker sees every event the lane publishes to its
+	// listener (from a live process).
+	laneEventChecker interface{ laneEvent(ev lane.Event) }
+	// frameChecker sees every frame record (enqueued, committed, declined,
+	// failed) of a live process.
+	frameChecker interface{ frame(fr lane.FrameRecord) }
+	// reopenedChecker runs on a freshly opened lane and its first
+	// snapshot; false (the run failed) skips the later subscribers.
+	reopenedChecker interface {
+		reopened(ln *lane.Lane, snap *lane.Snapshot) bool
+	}
+	// commitChecker runs on every acknowledged commit; false (the run
+	// failed) skips the later subscribers for this commit.
+	commitChecker interface{ commit(c commitEvent) bool }
+	// committedFrameChecker runs when a frame's commit is reported.
+	committedFrameChecker interface{ committedFrame(fr lane.FrameRecord) }
+	// snapshotChecker runs on every snapshot taken at a scheduling point.
+	snapshotChecker interface {
+		snapshot(ln *lane.Lane, snap *lane.Snapshot, who string)
+	}
+	// restoredChecker runs when a reopened lane restored an effect_pending
+	// operation.
+	restoredChecker interface{ restored(st *lane.OpState) }
+	// endChecker runs at the end of the run, after the final power loss
+	// and recovery.
+	endChecker interface{ end() }
+)
+
+// newCheckers builds the registry: every checker of a run, in subscription
+// order.
+func newCheckers(r *runner) []any {
+	return []any{
+		r.ls,
+		&referenceChecker{r: r},
+		r.seqs,
+		raceNotes{r},
+		&snapshotPartialChecker{r: r},
+		r.linz,
+		&captureChecker{r: r},
+		r.client,
+		r.inv,
+		&prefixChecker{r: r},
+		&wireChecker{r: r},
+		&forkMigrateChecker{r: r},
+	}
+}
+
+// Event points: each calls the subscribers of one event.
+
+func (r *runner) emitLaneEvent(ev lane.Event) {
+	for _, k := range r.checkers {
+		if s, ok := k.(laneEventChecker); ok {
+			s.laneEvent(ev)
+		}
+	}
+}
+
+func (r *runner) emitFrame(fr lane.FrameRecord) {
+	for _, k := range r.checkers {
+		if s, ok := k.(frameChecker); ok {
+			s.frame(fr)
+		}
+	}
+}
+
+func (r *runner) emitReopened(ln *lane.Lane, snap *lane.Snapshot) bool {
+	for _, k := range r.checkers {
+		if s, ok := k.(reopenedChecker); ok && !s.reopened(ln, snap) {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *runner) emitCommit(c commitEvent) {
+	for _, k := range r.checkers {
+		if s, ok := k.(commitChecker); ok && !s.commit(c) {
+			return
+		}
+	}
+}
+
+func (r *runner) emitCommittedFrame(fr lane.FrameRecord) {
+	for _, k := range r.checkers {
+		if s, ok := k.(committedFrameChecker); ok {
+			s.committedFrame(fr)
+		}
+	}
+}
+
+func (r *runner) emitSnapshot(ln *lane.Lane, snap *lane.Snapshot, who string) {
+	for _, k := range r.checkers {
+		if s, ok := k.(snapshotChecker); ok {
+			s.snapshot(ln, snap, who)
+		}
+	}
+}
+
+func (r *runner) emitRestored(st *lane.OpState) {
+	for _, k := range r.checkers {
+		if s, ok := k.(restoredChecker); ok {
+			s.restored(st)
+		}
+	}
+}
+
+func (r *runner) emitEnd() {
+	for _, k := range r.checkers {
+		if s, ok := k.(endChecker); ok {
+			s.end()
+		}
+	}
+}

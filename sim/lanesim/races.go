@@ -1,0 +1,111 @@
+package lanesim
+
+import (
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/trace"
+)
+
+// race records that row took order in this run.
+func (r *runner) race(row, order string) {
+	for _, o := range r.raceOrders[row] {
+		if o == order {
+			return
+		}
+	}
+	r.raceOrders[row] = append(r.raceOrders[row], order)
+	r.w.Note("race", trace.F("row", row), trace.F("order", order))
+}
+
+// noteCrashRaces records rows 5 and 6 at a crash.
+func (r *runner) noteCrashRaces() {
+	s := r.cur
+	if s == nil {
+		return
+	}
+	resp := s.req.ResponseEntryID
+	queued := false
+	for _, t := range r.tracks[resp] {
+		if t.gen == r.gen && t.outcome == lane.FrameEnqueued {
+			queued = true
+		}
+	}
+	if len(r.tracks[resp]) > 0 {
+		if queued {
+			r.race(RowQueuedLoss, OrderQueuedLost)
+		} else {
+			r.race(RowQueuedLoss, OrderQueueEmpty)
+		}
+	}
+	if s.ended && !queued && len(r.tracks[resp]) > 0 {
+		if _, st := r.refOp(); st != nil && st.At.IsEffectPending() && st.ResponseEntryID == resp {
+			r.race(RowFinalFrame, OrderCrashBetween)
+		}
+	}
+}
+
+// raceNotes subscribes the race bookkeeping of commits (noteCommit) to the
+// commit event, between the store checks and the invariants.
+type raceNotes struct{ r *runner }
+
+func (n raceNotes) commit(e commitEvent) bool {
+	n.r.noteCommit(e.ws, e.prevOp, e.prev)
+	return true
+}
+
+// noteCommit runs on every acknowledged commit, with the reference's
+// current operation before the commit: race bookkeeping and the porcupine
+// history of settlements. What a settlement must write (reserved ids, zero
+// synthetic usage, cancellation wins, the frame list deleted, no tool plan
+// from an interrupted response) is checked by the lockstep model and
+// sim/invariants.
+func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState) {
+	for _, w := range ws {
+		if w.Kind != store.WriteEntry || w.Entry == nil || !isAssistantEntry(w.Entry.Raw) {
+			continue
+		}
+		if m := entryMessage(w.Entry.Raw); m != nil && m.StopReason == pi.StopPending {
+			// session/session.ts refuses it; the lane must fault instead
+			r.fail("invariant", "a pending assistant message was committed as entry %s", w.Entry.ID)
+		}
+		if prev == nil || !prev.At.IsEffectPending() {
+			continue // the model reports a settlement without a pending response
+		}
+		id := w.Entry.ID
+		var next *lane.OpState
+		for _, w := range ws {
+			if w.Kind == store.WriteValue && w.Op == store.OpSet && w.Namespace == lane.NSOpState {
+				next, _ = lane.DecodeState(w.Value)
+			}
+		}
+		if r.synthetic(id) {
+			if !prev.Control.CancelRequested && prev.At == lane.LeafAssistantEffectPending {
+				if next != nil && next.At == lane.LeafAssistantRetryWait {
+					r.race(RowUnknownRetry, OrderSyntheticThenRetry)
+				} else if next == nil {
+					r.race(RowUnknownRetry, OrderSyntheticThenFailAtCap)
+				}
+			}
+			if r.pendingActivation == id {
+				r.race(RowActivationSnap, OrderActivationFirst)
+				r.pendingActivation = ""
+			}
+		} else {
+			if s := r.streams[id]; s != nil {
+				s.settled = true
+			}
+			if len(r.tracks[id]) > 0 {
+				r.race(RowFinalFrame, OrderSettledInProcess)
+			}
+		}
+		r.linz.settled(prevOp, id)
+	}
+}
+
+// synthetic reports whether response id settles without a live stream this
+// process finished (recovery or cancellation reconciliation).
+func (r *runner) synthetic(id string) bool {
+	s := r.streams[id]
+	return !(s != nil && s.ended && r.cur == s)
+}

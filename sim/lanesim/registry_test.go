@@ -1,0 +1,46 @@
+package lanesim
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Every row of the actor table is started by some profile and names a
+// distinct actor (a row no profile switches on is dead code; two rows with
+// one name would make tapes and traces ambiguous).
+func TestEveryActorRunsInSomeProfile(t *testing.T) {
+	seen := map[string]bool{}
+	for _, a := range actorTable() {
+		require.False(t, seen[a.name], "actor %s listed twice", a.name)
+		seen[a.name] = true
+		on := false
+		for _, p := range profiles {
+			on = on || a.on(p)
+		}
+		require.True(t, on, "no profile starts actor %s", a.name)
+	}
+}
+
+// Every registered checker subscribes to at least one event, and none is
+// registered twice (it would run twice per event).
+func TestEveryCheckerSubscribes(t *testing.T) {
+	r := &runner{}
+	r.seqs, r.inv = newSeqChecker(r), newInvariantChecker(r)
+	r.linz = newLinzState(r)
+	r.ls = newLockstep(r)
+	r.client = &clientFoldChecker{r: r}
+	seen := map[string]bool{}
+	for _, k := range newCheckers(r) {
+		name := fmt.Sprintf("%T", k)
+		require.False(t, seen[name], "checker %s registered twice", name)
+		seen[name] = true
+		switch k.(type) {
+		case laneEventChecker, frameChecker, reopenedChecker, commitChecker, committedFrameChecker,
+			snapshotChecker, restoredChecker, endChecker:
+		default:
+			t.Errorf("checker %s subscribes to no event", name)
+		}
+	}
+}
