@@ -55,10 +55,8 @@ func (m *Model) laneStateValue() pi.JSONValue {
 // resultValue is operationResultRecord (runtime/drive/terminal.ts):
 // {operationId, kind, status, error?, fromTipId, tipId, startedAt, endedAt},
 // ended now (the terminal transaction's planning time); error, {code,
-// message}, when the result has one. pi's record builder refuses an error
-// on any status but failed; frameproof's external finalization (not pi's)
-// passes a caller's error through with any status, and the record states
-// what was committed.
+// message}, when the result has one (only a failed result does: Finalize
+// refuses any other pairing, as the record builder does).
 func (m *Model) resultValue(op string) (pi.JSONValue, bool) {
 	res, found := m.st.Results[op]
 	info := m.ops[op]

@@ -530,10 +530,14 @@ func (r *runner) finalizer() {
 		return
 	}
 	op := ln.Current().ID
-	id := r.linz.call("finalizer", linzInput{Kind: "finalize", Op: op})
 	oe := &lane.OpError{Code: "external", Message: finalizerMessage}
-	r.ls.issueFinalize("aborted", oe)
-	fut := ln.FinalizeAsync("aborted", oe)
+	if choice.Chance(r.w, "finalize-refused", 1, 4) {
+		r.refusedFinalize(ln, oe)
+		return
+	}
+	id := r.linz.call("finalizer", linzInput{Kind: "finalize", Op: op})
+	r.ls.issueFinalize("failed", oe)
+	fut := ln.FinalizeAsync("failed", oe)
 	err := fut.Wait()
 	switch {
 	case err == nil:
@@ -556,6 +560,23 @@ func (r *runner) finalizer() {
 			return
 		}
 		r.fail("invariant", "finalize: %v", err)
+	}
+}
+
+// refusedFinalize passes an error with a status other than failed, which
+// pi's operationResultRecord (runtime/drive/terminal.ts) refuses: nothing
+// commits, whatever the lane's state at its turn.
+func (r *runner) refusedFinalize(ln *lane.Lane, oe *lane.OpError) {
+	r.ls.issueFinalize("aborted", oe)
+	err := ln.FinalizeAsync("aborted", oe).Wait()
+	switch {
+	case errors.Is(err, lane.ErrResultError), errors.Is(err, world.ErrCrashed), errors.Is(err, lane.ErrClosed):
+	default:
+		var hf *lane.HarnessFault
+		if errors.As(err, &hf) && r.injected {
+			return
+		}
+		r.fail("invariant", "finalize aborted with an error: want %q, got %v", lane.ErrResultError, err)
 	}
 }
 
