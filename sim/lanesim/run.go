@@ -533,7 +533,9 @@ func (r *runner) finalizer() {
 	oe := &lane.OpError{Code: "external", Message: finalizerMessage}
 	if choice.Chance(r.w, "finalize-refused", 1, 4) {
 		r.refusedFinalize(ln, oe)
-		return
+		if r.finished || r.failed || r.closing || r.ln != ln || ln.Current() == nil || ln.Current().ID != op {
+			return
+		}
 	}
 	id := r.linz.call("finalizer", linzInput{Kind: "finalize", Op: op})
 	r.ls.issueFinalize("failed", oe)
