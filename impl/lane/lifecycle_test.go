@@ -1,8 +1,10 @@
 package lane
 
 import (
+	"strconv"
 	"testing"
 
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/stretchr/testify/require"
 )
@@ -24,5 +26,26 @@ func TestSmokeNormalResponse(t *testing.T) {
 		require.Nil(t, h.stateOf(op))
 		require.Contains(t, h.resultOf(op), `"status":"completed"`)
 		_ = pi.StopStop
+	})
+}
+
+// runtime/lane.ts acceptRun: the op meta is {operationId, lane, sourceTipId,
+// startedAt, intent:{kind:"run", promptEntryIds}}, in that order.
+func TestStartRunWritesPiOpMeta(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		h.open()
+		op := h.start(1)
+		tip, err := h.store.GetValue(BranchTipAddr("main"))
+		require.NoError(t, err)
+		meta, err := h.store.GetValue(OpMetaAddr(op))
+		require.NoError(t, err)
+		want := `{"operationId":"` + op + `","lane":"main","sourceTipId":null,"startedAt":` +
+			strconv.FormatInt(envtest.Epoch, 10) + `,"intent":{"kind":"run","promptEntryIds":[` + string(tip.Value) + `]}}`
+		require.Equal(t, want, string(meta.Value))
+		m, err := decodeMeta(meta.Value)
+		require.NoError(t, err)
+		require.Equal(t, OpMeta{OperationID: op, Lane: "main", StartedAt: float64(envtest.Epoch), Kind: "run",
+			PromptEntryIDs: []string{m.PromptEntryIDs[0]}}, m)
 	})
 }
