@@ -49,3 +49,14 @@ func TestStartRunWritesPiOpMeta(t *testing.T) {
 			PromptEntryIDs: []string{m.PromptEntryIDs[0]}}, m)
 	})
 }
+
+// A meta frameproof wrote before it followed acceptRun (no lane, no
+// promptEntryIds) still opens; a run meta whose promptEntryIds is not an
+// array of strings is refused with its path.
+func TestDecodeMetaToleratesEarlierForm(t *testing.T) {
+	m, err := decodeMeta([]byte(`{"operationId":"op","intent":{"kind":"run"},"sourceTipId":null,"startedAt":5}`))
+	require.NoError(t, err)
+	require.Equal(t, OpMeta{OperationID: "op", Kind: "run", StartedAt: 5}, m)
+	_, err = decodeMeta([]byte(`{"operationId":"op","lane":"main","sourceTipId":null,"startedAt":5,"intent":{"kind":"run","promptEntryIds":[1]}}`))
+	require.ErrorContains(t, err, "promptEntryIds[0]")
+}
