@@ -67,7 +67,8 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 		state := &OpState{At: LeafAssistantReady, Settings: opts.Settings, NextAttempt: 1, Gen: &GenerationContext{
 			StepID: stepID, TriggerEntryID: userID, Configuration: opts.Configuration,
 			StreamOptions: opts.StreamOptions, RetryPolicy: opts.RetryPolicy}}
-		meta := OpMeta{OperationID: opID, Kind: "run", SourceTipID: cur.tip, StartedAt: now}
+		meta := OpMeta{OperationID: opID, Lane: l.cfg.Name, SourceTipID: cur.tip, StartedAt: now,
+			Kind: "run", PromptEntryIDs: []string{userID}}
 		ls := LaneState{CurrentOperationID: strp(opID), LastOperationID: cur.laneState.LastOperationID, Inbox: cur.laneState.Inbox}
 		tipJSON, _ := pi.Marshal(pi.StringValue(userID))
 		writes := []store.Write{

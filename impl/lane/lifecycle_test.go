@@ -1,8 +1,10 @@
 package lane
 
 import (
+	"strconv"
 	"testing"
 
+	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/stretchr/testify/require"
 )
@@ -25,4 +27,36 @@ func TestSmokeNormalResponse(t *testing.T) {
 		require.Contains(t, h.resultOf(op), `"status":"completed"`)
 		_ = pi.StopStop
 	})
+}
+
+// runtime/lane.ts acceptRun: the op meta is {operationId, lane, sourceTipId,
+// startedAt, intent:{kind:"run", promptEntryIds}}, in that order.
+func TestStartRunWritesPiOpMeta(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		h.open()
+		op := h.start(1)
+		tip, err := h.store.GetValue(BranchTipAddr("main"))
+		require.NoError(t, err)
+		meta, err := h.store.GetValue(OpMetaAddr(op))
+		require.NoError(t, err)
+		want := `{"operationId":"` + op + `","lane":"main","sourceTipId":null,"startedAt":` +
+			strconv.FormatInt(envtest.Epoch, 10) + `,"intent":{"kind":"run","promptEntryIds":[` + string(tip.Value) + `]}}`
+		require.Equal(t, want, string(meta.Value))
+		m, err := decodeMeta(meta.Value)
+		require.NoError(t, err)
+		require.Equal(t, OpMeta{OperationID: op, Lane: "main", StartedAt: float64(envtest.Epoch), Kind: "run",
+			PromptEntryIDs: []string{m.PromptEntryIDs[0]}}, m)
+	})
+}
+
+// A meta frameproof wrote before it followed acceptRun (no lane, no
+// promptEntryIds) still opens; a run meta whose promptEntryIds is not an
+// array of strings is refused with its path.
+func TestDecodeMetaToleratesEarlierForm(t *testing.T) {
+	m, err := decodeMeta([]byte(`{"operationId":"op","intent":{"kind":"run"},"sourceTipId":null,"startedAt":5}`))
+	require.NoError(t, err)
+	require.Equal(t, OpMeta{OperationID: "op", Kind: "run", StartedAt: 5}, m)
+	_, err = decodeMeta([]byte(`{"operationId":"op","lane":"main","sourceTipId":null,"startedAt":5,"intent":{"kind":"run","promptEntryIds":[1]}}`))
+	require.ErrorContains(t, err, "promptEntryIds[0]")
 }

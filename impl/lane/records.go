@@ -68,25 +68,47 @@ func decodeLaneState(raw []byte) (LaneState, error) {
 	return s, r.err
 }
 
-// OpMeta is the immutable operation meta {operationId, intent{kind}, sourceTipId, startedAt}.
+// OpMeta is the immutable operation meta acceptRun writes (runtime/lane.ts):
+// {operationId, lane, sourceTipId, startedAt, intent:{kind:"run",
+// promptEntryIds}}, the ids of the prompt entries the run appended.
 type OpMeta struct {
-	OperationID string
-	Kind        string
-	SourceTipID *string
-	StartedAt   float64
+	OperationID    string
+	Lane           string
+	SourceTipID    *string
+	StartedAt      float64
+	Kind           string
+	PromptEntryIDs []string
 }
 
 func (m OpMeta) raw() json.RawMessage {
-	return jobj("operationId", m.OperationID, "intent", jobj("kind", m.Kind), "sourceTipId", m.SourceTipID, "startedAt", m.StartedAt).AppendJSON(nil)
+	intent := jobj("kind", m.Kind)
+	if m.Kind == "run" {
+		ids := m.PromptEntryIDs
+		if ids == nil {
+			ids = []string{}
+		}
+		intent = jobj("kind", m.Kind, "promptEntryIds", ids)
+	}
+	return jobj("operationId", m.OperationID, "lane", m.Lane, "sourceTipId", m.SourceTipID, "startedAt", m.StartedAt,
+		"intent", intent).AppendJSON(nil)
 }
 
+// decodeMeta reads a stored meta. lane and promptEntryIds are read when
+// present: a session written before frameproof stored them still opens.
 func decodeMeta(raw []byte) (OpMeta, error) {
 	v, err := pi.ParseJSON(string(raw))
 	if err != nil {
 		return OpMeta{}, err
 	}
 	r := &reader{path: "meta"}
-	m := OpMeta{OperationID: r.str(v, "operationId"), Kind: r.str(r.get(v, "intent"), "kind"), SourceTipID: r.optStr(v, "sourceTipId"), StartedAt: r.num(v, "startedAt")}
+	intent := r.get(v, "intent")
+	m := OpMeta{OperationID: r.str(v, "operationId"), Kind: r.str(intent, "kind"), SourceTipID: r.optStr(v, "sourceTipId"), StartedAt: r.num(v, "startedAt")}
+	if !r.get(v, "lane").IsUndefined() {
+		m.Lane = r.str(v, "lane")
+	}
+	if !r.get(intent, "promptEntryIds").IsUndefined() {
+		m.PromptEntryIDs = r.strs(intent, "promptEntryIds")
+	}
 	return m, r.err
 }
 

@@ -43,3 +43,24 @@ func TestSnapshotHidesFencedLivePartialAfterExternalFinalization(t *testing.T) {
 		require.Nil(t, after.StreamingMessage)
 	})
 }
+
+// runtime/drive/terminal.ts operationResultRecord: an error only with
+// "failed", and "failed" only with an error; a mismatch commits nothing.
+func TestFinalizeRefusesErrorNotMatchingStatus(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		op := h.start(1)
+		oe := &OpError{Code: "external", Message: "x"}
+		for _, status := range []string{"completed", "aborted"} {
+			err := l.Finalize(status, oe)
+			require.ErrorIs(t, err, ErrResultError, status)
+			require.EqualError(t, err, "Only a failed operation result may carry an error")
+		}
+		require.ErrorIs(t, l.Finalize("failed", nil), ErrResultError, "failed without an error")
+		require.NotNil(t, h.stateOf(op), "nothing committed")
+		require.Empty(t, h.resultOf(op))
+		require.NoError(t, l.Finalize("failed", oe), "the lane is still usable")
+		require.Contains(t, h.resultOf(op), `"status":"failed","error":{"code":"external","message":"x"}`)
+	})
+}

@@ -12,6 +12,19 @@ import (
 // ErrNoOperation rejects commands that need a current operation.
 var ErrNoOperation = errors.New("lane: no current operation")
 
+// ErrResultError is pi's refusal (runtime/drive/terminal.ts
+// operationResultRecord) of a result whose error does not match its
+// status: a failed result carries an error and no other status does.
+var ErrResultError = errors.New("Only a failed operation result may carry an error")
+
+// checkResultError applies operationResultRecord's rule.
+func checkResultError(status string, opErr *OpError) error {
+	if (status == "failed") != (opErr != nil) {
+		return ErrResultError
+	}
+	return nil
+}
+
 // cleanupWrites is terminal.ts's operation-owned suffix: delete meta and
 // state, everything under the op's tool_args/tool_memo/preparation/
 // tool_output prefixes, and the current effect_pending frame list.
@@ -49,6 +62,12 @@ func (l *Lane) finishWrites(cur view, rec ResultRecord) ([]store.Write, LaneStat
 // external finalization).
 func (l *Lane) terminatePlanner(status string, opErr *OpError, onlyOp string, rec *ResultRecord) func(cur view) (plan, error) {
 	return func(cur view) (plan, error) {
+		if err := checkResultError(status, opErr); err != nil {
+			// pi throws inside the planner and faults; Finalize is
+			// frameproof's own entry point, so a caller's mismatch is
+			// refused without a commit and the lane stays usable.
+			return plan{}, &rejectError{err}
+		}
 		if onlyOp != "" && (cur.op == nil || cur.op.ID != onlyOp) {
 			// A drive step's target was finalized externally while the step
 			// waited for its turn: as a settlement that lost that race.
@@ -88,7 +107,9 @@ func (l *Lane) terminate(name, status string, opErr *OpError, onlyOp string) (St
 // Finalize is authorized external finalization: one terminal transaction
 // that also deletes the operation-owned frame list. A frame append already
 // queued behind it is then declined by the fence and recreates nothing.
-// status is the result status (e.g. "aborted", "failed", "completed").
+// status is the result status (e.g. "aborted", "failed", "completed");
+// opErr is given exactly when status is "failed", as pi's
+// operationResultRecord requires (otherwise ErrResultError, nothing commits).
 func (l *Lane) Finalize(status string, opErr *OpError) error {
 	return l.FinalizeAsync(status, opErr).Wait()
 }

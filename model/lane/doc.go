@@ -19,7 +19,8 @@
 //	AfterResponse()                      the after_response hook ran (message_end is due)
 //	Settle()                             the response settlement committed (entry_added)
 //	StepDone(ok)                         the drive step returned (commits single-TX steps)
-//	Cancel() / Finalize(status, err)     durable cancel_requested / external terminal TX
+//	Cancel() / Finalize(status, err)     durable cancel_requested / external terminal TX (refused
+//	                                     unless an error comes exactly with "failed")
 //	Crash() / Close()                    process loss (queued work lost) / controlled crash
 //
 // Frames: the model does not encode. It takes the frame the codec produced

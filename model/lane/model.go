@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/frameproof/frameproof/impl/pi"
@@ -645,16 +646,24 @@ func (m *Model) Cancel() {
 }
 
 // Finalize: authorized external finalization at its turn on the line. It
-// reports whether it committed (false: no current operation).
-func (m *Model) Finalize(status, code, message string) bool {
+// reports whether it committed (false: no current operation). A result
+// whose error does not match its status is refused first, with
+// ResultErrorRefusal, and commits nothing: a failed result carries an
+// error, no other status does (runtime/drive/terminal.ts
+// operationResultRecord).
+func (m *Model) Finalize(status, code, message string) (bool, error) {
 	defer m.fillStateValues()
+	if (status == "failed") != (code != "" || message != "") {
+		m.expectTX()
+		return false, errors.New(ResultErrorRefusal)
+	}
 	id, o, ok := m.current()
 	if !ok {
-		return false
+		return false, nil
 	}
 	m.expectTX(m.terminalWrites(id, o)...)
 	m.terminate(id, status, code, message)
-	return true
+	return true, nil
 }
 
 // Crash: process loss. Committed state is all that survives; queued

@@ -119,7 +119,7 @@ func TestModelRejectsIllegalInputs(t *testing.T) {
 	if m.AfterResponse() == nil {
 		t.Fatal("after_response with a queued frame (no drain) was accepted")
 	}
-	if !m.Finalize("aborted", "", "") {
+	if ok, err := m.Finalize("aborted", "", ""); !ok || err != nil {
 		t.Fatal("finalize of the current op did not commit")
 	}
 	if m.FrameCommitted("r1", 0) == nil {
@@ -162,7 +162,7 @@ func TestSnapshotAfterFinalizationShowsNoPartial(t *testing.T) {
 	if s := m.Snapshot(); !s.Live || !strings.Contains(s.StreamingMessage, "draft") {
 		t.Fatalf("owned stream: %+v", s)
 	}
-	if !m.Finalize("aborted", "", "") {
+	if ok, err := m.Finalize("aborted", "", ""); !ok || err != nil {
 		t.Fatal("finalize did not commit")
 	}
 	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventTextStart, Partial: partial("draft more")}))
@@ -300,5 +300,27 @@ func TestPreparationRules(t *testing.T) {
 		`"fileOps":{"read":[],"written":[],"edited":[]},"settings":{"enabled":true,"reserveTokens":16384,"keepRecentTokens":5}}`
 	if !ok || thrown != "" || got != want {
 		t.Fatalf("preparation ok=%t thrown=%q\n got %s\nwant %s", ok, thrown, got, want)
+	}
+}
+
+// runtime/drive/terminal.ts operationResultRecord: an error only with
+// "failed", and "failed" only with an error; a refusal states an empty
+// transaction and leaves the operation current.
+func TestFinalizeRefusesErrorNotMatchingStatus(t *testing.T) {
+	m := started(t, 1)
+	for _, c := range [][3]string{{"aborted", "external", "x"}, {"completed", "", "x"}, {"failed", "", ""}} {
+		ok, err := m.Finalize(c[0], c[1], c[2])
+		if ok || err == nil || err.Error() != ResultErrorRefusal {
+			t.Fatalf("%v: committed=%v err=%v", c, ok, err)
+		}
+		if ws, known := m.TakeTX(); !known || len(ws) != 0 {
+			t.Fatalf("%v: refusal stated %v (known %v)", c, ws, known)
+		}
+	}
+	if ok, err := m.Finalize("failed", "external", "x"); !ok || err != nil {
+		t.Fatalf("failed with an error: committed=%v err=%v", ok, err)
+	}
+	if got := m.Committed().Results; len(got) != 1 {
+		t.Fatalf("results %v", got)
 	}
 }

@@ -15,8 +15,8 @@ type Limits struct {
 	ContextWindow float64
 }
 
-// fillStateValues states the values of the operation-state and lane-state
-// sets in the transaction the input just stated, from the state the input
+// fillStateValues states the values of the operation-meta, operation-state
+// and lane-state sets in the transaction the input just stated, from the state the input
 // left: a lifecycle transaction sets each at most once, to what it is after
 // the transaction. An input defers it, so it runs after the input's state
 // changes; a transaction stated by an earlier input is left alone.
@@ -34,6 +34,10 @@ func (m *Model) fillStateValues() {
 			if v, ok := m.opStateValue(w.Key); ok {
 				m.tx[i].Value = string(v.AppendJSON(nil))
 			}
+		case nsOpMeta:
+			if v, ok := m.metaValue(w.Key); ok {
+				m.tx[i].Value = string(v.AppendJSON(nil))
+			}
 		case nsLaneState:
 			m.tx[i].Value = string(m.laneStateValue().AppendJSON(nil))
 		case nsResult:
@@ -42,6 +46,20 @@ func (m *Model) fillStateValues() {
 			}
 		}
 	}
+}
+
+// metaValue is the operation meta acceptRun writes (runtime/lane.ts):
+// {operationId, lane, sourceTipId, startedAt, intent:{kind:"run",
+// promptEntryIds}}. The model's run appends one prompt entry, the user's.
+func (m *Model) metaValue(op string) (pi.JSONValue, bool) {
+	info := m.ops[op]
+	if info == nil {
+		return pi.JSONValue{}, false
+	}
+	prompt := pi.ArrayValue([]pi.JSONValue{pi.StringValue(info.trigger)})
+	return object("operationId", pi.StringValue(op), "lane", pi.StringValue(m.cfg.Lane),
+		"sourceTipId", nullable(info.fromTip), "startedAt", pi.NumberValue(info.started),
+		"intent", object("kind", pi.StringValue("run"), "promptEntryIds", prompt)), true
 }
 
 // laneStateValue is durableLaneState (runtime/lane.ts):
@@ -55,10 +73,8 @@ func (m *Model) laneStateValue() pi.JSONValue {
 // resultValue is operationResultRecord (runtime/drive/terminal.ts):
 // {operationId, kind, status, error?, fromTipId, tipId, startedAt, endedAt},
 // ended now (the terminal transaction's planning time); error, {code,
-// message}, when the result has one. pi's record builder refuses an error
-// on any status but failed; frameproof's external finalization (not pi's)
-// passes a caller's error through with any status, and the record states
-// what was committed.
+// message}, when the result has one (only a failed result does: Finalize
+// refuses any other pairing, as the record builder does).
 func (m *Model) resultValue(op string) (pi.JSONValue, bool) {
 	res, found := m.st.Results[op]
 	info := m.ops[op]

@@ -46,6 +46,9 @@ func TestStateValuesFollowPiLiterals(t *testing.T) {
 	gen := `"generationContext":{"stepId":"s1","triggerEntryId":"u1","configuration":{"model":{"provider":"openai","modelId":"gpt"},"thinkingLevel":"low","activeToolNames":["read"]},"streamOptions":{},"retryPolicy":{"maxAttempts":2,"baseDelayMs":10,"maxAgentDelayMs":2000},"overflowRecoveryUsed":false}`
 	scope := `{"control":{"status":"running"},"settings":{"steeringMode":"all"},"latestAssistantEntryId":null,`
 	ws, _ := m.TakeTX()
+	// lane.ts acceptRun's meta literal
+	pinValue(t, "start op meta", ws[2].Value,
+		`{"operationId":"op","lane":"main","sourceTipId":null,"startedAt":1000,"intent":{"kind":"run","promptEntryIds":["u1"]}}`)
 	pinValue(t, "start op state", ws[3].Value, scope+`"at":"assistant.ready",`+gen+`,"nextAttempt":1}`)
 	pinValue(t, "start lane state", ws[4].Value, `{"currentOperationId":"op","lastOperationId":null,"inbox":[]}`)
 

@@ -20,7 +20,10 @@ const (
 	// PendingAssistantRefusal is the session mutator's error for an entry
 	// whose assistant message is still pending; the lane faults on it.
 	PendingAssistantRefusal = "Cannot persist a pending assistant message"
-	InterruptedWarning      = "Assistant request was interrupted. The preceding content is the latest committed partial; newer live output may be missing and the external outcome is unknown."
+	// ResultErrorRefusal refuses a result whose error does not match its
+	// status (only a failed result carries one).
+	ResultErrorRefusal = "Only a failed operation result may carry an error"
+	InterruptedWarning = "Assistant request was interrupted. The preceding content is the latest committed partial; newer live output may be missing and the external outcome is unknown."
 )
 
 // State is the committed state of one lane, as plain values that a driver

@@ -51,7 +51,7 @@ func TestStepTurnRecoveryFinalized(t *testing.T) {
 	m.Crash()
 	_, err := m.Step(false)
 	must(t, err)
-	if !m.Finalize("aborted", "external", "x") {
+	if ok, err := m.Finalize("failed", "external", "x"); !ok || err != nil {
 		t.Fatal("finalize found no operation")
 	}
 	skipped, err := m.StepTurn()

@@ -409,7 +409,10 @@ func (d *driver) cancel() {
 	d.check("cancel", true)
 }
 
-var finalizeStatuses = []finalizeReq{{"aborted", "", ""}, {"failed", "external", "finalized by operator"}, {"completed", "", ""}}
+// finalizeStatuses: the last request carries an error without failing,
+// which pi's operationResultRecord refuses (runtime/drive/terminal.ts).
+var finalizeStatuses = []finalizeReq{{"aborted", "", ""}, {"failed", "external", "finalized by operator"}, {"completed", "", ""},
+	{"aborted", "external", "refused"}}
 
 func (d *driver) finalizeReq() finalizeReq {
 	return finalizeStatuses[rapid.IntRange(0, len(finalizeStatuses)-1).Draw(d.t, "finalizeStatus")]
@@ -425,7 +428,7 @@ func (d *driver) finalize() {
 	if d.isLost() {
 		return
 	}
-	if err != nil && !errors.Is(err, lane.ErrNoOperation) {
+	if err != nil && !errors.Is(err, lane.ErrNoOperation) && !errors.Is(err, lane.ErrResultError) {
 		d.fail(fmt.Errorf("finalize: %w", err))
 	}
 	d.check("finalize", true)
@@ -448,13 +451,13 @@ func (d *driver) onFinalize(err error) {
 	}
 	r := d.finalizes[0]
 	d.finalizes = d.finalizes[1:]
-	if d.lost || (err != nil && !errors.Is(err, lane.ErrNoOperation)) {
+	if d.lost || (err != nil && !errors.Is(err, lane.ErrNoOperation) && !errors.Is(err, lane.ErrResultError)) {
 		return // it never ran: the line was sealed by a crash, fault or close
 	}
-	committed := d.model.Finalize(r.status, r.code, r.msg)
-	d.opts.Stats.add(fmt.Sprintf("finalize:committed=%t", committed))
-	if committed != (err == nil) {
-		d.failLocked(fmt.Errorf("finalize %s: model committed=%t, impl err=%v", r.status, committed, err))
+	committed, refusal := d.model.Finalize(r.status, r.code, r.msg)
+	d.opts.Stats.add(fmt.Sprintf("finalize:committed=%t,refused=%t", committed, refusal != nil))
+	if committed != (err == nil) || (refusal != nil) != errors.Is(err, lane.ErrResultError) {
+		d.failLocked(fmt.Errorf("finalize %s: model committed=%t refusal=%v, impl err=%v", r.status, committed, refusal, err))
 	}
 }
 

@@ -27,8 +27,8 @@ func rewriteValues(ns string, f func([]byte) []byte) func([]store.Write) []store
 
 var attemptField = regexp.MustCompile(`"attempt":(\d+)`)
 
-// An implementation that writes a wrong value into an operation or lane
-// state fails the lockstep comparison, by the transaction comparison where
+// An implementation that writes a wrong value into an operation meta, an
+// operation state or a lane state fails the lockstep comparison, by the transaction comparison where
 // the committed state read back keeps no such field (the control's status
 // string, the stream options, the inbox): the model states each op-state
 // and lane-state value byte for byte (runtime/lane.ts, runtime/drive/*.ts).
@@ -47,6 +47,10 @@ func TestWrongStateValuesCaught(t *testing.T) {
 		}),
 		"stream options": rewriteValues(lane.NSOpState, func(v []byte) []byte {
 			return bytes.Replace(v, []byte(`"maxTokens":4096`), []byte(`"maxTokens":8192`), 1)
+		}),
+		// runtime/lane.ts acceptRun: the meta impl wrote before it followed pi
+		"op meta": rewriteValues(lane.NSOpMeta, func(v []byte) []byte {
+			return bytes.Replace(v, []byte(`"lane":"main",`), nil, 1)
 		}),
 		"lane inbox": rewriteValues(lane.NSLaneState, func(v []byte) []byte {
 			return bytes.Replace(v, []byte(`"inbox":[]`), []byte(`"inbox":[{"entryId":"x","kind":"write"}]`), 1)

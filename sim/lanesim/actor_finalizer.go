@@ -30,10 +30,16 @@ func (a *finalizerActor) run() {
 		return
 	}
 	op := ln.Current().ID
-	id := r.linz.call("finalizer", linzInput{Kind: "finalize", Op: op})
 	oe := &lane.OpError{Code: "external", Message: finalizerMessage}
-	r.ls.issueFinalize("aborted", oe)
-	fut := ln.FinalizeAsync("aborted", oe)
+	if choice.Chance(r.w, "finalize-refused", 1, 4) {
+		a.refusedFinalize(ln, oe)
+		if r.finished || r.failed || r.closing || r.ln != ln || ln.Current() == nil || ln.Current().ID != op {
+			return
+		}
+	}
+	id := r.linz.call("finalizer", linzInput{Kind: "finalize", Op: op})
+	r.ls.issueFinalize("failed", oe)
+	fut := ln.FinalizeAsync("failed", oe)
 	err := fut.Wait()
 	switch {
 	case err == nil:
@@ -56,6 +62,24 @@ func (a *finalizerActor) run() {
 			return
 		}
 		r.fail("invariant", "finalize: %v", err)
+	}
+}
+
+// refusedFinalize passes an error with a status other than failed, which
+// pi's operationResultRecord (runtime/drive/terminal.ts) refuses: nothing
+// commits, whatever the lane's state at its turn.
+func (a *finalizerActor) refusedFinalize(ln *lane.Lane, oe *lane.OpError) {
+	r := a.r
+	r.ls.issueFinalize("aborted", oe)
+	err := ln.FinalizeAsync("aborted", oe).Wait()
+	switch {
+	case errors.Is(err, lane.ErrResultError), errors.Is(err, world.ErrCrashed), errors.Is(err, lane.ErrClosed):
+	default:
+		var hf *lane.HarnessFault
+		if errors.As(err, &hf) && r.injected {
+			return
+		}
+		r.fail("invariant", "finalize aborted with an error: want %q, got %v", lane.ErrResultError, err)
 	}
 }
 

@@ -282,8 +282,9 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			if !ok {
 				return fmt.Errorf("a finalization committed that nobody issued")
 			}
-			if !m.Finalize(req.status, req.code, req.msg) {
-				return fmt.Errorf("finalize %s committed; the model has no current operation", req.status)
+			committed, err := m.Finalize(req.status, req.code, req.msg)
+			if !committed {
+				return fmt.Errorf("finalize %s committed; the model has no current operation or refuses it (%v)", req.status, err)
 			}
 			return nil
 		}
@@ -334,8 +335,15 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 			ls.r.fail("model-mismatch", "a finalization resolved that nobody issued")
 			return
 		}
-		if errors.Is(err, lane.ErrNoOperation) && ls.m.Finalize(req.status, req.code, req.msg) {
-			ls.r.fail("model-mismatch", "finalize %s found no operation; the model had one and terminated it", req.status)
+		if !errors.Is(err, lane.ErrNoOperation) && !errors.Is(err, lane.ErrResultError) {
+			return
+		}
+		committed, refusal := ls.m.Finalize(req.status, req.code, req.msg)
+		switch {
+		case committed:
+			ls.r.fail("model-mismatch", "finalize %s: impl %v; the model had an operation and terminated it", req.status, err)
+		case (refusal != nil) != errors.Is(err, lane.ErrResultError):
+			ls.r.fail("model-mismatch", "finalize %s: impl %v, model refusal %v", req.status, err, refusal)
 		}
 	case stepCommands[it.name] && ls.stepping && (err == nil || strings.Contains(err.Error(), "no longer current")):
 		skipped, serr := ls.m.StepTurn()

@@ -14,7 +14,7 @@ import (
 // mutationScenarios are the scenarios the mutation campaign runs per bug,
 // on memory and jsonl, in this order (the store bugs need jsonl).
 var mutationScenarios = []string{"mix", "crash-with-queued-writes", "append-vs-finalization", "update-vs-commit",
-	"final-frame-vs-settlement", "poll-replacement", "compaction", "storage-fault"}
+	"final-frame-vs-settlement", "poll-replacement", "deferred-replacement", "compaction", "storage-fault"}
 
 // TestMutationScore: for every injectable bug, a campaign over the
 // scenarios finds a failing seed within the budget; the failure is shrunk
