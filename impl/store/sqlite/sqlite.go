@@ -27,6 +27,13 @@ const (
 // Options configure Open.
 type Options struct {
 	Sync SyncMode
+	// InMemory keeps the database in this process's memory (SQLite's memdb
+	// VFS) under the name path instead of in a file: every Store opened on
+	// the same path shares it, and it is gone when the last of them
+	// closes. Its journal is in memory too (journal_mode WAL does not
+	// apply). For simulations, whose crashes abandon a process but lose no
+	// page the OS holds: no file is read, written, locked or synced.
+	InMemory bool
 }
 
 // ErrClosed is returned by every call after Close.
@@ -96,6 +103,14 @@ func Open(path string, clock env.Clock, opts Options) (*Store, error) {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(OFF)")
 	q.Set("_txlock", "immediate")
+	if opts.InMemory {
+		// memdb shares a database between connections only under a
+		// name that starts with "/"
+		q.Set("vfs", "memdb")
+		if !strings.HasPrefix(path, "/") {
+			path = "/" + path
+		}
+	}
 	db, err := sql.Open("sqlite", "file:"+uriPath(path)+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
