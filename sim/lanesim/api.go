@@ -15,7 +15,7 @@ import (
 type Options struct {
 	Backend   string   // a name from Backends() (default memory)
 	Bugs      []string // lane bug names and store bug names (BugNames)
-	TempDir   string   // sqlite files go here (required for sqlite)
+	TempDir   string   // unused: every backend's simulation runs in memory or on faults.FS
 	KeepTrace bool     // keep the JSONL trace in Outcome.Trace
 	MaxSteps  int      // world step budget (0: StepBudget of the source)
 }

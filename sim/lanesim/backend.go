@@ -2,7 +2,7 @@ package lanesim
 
 import (
 	"fmt"
-	"os"
+	"sync/atomic"
 
 	"github.com/frameproof/frameproof/faults"
 	"github.com/frameproof/frameproof/impl/env"
@@ -60,20 +60,9 @@ func newBackend(r *runner) (backend, error) {
 		fs := faults.NewFS(r.w)
 		return &envFSBackend{r: r, b: b, fs: fs, yfs: yieldFS{FS: fs, w: r.w}, dir: "/lane", opts: opts}, nil
 	}
-	if r.opts.TempDir == "" {
-		return nil, fmt.Errorf("lanesim: the %s backend needs Options.TempDir", b.Name)
-	}
-	dir, err := os.MkdirTemp(r.opts.TempDir, "lanesim-")
-	if err != nil {
-		return nil, fmt.Errorf("lanesim: %s temp dir: %w", b.Name, err)
-	}
 	// fsync buys nothing here: a crash only abandons the process
-	return &ownIOBackend{r: r, b: b, dir: dir}, nil
+	return &ownIOBackend{r: r, b: b, dir: fmt.Sprintf("/lanesim-%d", ownIORuns.Add(1))}, nil
 }
-
-// needsTempDir reports whether a backend's simulation uses real files
-// (Options.TempDir).
-func needsTempDir(b backends.Backend) bool { return b.Durable && !b.EnvFS }
 
 // in memory (memory): the committed state is the disk; a crash loses only what had not
 // committed (queued line work dies with the process).
@@ -173,29 +162,51 @@ func (f yieldFile) Write(p []byte) (int, error) {
 }
 func (f yieldFile) Sync() error { f.w.Yield(); return f.File.Sync() }
 
-// own I/O (sqlite): real files; a crash abandons the process and reopens
-// the store (committed transactions stay; SQLite does its own I/O, see
-// impl/store/sqlite).
+// own I/O (sqlite): a backend that does its own file I/O keeps its
+// database in process memory (backends.Options.InMemory: SQLite's memdb
+// VFS), under a name no other run of this process uses; a crash abandons
+// the process and reopens the store (committed transactions stay).
+//
+// On disk, creating, opening and removing a database per run cost more CPU
+// and waiting than the rest of the run: SQLite's file I/O, locking and
+// fsyncs are what props/crash tests by killing real processes, and
+// cannot fail in this crash model, which loses no page the OS holds.
+//
+// The first restart of a run opens the database again (before closing the
+// old store, which keeps it in memory), so every run reads its committed
+// state back through a fresh connection; later restarts keep that
+// connection, which reads exactly what a new one would (opening SQLite's
+// pragmas, schema and statements again cost as much CPU as the run's
+// commits).
 type ownIOBackend struct {
-	r   *runner
-	b   backends.Backend
-	dir string
-	cur store.Storage
+	r     *runner
+	b     backends.Backend
+	dir   string
+	cur   store.Storage
+	opens int
 }
 
+// ownIORuns numbers the runs of this process that simulate an own-I/O
+// backend (runs go in parallel: each needs its own database name).
+var ownIORuns atomic.Int64
+
 func (b *ownIOBackend) open(*world.Process) (store.Storage, error) {
-	if b.cur != nil {
-		_ = b.cur.Close()
+	if b.opens >= 2 {
+		return b.cur, nil
 	}
 	open := b.b.Open
 	if b.cur == nil {
 		open = b.b.Create
 	}
-	st, err := open(env.Env{Clock: b.r.w, IDs: b.r.w}, b.dir, backends.Options{Sync: backends.SyncNever})
+	st, err := open(env.Env{Clock: b.r.w, IDs: b.r.w}, b.dir, backends.Options{Sync: backends.SyncNever, InMemory: true})
 	if err != nil {
 		return nil, err
 	}
+	if b.cur != nil {
+		_ = b.cur.Close()
+	}
 	b.cur = st
+	b.opens++
 	return st, nil
 }
 func (b *ownIOBackend) crash() string       { return b.b.Name + " keeps committed transactions" }
@@ -205,5 +216,4 @@ func (b *ownIOBackend) close() {
 	if b.cur != nil {
 		_ = b.cur.Close()
 	}
-	_ = os.RemoveAll(b.dir)
 }
