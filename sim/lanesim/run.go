@@ -46,6 +46,7 @@ type runner struct {
 	foldCaptured bool
 	// views remembers decoded committed entries across invariant checks.
 	views     invariants.ViewReader
+	refOpMemo refOpMemo
 	opts      Options
 	w         *world.World
 	rec       *linz.Recorder
@@ -851,8 +852,23 @@ func (r *runner) acked(ws []store.Write, res store.CommitResult) {
 }
 
 // refOp returns the current operation and its state in the reference.
+// The reference changes only by commits, and every non-empty commit
+// advances its NextSeq, so the answer is decoded once per seq.
 func (r *runner) refOp() (string, *lane.OpState) {
-	return opOf(r.ref)
+	m := &r.refOpMemo
+	if seq := r.ref.NextSeq(); m.seq != seq {
+		m.seq = seq
+		m.op, m.st = opOf(r.ref)
+	}
+	return m.op, m.st
+}
+
+// refOpMemo is refOp's answer at reference seq (0: none yet; seqs start
+// at 1). Callers only read the state.
+type refOpMemo struct {
+	seq int64
+	op  string
+	st  *lane.OpState
 }
 
 func opOf(st store.Storage) (string, *lane.OpState) {
