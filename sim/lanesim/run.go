@@ -47,6 +47,7 @@ type runner struct {
 	// views remembers decoded committed entries across invariant checks.
 	views     invariants.ViewReader
 	refOpMemo refOpMemo
+	states    map[string]decodedState // decodeState's memo
 	opts      Options
 	w         *world.World
 	rec       *linz.Recorder
@@ -858,7 +859,7 @@ func (r *runner) refOp() (string, *lane.OpState) {
 	m := &r.refOpMemo
 	if seq := r.ref.NextSeq(); m.seq != seq {
 		m.seq = seq
-		m.op, m.st = opOf(r.ref)
+		m.op, m.st = opOf(r.ref, r.decodeState)
 	}
 	return m.op, m.st
 }
@@ -871,7 +872,7 @@ type refOpMemo struct {
 	st  *lane.OpState
 }
 
-func opOf(st store.Storage) (string, *lane.OpState) {
+func opOf(st store.Storage, decode func([]byte) (*lane.OpState, error)) (string, *lane.OpState) {
 	v, err := st.GetValue(lane.LaneStateAddr(laneName))
 	if err != nil || v == nil {
 		return "", nil
@@ -886,11 +887,32 @@ func opOf(st store.Storage) (string, *lane.OpState) {
 	if err != nil || sv == nil {
 		return *ls.Current, nil
 	}
-	s, err := lane.DecodeState(sv.Value)
+	s, err := decode(sv.Value)
 	if err != nil {
 		return *ls.Current, nil
 	}
 	return *ls.Current, s
+}
+
+// decodeState is lane.DecodeState remembered by the bytes: the checks of
+// one commit decode the same op state several times (the commit's writes,
+// then the reference read back). The states are shared: callers only read
+// them.
+func (r *runner) decodeState(raw []byte) (*lane.OpState, error) {
+	if d, ok := r.states[string(raw)]; ok {
+		return d.st, d.err
+	}
+	if r.states == nil {
+		r.states = map[string]decodedState{}
+	}
+	st, err := lane.DecodeState(raw)
+	r.states[string(raw)] = decodedState{st, err}
+	return st, err
+}
+
+type decodedState struct {
+	st  *lane.OpState
+	err error
 }
 
 func isAssistantEntry(raw json.RawMessage) bool {
