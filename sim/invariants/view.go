@@ -24,6 +24,10 @@ func ReadView(st store.Storage, ops []string, listKeys []string) (*View, error) 
 // must not be mutated. The zero ViewReader is ready to use; it is not safe for
 // concurrent use.
 type ViewReader struct {
+	// Decode, when set, decodes op states instead of lane.DecodeState (a
+	// caller that decodes the same bytes elsewhere shares its memo).
+	Decode func([]byte) (*lane.OpState, error)
+
 	entries map[string]entryDecode
 	ops     map[string]opDecode
 	// canonical is every view's View.canonical (invariant 3's memo)
@@ -58,7 +62,11 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 			}
 			d, ok := r.ops[string(sv.Value)]
 			if !ok {
-				s, err := lane.DecodeState(sv.Value)
+				decode := r.Decode
+				if decode == nil {
+					decode = lane.DecodeState
+				}
+				s, err := decode(sv.Value)
 				d = opDecode{state: s, err: err}
 				r.ops[string(sv.Value)] = d
 			}

@@ -135,6 +135,8 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
+	// the checks' readers decode op states through the run's memo
+	r.views.Decode, r.ls.reader.Decode = r.decodeState, r.decodeState
 	r.opIDs = map[string]bool{}
 	r.structKeys, r.structStreams = map[string]bool{}, map[string]*structStream{}
 	be, err := newBackend(r)
