@@ -120,6 +120,7 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
+	tuneGCForSim()
 	if err := checkOutputFile("--junit", cfg.junit); err != nil {
 		return ioError(stderr, "sim", "%v", err)
 	}

@@ -20,7 +20,7 @@ import (
 type RunOptions struct {
 	Backend   string   // a name from Suite.Backends()
 	Bugs      []string // injected bugs (Suite.BugNames())
-	TempDir   string   // where file backends put their files
+	TempDir   string   // unused by lanesim: every backend simulates in memory or on faults.FS
 	KeepTrace bool     // keep the JSONL trace in Outcome.Trace (repro), not just its hash
 	MaxSteps  int      // per-run step cap (0: the scenario's default)
 }

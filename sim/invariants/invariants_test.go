@@ -116,3 +116,22 @@ func TestLiveRecoveryTaggedSuccessIsNotASyntheticSettlement(t *testing.T) {
 	v.Log[len(v.Log)-1].Event.Synthetic = true
 	require.Error(t, framesNeverComplete(v), "the same success marked synthetic is a violation")
 }
+
+// Invariant 3's memo (a ViewReader's views share it) skips only the bytes it
+// found canonical: a non-canonical element, or one that no longer parses,
+// still fails after the canonical ones were remembered.
+func TestCanonicalFrameMemoSkipsOnlyCanonicalBytes(t *testing.T) {
+	memo := map[string]bool{}
+	v := baseline(t)
+	v.canonical = memo
+	require.NoError(t, elementsAreFrames(v))
+	require.Len(t, memo, 2, "both committed frames remembered")
+
+	for _, bad := range []string{`{"type":"done"}`, `{"type": "start"}`, `not json`} {
+		w := baseline(t)
+		w.canonical = memo
+		w.Lists["B:R2"] = append(w.Lists["B:R2"], store.ListElement{Seq: 12, Value: []byte(bad)})
+		require.Error(t, elementsAreFrames(w), bad)
+		require.False(t, memo[bad], bad)
+	}
+}

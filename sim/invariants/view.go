@@ -18,13 +18,20 @@ func ReadView(st store.Storage, ops []string, listKeys []string) (*View, error) 
 // ViewReader builds views like ReadView, remembering the message it decoded
 // from each stored entry's bytes: committed entries never change, so a
 // simulator that checks after every commit would otherwise re-decode the
-// whole transcript each time; op states likewise. Keyed by the raw bytes,
+// whole transcript each time; op states likewise, and which frame-list
+// elements invariant 3 found canonical. Keyed by the raw bytes,
 // never by id. The decoded messages and states are shared between views and
 // must not be mutated. The zero ViewReader is ready to use; it is not safe for
 // concurrent use.
 type ViewReader struct {
+	// Decode, when set, decodes op states instead of lane.DecodeState (a
+	// caller that decodes the same bytes elsewhere shares its memo).
+	Decode func([]byte) (*lane.OpState, error)
+
 	entries map[string]entryDecode
 	ops     map[string]opDecode
+	// canonical is every view's View.canonical (invariant 3's memo)
+	canonical map[string]bool
 }
 
 type opDecode struct {
@@ -39,7 +46,11 @@ type entryDecode struct {
 
 // Read is ReadView through r's memo.
 func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*View, error) {
-	v := &View{Ops: map[string]*lane.OpState{}, Results: map[string]bool{}, Lists: map[string][]store.ListElement{}, Entries: map[string]*pi.AssistantMessage{}}
+	if r.canonical == nil {
+		r.canonical = map[string]bool{}
+	}
+	v := &View{Ops: map[string]*lane.OpState{}, Results: map[string]bool{}, Lists: map[string][]store.ListElement{}, Entries: map[string]*pi.AssistantMessage{},
+		canonical: r.canonical}
 	for _, op := range ops {
 		sv, err := st.GetValue(lane.OpStateAddr(op))
 		if err != nil {
@@ -51,7 +62,11 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 			}
 			d, ok := r.ops[string(sv.Value)]
 			if !ok {
-				s, err := lane.DecodeState(sv.Value)
+				decode := r.Decode
+				if decode == nil {
+					decode = lane.DecodeState
+				}
+				s, err := decode(sv.Value)
 				d = opDecode{state: s, err: err}
 				r.ops[string(sv.Value)] = d
 			}

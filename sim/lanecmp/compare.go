@@ -24,6 +24,10 @@ import (
 // a record rewritten under the same id is derived afresh. The zero Reader is
 // ready to use; a Reader is not safe for concurrent use.
 type Reader struct {
+	// Decode, when set, decodes op states instead of lane.DecodeState (a
+	// caller that decodes the same bytes elsewhere shares its memo).
+	Decode func([]byte) (*lane.OpState, error)
+
 	entries map[string]entryMemo
 	usage   map[string]usageMemo
 	frames  map[string]string
@@ -173,7 +177,11 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 		}
 		memo, ok := r.ops[string(sv.Value)]
 		if !ok {
-			os, err := lane.DecodeState(sv.Value)
+			decode := r.Decode
+			if decode == nil {
+				decode = lane.DecodeState
+			}
+			os, err := decode(sv.Value)
 			memo = opMemo{err: err}
 			if err == nil {
 				memo.op, memo.taskID = opOf(os), str(get(os.Task, "taskId"))

@@ -11,7 +11,8 @@ import (
 )
 
 // Options configure one run (Backend: a name from Backends(), default
-// memory; Bugs: names from BugNames(); TempDir: required for sqlite).
+// memory; Bugs: names from BugNames(); TempDir: unused, every backend
+// simulates in memory or on faults.FS).
 // The type is the campaign's, so a lanesim scenario is a campaign.Scenario.
 type Options = campaign.RunOptions
 

@@ -28,3 +28,23 @@ func BenchmarkScenario(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDefaultMix runs, per iteration, one seed of every scenario on
+// every backend: the default campaign's mix, to profile it as a whole
+// (go test -run XXX -bench DefaultMix -cpuprofile cpu.out ./sim/lanesim).
+func BenchmarkDefaultMix(b *testing.B) {
+	scs, bes := Scenarios(), Backends()
+	runs := 0
+	for i := 0; i < b.N; i++ {
+		for _, sc := range scs {
+			for _, be := range bes {
+				out := sc.Run(choice.NewSeeded(uint64(i+1)), Options{Backend: be})
+				if out.Failed {
+					b.Fatalf("%s/%s seed %d: %s: %s", sc.Name, be, i+1, out.Kind, out.Message)
+				}
+				runs++
+			}
+		}
+	}
+	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "scenarios/s")
+}

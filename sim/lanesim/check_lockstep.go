@@ -257,7 +257,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 	case "intent", "poll-intent":
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
-				st, err := lane.DecodeState(w.Value)
+				st, err := ls.r.decodeState(w.Value)
 				if err != nil {
 					return func() error { return fmt.Errorf("intent state: %w", err) }
 				}

@@ -76,7 +76,7 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 		var next *lane.OpState
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && w.Op == store.OpSet && w.Namespace == lane.NSOpState {
-				next, _ = lane.DecodeState(w.Value)
+				next, _ = r.decodeState(w.Value)
 			}
 		}
 		if r.synthetic(id) {

@@ -31,6 +31,8 @@ type frameTrack struct {
 // checks need to remember across crashes.
 type runner struct {
 	p         profile
+	refOpMemo refOpMemo
+	states    map[string]decodedState // decodeState's memo
 	opts      Options
 	w         *world.World
 	rec       *linz.Recorder
@@ -128,6 +130,8 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
 	r.seqs, r.inv = newSeqChecker(r), newInvariantChecker(r)
+	// the checks' readers decode op states through the run's memo
+	r.inv.views.Decode, r.ls.reader.Decode = r.decodeState, r.decodeState
 	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
 	r.client = &clientFoldChecker{r: r}
 	r.checkers = newCheckers(r)
@@ -300,11 +304,26 @@ func (r *runner) pause(label string, maxMs int) {
 }
 
 // refOp returns the current operation and its state in the reference.
+// The reference changes only by commits, and every non-empty commit
+// advances its NextSeq, so the answer is decoded once per seq.
 func (r *runner) refOp() (string, *lane.OpState) {
-	return opOf(r.ref)
+	m := &r.refOpMemo
+	if seq := r.ref.NextSeq(); m.seq != seq {
+		m.seq = seq
+		m.op, m.st = opOf(r.ref, r.decodeState)
+	}
+	return m.op, m.st
 }
 
-func opOf(st store.Storage) (string, *lane.OpState) {
+// refOpMemo is refOp's answer at reference seq (0: none yet; seqs start
+// at 1). Callers only read the state.
+type refOpMemo struct {
+	seq int64
+	op  string
+	st  *lane.OpState
+}
+
+func opOf(st store.Storage, decode func([]byte) (*lane.OpState, error)) (string, *lane.OpState) {
 	v, err := st.GetValue(lane.LaneStateAddr(laneName))
 	if err != nil || v == nil {
 		return "", nil
@@ -319,11 +338,32 @@ func opOf(st store.Storage) (string, *lane.OpState) {
 	if err != nil || sv == nil {
 		return *ls.Current, nil
 	}
-	s, err := lane.DecodeState(sv.Value)
+	s, err := decode(sv.Value)
 	if err != nil {
 		return *ls.Current, nil
 	}
 	return *ls.Current, s
+}
+
+// decodeState is lane.DecodeState remembered by the bytes: the checks of
+// one commit decode the same op state several times (the commit's writes,
+// then the reference read back). The states are shared: callers only read
+// them.
+func (r *runner) decodeState(raw []byte) (*lane.OpState, error) {
+	if d, ok := r.states[string(raw)]; ok {
+		return d.st, d.err
+	}
+	if r.states == nil {
+		r.states = map[string]decodedState{}
+	}
+	st, err := lane.DecodeState(raw)
+	r.states[string(raw)] = decodedState{st, err}
+	return st, err
+}
+
+type decodedState struct {
+	st  *lane.OpState
+	err error
 }
 
 func isAssistantEntry(raw json.RawMessage) bool {

@@ -16,11 +16,16 @@ import (
 	"github.com/frameproof/frameproof/sim/linz"
 )
 
-// seedsFor is how many seeds a backend runs per scenario: fewer where the
-// simulation uses real files (slow), never none.
+// ownIO reports whether a backend does its own file I/O (sqlite): its
+// simulation runs SQLite in memory, still the slowest, so tests give it
+// fewer seeds.
+func ownIO(b backends.Backend) bool { return b.Durable && !b.EnvFS }
+
+// seedsFor is how many seeds a backend runs per scenario: fewer for the
+// slow one, never none.
 func seedsFor(b backends.Backend) int {
 	full, short := 30, 8
-	if needsTempDir(b) {
+	if ownIO(b) {
 		full, short = 8, 2
 	}
 	if testing.Short() {
@@ -92,12 +97,12 @@ func TestDeterminism(t *testing.T) {
 	require.Greater(t, len(h), 1, "different seeds should explore different schedules")
 }
 
-// inProcessBackends are the backends a run simulates without real files
-// (no Options.TempDir).
+// inProcessBackends are the backends whose simulation runs no SQLite (the
+// fast ones, which the property and mutation tests sample).
 func inProcessBackends() []string {
 	var out []string
 	for _, b := range backends.All() {
-		if !needsTempDir(b) {
+		if !ownIO(b) {
 			out = append(out, b.Name)
 		}
 	}

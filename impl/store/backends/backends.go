@@ -67,6 +67,11 @@ type Options struct {
 	JSONLBugs jsonl.Bugs
 	// JSONLRepairHoledTail sets jsonl.Options.RepairHoledTail.
 	JSONLRepairHoledTail bool
+	// InMemory: a backend doing its own file I/O (sqlite) keeps its
+	// database in this process's memory under dir, shared by every store
+	// open on dir until the last one closes, instead of on disk (see
+	// sqlite.Options.InMemory). For simulations.
+	InMemory bool
 }
 
 // The store files (their names reach simulation traces: keep them).
@@ -136,7 +141,7 @@ func openJSONL(e env.Env, dir string, o Options) (store.Storage, error) {
 
 // openSQLite creates the database file when it is absent.
 func openSQLite(e env.Env, dir string, o Options) (store.Storage, error) {
-	opts := sqlite.Options{Sync: sqlite.SyncAlways}
+	opts := sqlite.Options{Sync: sqlite.SyncAlways, InMemory: o.InMemory}
 	if o.Sync == SyncNever {
 		opts.Sync = sqlite.SyncNever
 	}

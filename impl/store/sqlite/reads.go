@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/store"
@@ -18,8 +19,7 @@ func (s *Store) GetValue(addr store.Address) (*store.StoredValue, error) {
 	}
 	var raw []byte
 	var seq int64
-	err := s.db.QueryRow(`SELECT value, seq FROM kv_values WHERE namespace = ? AND key = ?`,
-		[]byte(addr.Namespace), []byte(addr.Key)).Scan(&raw, &seq)
+	err := s.stmts.getValue.QueryRow([]byte(addr.Namespace), []byte(addr.Key)).Scan(&raw, &seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -41,12 +41,8 @@ func (s *Store) ScanValues(namespace, keyPrefix string) ([]store.StoredValue, er
 	if s.closed {
 		return nil, ErrClosed
 	}
-	// Keys are BLOBs compared bytewise, so every key with the prefix sorts
-	// at or after it and before the first key without it. (substr() is not
-	// used: SQLite returns NULL for a zero-length substr of an empty blob.)
-	rows, err := s.db.Query(`SELECT key, value, seq FROM kv_values
-		WHERE namespace = ? AND key >= ? ORDER BY key`,
-		[]byte(namespace), []byte(keyPrefix))
+	// statements.scanValues stops at the first key without the prefix
+	rows, err := s.stmts.scanValues.Query([]byte(namespace), []byte(keyPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: scan values %s/%s*: %w", namespace, keyPrefix, err)
 	}
@@ -84,23 +80,14 @@ func (s *Store) ReadList(addr store.Address, opts store.ReadOptions) ([]store.Li
 	if s.closed {
 		return nil, ErrClosed
 	}
-	query := `SELECT seq, value FROM list_elements WHERE namespace = ? AND key = ?`
-	args := []any{[]byte(addr.Namespace), []byte(addr.Key)}
+	stmt, bound := s.stmts.listAsc, int64(math.MinInt64)
+	if r.Order != store.Asc {
+		stmt, bound = s.stmts.listDesc, math.MaxInt64
+	}
 	if r.Cursor != nil {
-		if r.Order == store.Asc {
-			query += ` AND seq > ?`
-		} else {
-			query += ` AND seq < ?`
-		}
-		args = append(args, *r.Cursor)
+		bound = *r.Cursor
 	}
-	if r.Order == store.Asc {
-		query += ` ORDER BY seq ASC LIMIT ?`
-	} else {
-		query += ` ORDER BY seq DESC LIMIT ?`
-	}
-	args = append(args, r.Limit)
-	rows, err := s.db.Query(query, args...)
+	rows, err := stmt.Query([]byte(addr.Namespace), []byte(addr.Key), bound, r.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read list %s/%s: %w", addr.Namespace, addr.Key, err)
 	}
@@ -129,7 +116,7 @@ func (s *Store) Entries() ([]store.StoredEntry, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
-	rows, err := s.db.Query(`SELECT seq, id, parent_id, raw, timestamp FROM entries ORDER BY seq`)
+	rows, err := s.stmts.allEntries.Query()
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read entries: %w", err)
 	}
@@ -162,7 +149,7 @@ func (s *Store) Usage() ([]store.StoredUsage, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
-	rows, err := s.db.Query(`SELECT seq, id, raw FROM usage ORDER BY seq`)
+	rows, err := s.stmts.allUsage.Query()
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read usage: %w", err)
 	}
@@ -199,7 +186,8 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	if err := s.db.Close(); err != nil {
+	serr := s.stmts.close()
+	if err := errors.Join(serr, s.db.Close()); err != nil {
 		return fmt.Errorf("sqlite: close %s: %w", s.path, err)
 	}
 	return nil

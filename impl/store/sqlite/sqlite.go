@@ -27,6 +27,13 @@ const (
 // Options configure Open.
 type Options struct {
 	Sync SyncMode
+	// InMemory keeps the database in this process's memory (SQLite's memdb
+	// VFS) under the name path instead of in a file: every Store opened on
+	// the same path shares it, and it is gone when the last of them
+	// closes. Its journal is in memory too (journal_mode WAL does not
+	// apply). For simulations, whose crashes abandon a process but lose no
+	// page the OS holds: no file is read, written, locked or synced.
+	InMemory bool
 }
 
 // ErrClosed is returned by every call after Close.
@@ -37,6 +44,7 @@ type Store struct {
 	path  string
 	clock env.Clock
 	db    *sql.DB
+	stmts statements
 
 	mu      sync.Mutex
 	nextSeq int64
@@ -95,6 +103,14 @@ func Open(path string, clock env.Clock, opts Options) (*Store, error) {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(OFF)")
 	q.Set("_txlock", "immediate")
+	if opts.InMemory {
+		// memdb shares a database between connections only under a
+		// name that starts with "/"
+		q.Set("vfs", "memdb")
+		if !strings.HasPrefix(path, "/") {
+			path = "/" + path
+		}
+	}
 	db, err := sql.Open("sqlite", "file:"+uriPath(path)+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -110,6 +126,10 @@ func Open(path string, clock env.Clock, opts Options) (*Store, error) {
 	if err := db.QueryRow(`SELECT value FROM meta WHERE name = 'next_seq'`).Scan(&s.nextSeq); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: read next_seq: %w", path, err)
+	}
+	if err := s.stmts.prepare(db); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: prepare statements: %w", path, err)
 	}
 	return s, nil
 }
@@ -127,16 +147,17 @@ func (s *Store) Path() string { return s.path }
 // txLookup answers store.Lookup with queries inside the commit's
 // transaction; the first query error is kept and fails the commit.
 type txLookup struct {
-	tx  *sql.Tx
-	err error
+	tx    *sql.Tx
+	stmts *statements
+	err   error
 }
 
-func (l *txLookup) exists(query string, args ...any) bool {
+func (l *txLookup) exists(stmt *sql.Stmt, args ...any) bool {
 	if l.err != nil {
 		return false
 	}
 	var one int
-	err := l.tx.QueryRow(query, args...).Scan(&one)
+	err := l.tx.Stmt(stmt).QueryRow(args...).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false
 	}
@@ -148,11 +169,11 @@ func (l *txLookup) exists(query string, args ...any) bool {
 }
 
 func (l *txLookup) HasEntryOrUsage(id string) bool {
-	return l.exists(`SELECT 1 FROM entries WHERE id = ?1 UNION ALL SELECT 1 FROM usage WHERE id = ?1 LIMIT 1`, id)
+	return l.exists(l.stmts.hasEntryOrUsage, id)
 }
 
 func (l *txLookup) HasEntry(id string) bool {
-	return l.exists(`SELECT 1 FROM entries WHERE id = ?`, id)
+	return l.exists(l.stmts.hasEntry, id)
 }
 
 // Commit validates writes and applies them in one SQL transaction.
@@ -174,7 +195,7 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 	if err != nil {
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: begin: %w", err)
 	}
-	lookup := &txLookup{tx: tx}
+	lookup := &txLookup{tx: tx, stmts: &s.stmts}
 	verr := store.ValidateCommitted(prepared, s.nextSeq, lookup)
 	if lookup.err != nil {
 		_ = tx.Rollback()
@@ -184,12 +205,12 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 		_ = tx.Rollback()
 		return store.CommitResult{}, verr
 	}
-	if err := apply(tx, prepared); err != nil {
+	if err := apply(tx, &s.stmts, prepared); err != nil {
 		_ = tx.Rollback()
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
 	}
 	next := prepared[len(prepared)-1].Seq + 1
-	if _, err := tx.Exec(`UPDATE meta SET value = ? WHERE name = 'next_seq'`, next); err != nil {
+	if _, err := tx.Stmt(s.stmts.setNextSeq).Exec(next); err != nil {
 		_ = tx.Rollback()
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: next_seq: %w", err)
 	}
@@ -200,7 +221,7 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 	return store.ResultOf(prepared, prepared[0].Seq, ts), nil
 }
 
-func apply(tx *sql.Tx, writes []store.CommittedWrite) error {
+func apply(tx *sql.Tx, st *statements, writes []store.CommittedWrite) error {
 	for _, w := range writes {
 		var err error
 		ns, key := []byte(w.Namespace), []byte(w.Key)
@@ -210,21 +231,17 @@ func apply(tx *sql.Tx, writes []store.CommittedWrite) error {
 			if w.Entry.ParentID != nil {
 				parent = *w.Entry.ParentID
 			}
-			_, err = tx.Exec(`INSERT INTO entries (seq, id, parent_id, raw, timestamp) VALUES (?, ?, ?, ?, ?)`,
-				w.Seq, w.Entry.ID, parent, []byte(w.Entry.Raw), w.Timestamp)
+			_, err = tx.Stmt(st.insertEntry).Exec(w.Seq, w.Entry.ID, parent, []byte(w.Entry.Raw), w.Timestamp)
 		case w.Kind == store.WriteUsage:
-			_, err = tx.Exec(`INSERT INTO usage (seq, id, raw) VALUES (?, ?, ?)`, w.Seq, w.Usage.ID, []byte(w.Usage.Raw))
+			_, err = tx.Stmt(st.insertUsage).Exec(w.Seq, w.Usage.ID, []byte(w.Usage.Raw))
 		case w.Kind == store.WriteValue && w.Op == store.OpSet:
-			_, err = tx.Exec(`INSERT INTO kv_values (namespace, key, value, seq) VALUES (?, ?, ?, ?)
-				ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, seq = excluded.seq`,
-				ns, key, []byte(w.Value), w.Seq)
+			_, err = tx.Stmt(st.setValue).Exec(ns, key, []byte(w.Value), w.Seq)
 		case w.Kind == store.WriteValue && w.Op == store.OpDelete:
-			_, err = tx.Exec(`DELETE FROM kv_values WHERE namespace = ? AND key = ?`, ns, key)
+			_, err = tx.Stmt(st.deleteValue).Exec(ns, key)
 		case w.Kind == store.WriteList && w.Op == store.OpAppend:
-			_, err = tx.Exec(`INSERT INTO list_elements (namespace, key, seq, value) VALUES (?, ?, ?, ?)`,
-				ns, key, w.Seq, []byte(w.Value))
+			_, err = tx.Stmt(st.appendList).Exec(ns, key, w.Seq, []byte(w.Value))
 		case w.Kind == store.WriteList && w.Op == store.OpDelete:
-			_, err = tx.Exec(`DELETE FROM list_elements WHERE namespace = ? AND key = ?`, ns, key)
+			_, err = tx.Stmt(st.deleteList).Exec(ns, key)
 		default:
 			err = fmt.Errorf("unknown write %s", w.Write)
 		}

@@ -196,3 +196,33 @@ func TestOpenUsesTheExactPath(t *testing.T) {
 		require.NoError(t, err, "%s: the database is at the given path", name)
 	}
 }
+
+// TestInMemoryIsSharedAndTouchesNoFile: an InMemory database is shared by
+// the stores open on its path, outlives any one of them but not the last,
+// and never creates the file.
+func TestInMemoryIsSharedAndTouchesNoFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	mem := sqlite.Options{Sync: sqlite.SyncNever, InMemory: true}
+	a, err := sqlite.Open(path, envtest.NewTickClock(0), mem)
+	require.NoError(t, err)
+	addr := store.Address{Namespace: "n", Key: "k"}
+	_, err = a.Commit([]store.Write{store.SetValueRaw(addr, json.RawMessage(`1`))})
+	require.NoError(t, err)
+
+	b, err := sqlite.Open(path, envtest.NewTickClock(0), mem)
+	require.NoError(t, err)
+	require.NoError(t, a.Close())
+	assert.Equal(t, int64(2), b.NextSeq(), "the second store reads the first one's commit")
+	v, err := b.GetValue(addr)
+	require.NoError(t, err)
+	require.NotNil(t, v)
+	assert.JSONEq(t, `1`, string(v.Value))
+	_, err = os.Stat(path)
+	require.True(t, os.IsNotExist(err), "no file at %s: %v", path, err)
+	require.NoError(t, b.Close())
+
+	c, err := sqlite.Open(path, envtest.NewTickClock(0), mem)
+	require.NoError(t, err)
+	defer c.Close()
+	assert.Equal(t, int64(1), c.NextSeq(), "closing the last store dropped the database")
+}
