@@ -89,7 +89,13 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 // Step advances the current operation by one leaf, dispatching as pi's drive
 // loop does: cancel_requested → reconcile; assistant.effect_pending at
 // dispatch is an orphan → recovery; deferred leaves poll only with a permit.
+// It claims the lane's single drive (claim.go): a Step or Drive called while
+// another drives the same operation returns that one's result.
 func (l *Lane) Step(opts StepOptions) (StepResult, error) {
+	return l.claimed(func() (StepResult, error) { return l.step(opts) })
+}
+
+func (l *Lane) step(opts StepOptions) (StepResult, error) {
 	if err := l.usable(); err != nil {
 		return StepResult{}, err
 	}
@@ -122,14 +128,17 @@ func (l *Lane) Step(opts StepOptions) (StepResult, error) {
 	return StepResult{}, l.faultWith(fmt.Errorf("lane: drive: unsupported leaf %q", s.At))
 }
 
-// Drive steps until the lane is idle, waiting or settled.
+// Drive steps until the lane is idle, waiting or settled, holding the
+// lane's single drive claim throughout (pi's driveOperation loop).
 func (l *Lane) Drive(opts StepOptions) (StepResult, error) {
-	for {
-		r, err := l.Step(opts)
-		if err != nil || r.Kind != StepProgress {
-			return r, err
+	return l.claimed(func() (StepResult, error) {
+		for {
+			r, err := l.step(opts)
+			if err != nil || r.Kind != StepProgress {
+				return r, err
+			}
 		}
-	}
+	})
 }
 
 // runGeneration publishes the intent (reserving response and usage ids),
