@@ -19,9 +19,12 @@ type activeDrive struct {
 	err    error
 }
 
-// claimed runs pass as the lane's active drive, or observes the active drive
-// of the same operation. With no current operation there is nothing to
-// drive and pass runs unclaimed (it returns idle at once).
+// claimed runs pass as the lane's active drive, or observes the active
+// drive. A call that finds the active drive's operation already settled
+// (no current operation) observes it too: pi's claim then returns that
+// operation's stored outcome, which is what the active drive returns. With
+// no current operation and no active drive there is nothing to drive: pass
+// runs unclaimed (it returns idle at once).
 func (l *Lane) claimed(pass func() (StepResult, error)) (StepResult, error) {
 	for {
 		l.mu.Lock()
@@ -30,11 +33,11 @@ func (l *Lane) claimed(pass func() (StepResult, error)) (StepResult, error) {
 			op = l.view.op.ID
 		}
 		d := l.active
-		if op == "" {
+		switch {
+		case d == nil && op == "":
 			l.mu.Unlock()
 			return pass()
-		}
-		if d == nil {
+		case d == nil:
 			d = &activeDrive{op: op, done: l.cfg.Exec.NewFuture("drive:" + op)}
 			l.active = d
 			l.mu.Unlock()
@@ -44,9 +47,10 @@ func (l *Lane) claimed(pass func() (StepResult, error)) (StepResult, error) {
 		if err := d.done.Wait(); err != nil {
 			return StepResult{}, err
 		}
-		if d.op == op {
+		if op == "" || d.op == op {
 			return d.result, d.err // observe
 		}
+		// occupied: the active drive drove another operation; claim again
 	}
 }
 

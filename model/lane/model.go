@@ -119,6 +119,10 @@ type Model struct {
 	// aborting is the operation whose drive's abort began (a cancel
 	// request, before its commit): no later effect of it is admitted.
 	aborting string
+	// observers counts calls observing the step in progress (claim.go);
+	// observed holds the outcomes due to calls whose step finished.
+	observers int
+	observed  []observedStep
 }
 
 // New returns a model of an empty lane.
@@ -538,7 +542,16 @@ func (m *Model) terminate(op, status, code, msg string) {
 // StepDone: the drive step returned; ok=false means it failed because the
 // process crashed (the driver then calls Crash). It applies the single TX of
 // retry and terminate steps and returns the result the step must report.
+// Calls that observed the step (ObserveDrive) report the same outcome.
 func (m *Model) StepDone(ok bool) (Outcome, error) {
+	out, err := m.stepDone(ok)
+	if err == nil {
+		m.releaseObservers(out, ok)
+	}
+	return out, err
+}
+
+func (m *Model) stepDone(ok bool) (Outcome, error) {
 	p := m.plan
 	m.plan = nil
 	if !ok {
@@ -637,6 +650,7 @@ func (m *Model) Crash() {
 	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn = nil, nil, nil, nil, nil, false, nil
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false
+	m.observers, m.observed = 0, nil // observing calls die with the process
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

@@ -228,3 +228,39 @@ func TestOverflowSettlementIsOutsideTheModel(t *testing.T) {
 		t.Fatalf("overflow settlement: %v", err)
 	}
 }
+
+// runtime/lane.ts Lane.drive: a drive claim finding the active drive on
+// the current operation observes it: no second step, its outcome returned.
+func TestSecondDriveObservesTheStepInProgress(t *testing.T) {
+	m := newModel()
+	if err := m.ObserveDrive(); err == nil {
+		t.Fatal("observing with no step in progress must be refused")
+	}
+	m = started(t, 1)
+	must(t, m.ObserveDrive())
+	if _, err := m.Step(false); err == nil {
+		t.Fatal("a second step beside the active one must be refused")
+	}
+	if _, _, err := m.ObservedDone(); err == nil {
+		t.Fatal("an observer cannot return before the step it observed")
+	}
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	m.Crash()
+	if _, _, err := m.ObservedDone(); err == nil {
+		t.Fatal("an observer dies with its process: nothing is left to report")
+	}
+	e, err := m.Step(false)
+	must(t, err)
+	if e.Kind != "recover" {
+		t.Fatalf("step after the crash: %+v", e)
+	}
+	must(t, m.ObserveDrive())
+	must(t, m.Settle())
+	want, err := m.StepDone(true)
+	must(t, err)
+	out, ok, err := m.ObservedDone()
+	must(t, err)
+	if !ok || out != want {
+		t.Fatalf("observer reports %+v ok=%v, the step returned %+v", out, ok, want)
+	}
+}
