@@ -83,6 +83,8 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// runtime/lane.ts acceptRun: run_start opens the batch its commit emits
+	l.emit(Event{Type: EvRunStart, RunID: opID, StartedAt: now})
 	return opID, nil
 }
 

@@ -165,7 +165,7 @@ func (m *Model) fresh(ids ...string) error {
 }
 
 // StartRun: the user entry, branch tip, op meta/state at assistant.ready
-// (attempt 1) and lane state commit in one TX.
+// (attempt 1) and lane state commit in one TX; run_start is emitted.
 func (m *Model) StartRun(op, userEntry string, run Run) error {
 	if m.st.Lane.Current != "" {
 		return fmt.Errorf("model/lane: start run %s: operation %s is still current", op, m.st.Lane.Current)
@@ -180,6 +180,8 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	m.st.Tip = userEntry
 	m.st.Ops[op] = Op{At: AtReady, NextAttempt: 1}
 	m.st.Lane.Current = op
+	// runtime/lane.ts acceptRun: run_start heads the acceptance's events
+	m.emit("run_start", false)
 	return nil
 }
 
