@@ -264,3 +264,27 @@ func TestSecondDriveObservesTheStepInProgress(t *testing.T) {
 		t.Fatalf("observer reports %+v ok=%v, the step returned %+v", out, ok, want)
 	}
 }
+
+// runtime/drive/response.ts publishResponse: each planned call's
+// resultEntryId is idGenerator.next(uuidV7Timestamp(responseEntryId)), so
+// it carries the response id's 48-bit timestamp.
+func TestToolResultIDsFollowTheResponse(t *testing.T) {
+	m := newModel()
+	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+	_, err := m.Step(false)
+	must(t, err)
+	resp := "0190a123-4567-7000-8000-000000000002"
+	must(t, m.Intent("op", resp, "g1", 1))
+	must(t, m.Admit())
+	final := partial("")
+	final.Content = []pi.Content{pi.TextContent{Text: "a"}, pi.ToolCall{ID: "c1", Name: "read"}, pi.ToolCall{ID: "c2", Name: "read"}}
+	final.StopReason = pi.StopToolUse
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventDone, Message: final}))
+	must(t, m.AfterResponse())
+	must(t, m.Settle())
+	o := m.Committed().Ops["op"]
+	if o.At != AtTools || len(o.ToolCalls) != 2 || strings.Join(o.ToolResultStamps, ",") != "0190a1234567,0190a1234567" {
+		t.Fatalf("tools leaf: %+v", o)
+	}
+}

@@ -62,8 +62,10 @@ type Op struct {
 	// deferred.*
 	Poll          int
 	SourceEntryID string
-	// tools: content indexes of the planned calls
-	ToolCalls []int
+	// tools: content indexes of the planned calls, and the 48-bit UUIDv7
+	// timestamp (12 hex digits) each call's resultEntryId carries
+	ToolCalls        []int
+	ToolResultStamps []string
 }
 
 func (o Op) effectPending() bool { return o.At == AtEffectPending || o.At == AtDeferredEffect }
@@ -101,6 +103,7 @@ func (s State) clone() State {
 	c.Ops = make(map[string]Op, len(s.Ops))
 	for k, v := range s.Ops {
 		v.ToolCalls = append([]int(nil), v.ToolCalls...)
+		v.ToolResultStamps = append([]string(nil), v.ToolResultStamps...)
 		c.Ops[k] = v
 	}
 	c.Results = make(map[string]Result, len(s.Results))
@@ -144,4 +147,13 @@ func interruptedLiteralJSON(m *pi.AssistantMessage) string {
 	}
 	obj.Set("timestamp", pi.NumberValue(m.Timestamp))
 	return string(pi.ObjectValue(obj).AppendJSON(nil))
+}
+
+// UUIDv7Stamp is the 48-bit timestamp of a UUIDv7 id as its 12 hex digits
+// (before the first hyphen, then the next four); "" if id is too short.
+func UUIDv7Stamp(id string) string {
+	if len(id) < 13 {
+		return ""
+	}
+	return id[:8] + id[9:13]
 }
