@@ -180,7 +180,7 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 		l.dropLive(intent.ResponseEntryID)
 		return StepResult{}, err
 	}
-	r, err := l.settle(op, intent, msg, false, false, false)
+	r, err := l.settle(op, intent, msg, false, false, nil)
 	l.dropLive(intent.ResponseEntryID)
 	return r, err
 }
