@@ -11,6 +11,9 @@ import "github.com/frameproof/frameproof/impl/env"
 //     completion and claims again.
 //
 // This is the one-driver premise of the fence proof at progress.owns.
+// Calling Step or Drive from a Listener while the active drive emits waits
+// for that drive, which awaits the listener: it never returns, as awaiting
+// lane.drive inside a pi event handler never does.
 type activeDrive struct {
 	op   string
 	done env.Completer
