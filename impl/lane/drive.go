@@ -55,11 +55,11 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	}
 	opID, userID, stepID := l.cfg.IDs.NewID(), l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
 	now := l.now()
-	_, _, err := l.command("start-run", func(cur view) (plan, error) {
+	user := &pi.UserMessage{Text: opts.UserText, Timestamp: now}
+	res, _, err := l.command("start-run", func(cur view) (plan, error) {
 		if cur.op != nil {
 			return plan{}, &rejectError{fmt.Errorf("lane: start run: operation %s is still current", cur.op.ID)}
 		}
-		user := &pi.UserMessage{Text: opts.UserText, Timestamp: now}
 		userJSON, err := pi.Marshal(user)
 		if err != nil {
 			return plan{}, err
@@ -83,8 +83,13 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// runtime/lane.ts acceptRun: run_start opens the batch its commit emits
+	// runtime/lane.ts acceptRun: run_start, then the prompt entry's
+	// lifecycle (transcript.ts committedEntryEvents: message_start,
+	// message_end, entry_added, the last without a runId)
 	l.emit(Event{Type: EvRunStart, RunID: opID, StartedAt: now})
+	l.emit(Event{Type: EvMessageStart, RunID: opID, Prompt: user})
+	l.emit(Event{Type: EvMessageEnd, RunID: opID, Prompt: user, EntryID: userID})
+	l.emit(Event{Type: EvEntryAdded, Prompt: user, EntryID: userID, Seq: res.Seqs[0]})
 	return opID, nil
 }
 

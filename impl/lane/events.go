@@ -61,6 +61,9 @@ type Event struct {
 	TurnID string
 	// StartedAt: run_start (the operation's startedAt, ms).
 	StartedAt float64
+	// Prompt is the user message of a run's prompt entry: its message_start,
+	// message_end and entry_added follow run_start (acceptRun's batch).
+	Prompt *pi.UserMessage
 }
 
 // Listener receives every event; the lane awaits the returned future (nil

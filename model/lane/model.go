@@ -165,7 +165,8 @@ func (m *Model) fresh(ids ...string) error {
 }
 
 // StartRun: the user entry, branch tip, op meta/state at assistant.ready
-// (attempt 1) and lane state commit in one TX; run_start is emitted.
+// (attempt 1) and lane state commit in one TX; run_start and the prompt
+// entry's lifecycle events are emitted.
 func (m *Model) StartRun(op, userEntry string, run Run) error {
 	if m.st.Lane.Current != "" {
 		return fmt.Errorf("model/lane: start run %s: operation %s is still current", op, m.st.Lane.Current)
@@ -180,8 +181,11 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	m.st.Tip = userEntry
 	m.st.Ops[op] = Op{At: AtReady, NextAttempt: 1}
 	m.st.Lane.Current = op
-	// runtime/lane.ts acceptRun: run_start heads the acceptance's events
-	m.emit("run_start", false)
+	// runtime/lane.ts acceptRun: run_start heads the acceptance's events,
+	// then the prompt entry's message_start, message_end and entry_added
+	for _, ev := range []string{"run_start", "message_start", "message_end", "entry_added"} {
+		m.emit(ev, false)
+	}
 	return nil
 }
 

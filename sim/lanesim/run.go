@@ -701,12 +701,12 @@ func (r *runner) listener(ev lane.Event) env.Future {
 	switch {
 	case ev.Type == lane.EvMessageStart && ev.Message != nil && ev.Message.StopReason == pi.StopPending:
 		r.openMessages++
-	case ev.Type == lane.EvMessageEnd && !ev.Synthetic:
+	case ev.Type == lane.EvMessageEnd && !ev.Synthetic && ev.Prompt == nil:
 		r.openMessages--
 	}
 	idx := -1
 	resp := ""
-	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery {
+	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery && ev.Prompt == nil {
 		idx, resp = s.consumed-1, s.req.ResponseEntryID
 	}
 	mark := func() {
