@@ -235,11 +235,9 @@ func classify(in classifyInput) (Disposition, error) {
 		}
 		return Disposition{Committed: committed, Failure: fail(resp)}, nil
 	}
-	var calls []PlannedCall
-	for i, c := range resp.Content {
-		if _, ok := c.(pi.ToolCall); ok {
-			calls = append(calls, PlannedCall{SourceIndex: i, ResultEntryID: in.newID()})
-		}
+	calls, err := planCalls(resp, cur.ResponseEntryID, in.newID)
+	if err != nil {
+		return Disposition{}, err
 	}
 	if len(calls) > 0 {
 		n := *scope
@@ -282,3 +280,29 @@ func safeIntegerOrMax(x float64) float64 {
 }
 
 func itoa(n int) string { return pi.FormatNumber(float64(n)) }
+
+// planCalls plans one call per tool call of resp. Each resultEntryId is
+// minted with the response's timestamp (response.ts publishResponse:
+// idGenerator.next(uuidV7Timestamp(responseEntryId))), so a tool result
+// sorts with the response that asked for it, whenever the tools run.
+func planCalls(resp *pi.AssistantMessage, responseEntryID string, newID func() string) ([]PlannedCall, error) {
+	var calls []PlannedCall
+	var ms int64
+	for i, c := range resp.Content {
+		if _, ok := c.(pi.ToolCall); !ok {
+			continue
+		}
+		if calls == nil {
+			var err error
+			if ms, err = uuidV7Timestamp(responseEntryID); err != nil {
+				return nil, err
+			}
+		}
+		id, err := followerID(newID(), ms)
+		if err != nil {
+			return nil, err
+		}
+		calls = append(calls, PlannedCall{SourceIndex: i, ResultEntryID: id})
+	}
+	return calls, nil
+}

@@ -91,7 +91,7 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 		l.dropLive(intent.ResponseEntryID)
 		return StepResult{}, err
 	}
-	r, err := l.settle(op, intent, msg, recovery, false, false)
+	r, err := l.settle(op, intent, msg, recovery, false, nil)
 	l.dropLive(intent.ResponseEntryID)
 	return r, err
 }

@@ -55,11 +55,11 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	}
 	opID, userID, stepID := l.cfg.IDs.NewID(), l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
 	now := l.now()
-	_, _, err := l.command("start-run", func(cur view) (plan, error) {
+	user := &pi.UserMessage{Text: opts.UserText, Timestamp: now}
+	res, _, err := l.command("start-run", func(cur view) (plan, error) {
 		if cur.op != nil {
 			return plan{}, &rejectError{fmt.Errorf("lane: start run: operation %s is still current", cur.op.ID)}
 		}
-		user := &pi.UserMessage{Text: opts.UserText, Timestamp: now}
 		userJSON, err := pi.Marshal(user)
 		if err != nil {
 			return plan{}, err
@@ -84,13 +84,26 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// runtime/lane.ts acceptRun: run_start, then the prompt entry's
+	// lifecycle (transcript.ts committedEntryEvents: message_start,
+	// message_end, entry_added, the last without a runId)
+	l.emit(Event{Type: EvRunStart, RunID: opID, StartedAt: now})
+	l.emit(Event{Type: EvMessageStart, RunID: opID, Prompt: user})
+	l.emit(Event{Type: EvMessageEnd, RunID: opID, Prompt: user, EntryID: userID})
+	l.emit(Event{Type: EvEntryAdded, Prompt: user, EntryID: userID, Seq: res.Seqs[0]})
 	return opID, nil
 }
 
 // Step advances the current operation by one leaf, dispatching as pi's drive
 // loop does: cancel_requested → reconcile; assistant.effect_pending at
 // dispatch is an orphan → recovery; deferred leaves poll only with a permit.
+// It claims the lane's single drive (claim.go): a Step or Drive called while
+// another drives the same operation returns that one's result.
 func (l *Lane) Step(opts StepOptions) (StepResult, error) {
+	return l.claimed(func() (StepResult, error) { return l.step(opts) })
+}
+
+func (l *Lane) step(opts StepOptions) (StepResult, error) {
 	if err := l.usable(); err != nil {
 		return StepResult{}, err
 	}
@@ -123,14 +136,17 @@ func (l *Lane) Step(opts StepOptions) (StepResult, error) {
 	return StepResult{}, l.faultWith(fmt.Errorf("lane: drive: unsupported leaf %q", s.At))
 }
 
-// Drive steps until the lane is idle, waiting or settled.
+// Drive steps until the lane is idle, waiting or settled, holding the
+// lane's single drive claim throughout (pi's driveOperation loop).
 func (l *Lane) Drive(opts StepOptions) (StepResult, error) {
-	for {
-		r, err := l.Step(opts)
-		if err != nil || r.Kind != StepProgress {
-			return r, err
+	return l.claimed(func() (StepResult, error) {
+		for {
+			r, err := l.step(opts)
+			if err != nil || r.Kind != StepProgress {
+				return r, err
+			}
 		}
-	}
+	})
 }
 
 // runGeneration publishes the intent (reserving response and usage ids),
@@ -170,7 +186,7 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 		l.dropLive(intent.ResponseEntryID)
 		return StepResult{}, err
 	}
-	r, err := l.settle(op, intent, msg, false, false, false)
+	r, err := l.settle(op, intent, msg, false, false, nil)
 	l.dropLive(intent.ResponseEntryID)
 	return r, err
 }

@@ -11,6 +11,9 @@ type EventType string
 // Emitted events. The assistant lifecycle order is message_start →
 // message_update* → message_end → entry_added → usage (seed §Events).
 const (
+	// run_start opens a run (runtime/lane.ts acceptRun's event batch); its
+	// payload is the run id, startedAt and the lane.
+	EvRunStart      EventType = "run_start"
 	EvTurnStart     EventType = "turn_start"
 	EvMessageStart  EventType = "message_start"
 	EvMessageUpdate EventType = "message_update"
@@ -56,6 +59,11 @@ type Event struct {
 	Status string
 	// TurnID: turn_start.
 	TurnID string
+	// StartedAt: run_start (the operation's startedAt, ms).
+	StartedAt float64
+	// Prompt is the user message of a run's prompt entry: its message_start,
+	// message_end and entry_added follow run_start (acceptRun's batch).
+	Prompt *pi.UserMessage
 }
 
 // Listener receives every event; the lane awaits the returned future (nil

@@ -3,9 +3,11 @@ package lane
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/stretchr/testify/require"
 )
@@ -159,19 +161,51 @@ func ignoreClosed(err error) error {
 	return err
 }
 
-// The proof at progress.owns rests on one driver per lane (pi's
-// Lane.activeDrive). This Lane does not enforce it: a second driver
-// stepping while the first streams response A recovers A as an orphan and
-// publishes attempt B, and A's remaining frames then reach the line while
-// the operation is effect_pending on B: only the response-id half of the
-// fence declines them.
-func TestSecondDriverReachesTheResponseHalfOfTheFence(t *testing.T) {
+// waitSpy is an executor whose futures named "drive:…" report each Wait on
+// them before blocking: it tells a test that a second driver is waiting on
+// the active drive's claim.
+type waitSpy struct {
+	env.Goroutines
+	waiting chan string
+}
+
+type spiedFuture struct {
+	env.Completer
+	name    string
+	waiting chan string
+}
+
+func (s waitSpy) NewFuture(name string) env.Completer {
+	f := s.Goroutines.NewFuture(name)
+	if !strings.HasPrefix(name, "drive:") {
+		return f
+	}
+	return spiedFuture{Completer: f, name: name, waiting: s.waiting}
+}
+
+func (f spiedFuture) Wait() error {
+	f.waiting <- f.name
+	return f.Completer.Wait()
+}
+
+// runtime/lane.ts Lane.drive: a drive claim finding Lane.activeDrive on the
+// same operation observes it ("observe": await its completion, return its
+// outcome) and never runs a procedure beside it. A second driver that steps
+// while the first streams response A therefore neither recovers A as an
+// orphan nor publishes an attempt B: the response-id half of the fence is
+// never the one that decides (the proof at progress.owns).
+func TestSecondDriverObservesTheActiveDrive(t *testing.T) {
 	h := newHarness(t, backends[0])
+	spy := waitSpy{waiting: make(chan string, 4)}
+	h.exec = spy
 	turns := recordFenceTurns(t, h)
 	l := h.open()
 	op := h.start(3)
-	second := make(chan error, 1)
-	bStreaming, release := make(chan struct{}), make(chan struct{})
+	type returned struct {
+		r   StepResult
+		err error
+	}
+	second := make(chan returned, 1)
 	a, b := newAcc(), newAcc()
 	first := seq(a.start(), a.textStart(0), a.textDelta(0, "x"), a.textDelta(0, "y"), a.textEnd(0, "xy"), a.done(pi.StopStop))
 	first.before = func(i int) {
@@ -180,26 +214,43 @@ func TestSecondDriverReachesTheResponseHalfOfTheFence(t *testing.T) {
 		}
 		require.NoError(t, l.line.Drain()) // A's first frames had their turn
 		go func() {
-			_, err := l.Drive(StepOptions{WaitForRetry: true})
-			second <- err
+			r, err := l.Drive(StepOptions{WaitForRetry: true})
+			second <- returned{r, err}
 		}()
-		<-bStreaming // B is effect_pending and streaming
-	}
-	replacement := seq(b.start(), b.textStart(0), b.textDelta(0, "z"), b.textEnd(0, "z"), b.done(pi.StopStop))
-	replacement.before = func(i int) {
-		if i == 1 {
-			close(bStreaming)
-			<-release
+		select {
+		case name := <-spy.waiting:
+			require.Equal(t, "drive:"+op, name, "the second driver waits on the active drive")
+		case got := <-second:
+			t.Errorf("the second driver ran beside the first and returned %+v", got)
+			second <- got
 		}
 	}
-	h.provider.add(first, replacement)
+	h.provider.add(first, seq(b.start(), b.textStart(0), b.textDelta(0, "z"), b.textEnd(0, "z"), b.done(pi.StopStop)))
 	r, err := l.Step(StepOptions{})
-	close(release)
-	require.NoError(t, <-second)
 	require.NoError(t, err)
-	require.Equal(t, StepResult{Kind: StepProgress, Reason: "stale"}, r, "A's settlement finds B's intent")
-	resA := h.provider.requests[0].ResponseEntryID
+	got := <-second
+	require.NoError(t, got.err)
+	require.Equal(t, StepResult{Kind: StepProgress}, r, "A settles into the checkpoint")
+	require.Equal(t, r, got.r, "the second driver returns the active drive's result")
+	require.Len(t, h.provider.requests, 1, "no second attempt was streamed")
 	require.NoError(t, l.line.Drain())
-	require.NotEmpty(t, crossResponseTurns(turns()))
-	require.Empty(t, h.frameList(op, resA), "A's late frames were declined, no list recreated")
+	require.Empty(t, crossResponseTurns(turns()))
+	require.Equal(t, 1, framedResponses(turns(), op))
+	require.Equal(t, LeafCheckpoint, h.stateOf(op).At)
+}
+
+// runtime/lane.ts Lane.drive: the claim is released when the drive ends, so
+// a later driver claims afresh and drives on (here: the checkpoint settles).
+func TestDriveClaimIsReleasedWhenTheDriveEnds(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	op := h.start(3)
+	h.provider.add(helloScript())
+	r, err := l.Step(StepOptions{})
+	require.NoError(t, err)
+	require.Equal(t, StepResult{Kind: StepProgress}, r)
+	r, err = l.Drive(StepOptions{})
+	require.NoError(t, err)
+	require.Equal(t, StepResult{Kind: StepSettled, Status: "completed"}, r)
+	require.Nil(t, h.stateOf(op))
 }

@@ -7,7 +7,8 @@ import "github.com/frameproof/frameproof/impl/pi"
 // reduceLaneSnapshot (runtime/reducer.ts). It is where the live partial
 // reaches a client: message_start (a pending assistant message) and
 // message_update set it, message_end and run_suspend drop it, and only while
-// the event's run is the operation the fold holds.
+// the event's run is the operation the fold holds; run_start installs the
+// operation, run_end clears it.
 type ClientFold struct {
 	Lane        string
 	TipID       *string
@@ -35,6 +36,9 @@ func (f *ClientFold) Apply(ev Event) {
 	}
 	matching := f.OperationID != "" && ev.RunID == f.OperationID
 	switch ev.Type {
+	case EvRunStart:
+		// a fresh operation: no streaming message yet
+		f.OperationID, f.StreamingMessage = ev.RunID, nil
 	case EvMessageStart:
 		if matching && ev.Message != nil && ev.Message.StopReason == pi.StopPending {
 			f.StreamingMessage = ev.Message.Clone()

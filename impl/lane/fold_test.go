@@ -36,7 +36,7 @@ func TestCaptureShowsCommittedFramesNotLivePartial(t *testing.T) {
 					fs[k], err = pi.ParseJSON(string(e.Value))
 					require.NoError(t, err)
 				}
-				want, err := reduceStored(fs)
+				want, _, err := reduceStored(fs)
 				require.NoError(t, err)
 				matched = got == marshalFold(t, want)
 			}

@@ -143,7 +143,7 @@ func TestRequiredTerminalEventsAppendNothing(t *testing.T) {
 				require.Empty(t, h.frameList(op, resp))
 				if tc.name == "pre-generation error" {
 					require.Empty(t, h.enqueued())
-					require.Equal(t, []string{"turn_start", "message_end", "entry_added", "usage", "turn_end", "run_end"}, h.eventTypes())
+					require.Equal(t, []string{"run_start", "message_start", "message_end", "entry_added", "turn_start", "message_end", "entry_added", "usage", "turn_end", "run_end"}, h.eventTypes())
 					require.Equal(t, 1, h.hookRuns, "after_response runs on the setup-error path")
 					require.Equal(t, pi.StopError, h.entryMessage(resp).StopReason)
 				}
@@ -353,8 +353,8 @@ func TestRequiredStorageFailurePreventsAfterResponseAndFaults(t *testing.T) {
 		var hf *HarnessFault
 		require.True(t, errors.As(err, &hf), "got %v", err)
 		require.Zero(t, h.hookRuns)
-		require.NotContains(t, h.eventTypes(), "message_end")
-		require.NotContains(t, h.eventTypes(), "entry_added")
+		require.NotContains(t, h.responseEventTypes(), "message_end")
+		require.NotContains(t, h.responseEventTypes(), "entry_added")
 		es, _ := h.store.Entries()
 		require.Len(t, es, 1, "only the user entry")
 		require.Equal(t, LeafAssistantEffectPending, h.stateOf(op).At)

@@ -345,6 +345,20 @@ func (h *harness) eventTypes() []string {
 	return out
 }
 
+// responseEventTypes is eventTypes without the prompt entry's lifecycle
+// events (Event.Prompt), i.e. what responses and the run emitted.
+func (h *harness) responseEventTypes() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, e := range h.events {
+		if e.Prompt == nil {
+			out = append(out, string(e.Type))
+		}
+	}
+	return out
+}
+
 func (h *harness) resetEvents() {
 	h.mu.Lock()
 	h.events, h.frames, h.tele = nil, nil, nil

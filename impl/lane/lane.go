@@ -131,7 +131,8 @@ type Lane struct {
 	live   *liveStream
 	fault  *HarnessFault
 	closed bool
-	gate   *driveGate // the current operation's effect gate
+	gate   *driveGate   // the current operation's effect gate
+	active *activeDrive // pi's Lane.activeDrive (claim.go)
 }
 
 // Open restores a lane process from storage: lane state, branch tip and the

@@ -32,7 +32,10 @@ func (l *Lane) openProgress(op, resp string) *progress {
 // id is frameproof's extra conjunct (ids are fresh, so pi needs none), and it
 // alone declines a frame meeting another operation. The response-id half
 // alone decides when a frame of response A reaches its turn while its own
-// operation is effect_pending on B. With one driver, that cannot happen:
+// operation is effect_pending on B. A lane process never reaches it:
+//   - one driver: Step and Drive hold pi's single drive claim (claim.go,
+//     pi's Lane.activeDrive); a second caller observes the active drive and
+//     runs no procedure beside it;
 //   - the view changes only inside line work (commandAsync), and the line
 //     runs its work one at a time in enqueue order;
 //   - only the driver installs a new responseEntryId (runGeneration's and
@@ -44,10 +47,9 @@ func (l *Lane) openProgress(op, resp string) *progress {
 //     are judged against the old view, which a restarted process's
 //     replacement intent never changes.
 //
-// The one-driver premise is pi's Lane.activeDrive claim; this Lane does not
-// enforce it, and a second concurrent Step reaches the state
-// (TestSecondDriverReachesTheResponseHalfOfTheFence). fence_test.go checks
-// that retries and deferred replacement, driven singly, never do.
+// fence_test.go checks that retries and deferred replacement never reach
+// it, and that a second concurrent driver observes instead of stepping
+// (TestSecondDriverObservesTheActiveDrive).
 func (p *progress) owns(v view) bool {
 	if p.l.cfg.Bugs.FenceIgnoresResponse {
 		return true

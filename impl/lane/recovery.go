@@ -133,7 +133,7 @@ func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResul
 	if err != nil || !current {
 		return StepResult{Kind: StepProgress}, err
 	}
-	partial, err := reduceStored(fs)
+	partial, raw, err := reduceStored(fs)
 	if err != nil {
 		return StepResult{}, l.faultWith(fmt.Errorf("lane: reduce frames %s:%s: %w", op, eff.ResponseEntryID, err))
 	}
@@ -156,7 +156,14 @@ func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResul
 			return StepResult{}, l.faultWith(err)
 		}
 	}
-	return l.settle(op, eff, msg, true, true, partial == nil)
+	var reshape func([]byte) ([]byte, error)
+	switch {
+	case raw.Kind() == pi.Object:
+		reshape = untypedPartial(raw)
+	case partial == nil:
+		reshape = errorMessageBeforeTimestamp
+	}
+	return l.settle(op, eff, msg, true, true, reshape)
 }
 
 func (s *OpState) modelRef() ModelRef {

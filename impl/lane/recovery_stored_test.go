@@ -67,19 +67,50 @@ func TestRecoveryFaultsWherePiAIThrows(t *testing.T) {
 	})
 }
 
-// A reduction no typed message can hold (text_end without content leaves
-// the text undefined) settles as if no frame had been committed: the lane
-// is not wedged. pi would commit the odd message as it is; this is the
-// lane's one deliberate difference here (see reduceStored).
-func TestRecoverySettlesUntypedReductionWithoutPartial(t *testing.T) {
+// runtime/drive/recovery.ts interruptedAssistantMessage: pi commits
+// { ...partial, usage, stopReason, errorMessage } over whatever pi-ai's
+// reducer returned, even a partial its types do not allow (text_end
+// without content leaves the text undefined, so JSON drops it). The lane
+// commits those bytes too instead of settling as if no frame had been
+// committed; Snapshot, typed, shows no streaming message for it.
+func TestRecoveryCommitsAnUntypedReductionAsPiDoes(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
 		op, resp := storedCrash(t, h, `{"type":"text_end","contentIndex":0}`)
-		_, err := h.lane.Step(StepOptions{})
+		partial, err := pi.ParseJSON(string(h.frameList(op, resp)[0].Value))
 		require.NoError(t, err)
-		m := h.entryMessage(resp)
-		require.Equal(t, "unknown", m.API)
-		require.Empty(t, m.Content)
+		start, _ := partial.ObjectValue().Get("partial")
+		snap, err := h.lane.Snapshot()
+		require.NoError(t, err)
+		require.Nil(t, snap.StreamingMessage)
+		_, err = h.lane.Step(StepOptions{})
+		require.NoError(t, err)
+
+		want := pi.DeepClone(start).ObjectValue()
+		zero, err := pi.ParseJSON(string(ZeroUsage().AppendJSON(nil)))
+		require.NoError(t, err)
+		want.Set("content", pi.ArrayValue([]pi.JSONValue{jobj("type", "text")}))
+		want.Set("usage", zero)
+		want.Set("stopReason", pi.StringValue("error"))
+		want.Set("errorMessage", pi.StringValue(InterruptedWarning))
+		require.Equal(t, string(pi.ObjectValue(want).AppendJSON(nil)), h.entryMessageRaw(resp))
 		require.Empty(t, h.frameList(op, resp))
+		require.Equal(t, LeafAssistantRetryWait, h.stateOf(op).At)
 	})
+}
+
+// entryMessageRaw is the committed entry's message as stored.
+func (h *harness) entryMessageRaw(id string) string {
+	es, err := h.store.Entries()
+	require.NoError(h.t, err)
+	for _, e := range es {
+		if e.Entry.ID == id {
+			v, err := pi.ParseJSON(string(e.Entry.Raw))
+			require.NoError(h.t, err)
+			mv, _ := v.ObjectValue().Get("message")
+			return string(mv.AppendJSON(nil))
+		}
+	}
+	h.t.Fatalf("entry %s not committed", id)
+	return ""
 }

@@ -1,6 +1,8 @@
 package lane
 
 import (
+	"fmt"
+
 	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -15,18 +17,46 @@ import (
 // The lane carries typed messages, so the reduction is read back with
 // pi.DecodeLiveMessage (members pi's types do not name are dropped). A
 // reduction no typed message can hold (a text left undefined by a text_end
-// without content, a partial without a model) has no committed partial
-// here: the response settles as if no frame had been committed. pi would
-// commit the odd message as it is; frames.Reduce (the strict reading) names
-// the frame at fault.
-func reduceStored(fs []pi.JSONValue) (*pi.AssistantMessage, error) {
+// without content, a partial without a model) is returned as raw, the
+// JSON object pi-ai returned, with a nil typed message: recovery commits it
+// as pi does (untypedPartial), frames.Reduce (the strict reading) names the
+// frame at fault, and Snapshot, which shows typed messages only, shows none.
+func reduceStored(fs []pi.JSONValue) (typed *pi.AssistantMessage, raw pi.JSONValue, err error) {
 	v, err := frames.ReduceValues(fs)
 	if err != nil || v.IsUndefined() {
-		return nil, err
+		return nil, pi.JSONValue{}, err
 	}
 	m, err := pi.DecodeLiveMessage(v, "$")
 	if err != nil {
-		return nil, nil
+		if v.Kind() != pi.Object {
+			// not an object: pi would spread its characters or nothing; the
+			// lane settles as if no frame had been committed
+			return nil, pi.JSONValue{}, nil
+		}
+		return nil, v, nil
 	}
-	return m, nil
+	return m, pi.JSONValue{}, nil
+}
+
+// untypedPartial is recovery.ts's interruptedAssistantMessage for a partial
+// the typed vocabulary cannot hold: { ...partial, usage, stopReason,
+// errorMessage } (and normalizeAborted's spread under a cancel), committed
+// as pi commits it. The settled fields come from the typed stand-in the
+// lane classified (its marshalled JSON, committed); the rest is the partial
+// pi-ai reduced, in its key order. A frame-budget diagnostic (frameproof's
+// option) is carried over too.
+func untypedPartial(partial pi.JSONValue) func([]byte) ([]byte, error) {
+	return func(committed []byte) ([]byte, error) {
+		v, err := pi.ParseJSON(string(committed))
+		if err != nil || v.Kind() != pi.Object {
+			return nil, fmt.Errorf("lane: synthetic message is not a JSON object: %s", committed)
+		}
+		out := pi.DeepClone(partial).ObjectValue()
+		for _, k := range []string{"usage", "stopReason", "errorMessage", "diagnostics"} {
+			if x, ok := v.ObjectValue().Get(k); ok {
+				out.Set(k, x)
+			}
+		}
+		return pi.ObjectValue(out).AppendJSON(nil), nil
+	}
 }

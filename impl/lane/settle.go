@@ -36,9 +36,12 @@ func sameEffect(v view, op string, eff *OpState) bool {
 // overflow's compaction preparation is computed before the TX (overflow.go). Then entry_added and usage are emitted.
 // recovery selects pi's recovery classification; synthetic marks a response
 // the harness built rather than a provider stream (see Event.Synthetic);
-// noFrames marks the synthetic built without a committed partial, whose
-// entry keeps recovery.ts's literal key order.
-func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery, synthetic, noFrames bool) (StepResult, error) {
+// reshape, when set, rewrites the committed message's JSON for a synthetic
+// whose shape is recovery.ts's, not pi's AssistantMessage marshalling: the
+// literal's key order without a committed partial
+// (errorMessageBeforeTimestamp), or the spread of an untyped one
+// (untypedPartial).
+func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery, synthetic bool, reshape func([]byte) ([]byte, error)) (StepResult, error) {
 	var disp Disposition
 	respID, usageID := intent.ResponseEntryID, intent.UsageID
 	if recovery && l.cfg.Bugs.RecoveryMintsNewIDs {
@@ -69,8 +72,8 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		}
 		disp = d
 		msgJSON, err := pi.Marshal(d.Committed)
-		if err == nil && noFrames {
-			msgJSON, err = errorMessageBeforeTimestamp(msgJSON)
+		if err == nil && reshape != nil {
+			msgJSON, err = reshape(msgJSON)
 		}
 		if err != nil {
 			return plan{}, err

@@ -92,7 +92,7 @@ func (l *Lane) capture(cur view, frames bool) (*Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := reduceStored(fs)
+		m, _, err := reduceStored(fs)
 		if err != nil {
 			return nil, fmt.Errorf("lane: snapshot: reduce frames: %w", err)
 		}

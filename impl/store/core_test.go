@@ -26,7 +26,7 @@ func entry(id string, parent string) store.Write {
 }
 
 func usage(id string) store.Write {
-	return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(`{"id":"` + id + `","usage":{"input":1},"adjustment":false}`)})
+	return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(`{"id":"` + id + `","usage":{"input":1,"cost":{"total":0}},"adjustment":false}`)})
 }
 
 func TestAddressErrorsAreExactPiStrings(t *testing.T) {

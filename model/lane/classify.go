@@ -113,15 +113,20 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 		}
 		return fail(resp)
 	}
+	// a planned call's resultEntryId is a follower of the response id: it
+	// carries the response's timestamp (response.ts publishResponse,
+	// idGenerator.next(uuidV7Timestamp(responseEntryId)))
 	var calls []int
+	var stamps []string
 	for i, b := range resp.Content {
 		if _, ok := b.(pi.ToolCall); ok {
 			calls = append(calls, i)
+			stamps = append(stamps, UUIDv7Stamp(cur.ResponseEntryID))
 		}
 	}
 	if len(calls) > 0 {
 		o := base
-		o.At, o.ToolCalls = AtTools, calls
+		o.At, o.ToolCalls, o.ToolResultStamps = AtTools, calls, stamps
 		return next(o)
 	}
 	if resp.StopReason == pi.StopToolUse {

@@ -19,6 +19,8 @@
 //	AfterResponse()                      the after_response hook ran (message_end is due)
 //	Settle()                             the response settlement committed (entry_added)
 //	StepDone(ok)                         the drive step returned (commits single-TX steps)
+//	ObserveDrive() / ObservedDone()      a second drive call during a step observes it (pi's
+//	                                     Lane.activeDrive): no effect, the step's outcome
 //	Cancel() / Finalize(status, err)     durable cancel_requested / external terminal TX (refused
 //	                                     unless an error comes exactly with "failed")
 //	Crash() / Close()                    process loss (queued work lost) / controlled crash

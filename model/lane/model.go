@@ -137,6 +137,10 @@ type Model struct {
 	// aborting is the operation whose drive's abort began (a cancel
 	// request, before its commit): no later effect of it is admitted.
 	aborting string
+	// observers counts calls observing the step in progress (claim.go);
+	// observed holds the outcomes due to calls whose step finished.
+	observers int
+	observed  []observedStep
 }
 
 // New returns a model of an empty lane.
@@ -179,7 +183,8 @@ func (m *Model) fresh(ids ...string) error {
 }
 
 // StartRun: the user entry, branch tip, op meta/state at assistant.ready
-// (attempt 1) and lane state commit in one TX.
+// (attempt 1) and lane state commit in one TX; run_start and the prompt
+// entry's lifecycle events are emitted.
 func (m *Model) StartRun(op, userEntry string, run Run) error {
 	defer m.fillStateValues()
 	if m.st.Lane.Current != "" {
@@ -199,6 +204,11 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	m.st.Tip = userEntry
 	m.st.Ops[op] = Op{At: AtReady, NextAttempt: 1}
 	m.st.Lane.Current = op
+	// runtime/lane.ts acceptRun: run_start heads the acceptance's events,
+	// then the prompt entry's message_start, message_end and entry_added
+	for _, ev := range []string{"run_start", "message_start", "message_end", "entry_added"} {
+		m.emit(ev, false)
+	}
 	return nil
 }
 
@@ -562,7 +572,16 @@ func (m *Model) terminate(op, status, code, msg string) {
 // StepDone: the drive step returned; ok=false means it failed because the
 // process crashed (the driver then calls Crash). It applies the single TX of
 // retry and terminate steps and returns the result the step must report.
+// Calls that observed the step (ObserveDrive) report the same outcome.
 func (m *Model) StepDone(ok bool) (Outcome, error) {
+	out, err := m.stepDone(ok)
+	if err == nil {
+		m.releaseObservers(out, ok)
+	}
+	return out, err
+}
+
+func (m *Model) stepDone(ok bool) (Outcome, error) {
 	defer m.fillStateValues()
 	p := m.plan
 	m.plan = nil
@@ -672,6 +691,7 @@ func (m *Model) Crash() {
 	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn = nil, nil, nil, nil, nil, false, nil
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false
+	m.observers, m.observed = 0, nil // observing calls die with the process
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

@@ -97,7 +97,7 @@ func TestRecoveryWithFramesAtCap(t *testing.T) {
 	if len(st.Ops) != 0 || len(st.Lists) != 0 || st.Lane.Current != "" {
 		t.Fatalf("terminal left state: %+v", st)
 	}
-	if got := strings.Join(m.Events(), ","); got != "turn_start,message_start,message_start(recovery),message_end(recovery),entry_added(recovery),usage(recovery),run_end:failed" {
+	if got := strings.Join(m.Events(), ","); got != "run_start,message_start,message_end,entry_added,turn_start,message_start,message_start(recovery),message_end(recovery),entry_added(recovery),usage(recovery),run_end:failed" {
 		t.Fatalf("events: %s", got)
 	}
 }
@@ -322,5 +322,65 @@ func TestFinalizeRefusesErrorNotMatchingStatus(t *testing.T) {
 	}
 	if got := m.Committed().Results; len(got) != 1 {
 		t.Fatalf("results %v", got)
+	}
+}
+
+// runtime/lane.ts Lane.drive: a drive claim finding the active drive on
+// the current operation observes it: no second step, its outcome returned.
+func TestSecondDriveObservesTheStepInProgress(t *testing.T) {
+	m := newModel()
+	if err := m.ObserveDrive(); err == nil {
+		t.Fatal("observing with no step in progress must be refused")
+	}
+	m = started(t, 1)
+	must(t, m.ObserveDrive())
+	if _, err := m.Step(false); err == nil {
+		t.Fatal("a second step beside the active one must be refused")
+	}
+	if _, _, err := m.ObservedDone(); err == nil {
+		t.Fatal("an observer cannot return before the step it observed")
+	}
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	m.Crash()
+	if _, _, err := m.ObservedDone(); err == nil {
+		t.Fatal("an observer dies with its process: nothing is left to report")
+	}
+	e, err := m.Step(false)
+	must(t, err)
+	if e.Kind != "recover" {
+		t.Fatalf("step after the crash: %+v", e)
+	}
+	must(t, m.ObserveDrive())
+	must(t, m.Settle())
+	want, err := m.StepDone(true)
+	must(t, err)
+	out, ok, err := m.ObservedDone()
+	must(t, err)
+	if !ok || out != want {
+		t.Fatalf("observer reports %+v ok=%v, the step returned %+v", out, ok, want)
+	}
+}
+
+// runtime/drive/response.ts publishResponse: each planned call's
+// resultEntryId is idGenerator.next(uuidV7Timestamp(responseEntryId)), so
+// it carries the response id's 48-bit timestamp.
+func TestToolResultIDsFollowTheResponse(t *testing.T) {
+	m := newModel()
+	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+	_, err := m.Step(false)
+	must(t, err)
+	resp := "0190a123-4567-7000-8000-000000000002"
+	must(t, m.Intent("op", resp, "g1", 1))
+	must(t, m.Admit())
+	final := partial("")
+	final.Content = []pi.Content{pi.TextContent{Text: "a"}, pi.ToolCall{ID: "c1", Name: "read"}, pi.ToolCall{ID: "c2", Name: "read"}}
+	final.StopReason = pi.StopToolUse
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventDone, Message: final}))
+	must(t, m.AfterResponse())
+	must(t, m.Settle())
+	o := m.Committed().Ops["op"]
+	if o.At != AtTools || len(o.ToolCalls) != 2 || strings.Join(o.ToolResultStamps, ",") != "0190a1234567,0190a1234567" {
+		t.Fatalf("tools leaf: %+v", o)
 	}
 }

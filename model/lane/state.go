@@ -66,8 +66,10 @@ type Op struct {
 	// deferred.*
 	Poll          int
 	SourceEntryID string
-	// tools: content indexes of the planned calls
-	ToolCalls []int
+	// tools: content indexes of the planned calls, and the 48-bit UUIDv7
+	// timestamp (12 hex digits) each call's resultEntryId carries
+	ToolCalls        []int
+	ToolResultStamps []string
 	// summary.deciding: the canonical JSON of the compaction preparation
 	// stored at pi.op.preparation under the task the state names
 	Preparation string
@@ -108,6 +110,7 @@ func (s State) clone() State {
 	c.Ops = make(map[string]Op, len(s.Ops))
 	for k, v := range s.Ops {
 		v.ToolCalls = append([]int(nil), v.ToolCalls...)
+		v.ToolResultStamps = append([]string(nil), v.ToolResultStamps...)
 		c.Ops[k] = v
 	}
 	c.Results = make(map[string]Result, len(s.Results))
@@ -151,4 +154,13 @@ func interruptedLiteralJSON(m *pi.AssistantMessage) string {
 	}
 	obj.Set("timestamp", pi.NumberValue(m.Timestamp))
 	return string(pi.ObjectValue(obj).AppendJSON(nil))
+}
+
+// UUIDv7Stamp is the 48-bit timestamp of a UUIDv7 id as its 12 hex digits
+// (before the first hyphen, then the next four); "" if id is too short.
+func UUIDv7Stamp(id string) string {
+	if len(id) < 13 {
+		return ""
+	}
+	return id[:8] + id[9:13]
 }

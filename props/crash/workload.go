@@ -124,7 +124,7 @@ func ToStore(ws []mstore.Write) []store.Write {
 			raw := `{"type":"message","id":` + strconv.Quote(w.ID) + `,"parentId":` + parent + `,"message":{"role":"user","content":"x"}}`
 			out[i] = store.InsertEntry(store.Entry{ID: w.ID, ParentID: w.ParentID, Raw: json.RawMessage(raw)})
 		case mstore.Usage:
-			raw := `{"id":` + strconv.Quote(w.ID) + `,"usage":{"input":1},"adjustment":false}`
+			raw := `{"id":` + strconv.Quote(w.ID) + `,"usage":{"input":1,"cost":{"total":0}},"adjustment":false}`
 			out[i] = store.InsertUsage(store.UsageRow{ID: w.ID, Raw: json.RawMessage(raw)})
 		default:
 			a := store.Address{Namespace: w.Addr.Namespace, Key: w.Addr.Key}

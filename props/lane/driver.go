@@ -528,6 +528,9 @@ func (d *driver) listener(ev lane.Event) env.Future {
 	case lane.EvTurnStart:
 		d.feedIntent()
 	case lane.EvEntryAdded:
+		if ev.Prompt != nil {
+			break // the run's prompt entry, not a settlement
+		}
 		ids := d.plannedToolResults()
 		d.mu.Lock()
 		err := d.model.PlanToolResults(ids)

@@ -264,6 +264,7 @@ func opOf(s *lane.OpState) ml.Op {
 	case lane.LeafTools:
 		for _, c := range s.Calls {
 			o.ToolCalls = append(o.ToolCalls, c.SourceIndex)
+			o.ToolResultStamps = append(o.ToolResultStamps, ml.UUIDv7Stamp(c.ResultEntryID))
 		}
 	}
 	return o

@@ -13,7 +13,12 @@ func (r *runner) canceller() {
 	if r.finished || r.failed || r.closing {
 		return
 	}
-	r.ls.beginAbort()
+	// RequestCancel refuses a faulted lane before its abort begins (pi's
+	// requestOperationAbort asserts the harness open first); no scheduling
+	// point lies between this check and that one
+	if ln.Fault() == nil {
+		r.ls.beginAbort()
+	}
 	if err := ln.RequestCancel(); err != nil && !errors.Is(err, world.ErrCrashed) && !errors.Is(err, lane.ErrClosed) {
 		var hf *lane.HarnessFault
 		if errors.As(err, &hf) {

@@ -51,10 +51,7 @@ func (r *runner) driver() {
 				r.laneError(err)
 				return
 			}
-			if !r.client.start(ln) { // our lane emits no run_start: the client re-captures
-				return
-			}
-			continue
+			continue // the client fold follows the run from its run_start
 		}
 		permit := false
 		if cur.State.At == lane.LeafDeferredSuspended || cur.State.At == lane.LeafDeferredEffectPending {

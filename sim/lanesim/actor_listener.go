@@ -26,7 +26,7 @@ func (a *listenerActor) listen(ev lane.Event) env.Future {
 	r.emitLaneEvent(ev)
 	idx := -1
 	resp := ""
-	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery {
+	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery && ev.Prompt == nil {
 		idx, resp = s.consumed-1, s.req.ResponseEntryID
 	}
 	mark := func() {

@@ -23,6 +23,7 @@ type actorDef struct {
 func actorTable() []actorDef {
 	return []actorDef{
 		{"driver", true, func(profile) bool { return true }, (*runner).driver},
+		{"second-driver", true, func(p profile) bool { return p.secondDriver }, (*runner).secondDriver},
 		{"structural", true, func(p profile) bool { return p.structural > 0 }, func(r *runner) { r.structural.run() }},
 		{"crasher", false, func(p profile) bool { return p.crashes > 0 }, (*runner).crasher},
 		{"finalizer", false, func(p profile) bool { return p.finalizer }, func(r *runner) { r.finalizer.run() }},

@@ -51,18 +51,27 @@ func (c *clientFoldChecker) laneEvent(ev lane.Event) {
 	switch {
 	case ev.Type == lane.EvMessageStart && ev.Message != nil && ev.Message.StopReason == pi.StopPending:
 		c.open++
-	case ev.Type == lane.EvMessageEnd && !ev.Synthetic:
+	case ev.Type == lane.EvMessageEnd && !ev.Synthetic && ev.Prompt == nil:
 		c.open--
 	}
 }
 
 // check: once every stream of a healthy lane has delivered its
 // message_end, a client folding pi's reduceLaneSnapshot shows no streaming
-// message. (Its operation is not checked: an external finalization may have
-// committed and not yet emitted run_end.)
+// message; and it follows the lane's current operation, which it learnt
+// from a capture or from the operation's run_start. (A fold still showing
+// an operation the lane no longer has is not checked: an external
+// finalization may have committed and not yet emitted run_end.)
 func (c *clientFoldChecker) check(where string) bool {
 	r, f := c.r, c.fold
-	if f == nil || c.captured || c.open != 0 || r.ln.Fault() != nil || r.closing || r.closed {
+	if f == nil || r.ln.Fault() != nil || r.closing || r.closed {
+		return true
+	}
+	if cur := r.ln.Current(); cur != nil && !r.check(f.OperationID == cur.ID, "invariant",
+		"%s: the client fold follows operation %q, the lane's current operation is %s (no run_start?)", where, f.OperationID, cur.ID) {
+		return false
+	}
+	if c.captured || c.open != 0 {
 		return true
 	}
 	return r.check(f.StreamingMessage == nil, "invariant", "%s: the client fold keeps a streaming message after its stream ended:\n%s", where, marshalMsg(f.StreamingMessage))

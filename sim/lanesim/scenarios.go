@@ -21,6 +21,8 @@ type profile struct {
 	// structural generations run beside ordinary generation (actor_structural.go)
 	structural      int
 	structuralCrash bool // crashes aimed at the middle of structural streams
+	// a second caller of Step observes the driver's step (seconddriver.go)
+	secondDriver bool
 }
 
 func base(name, desc string, rows ...string) profile {
@@ -122,6 +124,7 @@ var profiles = func() []profile {
 	p.compaction = true
 	p.forkMigrate = true
 	p.structural = 2
+	p.secondDriver = true
 	add(p)
 	return ps
 }()

@@ -189,7 +189,7 @@ func TestCompactKeepsSurvivorsWithOriginalSeqs(t *testing.T) {
 		`{"kind":"value","op":"set","seq":9,"namespace":"pi.op.state","key":"op1","value":"state4"}` + "\n" +
 		`{"kind":"entry","type":"message","id":"e1","parentId":null,"message":{"role":"user","content":"<hi>"},"seq":11,"timestamp":` +
 		strconv.FormatInt(before.Entries[0].Timestamp, 10) + "}\n" +
-		`{"kind":"usage","id":"u1","usage":{"input":1},"entryId":"e1","adjustment":false,"seq":12}` + "\n" +
+		`{"kind":"usage","id":"u1","usage":{"input":1,"cost":{"total":0}},"entryId":"e1","adjustment":false,"seq":12}` + "\n" +
 		`{"kind":"list","op":"append","seq":14,"namespace":"pi.pending.assistant_frame","key":"op2:r","value":"keep"}` + "\n"
 	if d := cmp.Diff(want, string(m.content(path))); d != "" {
 		t.Fatalf("compacted file (-want +got):\n%s", d)

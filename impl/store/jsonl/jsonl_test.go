@@ -33,7 +33,7 @@ func entryW(id, parent string) store.Write {
 
 func usageW(id, entry string) store.Write {
 	return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(
-		`{"id":"` + id + `","usage":{"input":1},"entryId":"` + entry + `","adjustment":false}`)})
+		`{"id":"` + id + `","usage":{"input":1,"cost":{"total":0}},"entryId":"` + entry + `","adjustment":false}`)})
 }
 
 func set(t testing.TB, a store.ValueAddr[string], v string) store.Write {
@@ -66,7 +66,7 @@ func TestRecordFormatIsPiByteForByte(t *testing.T) {
 	require.NoError(t, err)
 	want := `{"v":4,"kind":"header","id":"sess","storageVersion":1,"createdAt":1000,"cwd":"/w"}` + "\n" +
 		fmt.Sprintf(`{"kind":"entry","type":"message","id":"e1","parentId":null,"message":{"role":"user","content":"<hi>"},"seq":1,"timestamp":%d}`, ts) + "\n" +
-		`[{"kind":"usage","id":"u1","usage":{"input":1},"entryId":"e1","adjustment":false,"seq":2},` +
+		`[{"kind":"usage","id":"u1","usage":{"input":1,"cost":{"total":0}},"entryId":"e1","adjustment":false,"seq":2},` +
 		`{"kind":"value","op":"set","seq":3,"namespace":"pi.branch.tip","key":"main","value":"e1` + "\u2028" + `"},` +
 		`{"kind":"list","op":"append","seq":4,"namespace":"pi.pending.assistant_frame","key":"op1:r1","value":{"type":"start"}}]` + "\n" +
 		`[{"kind":"list","op":"delete","seq":5,"namespace":"pi.pending.assistant_frame","key":"op1:r1"},` +

@@ -45,7 +45,11 @@ type record struct {
 // addrCheck is what applyValidated needs to build a value or list address
 // the way pi does: the indexes (in lineParser.members) of the raw namespace
 // and key members, -1 when undefined.
-type addrCheck struct{ ns, key int }
+// usage is what addUsage throws for a usage row (usage.go).
+type addrCheck struct {
+	ns, key int
+	usage   error
+}
 
 // lineParser parses lines into committed writes, reusing its buffers; the
 // returned slices are valid until the next call. Values and entry rows alias
@@ -294,6 +298,7 @@ func (p *lineParser) record(r record, index int, out *store.CommittedWrite) erro
 		err = p.entry(r, out)
 	case "usage":
 		err = p.usageRow(r, out)
+		p.addrs[index].usage = p.usageApplyError(r)
 	case "value", "list":
 		err = p.valueOrList(store.WriteKind(kind), index, out)
 	default:

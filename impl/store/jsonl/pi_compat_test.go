@@ -215,7 +215,7 @@ func TestStrictRefusesWhatPiOpens(t *testing.T) {
 		"duplicate key":     {`{"kind":"value","op":"set","seq":1,"namespace":"n","key":"k","value":1,"value":2}`, `Invalid JSONL transaction write: duplicate key "value"`},
 		"number key":        {`{"kind":"list","op":"delete","seq":1,"namespace":"n","key":5}`, "Invalid JSONL list address"},
 		"integer-like key":  {`{"kind":"entry","id":"e","1":"x","parentId":null,"seq":1,"timestamp":1}`, `Invalid JSONL entry record: store: write 0 (entry): entry "e": raw has integer-like key "1", which JS would reorder`},
-		"usage without id":  {`{"kind":"usage","seq":1}`, "Invalid JSONL usage id"},
+		"usage without id":  {`{"kind":"usage","seq":1,"usage":{"cost":{}}}`, "Invalid JSONL usage id"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := openContent(t, hdr+tc.rec+"\n", Options{Strict: true})

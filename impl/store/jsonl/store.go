@@ -285,9 +285,13 @@ func (s *Store) validate(writes []store.CommittedWrite) error {
 
 // addressAtApply is where pi's applyValidated builds an address with
 // value()/list(): on every value set, and on a list append that creates the
-// list. Deletes build none, so any namespace and key replay.
+// list. Deletes build none, so any namespace and key replay. It also folds
+// each usage row into the totals (addUsage), which a row without usage or
+// usage.cost fails.
 func (s *Store) addressAtApply(p *lineParser, w store.CommittedWrite, i int) error {
 	switch {
+	case w.Kind == store.WriteUsage:
+		return p.addrs[i].usage
 	case w.Kind == store.WriteValue && w.Op == store.OpSet:
 	case w.Kind == store.WriteList && w.Op == store.OpAppend:
 		if s.live.has(keyOf(w)) {

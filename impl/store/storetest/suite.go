@@ -95,7 +95,7 @@ func genWrite(t *rapid.T) (store.Write, bool) {
 			Raw: json.RawMessage(`{"type":"message","id":"` + id + `","parentId":` + pj + `,"n":` + fmt.Sprint(rapid.IntRange(0, 9).Draw(t, "n")) + `}`)}), true
 	case 2:
 		id := rapid.SampledFrom(ids).Draw(t, "id")
-		return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(`{"id":"` + id + `","usage":{"input":1},"adjustment":false}`)}), true
+		return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(`{"id":"` + id + `","usage":{"input":1,"cost":{"total":0}},"adjustment":false}`)}), true
 	case 3:
 		return store.SetValueRaw(addr, value()), true
 	case 4:
