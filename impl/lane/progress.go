@@ -49,7 +49,7 @@ func (l *Lane) openProgress(op, resp string) *progress {
 // (TestSecondDriverReachesTheResponseHalfOfTheFence). fence_test.go checks
 // that retries and deferred replacement, driven singly, never do.
 func (p *progress) owns(v view) bool {
-	if p.l.cfg.Bugs.FenceIgnoresResponse {
+	if p.l.cfg.bugs.on(bugFenceIgnoresResponse) {
 		return true
 	}
 	return v.op != nil && v.op.ID == p.op && v.op.State.At.IsEffectPending() && v.op.State.ResponseEntryID == p.resp
@@ -70,7 +70,7 @@ func (p *progress) write(f *pi.Frame, eventIndex int, eventType pi.EventType) {
 	enq.Frame, enq.Outcome = raw, FrameEnqueued
 	l.onFrame(enq)
 	atEnqueue := false
-	if l.cfg.Bugs.FenceAtEnqueue {
+	if l.cfg.bugs.on(bugFenceAtEnqueue) {
 		l.mu.Lock()
 		atEnqueue = p.owns(l.view)
 		l.mu.Unlock()
@@ -79,7 +79,7 @@ func (p *progress) write(f *pi.Frame, eventIndex int, eventType pi.EventType) {
 		l.mu.Lock()
 		ok := p.owns(l.view)
 		l.mu.Unlock()
-		if l.cfg.Bugs.FenceAtEnqueue {
+		if l.cfg.bugs.on(bugFenceAtEnqueue) {
 			ok = atEnqueue
 		}
 		if !ok {
