@@ -63,6 +63,9 @@ type simSuite interface {
 	Scenarios() []simScenario
 	RaceRows() []simRaceRow
 	BugNames() []string
+	// BugsCompiled reports whether the bugs can be switched on in this
+	// build (lanesim's need -tags frameproofbugs; bugbuild.go).
+	BugsCompiled() bool
 	Backends() []string
 	// LinzModel is the porcupine model of the client-visible history, used
 	// for the HTML visualization; nil when the suite has none.

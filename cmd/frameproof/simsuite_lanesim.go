@@ -36,5 +36,6 @@ func (laneSuite) RaceRows() []simRaceRow {
 }
 
 func (laneSuite) BugNames() []string         { return lanesim.BugNames() }
+func (laneSuite) BugsCompiled() bool         { return lanesim.BugsCompiled() }
 func (laneSuite) Backends() []string         { return lanesim.Backends() }
 func (laneSuite) LinzModel() porcupine.Model { return lanesim.OpModel() }
