@@ -88,7 +88,7 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 			artifacts: [][]string{{"merge", "--junit", filepath.Join(blocked, "m.xml"), out("sim-0.json"), out("sim-1.json")}}},
 		"recover": {ok: []string{"recover", out("session.jsonl")},
 			extra:     []string{"recover", out("session.jsonl"), "extra"},
-			badValue:  [][]string{{"recover", "--now", "soon", "x.jsonl"}, {"recover", "--backup", "b", "x.jsonl"}, {"recover"}, {"recover", "--apply", "--backup", out("session.jsonl"), out("session.jsonl")}},
+			badValue:  [][]string{{"recover", "--now", "soon", "x.jsonl"}, {"recover", "--max-input", "0", "x.jsonl"}, {"recover", "--max-input", "10", out("session.jsonl")}, {"recover", "--backup", "b", "x.jsonl"}, {"recover"}, {"recover", "--apply", "--backup", out("session.jsonl"), out("session.jsonl")}},
 			artifacts: [][]string{{"recover", "--apply", "--backup", filepath.Join(blocked, "b.jsonl"), out("session.jsonl")}}},
 		"bench": {ok: benchOK(), extra: []string{"bench", "extra"},
 			badValue: [][]string{{"bench", "--quick=maybe"}, {"bench", "--family", "nope"}}},

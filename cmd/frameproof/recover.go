@@ -19,6 +19,9 @@ func init() {
 	register("recover", "inspect a pi JSONL session for orphaned frame lists and broken rules; --apply recovers them", runRecover)
 }
 
+// defaultMaxSession bounds the session file recover reads whole.
+const defaultMaxSession = 1 << 30
+
 // runRecover prints what recovery would commit for SESSION.jsonl without
 // writing it, or with --apply commits it (fsynced) after a backup.
 // Exit codes: 0 clean or applied, 1 orphans or broken rules found (or a
@@ -28,7 +31,8 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	apply := fset.Bool("apply", false, "commit each orphan's recovery transaction (fsynced), keeping a backup")
 	backup := fset.String("backup", "", "backup path for --apply (default: SESSION.jsonl.bak; must not exist)")
 	nowMs := fset.Int64("now", 0, "the recovery instant in Unix milliseconds (default: the clock; for reproducible output)")
-	usageLine := "usage: frameproof recover [--apply [--backup PATH]] [--now MS] SESSION.jsonl"
+	maxInput := fset.Int64("max-input", defaultMaxSession, "largest session file accepted, in bytes (the whole file is read, as pi's open does)")
+	usageLine := "usage: frameproof recover [--apply [--backup PATH]] [--now MS] [--max-input N] SESSION.jsonl"
 	if code := parseFlags(fset, args, usageLine, recoverHelp, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -41,10 +45,15 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "recover", "--backup needs --apply")
 	case *nowMs < 0:
 		return usageError(stderr, "recover", "--now: must not be negative, got %d", *nowMs)
+	case *maxInput <= 0:
+		return usageError(stderr, "recover", "--max-input must be positive, got %d", *maxInput)
 	}
-	path, mode, err := sessionFile(fset.Arg(0))
+	path, mode, size, err := sessionFile(fset.Arg(0))
 	if err != nil {
 		return ioError(stderr, "recover", "%v", err)
+	}
+	if size > *maxInput {
+		return usageError(stderr, "recover", "%s: larger than --max-input %d bytes", fset.Arg(0), *maxInput)
 	}
 	if *apply {
 		if *backup == "" {
@@ -113,19 +122,19 @@ func recoverHelp(w io.Writer) {
 // the link) and returns its permission bits. Anything else (a FIFO, a
 // directory, a device) is refused before it is opened: reading a FIFO would
 // block forever.
-func sessionFile(arg string) (string, fs.FileMode, error) {
+func sessionFile(arg string) (string, fs.FileMode, int64, error) {
 	path, err := filepath.EvalSymlinks(arg)
 	if err != nil {
-		return "", 0, fmt.Errorf("%s: %w", arg, unwrapPath(err))
+		return "", 0, 0, fmt.Errorf("%s: %w", arg, unwrapPath(err))
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return "", 0, fmt.Errorf("%s: %w", arg, unwrapPath(err))
+		return "", 0, 0, fmt.Errorf("%s: %w", arg, unwrapPath(err))
 	}
 	if !info.Mode().IsRegular() {
-		return "", 0, fmt.Errorf("%s: not a regular file (%s)", arg, info.Mode().Type())
+		return "", 0, 0, fmt.Errorf("%s: not a regular file (%s)", arg, info.Mode().Type())
 	}
-	return path, info.Mode().Perm(), nil
+	return path, info.Mode().Perm(), info.Size(), nil
 }
 
 // checkApply validates everything --apply will write before anything is

@@ -36,9 +36,11 @@ func FuzzEncode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, jsonl string) {
 		enc, app := NewEncoder(), NewEncoder()
 		var fs []pi.Frame
+		whole := true // every line was an event the encoder accepted
 		for _, line := range strings.Split(jsonl, "\n") {
 			ev, err := pi.ParseEvent(line)
 			if err != nil {
+				whole = false
 				continue
 			}
 			fr, err := enc.Encode(ev)
@@ -47,6 +49,7 @@ func FuzzEncode(f *testing.F) {
 				t.Fatalf("AppendFrame (%s, framed %v) disagrees with Encode (%s, %v) on %s", errText(appErr), framed, errText(err), fr != nil, line)
 			}
 			if err != nil {
+				whole = false
 				continue
 			}
 			if fr != nil {
@@ -56,8 +59,11 @@ func FuzzEncode(f *testing.F) {
 				}
 			}
 		}
-		if _, err := Reduce(fs); err != nil {
-			t.Fatalf("frames from the encoder do not reduce: %v", err)
+		// A skipped line can leave a gap pi-ai's reducer refuses too
+		// ("would leave a gap", utils/assistant-message-frame.js), so only
+		// the frames of a whole stream must reduce.
+		if _, err := Reduce(fs); err != nil && whole {
+			t.Fatalf("frames of a whole encoded stream do not reduce: %v", err)
 		}
 	})
 }

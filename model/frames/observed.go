@@ -19,8 +19,8 @@
 //     objects by keys each extending); from toolcall_end on, the end event's
 //     tool call.
 //
-// parse is pi-ai's parseStreamingJson, passed in by the caller: this package
-// imports only impl/pi.
+// parse is pi-ai's parseStreamingJson, stated by this package's own
+// ParseStreamingJSON (written from pi-ai's and partial-json's rules).
 package frames
 
 import (
@@ -28,9 +28,6 @@ import (
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
-
-// Parse is parseStreamingJson.
-type Parse func(string) pi.JSONValue
 
 type block struct {
 	start    pi.Content // as read at *_start
@@ -41,7 +38,6 @@ type block struct {
 
 // Observer accumulates events and answers what a reader must see.
 type Observer struct {
-	parse   Parse
 	started bool
 	meta    *pi.AssistantMessage
 	blocks  []*block
@@ -49,8 +45,8 @@ type Observer struct {
 }
 
 // NewObserver returns an observer for one stream.
-func NewObserver(parse Parse) *Observer {
-	return &Observer{parse: parse, byIndex: map[int]*block{}}
+func NewObserver() *Observer {
+	return &Observer{byIndex: map[int]*block{}}
 }
 
 // Observe applies one event of a valid stream.
@@ -74,7 +70,7 @@ func (o *Observer) Observe(ev *pi.Event) {
 		b := o.byIndex[i]
 		b.deltas = pi.Concat(b.deltas, ev.Delta)
 		if tc, ok := b.start.(pi.ToolCall); ok && !b.caughtUp {
-			b.caughtUp = extends(tc.Arguments, o.parse(b.deltas))
+			b.caughtUp = extends(tc.Arguments, ParseStreamingJSON(b.deltas))
 		}
 	case pi.EventTextEnd:
 		sig := ev.Partial.Content[i].(pi.TextContent).TextSignature
@@ -95,7 +91,7 @@ func (o *Observer) Message() *pi.AssistantMessage {
 	m := *o.meta
 	m.Content = []pi.Content{}
 	for _, b := range o.blocks {
-		m.Content = append(m.Content, b.observed(o.parse))
+		m.Content = append(m.Content, b.observed())
 	}
 	return &m
 }
@@ -123,7 +119,7 @@ func (o *Observer) UnsyncedToolJSON() int {
 	return n
 }
 
-func (b *block) observed(parse Parse) pi.Content {
+func (b *block) observed() pi.Content {
 	if b.end != nil {
 		return b.end
 	}
@@ -140,7 +136,7 @@ func (b *block) observed(parse Parse) pi.Content {
 		return s
 	case pi.ToolCall:
 		if b.caughtUp && b.deltas != "" {
-			s.Arguments = parse(b.deltas)
+			s.Arguments = ParseStreamingJSON(b.deltas)
 		}
 		return s
 	}

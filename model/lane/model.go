@@ -17,6 +17,14 @@ type Run struct {
 	BaseDelayMs float64
 	// MaxAgentDelayMs caps each retry delay; nil is pi-ai's 60000.
 	MaxAgentDelayMs *float64
+	// The rest is the durable context the run's operation states carry
+	// (opvalue.go): the captured configuration, the settings and stream
+	// options (opaque objects; undefined stores {}), and the step id the
+	// lane minted for the run's generation.
+	ThinkingLevel           string
+	ActiveToolNames         []string
+	Settings, StreamOptions pi.JSONValue
+	StepID                  string
 }
 
 // Observer tracks one stream's observed message (model/frames.Observer
@@ -34,6 +42,8 @@ type Config struct {
 	Now func() float64
 	// NewObserver returns an observed-message tracker for one stream.
 	NewObserver func() Observer
+	// Limits are the configured model's facts intents record.
+	Limits Limits
 	// AfterResponse is the pure transform the driver's hook applies (nil:
 	// identity).
 	AfterResponse func(*pi.AssistantMessage) *pi.AssistantMessage
@@ -69,6 +79,9 @@ type Outcome struct {
 type opInfo struct {
 	run     Run
 	fromTip string
+	trigger string  // the run's user entry, its generation's trigger
+	started float64 // the meta's startedAt
+	tools   toolBatch
 }
 
 // stream is one provider response as the model saw it.
@@ -115,6 +128,7 @@ type Model struct {
 	// (TakeTX); txKnown says whether the model states one for it.
 	tx      []TXWrite
 	txKnown bool
+	txFresh bool // tx was stated by the input in progress (fillStateValues)
 	txLog   [][]TXWrite
 	// aborting is the operation whose drive's abort began (a cancel
 	// request, before its commit): no later effect of it is admitted.
@@ -163,13 +177,18 @@ func (m *Model) fresh(ids ...string) error {
 // StartRun: the user entry, branch tip, op meta/state at assistant.ready
 // (attempt 1) and lane state commit in one TX.
 func (m *Model) StartRun(op, userEntry string, run Run) error {
+	defer m.fillStateValues()
 	if m.st.Lane.Current != "" {
 		return fmt.Errorf("model/lane: start run %s: operation %s is still current", op, m.st.Lane.Current)
 	}
-	if err := m.fresh(op, userEntry); err != nil {
+	ids := []string{op, userEntry}
+	if run.StepID != "" { // a driver that names the minted step id has it checked too
+		ids = append(ids, run.StepID)
+	}
+	if err := m.fresh(ids...); err != nil {
 		return err
 	}
-	m.ops[op] = &opInfo{run: run, fromTip: m.st.Tip}
+	m.ops[op] = &opInfo{run: run, fromTip: m.st.Tip, trigger: userEntry, started: m.now()}
 	m.expectTX(m.startWrites(op, userEntry, m.st.Tip)...)
 	m.st.Entries = append(m.st.Entries, Entry{ID: userEntry, Parent: m.st.Tip,
 		Message: messageJSON(&pi.UserMessage{Text: run.UserText, Timestamp: m.now()})})
@@ -256,6 +275,7 @@ func (m *Model) durable(resp string) *pi.AssistantMessage {
 // an orphaned poll replaced under the same poll number, deleting the
 // abandoned frame list in the same TX.
 func (m *Model) Intent(op, resp, usage string, attempt int) error {
+	defer m.fillStateValues()
 	if m.plan == nil || (m.plan.Kind != "generate" && m.plan.Kind != "poll") || m.intentSeen {
 		return fmt.Errorf("model/lane: intent %s: no generate/poll step expects an intent", resp)
 	}
@@ -471,6 +491,7 @@ func (m *Model) AfterResponse() error {
 // implementation announces it with entry_added). entry, usage, tip, frame
 // list delete and next state — or the terminal suffix — in one TX.
 func (m *Model) Settle() error {
+	defer m.fillStateValues()
 	op, o, ok := m.current()
 	var msg *pi.AssistantMessage
 	var resp string
@@ -539,6 +560,7 @@ func (m *Model) terminate(op, status, code, msg string) {
 // process crashed (the driver then calls Crash). It applies the single TX of
 // retry and terminate steps and returns the result the step must report.
 func (m *Model) StepDone(ok bool) (Outcome, error) {
+	defer m.fillStateValues()
 	p := m.plan
 	m.plan = nil
 	if !ok {
@@ -609,6 +631,7 @@ func (m *Model) StepDone(ok bool) (Outcome, error) {
 // Cancel: durable cancel_requested on the current operation (no-op when
 // idle or already requested).
 func (m *Model) Cancel() {
+	defer m.fillStateValues()
 	id, o, ok := m.current()
 	if !ok || o.CancelRequested {
 		m.expectTX() // nothing to request: no transaction
@@ -622,6 +645,7 @@ func (m *Model) Cancel() {
 // Finalize: authorized external finalization at its turn on the line. It
 // reports whether it committed (false: no current operation).
 func (m *Model) Finalize(status, code, message string) bool {
+	defer m.fillStateValues()
 	id, o, ok := m.current()
 	if !ok {
 		return false

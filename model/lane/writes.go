@@ -68,7 +68,7 @@ func deleteFrames(op, resp string) TXWrite {
 // expectTX records the writes of the transaction the input just applied
 // stands for (TakeTX hands them to the driver).
 func (m *Model) expectTX(ws ...TXWrite) {
-	m.tx, m.txKnown = append([]TXWrite{}, ws...), true
+	m.tx, m.txKnown, m.txFresh = append([]TXWrite{}, ws...), true, true
 	if len(ws) > 0 {
 		m.txLog = append(m.txLog, m.tx)
 	}

@@ -24,7 +24,7 @@ func marshalMsg(m *pi.AssistantMessage) string {
 // must give none.
 func runObserved(t require.TestingT, s Stream) {
 	enc := newTwin()
-	obs := modelframes.NewObserver(frames.ParseStreamingJSON)
+	obs := modelframes.NewObserver()
 	red := frames.NewReducer()
 	for k, ev := range s.Events {
 		f, err := enc.Encode(t, ev)

@@ -17,7 +17,7 @@ func TestObservedCheckRejectsBrokenEncoders(t *testing.T) {
 	for seed := 0; seed < 200; seed++ {
 		s := GenStream().Example(seed)
 		enc := frames.NewEncoder()
-		obs := modelframes.NewObserver(frames.ParseStreamingJSON)
+		obs := modelframes.NewObserver()
 		var dropped, resent []pi.Frame
 		dropDone := false
 		for _, ev := range s.Events {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/pi"
+	modelframes "github.com/frameproof/frameproof/model/frames"
 	"github.com/frameproof/frameproof/props/peer"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -31,6 +32,8 @@ var handPickedStreamingJSON = []string{
 	"{,\"a\":1}", "[1,,2]", "{\"a\":1,,\"b\":2}", "{\"a\":Infinity}", "{\"a\":-Infinity", "{\"a\":NaN,",
 	"{\"a\":nulx}", "{\"a\":n\"}", "[tru]", "[true false]", "{\"a\":1 \"b\":2}", "\\", "\\\"", "\"\\",
 	"{\"0\":{\"1\":[\"2\"", "{\"[object Object]\":1", "{\"a\":{}}", "{\"a\":[]}", "{\"a\":[] ,", "{\"a\" : [ 1 , ", "{\"b\":{ }, \"c\":1", "[{ }, 2", "[ ], 1",
+	// partial-json skips one UTF-16 unit as the colon, half of an astral character
+	"{\"a\"é\"x\"}", "{\"a\"😀1}", "[{\"a\"😀1},2]", "[{\"a\"😀\"x\"},2]",
 }
 
 func quoteInputs(in []string) []json.RawMessage {
@@ -41,6 +44,8 @@ func quoteInputs(in []string) []json.RawMessage {
 	return out
 }
 
+// checkStreamingJSON compares pi-ai's parseStreamingJson with the Go port
+// (impl/frames) and with the model's own statement of it (model/frames).
 func checkStreamingJSON(t *testing.T, p *peer.Peer, inputs []string) {
 	t.Helper()
 	results, err := p.ParseStreamingJSON(quoteInputs(inputs))
@@ -48,7 +53,9 @@ func checkStreamingJSON(t *testing.T, p *peer.Peer, inputs []string) {
 	require.Len(t, results, len(inputs))
 	for i, s := range inputs {
 		got := string(frames.ParseStreamingJSON(pi.Normalize(s)).AppendJSON(nil))
-		require.Equal(t, string(results[i]), got, "input %s", pi.QuoteJSON(s))
+		require.Equal(t, string(results[i]), got, "impl, input %s", pi.QuoteJSON(s))
+		got = string(modelframes.ParseStreamingJSON(pi.Normalize(s)).AppendJSON(nil))
+		require.Equal(t, string(results[i]), got, "model, input %s", pi.QuoteJSON(s))
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/env/envtest"
-	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
@@ -37,6 +36,10 @@ type Options struct {
 	// Stats, when set, counts what the run exercised (coverage, not
 	// verdicts): step kinds, frame outcomes, restarts, comparisons.
 	Stats *Stats
+	// Rewrite, when set, changes each transaction the lane commits before
+	// storage sees it: an outside stand-in for an implementation that writes
+	// wrong values (tests prove the comparison catches it).
+	Rewrite func([]store.Write) []store.Write
 }
 
 // Stats counts what runs exercised.
@@ -116,7 +119,7 @@ func Run(t *rapid.T, opts Options) (err error) {
 	d.hookX = rapid.Bool().Draw(t, "hookTransforms")
 	d.model = ml.New(ml.Config{
 		Lane: laneName, Now: d.clock.NowMs,
-		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
+		NewObserver: func() ml.Observer { return modelframes.NewObserver() },
 		AfterResponse: func(m *pi.AssistantMessage) *pi.AssistantMessage {
 			return d.transform(m)
 		},
@@ -202,7 +205,7 @@ func (d *driver) openLane() error {
 	d.lost, d.finalizes = false, nil
 	d.mu.Unlock()
 	cfg := lane.Config{
-		Name: laneName, Storage: &gatedStore{Storage: d.under, g: d.g, acked: d.onAck}, Clock: d.clock, IDs: d.ids, Exec: d.exec,
+		Name: laneName, Storage: &gatedStore{Storage: d.under, g: d.g, acked: d.onAck, rewrite: d.opts.Rewrite}, Clock: d.clock, IDs: d.ids, Exec: d.exec,
 		Provider: d, Listener: d.listener, AfterResponse: d.hook, OnFrame: d.onFrame,
 		SkipStaleSettlement: true, // finalizations race drive steps here
 	}
@@ -358,9 +361,12 @@ func (d *driver) startRun() {
 		limit := 1500.0
 		run.MaxAgentDelayMs = &limit
 	}
+	drawRunContext(d.t, &run)
 	op, err := d.lane.StartRun(lane.RunOptions{UserText: run.UserText,
-		Configuration: lane.Configuration{Model: lane.ModelRef{Provider: run.Model.Provider, ModelID: run.Model.ModelID}, ThinkingLevel: "off"},
-		RetryPolicy:   lane.RetryPolicy{MaxAttempts: run.MaxAttempts, BaseDelayMs: run.BaseDelayMs, MaxAgentDelayMs: run.MaxAgentDelayMs}})
+		Configuration: lane.Configuration{Model: lane.ModelRef{Provider: run.Model.Provider, ModelID: run.Model.ModelID},
+			ThinkingLevel: run.ThinkingLevel, ActiveToolNames: run.ActiveToolNames},
+		RetryPolicy: lane.RetryPolicy{MaxAttempts: run.MaxAttempts, BaseDelayMs: run.BaseDelayMs, MaxAgentDelayMs: run.MaxAgentDelayMs},
+		Settings:    run.Settings, StreamOptions: run.StreamOptions})
 	d.g.quiesce()
 	if d.isLost() {
 		return
@@ -375,6 +381,7 @@ func (d *driver) startRun() {
 		return
 	}
 	d.mu.Lock()
+	run.StepID = cur.State.Gen.StepID // an id the lane minted, like the entry id
 	d.fail(d.model.StartRun(op, cur.State.Gen.TriggerEntryID, run))
 	d.mu.Unlock()
 	d.check("start run", true)
@@ -518,8 +525,12 @@ func (d *driver) listener(ev lane.Event) env.Future {
 	case lane.EvTurnStart:
 		d.feedIntent()
 	case lane.EvEntryAdded:
+		ids := d.plannedToolResults()
 		d.mu.Lock()
-		err := d.model.Settle()
+		err := d.model.PlanToolResults(ids)
+		if err == nil {
+			err = d.model.Settle()
+		}
 		d.mu.Unlock()
 		d.fail(err)
 		d.check("entry_added", false)

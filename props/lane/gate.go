@@ -125,11 +125,16 @@ type gatedStore struct {
 	g *gate
 	// acked is told every acknowledged non-empty transaction
 	acked func(ws []store.Write)
+	// rewrite, when set, replaces the writes before they commit
+	rewrite func([]store.Write) []store.Write
 }
 
 func (s *gatedStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	if !s.g.pass() {
 		return store.CommitResult{}, errCrashed
+	}
+	if s.rewrite != nil {
+		ws = s.rewrite(ws)
 	}
 	res, err := s.Storage.Commit(ws)
 	if err == nil && len(ws) > 0 && s.acked != nil {

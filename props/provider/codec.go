@@ -57,7 +57,7 @@ func CheckCodecRoundTrip(events []*pi.Event, valid int, newEnc func() FrameEncod
 		}
 	}()
 	enc := newEnc()
-	obs := modelframes.NewObserver(frames.ParseStreamingJSON)
+	obs := modelframes.NewObserver()
 	red := frames.NewReducer()
 	var all []pi.Frame
 	for k = 0; k < valid; k++ {

@@ -43,7 +43,7 @@ func DiffTX(got, want []ml.TXWrite) error {
 	if ok {
 		return nil
 	}
-	return fmt.Errorf("transaction writes differ from pi's order\n impl:  %s\n model: %s", ListTX(got), ListTX(want))
+	return fmt.Errorf("transaction writes differ from pi's order\n impl:  %s\n model: %s%s", ListTX(got), ListTX(want), valueDiff(got, want))
 }
 
 // ListTX prints a write list (long values trimmed).

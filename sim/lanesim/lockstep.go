@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/env"
-	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
@@ -93,7 +92,7 @@ func newLockstep(r *runner) *lockstep {
 			}
 			return float64(r.w.Now().UnixMilli())
 		},
-		NewObserver: func() ml.Observer { return modelframes.NewObserver(frames.ParseStreamingJSON) },
+		NewObserver: func() ml.Observer { return modelframes.NewObserver() },
 		Mutant:      modelMutant,
 	})
 	return ls
@@ -252,10 +251,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 				op = w.Key
 			}
 		}
-		o := ls.r.runOptions()
-		run := ml.Run{UserText: o.UserText, Model: ml.ModelRef{Provider: o.Configuration.Model.Provider, ModelID: o.Configuration.Model.ModelID},
-			MaxAttempts: o.RetryPolicy.MaxAttempts, BaseDelayMs: o.RetryPolicy.BaseDelayMs,
-			MaxAgentDelayMs: o.RetryPolicy.MaxAgentDelayMs}
+		run := modelRun(ls.r.runOptions(), ws)
 		return func() error { return m.StartRun(op, user, run) }
 	case "intent", "poll-intent":
 		for _, w := range ws {
@@ -270,7 +266,13 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		}
 		return func() error { return fmt.Errorf("%s commit without an operation state: %s", name, describeWrites(ws)) }
 	case "settle":
-		return m.Settle
+		ids := plannedToolResults(ws)
+		return func() error {
+			if err := m.PlanToolResults(ids); err != nil {
+				return err
+			}
+			return m.Settle()
+		}
 	case "cancel":
 		return func() error { m.Cancel(); return nil }
 	case "finalize":

@@ -431,7 +431,7 @@ func (r *runner) openStream(req lane.Request) lane.Stream {
 		return r.openStructStream(req)
 	}
 	plan := r.nextPlan(req)
-	s := &simStream{r: r, req: req, plan: plan, obs: modelframes.NewObserver(frames.ParseStreamingJSON),
+	s := &simStream{r: r, req: req, plan: plan, obs: modelframes.NewObserver(),
 		acc: &pi.AssistantMessage{Content: []pi.Content{}, API: simAPI, Provider: simProvider, Model: simModel,
 			StopReason: pi.StopPending, Timestamp: float64(r.w.Now().UnixMilli())}}
 	r.onStreamOpen(s)

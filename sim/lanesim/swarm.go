@@ -28,7 +28,7 @@ func swarmProfile(src choice.Source) profile {
 	p.canceller = choice.Bool(src, "swarm: canceller")
 	p.snapshots = choice.Range(src, "swarm: snapshots", 0, 4)
 	p.storageFaults = choice.Pick(src, "swarm: storage fault 1-in", []int{0, 20, 8, 4})
-	p.closer = (p.storageFaults == 0 || swarmCloseAfterFault) && choice.Bool(src, "swarm: closer")
+	p.closer = choice.Bool(src, "swarm: closer")
 	p.deferred = choice.Bool(src, "swarm: deferred")
 	p.pollCrash = p.deferred && choice.Bool(src, "swarm: poll crash")
 	p.forkMigrate = choice.Bool(src, "swarm: fork migration")
@@ -38,15 +38,6 @@ func swarmProfile(src choice.Source) profile {
 	p.structuralCrash = p.structural > 0 && choice.Bool(src, "swarm: structural crash")
 	return p
 }
-
-// swarmCloseAfterFault lets a swarm seed combine the closer with storage
-// faults. Off because of a known JSONL finding
-// (TestFindingReopenAfterFailedFsync): a lane closed after a failed fsync
-// reopens, in the same boot, on the page cache, which still shows the line
-// whose fsync failed; the store appends and syncs behind it, and the next
-// power loss turns that line into zeros in the middle of the file, so the
-// store no longer opens and later acknowledged commits are unreachable.
-var swarmCloseAfterFault = false
 
 // settings prints the knobs a swarm seed drew.
 func (p profile) settings() string {

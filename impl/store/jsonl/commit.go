@@ -235,16 +235,18 @@ func (s *Store) commitGroup(reqs []*request) {
 		return
 	}
 	err := s.append(buf)
-	s.mu.Lock()
 	if err != nil {
+		s.mu.Lock()
 		s.failed = err
 		s.mu.Unlock()
+		s.rewriteAfterFailedAppend()
 		for _, a := range ok {
 			a.req.res = store.CommitResult{}
 			a.req.err = fmt.Errorf("Failed to append JSONL storage %s: %w", s.path, err)
 		}
 		return
 	}
+	s.mu.Lock()
 	for _, a := range ok {
 		s.state.Apply(a.writes)
 		s.account(a.writes, a.sizes)

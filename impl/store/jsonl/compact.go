@@ -33,17 +33,7 @@ func (s *Store) compact() error {
 			records[i].Seq = int64(i + 1)
 		}
 	}
-
-	content := append(header.encode(), '\n')
-	live := newLiveBytes()
-	sizes := make([]int64, 1)
-	for _, w := range records {
-		content = appendTransaction(content, []store.CommittedWrite{w}, sizes)
-		content = append(content, '\n')
-		if w.Kind == store.WriteValue || w.Kind == store.WriteList {
-			*live.slot(keyOf(w)) += sizes[0]
-		}
-	}
+	content, live := snapshotContent(header, records)
 	if renamed, err := publish(s.fs, s.path, content, s.opts.Sync == SyncAlways); err != nil {
 		if renamed {
 			// The new file is in place but its directory entry may not be
@@ -79,4 +69,44 @@ func (s *Store) compact() error {
 	s.live = live
 	s.stats.Compactions++
 	return nil
+}
+
+// snapshotContent is the J1 snapshot file of header and records, and the
+// live bytes each value and list holds in it.
+func snapshotContent(header Header, records []store.CommittedWrite) ([]byte, liveBytes) {
+	content := append(header.encode(), '\n')
+	live := newLiveBytes()
+	sizes := make([]int64, 1)
+	for _, w := range records {
+		content = appendTransaction(content, []store.CommittedWrite{w}, sizes)
+		content = append(content, '\n')
+		if w.Kind == store.WriteValue || w.Kind == store.WriteList {
+			*live.slot(keyOf(w)) += sizes[0]
+		}
+	}
+	return content, live
+}
+
+// rewriteAfterFailedAppend publishes the committed state as a fresh file
+// after an append whose write or fsync failed.
+//
+// After a failed fsync the kernel may already have dropped the line's pages
+// from its dirty set (Rebello et al., ATC'20; faults.FS models it): a reopen
+// in the same boot still reads the line from the page cache, appends and
+// syncs behind it, and the next power loss leaves zeros in the middle of the
+// file, which then no longer opens, taking acknowledged commits with it. A
+// new inode written from the in-memory state (which never applied the failed
+// commit) holds only durable bytes, so that failed commit is definitely not
+// committed. The store stays poisoned either way; if this rewrite fails too,
+// the old file stays and only a reopen after a power loss is safe.
+func (s *Store) rewriteAfterFailedAppend() {
+	if s.dryRun != nil {
+		return
+	}
+	s.mu.Lock()
+	header := s.header.withNextSeq(s.state.NextSeq())
+	records := s.state.Snapshot()
+	s.mu.Unlock()
+	content, _ := snapshotContent(header, records)
+	_, _ = publish(s.fs, s.path, content, s.opts.Sync == SyncAlways)
 }

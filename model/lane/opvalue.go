@@ -1,0 +1,228 @@
+package lane
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// Limits are the configured model's facts a generation intent records
+// (generation.ts publishGenerationIntent: intendedOutputLimit is the model's
+// maxTokens, contextWindow its contextWindow).
+type Limits struct {
+	MaxTokens     float64
+	ContextWindow float64
+}
+
+// fillStateValues states the values of the operation-state and lane-state
+// sets in the transaction the input just stated, from the state the input
+// left: a lifecycle transaction sets each at most once, to what it is after
+// the transaction. An input defers it, so it runs after the input's state
+// changes; a transaction stated by an earlier input is left alone.
+func (m *Model) fillStateValues() {
+	if !m.txFresh {
+		return
+	}
+	m.txFresh = false
+	for i, w := range m.tx {
+		if w.Kind != "value" || w.Op != "set" || w.Value != "" {
+			continue
+		}
+		switch w.Namespace {
+		case nsOpState:
+			if v, ok := m.opStateValue(w.Key); ok {
+				m.tx[i].Value = string(v.AppendJSON(nil))
+			}
+		case nsLaneState:
+			m.tx[i].Value = string(m.laneStateValue().AppendJSON(nil))
+		case nsResult:
+			if v, ok := m.resultValue(w.Key); ok {
+				m.tx[i].Value = string(v.AppendJSON(nil))
+			}
+		}
+	}
+}
+
+// laneStateValue is durableLaneState (runtime/lane.ts):
+// {currentOperationId, lastOperationId, inbox}, ids null when absent. The
+// model's lane never queues input, so the inbox is empty.
+func (m *Model) laneStateValue() pi.JSONValue {
+	return object("currentOperationId", nullable(m.st.Lane.Current), "lastOperationId", nullable(m.st.Lane.Last),
+		"inbox", pi.ArrayValue(nil))
+}
+
+// resultValue is operationResultRecord (runtime/drive/terminal.ts):
+// {operationId, kind, status, error?, fromTipId, tipId, startedAt, endedAt},
+// ended now (the terminal transaction's planning time); error, {code,
+// message}, when the result has one. pi's record builder refuses an error
+// on any status but failed; frameproof's external finalization (not pi's)
+// passes a caller's error through with any status, and the record states
+// what was committed.
+func (m *Model) resultValue(op string) (pi.JSONValue, bool) {
+	res, found := m.st.Results[op]
+	info := m.ops[op]
+	if !found || info == nil {
+		return pi.JSONValue{}, false
+	}
+	kv := []any{"operationId", pi.StringValue(op), "kind", pi.StringValue("run"), "status", pi.StringValue(res.Status)}
+	if res.ErrorCode != "" || res.ErrorMessage != "" {
+		kv = append(kv, "error", object("code", pi.StringValue(res.ErrorCode), "message", pi.StringValue(res.ErrorMessage)))
+	}
+	kv = append(kv, "fromTipId", nullable(res.FromTipID), "tipId", nullable(res.TipID),
+		"startedAt", pi.NumberValue(info.started), "endedAt", pi.NumberValue(m.now()))
+	return object(kv...), true
+}
+
+// opStateValue is the stored operation state of op, in the key order pi's
+// object literals build it: the scope ({control, settings,
+// latestAssistantEntryId}, operationScopeOf), "at", then the leaf's
+// payload. ok is false for a leaf whose payload the model does not state.
+func (m *Model) opStateValue(op string) (v pi.JSONValue, ok bool) {
+	o, found := m.st.Ops[op]
+	info := m.ops[op]
+	if !found || info == nil {
+		return pi.JSONValue{}, false
+	}
+	r := info.run
+	kv := []any{"control", controlValue(o), "settings", objectOrEmpty(r.Settings),
+		"latestAssistantEntryId", nullable(o.LatestAssistantEntryID), "at", pi.StringValue(o.At)}
+	switch o.At {
+	case AtReady: // boundary.ts assistantReadyAtBoundary, generation.ts runRetryWait
+		kv = append(kv, "generationContext", info.generationContext(), "nextAttempt", num(o.NextAttempt))
+	case AtEffectPending: // generation.ts publishGenerationIntent
+		kv = append(kv, "generationContext", info.generationContext(), "attempt", num(o.Attempt),
+			"responseEntryId", pi.StringValue(o.ResponseEntryID), "usageId", pi.StringValue(o.UsageID),
+			"intendedOutputLimit", pi.NumberValue(m.cfg.Limits.MaxTokens),
+			"contextWindow", pi.NumberValue(m.cfg.Limits.ContextWindow))
+	case AtRetryWait: // response.ts publishResponse
+		kv = append(kv, "generationContext", info.generationContext(), "nextAttempt", num(o.NextAttempt),
+			"notBefore", pi.NumberValue(o.NotBefore), "errorMessage", pi.StringValue(o.RetryError))
+	case AtDeferredSuspend: // response.ts publishResponse: the generation's step
+		kv = append(kv, "stepId", pi.StringValue(r.StepID), "sourceEntryId", pi.StringValue(o.SourceEntryID),
+			"poll", num(o.Poll), "configuration", r.configuration(), "streamOptions", objectOrEmpty(r.StreamOptions))
+	case AtDeferredEffect: // deferred.ts publishPollIntent: ids before the configuration
+		kv = append(kv, "stepId", pi.StringValue(r.StepID), "sourceEntryId", pi.StringValue(o.SourceEntryID),
+			"poll", num(o.Poll), "responseEntryId", pi.StringValue(o.ResponseEntryID), "usageId", pi.StringValue(o.UsageID),
+			"configuration", r.configuration(), "streamOptions", objectOrEmpty(r.StreamOptions))
+	case AtTools: // response.ts publishResponse: one planned call per tool-call block
+		kv = append(kv, "batch", info.tools.value(o, r.configuration()))
+	case AtCheckpoint: // response.ts publishResponse: triggered by the settled response
+		kv = append(kv, "continuation", object("kind", pi.StringValue("may_finish"), "includeFinalAssistant", pi.BoolValue(true)),
+			"triggerEntryId", pi.StringValue(o.LatestAssistantEntryID))
+	default:
+		return pi.JSONValue{}, false
+	}
+	return object(kv...), true
+}
+
+// controlValue is the durable control: {status:"running"}, or
+// {status:"cancel_requested", requestedAt} (lane.ts requestOperationAbort).
+func controlValue(o Op) pi.JSONValue {
+	if o.CancelRequested {
+		return object("status", pi.StringValue("cancel_requested"), "requestedAt", pi.NumberValue(o.RequestedAt))
+	}
+	return object("status", pi.StringValue("running"))
+}
+
+// generationContext is the run's generation context (boundary.ts
+// assistantReadyAtBoundary): {stepId, triggerEntryId, configuration,
+// streamOptions, retryPolicy, overflowRecoveryUsed}. The retry policy is
+// {maxAttempts, baseDelayMs}, with the pi-ai 1.0.3 cap maxAgentDelayMs when
+// the run sets one.
+func (info *opInfo) generationContext() pi.JSONValue {
+	r := info.run
+	policy := []any{"maxAttempts", num(r.MaxAttempts), "baseDelayMs", pi.NumberValue(r.BaseDelayMs)}
+	if r.MaxAgentDelayMs != nil {
+		policy = append(policy, "maxAgentDelayMs", pi.NumberValue(*r.MaxAgentDelayMs))
+	}
+	return object("stepId", pi.StringValue(r.StepID), "triggerEntryId", pi.StringValue(info.trigger),
+		"configuration", r.configuration(), "streamOptions", objectOrEmpty(r.StreamOptions),
+		"retryPolicy", object(policy...), "overflowRecoveryUsed", pi.BoolValue(false))
+}
+
+// configuration is the lane configuration the run captured:
+// {model{provider, modelId}, thinkingLevel, activeToolNames}.
+func (r Run) configuration() pi.JSONValue {
+	names := make([]pi.JSONValue, len(r.ActiveToolNames))
+	for i, n := range r.ActiveToolNames {
+		names[i] = pi.StringValue(n)
+	}
+	return object("model", object("provider", pi.StringValue(r.Model.Provider), "modelId", pi.StringValue(r.Model.ModelID)),
+		"thinkingLevel", pi.StringValue(r.ThinkingLevel), "activeToolNames", pi.ArrayValue(names))
+}
+
+// object builds a JS object from alternating keys and values, in order.
+func object(kv ...any) pi.JSONValue {
+	o := pi.NewObject()
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.Set(kv[i].(string), kv[i+1].(pi.JSONValue))
+	}
+	return pi.ObjectValue(o)
+}
+
+// objectOrEmpty is an opaque object member; a run that gives none stores {}.
+func objectOrEmpty(v pi.JSONValue) pi.JSONValue {
+	if v.IsUndefined() {
+		return pi.EmptyObject()
+	}
+	return v
+}
+
+// nullable is an id member that is null when absent ("").
+func nullable(id string) pi.JSONValue {
+	if id == "" {
+		return pi.NullValue()
+	}
+	return pi.StringValue(id)
+}
+
+func num(n int) pi.JSONValue { return pi.NumberValue(float64(n)) }
+
+// toolBatch is what a tools leaf names beyond the model's state: the turn
+// its calls belong to and the result entry ids the lane minted for them.
+type toolBatch struct {
+	turn string
+	ids  []string
+}
+
+// PlanToolResults names the result entry ids the lane minted for the tool
+// calls of the response about to settle, in call order (response.ts
+// publishResponse mints one per call). The batch's turn is the settling
+// step's: the generation's step, or "<step>:poll:<n>" for a deferred poll.
+// No ids: the response plans no calls, and nothing is recorded.
+func (m *Model) PlanToolResults(ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	op, o, ok := m.current()
+	if !ok || !o.effectPending() {
+		return fmt.Errorf("model/lane: tool result ids %v named with no response pending", ids)
+	}
+	if err := m.fresh(ids...); err != nil {
+		return fmt.Errorf("model/lane: tool result ids: %w", err)
+	}
+	info := m.ops[op]
+	turn := info.run.StepID
+	if o.At == AtDeferredEffect {
+		turn += ":poll:" + strconv.Itoa(o.Poll)
+	}
+	info.tools = toolBatch{turn: turn, ids: append([]string(nil), ids...)}
+	return nil
+}
+
+// value is the batch literal: {assistantEntryId, configuration, turnId,
+// calls[{status:"planned", sourceIndex, resultEntryId}]}. A call the driver
+// named no id for gets "", which no lane writes.
+func (b toolBatch) value(o Op, configuration pi.JSONValue) pi.JSONValue {
+	calls := make([]pi.JSONValue, len(o.ToolCalls))
+	for i, src := range o.ToolCalls {
+		id := ""
+		if i < len(b.ids) {
+			id = b.ids[i]
+		}
+		calls[i] = object("status", pi.StringValue("planned"), "sourceIndex", num(src), "resultEntryId", pi.StringValue(id))
+	}
+	return object("assistantEntryId", pi.StringValue(o.LatestAssistantEntryID), "configuration", configuration,
+		"turnId", pi.StringValue(b.turn), "calls", pi.ArrayValue(calls))
+}
