@@ -31,7 +31,7 @@ var bugCells = map[string]struct{ scenario, backend string }{
 	"skip-drain":                       {"append-order", "memory"},
 	"snapshot-shows-dead-live-partial": {"append-vs-settlement", "memory"},
 	"synthetic-nonzero-usage":          {"crash-with-queued-writes", "memory"},
-	"torn-tail-as-corruption":          {"storage-fault", "jsonl"},
+	"torn-tail-as-corruption":          {"structural-generation", "jsonl"},
 }
 
 // TestSimRealEveryBugFailsWithReproduction: for every injected bug, `sim
