@@ -392,6 +392,9 @@ func runRepro(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(err)
 	}
+	if needsBugBuild(suite, t.bugs) {
+		return runBugBuild(append([]string{"repro"}, args...), stdout, stderr)
+	}
 	t.tapePath = *tapePath
 	stem := fmt.Sprintf("frameproof-repro-%s-%s-%d", t.scenario.Name, t.backend, t.seed)
 	if t.tape != nil {
@@ -548,6 +551,9 @@ func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	t, err := tflags.resolve(suite, pos[0], nil)
 	if err != nil {
 		return usageErr(err)
+	}
+	if needsBugBuild(suite, t.bugs) {
+		return runBugBuild(append([]string{"shrink"}, args...), stdout, stderr)
 	}
 	if *out == "" {
 		*out = fmt.Sprintf("frameproof-shrunk-%s-%s-%d.json", t.scenario.Name, t.backend, t.seed)

@@ -121,6 +121,9 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	tuneGCForSim()
+	if needsBugBuild(suite, cfg.bugs) {
+		return runBugBuild(append([]string{"sim"}, args...), stdout, stderr)
+	}
 	if err := checkOutputFile("--junit", cfg.junit); err != nil {
 		return ioError(stderr, "sim", "%v", err)
 	}

@@ -44,6 +44,7 @@ func (fakeSuite) RaceRows() []campaign.RaceRow {
 }
 
 func (fakeSuite) BugNames() []string         { return []string{"big-value", "flaky"} }
+func (fakeSuite) BugsCompiled() bool         { return true }
 func (fakeSuite) Backends() []string         { return []string{"memory", "jsonl", "sqlite"} }
 func (fakeSuite) LinzModel() porcupine.Model { return fakeCounterModel }
 

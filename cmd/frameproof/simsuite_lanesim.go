@@ -18,3 +18,4 @@ func (laneSuite) RaceRows() []campaign.RaceRow   { return lanesim.RaceRows() }
 func (laneSuite) BugNames() []string             { return lanesim.BugNames() }
 func (laneSuite) Backends() []string             { return lanesim.Backends() }
 func (laneSuite) LinzModel() porcupine.Model     { return lanesim.OpModel() }
+func (laneSuite) BugsCompiled() bool             { return lanesim.BugsCompiled() }

@@ -1,3 +1,5 @@
+//go:build frameproofbugs
+
 package lane
 
 import (
@@ -186,7 +188,7 @@ func TestBugsAreCaught(t *testing.T) {
 			h := newHarness(t, backends[0])
 			require.Empty(t, check(t, h), "correct lane must pass")
 			h = newHarness(t, backends[0])
-			require.NoError(t, h.bugs.Set(name))
+			require.NoError(t, h.bugs.set(name))
 			require.NotEmpty(t, check(t, h), "bug %s not caught", name)
 		})
 	}
@@ -194,13 +196,13 @@ func TestBugsAreCaught(t *testing.T) {
 
 func TestBugNamesRoundTrip(t *testing.T) {
 	for _, n := range BugNames() {
-		b, err := BugsByName(n)
+		cfg, err := WithBugs(Config{}, n)
 		require.NoError(t, err)
-		require.Equal(t, []string{n}, b.Enabled())
+		require.Equal(t, []string{n}, cfg.bugs.enabled())
 	}
-	var b Bugs
-	require.Error(t, b.Set("no-such-bug"))
-	require.Empty(t, Bugs{}.Enabled())
+	_, err := WithBugs(Config{}, "no-such-bug")
+	require.Error(t, err)
+	require.Empty(t, bugs(0).enabled())
 }
 
 // waitHookExec is env.Goroutines whose futures call onWait(name) before

@@ -62,7 +62,7 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 			return plan{}, nil
 		}
 		var writes []store.Write
-		if recovery && !l.cfg.Bugs.ReplacementKeepsOldFrames {
+		if recovery && !l.cfg.bugs.on(bugReplacementKeepsOldFrames) {
 			writes = append(writes, store.DeleteListRaw(FramesAddr(op, d.ResponseEntryID)))
 		}
 		st := intent.Clone()

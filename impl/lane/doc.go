@@ -23,7 +23,7 @@
 //	(*Lane).GenerateStructural     process-local stream, no frames, no events
 //	ForkWrites / ForkState         idle fork image (fork.ts: entries keep seqs, values renumbered, lane state rebuilt)
 //	MigrateFrames                  map every frame in place or drop the list
-//	Bugs / BugNames / BugsByName   injectable defects for mutation scoring
+//	BugNames / WithBugs            injectable defects for mutation scoring (WithBugs: -tags frameproofbugs only)
 //
 // # Required tests (seed §Required tests → test)
 //
@@ -74,5 +74,5 @@
 //	telemetry: append/delete order, no content    TestRequiredTelemetryRecordsAppendDeleteOrderWithoutContent
 //
 // Lifecycle tests run on every backend in the test backend list (memory,
-// jsonl, sqlite). TestBugsAreCaught shows each Bugs switch caught by a check.
+// jsonl, sqlite). TestBugsAreCaught (-tags frameproofbugs) shows each bug switch caught by a check.
 package lane

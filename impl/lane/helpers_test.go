@@ -241,7 +241,7 @@ type harness struct {
 	tele     []TelemetryRecord
 	hook     AfterResponse
 	hookRuns int
-	bugs     Bugs
+	bugs     bugs
 	budget   int
 	lane     *Lane
 	exec     env.Executor
@@ -307,7 +307,7 @@ func (h *harness) config() Config {
 				extra(r)
 			}
 		},
-		Bugs:                h.bugs,
+		bugs:                h.bugs,
 		SkipStaleSettlement: h.skipStale,
 	}
 }

@@ -89,7 +89,9 @@ type Config struct {
 	// (the default); frameproof's external finalization (Finalize) can race a
 	// drive step, so callers that use it set this.
 	SkipStaleSettlement bool
-	Bugs                Bugs
+	// bugs are the simulator's injected defects: always off unless built
+	// with the frameproofbugs tag and set through WithBugs (bugs.go).
+	bugs bugs
 }
 
 // Operation is the in-process view of the current operation.
@@ -245,7 +247,7 @@ func (l *Lane) faultWith(err error) *HarnessFault {
 			hf = &HarnessFault{Cause: err}
 		}
 		l.fault = hf
-		if !l.cfg.Bugs.SnapshotShowsDeadLivePartial {
+		if !l.cfg.bugs.on(bugSnapshotShowsDeadLivePartial) {
 			l.live = nil
 		}
 	}
@@ -261,7 +263,7 @@ func (l *Lane) faultWith(err error) *HarnessFault {
 func (l *Lane) Close() error {
 	l.mu.Lock()
 	l.closed = true
-	if !l.cfg.Bugs.SnapshotShowsDeadLivePartial {
+	if !l.cfg.bugs.on(bugSnapshotShowsDeadLivePartial) {
 		l.live = nil
 	}
 	l.mu.Unlock()
@@ -369,7 +371,7 @@ func (l *Lane) setLive(op, resp string, partial *pi.AssistantMessage) {
 func (l *Lane) dropLive(resp string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.cfg.Bugs.SnapshotShowsDeadLivePartial {
+	if l.cfg.bugs.on(bugSnapshotShowsDeadLivePartial) {
 		return
 	}
 	if l.live != nil && l.live.responseEntryID == resp {

@@ -51,7 +51,7 @@ func (l *Lane) openProgress(op, resp string) *progress {
 // it, and that a second concurrent driver observes instead of stepping
 // (TestSecondDriverObservesTheActiveDrive).
 func (p *progress) owns(v view) bool {
-	if p.l.cfg.Bugs.FenceIgnoresResponse {
+	if p.l.cfg.bugs.on(bugFenceIgnoresResponse) {
 		return true
 	}
 	return v.op != nil && v.op.ID == p.op && v.op.State.At.IsEffectPending() && v.op.State.ResponseEntryID == p.resp
@@ -72,7 +72,7 @@ func (p *progress) write(f *pi.Frame, eventIndex int, eventType pi.EventType) {
 	enq.Frame, enq.Outcome = raw, FrameEnqueued
 	l.onFrame(enq)
 	atEnqueue := false
-	if l.cfg.Bugs.FenceAtEnqueue {
+	if l.cfg.bugs.on(bugFenceAtEnqueue) {
 		l.mu.Lock()
 		atEnqueue = p.owns(l.view)
 		l.mu.Unlock()
@@ -81,7 +81,7 @@ func (p *progress) write(f *pi.Frame, eventIndex int, eventType pi.EventType) {
 		l.mu.Lock()
 		ok := p.owns(l.view)
 		l.mu.Unlock()
-		if l.cfg.Bugs.FenceAtEnqueue {
+		if l.cfg.bugs.on(bugFenceAtEnqueue) {
 			ok = atEnqueue
 		}
 		if !ok {

@@ -143,15 +143,15 @@ func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResul
 	if truncated {
 		budgetDiagnostic(msg, l.cfg.FrameBudget, now)
 	}
-	if l.cfg.Bugs.SyntheticNonZeroUsage {
+	if l.cfg.bugs.on(bugSyntheticNonZeroUsage) {
 		msg.Usage.Output, msg.Usage.TotalTokens = 1, 1 // BUG
 	}
-	if l.cfg.Bugs.CancelLosesToComplete && cancelled && partial != nil && allEnded(fs) {
+	if l.cfg.bugs.on(bugCancelLosesToComplete) && cancelled && partial != nil && allEnded(fs) {
 		msg.StopReason, msg.ErrorMessage = pi.StopStop, nil // BUG: treat complete-looking frames as done
 	}
 	l.emit(Event{Type: EvMessageStart, RunID: op, Recovery: true, Synthetic: true, Message: msg})
 	l.emit(Event{Type: EvMessageEnd, RunID: op, Recovery: true, Synthetic: true, Message: msg, EntryID: eff.ResponseEntryID})
-	if l.cfg.Bugs.RecoveryRunsAfterResponse && l.cfg.AfterResponse != nil {
+	if l.cfg.bugs.on(bugRecoveryRunsAfterResponse) && l.cfg.AfterResponse != nil {
 		if msg, err = l.cfg.AfterResponse(msg.Clone()); err != nil {
 			return StepResult{}, l.faultWith(err)
 		}

@@ -44,10 +44,10 @@ func sameEffect(v view, op string, eff *OpState) bool {
 func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery, synthetic bool, reshape func([]byte) ([]byte, error)) (StepResult, error) {
 	var disp Disposition
 	respID, usageID := intent.ResponseEntryID, intent.UsageID
-	if recovery && l.cfg.Bugs.RecoveryMintsNewIDs {
+	if recovery && l.cfg.bugs.on(bugRecoveryMintsNewIDs) {
 		respID, usageID = l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
 	}
-	if l.cfg.Bugs.EmitEntryBeforeCommit {
+	if l.cfg.bugs.on(bugEmitEntryBeforeCommit) {
 		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID})
 	}
 	var prep *overflowPrep
@@ -65,7 +65,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		}
 		current := cur.op.State
 		d, err := classify(classifyInput{current: current, response: response, recovery: recovery,
-			now: l.now(), newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.Bugs.CancelLosesToComplete,
+			now: l.now(), newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.bugs.on(bugCancelLosesToComplete),
 			overflowPrep: prep})
 		if err != nil {
 			return plan{}, err
@@ -97,7 +97,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 			next.op, next.laneState = nil, ls
 			finished = &rec
 		} else {
-			if !l.cfg.Bugs.SettleWithoutDelete {
+			if !l.cfg.bugs.on(bugSettleWithoutDelete) {
 				writes = append(writes, store.DeleteListRaw(FramesAddr(op, respID)))
 			}
 			if d.Preparation != nil && d.Next.At == LeafSummaryDeciding {
@@ -107,7 +107,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 			next.op.State = d.Next
 		}
 		return plan{commit: true, writes: writes, next: next, applied: func() {
-			if !l.cfg.Bugs.SnapshotShowsDeadLivePartial && l.live != nil && l.live.responseEntryID == intent.ResponseEntryID {
+			if !l.cfg.bugs.on(bugSnapshotShowsDeadLivePartial) && l.live != nil && l.live.responseEntryID == intent.ResponseEntryID {
 				l.live = nil
 			}
 		}}, nil
@@ -121,7 +121,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 	if !committed {
 		return StepResult{Kind: StepProgress}, nil
 	}
-	if !l.cfg.Bugs.EmitEntryBeforeCommit {
+	if !l.cfg.bugs.on(bugEmitEntryBeforeCommit) {
 		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID, Seq: res.Seqs[0], Message: disp.Committed})
 	}
 	u := disp.Committed.Usage

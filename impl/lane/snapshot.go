@@ -48,7 +48,7 @@ func (l *Lane) Snapshot() (*Snapshot, error) {
 	// matching current operation, and captureLaneSnapshot has no operation
 	// after a terminal TX: once an external finalization removed the
 	// operation, the still-draining fenced stream shows nothing.
-	owned := l.live != nil && (l.cfg.Bugs.SnapshotShowsDeadLivePartial || liveOwns(cur, l.live))
+	owned := l.live != nil && (l.cfg.bugs.on(bugSnapshotShowsDeadLivePartial) || liveOwns(cur, l.live))
 	if owned && l.live.partial != nil {
 		live = l.live.partial.Clone()
 	}

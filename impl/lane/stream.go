@@ -39,7 +39,7 @@ func (l *Lane) respond(req Request, recovery bool) (*pi.AssistantMessage, error)
 			if _, err := enc.Encode(&ev); err != nil {
 				return nil, l.protocolDefect(prog, err.Error())
 			}
-			if l.cfg.Bugs.FrameAfterTerminal && ev.Message != nil {
+			if l.cfg.bugs.on(bugFrameAfterTerminal) && ev.Message != nil {
 				// BUG: persist the terminal event as if it were a frame.
 				prog.write(&pi.Frame{Type: pi.FrameStart, Partial: ev.Message}, i, ev.Type)
 			}
@@ -81,7 +81,7 @@ func (l *Lane) respond(req Request, recovery bool) (*pi.AssistantMessage, error)
 		l.emit(out)
 	}
 	prog.seal()
-	if !l.cfg.Bugs.SkipDrain {
+	if !l.cfg.bugs.on(bugSkipDrain) {
 		if err := prog.drain(); err != nil {
 			return nil, err
 		}

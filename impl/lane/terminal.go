@@ -39,7 +39,7 @@ func (l *Lane) cleanupWrites(op string, state *OpState) ([]store.Write, error) {
 			writes = append(writes, store.DeleteValueRaw(v.Address))
 		}
 	}
-	if state != nil && state.At.IsEffectPending() && !l.cfg.Bugs.SettleWithoutDelete {
+	if state != nil && state.At.IsEffectPending() && !l.cfg.bugs.on(bugSettleWithoutDelete) {
 		writes = append(writes, store.DeleteListRaw(FramesAddr(op, state.ResponseEntryID)))
 	}
 	return writes, nil

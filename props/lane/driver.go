@@ -25,9 +25,11 @@ import (
 // Options configure one lockstep run.
 type Options struct {
 	Backend string // a name from impl/store/backends (default memory)
-	Bugs    lane.Bugs
-	Mutant  string // model/lane Config.Mutant
-	Actions int    // top-level actions (0: 12)
+	// Configure, when set, adjusts each lane process's Config before it
+	// opens; the bug tests (-tags frameproofbugs) switch bugs on with it.
+	Configure func(lane.Config) (lane.Config, error)
+	Mutant    string // model/lane Config.Mutant
+	Actions   int    // top-level actions (0: 12)
 	// Deferred biases runs toward deferred responses and poll permits
 	// (polls, orphaned polls and their replacement).
 	Deferred bool
@@ -202,11 +204,18 @@ func (d *driver) openLane() error {
 	d.mu.Lock()
 	d.lost, d.finalizes = false, nil
 	d.mu.Unlock()
-	l, err := lane.Open(lane.Config{
+	cfg := lane.Config{
 		Name: laneName, Storage: &gatedStore{Storage: d.under, g: d.g, acked: d.onAck, rewrite: d.opts.Rewrite}, Clock: d.clock, IDs: d.ids, Exec: d.exec,
-		Provider: d, Listener: d.listener, AfterResponse: d.hook, OnFrame: d.onFrame, Bugs: d.opts.Bugs,
+		Provider: d, Listener: d.listener, AfterResponse: d.hook, OnFrame: d.onFrame,
 		SkipStaleSettlement: true, // finalizations race drive steps here
-	})
+	}
+	var err error
+	if d.opts.Configure != nil {
+		if cfg, err = d.opts.Configure(cfg); err != nil {
+			return fmt.Errorf("props/lane: configure lane: %w", err)
+		}
+	}
+	l, err := lane.Open(cfg)
 	if err != nil {
 		return fmt.Errorf("props/lane: reopen lane: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"os"
@@ -75,9 +76,10 @@ func skipLine(line string) bool {
 	return strings.Contains(line, "Bugs.") || strings.Contains(line, "bugs.") || strings.Contains(line, "Bug(")
 }
 
-// Generate parses the non-test .go files of the package in root/pkg (except
-// bugs.go, the bug-switch tables) and returns every mutant, in file and
-// offset order.
+// Generate parses the non-test .go files of the package in root/pkg that
+// the default build compiles (not bugs_on.go, compiled only with the bug
+// switches; not bugs.go and bugs_off.go, the bug tables and their off
+// switch) and returns every mutant, in file and offset order.
 func Generate(root, pkg string) ([]Mutant, error) {
 	dir := filepath.Join(root, pkg)
 	entries, err := os.ReadDir(dir)
@@ -87,8 +89,15 @@ func Generate(root, pkg string) ([]Mutant, error) {
 	var out []Mutant
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || name == "bugs.go" {
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || name == "bugs.go" || name == "bugs_off.go" {
 			continue
+		}
+		built, err := build.Default.MatchFile(dir, name)
+		if err != nil {
+			return nil, fmt.Errorf("mutate: build constraints of %s/%s: %w", pkg, name, err)
+		}
+		if !built {
+			continue // a mutant the default build never compiles cannot be killed
 		}
 		rel := filepath.ToSlash(filepath.Join(pkg, name))
 		src, err := os.ReadFile(filepath.Join(dir, name))

@@ -76,6 +76,9 @@ type Suite interface {
 	// LinzModel is the porcupine model of the client-visible history, used
 	// for the HTML visualization; nil when the suite has none.
 	LinzModel() porcupine.Model
+	// BugsCompiled reports whether BugNames can be switched on in this
+	// build (lanesim's switches need the frameproofbugs tag).
+	BugsCompiled() bool
 }
 
 // CoverageGoals returns the race rows the given scenarios can exercise, in

@@ -1,6 +1,8 @@
 package lanesim
 
 import (
+	"errors"
+	"slices"
 	"sort"
 
 	"github.com/frameproof/frameproof/impl/lane"
@@ -152,20 +154,30 @@ func ScenarioByName(name string) (Scenario, bool) {
 	return Scenario{}, false
 }
 
-// splitBugs sorts bug names into lane and store switches.
-func splitBugs(names []string) (lane.Bugs, jsonl.Bugs, error) {
-	var lb lane.Bugs
-	var sb jsonl.Bugs
+// splitBugs sorts bug names into the lane's and the JSONL store's. Their
+// switches exist only in builds with the frameproofbugs tag (bugs_on.go).
+func splitBugs(names []string) (laneBugs, storeBugs []string, err error) {
 	for _, n := range names {
-		if err := lb.Set(n); err == nil {
-			continue
-		}
-		if err := sb.Set(n); err != nil {
-			return lb, sb, &unknownBugError{n}
+		switch {
+		case slices.Contains(lane.BugNames(), n):
+			laneBugs = append(laneBugs, n)
+		case slices.Contains(jsonl.BugNames(), n):
+			storeBugs = append(storeBugs, n)
+		default:
+			return nil, nil, &unknownBugError{n}
 		}
 	}
-	return lb, sb, nil
+	if len(names) > 0 && !BugsCompiled() {
+		return nil, nil, errBugsNotCompiled
+	}
+	return laneBugs, storeBugs, nil
 }
+
+// errBugsNotCompiled refuses --bug in a build without the switches.
+var errBugsNotCompiled = errors.New("lanesim: bug switches are compiled only with -tags " + BugsTag)
+
+// BugsTag is the build tag that compiles the bug switches in.
+const BugsTag = "frameproofbugs"
 
 type unknownBugError struct{ name string }
 

@@ -53,7 +53,7 @@ func newBackend(r *runner) (backend, error) {
 	case b.EnvFS:
 		// faults.FS crashes may leave holes (subset mode): see
 		// jsonl.Options.RepairHoledTail.
-		opts := backends.Options{Session: "sim", JSONLBugs: r.storeBugs, JSONLRepairHoledTail: true}
+		opts := backends.Options{Session: "sim", JSONL: jsonlBugs(r.storeBugs), JSONLRepairHoledTail: true}
 		if r.p.compaction {
 			opts.CompactDeadRatio, opts.CompactMinBytes = 0.3, 0
 		}

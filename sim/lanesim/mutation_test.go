@@ -1,3 +1,5 @@
+//go:build frameproofbugs
+
 package lanesim
 
 import (

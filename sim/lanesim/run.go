@@ -10,7 +10,6 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
-	"github.com/frameproof/frameproof/impl/store/jsonl"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/linz"
 	"github.com/frameproof/frameproof/sim/trace"
@@ -36,8 +35,8 @@ type runner struct {
 	opts      Options
 	w         *world.World
 	rec       *linz.Recorder
-	laneBugs  lane.Bugs
-	storeBugs jsonl.Bugs
+	laneBugs  []string // bug names (splitBugs)
+	storeBugs []string
 	be        backend
 
 	gen     int // process generation (incarnation)
@@ -248,11 +247,15 @@ func (r *runner) startProcess() bool {
 	if !r.reconcileStore() {
 		return false
 	}
-	ln, err := lane.Open(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
+	cfg, err := withLaneBugs(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
 		Provider: simProviderImpl{r}, Listener: r.listener.listen, AfterResponse: r.afterResponse,
-		OnFrame: r.onFrame, Bugs: r.laneBugs,
+		OnFrame: r.onFrame,
 		// the finalizer races drive steps (frameproof's external finalization)
-		SkipStaleSettlement: true})
+		SkipStaleSettlement: true}, r.laneBugs)
+	var ln *lane.Lane
+	if err == nil {
+		ln, err = lane.Open(cfg)
+	}
 	if err != nil {
 		r.fail("recovery", "lane open (process %d): %v", r.gen, err)
 		return false

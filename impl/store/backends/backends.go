@@ -62,9 +62,10 @@ type Options struct {
 	// (JSONL; 0 ratio: off).
 	CompactDeadRatio float64
 	CompactMinBytes  int64
-	// JSONLBugs injects the JSONL store's defects (the simulator's
-	// mutation score); the zero value is correct.
-	JSONLBugs jsonl.Bugs
+	// JSONL, when set, has the last word on the JSONL store's options
+	// (nil: none). The simulator switches the store's injected defects on
+	// through it, in builds with the frameproofbugs tag (jsonl.WithBugs).
+	JSONL func(jsonl.Options) (jsonl.Options, error)
 	// JSONLRepairHoledTail sets jsonl.Options.RepairHoledTail.
 	JSONLRepairHoledTail bool
 	// InMemory: a backend doing its own file I/O (sqlite) keeps its
@@ -115,13 +116,16 @@ func createMemory(e env.Env, _ string, _ Options) (store.Storage, error) {
 	return memory.New(e.Clock), nil
 }
 
-func jsonlOptions(o Options) jsonl.Options {
+func jsonlOptions(o Options) (jsonl.Options, error) {
 	opts := jsonl.Options{Sync: jsonl.SyncAlways, CompactDeadRatio: o.CompactDeadRatio,
-		CompactMinBytes: o.CompactMinBytes, Bugs: o.JSONLBugs, RepairHoledTail: o.JSONLRepairHoledTail}
+		CompactMinBytes: o.CompactMinBytes, RepairHoledTail: o.JSONLRepairHoledTail}
 	if o.Sync == SyncNever {
 		opts.Sync = jsonl.SyncNever
 	}
-	return opts
+	if o.JSONL == nil {
+		return opts, nil
+	}
+	return o.JSONL(opts)
 }
 
 func createJSONL(e env.Env, dir string, o Options) (store.Storage, error) {
@@ -132,11 +136,19 @@ func createJSONL(e env.Env, dir string, o Options) (store.Storage, error) {
 	if h.Cwd == "" {
 		h.Cwd = "/"
 	}
-	return jsonl.Create(e, filepath.Join(dir, jsonlFile), h, jsonlOptions(o))
+	opts, err := jsonlOptions(o)
+	if err != nil {
+		return nil, fmt.Errorf("backends: jsonl options: %w", err)
+	}
+	return jsonl.Create(e, filepath.Join(dir, jsonlFile), h, opts)
 }
 
 func openJSONL(e env.Env, dir string, o Options) (store.Storage, error) {
-	return jsonl.Open(e, filepath.Join(dir, jsonlFile), jsonlOptions(o))
+	opts, err := jsonlOptions(o)
+	if err != nil {
+		return nil, fmt.Errorf("backends: jsonl options: %w", err)
+	}
+	return jsonl.Open(e, filepath.Join(dir, jsonlFile), opts)
 }
 
 // openSQLite creates the database file when it is absent.

@@ -1,3 +1,5 @@
+//go:build frameproofbugs
+
 package jsonl
 
 import (
@@ -10,22 +12,30 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 )
 
-// TestBugSwitches: the zero value enables nothing, every name turns on
-// exactly its own field, and unknown names are refused.
+// TestBugSwitches: no bug is on by default, every name turns on exactly
+// its own switch, and unknown names are refused.
 func TestBugSwitches(t *testing.T) {
-	var zero Bugs
-	assert.Empty(t, zero.Enabled(), "the zero value is the correct store")
-	assert.Equal(t, Bugs{}, Options{}.Bugs)
+	assert.Empty(t, Options{}.bugs.enabled(), "the zero value is the correct store")
 	names := BugNames()
 	require.Equal(t, []string{"ack-before-fsync", "compaction-renumbers", "torn-tail-as-corruption"}, names)
 	for _, n := range names {
-		var b Bugs
-		require.NoError(t, b.Set(n))
-		assert.Equal(t, []string{n}, b.Enabled(), "%s switches only itself", n)
+		o, err := WithBugs(Options{}, n)
+		require.NoError(t, err)
+		assert.Equal(t, []string{n}, o.bugs.enabled(), "%s switches only itself", n)
 	}
-	var b Bugs
-	require.EqualError(t, b.Set("nope"), `jsonl: unknown bug "nope" (known: [ack-before-fsync compaction-renumbers torn-tail-as-corruption])`)
-	assert.Empty(t, b.Enabled())
+	_, err := WithBugs(Options{}, "nope")
+	require.EqualError(t, err, `jsonl: unknown bug "nope" (known: [ack-before-fsync compaction-renumbers torn-tail-as-corruption])`)
+}
+
+// withBug is Options with the named bug on when on is true.
+func withBug(t *testing.T, name string, on bool) Options {
+	t.Helper()
+	if !on {
+		return Options{}
+	}
+	o, err := WithBugs(Options{}, name)
+	require.NoError(t, err)
+	return o
 }
 
 // TestBugsAreWired: each injected bug changes behaviour exactly where it
@@ -34,7 +44,7 @@ func TestBugsAreWired(t *testing.T) {
 	t.Run("ack-before-fsync", func(t *testing.T) {
 		for _, bug := range []bool{false, true} {
 			m := newMemFS()
-			s := newStore(t, m, Options{Bugs: Bugs{AckBeforeFsync: bug}})
+			s := newStore(t, m, withBug(t, "ack-before-fsync", bug))
 			res, err := s.Commit([]store.Write{set(t, tip, "a")})
 			require.NoError(t, err)
 			assert.Equal(t, !bug, durableHas(m, res.Seqs[0]), "bug=%v", bug)
@@ -44,7 +54,7 @@ func TestBugsAreWired(t *testing.T) {
 		for _, bug := range []bool{false, true} {
 			m := newMemFS()
 			m.put(path, []byte(hdr+rec1+`{"kind":"va`))
-			_, err := Open(testEnv(m), path, Options{Bugs: Bugs{TornTailAsCorruption: bug}})
+			_, err := Open(testEnv(m), path, withBug(t, "torn-tail-as-corruption", bug))
 			if bug {
 				require.EqualError(t, err, "Invalid JSONL storage /s/session.jsonl: line 3")
 			} else {
@@ -55,7 +65,7 @@ func TestBugsAreWired(t *testing.T) {
 	t.Run("compaction-renumbers", func(t *testing.T) {
 		for _, bug := range []bool{false, true} {
 			m := newMemFS()
-			s := newStore(t, m, Options{Bugs: Bugs{CompactionRenumbers: bug}})
+			s := newStore(t, m, withBug(t, "compaction-renumbers", bug))
 			fillForCompaction(t, s)
 			before := snap(t, s)
 			require.NoError(t, s.Compact())

@@ -283,7 +283,7 @@ func (s *Store) append(buf []byte) error {
 	s.mu.Lock()
 	s.stats.Writes++
 	s.mu.Unlock()
-	if s.opts.Sync == SyncAlways && !s.opts.Bugs.AckBeforeFsync {
+	if s.opts.Sync == SyncAlways && !s.opts.bugs.on(bugAckBeforeFsync) {
 		if err := s.file.Sync(); err != nil {
 			return fmt.Errorf("fsync: %w", err)
 		}

@@ -27,7 +27,7 @@ func (s *Store) compact() error {
 	header := s.header.withNextSeq(s.state.NextSeq())
 	records := s.state.Snapshot()
 	s.mu.Unlock()
-	if s.opts.Bugs.CompactionRenumbers {
+	if s.opts.bugs.on(bugCompactionRenumbers) {
 		// BUG (injected): dense fresh seqs instead of the original ones.
 		for i := range records {
 			records[i].Seq = int64(i + 1)

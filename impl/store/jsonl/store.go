@@ -51,9 +51,9 @@ type Options struct {
 	// corrupt instead, so the default is off; the crash simulations turn it
 	// on.
 	RepairHoledTail bool
-	// Bugs injects defects for the simulator's mutation score (bugs.go).
-	// The zero value is correct.
-	Bugs Bugs
+	// bugs are the simulator's injected defects: always off unless built
+	// with the frameproofbugs tag and set through WithBugs (bugs.go).
+	bugs bugs
 }
 
 // ErrClosed is pi's closed-storage error.
@@ -192,7 +192,7 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 
 	kept = content
 	torn = !bytes.HasSuffix(content, []byte("\n"))
-	if torn && opts.Bugs.TornTailAsCorruption && bytes.IndexByte(content, '\n') >= 0 {
+	if torn && opts.bugs.on(bugTornTailAsCorruption) && bytes.IndexByte(content, '\n') >= 0 {
 		// BUG (injected): a torn tail reported as a corrupt final line.
 		return nil, nil, false, &StorageError{Path: path, What: fmt.Sprintf("line %d", bytes.Count(content, []byte("\n"))+1),
 			Line: bytes.Count(content, []byte("\n")) + 1, Cause: fmt.Errorf("torn line")}
