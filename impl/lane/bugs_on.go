@@ -2,38 +2,19 @@
 
 package lane
 
-import "fmt"
+import "github.com/frameproof/frameproof/impl/bugswitch"
 
-// bugs is a set of switched-on bugs, bit i for bug i (bugs.go). It exists
-// only with the frameproofbugs tag, which the simulator's mutation score
-// builds with.
-type bugs uint32
+// bugs is the set of switched-on bugs (bugs.go). It exists only with the
+// frameproofbugs tag, which the simulator's mutation score builds with.
+type bugs struct{ bugswitch.Set }
 
-func (b bugs) on(x bug) bool { return b&(1<<x) != 0 }
+func (b bugs) on(x bug) bool { return b.On(uint8(x)) }
 
 // set turns the named bug on.
-func (b *bugs) set(name string) error {
-	for x, n := range bugNames {
-		if n == name {
-			*b |= 1 << x
-			return nil
-		}
-	}
-	return fmt.Errorf("lane: unknown bug %q (known: %v)", name, BugNames())
-}
+func (b *bugs) set(name string) error { return b.Turn("lane", bugNames[:], name) }
 
 // enabled lists the names of the switched-on bugs, sorted.
-func (b bugs) enabled() []string {
-	var out []string
-	for _, n := range BugNames() {
-		var one bugs
-		_ = one.set(n)
-		if b&one != 0 {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+func (b bugs) enabled() []string { return b.Enabled(bugNames[:]) }
 
 // WithBugs returns cfg with the named bugs (BugNames) switched on as well.
 // It exists only in builds with the frameproofbugs tag.

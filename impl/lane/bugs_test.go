@@ -202,7 +202,7 @@ func TestBugNamesRoundTrip(t *testing.T) {
 	}
 	_, err := WithBugs(Config{}, "no-such-bug")
 	require.Error(t, err)
-	require.Empty(t, bugs(0).enabled())
+	require.Empty(t, bugs{}.enabled())
 }
 
 // waitHookExec is env.Goroutines whose futures call onWait(name) before
