@@ -252,6 +252,7 @@ func (r *runner) main() {
 	}
 	if r.p.canceller {
 		root.Go("canceller", r.canceller)
+		root.Go("queuer", r.queuer)
 	}
 	if r.p.snapshots > 0 {
 		root.Go("reader", r.reader)
