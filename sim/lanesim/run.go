@@ -525,6 +525,8 @@ func (r *runner) finalizer() {
 	r.pause("finalize", 80)
 	if choice.Chance(r.w, "finalize-after-commit", 1, 2) {
 		r.awaitCommittedFrame()
+	} else if choice.Chance(r.w, "finalize-in-wait", 1, 2) {
+		r.awaitWaitingStep()
 	}
 	ln := r.ln
 	if r.finished || r.failed || r.closing || ln.Current() == nil {
