@@ -188,3 +188,17 @@ func TestCompareCaptureRejectsADifferentCapture(t *testing.T) {
 	require.ErrorContains(t, lanecmp.CompareCapture(&lane.Snapshot{Lane: laneName, Live: true}, m), "capture differs")
 	require.ErrorContains(t, lanecmp.CompareCapture(&lane.Snapshot{Lane: laneName, Transcript: []lane.TranscriptEntry{{ID: "x"}}}, m), "capture differs")
 }
+
+// onTelemetry reports an acknowledged write's telemetry without its seq,
+// or with one the store has not acknowledged yet.
+func TestOnTelemetryRejectsAWrongSeq(t *testing.T) {
+	for _, tc := range []struct {
+		seq    int64
+		broken bool
+	}{{4, false}, {0, true}, {6, true}} {
+		r := bareRunner()
+		r.lastSeq, r.telemetrySeq = 5, 3
+		r.onTelemetry(lane.TelemetryRecord{Kind: "value", Op: "set", Namespace: "pi.op.state", Key: "op", Seq: tc.seq})
+		require.Equal(t, tc.broken, r.failed, "seq %d: %s", tc.seq, r.msg)
+	}
+}

@@ -104,6 +104,10 @@ type runner struct {
 	invLog     []invariants.LogItem
 	opIDs      map[string]bool
 
+	// telemetrySeq is the seq of the last telemetry record checked
+	// (check_telemetry.go)
+	telemetrySeq int64
+
 	// structural generation (structural.go)
 	structural    [][2]string // (op, resp) pairs used, for invariant 11
 	structKeys    map[string]bool
@@ -288,7 +292,7 @@ func (r *runner) startProcess() bool {
 	}
 	ln, err := lane.Open(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
 		Provider: simProviderImpl{r}, Listener: r.listener, AfterResponse: r.afterResponse,
-		OnFrame: r.onFrame, Bugs: r.laneBugs,
+		OnFrame: r.onFrame, Telemetry: r.onTelemetry, Bugs: r.laneBugs,
 		// the finalizer races drive steps (frameproof's external finalization)
 		SkipStaleSettlement: true})
 	if err != nil {
