@@ -18,7 +18,7 @@ import (
 // default campaign catches every bug on many more cells).
 var bugCells = map[string]struct{ scenario, backend string }{
 	"ack-before-fsync":                 {"append-order", "jsonl"},
-	"cancel-loses-to-complete":         {"final-frame-vs-settlement", "memory"},
+	"cancel-loses-to-complete":         {"mix", "memory"},
 	"compaction-renumbers":             {"compaction", "jsonl"},
 	"emit-entry-before-commit":         {"append-order", "memory"},
 	"fence-at-enqueue":                 {"append-vs-finalization", "memory"},

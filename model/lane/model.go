@@ -118,6 +118,7 @@ type Model struct {
 	streams map[string]*stream
 	events  []string
 	used    map[string]bool
+	queued  []string // every entry id ever queued (QueuedIDs)
 
 	// process-local
 	live       *stream
@@ -566,7 +567,7 @@ func (m *Model) terminate(op, status, code, msg string) {
 	}
 	delete(m.st.Ops, op)
 	m.st.Results[op] = Result{Status: status, ErrorCode: code, ErrorMessage: msg, TipID: m.st.Tip, FromTipID: m.ops[op].fromTip}
-	m.st.Lane = LaneRecord{Current: "", Last: op}
+	m.st.Lane.Current, m.st.Lane.Last = "", op
 }
 
 // StepDone: the drive step returned; ok=false means it failed because the
@@ -662,6 +663,7 @@ func (m *Model) Cancel() {
 	m.expectTX(m.cancelWrites(id)...)
 	o.CancelRequested, o.RequestedAt = true, m.now()
 	m.st.Ops[id] = o
+	m.removeSteering()
 }
 
 // Finalize: authorized external finalization at its turn on the line. It

@@ -63,11 +63,15 @@ func (m *Model) metaValue(op string) (pi.JSONValue, bool) {
 }
 
 // laneStateValue is durableLaneState (runtime/lane.ts):
-// {currentOperationId, lastOperationId, inbox}, ids null when absent. The
-// model's lane never queues input, so the inbox is empty.
+// {currentOperationId, lastOperationId, inbox}, ids null when absent; the
+// inbox lists the queued items {entryId, kind} in queue order (queue.go).
 func (m *Model) laneStateValue() pi.JSONValue {
+	inbox := make([]pi.JSONValue, 0, len(m.st.Lane.Inbox))
+	for _, it := range m.st.Lane.Inbox {
+		inbox = append(inbox, object("entryId", pi.StringValue(it.EntryID), "kind", pi.StringValue(it.Kind)))
+	}
 	return object("currentOperationId", nullable(m.st.Lane.Current), "lastOperationId", nullable(m.st.Lane.Last),
-		"inbox", pi.ArrayValue(nil))
+		"inbox", pi.ArrayValue(inbox))
 }
 
 // resultValue is operationResultRecord (runtime/drive/terminal.ts):

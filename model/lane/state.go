@@ -38,10 +38,20 @@ type State struct {
 	// Lists maps a frame-list key "op:resp" to its elements' JSON, in seq
 	// order. Only non-empty lists appear.
 	Lists map[string][]string
+	// Pending lists the queued entry ids whose pi.pending.entry value is
+	// stored, ascending.
+	Pending []string
 }
 
-// LaneRecord is pi.lane.state without the inbox.
-type LaneRecord struct{ Current, Last string }
+// LaneRecord is pi.lane.state: the current and last operation and the
+// inbox of queued input, in queue order.
+type LaneRecord struct {
+	Current, Last string
+	Inbox         []InboxItem
+}
+
+// InboxItem is one queued input (pi's InboxItem {entryId, kind}).
+type InboxItem struct{ EntryID, Kind string }
 
 // Entry is one transcript entry; Message is its message in canonical JSON.
 type Entry struct{ ID, Parent, Message string }
@@ -107,6 +117,8 @@ func (s State) clone() State {
 	c := s
 	c.Entries = append([]Entry(nil), s.Entries...)
 	c.Usage = append([]UsageRow(nil), s.Usage...)
+	c.Lane.Inbox = append([]InboxItem(nil), s.Lane.Inbox...)
+	c.Pending = append([]string(nil), s.Pending...)
 	c.Ops = make(map[string]Op, len(s.Ops))
 	for k, v := range s.Ops {
 		v.ToolCalls = append([]int(nil), v.ToolCalls...)

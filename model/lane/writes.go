@@ -16,6 +16,9 @@ const (
 	nsOpMeta    = "pi.op.meta"
 	nsOpState   = "pi.op.state"
 	nsPrep      = "pi.op.preparation"
+	// nsPendingEntry holds queued input's messages (session/values.ts
+	// pendingEntry).
+	nsPendingEntry = "pi.pending.entry"
 )
 
 // TXWrite is one write of a transaction the model expects, in pi's order.
@@ -147,11 +150,17 @@ func (m *Model) terminalWrites(op string, o Op) []TXWrite {
 	return append(ws, setValue(nsResult, op, ""), setValue(nsLaneState, m.cfg.Lane, ""))
 }
 
-// cancelWrites is requestOperationAbort's TX (runtime/lane.ts): the removed
-// steering entries (the model's lane has no inbox), the op state with
-// cancel_requested, the lane state.
+// cancelWrites is requestOperationAbort's TX (runtime/lane.ts): the pending
+// entries of the queued steer and followUp items deleted in inbox order, the
+// op state with cancel_requested, the lane state.
 func (m *Model) cancelWrites(op string) []TXWrite {
-	return []TXWrite{setValue(nsOpState, op, ""), setValue(nsLaneState, m.cfg.Lane, "")}
+	var ws []TXWrite
+	for _, it := range m.st.Lane.Inbox {
+		if steering(it.Kind) {
+			ws = append(ws, deleteValue(nsPendingEntry, it.EntryID))
+		}
+	}
+	return append(ws, setValue(nsOpState, op, ""), setValue(nsLaneState, m.cfg.Lane, ""))
 }
 
 func jsonString(s string) string { return string(pi.StringValue(s).AppendJSON(nil)) }

@@ -64,6 +64,9 @@ func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string)
 	if err != nil {
 		return err
 	}
+	if got.Pending, err = readPending(st, m.QueuedIDs()); err != nil {
+		return err
+	}
 	want := m.Committed()
 	if reflect.DeepEqual(want, got) {
 		return nil
@@ -88,7 +91,7 @@ func (r *Reader) ReadState(st store.Storage, laneName string, ops, listKeys []st
 	if err != nil {
 		return s, err
 	}
-	s.Lane = ml.LaneRecord{Current: str(get(ls, "currentOperationId")), Last: str(get(ls, "lastOperationId"))}
+	s.Lane = ml.LaneRecord{Current: str(get(ls, "currentOperationId")), Last: str(get(ls, "lastOperationId")), Inbox: inboxOf(ls)}
 	if err := r.readEntries(st, &s); err != nil {
 		return s, err
 	}

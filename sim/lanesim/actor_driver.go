@@ -60,8 +60,8 @@ func (r *runner) driver() {
 		res, err, ok := r.ls.step(permit, func() (lane.StepResult, error) {
 			return ln.Step(lane.StepOptions{DeferredPermit: permit, WaitForRetry: true})
 		})
-		if !ok {
-			return
+		if !ok || (err == nil && r.closing) {
+			return // a close in progress: the model resyncs at restart and a new driver drives on
 		}
 		if err != nil {
 			r.laneError(err)

@@ -24,6 +24,8 @@ func (a *finalizerActor) run() {
 	r.pause("finalize", 80)
 	if choice.Chance(r.w, "finalize-after-commit", 1, 2) {
 		a.awaitCommittedFrame()
+	} else if choice.Chance(r.w, "finalize-in-wait", 1, 2) {
+		r.awaitWaitingStep()
 	}
 	ln := r.ln
 	if r.finished || r.failed || r.closing || ln.Current() == nil {

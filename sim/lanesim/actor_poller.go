@@ -52,6 +52,15 @@ func (a *pollerActor) wait(cur *lane.Operation) {
 	_ = a.wake.Wait()
 }
 
+// grant hands the driver one deferred-poll permit and wakes it.
+func (a *pollerActor) grant() {
+	a.permits++
+	if a.wake != nil {
+		a.wake.Resolve(nil)
+		a.wake = nil
+	}
+}
+
 // release wakes a driver still waiting for a permit at the end of the run.
 func (a *pollerActor) release() {
 	if a.wake != nil {
@@ -68,10 +77,6 @@ func (a *pollerActor) run() {
 	r := a.r
 	for !r.finished && !r.failed {
 		r.w.Sleep(time.Duration(choice.Range(r.w, "poll-ms", 1, 40)) * time.Millisecond)
-		a.permits++
-		if a.wake != nil {
-			a.wake.Resolve(nil)
-			a.wake = nil
-		}
+		a.grant()
 	}
 }

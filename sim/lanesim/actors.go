@@ -28,6 +28,7 @@ func actorTable() []actorDef {
 		{"crasher", false, func(p profile) bool { return p.crashes > 0 }, (*runner).crasher},
 		{"finalizer", false, func(p profile) bool { return p.finalizer }, func(r *runner) { r.finalizer.run() }},
 		{"canceller", false, func(p profile) bool { return p.canceller }, (*runner).canceller},
+		{"queuer", false, func(p profile) bool { return p.canceller }, (*runner).queuer},
 		{"reader", false, func(p profile) bool { return p.snapshots > 0 }, (*runner).reader},
 		{"closer", false, func(p profile) bool { return p.closer }, (*runner).closer},
 		{"poller", false, func(p profile) bool { return p.deferred }, func(r *runner) { r.poller.run() }},

@@ -276,6 +276,8 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		}
 	case "cancel":
 		return func() error { m.Cancel(); return nil }
+	case "enqueue":
+		return enqueueInput(ls, ws)
 	case "finalize":
 		req, ok := ls.popFinalize()
 		return func() error {

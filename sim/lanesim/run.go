@@ -31,13 +31,16 @@ type frameTrack struct {
 type runner struct {
 	p         profile
 	refOpMemo refOpMemo
-	states    map[string]decodedState // decodeState's memo
-	opts      Options
-	w         *world.World
-	rec       *linz.Recorder
-	laneBugs  []string // bug names (splitBugs)
-	storeBugs []string
-	be        backend
+	// telemetrySeq is the seq of the last telemetry record checked
+	// (check_telemetry.go)
+	telemetrySeq int64
+	states       map[string]decodedState // decodeState's memo
+	opts         Options
+	w            *world.World
+	rec          *linz.Recorder
+	laneBugs     []string // bug names (splitBugs)
+	storeBugs    []string
+	be           backend
 
 	gen     int // process generation (incarnation)
 	proc    *world.Process
@@ -249,7 +252,7 @@ func (r *runner) startProcess() bool {
 	}
 	cfg, err := withLaneBugs(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
 		Provider: simProviderImpl{r}, Listener: r.listener.listen, AfterResponse: r.afterResponse,
-		OnFrame: r.onFrame,
+		OnFrame: r.onFrame, Telemetry: r.onTelemetry,
 		// the finalizer races drive steps (frameproof's external finalization)
 		SkipStaleSettlement: true}, r.laneBugs)
 	var ln *lane.Lane

@@ -1,0 +1,61 @@
+package lane
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Queued input (runtime/lane.ts enqueue, requestOperationAbort): the lane's
+// inbox lists queued items in order; each item's message is a pending entry
+// value until the item is consumed or removed. A cancel request removes
+// the steer and followUp items, keeping the rest in order.
+
+// steering reports whether a cancel request removes an item of kind.
+func steering(kind string) bool { return kind == "steer" || kind == "followUp" }
+
+// Enqueue: the pending entry of entryID, then the lane state with
+// {entryID, kind} appended to the inbox, in one transaction. Queuing works
+// with or without a current operation.
+func (m *Model) Enqueue(entryID, kind string) error {
+	switch kind {
+	case "steer", "followUp", "nextRun":
+	default:
+		return fmt.Errorf("model/lane: enqueue %s: kind %q is not steer, followUp or nextRun", entryID, kind)
+	}
+	if err := m.fresh(entryID); err != nil {
+		return fmt.Errorf("model/lane: enqueue: %w", err)
+	}
+	m.expectTX(setValue(nsPendingEntry, entryID, ""), setValue(nsLaneState, m.cfg.Lane, ""))
+	m.st.Lane.Inbox = append(m.st.Lane.Inbox, InboxItem{EntryID: entryID, Kind: kind})
+	m.st.Pending = append(m.st.Pending, entryID)
+	sort.Strings(m.st.Pending)
+	m.queued = append(m.queued, entryID)
+	return nil
+}
+
+// removeSteering drops the steer and followUp items and their pending
+// entries (the state half of cancelWrites).
+func (m *Model) removeSteering() {
+	var kept []InboxItem
+	removed := map[string]bool{}
+	for _, it := range m.st.Lane.Inbox {
+		if steering(it.Kind) {
+			removed[it.EntryID] = true
+			continue
+		}
+		kept = append(kept, it)
+	}
+	m.st.Lane.Inbox = kept
+	var pending []string
+	for _, id := range m.st.Pending {
+		if !removed[id] {
+			pending = append(pending, id)
+		}
+	}
+	m.st.Pending = pending
+}
+
+// QueuedIDs lists every entry id ever queued, in queue order: a driver
+// reads their pending entries back, so a removal the model expects cannot
+// hide, nor can a pending entry that should remain.
+func (m *Model) QueuedIDs() []string { return append([]string(nil), m.queued...) }

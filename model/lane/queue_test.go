@@ -1,0 +1,51 @@
+package lane
+
+import (
+	"reflect"
+	"testing"
+)
+
+// requestOperationAbort (runtime/lane.ts) deletes the pending entries of the
+// queued steer and followUp items in inbox order, then sets the op state
+// and the lane state; nextRun items and their entries stay.
+func TestCancelRemovesQueuedSteering(t *testing.T) {
+	m := newModel()
+	must(t, m.Enqueue("s0", "steer")) // queued while idle
+	if ws, _ := m.TakeTX(); !reflect.DeepEqual(withoutValues(ws), []TXWrite{setValue(nsPendingEntry, "s0", ""), setValue(nsLaneState, "main", "")}) {
+		t.Fatalf("enqueue TX %v", ws)
+	}
+	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, BaseDelayMs: 10}))
+	must(t, m.Enqueue("n1", "nextRun"))
+	must(t, m.Enqueue("f2", "followUp"))
+	if err := m.Enqueue("x3", "write"); err == nil {
+		t.Fatal("enqueue of an unknown kind accepted")
+	}
+	if err := m.Enqueue("n1", "steer"); err == nil {
+		t.Fatal("enqueue of a used id accepted")
+	}
+	m.TakeTX()
+	m.Cancel()
+	ws, _ := m.TakeTX()
+	want := []TXWrite{deleteValue(nsPendingEntry, "s0"), deleteValue(nsPendingEntry, "f2"), setValue(nsOpState, "op", ""), setValue(nsLaneState, "main", "")}
+	if !reflect.DeepEqual(withoutValues(ws), want) {
+		t.Fatalf("cancel TX %v, want %v", ws, want)
+	}
+	st := m.Committed()
+	if !reflect.DeepEqual(st.Lane.Inbox, []InboxItem{{"n1", "nextRun"}}) || !reflect.DeepEqual(st.Pending, []string{"n1"}) {
+		t.Fatalf("after cancel: inbox %v pending %v", st.Lane.Inbox, st.Pending)
+	}
+	if got := m.QueuedIDs(); !reflect.DeepEqual(got, []string{"s0", "n1", "f2"}) {
+		t.Fatalf("queued ids %v", got)
+	}
+}
+
+// withoutValues drops the compared values, for tests that pin a
+// transaction's writes and order.
+func withoutValues(ws []TXWrite) []TXWrite {
+	out := make([]TXWrite, len(ws))
+	for i, w := range ws {
+		w.Value = ""
+		out[i] = w
+	}
+	return out
+}

@@ -1,0 +1,18 @@
+package lanesim
+
+import "github.com/frameproof/frameproof/impl/lane"
+
+// onTelemetry checks the lane's commit telemetry: a record of an
+// acknowledged write carries the seq the store gave that write, so seqs
+// grow from record to record and never pass the last acknowledged seq.
+// (Telemetry is frameproof's, not pi's; a wrong seq misleads whoever
+// traces commits with it.)
+func (r *runner) onTelemetry(rec lane.TelemetryRecord) {
+	if !r.alive() || rec.Failed {
+		return
+	}
+	r.check(rec.Seq > r.telemetrySeq && rec.Seq <= r.seqs.lastSeq, "invariant",
+		"telemetry of %s %s %s/%s carries seq %d (previous record %d, last acknowledged %d)",
+		rec.Kind, rec.Op, rec.Namespace, rec.Key, rec.Seq, r.telemetrySeq, r.seqs.lastSeq)
+	r.telemetrySeq = rec.Seq
+}

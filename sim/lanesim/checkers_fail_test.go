@@ -1,0 +1,212 @@
+package lanesim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/env/envtest"
+	"github.com/frameproof/frameproof/impl/frames"
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/lanecmp"
+	"github.com/frameproof/frameproof/sim/world"
+)
+
+// bareRunner is a runner with its checkers and no run: enough to feed one
+// checker a state and read whether it failed.
+func bareRunner() *runner {
+	return newRunner(profile{}, Options{}, world.New(choice.NewSeeded(1), world.Options{}))
+}
+
+// Each checker below is shown to report on a broken state and to stay
+// quiet on the matching sound one: a checker that cannot fail proves
+// nothing.
+
+// teeStore commits to the lane's storage and to a second store, so both
+// hold the same state until a test breaks one of them.
+type teeStore struct {
+	*specStore
+	other *specStore
+}
+
+func (s teeStore) Commit(ws []store.Write) (store.CommitResult, error) {
+	res, err := s.specStore.Commit(ws)
+	if err == nil {
+		_, err = s.other.Commit(ws)
+	}
+	return res, err
+}
+
+// effectPendingTwins returns a lane's storage and an oracle holding the same
+// operation, moved to assistant.effect_pending for response "r1" (a StartRun
+// committed through a real lane, then its state advanced as an intent does).
+func effectPendingTwins(t *testing.T) (st, ref *specStore, op string) {
+	clock := envtest.NewClock(envtest.Epoch)
+	st, ref = newSpecStore(clock), newSpecStore(clock)
+	ln := openTestLane(t, teeStore{st, ref})
+	limit := simRetryCapMs
+	op, err := ln.StartRun(lane.RunOptions{UserText: "question", Configuration: lane.Configuration{
+		Model: lane.ModelRef{Provider: simProvider, ModelID: simModel}, ThinkingLevel: "off"},
+		RetryPolicy: lane.RetryPolicy{MaxAttempts: 2, BaseDelayMs: 50, MaxAgentDelayMs: &limit}})
+	require.NoError(t, err)
+	s := ln.Current().State.Clone()
+	s.At, s.Attempt, s.ResponseEntryID, s.UsageID = lane.LeafAssistantEffectPending, 1, "r1", "u1"
+	intent := []store.Write{store.SetValueRaw(lane.OpStateAddr(op), lane.MarshalState(s))}
+	_, err = teeStore{st, ref}.Commit(intent)
+	require.NoError(t, err)
+	require.NoError(t, ln.Close())
+	return st, ref, op
+}
+
+func openTestLane(t *testing.T, st store.Storage) *lane.Lane {
+	ln, err := lane.Open(lane.Config{Name: laneName, Storage: st, Clock: envtest.NewClock(envtest.Epoch),
+		IDs: &envtest.IDs{}, Exec: env.Goroutines{}})
+	require.NoError(t, err)
+	return ln
+}
+
+// appendText commits the frames of a stream that said text so far.
+func appendText(t *testing.T, st store.Storage, op, text string) {
+	m := &pi.AssistantMessage{Content: []pi.Content{}, API: "a", Provider: simProvider, Model: simModel, StopReason: pi.StopPending}
+	evs := []pi.Event{{Type: pi.EventStart, Partial: m}}
+	m2 := m.Clone()
+	m2.Content = []pi.Content{pi.TextContent{Text: text}}
+	evs = append(evs, pi.Event{Type: pi.EventTextStart, ContentIndex: pi.Index(0), Partial: m2},
+		pi.Event{Type: pi.EventTextDelta, ContentIndex: pi.Index(0), Delta: text, Partial: m2})
+	enc := frames.NewEncoder()
+	var ws []store.Write
+	for i := range evs {
+		f, err := enc.Encode(&evs[i])
+		require.NoError(t, err)
+		if f != nil {
+			ws = append(ws, store.AppendListRaw(lane.FramesAddr(op, "r1"), f.AppendJSON(nil)))
+		}
+	}
+	_, err := st.Commit(ws)
+	require.NoError(t, err)
+}
+
+// checkCapture reports a capture that is not the reduction of the frames
+// the oracle holds for the effect_pending response.
+func TestCheckCaptureRejectsAnotherReduction(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		laneText, refOK string
+		broken          bool
+	}{
+		{"same frames", "hello", "hello", false},
+		{"frames the oracle never committed", "hello", "help", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, ref, op := effectPendingTwins(t)
+			appendText(t, st, op, tc.laneText)
+			appendText(t, ref, op, tc.refOK)
+			r := bareRunner()
+			r.ref = ref
+			(&captureChecker{r}).snapshot(openTestLane(t, st), nil, "test")
+			require.Equal(t, tc.broken, r.failed, r.msg)
+			if tc.broken {
+				require.Contains(t, r.msg, "is not the committed reduction")
+			}
+		})
+	}
+}
+
+// checkClientFold reports a client fold that still shows a streaming
+// message once every stream delivered its message_end.
+func TestCheckClientFoldRejectsALingeringMessage(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		r := bareRunner()
+		r.ln = openTestLane(t, newSpecStore(envtest.NewClock(envtest.Epoch)))
+		r.client.fold = &lane.ClientFold{Lane: laneName}
+		if broken {
+			r.client.fold.StreamingMessage = &pi.AssistantMessage{Content: []pi.Content{pi.TextContent{Text: "left over"}}, StopReason: pi.StopPending}
+		}
+		require.Equal(t, !broken, r.client.check("test"))
+		require.Equal(t, broken, r.failed, r.msg)
+		if broken {
+			require.Contains(t, r.msg, "keeps a streaming message after its stream ended")
+		}
+	}
+}
+
+// checkCancelAbortsStream reports a committed cancel whose response still
+// streams with its abort signal unfired.
+func TestCheckCancelAbortsStreamRejectsAnUnfiredSignal(t *testing.T) {
+	for _, fired := range []bool{true, false} {
+		_, ref, op := effectPendingTwins(t)
+		s := cancelRequested(t, ref, op)
+		r := bareRunner()
+		r.ref = ref
+		abort := r.w.NewFuture("abort")
+		if fired {
+			abort.Resolve(nil)
+		}
+		r.cur = &simStream{r: r, req: lane.Request{OperationID: op, ResponseEntryID: s.ResponseEntryID, Abort: abort}}
+		r.checkCancelAbortsStream()
+		require.Equal(t, !fired, r.failed, r.msg)
+		if !fired {
+			require.Contains(t, r.msg, "its abort signal did not fire")
+		}
+	}
+}
+
+// cancelRequested commits the cancel_requested mark on op's state in st.
+func cancelRequested(t *testing.T, st *specStore, op string) *lane.OpState {
+	v, err := st.GetValue(lane.OpStateAddr(op))
+	require.NoError(t, err)
+	s, err := lane.DecodeState(v.Value)
+	require.NoError(t, err)
+	s.Control = lane.Control{CancelRequested: true, RequestedAt: 1}
+	_, err = st.Commit([]store.Write{store.SetValueRaw(lane.OpStateAddr(op), lane.MarshalState(s))})
+	require.NoError(t, err)
+	return s
+}
+
+// noteCommit reports a pending assistant message committed as an entry
+// (pi's session/session.ts refuses one), and passes a settled one.
+func TestNoteCommitRejectsAPendingAssistantEntry(t *testing.T) {
+	for _, reason := range []pi.StopReason{pi.StopStop, pi.StopPending} {
+		msg := &pi.AssistantMessage{Content: []pi.Content{pi.TextContent{Text: "hi"}}, API: "a", Provider: simProvider, Model: simModel, StopReason: reason}
+		raw, err := pi.Marshal(msg)
+		require.NoError(t, err)
+		entry := []byte(`{"type":"message","id":"e1","parentId":null,"timestamp":"t","message":` + string(raw) + `}`)
+		r := bareRunner()
+		r.noteCommit([]store.Write{store.InsertEntry(store.Entry{ID: "e1", Raw: entry})}, "", nil)
+		require.Equal(t, reason == pi.StopPending, r.failed, r.msg)
+		if r.failed {
+			require.Contains(t, r.msg, "a pending assistant message was committed as entry e1")
+		}
+	}
+}
+
+// CompareCapture reports a capture that differs from the model's: a
+// streaming message the model's committed frames do not hold, or the live
+// partial (pi's captureLaneSnapshot reads only committed frames).
+func TestCompareCaptureRejectsADifferentCapture(t *testing.T) {
+	m := ml.New(ml.Config{Lane: laneName})
+	require.NoError(t, lanecmp.CompareCapture(&lane.Snapshot{Lane: laneName}, m))
+	streaming := &lane.Snapshot{Lane: laneName, StreamingMessage: &pi.AssistantMessage{Content: []pi.Content{}, StopReason: pi.StopPending}}
+	require.ErrorContains(t, lanecmp.CompareCapture(streaming, m), "capture differs")
+	require.ErrorContains(t, lanecmp.CompareCapture(&lane.Snapshot{Lane: laneName, Live: true}, m), "capture differs")
+	require.ErrorContains(t, lanecmp.CompareCapture(&lane.Snapshot{Lane: laneName, Transcript: []lane.TranscriptEntry{{ID: "x"}}}, m), "capture differs")
+}
+
+// onTelemetry reports an acknowledged write's telemetry without its seq,
+// or with one the store has not acknowledged yet.
+func TestOnTelemetryRejectsAWrongSeq(t *testing.T) {
+	for _, tc := range []struct {
+		seq    int64
+		broken bool
+	}{{4, false}, {0, true}, {6, true}} {
+		r := bareRunner()
+		r.seqs.lastSeq, r.telemetrySeq = 5, 3
+		r.onTelemetry(lane.TelemetryRecord{Kind: "value", Op: "set", Namespace: "pi.op.state", Key: "op", Seq: tc.seq})
+		require.Equal(t, tc.broken, r.failed, "seq %d: %s", tc.seq, r.msg)
+	}
+}
