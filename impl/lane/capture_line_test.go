@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"errors"
 	"sync"
 	"testing"
 
@@ -100,5 +101,53 @@ func TestCaptureNeverSeesAnUnacknowledgedSettlement(t *testing.T) {
 		} else {
 			require.Nil(t, c.s.StreamingMessage)
 		}
+	})
+}
+
+// failingReads fails every list read once armed.
+type failingReads struct {
+	store.Storage
+	mu   sync.Mutex
+	fail error
+}
+
+func (f *failingReads) ReadList(addr store.Address, opts store.ReadOptions) ([]store.ListElement, error) {
+	f.mu.Lock()
+	err := f.fail
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return f.Storage.ReadList(addr, opts)
+}
+
+// runtime/lane.ts Lane.readLane: an error inside captureLaneSnapshot faults
+// the harness (onFault), and a faulted lane refuses the next capture
+// (assertOpen) with that fault.
+func TestCaptureReadErrorFaultsTheLane(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		reads := &failingReads{Storage: h.store}
+		h.gated.Storage = reads
+		crashRun(t, h, 3, helloScript(), 5) // reopened at effect_pending: the capture reads frames
+		l := h.lane
+		cur := l.Current()
+		require.NotNil(t, cur)
+		require.True(t, cur.State.At.IsEffectPending(), "state %s", cur.State.At)
+
+		reads.mu.Lock()
+		reads.fail = errors.New("disk on fire")
+		reads.mu.Unlock()
+		_, err := l.Capture()
+		var hf *HarnessFault
+		require.ErrorAs(t, err, &hf)
+		require.ErrorContains(t, err, "disk on fire")
+		require.Equal(t, error(hf), l.Fault())
+
+		reads.mu.Lock()
+		reads.fail = nil
+		reads.mu.Unlock()
+		_, err = l.Capture()
+		require.ErrorIs(t, err, hf)
 	})
 }

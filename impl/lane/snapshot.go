@@ -75,7 +75,8 @@ func (l *Lane) Snapshot() (*Snapshot, error) {
 // a store may expose a commit before acknowledging it (JSONL compacts in
 // between), so a read beside the line could pair a settlement's storage with
 // the effect_pending state before it. A closed or faulted lane refuses with
-// its seal error, as readLane's assertOpen does.
+// its seal error, as readLane's assertOpen does, and a failed read faults
+// the lane, as readLane's onFault does. Never call it from line work.
 func (l *Lane) Capture() (*Snapshot, error) {
 	var s *Snapshot
 	err := l.line.Run("capture", func() error {
@@ -83,8 +84,10 @@ func (l *Lane) Capture() (*Snapshot, error) {
 		cur := l.view.clone()
 		l.mu.Unlock()
 		var err error
-		s, err = l.capture(cur, true)
-		return err
+		if s, err = l.capture(cur, true); err != nil {
+			return l.faultWith(err)
+		}
+		return nil
 	}).Wait()
 	if err != nil {
 		return nil, err
