@@ -22,7 +22,7 @@ var bugCells = map[string]struct{ scenario, backend string }{
 	"compaction-renumbers":             {"compaction", "jsonl"},
 	"emit-entry-before-commit":         {"append-order", "memory"},
 	"fence-at-enqueue":                 {"append-vs-finalization", "memory"},
-	"fence-ignores-response":           {"append-vs-finalization", "jsonl"},
+	"fence-ignores-response":           {"append-vs-finalization", "memory"},
 	"frame-after-terminal":             {"append-order", "memory"},
 	"recovery-mints-new-ids":           {"crash-with-queued-writes", "memory"},
 	"recovery-runs-after-response":     {"crash-with-queued-writes", "memory"},
@@ -31,7 +31,7 @@ var bugCells = map[string]struct{ scenario, backend string }{
 	"skip-drain":                       {"append-order", "memory"},
 	"snapshot-shows-dead-live-partial": {"append-vs-settlement", "memory"},
 	"synthetic-nonzero-usage":          {"crash-with-queued-writes", "memory"},
-	"torn-tail-as-corruption":          {"structural-generation", "jsonl"},
+	"torn-tail-as-corruption":          {"crash-with-queued-writes", "jsonl"},
 }
 
 // TestSimRealEveryBugFailsWithReproduction: for every injected bug, `sim

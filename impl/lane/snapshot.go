@@ -68,11 +68,31 @@ func (l *Lane) Snapshot() (*Snapshot, error) {
 // transcript and, for assistant/deferred effect_pending, the reduction of
 // the committed frames — never the live partial, which reaches a client
 // only through the event fold (ClientFold).
+//
+// Like pi's Lane.watch, it runs on the mutation line (readLane →
+// session.mutate), so the in-process state and the storage it reads are one
+// cut: a command publishes its next state only after its commit returns, and
+// a store may expose a commit before acknowledging it (JSONL compacts in
+// between), so a read beside the line could pair a settlement's storage with
+// the effect_pending state before it. A closed or faulted lane refuses with
+// its seal error, as readLane's assertOpen does, and a failed read faults
+// the lane, as readLane's onFault does. Never call it from line work.
 func (l *Lane) Capture() (*Snapshot, error) {
-	l.mu.Lock()
-	cur := l.view.clone()
-	l.mu.Unlock()
-	return l.capture(cur, true)
+	var s *Snapshot
+	err := l.line.Run("capture", func() error {
+		l.mu.Lock()
+		cur := l.view.clone()
+		l.mu.Unlock()
+		var err error
+		if s, err = l.capture(cur, true); err != nil {
+			return l.faultWith(err)
+		}
+		return nil
+	}).Wait()
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // capture reads view v's transcript and, when frames is set, the reduction

@@ -7,8 +7,8 @@ import (
 
 // clientFoldChecker is a watching client: a capture folded with every event
 // since (pi's reduceLaneSnapshot), checked after every step. Its events
-// are folded after the lockstep model's comparison and before the
-// invariants' log; neither reads the other, so the order is free.
+// are folded after the lockstep model's comparison and the invariants'
+// log; neither reads the other, so the order is free.
 type clientFoldChecker struct {
 	r    *runner
 	fold *lane.ClientFold
@@ -29,7 +29,7 @@ func (c *clientFoldChecker) restart() {
 func (c *clientFoldChecker) start(ln *lane.Lane) bool {
 	cp, err := ln.Capture()
 	if err != nil {
-		c.r.fail("invariant", "client capture: %v", err)
+		c.r.captureFailed(ln, "client capture", err)
 		return false
 	}
 	c.fold, c.captured = lane.NewClientFold(cp), cp.StreamingMessage != nil

@@ -66,8 +66,12 @@ func newCheckers(r *runner) []any {
 		&snapshotPartialChecker{r: r},
 		r.linz,
 		&captureChecker{r: r},
-		r.client,
+		// the reopened lane's snapshot is checked before anything waits on
+		// its line (a capture); the client and the invariants are free to
+		// swap (check_clientfold.go)
 		r.inv,
+		lockstepCapture{r.ls},
+		r.client,
 		&prefixChecker{r: r},
 		&wireChecker{r: r},
 		&forkMigrateChecker{r: r},

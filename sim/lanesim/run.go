@@ -54,6 +54,9 @@ type runner struct {
 	ref      *specStore // the store oracle: model/store (specstore.go)
 	listKeys map[string]store.Address
 	inflight []store.Write // a commit submitted but not acknowledged
+	// cutLogs collect, for each capture waiting on the line, the reference
+	// after every acknowledged commit (capturecut.go)
+	cutLogs []*cutLog
 	// faultPending: a storage fault was injected and has not yet faulted.
 	faultPending bool
 	injected     bool // a storage fault was injected in this run

@@ -1,0 +1,153 @@
+package lane
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/store"
+	"github.com/stretchr/testify/require"
+)
+
+// appliedGate lets the first commit that deletes a list (the settlement)
+// reach storage, then holds its acknowledgement: the window in which the
+// JSONL store compacts after applying a deleting commit.
+type appliedGate struct {
+	store.Storage
+	once    sync.Once
+	held    chan struct{} // closed once the settlement is applied and held
+	release chan struct{}
+}
+
+func (g *appliedGate) Commit(ws []store.Write) (store.CommitResult, error) {
+	res, err := g.Storage.Commit(ws)
+	if err == nil && deletesList(ws) {
+		g.once.Do(func() {
+			close(g.held)
+			<-g.release
+		})
+	}
+	return res, err
+}
+
+func deletesList(ws []store.Write) bool {
+	for _, w := range ws {
+		if w.Kind == store.WriteList && w.Op == store.OpDelete {
+			return true
+		}
+	}
+	return false
+}
+
+// futureSpy reports when a future of the given name is created: the line
+// creates "line:capture" when a capture queues on it.
+type futureSpy struct {
+	env.Executor
+	name string
+	once sync.Once
+	seen chan struct{}
+}
+
+func (s *futureSpy) NewFuture(name string) env.Completer {
+	if name == s.name {
+		s.once.Do(func() { close(s.seen) })
+	}
+	return s.Executor.NewFuture(name)
+}
+
+// runtime/lane.ts Lane.watch → readLane: captureLaneSnapshot runs on the
+// mutation line, so it never pairs the effect_pending state with the storage
+// of a settlement that is applied but not yet acknowledged.
+func TestCaptureNeverSeesAnUnacknowledgedSettlement(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		gate := &appliedGate{Storage: h.store, held: make(chan struct{}), release: make(chan struct{})}
+		h.gated.Storage = gate
+		spy := &futureSpy{Executor: env.Goroutines{}, name: "line:capture", seen: make(chan struct{})}
+		h.exec = spy
+		l := h.open()
+		h.start(1)
+		h.provider.add(helloScript())
+		driven := make(chan error, 1)
+		go func() {
+			_, err := l.Drive(StepOptions{})
+			driven <- err
+		}()
+		<-gate.held
+
+		type captured struct {
+			s   *Snapshot
+			err error
+		}
+		got := make(chan captured, 1)
+		go func() {
+			s, err := l.Capture()
+			got <- captured{s, err}
+		}()
+		var c captured
+		select {
+		case c = <-got: // answered while the settlement is unacknowledged
+			close(gate.release)
+		case <-spy.seen: // queued behind the settlement on the line
+			close(gate.release)
+			c = <-got
+		}
+		require.NoError(t, <-driven)
+		require.NoError(t, c.err)
+		if st := c.s.State; st != nil && st.At.IsEffectPending() {
+			require.NotNil(t, c.s.StreamingMessage, "capture pairs effect_pending with the settled (frameless) storage")
+			require.Equal(t, "hello world", textOf(c.s.StreamingMessage))
+		} else {
+			require.Nil(t, c.s.StreamingMessage)
+		}
+	})
+}
+
+// failingReads fails every list read once armed.
+type failingReads struct {
+	store.Storage
+	mu   sync.Mutex
+	fail error
+}
+
+func (f *failingReads) ReadList(addr store.Address, opts store.ReadOptions) ([]store.ListElement, error) {
+	f.mu.Lock()
+	err := f.fail
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return f.Storage.ReadList(addr, opts)
+}
+
+// runtime/lane.ts Lane.readLane: an error inside captureLaneSnapshot faults
+// the harness (onFault), and a faulted lane refuses the next capture
+// (assertOpen) with that fault.
+func TestCaptureReadErrorFaultsTheLane(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		reads := &failingReads{Storage: h.store}
+		h.gated.Storage = reads
+		crashRun(t, h, 3, helloScript(), 5) // reopened at effect_pending: the capture reads frames
+		l := h.lane
+		cur := l.Current()
+		require.NotNil(t, cur)
+		require.True(t, cur.State.At.IsEffectPending(), "state %s", cur.State.At)
+
+		reads.mu.Lock()
+		reads.fail = errors.New("disk on fire")
+		reads.mu.Unlock()
+		_, err := l.Capture()
+		var hf *HarnessFault
+		require.ErrorAs(t, err, &hf)
+		require.ErrorContains(t, err, "disk on fire")
+		require.Equal(t, error(hf), l.Fault())
+
+		reads.mu.Lock()
+		reads.fail = nil
+		reads.mu.Unlock()
+		_, err = l.Capture()
+		require.ErrorIs(t, err, hf)
+	})
+}

@@ -1,0 +1,123 @@
+package lanesim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/sim/world"
+)
+
+// A capture (pi's captureLaneSnapshot) runs on the lane's mutation line, so
+// it waits behind queued commits and its caller resumes only after other
+// actors may have committed more. What it must show is the reference at one
+// cut between the call and its return: the state before the call or after
+// any commit acknowledged meanwhile. Each cut pairs the current operation
+// with the reduction of its committed frames, so a capture that pairs one
+// commit's operation state with another commit's frames matches none.
+
+// captureCut is what a capture shows at one point of the reference.
+type captureCut struct {
+	op      string
+	pending bool   // assistant/deferred effect_pending
+	resp    string // its responseEntryId
+	message string // marshalled reduction of its committed frames, or null
+}
+
+func (c captureCut) String() string {
+	if !c.pending {
+		return fmt.Sprintf("operation %q (not effect_pending), no streaming message", c.op)
+	}
+	return fmt.Sprintf("operation %q effect_pending %s, streaming message %s", c.op, c.resp, c.message)
+}
+
+// cutLog collects the cuts of one pending capture.
+type cutLog struct{ cuts []captureCut }
+
+// watchCuts starts collecting cuts for a capture about to be called.
+func (r *runner) watchCuts() *cutLog {
+	l := &cutLog{}
+	if c, ok := r.refCut(); ok {
+		l.cuts = append(l.cuts, c)
+	}
+	r.cutLogs = append(r.cutLogs, l)
+	return l
+}
+
+// unwatchCuts stops collecting for l.
+func (r *runner) unwatchCuts(l *cutLog) {
+	for i, x := range r.cutLogs {
+		if x == l {
+			r.cutLogs = append(r.cutLogs[:i], r.cutLogs[i+1:]...)
+			return
+		}
+	}
+}
+
+// noteCut records the reference after an acknowledged commit for every
+// pending capture.
+func (r *runner) noteCut() {
+	if len(r.cutLogs) == 0 {
+		return
+	}
+	c, ok := r.refCut()
+	if !ok {
+		return
+	}
+	for _, l := range r.cutLogs {
+		l.cuts = append(l.cuts, c)
+	}
+}
+
+// refCut is what a capture shows when taken at the reference's state.
+func (r *runner) refCut() (captureCut, bool) {
+	op, st := r.refOp()
+	c := captureCut{op: op, message: marshalMsg(nil)}
+	if st == nil || !st.At.IsEffectPending() {
+		return c, true
+	}
+	m, ok := r.committedReduction(op, st.ResponseEntryID, "capture cut")
+	if !ok {
+		return c, false
+	}
+	c.pending, c.resp, c.message = true, st.ResponseEntryID, marshalMsg(m)
+	return c, true
+}
+
+// cutOf is the cut a capture shows.
+func cutOf(s *lane.Snapshot) captureCut {
+	c := captureCut{op: s.OperationID, message: marshalMsg(s.StreamingMessage)}
+	if st := s.State; st != nil && st.At.IsEffectPending() {
+		c.pending, c.resp = true, st.ResponseEntryID
+	}
+	return c
+}
+
+// captureRefused reports whether err is a refusal of ln's capture that pi's
+// readLane makes too: ln's process crashed, the simulator closed ln, or an
+// injected storage fault faulted it.
+func (r *runner) captureRefused(ln *lane.Lane, err error) bool {
+	var hf *lane.HarnessFault
+	switch {
+	case errors.Is(err, world.ErrCrashed):
+		return true
+	case errors.Is(err, lane.ErrClosed):
+		return r.closing || r.closed || ln != r.ln
+	case errors.As(err, &hf):
+		return r.injected && ln.Fault() != nil
+	}
+	return false
+}
+
+// captureFailed handles an error of ln's capture by a client that needs the
+// capture to go on (the driver, a restart): a fault restarts the lane like
+// any lane error, other refusals end the client quietly.
+func (r *runner) captureFailed(ln *lane.Lane, where string, err error) {
+	var hf *lane.HarnessFault
+	switch {
+	case errors.As(err, &hf):
+		r.laneError(fmt.Errorf("%s: %w", where, err))
+	case !r.captureRefused(ln, err):
+		r.fail("invariant", "%s: %v", where, err)
+	}
+}
