@@ -340,6 +340,13 @@ func CompareCapture(s *lane.Snapshot, m *ml.Model) error {
 	return compareSnapshot(s, m.Capture(), "capture")
 }
 
+// CompareCaptureAt checks a capture against the model's capture taken at one
+// cut (ml.Model.Capture), for a capture that waited on the line while the
+// model moved.
+func CompareCaptureAt(s *lane.Snapshot, want ml.Snapshot) error {
+	return compareSnapshot(s, want, "capture")
+}
+
 func compareSnapshot(s *lane.Snapshot, want ml.Snapshot, what string) error {
 	got := ml.Snapshot{Live: s.Live}
 	for _, e := range s.Transcript {

@@ -3,8 +3,11 @@ package lanesim
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/frameproof/frameproof/impl/lane"
+	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/lanecmp"
 	"github.com/frameproof/frameproof/sim/world"
 )
 
@@ -120,4 +123,59 @@ func (r *runner) captureFailed(ln *lane.Lane, where string, err error) {
 	case !r.captureRefused(ln, err):
 		r.fail("invariant", "%s: %v", where, err)
 	}
+}
+
+// The lockstep comparison of a capture has the same window: the model is fed
+// at every acknowledged commit, frame report and resolved line item, so by the
+// time the caller resumes it may describe commits queued behind the capture
+// (a finalization the line ran next, a run the reopened lane started). The
+// capture must equal the model's capture at one cut between the call and its
+// return.
+
+// modelCuts collects the model's captures while one capture waits.
+type modelCuts struct{ cuts []ml.Snapshot }
+
+// watchCaptures starts collecting for a capture about to be called.
+func (ls *lockstep) watchCaptures() *modelCuts {
+	c := &modelCuts{cuts: []ml.Snapshot{ls.m.Capture()}}
+	ls.captures = append(ls.captures, c)
+	return c
+}
+
+// unwatchCaptures stops collecting for c.
+func (ls *lockstep) unwatchCaptures(c *modelCuts) {
+	for i, x := range ls.captures {
+		if x == c {
+			ls.captures = append(ls.captures[:i], ls.captures[i+1:]...)
+			return
+		}
+	}
+}
+
+// noteCapture records the model's capture for every waiting capture.
+func (ls *lockstep) noteCapture() {
+	if len(ls.captures) == 0 {
+		return
+	}
+	s := ls.m.Capture()
+	for _, c := range ls.captures {
+		if !reflect.DeepEqual(c.cuts[len(c.cuts)-1], s) {
+			c.cuts = append(c.cuts, s)
+		}
+	}
+}
+
+// match reports nil when capture s equals the model at one of the cuts, or
+// else the difference from the cut at the call.
+func (c *modelCuts) match(s *lane.Snapshot) error {
+	for _, cut := range c.cuts {
+		if lanecmp.CompareCaptureAt(s, cut) == nil {
+			return nil
+		}
+	}
+	err := lanecmp.CompareCaptureAt(s, c.cuts[0])
+	if len(c.cuts) > 1 {
+		err = fmt.Errorf("%w\n(nor the model at any of the %d later cuts before the capture returned)", err, len(c.cuts)-1)
+	}
+	return err
 }

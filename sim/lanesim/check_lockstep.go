@@ -76,6 +76,9 @@ type lockstep struct {
 	commitAt float64
 	// recoverTurn: the step's recovery read found its effect current
 	recoverTurn bool
+	// captures collect, for each compared capture waiting on the line, the
+	// model's capture at every cut meanwhile (capturecut.go)
+	captures []*modelCuts
 }
 
 // modelMutant selects a deliberately broken model/lane variant (tests only:
@@ -329,6 +332,7 @@ func (ls *lockstep) oldestQueued(ws []store.Write) (string, int) {
 // resolved: a line item of process gen resolved. Items that committed were
 // fed at their acknowledgement; here the ones that did not.
 func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
+	defer ls.noteCapture()
 	if !ls.live(gen) || it.committed {
 		return
 	}
@@ -382,6 +386,7 @@ func (ls *lockstep) issueFinalize(status string, e *lane.OpError) {
 
 // onFrame feeds the frame pipeline.
 func (ls *lockstep) onFrame(fr lane.FrameRecord) {
+	defer ls.noteCapture()
 	var err error
 	switch fr.Outcome {
 	case lane.FrameEnqueued:
@@ -513,12 +518,14 @@ func (ls *lockstep) compareSnapshot(where string, snap *lane.Snapshot) bool {
 // model's.
 func (ls *lockstep) compareCapture(where string, ln *lane.Lane) bool {
 	ls.r.checks++
+	cuts := ls.watchCaptures()
 	c, err := ln.Capture()
+	ls.unwatchCaptures(cuts)
 	if err != nil {
 		ls.r.captureFailed(ln, where, err)
 		return false
 	}
-	return !ls.mismatch(where, lanecmp.CompareCapture(c, ls.m))
+	return !ls.mismatch(where, cuts.match(c))
 }
 
 // startRun wraps StartRun: the model's clock reads the time the lane read.

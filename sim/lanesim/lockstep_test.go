@@ -51,3 +51,21 @@ func TestLockstepRejectsBrokenModels(t *testing.T) {
 		require.True(t, caught, "model variant %s was never rejected", mutant)
 	}
 }
+
+// A compared capture waits on the line (runtime/lane.ts Lane.watch →
+// readLane); the model must be taken at the cut where it ran, not when the
+// caller resumes. Swarm 68: a crash reopens the lane and the next process
+// starts a run before the closer's capture of the reopened lane resumes;
+// mix 146: a finalization queued behind the restart's capture settles the
+// operation first.
+func TestLockstepCaptureComparesItsCut(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		seed     uint64
+	}{{"swarm", 68}, {"mix", 146}} {
+		sc, ok := ScenarioByName(c.scenario)
+		require.True(t, ok)
+		out := sc.Run(choice.NewSeeded(c.seed), Options{})
+		require.False(t, out.Failed, "%s seed %d: %s", c.scenario, c.seed, out.Message)
+	}
+}

@@ -83,4 +83,5 @@ func (r *runner) acked(ws []store.Write, res store.CommitResult) {
 	prevOp, prevState := r.refOp()
 	r.emitCommit(commitEvent{ws: ws, res: res, prevOp: prevOp, prev: prevState})
 	r.noteCut()
+	r.ls.noteCapture()
 }
