@@ -54,17 +54,15 @@ type Meta struct {
 	Model    string
 }
 
-// Options configure an adapter run.
-type Options struct {
-	// Bug seeds one known adapter defect (BugNone for the correct adapter).
-	Bug Bug
-}
+// Options configure an adapter run. There is none yet; seeded defects wrap
+// the output instead (WithBug).
+type Options struct{}
 
 // Stream runs the adapter for wire over the SSE bytes in r and calls emit for
 // every event, ending with exactly one done or error event (unless a seeded
 // bug says otherwise). Read errors and malformed input become an error event.
 func Stream(wire Wire, r io.Reader, meta Meta, opts Options, emit func(Event)) {
-	em := newEmitter(wire, meta, opts.Bug, emit)
+	em := newEmitter(wire, meta, emit)
 	run, ok := adapters[wire]
 	if !ok {
 		em.start()
@@ -83,7 +81,7 @@ func Stream(wire Wire, r io.Reader, meta Meta, opts Options, emit func(Event)) {
 // provider answers with a non-2xx status: pi-ai reports setup failures as an
 // error event without a preceding start.
 func HTTPFailure(wire Wire, meta Meta, status int, body []byte, emit func(Event)) {
-	em := newEmitter(wire, meta, BugNone, emit)
+	em := newEmitter(wire, meta, emit)
 	msg := fmt.Sprintf("%d %s", status, compactBody(body))
 	em.fail(fmt.Errorf("%s", msg))
 }

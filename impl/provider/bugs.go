@@ -54,17 +54,32 @@ func ParseBug(s string) (Bug, error) {
 	return BugNone, fmt.Errorf("provider: unknown bug %q", s)
 }
 
-type bugState struct {
+// WithBug returns out distorted by the seeded bug (out itself for BugNone).
+// The distortion wraps an adapter's output from outside: the adapters and
+// their emitter carry no bug branch, so the code users run is the code the
+// harness certifies; a test seeds a bug with
+// Stream(wire, r, meta, opts, WithBug(bug, emit)).
+func WithBug(bug Bug, out func(Event)) func(Event) {
+	if bug == BugNone {
+		return out
+	}
+	d := &distorter{bug: bug, out: out}
+	return d.apply
+}
+
+// distorter holds what a seeded bug remembers between events.
+type distorter struct {
+	bug        Bug
+	out        func(Event)
 	heldStart  map[int]*Event // BugTextStartsNonEmpty: start waiting for its first delta
 	heldDelta  *Event         // BugDropFinalDelta: the most recent text delta
 	argStarted map[int]bool   // BugRestartToolCall: blocks that already got a delta
 	last       *Event         // BugEventAfterDone: last non-terminal event
 }
 
-// applyBug forwards ev to the output, distorted by the seeded bug.
-func (em *emitter) applyBug(ev Event) {
-	st := &em.bugState
-	switch em.bug {
+// apply forwards ev to the output, distorted by the seeded bug.
+func (st *distorter) apply(ev Event) {
+	switch st.bug {
 	case BugTextStartsNonEmpty:
 		if st.heldStart == nil {
 			st.heldStart = map[int]*Event{}
@@ -78,7 +93,7 @@ func (em *emitter) applyBug(ev Event) {
 			if held := st.heldStart[ev.ContentIndex]; held != nil {
 				delete(st.heldStart, ev.ContentIndex)
 				held.Partial = ev.Partial.Clone() // the start now shows the applied delta
-				em.out(*held)
+				st.out(*held)
 				if ev.Type == EvTextDelta {
 					return
 				}
@@ -88,7 +103,7 @@ func (em *emitter) applyBug(ev Event) {
 		if held := st.heldDelta; held != nil {
 			st.heldDelta = nil
 			if !(ev.Type == EvTextEnd && ev.ContentIndex == held.ContentIndex) {
-				em.out(*held)
+				st.out(*held)
 			}
 		}
 		if ev.Type == EvTextDelta {
@@ -103,7 +118,7 @@ func (em *emitter) applyBug(ev Event) {
 			}
 			if !st.argStarted[ev.ContentIndex] {
 				st.argStarted[ev.ContentIndex] = true
-				em.out(Event{Type: EvToolStart, ContentIndex: ev.ContentIndex, Partial: ev.Partial.Clone()})
+				st.out(Event{Type: EvToolStart, ContentIndex: ev.ContentIndex, Partial: ev.Partial.Clone()})
 			}
 		}
 	case BugEventAfterDone:
@@ -111,9 +126,9 @@ func (em *emitter) applyBug(ev Event) {
 			e := ev
 			st.last = &e
 		}
-		em.out(ev)
+		st.out(ev)
 		if ev.Type == EvDone && st.last != nil {
-			em.out(*st.last)
+			st.out(*st.last)
 		}
 		return
 	case BugMisnumberedIndex:
@@ -121,5 +136,5 @@ func (em *emitter) applyBug(ev Event) {
 			ev.ContentIndex++
 		}
 	}
-	em.out(ev)
+	st.out(ev)
 }

@@ -26,6 +26,6 @@
 // them (jsString): a delta that splits an astral character leaves a lone
 // surrogate (WTF-8, see impl/pi) that the next delta re-joins (pi.Concat).
 //
-// Bug switches (Options.Bug) seed known adapter defects so tests can prove
-// the contract checker catches each one.
+// Seeded bugs (WithBug, a wrapper of the output) give known adapter defects
+// so tests can prove the contract checker catches each one.
 package provider

@@ -8,20 +8,18 @@ import (
 )
 
 // emitter owns the live accumulator and turns adapter actions into events,
-// each carrying a snapshot of the accumulator at emission time. Seeded bugs
-// are applied here, on the way out, so the adapters stay correct code.
+// each carrying a snapshot of the accumulator at emission time. (Seeded
+// bugs wrap its output from outside: WithBug.)
 type emitter struct {
 	live     *Message
 	out      func(Event)
-	bug      Bug
-	bugState bugState
 	argBuf   map[int]string // raw JSON streamed so far per tool-call block
 	ended    map[int]bool
 	started  bool
 	terminal bool
 }
 
-func newEmitter(wire Wire, meta Meta, bug Bug, out func(Event)) *emitter {
+func newEmitter(wire Wire, meta Meta, out func(Event)) *emitter {
 	return &emitter{
 		live: &Message{
 			Role:       "assistant",
@@ -32,7 +30,6 @@ func newEmitter(wire Wire, meta Meta, bug Bug, out func(Event)) *emitter {
 			StopReason: "pending",
 		},
 		out:    out,
-		bug:    bug,
 		argBuf: map[int]string{},
 		ended:  map[int]bool{},
 	}
@@ -42,7 +39,7 @@ func (em *emitter) emit(ev Event) {
 	if !ev.IsTerminal() {
 		ev.Partial = em.live.Clone()
 	}
-	em.applyBug(ev)
+	em.out(ev)
 }
 
 func (em *emitter) start() {

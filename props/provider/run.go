@@ -45,7 +45,7 @@ func RunGoRendered(wire impl.Wire, rd Rendered, bug impl.Bug) []impl.Event {
 		impl.HTTPFailure(wire, Meta, rd.Status, rd.Body, emit)
 		return events
 	}
-	impl.Stream(wire, &chunkReader{body: rd.Body, chunks: rd.Chunks}, Meta, impl.Options{Bug: bug}, emit)
+	impl.Stream(wire, &chunkReader{body: rd.Body, chunks: rd.Chunks}, Meta, impl.Options{}, impl.WithBug(bug, emit))
 	return events
 }
 
@@ -57,7 +57,7 @@ func RunGoRenderedPi(wire impl.Wire, rd Rendered, bug impl.Bug) []*pi.Event {
 		impl.HTTPFailurePi(wire, Meta, rd.Status, rd.Body, emit)
 		return events
 	}
-	impl.StreamPi(wire, &chunkReader{body: rd.Body, chunks: rd.Chunks}, Meta, impl.Options{Bug: bug}, emit)
+	impl.Stream(wire, &chunkReader{body: rd.Body, chunks: rd.Chunks}, Meta, impl.Options{}, impl.WithBug(bug, func(e impl.Event) { emit(e.ToPi()) }))
 	return events
 }
 

@@ -30,8 +30,9 @@ func TestJSONLOpenRefusesARepeatedSeq(t *testing.T) {
 			_, err := s.Commit([]store.Write{store.SetValueRaw(store.Address{Namespace: "a", Key: "k" + v}, []byte(v))})
 			require.NoError(t, err)
 		}
-		// a usage row: lines with rows replay through the full commit rules
-		_, err = s.Commit([]store.Write{store.InsertUsage(store.UsageRow{ID: "u3", Raw: []byte(`{"id":"u3","usage":{}}`)})})
+		// a usage row (with usage.cost, which pi's addUsage needs to open it):
+		// lines with rows replay through the full commit rules
+		_, err = s.Commit([]store.Write{store.InsertUsage(store.UsageRow{ID: "u3", Raw: []byte(`{"id":"u3","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}`)})})
 		require.NoError(t, err)
 		require.NoError(t, s.Close())
 		data, err := os.ReadFile(path)
