@@ -85,15 +85,7 @@ func (e *Encoder) encode(ev *pi.Event, f *pi.Frame) (ok bool, err error) {
 	}
 	switch ev.Type {
 	case pi.EventStart:
-		if e.started {
-			return false, fail("Assistant message stream contains more than one start event")
-		}
-		if ev.Partial == nil {
-			return false, fail("frames: start event has no partial")
-		}
-		e.started = true
-		*f = pi.Frame{Type: pi.FrameStart, Partial: cloneStartMessage(ev.Partial)}
-		return true, nil
+		return e.start(ev, f)
 	case pi.EventDone:
 		if !e.started {
 			return false, fail("Assistant message done event appears before start")
@@ -109,96 +101,143 @@ func (e *Encoder) encode(ev *pi.Event, f *pi.Frame) (ok bool, err error) {
 	}
 	switch ev.Type {
 	case pi.EventTextStart:
-		c, err := eventBlock(ev, kindText)
-		if err != nil {
-			return false, err
-		}
-		text := c.(pi.TextContent)
-		if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindText, covered: pi.UTF16Len(text.Text)}); err != nil {
-			return false, err
-		}
-		*f = pi.Frame{Type: pi.FrameTextStart, ContentIndex: ev.ContentIndex, Block: text}
-		return true, nil
+		return e.textStart(ev, f)
 	case pi.EventThinkingStart:
-		c, err := eventBlock(ev, kindThinking)
-		if err != nil {
-			return false, err
-		}
-		th := c.(pi.ThinkingContent)
-		if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindThinking, covered: pi.UTF16Len(th.Thinking)}); err != nil {
-			return false, err
-		}
-		*f = pi.Frame{Type: pi.FrameThinkingStart, ContentIndex: ev.ContentIndex, Block: th}
-		return true, nil
-	case pi.EventTextDelta, pi.EventThinkingDelta, pi.EventToolCallDelta:
-		kind, delta, _ := deltaKind(ev.Type)
-		ft, text, err := e.deltaStep(ev, kind, delta)
-		if err != nil || ft == "" {
-			return false, err
-		}
-		*f = pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, Delta: text}
-		if ft == pi.FrameToolCallCheckpoint {
-			*f = pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, JSON: text}
-		}
-		return true, nil
-	case pi.EventTextEnd:
-		c, err := eventBlock(ev, kindText)
-		if err != nil {
-			return false, err
-		}
-		if err := e.endBlock(ev.ContentIndex, kindText); err != nil {
-			return false, err
-		}
-		*f = pi.Frame{Type: pi.FrameTextEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
-			TextSignature: c.(pi.TextContent).TextSignature}
-		return true, nil
-	case pi.EventThinkingEnd:
-		c, err := eventBlock(ev, kindThinking)
-		if err != nil {
-			return false, err
-		}
-		if err := e.endBlock(ev.ContentIndex, kindThinking); err != nil {
-			return false, err
-		}
-		th := c.(pi.ThinkingContent)
-		*f = pi.Frame{Type: pi.FrameThinkingEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
-			ThinkingSignature: th.ThinkingSignature, Redacted: th.Redacted}
-		return true, nil
+		return e.thinkingStart(ev, f)
 	case pi.EventToolCallStart:
-		c, err := eventBlock(ev, kindToolCall)
-		if err != nil {
-			return false, err
-		}
-		tc := c.(pi.ToolCall)
-		if tc.Arguments.IsUndefined() {
-			return false, fail("Tool-call arguments are not JSON-serializable")
-		}
-		snapshot := stringify(tc.Arguments)
-		st := &openBlock{kind: kindToolCall, caughtUp: snapshot == emptyParsedToolArguments}
-		if !st.caughtUp {
-			st.snapshot = snapshot
-		}
-		if err := e.startBlock(ev.ContentIndex, st); err != nil {
-			return false, err
-		}
-		*f = pi.Frame{Type: pi.FrameToolCallStart, ContentIndex: ev.ContentIndex, Block: tc}
-		return true, nil
+		return e.toolCallStart(ev, f)
+	case pi.EventTextDelta, pi.EventThinkingDelta, pi.EventToolCallDelta:
+		return e.delta(ev, f)
+	case pi.EventTextEnd:
+		return e.textEnd(ev, f)
+	case pi.EventThinkingEnd:
+		return e.thinkingEnd(ev, f)
 	case pi.EventToolCallEnd:
-		if _, err := eventBlock(ev, kindToolCall); err != nil {
-			return false, err
-		}
-		if ev.ToolCall == nil {
-			return false, fail("toolcall_end event has invalid tool call at index %s", ev.ContentIndex.JS())
-		}
-		if err := e.endBlock(ev.ContentIndex, kindToolCall); err != nil {
-			return false, err
-		}
-		tc := ev.ToolCall
-		*f = pi.Frame{Type: pi.FrameToolCallEnd, ContentIndex: ev.ContentIndex, ID: tc.ID, Name: tc.Name,
-			Arguments: tc.Arguments, ThoughtSignature: tc.ThoughtSignature, Namespace: tc.Namespace}
-		return true, nil
+		return e.toolCallEnd(ev, f)
 	}
 	return false, nil
+}
+
+// The handlers below each take one event type past encode's lifecycle
+// checks and write its frame into *f (ok false: no frame).
+
+func (e *Encoder) start(ev *pi.Event, f *pi.Frame) (bool, error) {
+	if e.started {
+		return false, fail("Assistant message stream contains more than one start event")
+	}
+	if ev.Partial == nil {
+		return false, fail("frames: start event has no partial")
+	}
+	e.started = true
+	*f = pi.Frame{Type: pi.FrameStart, Partial: cloneStartMessage(ev.Partial)}
+	return true, nil
+}
+
+func (e *Encoder) textStart(ev *pi.Event, f *pi.Frame) (bool, error) {
+	c, err := eventBlock(ev, kindText)
+	if err != nil {
+		return false, err
+	}
+	text := c.(pi.TextContent)
+	if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindText, covered: pi.UTF16Len(text.Text)}); err != nil {
+		return false, err
+	}
+	*f = pi.Frame{Type: pi.FrameTextStart, ContentIndex: ev.ContentIndex, Block: text}
+	return true, nil
+}
+
+func (e *Encoder) thinkingStart(ev *pi.Event, f *pi.Frame) (bool, error) {
+	c, err := eventBlock(ev, kindThinking)
+	if err != nil {
+		return false, err
+	}
+	th := c.(pi.ThinkingContent)
+	if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindThinking, covered: pi.UTF16Len(th.Thinking)}); err != nil {
+		return false, err
+	}
+	*f = pi.Frame{Type: pi.FrameThinkingStart, ContentIndex: ev.ContentIndex, Block: th}
+	return true, nil
+}
+
+// toolCallStart records the start arguments' JSON as the snapshot later
+// deltas must catch up with (none when they are the empty object).
+func (e *Encoder) toolCallStart(ev *pi.Event, f *pi.Frame) (bool, error) {
+	c, err := eventBlock(ev, kindToolCall)
+	if err != nil {
+		return false, err
+	}
+	tc := c.(pi.ToolCall)
+	if tc.Arguments.IsUndefined() {
+		return false, fail("Tool-call arguments are not JSON-serializable")
+	}
+	snapshot := stringify(tc.Arguments)
+	st := &openBlock{kind: kindToolCall, caughtUp: snapshot == emptyParsedToolArguments}
+	if !st.caughtUp {
+		st.snapshot = snapshot
+	}
+	if err := e.startBlock(ev.ContentIndex, st); err != nil {
+		return false, err
+	}
+	*f = pi.Frame{Type: pi.FrameToolCallStart, ContentIndex: ev.ContentIndex, Block: tc}
+	return true, nil
+}
+
+// delta gives a delta frame, a tool-call checkpoint, or no frame for a delta
+// the start snapshot already covers.
+func (e *Encoder) delta(ev *pi.Event, f *pi.Frame) (bool, error) {
+	kind, delta, _ := deltaKind(ev.Type)
+	ft, text, err := e.deltaStep(ev, kind, delta)
+	if err != nil || ft == "" {
+		return false, err
+	}
+	*f = pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, Delta: text}
+	if ft == pi.FrameToolCallCheckpoint {
+		*f = pi.Frame{Type: ft, ContentIndex: ev.ContentIndex, JSON: text}
+	}
+	return true, nil
+}
+
+func (e *Encoder) textEnd(ev *pi.Event, f *pi.Frame) (bool, error) {
+	c, err := eventBlock(ev, kindText)
+	if err != nil {
+		return false, err
+	}
+	if err := e.endBlock(ev.ContentIndex, kindText); err != nil {
+		return false, err
+	}
+	*f = pi.Frame{Type: pi.FrameTextEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
+		TextSignature: c.(pi.TextContent).TextSignature}
+	return true, nil
+}
+
+func (e *Encoder) thinkingEnd(ev *pi.Event, f *pi.Frame) (bool, error) {
+	c, err := eventBlock(ev, kindThinking)
+	if err != nil {
+		return false, err
+	}
+	if err := e.endBlock(ev.ContentIndex, kindThinking); err != nil {
+		return false, err
+	}
+	th := c.(pi.ThinkingContent)
+	*f = pi.Frame{Type: pi.FrameThinkingEnd, ContentIndex: ev.ContentIndex, Content: ev.Content,
+		ThinkingSignature: th.ThinkingSignature, Redacted: th.Redacted}
+	return true, nil
+}
+
+func (e *Encoder) toolCallEnd(ev *pi.Event, f *pi.Frame) (bool, error) {
+	if _, err := eventBlock(ev, kindToolCall); err != nil {
+		return false, err
+	}
+	if ev.ToolCall == nil {
+		return false, fail("toolcall_end event has invalid tool call at index %s", ev.ContentIndex.JS())
+	}
+	if err := e.endBlock(ev.ContentIndex, kindToolCall); err != nil {
+		return false, err
+	}
+	tc := ev.ToolCall
+	*f = pi.Frame{Type: pi.FrameToolCallEnd, ContentIndex: ev.ContentIndex, ID: tc.ID, Name: tc.Name,
+		Arguments: tc.Arguments, ThoughtSignature: tc.ThoughtSignature, Namespace: tc.Namespace}
+	return true, nil
 }
 
 // cloneStartMessage copies the metadata pi's start frame keeps, with empty

@@ -150,105 +150,150 @@ func (e *invariantError) Error() string { return e.msg }
 // Classify applies response.ts's first-match-wins rules.
 func classify(in classifyInput) (Disposition, error) {
 	cur, resp := in.current, in.response
-	source := "Deferred"
-	if cur.At == LeafAssistantEffectPending {
-		source = "Assistant"
-	}
-	var cfg Configuration
-	turnID := ""
-	if cur.At == LeafAssistantEffectPending {
-		cfg = cur.Gen.Configuration
-		turnID = cur.Gen.StepID
-	} else {
-		cfg = *cur.Configuration
-		turnID = cur.StepID + ":poll:" + itoa(cur.Poll)
-	}
-	scope := cur.scope("")
-	scope.LatestAssistantEntryID = strp(cur.ResponseEntryID)
-	committed := resp.Clone()
-	fail := func(m *pi.AssistantMessage) *OpError {
-		msg := source + " request ended with " + string(m.StopReason)
-		if m.ErrorMessage != nil {
-			msg = *m.ErrorMessage
-		}
-		return &OpError{Code: codeAssistantError, Message: msg}
-	}
-	checkpoint := func() *OpState {
-		n := *scope
-		n.At, n.TriggerEntryID = LeafCheckpoint, cur.ResponseEntryID
-		return &n
-	}
-	overflow := isOverflow(cur, resp)
-
+	s := newSettlement(cur, resp)
 	cancelled := cur.Control.CancelRequested
 	if in.cancelLosesBug && resp.StopReason != pi.StopError && resp.StopReason != pi.StopAborted {
 		cancelled = false // BUG: complete-looking content outranks cancellation
 	}
 	switch {
 	case cancelled:
-		committed.StopReason = pi.StopAborted
-		if committed.ErrorMessage == nil {
-			committed.ErrorMessage = strp(cancelledMessage(source))
+		s.committed.StopReason = pi.StopAborted
+		if s.committed.ErrorMessage == nil {
+			s.committed.ErrorMessage = strp(cancelledMessage(s.source))
 		}
-		return Disposition{Committed: committed, Next: checkpoint()}, nil
+		return Disposition{Committed: s.committed, Next: s.checkpoint()}, nil
 	case resp.StopReason == pi.StopAborted:
-		return Disposition{}, &invariantError{source + " response is aborted while durable control is running"}
-	case overflow:
-		committed.StopReason = pi.StopError
-		if committed.ErrorMessage == nil {
-			committed.ErrorMessage = strp(msgOverflowDefault)
-		}
-		if cur.Gen.OverflowRecoveryUsed || in.overflowPrep == nil {
-			return Disposition{Committed: committed, Failure: fail(committed)}, nil
-		}
-		n := *scope
-		n.At = LeafSummaryDeciding
-		n.Task = jobj("taskId", in.overflowPrep.taskID, "reason", "overflow", "boundary", jobj("kind", "resume_checkpoint",
-			"resumeAfter", jobj("continuation", jobj("kind", "need_assistant", "overflowRecoveryUsed", true),
-				"triggerEntryId", cur.Gen.TriggerEntryID)))
-		return Disposition{Committed: committed, Next: &n, Preparation: in.overflowPrep}, nil
+		return Disposition{}, &invariantError{s.source + " response is aborted while durable control is running"}
+	case isOverflow(cur, resp):
+		return s.overflow(in.overflowPrep), nil
 	case resp.StopReason == pi.StopDeferred:
-		n := *scope
-		n.At, n.SourceEntryID, n.Configuration = LeafDeferredSuspended, cur.ResponseEntryID, &cfg
-		if cur.At == LeafAssistantEffectPending {
-			h := resp.Deferred
-			if h == nil || h.ID == "" || h.Provider != cfg.Model.Provider || h.ModelID != cfg.Model.ModelID || h.API != resp.API {
-				committed.StopReason, committed.ErrorMessage = pi.StopError, strp(msgInvalidDeferred)
-				return Disposition{Committed: committed, Failure: fail(committed)}, nil
-			}
-			n.StepID, n.Poll, n.StreamOptions = cur.Gen.StepID, 0, cur.Gen.StreamOptions
-		} else {
-			n.StepID, n.Poll, n.StreamOptions = cur.StepID, cur.Poll, cur.StreamOptions
-		}
-		return Disposition{Committed: committed, Next: &n}, nil
+		return s.deferred(), nil
 	case resp.StopReason == pi.StopError:
-		if cur.At == LeafAssistantEffectPending && (in.recovery || IsRetryableAssistantError(resp)) &&
-			cur.Attempt < cur.Gen.RetryPolicy.MaxAttempts {
-			n := *scope
-			n.At, n.Gen, n.NextAttempt = LeafAssistantRetryWait, cur.Gen, cur.Attempt+1
-			n.NotBefore = RetryNotBefore(cur.Gen.RetryPolicy, cur.Attempt, in.now)
-			n.ErrorMessage = msgRetryDefault
-			if resp.ErrorMessage != nil {
-				n.ErrorMessage = *resp.ErrorMessage
-			}
-			return Disposition{Committed: committed, Next: &n}, nil
-		}
-		return Disposition{Committed: committed, Failure: fail(resp)}, nil
+		return s.retryOrFail(in.recovery, in.now), nil
 	}
-	calls, err := planCalls(resp, cur.ResponseEntryID, in.newID)
+	return s.toolCalls(in.newID)
+}
+
+// settlement is one classification in progress: the settled leaf and
+// response, the message that commits, and what the next leaves inherit.
+type settlement struct {
+	cur       *OpState
+	resp      *pi.AssistantMessage
+	source    string // "Assistant" or "Deferred", for messages
+	cfg       Configuration
+	turnID    string
+	scope     *OpState
+	committed *pi.AssistantMessage
+}
+
+func newSettlement(cur *OpState, resp *pi.AssistantMessage) *settlement {
+	s := &settlement{cur: cur, resp: resp, source: "Deferred"}
+	if cur.At == LeafAssistantEffectPending {
+		s.source = "Assistant"
+		s.cfg = cur.Gen.Configuration
+		s.turnID = cur.Gen.StepID
+	} else {
+		s.cfg = *cur.Configuration
+		s.turnID = cur.StepID + ":poll:" + itoa(cur.Poll)
+	}
+	s.scope = cur.scope("")
+	s.scope.LatestAssistantEntryID = strp(cur.ResponseEntryID)
+	s.committed = resp.Clone()
+	return s
+}
+
+// fail is the run failure for m: its error text, or "<source> request
+// ended with <stopReason>" when it has none.
+func (s *settlement) fail(m *pi.AssistantMessage) *OpError {
+	msg := s.source + " request ended with " + string(m.StopReason)
+	if m.ErrorMessage != nil {
+		msg = *m.ErrorMessage
+	}
+	return &OpError{Code: codeAssistantError, Message: msg}
+}
+
+// checkpoint is the checkpoint leaf triggered by the response.
+func (s *settlement) checkpoint() *OpState {
+	n := *s.scope
+	n.At, n.TriggerEntryID = LeafCheckpoint, s.cur.ResponseEntryID
+	return &n
+}
+
+// overflow commits an overflow as an error and settles into
+// summary.deciding with the preparation, or fails the run when recovery
+// was already used or there is nothing to compact.
+func (s *settlement) overflow(prep *overflowPrep) Disposition {
+	cur, committed := s.cur, s.committed
+	committed.StopReason = pi.StopError
+	if committed.ErrorMessage == nil {
+		committed.ErrorMessage = strp(msgOverflowDefault)
+	}
+	if cur.Gen.OverflowRecoveryUsed || prep == nil {
+		return Disposition{Committed: committed, Failure: s.fail(committed)}
+	}
+	n := *s.scope
+	n.At = LeafSummaryDeciding
+	n.Task = jobj("taskId", prep.taskID, "reason", "overflow", "boundary", jobj("kind", "resume_checkpoint",
+		"resumeAfter", jobj("continuation", jobj("kind", "need_assistant", "overflowRecoveryUsed", true),
+			"triggerEntryId", cur.Gen.TriggerEntryID)))
+	return Disposition{Committed: committed, Next: &n, Preparation: prep}
+}
+
+// deferred suspends on the response's deferred handle; a fresh response's
+// handle must name the configured model, or the run fails.
+func (s *settlement) deferred() Disposition {
+	cur, resp, committed := s.cur, s.resp, s.committed
+	n := *s.scope
+	n.At, n.SourceEntryID, n.Configuration = LeafDeferredSuspended, cur.ResponseEntryID, &s.cfg
+	if cur.At == LeafAssistantEffectPending {
+		h := resp.Deferred
+		if h == nil || h.ID == "" || h.Provider != s.cfg.Model.Provider || h.ModelID != s.cfg.Model.ModelID || h.API != resp.API {
+			committed.StopReason, committed.ErrorMessage = pi.StopError, strp(msgInvalidDeferred)
+			return Disposition{Committed: committed, Failure: s.fail(committed)}
+		}
+		n.StepID, n.Poll, n.StreamOptions = cur.Gen.StepID, 0, cur.Gen.StreamOptions
+	} else {
+		n.StepID, n.Poll, n.StreamOptions = cur.StepID, cur.Poll, cur.StreamOptions
+	}
+	return Disposition{Committed: committed, Next: &n}
+}
+
+// retryOrFail waits to retry a retryable (or recovering) fresh response
+// with attempts left, and otherwise fails the run.
+func (s *settlement) retryOrFail(recovery bool, now float64) Disposition {
+	cur, resp := s.cur, s.resp
+	if cur.At == LeafAssistantEffectPending && (recovery || IsRetryableAssistantError(resp)) &&
+		cur.Attempt < cur.Gen.RetryPolicy.MaxAttempts {
+		n := *s.scope
+		n.At, n.Gen, n.NextAttempt = LeafAssistantRetryWait, cur.Gen, cur.Attempt+1
+		n.NotBefore = RetryNotBefore(cur.Gen.RetryPolicy, cur.Attempt, now)
+		n.ErrorMessage = msgRetryDefault
+		if resp.ErrorMessage != nil {
+			n.ErrorMessage = *resp.ErrorMessage
+		}
+		return Disposition{Committed: s.committed, Next: &n}
+	}
+	return Disposition{Committed: s.committed, Failure: s.fail(resp)}
+}
+
+// toolCalls runs the response's tool calls, fails a toolUse stop without
+// any, and otherwise checkpoints.
+func (s *settlement) toolCalls(newID func() string) (Disposition, error) {
+	cur, resp, committed := s.cur, s.resp, s.committed
+	calls, err := planCalls(resp, cur.ResponseEntryID, newID)
 	if err != nil {
 		return Disposition{}, err
 	}
 	if len(calls) > 0 {
-		n := *scope
-		n.At, n.BatchAssistantEntryID, n.Configuration, n.BatchTurnID, n.Calls = LeafTools, cur.ResponseEntryID, &cfg, turnID, calls
+		n := *s.scope
+		n.At, n.BatchAssistantEntryID, n.Configuration, n.BatchTurnID, n.Calls = LeafTools, cur.ResponseEntryID, &s.cfg, s.turnID, calls
 		return Disposition{Committed: committed, Next: &n}, nil
 	}
 	if resp.StopReason == pi.StopToolUse {
 		committed.StopReason, committed.ErrorMessage = pi.StopError, strp(msgToolUseNoCalls)
-		return Disposition{Committed: committed, Failure: fail(committed)}, nil
+		return Disposition{Committed: committed, Failure: s.fail(committed)}, nil
 	}
-	return Disposition{Committed: committed, Next: checkpoint()}, nil
+	return Disposition{Committed: committed, Next: s.checkpoint()}, nil
 }
 
 // DefaultMaxAgentRetryDelayMs is pi-ai 1.0.3's DEFAULT_MAX_AGENT_RETRY_DELAY_MS.

@@ -33,21 +33,8 @@ type outcome struct {
 // with a compaction preparation, or fails the run when there is nothing to
 // compact (runtime/drive/structural.ts prepareOverflowCompaction).
 func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recovery bool) outcome {
-	source := "Deferred"
-	if cur.At == AtEffectPending {
-		source = "Assistant"
-	}
-	c := resp.Clone()
-	base := Op{At: "", CancelRequested: cur.CancelRequested, RequestedAt: cur.RequestedAt, LatestAssistantEntryID: cur.ResponseEntryID}
-	fail := func(m *pi.AssistantMessage) outcome {
-		msg := source + " request ended with " + string(m.StopReason)
-		if m.ErrorMessage != nil {
-			msg = *m.ErrorMessage
-		}
-		return outcome{committed: c, failCode: codeAssistantError, failMsg: msg}
-	}
-	next := func(o Op) outcome { return outcome{committed: c, next: &o} }
-	checkpoint := base
+	s := newSettling(cur, resp)
+	checkpoint := s.base
 	checkpoint.At = AtCheckpoint
 
 	// 1. Cancellation wins, even over complete-looking content.
@@ -56,63 +43,122 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 		cancelled = false // deliberately wrong variant for mutation tests
 	}
 	if cancelled {
-		c.StopReason = pi.StopAborted
-		if c.ErrorMessage == nil {
-			c.ErrorMessage = pi.Str(source + " request was cancelled")
+		s.c.StopReason = pi.StopAborted
+		if s.c.ErrorMessage == nil {
+			s.c.ErrorMessage = pi.Str(s.source + " request was cancelled")
 		}
-		return next(checkpoint)
+		return s.next(checkpoint)
 	}
 	if resp.StopReason == pi.StopAborted {
-		return outcome{fault: source + " response is aborted while durable control is running"}
+		return outcome{fault: s.source + " response is aborted while durable control is running"}
 	}
 	if cur.At == AtEffectPending && (ContextOverflow(resp, 0) || RecoverableLength(resp, 0)) {
-		c.StopReason = pi.StopError
-		if c.ErrorMessage == nil {
-			c.ErrorMessage = pi.Str(msgOverflowDefault)
-		}
-		path, err := m.branchPath()
-		if err != nil {
-			return outcome{fault: err.Error()}
-		}
-		prep, ok, thrown := preparation(path, info.run.Compaction)
-		if thrown != "" {
-			return outcome{fault: thrown}
-		}
-		if !ok {
-			return fail(c)
-		}
-		o := base
-		o.At, o.Preparation = AtSummaryDeciding, prep
-		return next(o)
+		return m.settleOverflow(s, info)
 	}
 	switch resp.StopReason {
 	case pi.StopDeferred:
-		o := base
-		o.At, o.SourceEntryID = AtDeferredSuspend, cur.ResponseEntryID
-		if cur.At == AtEffectPending {
-			h, mdl := resp.Deferred, info.run.Model
-			if h == nil || h.ID == "" || h.Provider != mdl.Provider || h.ModelID != mdl.ModelID || h.API != resp.API {
-				c.StopReason, c.ErrorMessage = pi.StopError, pi.Str(msgInvalidDeferred)
-				return fail(c)
-			}
-			o.Poll = 0
-		} else {
-			o.Poll = cur.Poll
-		}
-		return next(o)
+		return s.deferred(cur, info, resp)
 	case pi.StopError:
-		if cur.At == AtEffectPending && (recovery || RetryableError(resp)) && cur.Attempt < info.run.MaxAttempts {
-			o := base
-			o.At, o.NextAttempt = AtRetryWait, cur.Attempt+1
-			o.NotBefore = notBefore(m.now(), info.run.BaseDelayMs, info.run.MaxAgentDelayMs, cur.Attempt)
-			o.RetryError = msgRetryDefault
-			if resp.ErrorMessage != nil {
-				o.RetryError = *resp.ErrorMessage
-			}
-			return next(o)
-		}
-		return fail(resp)
+		return m.settleError(s, cur, info, resp, recovery)
 	}
+	return s.toolCalls(cur, resp, checkpoint)
+}
+
+// settling is one classification in progress: the response's source name
+// for messages, the message that commits, and the fields every next leaf
+// carries over from the settled one.
+type settling struct {
+	source string
+	c      *pi.AssistantMessage
+	base   Op
+}
+
+func newSettling(cur Op, resp *pi.AssistantMessage) *settling {
+	source := "Deferred"
+	if cur.At == AtEffectPending {
+		source = "Assistant"
+	}
+	return &settling{
+		source: source,
+		c:      resp.Clone(),
+		base:   Op{At: "", CancelRequested: cur.CancelRequested, RequestedAt: cur.RequestedAt, LatestAssistantEntryID: cur.ResponseEntryID},
+	}
+}
+
+// fail commits the message and fails the run with msg's error text, or
+// "<source> request ended with <stopReason>" when it has none.
+func (s *settling) fail(msg *pi.AssistantMessage) outcome {
+	text := s.source + " request ended with " + string(msg.StopReason)
+	if msg.ErrorMessage != nil {
+		text = *msg.ErrorMessage
+	}
+	return outcome{committed: s.c, failCode: codeAssistantError, failMsg: text}
+}
+
+// next commits the message and moves to leaf o.
+func (s *settling) next(o Op) outcome { return outcome{committed: s.c, next: &o} }
+
+// settleOverflow commits an overflow as an error and settles into
+// summary.deciding with the compaction preparation, or fails the run when
+// there is nothing to compact.
+func (m *Model) settleOverflow(s *settling, info *opInfo) outcome {
+	s.c.StopReason = pi.StopError
+	if s.c.ErrorMessage == nil {
+		s.c.ErrorMessage = pi.Str(msgOverflowDefault)
+	}
+	path, err := m.branchPath()
+	if err != nil {
+		return outcome{fault: err.Error()}
+	}
+	prep, ok, thrown := preparation(path, info.run.Compaction)
+	if thrown != "" {
+		return outcome{fault: thrown}
+	}
+	if !ok {
+		return s.fail(s.c)
+	}
+	o := s.base
+	o.At, o.Preparation = AtSummaryDeciding, prep
+	return s.next(o)
+}
+
+// deferred suspends on the response's deferred handle; a fresh response's
+// handle must name the run's model, or the run fails.
+func (s *settling) deferred(cur Op, info *opInfo, resp *pi.AssistantMessage) outcome {
+	o := s.base
+	o.At, o.SourceEntryID = AtDeferredSuspend, cur.ResponseEntryID
+	if cur.At == AtEffectPending {
+		h, mdl := resp.Deferred, info.run.Model
+		if h == nil || h.ID == "" || h.Provider != mdl.Provider || h.ModelID != mdl.ModelID || h.API != resp.API {
+			s.c.StopReason, s.c.ErrorMessage = pi.StopError, pi.Str(msgInvalidDeferred)
+			return s.fail(s.c)
+		}
+		o.Poll = 0
+	} else {
+		o.Poll = cur.Poll
+	}
+	return s.next(o)
+}
+
+// settleError waits to retry a retryable (or recovering) fresh response
+// with attempts left, and otherwise fails the run.
+func (m *Model) settleError(s *settling, cur Op, info *opInfo, resp *pi.AssistantMessage, recovery bool) outcome {
+	if cur.At == AtEffectPending && (recovery || RetryableError(resp)) && cur.Attempt < info.run.MaxAttempts {
+		o := s.base
+		o.At, o.NextAttempt = AtRetryWait, cur.Attempt+1
+		o.NotBefore = notBefore(m.now(), info.run.BaseDelayMs, info.run.MaxAgentDelayMs, cur.Attempt)
+		o.RetryError = msgRetryDefault
+		if resp.ErrorMessage != nil {
+			o.RetryError = *resp.ErrorMessage
+		}
+		return s.next(o)
+	}
+	return s.fail(resp)
+}
+
+// toolCalls runs the response's tool calls, fails a toolUse stop without
+// any, and otherwise checkpoints.
+func (s *settling) toolCalls(cur Op, resp *pi.AssistantMessage, checkpoint Op) outcome {
 	// a planned call's resultEntryId is a follower of the response id: it
 	// carries the response's timestamp (response.ts publishResponse,
 	// idGenerator.next(uuidV7Timestamp(responseEntryId)))
@@ -125,15 +171,15 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 		}
 	}
 	if len(calls) > 0 {
-		o := base
+		o := s.base
 		o.At, o.ToolCalls, o.ToolResultStamps = AtTools, calls, stamps
-		return next(o)
+		return s.next(o)
 	}
 	if resp.StopReason == pi.StopToolUse {
-		c.StopReason, c.ErrorMessage = pi.StopError, pi.Str(msgToolUseNoCalls)
-		return fail(c)
+		s.c.StopReason, s.c.ErrorMessage = pi.StopError, pi.Str(msgToolUseNoCalls)
+		return s.fail(s.c)
 	}
-	return next(checkpoint)
+	return s.next(checkpoint)
 }
 
 // maxSafeInteger is JavaScript's Number.MAX_SAFE_INTEGER.

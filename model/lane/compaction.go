@@ -171,10 +171,37 @@ func preparation(path []pathItem, settings *Compaction) (string, bool, string) {
 	if settings == nil {
 		return "", false, noCompactionSettings
 	}
-	// what is compactable: a leading compaction's retained tail, then the rest
-	var prev *pathItem
-	var msgs []pi.JSONValue
-	var ctx []pi.JSONValue
+	prev, msgs, ctx := compactable(path)
+	keep, split, turnStart := cutAt(msgs, settings.KeepRecentTokens)
+	summarizeEnd := keep
+	if split {
+		summarizeEnd = turnStart
+	}
+	var prefix []pi.JSONValue
+	if split {
+		prefix = msgs[turnStart:keep]
+	}
+	out := pi.NewObject()
+	out.Set("kind", pi.StringValue("compaction"))
+	out.Set("messagesToSummarize", pi.ArrayValue(append([]pi.JSONValue{}, msgs[:summarizeEnd]...)))
+	out.Set("turnPrefixMessages", pi.ArrayValue(append([]pi.JSONValue{}, prefix...)))
+	out.Set("retainedTail", pi.ArrayValue(append([]pi.JSONValue{}, msgs[keep:]...)))
+	out.Set("isSplitTurn", pi.BoolValue(split))
+	out.Set("tokensBefore", pi.NumberValue(tokensBefore(ctx)))
+	if prev != nil && !prev.summary.IsUndefined() {
+		out.Set("previousSummary", prev.summary)
+	}
+	out.Set("fileOps", fileOps(prev, append(append([]pi.JSONValue(nil), msgs[:summarizeEnd]...), prefix...)))
+	s, _ := pi.ParseJSON(settings.JSON())
+	out.Set("settings", s)
+	return string(pi.ObjectValue(out).AppendJSON(nil)), true, ""
+}
+
+// compactable is what a path can compact: the newest leading compaction
+// (nil if none), its retained tail then the messages after it, and the
+// context the model saw (the compaction's summary message, then the
+// in-context messages of both).
+func compactable(path []pathItem) (prev *pathItem, msgs, ctx []pi.JSONValue) {
 	for i := range path {
 		if path[i].compaction {
 			prev, msgs, ctx = &path[i], append([]pi.JSONValue(nil), path[i].retained...), nil
@@ -196,33 +223,32 @@ func preparation(path []pathItem, settings *Compaction) (string, bool, string) {
 			ctx = append(ctx, path[i].message)
 		}
 	}
-	// tokensBefore: newest usable usage plus estimates after it
-	var before float64
-	for i := len(ctx) - 1; i >= -1; i-- {
-		if i == -1 {
-			before = 0
-			for _, c := range ctx {
-				before += tokens(c)
-			}
-			break
-		}
+	return prev, msgs, ctx
+}
+
+// tokensBefore is the context's size: the newest usable usage plus
+// estimates after it, or estimates of everything when no usage is usable.
+func tokensBefore(ctx []pi.JSONValue) float64 {
+	for i := len(ctx) - 1; i >= 0; i-- {
 		if u := usageTokens(ctx[i]); u > 0 {
-			before = u
+			before := u
 			for _, c := range ctx[i+1:] {
 				before += tokens(c)
 			}
-			break
+			return before
 		}
 	}
-	keep, split, turnStart := cutAt(msgs, settings.KeepRecentTokens)
-	summarizeEnd := keep
-	if split {
-		summarizeEnd = turnStart
+	var before float64
+	for _, c := range ctx {
+		before += tokens(c)
 	}
-	var prefix []pi.JSONValue
-	if split {
-		prefix = msgs[turnStart:keep]
-	}
+	return before
+}
+
+// fileOps is the preparation's read/written/edited paths: the previous
+// compaction's readFiles and modifiedFiles, then the paths of the read,
+// write and edit tool calls in the summarized messages.
+func fileOps(prev *pathItem, summarized []pi.JSONValue) pi.JSONValue {
 	read, written, edited := newPathSet(), newPathSet(), newPathSet()
 	if prev != nil && prev.details.Kind() == pi.Object {
 		for _, p := range prop(prev.details, "readFiles").Array() {
@@ -236,7 +262,7 @@ func preparation(path []pathItem, settings *Compaction) (string, bool, string) {
 			}
 		}
 	}
-	for _, msg := range append(append([]pi.JSONValue(nil), msgs[:summarizeEnd]...), prefix...) {
+	for _, msg := range summarized {
 		if prop(msg, "role").Str() != "assistant" {
 			continue
 		}
@@ -255,24 +281,11 @@ func preparation(path []pathItem, settings *Compaction) (string, bool, string) {
 			}
 		}
 	}
-	out := pi.NewObject()
-	out.Set("kind", pi.StringValue("compaction"))
-	out.Set("messagesToSummarize", pi.ArrayValue(append([]pi.JSONValue{}, msgs[:summarizeEnd]...)))
-	out.Set("turnPrefixMessages", pi.ArrayValue(append([]pi.JSONValue{}, prefix...)))
-	out.Set("retainedTail", pi.ArrayValue(append([]pi.JSONValue{}, msgs[keep:]...)))
-	out.Set("isSplitTurn", pi.BoolValue(split))
-	out.Set("tokensBefore", pi.NumberValue(before))
-	if prev != nil && !prev.summary.IsUndefined() {
-		out.Set("previousSummary", prev.summary)
-	}
 	ops := pi.NewObject()
 	ops.Set("read", read.json())
 	ops.Set("written", written.json())
 	ops.Set("edited", edited.json())
-	out.Set("fileOps", pi.ObjectValue(ops))
-	s, _ := pi.ParseJSON(settings.JSON())
-	out.Set("settings", s)
-	return string(pi.ObjectValue(out).AppendJSON(nil)), true, ""
+	return pi.ObjectValue(ops)
 }
 
 // cutAt is findCutPoint over compactable messages only (the model's paths

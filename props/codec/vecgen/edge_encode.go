@@ -84,109 +84,143 @@ func replaceIn(evs []json.RawMessage, i int, old, new string) []json.RawMessage 
 	return evs
 }
 
-func (g *gen) edgeEncode() {
-	const file = "encode-edge.jsonl"
-	add := func(name, why string, evs []json.RawMessage) {
-		g.add(file, g.encodeVector("encode/edge-"+name, "hand-picked: "+why, evs))
-	}
-	T, TD, TE := pi.EventTextStart, pi.EventTextDelta, pi.EventTextEnd
-	K, KD, KE := pi.EventThinkingStart, pi.EventThinkingDelta, pi.EventThinkingEnd
-	C, CD := pi.EventToolCallStart, pi.EventToolCallDelta
+// edgeEncodeFile holds the hand-picked encode vectors.
+const edgeEncodeFile = "encode-edge.jsonl"
 
+// Event types, short so that a stream reads on one line.
+const (
+	T, TD, TE = pi.EventTextStart, pi.EventTextDelta, pi.EventTextEnd
+	K, KD, KE = pi.EventThinkingStart, pi.EventThinkingDelta, pi.EventThinkingEnd
+	C, CD     = pi.EventToolCallStart, pi.EventToolCallDelta
+)
+
+// edgeEncode records the hand-picked encode vectors, one group of related
+// edges per helper; the order of the calls is the order of the file.
+func (g *gen) edgeEncode() {
+	g.edgeRunAhead()
+	g.edgeToolCalls()
+	g.edgeBlocks()
+	g.edgeSerialization()
+	g.edgeSequence()
+	g.edgeContentIndex()
+}
+
+func (g *gen) addEdge(name, why string, evs []json.RawMessage) {
+	g.add(edgeEncodeFile, g.encodeVector("encode/edge-"+name, "hand-picked: "+why, evs))
+}
+
+// edgeRunAhead: a partial that runs ahead of its event.
+func (g *gen) edgeRunAhead() {
 	b := newBuilder().start().set(0, text("Hello wor")).emit(ev(T, 0))
 	b.emit(delta(TD, 0, "He")).emit(delta(TD, 0, "llo")).emit(delta(TD, 0, " w")).set(0, text("Hello world")).emit(delta(TD, 0, "orld"))
-	add("covered-deltas", "start snapshot ran ahead: deltas it covers give no frame, a partly covered delta is sliced", b.emit(end(TE, 0, "Hello world")).done().raw())
+	g.addEdge("covered-deltas", "start snapshot ran ahead: deltas it covers give no frame, a partly covered delta is sliced", b.emit(end(TE, 0, "Hello world")).done().raw())
 
 	b = newBuilder().set(0, text("early")).start()
 	b.live.StopReason = pi.StopStop
 	b.live.ErrorMessage = pi.Str("dropped")
 	b.emit(ev(T, 0)).emit(end(TE, 0, "early"))
-	add("run-ahead-start", "start partial already holds content and a stopReason; the start frame has content [] and stopReason pending", b.raw())
+	g.addEdge("run-ahead-start", "start partial already holds content and a stopReason; the start frame has content [] and stopReason pending", b.raw())
+}
 
+// edgeToolCalls: tool-call argument deltas against the start snapshot.
+func (g *gen) edgeToolCalls() {
 	full := `{"path":"a.txt"}`
-	b = newBuilder().start().set(0, call(full)).emit(ev(C, 0))
+	b := newBuilder().start().set(0, call(full)).emit(ev(C, 0))
 	for _, d := range []string{`{"pa`, `th":"a.`, `txt"}`, ``} {
 		b.emit(delta(CD, 0, d))
 	}
-	add("toolcall-checkpoint", "complete arguments at start: deltas give no frame until their JSON catches up, then one checkpoint", b.emit(callEnd(0, call(full))).done().raw())
+	g.addEdge("toolcall-checkpoint", "complete arguments at start: deltas give no frame until their JSON catches up, then one checkpoint", b.emit(callEnd(0, call(full))).done().raw())
 
 	b = newBuilder().start().set(0, call(`{"a":1}`)).emit(ev(C, 0)).emit(delta(CD, 0, `{"a":1,"b":2}`)).emit(delta(CD, 0, ``))
-	add("toolcall-legacy-prefix", "legacy grammar: delta JSON extends the start snapshot (isJsonPrefix) and checkpoints", b.emit(callEnd(0, call(`{"a":1,"b":2}`))).raw())
+	g.addEdge("toolcall-legacy-prefix", "legacy grammar: delta JSON extends the start snapshot (isJsonPrefix) and checkpoints", b.emit(callEnd(0, call(`{"a":1,"b":2}`))).raw())
 
 	b = newBuilder().start().set(0, call(`{"a":1}`)).emit(ev(C, 0)).emit(delta(CD, 0, `{"a":2`)).emit(delta(CD, 0, `}`))
-	add("toolcall-never-catches-up", "delta JSON contradicts the start snapshot: no checkpoint ever", b.emit(callEnd(0, call(`{"a":2}`))).raw())
+	g.addEdge("toolcall-never-catches-up", "delta JSON contradicts the start snapshot: no checkpoint ever", b.emit(callEnd(0, call(`{"a":2}`))).raw())
 
 	b = newBuilder().start().set(0, call(`{}`)).emit(ev(C, 0))
 	for _, d := range []string{`[1,`, ``, `"x"`, `]`} {
 		b.emit(delta(CD, 0, d))
 	}
-	add("toolcall-empty-start-nonobject", "empty start arguments are caught up: deltas pass through, empty ones give no frame; arguments end as an array", b.emit(callEnd(0, call(`[1,"x"]`))).done().raw())
+	g.addEdge("toolcall-empty-start-nonobject", "empty start arguments are caught up: deltas pass through, empty ones give no frame; arguments end as an array", b.emit(callEnd(0, call(`[1,"x"]`))).done().raw())
+}
 
+// edgeBlocks: split surrogates, redacted thinking, and end-only signatures.
+func (g *gen) edgeBlocks() {
 	hi, lo := units(0xD83D), units(0xDE00)
-	b = newBuilder().start().set(0, text("")).emit(ev(T, 0)).set(0, text("a"+hi)).emit(delta(TD, 0, "a"+hi)).set(0, text("a😀b")).emit(delta(TD, 0, lo+"b"))
-	add("split-surrogate-deltas", "an astral character split across deltas: each frame holds a lone surrogate escape", b.emit(end(TE, 0, "a😀b")).done().raw())
+	b := newBuilder().start().set(0, text("")).emit(ev(T, 0)).set(0, text("a"+hi)).emit(delta(TD, 0, "a"+hi)).set(0, text("a😀b")).emit(delta(TD, 0, lo+"b"))
+	g.addEdge("split-surrogate-deltas", "an astral character split across deltas: each frame holds a lone surrogate escape", b.emit(end(TE, 0, "a😀b")).done().raw())
 
 	b = newBuilder().start().set(0, text("a"+hi)).emit(ev(T, 0)).emit(delta(TD, 0, "a😀")).set(0, text("a😀"))
-	add("split-surrogate-covered", "start snapshot ends in a high surrogate; the covered slice of the next delta starts with the low one", b.emit(end(TE, 0, "a😀")).raw())
+	g.addEdge("split-surrogate-covered", "start snapshot ends in a high surrogate; the covered slice of the next delta starts with the low one", b.emit(end(TE, 0, "a😀")).raw())
 
 	b = newBuilder().start().set(0, thinking("[redacted]", pi.Str("opaque-payload"), pi.BoolPtr(true))).emit(ev(K, 0))
-	add("redacted-thinking", "redacted thinking is complete at start and carries signature and redacted on start and end", b.emit(end(KE, 0, "[redacted]")).done().raw())
+	g.addEdge("redacted-thinking", "redacted thinking is complete at start and carries signature and redacted on start and end", b.emit(end(KE, 0, "[redacted]")).done().raw())
 
 	b = newBuilder().start().set(0, thinking("", nil, nil)).emit(ev(K, 0)).set(0, thinking("hm", nil, nil)).emit(delta(KD, 0, "hm"))
 	b.set(0, thinking("hm", pi.Str("sig"), pi.BoolPtr(false))).emit(end(KE, 0, "hm"))
 	b.set(1, pi.TextContent{Text: ""}).emit(ev(T, 1)).set(1, pi.TextContent{Text: "ok", TextSignature: pi.Str("ts")}).emit(delta(TD, 1, "ok")).emit(end(TE, 1, "ok"))
-	add("signatures-at-end", "signatures and redacted:false arrive with the end events only", b.done().raw())
+	g.addEdge("signatures-at-end", "signatures and redacted:false arrive with the end events only", b.done().raw())
+}
 
+// edgeSerialization: JS key order, string escaping, number formatting and
+// the optional fields of the start frame.
+func (g *gen) edgeSerialization() {
 	args := `{"b":1,"10":2,"1":3,"01":4,"0":{"z":1,"2":[]},"-1":5}`
-	b = newBuilder().start().set(0, call(`{}`)).emit(ev(C, 0)).set(0, call(args)).emit(delta(CD, 0, args))
-	add("integer-like-keys", "arguments with integer-like keys print in JS property order", b.emit(callEnd(0, call(args))).raw())
+	b := newBuilder().start().set(0, call(`{}`)).emit(ev(C, 0)).set(0, call(args)).emit(delta(CD, 0, args))
+	g.addEdge("integer-like-keys", "arguments with integer-like keys print in JS property order", b.emit(callEnd(0, call(args))).raw())
 
 	esc := "</script>\u2028\u2029\u0001\u007f\"\\\t\n\r é€"
 	b = newBuilder().start().set(0, text("")).emit(ev(T, 0)).set(0, text(esc)).emit(delta(TD, 0, esc))
-	add("escapes", "JSON.stringify escaping: controls escaped, U+2028/2029 and </script> raw, non-ASCII raw UTF-8", b.emit(end(TE, 0, esc)).raw())
+	g.addEdge("escapes", "JSON.stringify escaping: controls escaped, U+2028/2029 and </script> raw, non-ASCII raw UTF-8", b.emit(end(TE, 0, esc)).raw())
 
 	b = newBuilder()
 	b.live.Usage = pi.Usage{Input: 1e21, Output: 123456789012, CacheRead: math.Copysign(0, -1), TotalTokens: 0.1 + 0.2,
 		Cost: pi.Cost{Input: 1e-7, Output: 5e-324, CacheRead: 1.5e300, Total: 100}}
 	b.live.Timestamp = 1767225600123.5
-	add("numbers", "JS number formatting: 1e21, -0 as 0, 0.30000000000000004, 1e-7, 5e-324", b.start().raw())
+	g.addEdge("numbers", "JS number formatting: 1e21, -0 as 0, 0.30000000000000004, 1e-7, 5e-324", b.start().raw())
 
 	b = newBuilder()
 	b.live.ResponseModel, b.live.ResponseID, b.live.ProviderThinkingLevel, b.live.ThinkingLevel = pi.Str("m-2"), pi.Str("resp_1"), pi.Str("high"), pi.Str("medium")
 	b.live.Diagnostics, _ = pi.ParseJSON(`[{"type":"retry","timestamp":5,"error":{"message":"m"},"details":{"1":2,"a":1}}]`)
 	b.live.Usage.Reasoning = pi.NumPtr(7)
-	add("start-optional-fields", "start frame keeps responseModel, responseId, providerThinkingLevel, diagnostics; drops thinkingLevel and errorMessage", b.start().raw())
+	g.addEdge("start-optional-fields", "start frame keeps responseModel, responseId, providerThinkingLevel, diagnostics; drops thinkingLevel and errorMessage", b.start().raw())
+}
 
-	b = newBuilder().start().set(0, thinking("", nil, nil)).set(1, text("")).set(2, call(`{}`)).emit(ev(K, 0)).emit(ev(T, 1))
+// edgeSequence: interleaved blocks and events out of lifecycle order.
+func (g *gen) edgeSequence() {
+	b := newBuilder().start().set(0, thinking("", nil, nil)).set(1, text("")).set(2, call(`{}`)).emit(ev(K, 0)).emit(ev(T, 1))
 	b.set(0, thinking("t", nil, nil)).emit(delta(KD, 0, "t")).emit(ev(C, 2)).set(1, text("x")).emit(delta(TD, 1, "x"))
 	b.set(2, call(`{"q":1}`)).emit(delta(CD, 2, `{"q":1}`)).emit(end(KE, 0, "t")).emit(end(TE, 1, "x")).emit(callEnd(2, call(`{"q":1}`)))
-	add("interleaved-blocks", "three block kinds open at once, deltas interleaved", b.done().raw())
+	g.addEdge("interleaved-blocks", "three block kinds open at once, deltas interleaved", b.done().raw())
 
-	add("error-before-start", "an error event needs no start and gives no frame", newBuilder().emit(pi.Event{Type: pi.EventError, Reason: pi.StopError}).raw())
+	g.addEdge("error-before-start", "an error event needs no start and gives no frame", newBuilder().emit(pi.Event{Type: pi.EventError, Reason: pi.StopError}).raw())
 
 	b = newBuilder().start().set(0, text("")).emit(ev(T, 0))
 	b.live.StopReason = pi.StopAborted
 	b.emit(pi.Event{Type: pi.EventError, Reason: pi.StopAborted}).emit(delta(TD, 0, "late"))
-	add("delta-after-error", "nothing may follow a terminal event", b.raw())
+	g.addEdge("delta-after-error", "nothing may follow a terminal event", b.raw())
 
-	add("done-before-start", "done before start", newBuilder().done().raw())
+	g.addEdge("done-before-start", "done before start", newBuilder().done().raw())
 
 	b = newBuilder().start().set(0, text("")).emit(ev(T, 0)).emit(end(TE, 0, "")).emit(delta(TD, 0, "x"))
-	add("delta-after-end", "a block's state is dropped at its end event", b.raw())
+	g.addEdge("delta-after-end", "a block's state is dropped at its end event", b.raw())
 
 	// Not recorded: "toolcall_end event has invalid tool call at index N" needs a
 	// toolcall_end whose toolCall has another type, which impl/pi refuses to
 	// decode (its ToolCall has no type member), so the Go port cannot meet it.
+}
 
-	b = newBuilder().start().set(0, text("")).emit(ev(T, 0))
-	add("contentindex-string", `contentIndex "0" (a string) is not a safe integer`, replaceIn(b.raw(), 1, `"contentIndex":0`, `"contentIndex":"0"`))
+// edgeContentIndex: contentIndex values pi-ai's isSafeInteger check meets.
+func (g *gen) edgeContentIndex() {
+	b := newBuilder().start().set(0, text("")).emit(ev(T, 0))
+	g.addEdge("contentindex-string", `contentIndex "0" (a string) is not a safe integer`, replaceIn(b.raw(), 1, `"contentIndex":0`, `"contentIndex":"0"`))
 
 	b = newBuilder().start().set(0, text("")).emit(ev(T, 0)).emit(delta(TD, 0, "x"))
-	add("contentindex-negative-zero", "contentIndex -0 passes Number.isSafeInteger and >= 0: it is index 0", replaceIn(b.raw(), 2, `"contentIndex":0`, `"contentIndex":-0`))
+	g.addEdge("contentindex-negative-zero", "contentIndex -0 passes Number.isSafeInteger and >= 0: it is index 0", replaceIn(b.raw(), 2, `"contentIndex":0`, `"contentIndex":-0`))
 
 	b = newBuilder().start().set(0, text("")).emit(ev(T, 0))
-	add("contentindex-fraction", "contentIndex 1.5 is rejected with its JS rendering", replaceIn(b.raw(), 1, `"contentIndex":0`, `"contentIndex":1.5`))
+	g.addEdge("contentindex-fraction", "contentIndex 1.5 is rejected with its JS rendering", replaceIn(b.raw(), 1, `"contentIndex":0`, `"contentIndex":1.5`))
 
 	b = newBuilder().start().set(0, text("")).emit(ev(T, 0))
-	add("contentindex-huge", "contentIndex 2^53 is not a safe integer; JS prints 9007199254740992", replaceIn(b.raw(), 1, `"contentIndex":0`, `"contentIndex":9007199254740992`))
+	g.addEdge("contentindex-huge", "contentIndex 2^53 is not a safe integer; JS prints 9007199254740992", replaceIn(b.raw(), 1, `"contentIndex":0`, `"contentIndex":9007199254740992`))
 }
