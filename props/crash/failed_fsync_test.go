@@ -55,3 +55,21 @@ func TestReopenAfterFailedFsyncKeepsLaterCommits(t *testing.T) {
 		require.NoError(t, st.Close())
 	}
 }
+
+// When the republish after a failed fsync fails as well, the old file (with
+// the lost line) stays, so the commit's error must say that the file is not
+// safe to reopen before a restart.
+func TestFailedRepublishIsReported(t *testing.T) {
+	fsys := faults.NewFSWith(choice.NewSeeded(1), faults.AllFaults)
+	require.NoError(t, fsys.MkdirAll("/data"))
+	st, err := jsonl.Create(sweepEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, jsonl.Options{Sync: jsonl.SyncAlways})
+	require.NoError(t, err)
+	fsys.FailNext(faults.OpSync, dataPath, faults.EIO)
+	fsys.FailNext(faults.OpSync, dataPath+".tmp", faults.EIO)
+	_, err = st.Commit(ToStore([]mstore.Write{{Kind: mstore.Value, Op: mstore.Set,
+		Addr: mstore.Addr{Namespace: "a", Key: "k"}, Value: `"v"`}}))
+	require.ErrorIs(t, err, faults.EIO)
+	require.ErrorContains(t, err, "Failed to append JSONL storage "+dataPath)
+	require.ErrorContains(t, err, "republishing the file failed too, so reopen it only after a restart")
+	require.NoError(t, st.Close())
+}

@@ -239,10 +239,15 @@ func (s *Store) commitGroup(reqs []*request) {
 		s.mu.Lock()
 		s.failed = err
 		s.mu.Unlock()
-		s.rewriteAfterFailedAppend()
+		failed := fmt.Errorf("Failed to append JSONL storage %s: %w", s.path, err)
+		if rerr := s.rewriteAfterFailedAppend(); rerr != nil {
+			// the unsynced line may still be in the file: reopening it before
+			// the machine restarts could sync later commits behind a hole
+			failed = fmt.Errorf("%w (republishing the file failed too, so reopen it only after a restart: %v)", failed, rerr)
+		}
 		for _, a := range ok {
 			a.req.res = store.CommitResult{}
-			a.req.err = fmt.Errorf("Failed to append JSONL storage %s: %w", s.path, err)
+			a.req.err = failed
 		}
 		return
 	}

@@ -88,7 +88,7 @@ func snapshotContent(header Header, records []store.CommittedWrite) ([]byte, liv
 }
 
 // rewriteAfterFailedAppend publishes the committed state as a fresh file
-// after an append whose write or fsync failed.
+// after an append whose write or fsync failed, and returns why it could not.
 //
 // After a failed fsync the kernel may already have dropped the line's pages
 // from its dirty set (Rebello et al., ATC'20; faults.FS models it): a reopen
@@ -96,17 +96,21 @@ func snapshotContent(header Header, records []store.CommittedWrite) ([]byte, liv
 // syncs behind it, and the next power loss leaves zeros in the middle of the
 // file, which then no longer opens, taking acknowledged commits with it. A
 // new inode written from the in-memory state (which never applied the failed
-// commit) holds only durable bytes, so that failed commit is definitely not
-// committed. The store stays poisoned either way; if this rewrite fails too,
-// the old file stays and only a reopen after a power loss is safe.
-func (s *Store) rewriteAfterFailedAppend() {
+// commit) holds only durable bytes. Once its rename is durable the failed
+// commit is definitely not committed; before that a crash may still bring it
+// back, the usual open outcome of an fsync error. The store stays poisoned
+// either way. If this rewrite fails too (or its directory fsync does), the
+// old file stays and only a reopen after a restart of the machine is safe:
+// the commit's error says so.
+func (s *Store) rewriteAfterFailedAppend() error {
 	if s.dryRun != nil {
-		return
+		return nil
 	}
 	s.mu.Lock()
 	header := s.header.withNextSeq(s.state.NextSeq())
 	records := s.state.Snapshot()
 	s.mu.Unlock()
 	content, _ := snapshotContent(header, records)
-	_, _ = publish(s.fs, s.path, content, s.opts.Sync == SyncAlways)
+	_, err := publish(s.fs, s.path, content, s.opts.Sync == SyncAlways)
+	return err
 }
