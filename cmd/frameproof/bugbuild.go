@@ -85,6 +85,7 @@ func runChild(bin string, args []string, stdout, stderr io.Writer) int {
 	who := args[0]
 	child := exec.Command(bin, args...)
 	procgroup.Own(child)
+	dieWithParent(child)
 	child.Stdout, child.Stderr = stdout, stderr
 	child.Env = append(os.Environ(), bugBuildEnv+"=1")
 	sigs, unsubscribe := simSignals()
