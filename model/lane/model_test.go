@@ -384,3 +384,30 @@ func TestToolResultIDsFollowTheResponse(t *testing.T) {
 		t.Fatalf("tools leaf: %+v", o)
 	}
 }
+
+// compaction/compaction.ts extractFileOperations (with utils.ts
+// extractFileOpsFromMessage): the previous compaction's readFiles seed read
+// and its modifiedFiles seed edited, then each assistant tool call named
+// read, write or edit with a non-empty string path adds it, once, in
+// first-seen order (JS Sets); other roles, names and paths are skipped.
+func TestFileOpsFollowPi(t *testing.T) {
+	prev := &pathItem{compaction: true, details: parsed(t, `{"readFiles":["x.go",7],"modifiedFiles":["y.go"]}`)}
+	msgs := []pi.JSONValue{
+		parsed(t, `{"role":"user","content":[{"type":"toolCall","name":"read","arguments":{"path":"user.go"}}]}`),
+		parsed(t, `{"role":"assistant","content":[`+
+			`{"type":"toolCall","id":"1","name":"read","arguments":{"path":"a.go"}},`+
+			`{"type":"toolCall","id":"2","name":"write","arguments":{"path":"b.go"}},`+
+			`{"type":"text","text":"{\"path\":\"text.go\"}"},`+
+			`{"type":"toolCall","id":"3","name":"edit","arguments":{"path":"c.go"}},`+
+			`{"type":"toolCall","id":"4","name":"edit","arguments":{"path":""}},`+
+			`{"type":"toolCall","id":"5","name":"bash","arguments":{"path":"d.go"}},`+
+			`{"type":"toolCall","id":"6","name":"write","arguments":{"path":3}}]}`),
+		parsed(t, `{"role":"assistant","content":[{"type":"toolCall","id":"7","name":"read","arguments":{"path":"x.go"}},`+
+			`{"type":"toolCall","id":"8","name":"read","arguments":{"path":"a.go"}}]}`),
+	}
+	got := string(fileOps(prev, msgs).AppendJSON(nil))
+	want := `{"read":["x.go","a.go"],"written":["b.go"],"edited":["y.go","c.go"]}`
+	if got != want {
+		t.Fatalf("fileOps\n got %s\nwant %s", got, want)
+	}
+}
