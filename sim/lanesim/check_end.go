@@ -13,6 +13,14 @@ func (r *runner) finalChecks() {
 	if !r.inv.check("end of run", nil, nil) {
 		return
 	}
+	// a crasher or closer may be mid-restart (its new process still
+	// opening): let it finish, so the close below closes a live lane
+	for r.closing && !r.failed {
+		r.w.Yield()
+	}
+	if r.failed {
+		return
+	}
 	// power loss after a clean close, then recovery
 	r.closing, r.closed = true, true
 	if err := r.ln.Close(); err != nil {
