@@ -138,6 +138,15 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
+	if opts.Sync == SyncAlways {
+		// The file's name may not be durable yet: a rename whose directory
+		// fsync failed (a republish or a compaction of the process before)
+		// can be undone by a power loss, taking every commit acknowledged
+		// into the new file with it.
+		if err := e.FS.SyncDir(filepath.Dir(path)); err != nil {
+			return nil, fmt.Errorf("Failed to open JSONL storage %s: sync directory: %w", path, err)
+		}
+	}
 	if s.file, err = e.FS.OpenAppend(path); err != nil {
 		return nil, fmt.Errorf("jsonl: open %s for appending: %w", path, err)
 	}
