@@ -73,6 +73,7 @@ func TestStreamsMatchPiAI(t *testing.T) {
 	for seed := 0; seed < n/2; seed++ {
 		diffStream(t, p, GenInvalidStream().Example(seed), "invalid seed "+itoa(seed))
 	}
+	t.Logf("%d valid, %d long and %d invalid streams compared", n, n/4, n/2)
 }
 
 func itoa(n int) string { return string(pi.AppendNumber(nil, float64(n))) }
