@@ -21,39 +21,54 @@ import (
 // found it with the closer beside storage faults.
 func TestReopenAfterFailedFsyncKeepsLaterCommits(t *testing.T) {
 	for seed := uint64(0); seed < 50; seed++ {
-		fsys := faults.NewFSWith(choice.NewSeeded(seed), faults.AllFaults)
-		require.NoError(t, fsys.MkdirAll("/data"))
-		opts := jsonl.Options{Sync: jsonl.SyncAlways}
-		st, err := jsonl.Create(sweepEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, opts)
-		require.NoError(t, err)
-		set := func(st *jsonl.Store, key string) error {
-			_, err := st.Commit(ToStore([]mstore.Write{{Kind: mstore.Value, Op: mstore.Set,
-				Addr: mstore.Addr{Namespace: "a", Key: key}, Value: `"` + key + `"`}}))
-			return err
-		}
-		require.NoError(t, set(st, "before"))
-		fsys.FailNext(faults.OpSync, dataPath, faults.EIO)
-		require.Error(t, set(st, "failed"), "the injected fsync failure is reported")
-		require.NoError(t, st.Close())
-
-		st, err = jsonl.Open(sweepEnv(fsys), dataPath, opts)
-		require.NoError(t, err, "reopen in the same boot")
-		require.NoError(t, set(st, "after"))
-		require.NoError(t, st.Close())
-
-		report := fsys.Crash()
-		st, err = jsonl.Open(sweepEnv(fsys), dataPath, opts)
-		require.NoError(t, err, "seed %d: reopen after power loss (crash: %s)", seed, report)
-		for _, key := range []string{"before", "after"} {
-			v, err := st.GetValue(mstore2store(mstore.Addr{Namespace: "a", Key: key}))
-			require.NoError(t, err)
-			require.NotNil(t, v, "seed %d: acknowledged %q lost (crash: %s)", seed, key, report)
-		}
+		st := reopenAfterFailedSyncAndCrash(t, seed, func(fsys *faults.FS) {
+			fsys.FailNext(faults.OpSync, dataPath, faults.EIO)
+		})
 		v, err := st.GetValue(mstore2store(mstore.Addr{Namespace: "a", Key: "failed"}))
 		require.NoError(t, err)
 		require.Nil(t, v, "a commit whose fsync failed is not committed once the file is rewritten")
 		require.NoError(t, st.Close())
 	}
+}
+
+// setKey commits the value "key" under namespace a, key key.
+func setKey(st *jsonl.Store, key string) error {
+	_, err := st.Commit(ToStore([]mstore.Write{{Kind: mstore.Value, Op: mstore.Set,
+		Addr: mstore.Addr{Namespace: "a", Key: key}, Value: `"` + key + `"`}}))
+	return err
+}
+
+// reopenAfterFailedSyncAndCrash creates the store and commits "before";
+// inject arms the faults that make the next commit ("failed") fail; the
+// store is closed, reopened in the same boot, "after" is committed, the
+// power goes and the store is opened again. It returns that store, checked
+// to hold both acknowledged commits; the caller closes it.
+func reopenAfterFailedSyncAndCrash(t *testing.T, seed uint64, inject func(*faults.FS)) *jsonl.Store {
+	t.Helper()
+	fsys := faults.NewFSWith(choice.NewSeeded(seed), faults.AllFaults)
+	require.NoError(t, fsys.MkdirAll("/data"))
+	opts := jsonl.Options{Sync: jsonl.SyncAlways}
+	st, err := jsonl.Create(sweepEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, opts)
+	require.NoError(t, err)
+	require.NoError(t, setKey(st, "before"))
+	inject(fsys)
+	require.Error(t, setKey(st, "failed"), "the injected failure is reported")
+	require.NoError(t, st.Close())
+
+	st, err = jsonl.Open(sweepEnv(fsys), dataPath, opts)
+	require.NoError(t, err, "reopen in the same boot")
+	require.NoError(t, setKey(st, "after"))
+	require.NoError(t, st.Close())
+
+	report := fsys.Crash()
+	st, err = jsonl.Open(sweepEnv(fsys), dataPath, opts)
+	require.NoError(t, err, "seed %d: reopen after power loss (crash: %s)", seed, report)
+	for _, key := range []string{"before", "after"} {
+		v, err := st.GetValue(mstore2store(mstore.Addr{Namespace: "a", Key: key}))
+		require.NoError(t, err)
+		require.NotNil(t, v, "seed %d: acknowledged %q lost (crash: %s)", seed, key, report)
+	}
+	return st
 }
 
 // When the republish after a failed fsync fails as well, the old file (with
@@ -81,35 +96,10 @@ func TestFailedRepublishIsReported(t *testing.T) {
 // outside review: 28 of 50 seeds lost "after").
 func TestReopenAfterFailedDirSyncKeepsLaterCommits(t *testing.T) {
 	for seed := uint64(0); seed < 50; seed++ {
-		fsys := faults.NewFSWith(choice.NewSeeded(seed), faults.AllFaults)
-		require.NoError(t, fsys.MkdirAll("/data"))
-		opts := jsonl.Options{Sync: jsonl.SyncAlways}
-		st, err := jsonl.Create(sweepEnv(fsys), dataPath, jsonl.Header{ID: "s", CreatedAt: 1, Cwd: "/"}, opts)
-		require.NoError(t, err)
-		set := func(st *jsonl.Store, key string) error {
-			_, err := st.Commit(ToStore([]mstore.Write{{Kind: mstore.Value, Op: mstore.Set,
-				Addr: mstore.Addr{Namespace: "a", Key: key}, Value: `"` + key + `"`}}))
-			return err
-		}
-		require.NoError(t, set(st, "before"))
-		fsys.FailNext(faults.OpSync, dataPath, faults.EIO)
-		fsys.FailNext(faults.OpSyncDir, "/data", faults.EIO)
-		require.Error(t, set(st, "failed"))
-		require.NoError(t, st.Close())
-
-		st, err = jsonl.Open(sweepEnv(fsys), dataPath, opts)
-		require.NoError(t, err, "reopen in the same boot")
-		require.NoError(t, set(st, "after"))
-		require.NoError(t, st.Close())
-
-		report := fsys.Crash()
-		st, err = jsonl.Open(sweepEnv(fsys), dataPath, opts)
-		require.NoError(t, err, "seed %d: reopen after power loss (crash: %s)", seed, report)
-		for _, key := range []string{"before", "after"} {
-			v, err := st.GetValue(mstore2store(mstore.Addr{Namespace: "a", Key: key}))
-			require.NoError(t, err)
-			require.NotNil(t, v, "seed %d: acknowledged %q lost (crash: %s)", seed, key, report)
-		}
+		st := reopenAfterFailedSyncAndCrash(t, seed, func(fsys *faults.FS) {
+			fsys.FailNext(faults.OpSync, dataPath, faults.EIO)
+			fsys.FailNext(faults.OpSyncDir, "/data", faults.EIO)
+		})
 		require.NoError(t, st.Close())
 	}
 }
