@@ -47,12 +47,10 @@ func runProject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	target := replay.Target{Wire: *wireName, Provider: *provider, Model: *model, Vision: *vision}
 	if !slices.Contains(replay.Wires, *wireName) {
-		fmt.Fprintf(stderr, "frameproof project: --wire must be one of %s (got %q)\n", strings.Join(replay.Wires, ", "), *wireName)
-		return exitUsage
+		return usageError(stderr, "project", "--wire must be one of %s (got %q)", strings.Join(replay.Wires, ", "), *wireName)
 	}
 	if *compact < -1 {
-		fmt.Fprintf(stderr, "frameproof project: --microcompact must be >= 0 or -1 (got %d)\n", *compact)
-		return exitUsage
+		return usageError(stderr, "project", "--microcompact must be >= 0 or -1 (got %d)", *compact)
 	}
 	data, err := io.ReadAll(io.LimitReader(stdin, *maxInput+1))
 	if err != nil {
