@@ -229,16 +229,23 @@ func firstLine(s string) string {
 // writeJUnitFile writes the JUnit XML to path ("-" is not allowed: stdout
 // carries the human or JSON output).
 func (r *Report) writeJUnitFile(path string) error {
+	return createWith(path, "junit", r.writeJUnit)
+}
+
+// createWith creates path and fills it with write. Errors read "WHAT: ..."
+// for the create and "WHAT: write PATH: ..." for the write or the close
+// (a file whose close fails may not hold what was written).
+func createWith(path, what string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("junit: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	if err := r.writeJUnit(f); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
-		return fmt.Errorf("junit: write %s: %w", path, err)
+		return fmt.Errorf("%s: write %s: %w", what, path, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("junit: write %s: %w", path, err)
+		return fmt.Errorf("%s: write %s: %w", what, path, err)
 	}
 	return nil
 }

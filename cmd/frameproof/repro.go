@@ -515,18 +515,7 @@ func writeReproArtifacts(t target, o campaign.Outcome, tracePath, htmlPath, reru
 }
 
 func writeTrace(path string, o campaign.Outcome) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("trace: %w", err)
-	}
-	if err := o.Trace.WriteJSONL(f); err != nil {
-		f.Close()
-		return fmt.Errorf("trace: write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("trace: write %s: %w", path, err)
-	}
-	return nil
+	return createWith(path, "trace", o.Trace.WriteJSONL)
 }
 
 func runShrink(args []string, _ io.Reader, stdout, stderr io.Writer) int {
