@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -267,7 +268,7 @@ func TestDevFullThroughTheBinary(t *testing.T) {
 		if name == "bench" && len(bench.Families()) == 0 {
 			continue // writes nothing without registered families
 		}
-		cmd := exec.Command(exe, c.ok...)
+		cmd := procgroup.CommandContext(t.Context(), exe, c.ok...)
 		cmd.Env = append(os.Environ(), "FRAMEPROOF_AS_CLI=fake-suite")
 		cmd.Stdout = full
 		var errb bytes.Buffer

@@ -3,6 +3,7 @@ package lane
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -132,7 +133,7 @@ func TestModelClassificationMatchesPeer(t *testing.T) {
 	cases, msgs := genClassifyCases(rand.New(rand.NewPCG(13, 13)), n)
 	in, err := json.Marshal(cases)
 	require.NoError(t, err)
-	cmd := exec.Command(node, "--input-type=module", "-e", peerClassifyScript)
+	cmd := procgroup.CommandContext(t.Context(), node, "--input-type=module", "-e", peerClassifyScript)
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer

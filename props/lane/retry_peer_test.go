@@ -2,6 +2,7 @@ package lane_test
 
 import (
 	"encoding/json"
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,7 @@ func TestRetryDelayMatchesPeerRetryDelayMs(t *testing.T) {
 	js := `import { retryDelayMs } from ` + jsString(script) + `;
 const cases = JSON.parse(process.argv[1]);
 console.log(JSON.stringify(cases.map(c => retryDelayMs(c.cap === undefined ? { baseDelayMs: c.base } : { baseDelayMs: c.base, maxAgentDelayMs: c.cap }, c.attempt))));`
-	out, err := exec.Command(node, "--input-type=module", "-e", js, string(in)).Output()
+	out, err := procgroup.CommandContext(t.Context(), node, "--input-type=module", "-e", js, string(in)).Output()
 	if err != nil {
 		t.Fatalf("node: %v", err)
 	}
