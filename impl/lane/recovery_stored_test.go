@@ -101,16 +101,5 @@ func TestRecoveryCommitsAnUntypedReductionAsPiDoes(t *testing.T) {
 
 // entryMessageRaw is the committed entry's message as stored.
 func (h *harness) entryMessageRaw(id string) string {
-	es, err := h.store.Entries()
-	require.NoError(h.t, err)
-	for _, e := range es {
-		if e.Entry.ID == id {
-			v, err := pi.ParseJSON(string(e.Entry.Raw))
-			require.NoError(h.t, err)
-			mv, _ := v.ObjectValue().Get("message")
-			return string(mv.AppendJSON(nil))
-		}
-	}
-	h.t.Fatalf("entry %s not committed", id)
-	return ""
+	return string(h.entryMessageValue(id).AppendJSON(nil))
 }
