@@ -56,8 +56,9 @@ func TestRecoveryReducesUncheckedMembersLikePiAI(t *testing.T) {
 	})
 }
 
-// A frame list pi-ai itself refuses (a second start frame) still faults
-// recovery, as pi's recovery throws there too.
+// A frame list pi-ai itself refuses (a second start frame; pi-ai
+// utils/assistant-message-frame.js reduceAssistantMessageFrames) still faults
+// recovery, as pi's runtime/drive/recovery.ts throws there too.
 func TestRecoveryFaultsWherePiAIThrows(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
