@@ -53,8 +53,7 @@ func StringToNumber(s string) float64 {
 		return math.Inf(-1)
 	}
 	if len(s) > 2 && s[0] == '0' {
-		base := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]
-		if base != 0 {
+		if base := radixOf(s[1]); base != 0 {
 			n, ok := 0.0, true
 			for _, c := range s[2:] {
 				d, err := strconv.ParseUint(string(c), base, 8)
@@ -78,4 +77,17 @@ func StringToNumber(s string) float64 {
 		return math.NaN()
 	}
 	return n
+}
+
+// radixOf is the base a 0x/0o/0b prefix letter names, or 0.
+func radixOf(c byte) int {
+	switch c {
+	case 'x', 'X':
+		return 16
+	case 'o', 'O':
+		return 8
+	case 'b', 'B':
+		return 2
+	}
+	return 0
 }
