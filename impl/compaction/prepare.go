@@ -9,9 +9,6 @@ package compaction
 
 import (
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -132,36 +129,7 @@ func keepRecentTokens(settings pi.JSONValue) (float64, error) {
 	case pi.Null:
 		return 0, fmt.Errorf("Cannot read properties of null (reading 'keepRecentTokens')")
 	}
-	return toNumber(field(settings, "keepRecentTokens")), nil
-}
-
-// toNumber is JS ToNumber for JSON values (objects and arrays, which JS
-// converts through their string form, are NaN here unless an empty array).
-func toNumber(v pi.JSONValue) float64 {
-	switch v.Kind() {
-	case pi.Number:
-		return v.Number()
-	case pi.Null:
-		return 0
-	case pi.Bool:
-		if v.Bool() {
-			return 1
-		}
-		return 0
-	case pi.String:
-		s := strings.TrimSpace(v.Str())
-		if s == "" {
-			return 0
-		}
-		if n, err := strconv.ParseFloat(s, 64); err == nil && !strings.ContainsAny(s, "_xXpP") {
-			return n
-		}
-	case pi.Array:
-		if len(v.Array()) == 0 {
-			return 0
-		}
-	}
-	return math.NaN()
+	return pi.ToNumber(field(settings, "keepRecentTokens")), nil
 }
 
 // Prepare is prepareCompaction followed by durableCompactionPreparation:

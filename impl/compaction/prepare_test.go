@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -140,4 +141,17 @@ func TestPrepareUnknownEntryTypeThrowsOnlyWhenReached(t *testing.T) {
 	_, ok, err := Prepare([]Entry{odd, msgEntry(t, "1", a1), msgEntry(t, "2", u2)}, s)
 	require.NoError(t, err)
 	require.True(t, ok)
+}
+
+// compaction.ts findCutPoint compares `accumulatedTokens >= keepRecentTokens`,
+// so a stored setting that is not a number goes through JS ToNumber.
+func TestKeepRecentTokensIsJSToNumber(t *testing.T) {
+	for keep, want := range map[string]float64{`5`: 5, `"0x10"`: 16, `[7]`: 7, `"1e400"`: math.Inf(1), `null`: 0} {
+		got, err := keepRecentTokens(settings(t, keep))
+		require.NoError(t, err)
+		require.Equal(t, want, got, keep)
+	}
+	got, err := keepRecentTokens(settings(t, `"inf"`))
+	require.NoError(t, err)
+	require.True(t, math.IsNaN(got))
 }

@@ -45,7 +45,8 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// Both APIs throw pi's exact error at the same event and write nothing.
+// pi-ai utils/assistant-message-frame.js AssistantMessageFrameEncoder.encode:
+// both APIs throw pi's exact error at the same event and write nothing.
 func TestAppendFrameErrorsMatchEncode(t *testing.T) {
 	for _, c := range encoderErrorCases() {
 		_, err := twinRun(t, c.events)
@@ -109,7 +110,8 @@ func TestEmptyDeltaAfterSnapshotGivesNoFrame(t *testing.T) {
 }
 
 // The encoder remembers the block the last delta went to; ending that block
-// must forget it, so a later delta to the index is pi's "has not started".
+// must forget it, so a later delta to the index is pi's "has not started"
+// (pi-ai utils/assistant-message-frame.js AssistantMessageFrameEncoder.block).
 func TestDeltaAfterEndOfCachedBlockFails(t *testing.T) {
 	live := msg(pi.TextContent{Text: ""}, pi.TextContent{Text: ""})
 	d := func(i int) *pi.Event {

@@ -38,10 +38,7 @@ func BenchmarkEncode(b *testing.B) {
 	for _, sz := range benchSizes {
 		b.Run(sz.name, func(b *testing.B) {
 			events := benchStream(sz.size)
-			var ms0, ms1 runtime.MemStats
-			runtime.ReadMemStats(&ms0)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			perEvent(b, len(events), func() {
 				enc := NewEncoder()
 				for _, ev := range events {
 					f, err := enc.Encode(ev)
@@ -52,12 +49,7 @@ func BenchmarkEncode(b *testing.B) {
 						f.AppendJSON(nil)
 					}
 				}
-			}
-			b.StopTimer()
-			runtime.ReadMemStats(&ms1)
-			n := float64(b.N) * float64(len(events))
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
-			b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/event")
+			})
 		})
 	}
 }
@@ -69,10 +61,7 @@ func BenchmarkAppendFrame(b *testing.B) {
 		b.Run(sz.name, func(b *testing.B) {
 			events := benchStream(sz.size)
 			buf := make([]byte, 0, 4096)
-			var ms0, ms1 runtime.MemStats
-			runtime.ReadMemStats(&ms0)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			perEvent(b, len(events), func() {
 				enc := NewEncoder()
 				for _, ev := range events {
 					var err error
@@ -80,14 +69,25 @@ func BenchmarkAppendFrame(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-			}
-			b.StopTimer()
-			runtime.ReadMemStats(&ms1)
-			n := float64(b.N) * float64(len(events))
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
-			b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/event")
+			})
 		})
 	}
+}
+
+// perEvent runs pass b.N times and reports its time and mallocs per event,
+// pass handling events events each time.
+func perEvent(b *testing.B, events int, pass func()) {
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pass()
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&ms1)
+	n := float64(b.N) * float64(events)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/event")
 }
 
 func BenchmarkReduce(b *testing.B) {

@@ -189,7 +189,8 @@ func TestDeltaFramesStayIntactAcrossBatches(t *testing.T) {
 
 func itoa(n int) string { return pi.FormatNumber(float64(n)) }
 
-// An error before start (a provider setup failure) gives no frame and no
+// pi-ai utils/assistant-message-frame.js AssistantMessageFrameEncoder.encode:
+// an error before start (a provider setup failure) gives no frame and no
 // error, and ends the stream; done before start is pi's error.
 func TestPreStartErrorGivesNoFrame(t *testing.T) {
 	e := NewEncoder()

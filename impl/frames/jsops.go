@@ -2,9 +2,7 @@ package frames
 
 import (
 	"math"
-	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -85,69 +83,9 @@ func jsToPrimitive(v pi.JSONValue) pi.JSONValue {
 	return v
 }
 
-// jsToNumber is ToNumber for a primitive.
-func jsToNumber(v pi.JSONValue) float64 {
-	switch v.Kind() {
-	case pi.Null:
-		return 0
-	case pi.Bool:
-		if v.Bool() {
-			return 1
-		}
-		return 0
-	case pi.Number:
-		return v.Number()
-	case pi.String:
-		return jsStringToNumber(v.Str())
-	}
-	return math.NaN()
-}
-
-var jsDecimal = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
-
-// jsStringToNumber is StringToNumber: trimmed, "" is 0, decimal literals,
-// ±Infinity and unsigned 0x/0o/0b integers; anything else is NaN.
-func jsStringToNumber(s string) float64 {
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0xFFFF && isJSWhiteSpace(uint16(r)) })
-	switch s {
-	case "":
-		return 0
-	case "Infinity", "+Infinity":
-		return math.Inf(1)
-	case "-Infinity":
-		return math.Inf(-1)
-	}
-	if len(s) > 2 && s[0] == '0' {
-		base := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]
-		if base != 0 {
-			n, ok := 0.0, true
-			for _, c := range s[2:] {
-				d, err := strconv.ParseUint(string(c), base, 8)
-				if err != nil {
-					ok = false
-					break
-				}
-				n = n*float64(base) + float64(d)
-			}
-			if ok {
-				return n
-			}
-			return math.NaN()
-		}
-	}
-	if !jsDecimal.MatchString(s) {
-		return math.NaN()
-	}
-	n, err := strconv.ParseFloat(s, 64)
-	if err != nil && !strings.Contains(err.Error(), "range") {
-		return math.NaN()
-	}
-	return n
-}
-
 // jsLess is `n < v` for a number n.
 func jsLess(n float64, v pi.JSONValue) bool {
-	return n < jsToNumber(jsToPrimitive(v)) // NaN compares false
+	return n < pi.ToNumber(v) // NaN compares false
 }
 
 // jsAdd is the + operator: string concatenation when either side is (or
@@ -157,7 +95,7 @@ func jsAdd(a, b pi.JSONValue) pi.JSONValue {
 	if pa.Kind() == pi.String || pb.Kind() == pi.String {
 		return pi.StringValue(pi.Concat(pi.JSString(pa), pi.JSString(pb)))
 	}
-	return pi.NumberValue(jsToNumber(pa) + jsToNumber(pb))
+	return pi.NumberValue(pi.ToNumber(pa) + pi.ToNumber(pb))
 }
 
 // jsParseStreamingJSON is parseStreamingJson(v) for any value: falsy

@@ -46,18 +46,9 @@ func orEmpty(v pi.JSONValue) pi.JSONValue {
 	return v
 }
 
-// isJSWhiteSpace is the WhiteSpace and LineTerminator set String.prototype.trim removes.
-func isJSWhiteSpace(c uint16) bool {
-	switch c {
-	case '\t', '\n', 0x0B, 0x0C, '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return c >= 0x2000 && c <= 0x200A
-}
-
 func isJSBlank(s string) bool {
 	for _, c := range pi.ToUTF16(s) {
-		if !isJSWhiteSpace(c) {
+		if !pi.IsJSWhiteSpace(c) {
 			return false
 		}
 	}
@@ -66,10 +57,10 @@ func isJSBlank(s string) bool {
 
 // jsTrim is String.prototype.trim on code units.
 func jsTrim(u []uint16) []uint16 {
-	for len(u) > 0 && isJSWhiteSpace(u[0]) {
+	for len(u) > 0 && pi.IsJSWhiteSpace(u[0]) {
 		u = u[1:]
 	}
-	for len(u) > 0 && isJSWhiteSpace(u[len(u)-1]) {
+	for len(u) > 0 && pi.IsJSWhiteSpace(u[len(u)-1]) {
 		u = u[:len(u)-1]
 	}
 	return u

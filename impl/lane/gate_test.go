@@ -91,17 +91,20 @@ func TestCancelInterruptsRetryWait(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, StepProgress, r.Kind)
 	require.Equal(t, LeafAssistantRetryWait, h.stateOf(op).At)
-	done := make(chan StepResult, 1)
+	// The step's error comes back on the channel: require must not run
+	// outside the test goroutine (FailNow there would leave done empty).
+	done := make(chan error, 1)
 	go func() {
-		r, err := l.Step(StepOptions{WaitForRetry: true})
-		require.NoError(t, err)
-		done <- r
+		var err error
+		r, err = l.Step(StepOptions{WaitForRetry: true})
+		done <- err
 	}()
 	require.Equal(t, time.Second, <-clock.slept) // the wait armed its timer
 	defer close(clock.release)
 	require.NoError(t, l.RequestCancel())
 	select {
-	case r = <-done:
+	case err = <-done:
+		require.NoError(t, err)
 	case <-time.After(10 * time.Second): // a liveness guard, not a speed check
 		t.Fatal("the retry wait did not end at the cancel")
 	}

@@ -371,8 +371,15 @@ func (h *harness) frameList(op, resp string) []store.ListElement {
 	return els
 }
 
-// entry returns the committed assistant message of entry id.
+// entryMessage returns the committed assistant message of entry id.
 func (h *harness) entryMessage(id string) *pi.AssistantMessage {
+	m, err := pi.DecodeAssistantMessage(h.entryMessageValue(id), "message")
+	require.NoError(h.t, err)
+	return m
+}
+
+// entryMessageValue is the message member of committed entry id, untyped.
+func (h *harness) entryMessageValue(id string) pi.JSONValue {
 	es, err := h.store.Entries()
 	require.NoError(h.t, err)
 	for _, e := range es {
@@ -380,13 +387,11 @@ func (h *harness) entryMessage(id string) *pi.AssistantMessage {
 			v, err := pi.ParseJSON(string(e.Entry.Raw))
 			require.NoError(h.t, err)
 			mv, _ := v.ObjectValue().Get("message")
-			m, err := pi.DecodeAssistantMessage(mv, "message")
-			require.NoError(h.t, err)
-			return m
+			return mv
 		}
 	}
 	h.t.Fatalf("entry %s not committed", id)
-	return nil
+	return pi.JSONValue{}
 }
 
 func (h *harness) usageOf(id string) string {

@@ -145,7 +145,7 @@ func TestIdleForkRebuildsLaneStateAndRenumbers(t *testing.T) {
 	require.EqualError(t, err, `Source session branch "other" is missing branch.tip`)
 }
 
-// validateForkSourceSnapshot: a lane state without lane config is an
+// session/fork.ts validateForkSourceSnapshot: a lane state without lane config is an
 // incomplete lane; frameproof's own sessions (no pi.lane.config) fork only
 // with ForkOptions.UnconfiguredLanes.
 func TestForkRefusesUnconfiguredLaneByDefault(t *testing.T) {

@@ -56,8 +56,9 @@ func TestRecoveryReducesUncheckedMembersLikePiAI(t *testing.T) {
 	})
 }
 
-// A frame list pi-ai itself refuses (a second start frame) still faults
-// recovery, as pi's recovery throws there too.
+// A frame list pi-ai itself refuses (a second start frame; pi-ai
+// utils/assistant-message-frame.js reduceAssistantMessageFrames) still faults
+// recovery, as pi's runtime/drive/recovery.ts throws there too.
 func TestRecoveryFaultsWherePiAIThrows(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
@@ -101,16 +102,5 @@ func TestRecoveryCommitsAnUntypedReductionAsPiDoes(t *testing.T) {
 
 // entryMessageRaw is the committed entry's message as stored.
 func (h *harness) entryMessageRaw(id string) string {
-	es, err := h.store.Entries()
-	require.NoError(h.t, err)
-	for _, e := range es {
-		if e.Entry.ID == id {
-			v, err := pi.ParseJSON(string(e.Entry.Raw))
-			require.NoError(h.t, err)
-			mv, _ := v.ObjectValue().Get("message")
-			return string(mv.AppendJSON(nil))
-		}
-	}
-	h.t.Fatalf("entry %s not committed", id)
-	return ""
+	return string(h.entryMessageValue(id).AppendJSON(nil))
 }

@@ -49,7 +49,7 @@ func TestRetryDelayFollowsPiAIRetryDelayMs(t *testing.T) {
 	require.Equal(t, float64(maxSafe), RetryNotBefore(RetryPolicy{BaseDelayMs: 1000, MaxAgentDelayMs: &nan}, 3, 5))
 }
 
-// The retry policy keeps pi-ai's RetryPolicy shape in the generation context:
+// The retry policy keeps pi-ai's RetryPolicy shape (utils/retry.d.ts) in the generation context:
 // maxAgentDelayMs is written only when set (JSON.stringify drops undefined).
 func TestRetryPolicyStateRoundTrip(t *testing.T) {
 	limit := 2500.0

@@ -71,8 +71,8 @@ func TestStreamPiKeepsLoneSurrogates(t *testing.T) {
 	require.Equal(t, "a😀b", evs[4].Content)
 }
 
-// The live partial's arguments are parseStreamingJson of the buffer after
-// every delta, as in pi-ai, in JS property order.
+// The live partial's arguments are parseStreamingJson (pi-ai
+// utils/json-parse.js) of the buffer after every delta, in JS property order.
 func TestStreamPiPartialArgumentsStream(t *testing.T) {
 	evs := streamPi(t, anthropicSSE)
 	require.Equal(t, pi.EventToolCallStart, evs[5].Type)

@@ -28,83 +28,98 @@ func encodeChat(w *jw, turns []turn, t Target, o Options) {
 			continue
 		}
 		next()
-		w.raw(`{"role":"assistant","content":`)
-		texts = texts[:0]
-		calls := 0
-		for _, b := range tr.blocks {
-			switch b.kind {
-			case blockText:
-				texts = append(texts, b.text())
-			case blockCall:
-				calls++
-			case blockReasoning:
-				// not representable on this wire
-			}
-		}
-		if len(texts) > 0 {
-			w.joined(texts)
-		} else {
-			w.raw(`null`)
-		}
-		if calls > 0 {
-			w.raw(`,"tool_calls":[`)
-			c := 0
-			for j := range tr.blocks {
-				if tr.blocks[j].kind != blockCall {
-					continue
-				}
-				call := tr.blocks[j].call()
-				w.sep(c)
-				c++
-				w.raw(`{"id":`)
-				w.str(call.ID)
-				w.raw(`,"type":"function","function":{"name":`)
-				w.str(call.Name)
-				w.raw(`,"arguments":`)
-				w.argsText(call.Arguments)
-				w.raw(`}}`)
-			}
-			w.raw(`]`)
-		}
-		w.raw(`}`)
-		images := 0
-		for j := range tr.results {
-			r := &tr.results[j]
-			texts = texts[:0]
-			for _, p := range r.parts {
-				if p.image != nil {
-					images++
-				} else {
-					texts = append(texts, p.text)
-				}
-			}
-			next()
-			w.raw(`{"role":"tool","tool_call_id":`)
-			w.str(r.callID)
-			w.raw(`,"content":`)
-			if len(texts) == 0 {
-				w.str(ToolImageNote)
-			} else {
-				w.joined(texts)
-			}
-			w.raw(`}`)
-		}
-		if images > 0 {
-			next()
-			w.raw(`{"role":"user","content":[`)
-			w.chatPart(&part{text: ToolImagesLeadIn})
-			for j := range tr.results {
-				for k := range tr.results[j].parts {
-					if p := &tr.results[j].parts[k]; p.image != nil {
-						w.raw(`,`)
-						w.chatPart(p)
-					}
-				}
-			}
-			w.raw(`]}`)
-		}
+		texts = w.chatAssistant(tr, texts)
+		texts = w.chatResults(tr, texts, next)
 	}
 	w.raw(`]}`)
+}
+
+// chatAssistant writes the round's assistant message: its texts joined (or
+// null) and every call in tool_calls. texts is scratch; it returns it.
+func (w *jw) chatAssistant(tr *turn, texts []string) []string {
+	w.raw(`{"role":"assistant","content":`)
+	texts = texts[:0]
+	calls := 0
+	for _, b := range tr.blocks {
+		switch b.kind {
+		case blockText:
+			texts = append(texts, b.text())
+		case blockCall:
+			calls++
+		case blockReasoning:
+			// not representable on this wire
+		}
+	}
+	if len(texts) > 0 {
+		w.joined(texts)
+	} else {
+		w.raw(`null`)
+	}
+	if calls > 0 {
+		w.raw(`,"tool_calls":[`)
+		c := 0
+		for j := range tr.blocks {
+			if tr.blocks[j].kind != blockCall {
+				continue
+			}
+			call := tr.blocks[j].call()
+			w.sep(c)
+			c++
+			w.raw(`{"id":`)
+			w.str(call.ID)
+			w.raw(`,"type":"function","function":{"name":`)
+			w.str(call.Name)
+			w.raw(`,"arguments":`)
+			w.argsText(call.Arguments)
+			w.raw(`}}`)
+		}
+		w.raw(`]`)
+	}
+	w.raw(`}`)
+	return texts
+}
+
+// chatResults writes one tool message per result in call order, then the
+// user message that carries the results' images. texts is scratch; it
+// returns it.
+func (w *jw) chatResults(tr *turn, texts []string, next func()) []string {
+	images := 0
+	for j := range tr.results {
+		r := &tr.results[j]
+		texts = texts[:0]
+		for _, p := range r.parts {
+			if p.image != nil {
+				images++
+			} else {
+				texts = append(texts, p.text)
+			}
+		}
+		next()
+		w.raw(`{"role":"tool","tool_call_id":`)
+		w.str(r.callID)
+		w.raw(`,"content":`)
+		if len(texts) == 0 {
+			w.str(ToolImageNote)
+		} else {
+			w.joined(texts)
+		}
+		w.raw(`}`)
+	}
+	if images > 0 {
+		next()
+		w.raw(`{"role":"user","content":[`)
+		w.chatPart(&part{text: ToolImagesLeadIn})
+		for j := range tr.results {
+			for k := range tr.results[j].parts {
+				if p := &tr.results[j].parts[k]; p.image != nil {
+					w.raw(`,`)
+					w.chatPart(p)
+				}
+			}
+		}
+		w.raw(`]}`)
+	}
+	return texts
 }
 
 func (w *jw) chatParts(parts []part) {

@@ -90,12 +90,9 @@ func Apply(e env.Env, path, backup string) (Report, error) {
 	if !want.TornTail && len(want.Orphans) == 0 {
 		return want, nil // nothing to write, so nothing to back up
 	}
-	if err := copyFile(e.FS, path, backup); err != nil {
-		return Report{}, err
-	}
-	before, err := e.FS.ReadFile(path)
+	before, err := copyFile(e.FS, path, backup)
 	if err != nil {
-		return Report{}, fmt.Errorf("sessionrecovery: read %s: %w", path, err)
+		return Report{}, err
 	}
 	ids.replay()
 	st, err := jsonl.Open(e, path, jsonl.Options{Sync: jsonl.SyncAlways})
@@ -301,21 +298,21 @@ func settledDetail(st store.Storage, key string) string {
 	return fmt.Sprintf("%s: operation %s is at %s (responseEntryId %s), so its frames should have been deleted", where, op, s.At, s.ResponseEntryID)
 }
 
-// copyFile writes src's bytes to dst (which must not exist) and fsyncs it
-// and its directory.
-func copyFile(fsys env.FS, src, dst string) error {
+// copyFile writes src's bytes to dst (which must not exist), fsyncs it and
+// its directory, and returns the bytes it copied.
+func copyFile(fsys env.FS, src, dst string) ([]byte, error) {
 	if ok, err := fsys.Exists(dst); err != nil {
-		return fmt.Errorf("sessionrecovery: backup %s: %w", dst, err)
+		return nil, fmt.Errorf("sessionrecovery: backup %s: %w", dst, err)
 	} else if ok {
-		return fmt.Errorf("sessionrecovery: backup %s: %w", dst, errBackupExists)
+		return nil, fmt.Errorf("sessionrecovery: backup %s: %w", dst, errBackupExists)
 	}
 	content, err := fsys.ReadFile(src)
 	if err != nil {
-		return fmt.Errorf("sessionrecovery: read %s: %w", src, err)
+		return nil, fmt.Errorf("sessionrecovery: read %s: %w", src, err)
 	}
 	f, err := fsys.Create(dst)
 	if err != nil {
-		return fmt.Errorf("sessionrecovery: backup %s: %w", dst, err)
+		return nil, fmt.Errorf("sessionrecovery: backup %s: %w", dst, err)
 	}
 	_, err = f.Write(content)
 	if err == nil {
@@ -328,9 +325,9 @@ func copyFile(fsys env.FS, src, dst string) error {
 		err = fsys.SyncDir(filepath.Dir(dst))
 	}
 	if err != nil {
-		return fmt.Errorf("sessionrecovery: backup %s: %w", dst, err)
+		return nil, fmt.Errorf("sessionrecovery: backup %s: %w", dst, err)
 	}
-	return nil
+	return content, nil
 }
 
 // errBackupExists is an fs.ErrExist, so callers treat it as an I/O refusal.
