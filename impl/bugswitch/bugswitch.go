@@ -20,7 +20,9 @@ func (s Set) On(i uint8) bool { return s&(1<<i) != 0 }
 // Turn switches on the bug named name among names (the package's registry,
 // bug i at index i); pkg prefixes the error for an unknown name.
 func (s *Set) Turn(pkg string, names []string, name string) error {
-	if i := slices.Index(names, name); i >= 0 {
+	if i := slices.Index(names, name); i >= 32 {
+		return fmt.Errorf("%s: bug %q is number %d, past the 32 a Set holds", pkg, name, i)
+	} else if i >= 0 {
 		*s |= 1 << i
 		return nil
 	}
