@@ -210,3 +210,15 @@ func TestOnTelemetryRejectsAWrongSeq(t *testing.T) {
 		require.Equal(t, tc.broken, r.failed, "seq %d: %s", tc.seq, r.msg)
 	}
 }
+
+// modelCuts.match accepts a capture equal to the model at any cut between
+// the call and its return, and rejects one equal to none of them.
+func TestCaptureCutsRejectACaptureAtNoCut(t *testing.T) {
+	c := &modelCuts{cuts: []ml.Snapshot{{Transcript: []string{"e1"}}, {Transcript: []string{"e1", "e2"}}}}
+	later := &lane.Snapshot{Lane: laneName, Transcript: []lane.TranscriptEntry{{ID: "e1"}, {ID: "e2"}}}
+	require.NoError(t, c.match(later))
+	other := &lane.Snapshot{Lane: laneName, Transcript: []lane.TranscriptEntry{{ID: "e2"}}}
+	require.ErrorContains(t, c.match(other), "nor the model at any of the 1 later cuts")
+	c.cuts = c.cuts[:1]
+	require.ErrorContains(t, c.match(later), "capture differs")
+}
