@@ -222,3 +222,12 @@ func TestCaptureCutsRejectACaptureAtNoCut(t *testing.T) {
 	c.cuts = c.cuts[:1]
 	require.ErrorContains(t, c.match(later), "capture differs")
 }
+
+// The second driver's comparison rejects an outcome other than the observed
+// step's, and one with no observed step to compare with.
+func TestObservedOutcomeRejectsAnotherOutcome(t *testing.T) {
+	want := ml.Outcome{Kind: "completed", Status: "done"}
+	require.NoError(t, observedOutcomeMismatch(want, want, true))
+	require.ErrorContains(t, observedOutcomeMismatch(ml.Outcome{Kind: "idle"}, want, true), "second driver returned")
+	require.Error(t, observedOutcomeMismatch(want, want, false))
+}
