@@ -1,6 +1,7 @@
 package lanesim
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -230,4 +231,39 @@ func TestObservedOutcomeRejectsAnotherOutcome(t *testing.T) {
 	require.NoError(t, observedOutcomeMismatch(want, want, true))
 	require.ErrorContains(t, observedOutcomeMismatch(ml.Outcome{Kind: "idle"}, want, true), "second driver returned")
 	require.Error(t, observedOutcomeMismatch(want, want, false))
+}
+
+// usageFails is a store whose usage rows cannot be read.
+type usageFails struct{ *specStore }
+
+func (usageFails) Usage() ([]store.StoredUsage, error) { return nil, errors.New("usage unreadable") }
+
+// diffStores reports a backend whose values, list elements or usage rows
+// differ from the reference's (or cannot be read), and stays quiet on equal
+// stores.
+func TestDiffStoresRejectsADifferentBackend(t *testing.T) {
+	clock := envtest.NewClock(envtest.Epoch)
+	list := lane.FramesAddr("op", "r1")
+	twins := func(got, want []store.Write) (*runner, *specStore, *specStore) {
+		r := bareRunner()
+		st, ref := newSpecStore(clock), newSpecStore(clock)
+		_, err := st.Commit(got)
+		require.NoError(t, err)
+		_, err = ref.Commit(want)
+		require.NoError(t, err)
+		r.noteLists(want)
+		return r, st, ref
+	}
+	same := []store.Write{store.SetValueRaw(lane.LaneStateAddr(laneName), []byte(`{"a":1}`)), store.AppendListRaw(list, []byte(`1`))}
+	r, st, ref := twins(same, same)
+	require.Empty(t, r.diffStores(st, ref))
+	require.Contains(t, r.diffStores(usageFails{st}, ref), "usage unreadable")
+
+	value := []store.Write{store.SetValueRaw(lane.LaneStateAddr(laneName), []byte(`{"a":2}`)), same[1]}
+	r, st, ref = twins(value, same)
+	require.Contains(t, r.diffStores(st, ref), "differs")
+
+	element := []store.Write{same[0], store.AppendListRaw(list, []byte(`2`))}
+	r, st, ref = twins(element, same)
+	require.Contains(t, r.diffStores(st, ref), "element 0")
 }
