@@ -267,3 +267,40 @@ func TestDiffStoresRejectsADifferentBackend(t *testing.T) {
 	r, st, ref = twins(element, same)
 	require.Contains(t, r.diffStores(st, ref), "element 0")
 }
+
+// prefixChecker reports a committed frame whose list reduces to other than
+// the model observer's message, or that is not the list's tail.
+func TestPrefixCheckerRejectsAnotherPrefix(t *testing.T) {
+	ref := newSpecStore(envtest.NewClock(envtest.Epoch))
+	appendText(t, ref, "op", "hello")
+	els, err := ref.ReadList(lane.FramesAddr("op", "r1"), store.ReadOptions{Limit: 100})
+	require.NoError(t, err)
+	tail := els[len(els)-1].Seq
+	for _, tc := range []struct {
+		name   string
+		seq    int64
+		broken string // the failure message expected, "" for none
+		wrong  bool   // the observer says another message
+	}{
+		{"the observed prefix", tail, "", false},
+		{"another message", tail, "committed prefix of r1", true},
+		{"not the tail", tail - 1, "is not the tail", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := bareRunner()
+			r.ref = ref
+			m, ok := r.committedReduction("op", "r1", "test")
+			require.True(t, ok)
+			observed := marshalMsg(m)
+			if tc.wrong {
+				observed = marshalMsg(&pi.AssistantMessage{Content: []pi.Content{pi.TextContent{Text: "help"}}})
+			}
+			r.streams["r1"] = &simStream{observed: []string{observed}}
+			(&prefixChecker{r}).committedFrame(lane.FrameRecord{OperationID: "op", ResponseEntryID: "r1", Seq: tc.seq})
+			require.Equal(t, tc.broken != "", r.failed, r.msg)
+			if tc.broken != "" {
+				require.Contains(t, r.msg, tc.broken)
+			}
+		})
+	}
+}
