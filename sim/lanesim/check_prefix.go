@@ -7,11 +7,10 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 )
 
-// checkCommittedPrefix: the committed list reduces to what the model
-// observer says a reader must see after the event of the last committed
-// frame (model/frames on the events the lane actually consumed).
 // prefixChecker compares each committed frame prefix with the model
-// observer.
+// observer: the committed list reduces to what the observer says a reader
+// must see after the event of the last committed frame (model/frames on the
+// events the lane actually consumed).
 type prefixChecker struct{ r *runner }
 
 func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
