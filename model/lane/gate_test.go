@@ -12,11 +12,7 @@ import (
 // request; it reports progress and the next step reconciles to a synthetic
 // aborted response with empty content and api "unknown".
 func TestCancelBeforeAdmissionMakesNoRequest(t *testing.T) {
-	m := newModel()
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 3, BaseDelayMs: 10}))
-	_, err := m.Step(false)
-	must(t, err)
-	must(t, m.Intent("op", "r1", "g1", 1))
+	m := intended(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 3, BaseDelayMs: 10})
 	m.BeginAbort()
 	if err := m.Admit(); err == nil {
 		t.Fatal("a provider request after the cancel began was accepted")
@@ -45,11 +41,7 @@ func TestCancelBeforeAdmissionMakesNoRequest(t *testing.T) {
 // Without a cancel, a generate step that returns without its request is
 // wrong.
 func TestStepWithoutRequestNeedsACancel(t *testing.T) {
-	m := newModel()
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 3, BaseDelayMs: 10}))
-	_, err := m.Step(false)
-	must(t, err)
-	must(t, m.Intent("op", "r1", "g1", 1))
+	m := intended(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 3, BaseDelayMs: 10})
 	if _, err := m.StepDone(true); err == nil {
 		t.Fatal("a generate step without its request and without a cancel was accepted")
 	}

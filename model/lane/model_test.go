@@ -28,14 +28,26 @@ func must(t *testing.T, err error) {
 }
 
 func started(t *testing.T, maxAttempts int) *Model {
+	return startedWith(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: maxAttempts, BaseDelayMs: 10})
+}
+
+// intended is a model whose run "op" stepped to its first generation and
+// recorded the intent for response r1 (usage g1), not yet admitted.
+func intended(t *testing.T, run Run) *Model {
 	m := newModel()
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: maxAttempts, BaseDelayMs: 10}))
+	must(t, m.StartRun("op", "u1", run))
 	e, err := m.Step(false)
 	must(t, err)
 	if e.Kind != "generate" {
 		t.Fatalf("step: %+v", e)
 	}
 	must(t, m.Intent("op", "r1", "g1", 1))
+	return m
+}
+
+// startedWith is intended with the request admitted.
+func startedWith(t *testing.T, run Run) *Model {
+	m := intended(t, run)
 	must(t, m.Admit())
 	return m
 }
@@ -214,15 +226,7 @@ func TestCaptureShowsCommittedFramesOnly(t *testing.T) {
 }
 
 func overflowed(t *testing.T, run Run) *Model {
-	m := newModel()
-	must(t, m.StartRun("op", "u1", run))
-	e, err := m.Step(false)
-	must(t, err)
-	if e.Kind != "generate" {
-		t.Fatalf("step: %+v", e)
-	}
-	must(t, m.Intent("op", "r1", "g1", 1))
-	must(t, m.Admit())
+	m := startedWith(t, run)
 	final := partial("")
 	final.StopReason, final.ErrorMessage = pi.StopError, pi.Str("prompt is too long: 213462 tokens > 200000 maximum")
 	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))

@@ -110,12 +110,7 @@ func TestCheckpointAndDeferredValues(t *testing.T) {
 	pinValue(t, "checkpoint", stateValue(t, m, nsOpState, "op"),
 		`{"control":{"status":"running"},"settings":{},"latestAssistantEntryId":"r1","at":"checkpoint","continuation":{"kind":"may_finish","includeFinalAssistant":true},"triggerEntryId":"r1"}`)
 
-	d := newModel()
-	must(t, d.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, ThinkingLevel: "off", StepID: "s1"}))
-	_, err := d.Step(false)
-	must(t, err)
-	must(t, d.Intent("op", "r1", "g1", 1))
-	must(t, d.Admit())
+	d := startedWith(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, ThinkingLevel: "off", StepID: "s1"})
 	handle := partial("")
 	handle.API, handle.StopReason = "a", pi.StopDeferred
 	handle.Deferred = &pi.DeferredHandle{ID: "h", Provider: "openai", ModelID: "gpt", API: "a"}
@@ -126,7 +121,7 @@ func TestCheckpointAndDeferredValues(t *testing.T) {
 	cfg := `"configuration":{"model":{"provider":"openai","modelId":"gpt"},"thinkingLevel":"off","activeToolNames":[]},"streamOptions":{}`
 	pinValue(t, "suspended", stateValue(t, d, nsOpState, "op"),
 		`{"control":{"status":"running"},"settings":{},"latestAssistantEntryId":"r1","at":"deferred.suspended","stepId":"s1","sourceEntryId":"r1","poll":0,`+cfg+`}`)
-	_, err = d.StepDone(true)
+	_, err := d.StepDone(true)
 	must(t, err)
 	_, err = d.Step(true)
 	must(t, err)
@@ -139,12 +134,7 @@ func TestCheckpointAndDeferredValues(t *testing.T) {
 // the result ids the lane minted, in the generation step's turn; a result
 // id already used is refused.
 func TestToolsValue(t *testing.T) {
-	m := newModel()
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, ThinkingLevel: "off", StepID: "s1"}))
-	_, err := m.Step(false)
-	must(t, err)
-	must(t, m.Intent("op", "r1", "g1", 1))
-	must(t, m.Admit())
+	m := startedWith(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, ThinkingLevel: "off", StepID: "s1"})
 	final := partial("reading")
 	final.Content = append(final.Content, pi.ToolCall{ID: "call_a", Name: "read", Arguments: pi.EmptyObject()})
 	final.StopReason = pi.StopToolUse

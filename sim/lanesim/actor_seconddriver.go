@@ -1,6 +1,8 @@
 package lanesim
 
 import (
+	"fmt"
+
 	"github.com/frameproof/frameproof/impl/lane"
 	ml "github.com/frameproof/frameproof/model/lane"
 	"github.com/frameproof/frameproof/sim/trace"
@@ -36,8 +38,19 @@ func (r *runner) secondDriver() {
 		}
 		got := ml.Outcome{Kind: res.Kind.String(), Reason: res.Reason, Status: res.Status}
 		r.w.Note("observed-drive", trace.F("outcome", got.Kind))
-		if !r.check(ok && got == want, "model-mismatch", "second driver returned %+v, the observed step %+v (ok=%t)", got, want, ok) {
+		err = observedOutcomeMismatch(got, want, ok)
+		if !r.check(err == nil, "model-mismatch", "%v", err) {
 			return
 		}
 	}
+}
+
+// observedOutcomeMismatch is nil when the second driver got the outcome of
+// the step it observed; ok is false when the model had no observed step
+// ending.
+func observedOutcomeMismatch(got, want ml.Outcome, ok bool) error {
+	if ok && got == want {
+		return nil
+	}
+	return fmt.Errorf("second driver returned %+v, the observed step %+v (ok=%t)", got, want, ok)
 }

@@ -7,11 +7,10 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 )
 
-// checkCommittedPrefix: the committed list reduces to what the model
-// observer says a reader must see after the event of the last committed
-// frame (model/frames on the events the lane actually consumed).
 // prefixChecker compares each committed frame prefix with the model
-// observer.
+// observer: the committed list reduces to what the observer says a reader
+// must see after the event of the last committed frame (model/frames on the
+// events the lane actually consumed).
 type prefixChecker struct{ r *runner }
 
 func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
@@ -21,7 +20,7 @@ func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 		r.fail("model", "committed frame for event %d of %s that the provider never delivered", fr.EventIndex, fr.ResponseEntryID)
 		return
 	}
-	els, err := r.ref.ReadList(lane.FramesAddr(fr.OperationID, fr.ResponseEntryID), store.ReadOptions{Limit: 10_000})
+	els, err := r.committedFrames(fr.OperationID, fr.ResponseEntryID)
 	if err != nil {
 		r.fail("model", "read frames: %v", err)
 		return
@@ -44,21 +43,10 @@ func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 // reference holds only frames the encoder wrote, so either is a finding,
 // never a reason to skip the check.
 func (r *runner) committedReduction(op, resp, where string) (*pi.AssistantMessage, bool) {
-	const page = 10_000
-	var els []store.ListElement
-	var cursor *int64
-	for {
-		got, err := r.ref.ReadList(lane.FramesAddr(op, resp), store.ReadOptions{Cursor: cursor, Limit: page})
-		if err != nil {
-			r.fail("invariant", "%s: read the committed frames of %s: %v", where, resp, err)
-			return nil, false
-		}
-		els = append(els, got...)
-		if len(got) < page {
-			break
-		}
-		last := got[len(got)-1].Seq
-		cursor = &last
+	els, err := r.committedFrames(op, resp)
+	if err != nil {
+		r.fail("invariant", "%s: read the committed frames of %s: %v", where, resp, err)
+		return nil, false
 	}
 	m, err := reduceElements(els)
 	if err != nil {
@@ -78,4 +66,24 @@ func reduceElements(els []store.ListElement) (*pi.AssistantMessage, error) {
 		fs = append(fs, *f)
 	}
 	return frames.Reduce(fs)
+}
+
+// committedFrames reads every committed frame of op/resp from the reference
+// store, all pages (one page would hide the tail of a long stream).
+func (r *runner) committedFrames(op, resp string) ([]store.ListElement, error) {
+	const page = 10_000
+	var els []store.ListElement
+	var cursor *int64
+	for {
+		got, err := r.ref.ReadList(lane.FramesAddr(op, resp), store.ReadOptions{Cursor: cursor, Limit: page})
+		if err != nil {
+			return nil, err
+		}
+		els = append(els, got...)
+		if len(got) < page {
+			return els, nil
+		}
+		last := got[len(got)-1].Seq
+		cursor = &last
+	}
 }

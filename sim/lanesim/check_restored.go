@@ -22,8 +22,6 @@ func (r *runner) checkRestored() {
 	}
 	if st != nil && st.At.IsEffectPending() {
 		r.emitRestored(st)
-	}
-	if st != nil && st.At.IsEffectPending() {
 		// a reconnecting client may look before activation gets to run
 		if r.p.snapshots > 0 && boolChoice(r, "reconnect-snapshot") {
 			r.snapshotNow("reconnect")

@@ -65,8 +65,11 @@ func (r *runner) diffStores(got, want store.Storage) string {
 			return fmt.Sprintf("entry %d: %s@%d, want %s@%d", i, ge[i].Entry.ID, ge[i].Seq, we[i].Entry.ID, we[i].Seq)
 		}
 	}
-	gu, _ := got.Usage()
-	wu, _ := want.Usage()
+	gu, err1 := got.Usage()
+	wu, err2 := want.Usage()
+	if err1 != nil || err2 != nil {
+		return fmt.Sprintf("usage: %v %v", err1, err2)
+	}
 	if len(gu) != len(wu) {
 		return fmt.Sprintf("%d usage rows, want %d", len(gu), len(wu))
 	}
@@ -76,8 +79,11 @@ func (r *runner) diffStores(got, want store.Storage) string {
 		}
 	}
 	for _, ns := range laneNamespaces {
-		gv, _ := got.ScanValues(ns, "")
-		wv, _ := want.ScanValues(ns, "")
+		gv, err1 := got.ScanValues(ns, "")
+		wv, err2 := want.ScanValues(ns, "")
+		if err1 != nil || err2 != nil {
+			return fmt.Sprintf("%s: %v %v", ns, err1, err2)
+		}
 		if len(gv) != len(wv) {
 			return fmt.Sprintf("%s: %d values, want %d", ns, len(gv), len(wv))
 		}

@@ -9,9 +9,8 @@ import (
 	"github.com/frameproof/frameproof/model/wire"
 )
 
-// checkWire projects the final transcript for every wire and validates the
-// request body with model/wire.
-// wireChecker projects the final transcript for every wire at the end.
+// wireChecker, at the end of a run, projects the final transcript for every
+// wire and validates each request body with model/wire.
 type wireChecker struct{ r *runner }
 
 func (c *wireChecker) end() {

@@ -1,6 +1,7 @@
 package lanesim
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -208,5 +209,98 @@ func TestOnTelemetryRejectsAWrongSeq(t *testing.T) {
 		r.seqs.lastSeq, r.telemetrySeq = 5, 3
 		r.onTelemetry(lane.TelemetryRecord{Kind: "value", Op: "set", Namespace: "pi.op.state", Key: "op", Seq: tc.seq})
 		require.Equal(t, tc.broken, r.failed, "seq %d: %s", tc.seq, r.msg)
+	}
+}
+
+// modelCuts.match accepts a capture equal to the model at any cut between
+// the call and its return, and rejects one equal to none of them.
+func TestCaptureCutsRejectACaptureAtNoCut(t *testing.T) {
+	c := &modelCuts{cuts: []ml.Snapshot{{Transcript: []string{"e1"}}, {Transcript: []string{"e1", "e2"}}}}
+	later := &lane.Snapshot{Lane: laneName, Transcript: []lane.TranscriptEntry{{ID: "e1"}, {ID: "e2"}}}
+	require.NoError(t, c.match(later))
+	other := &lane.Snapshot{Lane: laneName, Transcript: []lane.TranscriptEntry{{ID: "e2"}}}
+	require.ErrorContains(t, c.match(other), "nor the model at any of the 1 later cuts")
+	c.cuts = c.cuts[:1]
+	require.ErrorContains(t, c.match(later), "capture differs")
+}
+
+// The second driver's comparison rejects an outcome other than the observed
+// step's, and one with no observed step to compare with.
+func TestObservedOutcomeRejectsAnotherOutcome(t *testing.T) {
+	want := ml.Outcome{Kind: "completed", Status: "done"}
+	require.NoError(t, observedOutcomeMismatch(want, want, true))
+	require.ErrorContains(t, observedOutcomeMismatch(ml.Outcome{Kind: "idle"}, want, true), "second driver returned")
+	require.Error(t, observedOutcomeMismatch(want, want, false))
+}
+
+// usageFails is a store whose usage rows cannot be read.
+type usageFails struct{ *specStore }
+
+func (usageFails) Usage() ([]store.StoredUsage, error) { return nil, errors.New("usage unreadable") }
+
+// diffStores reports a backend whose values, list elements or usage rows
+// differ from the reference's (or cannot be read), and stays quiet on equal
+// stores.
+func TestDiffStoresRejectsADifferentBackend(t *testing.T) {
+	clock := envtest.NewClock(envtest.Epoch)
+	list := lane.FramesAddr("op", "r1")
+	twins := func(got, want []store.Write) (*runner, *specStore, *specStore) {
+		r := bareRunner()
+		st, ref := newSpecStore(clock), newSpecStore(clock)
+		_, err := st.Commit(got)
+		require.NoError(t, err)
+		_, err = ref.Commit(want)
+		require.NoError(t, err)
+		r.noteLists(want)
+		return r, st, ref
+	}
+	same := []store.Write{store.SetValueRaw(lane.LaneStateAddr(laneName), []byte(`{"a":1}`)), store.AppendListRaw(list, []byte(`1`))}
+	r, st, ref := twins(same, same)
+	require.Empty(t, r.diffStores(st, ref))
+	require.Contains(t, r.diffStores(usageFails{st}, ref), "usage unreadable")
+
+	value := []store.Write{store.SetValueRaw(lane.LaneStateAddr(laneName), []byte(`{"a":2}`)), same[1]}
+	r, st, ref = twins(value, same)
+	require.Contains(t, r.diffStores(st, ref), "differs")
+
+	element := []store.Write{same[0], store.AppendListRaw(list, []byte(`2`))}
+	r, st, ref = twins(element, same)
+	require.Contains(t, r.diffStores(st, ref), "element 0")
+}
+
+// prefixChecker reports a committed frame whose list reduces to other than
+// the model observer's message, or that is not the list's tail.
+func TestPrefixCheckerRejectsAnotherPrefix(t *testing.T) {
+	ref := newSpecStore(envtest.NewClock(envtest.Epoch))
+	appendText(t, ref, "op", "hello")
+	els, err := ref.ReadList(lane.FramesAddr("op", "r1"), store.ReadOptions{Limit: 100})
+	require.NoError(t, err)
+	tail := els[len(els)-1].Seq
+	for _, tc := range []struct {
+		name   string
+		seq    int64
+		broken string // the failure message expected, "" for none
+		wrong  bool   // the observer says another message
+	}{
+		{"the observed prefix", tail, "", false},
+		{"another message", tail, "committed prefix of r1", true},
+		{"not the tail", tail - 1, "is not the tail", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := bareRunner()
+			r.ref = ref
+			m, ok := r.committedReduction("op", "r1", "test")
+			require.True(t, ok)
+			observed := marshalMsg(m)
+			if tc.wrong {
+				observed = marshalMsg(&pi.AssistantMessage{Content: []pi.Content{pi.TextContent{Text: "help"}}})
+			}
+			r.streams["r1"] = &simStream{observed: []string{observed}}
+			(&prefixChecker{r}).committedFrame(lane.FrameRecord{OperationID: "op", ResponseEntryID: "r1", Seq: tc.seq})
+			require.Equal(t, tc.broken != "", r.failed, r.msg)
+			if tc.broken != "" {
+				require.Contains(t, r.msg, tc.broken)
+			}
+		})
 	}
 }
