@@ -46,6 +46,14 @@ type Event struct {
 	Synthetic bool
 	// Message is the partial (start/update) or final message (end).
 	Message *pi.AssistantMessage
+	// Raw is the message instead of Message when the typed vocabulary
+	// cannot hold the one pi carries: a recovery settling a reduction of
+	// stored frames that no typed message holds (a text_end without
+	// content, a start partial that is not an object) emits message_start,
+	// message_end, entry_added and turn_end with Message nil and Raw the
+	// message pi emits and commits (runtime/drive/recovery.ts
+	// interruptedAssistantMessage).
+	Raw pi.JSONValue
 	// Source is the provider event of a message_update; Frame the frame it
 	// produced, if any.
 	Source *pi.Event

@@ -16,11 +16,14 @@ type ClientFold struct {
 	OperationID string   // "" when no operation is current
 	// StreamingMessage is the operation's streaming message, nil if none.
 	StreamingMessage *pi.AssistantMessage
+	// StreamingRaw is the capture's untyped streaming message
+	// (Snapshot.StreamingRaw) until an event replaces or drops it.
+	StreamingRaw pi.JSONValue
 }
 
 // NewClientFold starts a fold from a capture.
 func NewClientFold(s *Snapshot) *ClientFold {
-	f := &ClientFold{Lane: s.Lane, TipID: s.TipID, OperationID: s.OperationID, StreamingMessage: s.StreamingMessage}
+	f := &ClientFold{Lane: s.Lane, TipID: s.TipID, OperationID: s.OperationID, StreamingMessage: s.StreamingMessage, StreamingRaw: s.StreamingRaw}
 	for _, e := range s.Transcript {
 		f.Entries = append(f.Entries, e.ID)
 	}
@@ -38,25 +41,33 @@ func (f *ClientFold) Apply(ev Event) {
 	switch ev.Type {
 	case EvRunStart:
 		// a fresh operation: no streaming message yet
-		f.OperationID, f.StreamingMessage = ev.RunID, nil
+		f.OperationID = ev.RunID
+		f.setStreaming(nil)
 	case EvMessageStart:
 		if matching && ev.Message != nil && ev.Message.StopReason == pi.StopPending {
-			f.StreamingMessage = ev.Message.Clone()
+			f.setStreaming(ev.Message.Clone())
 		}
 	case EvMessageUpdate:
 		if matching && ev.Message != nil {
-			f.StreamingMessage = ev.Message.Clone()
+			f.setStreaming(ev.Message.Clone())
 		}
 	case EvMessageEnd, EvRunSuspend:
 		if matching {
-			f.StreamingMessage = nil
+			f.setStreaming(nil)
 		}
 	case EvEntryAdded:
 		id := ev.EntryID
 		f.Entries, f.TipID = append(f.Entries, id), &id
 	case EvRunEnd:
 		if matching {
-			f.OperationID, f.StreamingMessage = "", nil
+			f.OperationID = ""
+			f.setStreaming(nil)
 		}
 	}
+}
+
+// setStreaming replaces the streaming message, dropping the capture's
+// untyped one.
+func (f *ClientFold) setStreaming(m *pi.AssistantMessage) {
+	f.StreamingMessage, f.StreamingRaw = m, pi.JSONValue{}
 }

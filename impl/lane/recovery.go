@@ -149,21 +149,38 @@ func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResul
 	if l.cfg.bugs.on(bugCancelLosesToComplete) && cancelled && partial != nil && allEnded(fs) {
 		msg.StopReason, msg.ErrorMessage = pi.StopStop, nil // BUG: treat complete-looking frames as done
 	}
-	l.emit(Event{Type: EvMessageStart, RunID: op, Recovery: true, Synthetic: true, Message: msg})
-	l.emit(Event{Type: EvMessageEnd, RunID: op, Recovery: true, Synthetic: true, Message: msg, EntryID: eff.ResponseEntryID})
+	var shape *reshape
+	var rawMsg pi.JSONValue // the message pi emits when no typed one holds it
+	switch {
+	case !raw.IsUndefined():
+		shape = &reshape{rewrite: untypedPartial(raw), untyped: true}
+		if rawMsg, err = untypedMessage(shape, msg); err != nil {
+			return StepResult{}, l.faultWith(err)
+		}
+	case partial == nil:
+		shape = &reshape{rewrite: errorMessageBeforeTimestamp}
+	}
+	l.emit(carrying(Event{Type: EvMessageStart, RunID: op, Recovery: true, Synthetic: true}, msg, rawMsg))
+	l.emit(carrying(Event{Type: EvMessageEnd, RunID: op, Recovery: true, Synthetic: true, EntryID: eff.ResponseEntryID}, msg, rawMsg))
 	if l.cfg.bugs.on(bugRecoveryRunsAfterResponse) && l.cfg.AfterResponse != nil {
 		if msg, err = l.cfg.AfterResponse(msg.Clone()); err != nil {
 			return StepResult{}, l.faultWith(err)
 		}
 	}
-	var reshape func([]byte) ([]byte, error)
-	switch {
-	case raw.Kind() == pi.Object:
-		reshape = untypedPartial(raw)
-	case partial == nil:
-		reshape = errorMessageBeforeTimestamp
+	return l.settle(op, eff, msg, true, true, shape)
+}
+
+// untypedMessage is the untyped interrupted message as a JSON value: the
+// stand-in msg's settled fields over the reduced partial.
+func untypedMessage(shape *reshape, msg *pi.AssistantMessage) (pi.JSONValue, error) {
+	b, err := pi.Marshal(msg)
+	if err == nil {
+		b, err = shape.rewrite(b)
 	}
-	return l.settle(op, eff, msg, true, true, reshape)
+	if err != nil {
+		return pi.JSONValue{}, err
+	}
+	return pi.ParseJSON(string(b))
 }
 
 func (s *OpState) modelRef() ModelRef {

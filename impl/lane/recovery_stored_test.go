@@ -71,9 +71,9 @@ func TestRecoveryFaultsWherePiAIThrows(t *testing.T) {
 // runtime/drive/recovery.ts interruptedAssistantMessage: pi commits
 // { ...partial, usage, stopReason, errorMessage } over whatever pi-ai's
 // reducer returned, even a partial its types do not allow (text_end
-// without content leaves the text undefined, so JSON drops it). The lane
-// commits those bytes too instead of settling as if no frame had been
-// committed; Snapshot, typed, shows no streaming message for it.
+// without content leaves the text undefined, so JSON drops it), and emits
+// that message in its recovery message_start/message_end;
+// captureLaneSnapshot shows the reduction itself.
 func TestRecoveryCommitsAnUntypedReductionAsPiDoes(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
@@ -81,23 +81,92 @@ func TestRecoveryCommitsAnUntypedReductionAsPiDoes(t *testing.T) {
 		partial, err := pi.ParseJSON(string(h.frameList(op, resp)[0].Value))
 		require.NoError(t, err)
 		start, _ := partial.ObjectValue().Get("partial")
-		snap, err := h.lane.Snapshot()
-		require.NoError(t, err)
-		require.Nil(t, snap.StreamingMessage)
+		reduced := pi.DeepClone(start).ObjectValue()
+		reduced.Set("content", pi.ArrayValue([]pi.JSONValue{jobj("type", "text")}))
+		requireShowsRaw(t, h.lane, pi.ObjectValue(reduced))
 		_, err = h.lane.Step(StepOptions{})
 		require.NoError(t, err)
 
-		want := pi.DeepClone(start).ObjectValue()
 		zero, err := pi.ParseJSON(string(ZeroUsage().AppendJSON(nil)))
 		require.NoError(t, err)
-		want.Set("content", pi.ArrayValue([]pi.JSONValue{jobj("type", "text")}))
-		want.Set("usage", zero)
-		want.Set("stopReason", pi.StringValue("error"))
-		want.Set("errorMessage", pi.StringValue(InterruptedWarning))
-		require.Equal(t, string(pi.ObjectValue(want).AppendJSON(nil)), h.entryMessageRaw(resp))
+		reduced.Set("usage", zero)
+		reduced.Set("stopReason", pi.StringValue("error"))
+		reduced.Set("errorMessage", pi.StringValue(InterruptedWarning))
+		want := string(pi.ObjectValue(reduced).AppendJSON(nil))
+		require.Equal(t, want, h.entryMessageRaw(resp))
+		h.requireRecoveryCarries(want)
 		require.Empty(t, h.frameList(op, resp))
 		require.Equal(t, LeafAssistantRetryWait, h.stateOf(op).At)
 	})
+}
+
+// pi-ai utils/assistant-message-frame.js reduceAssistantMessageFrames returns
+// a start frame's partial as it is (a string, a number, an array) when no
+// later frame touches it, and runtime/drive/recovery.ts
+// interruptedAssistantMessage spreads it: a string's UTF-16 units and an
+// array's elements under their indexes, nothing of a number.
+func TestRecoverySpreadsANonObjectReductionAsPiDoes(t *testing.T) {
+	tail := `"usage":` + string(ZeroUsage().AppendJSON(nil)) + `,"stopReason":"error","errorMessage":` + string(pi.StringValue(InterruptedWarning).AppendJSON(nil)) + `}`
+	cases := []struct{ partial, reduced, committed string }{
+		{`"a\ud83d\ude00"`, `"a😀"`, `{"0":"a","1":"\ud83d","2":"\ude00",` + tail},
+		{`[true,{"x":1}]`, `[true,{"x":1}]`, `{"0":true,"1":{"x":1},` + tail},
+		{`7`, `7`, `{` + tail},
+	}
+	for _, c := range cases {
+		t.Run(c.partial, func(t *testing.T) {
+			forEachBackend(t, func(t *testing.T, b backend) {
+				h := newHarness(t, b)
+				op, resp := storedCrash(t, h)
+				_, err := h.store.Commit([]store.Write{store.DeleteListRaw(FramesAddr(op, resp))})
+				require.NoError(t, err)
+				_, err = h.store.Commit([]store.Write{store.AppendListRaw(FramesAddr(op, resp), []byte(`{"type":"start","partial":`+c.partial+`}`))})
+				require.NoError(t, err)
+				reduced, err := pi.ParseJSON(c.reduced)
+				require.NoError(t, err)
+				requireShowsRaw(t, h.lane, reduced)
+
+				_, err = h.lane.Step(StepOptions{})
+				require.NoError(t, err)
+				require.Equal(t, c.committed, h.entryMessageRaw(resp))
+				h.requireRecoveryCarries(c.committed)
+				require.Equal(t, LeafAssistantRetryWait, h.stateOf(op).At)
+			})
+		})
+	}
+}
+
+// requireShowsRaw checks that Snapshot and Capture show want, the untyped
+// reduction pi's captureLaneSnapshot shows, and no typed message.
+func requireShowsRaw(t *testing.T, l *Lane, want pi.JSONValue) {
+	t.Helper()
+	snap, err := l.Snapshot()
+	require.NoError(t, err)
+	capt, err := l.Capture()
+	require.NoError(t, err)
+	for _, s := range []*Snapshot{snap, capt} {
+		require.Nil(t, s.StreamingMessage)
+		require.Equal(t, string(want.AppendJSON(nil)), string(s.StreamingRaw.AppendJSON(nil)))
+	}
+	require.Equal(t, string(want.AppendJSON(nil)), string(NewClientFold(capt).StreamingRaw.AppendJSON(nil)))
+}
+
+// requireRecoveryCarries checks that the recovery's message_start,
+// message_end and entry_added carry the committed message want, untyped.
+func (h *harness) requireRecoveryCarries(want string) {
+	h.t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	seen := map[EventType]bool{}
+	for _, ev := range h.events {
+		switch ev.Type {
+		case EvMessageStart, EvMessageEnd, EvEntryAdded:
+			require.True(h.t, ev.Recovery, "%s", ev.Type)
+			require.Nil(h.t, ev.Message, "%s carries the typed stand-in", ev.Type)
+			require.Equal(h.t, want, string(ev.Raw.AppendJSON(nil)), "%s", ev.Type)
+			seen[ev.Type] = true
+		}
+	}
+	require.Len(h.t, seen, 3, "events %v", seen)
 }
 
 // entryMessageRaw is the committed entry's message as stored.

@@ -36,13 +36,14 @@ func sameEffect(v view, op string, eff *OpState) bool {
 // overflow's compaction preparation is computed before the TX (overflow.go). Then entry_added and usage are emitted.
 // recovery selects pi's recovery classification; synthetic marks a response
 // the harness built rather than a provider stream (see Event.Synthetic);
-// reshape, when set, rewrites the committed message's JSON for a synthetic
+// shape, when set, rewrites the committed message's JSON for a synthetic
 // whose shape is recovery.ts's, not pi's AssistantMessage marshalling: the
 // literal's key order without a committed partial
 // (errorMessageBeforeTimestamp), or the spread of an untyped one
-// (untypedPartial).
-func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery, synthetic bool, reshape func([]byte) ([]byte, error)) (StepResult, error) {
+// (untypedPartial), which the settlement's events then carry as Event.Raw.
+func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage, recovery, synthetic bool, shape *reshape) (StepResult, error) {
 	var disp Disposition
+	var raw pi.JSONValue // the committed message when the typed one cannot hold it
 	respID, usageID := intent.ResponseEntryID, intent.UsageID
 	if recovery && l.cfg.bugs.on(bugRecoveryMintsNewIDs) {
 		respID, usageID = l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
@@ -72,8 +73,11 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		}
 		disp = d
 		msgJSON, err := pi.Marshal(d.Committed)
-		if err == nil && reshape != nil {
-			msgJSON, err = reshape(msgJSON)
+		if err == nil && shape != nil {
+			msgJSON, err = shape.rewrite(msgJSON)
+		}
+		if err == nil && shape != nil && shape.untyped {
+			raw, err = pi.ParseJSON(string(msgJSON))
 		}
 		if err != nil {
 			return plan{}, err
@@ -122,11 +126,11 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		return StepResult{Kind: StepProgress}, nil
 	}
 	if !l.cfg.bugs.on(bugEmitEntryBeforeCommit) {
-		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID, Seq: res.Seqs[0], Message: disp.Committed})
+		l.emit(carrying(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID, Seq: res.Seqs[0]}, disp.Committed, raw))
 	}
 	u := disp.Committed.Usage
 	l.emit(Event{Type: EvUsage, RunID: op, Recovery: recovery, Synthetic: synthetic, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
-	l.emitSettlementEvents(op, intent, disp, recovery)
+	l.emitSettlementEvents(op, intent, disp, raw, recovery)
 	if finished != nil {
 		l.emit(Event{Type: EvRunEnd, RunID: op, Status: finished.Status})
 		return StepResult{Kind: StepSettled, Status: finished.Status}, nil
@@ -135,8 +139,9 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 }
 
 // emitSettlementEvents emits the rest of publishResponse's batch after
-// entry_added and usage (runtime/drive/response.ts), before run_end.
-func (l *Lane) emitSettlementEvents(op string, intent *OpState, d Disposition, recovery bool) {
+// entry_added and usage (runtime/drive/response.ts), before run_end; raw,
+// when set, is the committed message the typed d.Committed stands in for.
+func (l *Lane) emitSettlementEvents(op string, intent *OpState, d Disposition, raw pi.JSONValue, recovery bool) {
 	var next Leaf
 	if d.Next != nil {
 		next = d.Next.At
@@ -156,9 +161,20 @@ func (l *Lane) emitSettlementEvents(op string, intent *OpState, d Disposition, r
 			l.emit(Event{Type: EvCompactionStart, RunID: op})
 		}
 	} else if next != LeafTools {
-		l.emit(Event{Type: EvTurnEnd, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll), Message: d.Committed})
+		l.emit(carrying(Event{Type: EvTurnEnd, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll)}, d.Committed, raw))
 	}
 	if (intent.At == LeafDeferredEffectPending || !recovery) && next == LeafDeferredSuspended && d.Committed.Deferred != nil {
 		l.emit(Event{Type: EvRunSuspend, RunID: op, Recovery: recovery && intent.At == LeafDeferredEffectPending})
 	}
+}
+
+// carrying sets ev's message: m, or raw when the typed vocabulary cannot
+// hold the message pi carries (Event.Raw).
+func carrying(ev Event, m *pi.AssistantMessage, raw pi.JSONValue) Event {
+	if raw.IsUndefined() {
+		ev.Message = m
+	} else {
+		ev.Raw = raw
+	}
+	return ev
 }

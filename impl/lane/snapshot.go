@@ -29,6 +29,11 @@ type Snapshot struct {
 	// effect_pending, the reduction of the committed frames (budgeted); else
 	// nil.
 	StreamingMessage *pi.AssistantMessage
+	// StreamingRaw is the reduction of the committed frames when no typed
+	// message can hold it (StreamingMessage is then nil): what pi's
+	// captureLaneSnapshot shows for a text_end stored without content or a
+	// start partial that is not an object (see reduceStored).
+	StreamingRaw pi.JSONValue
 	// Live reports that StreamingMessage came from an owned stream.
 	Live bool
 	// FramesTruncated reports that the durable reduction hit the budget.
@@ -112,11 +117,11 @@ func (l *Lane) capture(cur view, frames bool) (*Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, _, err := reduceStored(fs)
+		m, raw, err := reduceStored(fs)
 		if err != nil {
 			return nil, fmt.Errorf("lane: snapshot: reduce frames: %w", err)
 		}
-		s.StreamingMessage, s.FramesTruncated = m, truncated
+		s.StreamingMessage, s.StreamingRaw, s.FramesTruncated = m, raw, truncated
 	}
 	return s, nil
 }
