@@ -116,3 +116,23 @@ func TestReduceReadsStoredFramesLikePiAI(t *testing.T) {
 	code, _, _ = codecRun(in, "reduce", "--bogus")
 	require.Equal(t, exitUsage, code)
 }
+
+// pi-ai utils/assistant-message-frame.js AssistantMessageFrameEncoder.encode:
+// of a done or error event it reads the type alone (done: "appears before
+// start" or terminal; error: terminal), so an ill-typed reason or result
+// encodes to null as pi-ai's does.
+func TestEncodeReadsOnlyTheTypeOfTerminalEvents(t *testing.T) {
+	lines := strings.Split(cliEvents, "\n")
+	for _, term := range []string{
+		`{"type":"done","reason":7,"message":"not a message"}`,
+		`{"type":"error","reason":null,"error":{"role":5}}`,
+		`{"type":"done"}`,
+	} {
+		code, out, errOut := codecRun(lines[0]+"\n"+term+"\n", "encode")
+		require.Equal(t, exitPass, code, errOut)
+		require.Equal(t, strings.SplitAfter(cliFrames, "\n")[0]+"null\n", out, term)
+	}
+	code, _, errOut := codecRun(`{"type":"done","reason":7,"message":"x"}`+"\n", "encode")
+	require.Equal(t, exitFail, code)
+	require.Equal(t, "frameproof encode: line 1: Assistant message done event appears before start\n", errOut)
+}

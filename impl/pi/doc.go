@@ -34,7 +34,8 @@
 // encoder does, which copies only the members its clone helpers name, so
 // other members (the providers' streaming scratch such as "index" or
 // "partialJson") are ignored, and an event of unknown type keeps only its
-// type. Stored frames are read unchecked by frames.ReduceValues, as pi-ai's
+// type; of a done or error event it reads the type alone (DecodeStreamEvent
+// also reads the stream's result, as a consumer of the stream does). Stored frames are read unchecked by frames.ReduceValues, as pi-ai's
 // reducer reads them; DecodeFrame is the strict typed reading.
 //
 // # Key order

@@ -89,8 +89,10 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 
 func (e *Event) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
 
+// UnmarshalJSON reads the event as ParseStreamEvent does (a terminal
+// event's result included).
 func (e *Event) UnmarshalJSON(data []byte) error {
-	d, err := ParseEvent(string(data))
+	d, err := ParseStreamEvent(string(data))
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ParseEvent parses one event from JSON text.
+// ParseEvent parses one event from JSON text as DecodeEvent reads it.
 func ParseEvent(s string) (*Event, error) {
 	v, err := ParseJSON(s)
 	if err != nil {
@@ -107,14 +109,39 @@ func ParseEvent(s string) (*Event, error) {
 	return DecodeEvent(v, "$")
 }
 
-// DecodeEvent maps a parsed value onto Event with pi-ai's whitelist
-// semantics: AssistantMessageFrameEncoder.encode reads only the members it
-// names, and copies the live partial and its blocks through clone helpers
-// that name theirs, so every other member (the providers' streaming scratch
-// such as "index", "partialJson" or "streamIndex" on blocks, or anything on
-// the event or message) is ignored rather than rejected. What pi copies
-// whole (usage, diagnostics, tool arguments) is kept or checked whole.
+// ParseStreamEvent parses one event from JSON text as DecodeStreamEvent
+// reads it.
+func ParseStreamEvent(s string) (*Event, error) {
+	v, err := ParseJSON(s)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeStreamEvent(v, "$")
+}
+
+// DecodeEvent maps a parsed value onto Event as pi-ai's
+// AssistantMessageFrameEncoder.encode reads it: only the members it names,
+// the live partial and its blocks through clone helpers that name theirs,
+// so every other member (the providers' streaming scratch such as "index",
+// "partialJson" or "streamIndex" on blocks, or anything on the event or
+// message) is ignored rather than rejected. What pi copies whole (usage,
+// diagnostics, tool arguments) is kept or checked whole. Of a done or error
+// event the encoder reads the type alone, so Reason and Message stay
+// empty whatever the event holds; DecodeStreamEvent reads the result too.
 func DecodeEvent(v JSONValue, path string) (*Event, error) {
+	return decodeEvent(v, path, false)
+}
+
+// DecodeStreamEvent is DecodeEvent plus, of a done or error event, what a
+// stream's consumer reads: the result pi-ai's AssistantMessageEventStream
+// returns (its "message" or "error" member, read as DecodeLiveMessage
+// reads a partial) and the "reason", which pi never reads but frameproof's
+// provider rules check against the result's stopReason.
+func DecodeStreamEvent(v JSONValue, path string) (*Event, error) {
+	return decodeEvent(v, path, true)
+}
+
+func decodeEvent(v JSONValue, path string, result bool) (*Event, error) {
 	f, err := readFields(v, path)
 	if err != nil {
 		return nil, err
@@ -143,6 +170,9 @@ func DecodeEvent(v JSONValue, path string) (*Event, error) {
 		msgKey = "error"
 	}
 	if e.Type == EventDone || e.Type == EventError {
+		if !result {
+			return e, nil
+		}
 		e.Reason = StopReason(f.str("reason"))
 	}
 	if e.hasIndex() {

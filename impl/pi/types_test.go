@@ -61,7 +61,7 @@ func TestEventAndFrameRoundTrip(t *testing.T) {
 		`{"type":"text_start","contentIndex":1.5,"partial":` + partial + `}`,
 	}
 	for _, in := range events {
-		e, err := ParseEvent(in)
+		e, err := ParseStreamEvent(in)
 		require.NoError(t, err, in)
 		out, _ := Marshal(e)
 		require.Equal(t, in, string(out))
@@ -110,4 +110,16 @@ func TestUserAndToolResultRoundTrip(t *testing.T) {
 	require.Equal(t, in, string(out))
 	var bad ToolResultMessage
 	require.ErrorContains(t, bad.UnmarshalJSON([]byte(`{"role":"toolResult","toolCallId":"c","toolName":"n","content":[{"type":"toolCall","id":"","name":"","arguments":{}}],"isError":true,"timestamp":2}`)), `unsupported content type "toolCall"`)
+}
+
+// pi-ai utils/assistant-message-frame.js AssistantMessageFrameEncoder.encode
+// reads only a terminal event's type; utils/event-stream.js
+// AssistantMessageEventStream reads its result ("message" or "error").
+func TestTerminalEventsDecodeWhatPiReads(t *testing.T) {
+	in := `{"type":"error","reason":7,"error":"not a message","extra":1}`
+	e, err := ParseEvent(in)
+	require.NoError(t, err)
+	require.Equal(t, &Event{Type: EventError}, e)
+	_, err = ParseStreamEvent(in)
+	require.Error(t, err, "the stream's result is read")
 }

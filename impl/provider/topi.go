@@ -185,16 +185,17 @@ func EventFromPi(e *pi.Event) (Event, error) {
 
 // DecodePiEvent parses one event as an external adapter writes it (pi-ai's
 // JSON shape, JSON.stringify of the event at push time) into a pi.Event.
-// pi.DecodeEvent already reads events the way pi-ai's encoder does: members
-// its clone helpers do not copy (the providers' streaming scratch such as
-// "index", "partialJson" or "streamIndex") are ignored, whatever their name.
+// pi.DecodeStreamEvent reads events the way pi-ai's encoder does (members
+// its clone helpers do not copy, the providers' streaming scratch such as
+// "index", "partialJson" or "streamIndex", are ignored, whatever their
+// name), and a terminal event's result as the stream's consumer does.
 // Lone surrogates survive as WTF-8.
 func DecodePiEvent(data []byte) (*pi.Event, error) {
 	v, err := pi.ParseJSON(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("provider: decode pi event: %w", err)
 	}
-	out, err := pi.DecodeEvent(v, "event")
+	out, err := pi.DecodeStreamEvent(v, "event")
 	if err != nil {
 		return nil, fmt.Errorf("provider: decode pi event: %w", err)
 	}

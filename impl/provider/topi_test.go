@@ -95,7 +95,7 @@ func TestToPiRoundTrip(t *testing.T) {
 	for i, e := range evs {
 		p := e.ToPi()
 		// the pi event survives its own JSON
-		back, err := pi.ParseEvent(string(p.AppendJSON(nil)))
+		back, err := pi.ParseStreamEvent(string(p.AppendJSON(nil)))
 		require.NoError(t, err, "event %d", i)
 		got, err := EventFromPi(back)
 		require.NoError(t, err, "event %d", i)

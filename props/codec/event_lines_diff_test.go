@@ -14,7 +14,8 @@ import (
 // genEventLines is a generated stream as JSON lines with pi-ai's encoder's
 // blind spots filled in: members it never reads added to the event, its
 // partial and the partial's blocks, and events of a type it does not know
-// inserted anywhere (also before start and after the terminal event).
+// inserted anywhere (also before start and after the terminal event), and
+// terminal events whose reason and result are ill-typed.
 func genEventLines(t *rapid.T) []json.RawMessage {
 	s := GenStream().Draw(t, "stream")
 	var out []json.RawMessage
@@ -64,6 +65,12 @@ func withScratch(t *rapid.T, ev pi.JSONValue) pi.JSONValue {
 					rapid.SampledFrom([]pi.JSONValue{pi.NumberValue(0), pi.StringValue(`{"a"`)}).Draw(t, "scratchValue"))
 			}
 		}
+	}
+	if typ, _ := o.Get("type"); (typ.Str() == "done" || typ.Str() == "error") && rapid.Bool().Draw(t, "terminalIllTyped") {
+		// the encoder reads a terminal event's type alone
+		ill := []pi.JSONValue{pi.NumberValue(7), pi.NullValue(), pi.StringValue("x"), pi.EmptyObject()}
+		o.Set("reason", rapid.SampledFrom(ill).Draw(t, "reason"))
+		o.Set(map[string]string{"done": "message", "error": "error"}[typ.Str()], rapid.SampledFrom(ill).Draw(t, "result"))
 	}
 	if tc, ok := o.Get("toolCall"); ok && tc.Kind() == pi.Object && rapid.Bool().Draw(t, "toolCallExtra") {
 		tc.ObjectValue().Set("partialJson", pi.StringValue("{"))

@@ -131,7 +131,7 @@ func (s *ExecSubject) Run(wire impl.Wire, rd Rendered) ([]impl.Event, error) {
 
 // RunPi implements PiSubject: it serves rd on the loopback server, asks the
 // adapter to stream from it and decodes each reported event with
-// impl/provider.DecodePiEvent (pi.DecodeEvent, which ignores what pi-ai's
+// impl/provider.DecodePiEvent (pi.DecodeStreamEvent, which ignores what pi-ai's
 // encoder does not read, such as the providers' streaming scratch fields).
 func (s *ExecSubject) RunPi(wire impl.Wire, rd Rendered) ([]*pi.Event, error) {
 	raw, err := s.RunPiRaw(wire, rd)
