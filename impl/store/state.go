@@ -72,6 +72,9 @@ func (s *State) Prepare(writes []Write, timestamp int64) ([]CommittedWrite, Comm
 	if err := s.Validate(committed); err != nil {
 		return nil, CommitResult{}, err
 	}
+	if err := CheckUsageTotals(committed); err != nil {
+		return nil, CommitResult{}, err
+	}
 	return committed, ResultOf(committed, s.nextSeq, timestamp), nil
 }
 

@@ -56,7 +56,7 @@ func sampledKeys(seed uint64, n int) []string {
 func storeRefuses(t *testing.T, key string) bool {
 	raw, err := json.Marshal(key)
 	require.NoError(t, err)
-	row := `{"id":"u1",` + string(raw) + `:0}`
+	row := `{"id":"u1",` + string(raw) + `:0,"usage":{"cost":{}}}`
 	_, err = memory.New(env.SystemClock{}).Commit([]store.Write{store.InsertUsage(store.UsageRow{ID: "u1", Raw: json.RawMessage(row)})})
 	if err != nil {
 		require.Contains(t, err.Error(), "integer-like key", "row %s", row)

@@ -40,3 +40,34 @@ func TestBackendsRefuseBadAddressesAndRows(t *testing.T) {
 		})
 	}
 }
+
+// session/in-memory-storage-state.ts applyValidated → utils/usage.ts addUsage
+// throws pi's TypeError for a usage row without usage or usage.cost (after
+// JsonlStorage.commit appended the line, leaving a file its open refuses);
+// every backend refuses that commit with the same message before writing
+// anything, and the store still opens.
+func TestBackendsRefuseAUsageRowPiCannotFold(t *testing.T) {
+	rows := map[string]string{
+		`{"id":"u1","adjustment":false}`:              store.ErrUsageUndefined.Error(),
+		`{"id":"u1","usage":null}`:                    store.ErrUsageNull.Error(),
+		`{"id":"u1","usage":7}`:                       store.ErrUsageUndefined.Error(),
+		`{"id":"u1","usage":{"input":1}}`:             store.ErrUsageUndefined.Error(),
+		`{"id":"u1","usage":{"input":1,"cost":null}}`: store.ErrUsageNull.Error(),
+	}
+	for _, name := range []string{"memory", "jsonl", "sqlite"} {
+		t.Run(name, func(t *testing.T) {
+			s := backends[name](t)
+			ok := store.SetValueRaw(store.Address{Namespace: "ok"}, []byte(`1`))
+			for raw, want := range rows {
+				_, err := s.Commit([]store.Write{ok, store.InsertUsage(store.UsageRow{ID: "u1", Raw: []byte(raw)})})
+				require.EqualError(t, err, want, "usage row %s", raw)
+			}
+			require.EqualValues(t, 1, s.NextSeq(), "a refused commit used a seq")
+			_, err := s.Commit([]store.Write{ok, store.InsertUsage(store.UsageRow{ID: "u1", Raw: []byte(`{"id":"u1","usage":{"cost":{}}}`)})})
+			require.NoError(t, err, "a row addUsage folds (to NaN) commits")
+			us, err := s.Usage()
+			require.NoError(t, err)
+			require.Len(t, us, 1)
+		})
+	}
+}

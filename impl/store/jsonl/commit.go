@@ -213,6 +213,9 @@ func (s *Store) commitGroup(reqs []*request) {
 		if err == nil {
 			err = store.ValidateCommitted(writes, next, ov)
 		}
+		if err == nil {
+			err = store.CheckUsageTotals(writes)
+		}
 		if err != nil {
 			r.err = err
 			continue

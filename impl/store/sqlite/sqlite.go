@@ -201,6 +201,9 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 		_ = tx.Rollback()
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: validate: %w", lookup.err)
 	}
+	if verr == nil {
+		verr = store.CheckUsageTotals(prepared)
+	}
 	if verr != nil {
 		_ = tx.Rollback()
 		return store.CommitResult{}, verr

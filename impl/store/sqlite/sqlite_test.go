@@ -28,7 +28,7 @@ func entry(id string, parent *string) store.Write {
 }
 
 func usage(id string) store.Write {
-	return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(fmt.Sprintf(`{"id":%q,"adjustment":false}`, id))})
+	return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(fmt.Sprintf(`{"id":%q,"usage":{"input":1,"cost":{"total":0}},"adjustment":false}`, id))})
 }
 
 var (
