@@ -254,3 +254,18 @@ func TestDriveClaimIsReleasedWhenTheDriveEnds(t *testing.T) {
 	require.Equal(t, StepResult{Kind: StepSettled, Status: "completed"}, r)
 	require.Nil(t, h.stateOf(op))
 }
+
+// runtime/progress.ts openFrameProgress: the fence reads the current
+// operation's leaf and responseEntryId, never its id (a response id names
+// one operation's intent, so the id adds nothing; see progress.owns).
+func TestFenceComparesNoOperationID(t *testing.T) {
+	p := (&Lane{}).openProgress("op-a", "resp-1")
+	at := func(op string, leaf Leaf, resp string) view {
+		return view{op: &Operation{ID: op, State: &OpState{At: leaf, ResponseEntryID: resp}}}
+	}
+	require.True(t, p.owns(at("op-a", LeafAssistantEffectPending, "resp-1")))
+	require.True(t, p.owns(at("op-b", LeafDeferredEffectPending, "resp-1")), "pi's fence holds whatever the operation id")
+	require.False(t, p.owns(at("op-a", LeafAssistantEffectPending, "resp-2")))
+	require.False(t, p.owns(at("op-a", LeafAssistantRetryWait, "resp-1")))
+	require.False(t, p.owns(view{}))
+}

@@ -24,15 +24,21 @@ func (l *Lane) openProgress(op, resp string) *progress {
 	return &progress{l: l, op: op, resp: resp, addr: FramesAddr(op, resp)}
 }
 
-// owns is the invocation fence: leaf ∈ {assistant,deferred}.effect_pending
-// and the same responseEntryId, judged from in-process state only.
+// owns is the invocation fence, pi's (runtime/progress.ts
+// openFrameProgress): the current operation is at
+// {assistant,deferred}.effect_pending with the frame's responseEntryId,
+// judged from in-process state only. Like pi's, it does not compare the
+// operation id: response ids are fresh (minted by the intent of the one
+// operation whose state carries them), so a state holding the frame's
+// responseEntryId is the frame's own operation's, and a frame meeting
+// another operation fails on the response id. frameproof's fence used to
+// check the operation id too; it never decided a frame.
 //
-// When the response-id half decides. pi's fence (runtime/progress.ts
-// openFrameProgress) is the leaf and the responseEntryId only; the operation
-// id is frameproof's extra conjunct (ids are fresh, so pi needs none), and it
-// alone declines a frame meeting another operation. The response-id half
-// alone decides when a frame of response A reaches its turn while its own
-// operation is effect_pending on B. A lane process never reaches it:
+// When the response-id half decides. It declines a frame of response A
+// reaching its turn while the current operation is effect_pending on
+// another response B. A frame of another operation meets that, and is
+// declined as pi declines it. For its own operation a lane process never
+// reaches it:
 //   - one driver: Step and Drive hold pi's single drive claim (claim.go,
 //     pi's Lane.activeDrive); a second caller observes the active drive and
 //     runs no procedure beside it;
@@ -54,7 +60,7 @@ func (p *progress) owns(v view) bool {
 	if p.l.cfg.bugs.on(bugFenceIgnoresResponse) {
 		return true
 	}
-	return v.op != nil && v.op.ID == p.op && v.op.State.At.IsEffectPending() && v.op.State.ResponseEntryID == p.resp
+	return v.op != nil && v.op.State.At.IsEffectPending() && v.op.State.ResponseEntryID == p.resp
 }
 
 func (p *progress) write(f *pi.Frame, eventIndex int, eventType pi.EventType) {

@@ -29,7 +29,7 @@
 // and checks only the lifecycle rules around it — at most one frame per
 // event, none for done/error, none before start or after the stream ended,
 // enqueued before the next event, committed in FIFO order and only while the
-// invocation fence holds (the operation is current, at assistant/deferred
+// invocation fence holds (the current operation is at assistant/deferred
 // effect_pending with the frame's responseEntryId), declined otherwise.
 // What the committed frames reduce to is the observed message (model/frames)
 // after the event of the last committed frame; the driver plugs in an

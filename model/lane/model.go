@@ -418,14 +418,16 @@ func (m *Model) FrameEnqueued(resp string, i int, typ pi.EventType, frame []byte
 	return nil
 }
 
-// fence: an append commits only while its op is current at assistant or
-// deferred effect_pending with the same responseEntryId.
+// fence: an append commits only while the current operation is at
+// assistant or deferred effect_pending with the append's responseEntryId
+// (pi's runtime/progress.ts openFrameProgress compares no operation id:
+// a response id is minted for one operation only).
 func (m *Model) fence(q queued) bool {
 	if m.cfg.Mutant == MutantFenceIgnored {
 		return true
 	}
-	id, o, ok := m.current()
-	return ok && id == q.op && o.effectPending() && o.ResponseEntryID == q.resp
+	_, o, ok := m.current()
+	return ok && o.effectPending() && o.ResponseEntryID == q.resp
 }
 
 // owns: the stream's response is still the current operation's pending one.
