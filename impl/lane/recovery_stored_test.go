@@ -173,3 +173,34 @@ func (h *harness) requireRecoveryCarries(want string) {
 func (h *harness) entryMessageRaw(id string) string {
 	return string(h.entryMessageValue(id).AppendJSON(nil))
 }
+
+// runtime/drive/recovery.ts recoverCancelledAssistantEffect then
+// response.ts publishResponse: a cancelled deferred poll settles
+// normalizeAborted({ ...partial, ... }) and its turn_end carries that
+// committed message, here one no typed message holds.
+func TestCancelledPollCarriesAnUntypedReductionInTurnEnd(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		op, resp := crashPoll(t, h, 3) // start, text_start, "polled "
+		_, err := h.store.Commit([]store.Write{store.AppendListRaw(FramesAddr(op, resp), []byte(`{"type":"text_end","contentIndex":0}`))})
+		require.NoError(t, err)
+		require.NoError(t, h.lane.RequestCancel())
+		_, err = h.lane.Step(StepOptions{})
+		require.NoError(t, err)
+
+		committed := h.entryMessageRaw(resp)
+		require.Contains(t, committed, `"content":[{"type":"text"}]`)
+		require.Contains(t, committed, `"stopReason":"aborted"`)
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		var turnEnd *Event
+		for i, ev := range h.events {
+			if ev.Type == EvTurnEnd {
+				turnEnd = &h.events[i]
+			}
+		}
+		require.NotNil(t, turnEnd, "events %v", h.events)
+		require.Nil(t, turnEnd.Message)
+		require.Equal(t, committed, string(turnEnd.Raw.AppendJSON(nil)))
+	})
+}
