@@ -193,3 +193,20 @@ func (h *harness) firstEntryID() string {
 	require.NotEmpty(h.t, es)
 	return es[0].Entry.ID
 }
+
+// session/types.ts StartingOperation and CheckpointOperation as pi stores
+// them (a pi session left at either leaf) decode and re-encode byte for
+// byte: `at` first for starting, both continuation kinds for checkpoint.
+func TestStartLeavesDecodeAsPiStoresThem(t *testing.T) {
+	for _, raw := range []string{
+		`{"at":"starting","control":{"status":"cancel_requested","requestedAt":5},"settings":{"steeringMode":"all"},"latestAssistantEntryId":null}`,
+		`{"control":{"status":"running"},"settings":{},"latestAssistantEntryId":"a1","at":"checkpoint","continuation":{"kind":"need_assistant","overflowRecoveryUsed":true},"triggerEntryId":"t1"}`,
+		`{"control":{"status":"running"},"settings":{},"latestAssistantEntryId":"a1","at":"checkpoint","continuation":{"kind":"may_finish","includeFinalAssistant":false},"triggerEntryId":"t1"}`,
+	} {
+		s, err := DecodeState([]byte(raw))
+		require.NoError(t, err, raw)
+		require.Equal(t, raw, string(MarshalState(s)))
+	}
+	_, err := DecodeState([]byte(`{"control":{"status":"running"},"settings":{},"latestAssistantEntryId":null,"at":"checkpoint","continuation":{"kind":"later"},"triggerEntryId":"t1"}`))
+	require.ErrorContains(t, err, `unsupported checkpoint continuation "later"`)
+}
