@@ -46,6 +46,8 @@ type valueBlock struct {
 	texting bool
 	// json: the tool call's JSON stream (checkpoint + deltas).
 	json jsAccum
+	// prefix: how this block's delta frames start in the fast shape.
+	prefix []byte
 }
 
 // NewValueReducer returns an empty reducer.
