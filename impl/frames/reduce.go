@@ -33,6 +33,13 @@ func deltaKinds(t pi.FrameType) (blockKind, bool) {
 // Reduce is reduceAssistantMessageFrames: it replays frames into the
 // message they describe without mutating them. It returns nil, nil when
 // there is no start frame.
+//
+// A run of deltas costs ≈ 16–18 ns per frame at 64 KB and 1 MB (`frameproof
+// bench --family codec`, "Reduce parsed"; pi-ai's reducer over parsed
+// frames ≈ 22–25 ns): a type and index check, one copy of a 1–16 byte
+// delta, and a pass over each 248-byte pi.Frame to size the text first. At
+// 1 MB the frames (30 MB) stream from memory, twice; one pass with a
+// growing buffer measured no faster there and slower at 64 KB.
 func Reduce(frames []pi.Frame) (*pi.AssistantMessage, error) {
 	r := reducer{states: map[int]*reduceBlock{}}
 	for i := 0; i < len(frames); i++ {
