@@ -53,7 +53,10 @@ type runner struct {
 	// backend must show after recovery.
 	ref      *specStore // the store oracle: model/store (specstore.go)
 	listKeys map[string]store.Address
-	inflight []store.Write // a commit submitted but not acknowledged
+	// foreignNS are the value namespaces of the rows the store started
+	// with (storeinputs.go), compared like the lane's
+	foreignNS []string
+	inflight  []store.Write // a commit submitted but not acknowledged
 	// cutLogs collect, for each capture waiting on the line, the reference
 	// after every acknowledged commit (capturecut.go)
 	cutLogs []*cutLog
@@ -257,7 +260,7 @@ func (r *runner) startProcess() bool {
 		Provider: simProviderImpl{r}, Listener: r.listener.listen, AfterResponse: r.afterResponse,
 		OnFrame: r.onFrame, Telemetry: r.onTelemetry,
 		// the finalizer races drive steps (frameproof's external finalization)
-		SkipStaleSettlement: true}, r.laneBugs)
+		SkipStaleSettlement: true, FrameBudget: r.p.frameBudget}, r.laneBugs)
 	var ln *lane.Lane
 	if err == nil {
 		ln, err = lane.Open(cfg)
