@@ -108,21 +108,30 @@ func drawForeign(src choice.Source, strict bool) (string, []store.Write) {
 // refusal is a line the open must refuse and the cause it must name.
 type refusal struct{ line, cause string }
 
+// badTimestamp is an entry pi's parseCommittedWrite refuses (storage.ts:
+// the timestamp must be a safe integer), in either mode.
+var badTimestamp = refusal{`{"kind":"entry","type":"message","id":"e1","parentId":null,"seq":1,"timestamp":"soon"}`,
+	"Invalid JSONL entry timestamp"}
+
 // drawRefusal draws the probe's refused line. pi's .includes("\u0000") on
 // an array compares elements, so an array holding "\u0000" is refused with
-// values.ts's message, stated by model/store. Strict refuses any array
-// address and any entry id that is not a string (frameproof's messages).
+// values.ts's message, stated by model/store; a number has no .includes
+// (V8's TypeError). Strict refuses any array address and any entry id that
+// is not a string (frameproof's messages) before values.ts sees them.
 func drawRefusal(src choice.Source, strict bool) refusal {
 	nulCause := func(a mstore.Addr) string { return mstore.ValidateAddr(a).Error() }
 	if strict {
 		return choice.Pick(src, "probe line", []refusal{
 			{`{"kind":"value","op":"set","seq":1,"namespace":["ext"],"key":"k","value":1}`, "Invalid JSONL value address"},
 			{`{"kind":"entry","type":"message","id":7,"parentId":null,"seq":1,"timestamp":1}`, "Invalid JSONL entry id"},
+			badTimestamp,
 		})
 	}
 	return choice.Pick(src, "probe line", []refusal{
 		{`{"kind":"value","op":"set","seq":1,"namespace":["ext","\u0000"],"key":"k","value":1}`, nulCause(mstore.Addr{Namespace: "\x00", Key: "k"})},
 		{`{"kind":"list","op":"append","seq":1,"namespace":"log","key":["\u0000"],"value":1}`, nulCause(mstore.Addr{Namespace: "log", Key: "\x00"})},
+		{`{"kind":"value","op":"set","seq":1,"namespace":7,"key":"k","value":1}`, "namespace.includes is not a function"},
+		badTimestamp,
 	})
 }
 

@@ -49,7 +49,8 @@ func TestSwarmClosesAfterStorageFaults(t *testing.T) {
 // the refused-file probe in both pi's and strict mode.
 func TestSwarmReachesBudgetsAndStoreInputs(t *testing.T) {
 	sc, _ := ScenarioByName(SwarmScenario)
-	want := []string{"frame budget", "foreign rows", "refused-file probe: Value ", "refused-file probe: Invalid JSONL"}
+	want := []string{"frame budget", "foreign rows", "refused-file probe: Value ", "refused-file probe: Invalid JSONL value",
+		"refused-file probe: Invalid JSONL entry timestamp", "refused-file probe: namespace.includes"}
 	seen := map[string]bool{}
 	arrays := false
 	seed := uint64(0)
