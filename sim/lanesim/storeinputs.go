@@ -108,10 +108,15 @@ func drawForeign(src choice.Source, strict bool) (string, []store.Write) {
 // refusal is a line the open must refuse and the cause it must name.
 type refusal struct{ line, cause string }
 
-// badTimestamp is an entry pi's parseCommittedWrite refuses (storage.ts:
-// the timestamp must be a safe integer), in either mode.
-var badTimestamp = refusal{`{"kind":"entry","type":"message","id":"e1","parentId":null,"seq":1,"timestamp":"soon"}`,
-	"Invalid JSONL entry timestamp"}
+// Refused in either mode: an entry whose timestamp is not a safe integer
+// (storage.ts parseCommittedWrite), and a line JSON.parse rejects (a \u
+// escape without four hex digits; storage.ts parseTransaction).
+var (
+	badTimestamp = refusal{`{"kind":"entry","type":"message","id":"e1","parentId":null,"seq":1,"timestamp":"soon"}`,
+		"Invalid JSONL entry timestamp"}
+	badEscape = refusal{`{"kind":"value","op":"set","seq":1,"namespace":"n","key":"\uZZZZ","value":1}`,
+		"Invalid JSONL transaction: not valid JSON"}
+)
 
 // drawRefusal draws the probe's refused line. pi's .includes("\u0000") on
 // an array compares elements, so an array holding "\u0000" is refused with
@@ -124,14 +129,14 @@ func drawRefusal(src choice.Source, strict bool) refusal {
 		return choice.Pick(src, "probe line", []refusal{
 			{`{"kind":"value","op":"set","seq":1,"namespace":["ext"],"key":"k","value":1}`, "Invalid JSONL value address"},
 			{`{"kind":"entry","type":"message","id":7,"parentId":null,"seq":1,"timestamp":1}`, "Invalid JSONL entry id"},
-			badTimestamp,
+			badTimestamp, badEscape,
 		})
 	}
 	return choice.Pick(src, "probe line", []refusal{
 		{`{"kind":"value","op":"set","seq":1,"namespace":["ext","\u0000"],"key":"k","value":1}`, nulCause(mstore.Addr{Namespace: "\x00", Key: "k"})},
 		{`{"kind":"list","op":"append","seq":1,"namespace":"log","key":["\u0000"],"value":1}`, nulCause(mstore.Addr{Namespace: "log", Key: "\x00"})},
 		{`{"kind":"value","op":"set","seq":1,"namespace":7,"key":"k","value":1}`, "namespace.includes is not a function"},
-		badTimestamp,
+		badTimestamp, badEscape,
 	})
 }
 

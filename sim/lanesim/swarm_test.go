@@ -50,7 +50,8 @@ func TestSwarmClosesAfterStorageFaults(t *testing.T) {
 func TestSwarmReachesBudgetsAndStoreInputs(t *testing.T) {
 	sc, _ := ScenarioByName(SwarmScenario)
 	want := []string{"frame budget", "foreign rows", "refused-file probe: Value ", "refused-file probe: Invalid JSONL value",
-		"refused-file probe: Invalid JSONL entry timestamp", "refused-file probe: namespace.includes"}
+		"refused-file probe: Invalid JSONL entry timestamp", "refused-file probe: namespace.includes",
+		"refused-file probe: Invalid JSONL transaction: not valid JSON"}
 	seen := map[string]bool{}
 	arrays := false
 	seed := uint64(0)
