@@ -109,9 +109,11 @@ func drawForeign(src choice.Source, strict bool) (string, []store.Write) {
 type refusal struct{ line, cause string }
 
 // Refused in either mode: an entry whose timestamp is not a safe integer
-// (storage.ts parseCommittedWrite), and a line JSON.parse rejects (a \u
-// escape without four hex digits; storage.ts parseTransaction).
+// (storage.ts parseCommittedWrite), and lines JSON.parse rejects (a \u
+// escape without four hex digits; an empty line, which JsonlStorage.open
+// parses like any other: storage.ts parseTransaction).
 var (
+	emptyLine    = refusal{``, "Invalid JSONL transaction: not valid JSON"}
 	badTimestamp = refusal{`{"kind":"entry","type":"message","id":"e1","parentId":null,"seq":1,"timestamp":"soon"}`,
 		"Invalid JSONL entry timestamp"}
 	badEscape = refusal{`{"kind":"value","op":"set","seq":1,"namespace":"n","key":"\uZZZZ","value":1}`,
@@ -129,14 +131,14 @@ func drawRefusal(src choice.Source, strict bool) refusal {
 		return choice.Pick(src, "probe line", []refusal{
 			{`{"kind":"value","op":"set","seq":1,"namespace":["ext"],"key":"k","value":1}`, "Invalid JSONL value address"},
 			{`{"kind":"entry","type":"message","id":7,"parentId":null,"seq":1,"timestamp":1}`, "Invalid JSONL entry id"},
-			badTimestamp, badEscape,
+			badTimestamp, badEscape, emptyLine,
 		})
 	}
 	return choice.Pick(src, "probe line", []refusal{
 		{`{"kind":"value","op":"set","seq":1,"namespace":["ext","\u0000"],"key":"k","value":1}`, nulCause(mstore.Addr{Namespace: "\x00", Key: "k"})},
 		{`{"kind":"list","op":"append","seq":1,"namespace":"log","key":["\u0000"],"value":1}`, nulCause(mstore.Addr{Namespace: "log", Key: "\x00"})},
 		{`{"kind":"value","op":"set","seq":1,"namespace":7,"key":"k","value":1}`, "namespace.includes is not a function"},
-		badTimestamp, badEscape,
+		badTimestamp, badEscape, emptyLine,
 	})
 }
 
