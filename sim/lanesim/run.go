@@ -260,9 +260,10 @@ func (r *runner) startProcess() bool {
 		Provider: simProviderImpl{r}, Listener: r.listener.listen, AfterResponse: r.afterResponse,
 		OnFrame: r.onFrame, Telemetry: r.onTelemetry,
 		// the finalizer races drive steps (frameproof's external finalization)
-		SkipStaleSettlement: true, FrameBudget: r.p.frameBudget}, r.laneBugs)
+		SkipStaleSettlement: true}, r.laneBugs)
 	var ln *lane.Lane
 	if err == nil {
+		cfg.FrameBudget = r.p.frameBudget // a swarm draw (0, pi's, elsewhere)
 		ln, err = lane.Open(cfg)
 	}
 	if err != nil {
