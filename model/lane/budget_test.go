@@ -10,13 +10,8 @@ import (
 // budgeted is a run whose response r1 committed one frame per event for
 // the drafts, then crashed: the model runs under frame budget budget.
 func budgeted(t *testing.T, budget int, drafts ...string) *Model {
-	m := New(Config{Lane: "main", Now: func() float64 { return 1000 }, FrameBudget: budget,
-		NewObserver: func() Observer { return &partialObserver{} }})
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
-	_, err := m.Step(false)
-	must(t, err)
-	must(t, m.Intent("op", "r1", "g1", 1))
-	must(t, m.Admit())
+	m := startedWith(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1})
+	m.cfg.FrameBudget = budget
 	for i, d := range drafts {
 		typ := pi.EventTextDelta
 		if i == 0 {
@@ -45,7 +40,7 @@ func TestFrameBudgetCutsTheReduction(t *testing.T) {
 	}
 	must(t, m.SyntheticRead(1500))
 	must(t, m.Settle())
-	msg := m.Committed().Entries[1].Message
+	msg := entryOf(t, m, "r1")
 	want := `"diagnostics":[{"type":"frame_budget_exceeded","timestamp":1500,"details":{"budget":2,"message":"Recovery read only the first 2 committed frames; later committed frames were not reduced."}}]`
 	if !strings.Contains(msg, `"text":"ab"`) || !strings.Contains(msg, want) {
 		t.Fatalf("synthetic entry: %s", msg)
@@ -58,7 +53,19 @@ func TestFrameBudgetCutsTheReduction(t *testing.T) {
 	_, err = m.Step(false)
 	must(t, err)
 	must(t, m.Settle())
-	if msg := m.Committed().Entries[1].Message; strings.Contains(msg, "diagnostics") {
+	if msg := entryOf(t, m, "r1"); strings.Contains(msg, "diagnostics") {
 		t.Fatalf("a diagnostic without truncation: %s", msg)
 	}
+}
+
+// entryOf is the committed message of entry id.
+func entryOf(t *testing.T, m *Model, id string) string {
+	t.Helper()
+	for _, e := range m.Committed().Entries {
+		if e.ID == id {
+			return e.Message
+		}
+	}
+	t.Fatalf("no entry %s", id)
+	return ""
 }
