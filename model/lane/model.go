@@ -51,6 +51,9 @@ type Config struct {
 	// AfterResponse is the pure transform the driver's hook applies (nil:
 	// identity).
 	AfterResponse func(*pi.AssistantMessage) *pi.AssistantMessage
+	// FrameBudget is the implementation's frame budget (budget.go): 0, pi's
+	// default, reads every committed frame.
+	FrameBudget int
 	// Mutant selects a deliberately wrong variant of the model, so tests can
 	// show that the lockstep comparison rejects a broken reference too.
 	Mutant string
@@ -102,6 +105,9 @@ type stream struct {
 	hooked           bool
 	partial          *pi.AssistantMessage // live partial (process-local)
 	committedThrough int                  // event of the last committed frame, -1 none
+	// committed lists the event of each committed frame, in list order
+	// (the frame budget reduces a prefix of them: budget.go)
+	committed []int
 }
 
 type queued struct {
@@ -274,6 +280,9 @@ func (m *Model) syntheticFor(op string, o Op) *pi.AssistantMessage {
 		msg = &pi.AssistantMessage{Content: []pi.Content{}, API: "unknown", Provider: mdl.Provider, Model: mdl.ModelID, Timestamp: m.now()}
 	}
 	msg.Usage, msg.StopReason, msg.ErrorMessage = pi.Usage{}, pi.StopError, pi.Str(InterruptedWarning)
+	if m.truncated(o.ResponseEntryID) {
+		addBudgetDiagnostic(msg, m.cfg.FrameBudget, m.now())
+	}
 	if m.cfg.Mutant == MutantNonZeroSynthetic {
 		msg.Usage.Output, msg.Usage.TotalTokens = 1, 1
 	}
@@ -281,11 +290,15 @@ func (m *Model) syntheticFor(op string, o Op) *pi.AssistantMessage {
 }
 
 // durable is what the committed frames of resp reduce to: the observed
-// message after the event of the last committed frame.
+// message after the event of the last committed frame, or, past a frame
+// budget, after the event of the budget's last frame (budget.go).
 func (m *Model) durable(resp string) *pi.AssistantMessage {
 	s := m.streams[resp]
 	if s == nil || s.committedThrough < 0 {
 		return nil
+	}
+	if m.truncated(resp) {
+		return s.observed[s.committed[m.cfg.FrameBudget-1]]
 	}
 	return s.observed[s.committedThrough]
 }
@@ -468,6 +481,7 @@ func (m *Model) FrameCommitted(resp string, i int) error {
 	m.expectTX(TXWrite{Kind: "list", Op: "append", Namespace: FramesNamespace, Key: k, Value: q.frame})
 	if s := m.streams[resp]; s != nil {
 		s.committedThrough = i
+		s.committed = append(s.committed, i)
 	}
 	return nil
 }
@@ -720,6 +734,8 @@ type Snapshot struct {
 	// StreamingMessage is canonical JSON, "" when absent.
 	StreamingMessage string
 	Live             bool
+	// Truncated: the durable reduction stopped at the frame budget.
+	Truncated bool
 }
 
 // Snapshot: streamingMessage is the live partial while its stream still
@@ -735,7 +751,7 @@ func (m *Model) Snapshot() Snapshot {
 	}
 	if _, o, ok := m.current(); ok && o.effectPending() {
 		if p := m.durable(o.ResponseEntryID); p != nil {
-			s.StreamingMessage = messageJSON(p)
+			s.StreamingMessage, s.Truncated = messageJSON(p), m.truncated(o.ResponseEntryID)
 		}
 	}
 	return s
@@ -748,7 +764,7 @@ func (m *Model) Capture() Snapshot {
 	s := Snapshot{Transcript: m.Transcript()}
 	if _, o, ok := m.current(); ok && o.effectPending() {
 		if p := m.durable(o.ResponseEntryID); p != nil {
-			s.StreamingMessage = messageJSON(p)
+			s.StreamingMessage, s.Truncated = messageJSON(p), m.truncated(o.ResponseEntryID)
 		}
 	}
 	return s

@@ -1,6 +1,10 @@
 package lane
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
 
 // dispatch is what a drive step was dispatched on: the operation and the
 // leaf it read before its first command reached its turn on the line.
@@ -58,13 +62,20 @@ func (m *Model) skippedOutcome(kind string) Outcome {
 // implementation read its clock at now. A driver whose clock moves while a
 // step waits for its turn on the line reports that instant; the synthetic
 // response (built at Step from the same committed prefix) takes it as its
-// timestamp when no frame committed (the api:"unknown" message).
+// timestamp when no frame committed (the api:"unknown" message), and its
+// frame budget diagnostic (the last one) takes it in any case.
 func (m *Model) SyntheticRead(now float64) error {
 	if m.plan == nil || m.plan.Kind != "recover" || m.synthetic == nil {
 		return fmt.Errorf("model/lane: synthetic read without a recovery step")
 	}
-	if _, o, ok := m.current(); ok && m.durable(o.ResponseEntryID) == nil {
+	_, o, ok := m.current()
+	if ok && m.durable(o.ResponseEntryID) == nil {
 		m.synthetic.Timestamp = now
+	}
+	if ok && m.truncated(o.ResponseEntryID) {
+		d := m.synthetic.Diagnostics.Array()
+		m.synthetic.Diagnostics = pi.ArrayValue(d[: len(d)-1 : len(d)-1])
+		addBudgetDiagnostic(m.synthetic, m.cfg.FrameBudget, now)
 	}
 	return nil
 }

@@ -350,7 +350,7 @@ func CompareCaptureAt(s *lane.Snapshot, want ml.Snapshot) error {
 }
 
 func compareSnapshot(s *lane.Snapshot, want ml.Snapshot, what string) error {
-	got := ml.Snapshot{Live: s.Live}
+	got := ml.Snapshot{Live: s.Live, Truncated: s.FramesTruncated}
 	for _, e := range s.Transcript {
 		got.Transcript = append(got.Transcript, e.ID)
 	}

@@ -54,6 +54,9 @@ func newBackend(r *runner) (backend, error) {
 		// faults.FS crashes may leave holes (subset mode): see
 		// jsonl.Options.RepairHoledTail.
 		opts := backends.Options{Session: "sim", JSONL: jsonlBugs(r.storeBugs), JSONLRepairHoledTail: true}
+		if r.p.storeInputs.strict {
+			opts.JSONL = strictHook(opts.JSONL)
+		}
 		if r.p.compaction {
 			opts.CompactDeadRatio, opts.CompactMinBytes = 0.3, 0
 		}
@@ -102,6 +105,9 @@ func (b *envFSBackend) open(proc *world.Process) (store.Storage, error) {
 		b.created = true
 		if err := b.fs.MkdirAll(b.dir); err != nil {
 			return nil, err
+		}
+		if in := b.r.p.storeInputs; in.foreign || in.probe {
+			return b.openInputs(e)
 		}
 		return b.b.Create(e, b.dir, b.opts)
 	}

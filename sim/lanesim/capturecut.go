@@ -25,13 +25,15 @@ type captureCut struct {
 	pending bool   // assistant/deferred effect_pending
 	resp    string // its responseEntryId
 	message string // marshalled reduction of its committed frames, or null
+	// truncated: the reduction stopped at the frame budget
+	truncated bool
 }
 
 func (c captureCut) String() string {
 	if !c.pending {
 		return fmt.Sprintf("operation %q (not effect_pending), no streaming message", c.op)
 	}
-	return fmt.Sprintf("operation %q effect_pending %s, streaming message %s", c.op, c.resp, c.message)
+	return fmt.Sprintf("operation %q effect_pending %s, streaming message %s (frames truncated %t)", c.op, c.resp, c.message, c.truncated)
 }
 
 // cutLog collects the cuts of one pending capture.
@@ -79,11 +81,11 @@ func (r *runner) refCut() (captureCut, bool) {
 	if st == nil || !st.At.IsEffectPending() {
 		return c, true
 	}
-	m, ok := r.committedReduction(op, st.ResponseEntryID, "capture cut")
+	m, truncated, ok := r.budgetedReduction(op, st.ResponseEntryID, "capture cut")
 	if !ok {
 		return c, false
 	}
-	c.pending, c.resp, c.message = true, st.ResponseEntryID, marshalMsg(m)
+	c.pending, c.resp, c.message, c.truncated = true, st.ResponseEntryID, marshalMsg(m), truncated
 	return c, true
 }
 
@@ -91,7 +93,7 @@ func (r *runner) refCut() (captureCut, bool) {
 func cutOf(s *lane.Snapshot) captureCut {
 	c := captureCut{op: s.OperationID, message: marshalMsg(s.StreamingMessage)}
 	if st := s.State; st != nil && st.At.IsEffectPending() {
-		c.pending, c.resp = true, st.ResponseEntryID
+		c.pending, c.resp, c.truncated = true, st.ResponseEntryID, s.FramesTruncated
 	}
 	return c
 }

@@ -60,7 +60,7 @@ func (c *forkMigrateChecker) check() {
 		for _, e := range els {
 			image = append(image, store.CommittedWrite{Write: store.AppendListRaw(a, e.Value), Seq: e.Seq})
 		}
-		if len(els) > 0 {
+		if len(els) > 0 && a.Namespace == lane.NSAssistantFrame { // other lists (storeinputs.go) are kept
 			lists[a.Key] = len(els)
 		}
 	}

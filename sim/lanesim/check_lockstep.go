@@ -100,6 +100,7 @@ func newLockstep(r *runner) *lockstep {
 			return float64(r.w.Now().UnixMilli())
 		},
 		NewObserver: func() ml.Observer { return modelframes.NewObserver() },
+		FrameBudget: r.p.frameBudget,
 		Mutant:      modelMutant,
 	})
 	return ls
@@ -155,6 +156,7 @@ func (f *lockFuture) Wait() error {
 	if f.it.name == "recovery-read" && err == nil && ls.live(f.e.gen) && ls.stepping && ls.recoverTurn {
 		ls.recoverTurn = false
 		ls.mismatch("synthetic read", ls.m.SyntheticRead(float64(ls.r.w.Now().UnixMilli())))
+		ls.r.noteBudgetedRecovery()
 	}
 	return err
 }

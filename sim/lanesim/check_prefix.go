@@ -1,6 +1,8 @@
 package lanesim
 
 import (
+	"fmt"
+
 	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
@@ -43,17 +45,32 @@ func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 // reference holds only frames the encoder wrote, so either is a finding,
 // never a reason to skip the check.
 func (r *runner) committedReduction(op, resp, where string) (*pi.AssistantMessage, bool) {
+	m, _, ok := r.reduceCommitted(op, resp, where, 0)
+	return m, ok
+}
+
+// budgetedReduction is what a snapshot or recovery of op/resp reads under
+// the run's frame budget: the reduction of the first budget committed
+// frames, and whether more were committed (0: all frames, pi's read).
+func (r *runner) budgetedReduction(op, resp, where string) (*pi.AssistantMessage, bool, bool) {
+	return r.reduceCommitted(op, resp, where, r.p.frameBudget)
+}
+
+func (r *runner) reduceCommitted(op, resp, where string, budget int) (m *pi.AssistantMessage, truncated, ok bool) {
 	els, err := r.committedFrames(op, resp)
 	if err != nil {
 		r.fail("invariant", "%s: read the committed frames of %s: %v", where, resp, err)
-		return nil, false
+		return nil, false, false
 	}
-	m, err := reduceElements(els)
+	if budget > 0 && len(els) > budget {
+		els, truncated = els[:budget], true
+	}
+	m, err = reduceElements(els)
 	if err != nil {
 		r.fail("invariant", "%s: the committed frames of %s do not reduce: %v", where, resp, err)
-		return nil, false
+		return nil, false, false
 	}
-	return m, true
+	return m, truncated, true
 }
 
 func reduceElements(els []store.ListElement) (*pi.AssistantMessage, error) {
@@ -85,5 +102,21 @@ func (r *runner) committedFrames(op, resp string) ([]store.ListElement, error) {
 		}
 		last := got[len(got)-1].Seq
 		cursor = &last
+	}
+}
+
+// noteBudgetedRecovery records (with the faults, so a campaign and a test
+// see it) a recovery read that the frame budget cuts short: the reference
+// holds more committed frames of the pending response than the budget.
+func (r *runner) noteBudgetedRecovery() {
+	if r.p.frameBudget == 0 {
+		return
+	}
+	op, st := r.refOp()
+	if st == nil || !st.At.IsEffectPending() {
+		return
+	}
+	if _, truncated, ok := r.budgetedReduction(op, st.ResponseEntryID, "recovery read"); ok && truncated {
+		r.fault(fmt.Sprintf("frame budget %d cuts the recovery of %s", r.p.frameBudget, st.ResponseEntryID))
 	}
 }

@@ -78,7 +78,7 @@ func (r *runner) diffStores(got, want store.Storage) string {
 			return fmt.Sprintf("usage %d: %s@%d, want %s@%d", i, gu[i].Row.ID, gu[i].Seq, wu[i].Row.ID, wu[i].Seq)
 		}
 	}
-	for _, ns := range laneNamespaces {
+	for _, ns := range append(laneNamespaces[:len(laneNamespaces):len(laneNamespaces)], r.foreignNS...) {
 		gv, err1 := got.ScanValues(ns, "")
 		wv, err2 := want.ScanValues(ns, "")
 		if err1 != nil || err2 != nil {

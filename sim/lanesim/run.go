@@ -53,7 +53,10 @@ type runner struct {
 	// backend must show after recovery.
 	ref      *specStore // the store oracle: model/store (specstore.go)
 	listKeys map[string]store.Address
-	inflight []store.Write // a commit submitted but not acknowledged
+	// foreignNS are the value namespaces of the rows the store started
+	// with (storeinputs.go), compared like the lane's
+	foreignNS []string
+	inflight  []store.Write // a commit submitted but not acknowledged
 	// cutLogs collect, for each capture waiting on the line, the reference
 	// after every acknowledged commit (capturecut.go)
 	cutLogs []*cutLog
@@ -260,6 +263,7 @@ func (r *runner) startProcess() bool {
 		SkipStaleSettlement: true, Generation: r.generation()}, r.laneBugs)
 	var ln *lane.Lane
 	if err == nil {
+		cfg.FrameBudget = r.p.frameBudget // a swarm draw (0, pi's, elsewhere)
 		ln, err = lane.Open(cfg)
 	}
 	if err != nil {

@@ -23,6 +23,11 @@ type profile struct {
 	structuralCrash bool // crashes aimed at the middle of structural streams
 	// a second caller of Step observes the driver's step (seconddriver.go)
 	secondDriver bool
+	// frameBudget is lane.Config.FrameBudget (0, pi's default: no cap)
+	frameBudget int
+	// storeInputs: what the JSONL store starts from besides its own writes
+	// (storeinputs.go)
+	storeInputs storeInputs
 }
 
 func base(name, desc string, rows ...string) profile {

@@ -36,15 +36,21 @@ func swarmProfile(src choice.Source) profile {
 	p.compaction = choice.Bool(src, "swarm: compaction")
 	p.structural = choice.Range(src, "swarm: structural", 0, 3)
 	p.structuralCrash = p.structural > 0 && choice.Bool(src, "swarm: structural crash")
+	// frameproof's frame budget (0, pi's, has no cap): small budgets, so a
+	// recovery or snapshot reads past them
+	p.frameBudget = choice.Pick(src, "swarm: frame budget", []int{0, 1, 2, 3, 5, 8})
+	p.storeInputs = drawStoreInputs(src)
 	return p
 }
 
 // settings prints the knobs a swarm seed drew.
 func (p profile) settings() string {
 	return fmt.Sprintf("ops=%d attempts=%d blocks=%d errors=%d crashes=%d finalizer=%t canceller=%t snapshots=%d closer=%t "+
-		"storage-faults=1/%d deferred=%t poll-crash=%t fork=%t latency=%t compaction=%t structural=%d structural-crash=%t",
+		"storage-faults=1/%d deferred=%t poll-crash=%t fork=%t latency=%t compaction=%t structural=%d structural-crash=%t "+
+		"frame-budget=%d jsonl-strict=%t foreign-rows=%t refused-probe=%t",
 		p.ops, p.maxAttempts, p.gen.maxBlocks, p.gen.errorWeight, p.crashes, p.finalizer, p.canceller, p.snapshots, p.closer,
-		p.storageFaults, p.deferred, p.pollCrash, p.forkMigrate, p.commitLatency, p.compaction, p.structural, p.structuralCrash)
+		p.storageFaults, p.deferred, p.pollCrash, p.forkMigrate, p.commitLatency, p.compaction, p.structural, p.structuralCrash,
+		p.frameBudget, p.storeInputs.strict, p.storeInputs.foreign, p.storeInputs.probe)
 }
 
 // runSwarm draws the seed's settings, runs them and names them beside a

@@ -42,3 +42,31 @@ func TestSwarmClosesAfterStorageFaults(t *testing.T) {
 	}
 	require.Positive(t, both, "no seed drew the closer beside storage faults")
 }
+
+// Swarm seeds reach what only non-default settings and outside inputs
+// exercise: a recovery the frame budget cuts short, a JSONL file that
+// starts with another pi writer's rows (array addresses among them), and
+// the refused-file probe in both pi's and strict mode.
+func TestSwarmReachesBudgetsAndStoreInputs(t *testing.T) {
+	sc, _ := ScenarioByName(SwarmScenario)
+	want := []string{"frame budget", "foreign rows", "refused-file probe: Value ", "refused-file probe: Invalid JSONL value",
+		"refused-file probe: Invalid JSONL entry timestamp", "refused-file probe: namespace.includes",
+		"refused-file probe: Invalid JSONL transaction: not valid JSON"}
+	seen := map[string]bool{}
+	arrays := false
+	seed := uint64(0)
+	for ; len(seen) < len(want) || !arrays; seed++ {
+		require.Less(t, seed, uint64(200), "seen %v, array addresses %t", seen, arrays)
+		out := sc.Run(choice.NewSeeded(seed), Options{Backend: "jsonl"})
+		require.False(t, out.Failed, "seed %d: %s: %s\nsettings: %s", seed, out.Kind, out.Message, out.Settings)
+		for _, f := range out.Faults {
+			for _, w := range want {
+				if strings.Contains(f, w) {
+					seen[w] = true
+				}
+			}
+			arrays = arrays || strings.Contains(f, `foreign rows`) && strings.Contains(f, `"namespace":[`)
+		}
+	}
+	t.Logf("all reached within %d seeds", seed)
+}
