@@ -35,6 +35,9 @@ type runner struct {
 	// (check_telemetry.go)
 	telemetrySeq int64
 	states       map[string]decodedState // decodeState's memo
+	// reducedLists are the reference's frame lists as the prefix checks
+	// last read and reduced them, by list key (check_prefix.go)
+	reducedLists map[string]*reducedList
 	opts         Options
 	w            *world.World
 	rec          *linz.Recorder
