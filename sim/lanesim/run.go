@@ -322,7 +322,7 @@ func (r *runner) refOp() (string, *lane.OpState) {
 	m := &r.refOpMemo
 	if seq := r.ref.NextSeq(); m.seq != seq {
 		m.seq = seq
-		m.op, m.st = opOf(r.ref, r.decodeState)
+		m.op, m.st = opOf(r.ref, m.current, r.decodeState)
 	}
 	return m.op, m.st
 }
@@ -333,28 +333,46 @@ type refOpMemo struct {
 	seq int64
 	op  string
 	st  *lane.OpState
+	// the lane state's bytes last decoded and their current operation: most
+	// commits (frames) leave the lane state as it was
+	laneRaw string
+	laneCur *string
 }
 
-func opOf(st store.Storage, decode func([]byte) (*lane.OpState, error)) (string, *lane.OpState) {
-	v, err := st.GetValue(lane.LaneStateAddr(laneName))
-	if err != nil || v == nil {
-		return "", nil
+// current is the lane state's currentOperationId (nil: none, or the
+// record does not decode), decoded again only when its bytes change.
+func (m *refOpMemo) current(raw []byte) *string {
+	if m.laneRaw == string(raw) {
+		return m.laneCur // "" (none yet) does not decode either
 	}
 	var ls struct {
 		Current *string `json:"currentOperationId"`
 	}
-	if json.Unmarshal(v.Value, &ls) != nil || ls.Current == nil {
+	m.laneRaw, m.laneCur = string(raw), nil
+	if json.Unmarshal(raw, &ls) == nil {
+		m.laneCur = ls.Current
+	}
+	return m.laneCur
+}
+
+func opOf(st store.Storage, current func([]byte) *string, decode func([]byte) (*lane.OpState, error)) (string, *lane.OpState) {
+	v, err := st.GetValue(lane.LaneStateAddr(laneName))
+	if err != nil || v == nil {
 		return "", nil
 	}
-	sv, err := st.GetValue(lane.OpStateAddr(*ls.Current))
+	cur := current(v.Value)
+	if cur == nil {
+		return "", nil
+	}
+	sv, err := st.GetValue(lane.OpStateAddr(*cur))
 	if err != nil || sv == nil {
-		return *ls.Current, nil
+		return *cur, nil
 	}
 	s, err := decode(sv.Value)
 	if err != nil {
-		return *ls.Current, nil
+		return *cur, nil
 	}
-	return *ls.Current, s
+	return *cur, s
 }
 
 // decodeState is lane.DecodeState remembered by the bytes: the checks of
