@@ -113,7 +113,9 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	if max <= 0 {
 		max = StepBudget(src)
 	}
-	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
+	// a commit runs the store and every check under the line's actor:
+	// actors go deep (world.Options.DeepActors)
+	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max), DeepActors: true})
 	r := newRunner(p, opts, w)
 	r.laneBugs, r.storeBugs = lb, sb
 	be, err := newBackend(r)
