@@ -21,5 +21,5 @@ func (ls *lockstep) compareTX(where string, ws []store.Write) bool {
 	}
 	ls.r.checks++
 	ls.r.txCompared++
-	return !ls.mismatch(where, lanecmp.DiffTX(lanecmp.TXWrites(ws), want))
+	return !ls.mismatch(where, lanecmp.CompareTX(ws, want))
 }
