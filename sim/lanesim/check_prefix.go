@@ -34,8 +34,8 @@ func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 		r.fail("model", "committed frames of %s do not reduce: %v", fr.ResponseEntryID, err)
 		return
 	}
-	want := s.observed[fr.EventIndex]
-	r.check(marshalMsg(got) == want, "model", "committed prefix of %s after event %d reduces to\n%s\nthe model observer says\n%s", fr.ResponseEntryID, fr.EventIndex, marshalMsg(got), want)
+	want, reduced := s.observed[fr.EventIndex], marshalMsg(got)
+	r.check(reduced == want, "model", "committed prefix of %s after event %d reduces to\n%s\nthe model observer says\n%s", fr.ResponseEntryID, fr.EventIndex, reduced, want)
 }
 
 // committedReduction reduces every committed frame of op/resp in the
