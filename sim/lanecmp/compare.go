@@ -32,6 +32,14 @@ type Reader struct {
 	usage   map[string]usageMemo
 	frames  map[string]string
 	ops     map[string]opMemo
+	// values are the parsed branch tip, lane state and results: most
+	// comparisons find them as they were
+	values map[string]valueMemo
+}
+
+type valueMemo struct {
+	v   pi.JSONValue // shared: read, never changed
+	err error
 }
 
 type opMemo struct {
@@ -82,12 +90,12 @@ func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string)
 // names them.
 func (r *Reader) ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
 	s := ml.State{Ops: map[string]ml.Op{}, Results: map[string]ml.Result{}, Lists: map[string][]string{}}
-	tip, err := readJSON(st, lane.BranchTipAddr(laneName))
+	tip, err := r.readJSON(st, lane.BranchTipAddr(laneName))
 	if err != nil {
 		return s, err
 	}
 	s.Tip = str(tip)
-	ls, err := readJSON(st, lane.LaneStateAddr(laneName))
+	ls, err := r.readJSON(st, lane.LaneStateAddr(laneName))
 	if err != nil {
 		return s, err
 	}
@@ -206,7 +214,7 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 	} else if len(left) > 0 {
 		return fmt.Errorf("lanecmp: op %s has no state but its preparation %s survives", op, left[0].Address.Key)
 	}
-	rv, err := readJSON(st, lane.ResultAddr(op))
+	rv, err := r.readJSON(st, lane.ResultAddr(op))
 	if err != nil {
 		return err
 	}
@@ -273,7 +281,9 @@ func opOf(s *lane.OpState) ml.Op {
 	return o
 }
 
-func readJSON(st store.Storage, a store.Address) (pi.JSONValue, error) {
+// readJSON reads and parses the value at a (undefined when it is absent),
+// parsing each distinct value's bytes once.
+func (r *Reader) readJSON(st store.Storage, a store.Address) (pi.JSONValue, error) {
 	v, err := st.GetValue(a)
 	if err != nil {
 		return pi.JSONValue{}, fmt.Errorf("lanecmp: read %s[%s]: %w", a.Namespace, a.Key, err)
@@ -281,11 +291,18 @@ func readJSON(st store.Storage, a store.Address) (pi.JSONValue, error) {
 	if v == nil {
 		return pi.JSONValue{}, nil
 	}
-	j, err := pi.ParseJSON(string(v.Value))
-	if err != nil {
-		return pi.JSONValue{}, fmt.Errorf("lanecmp: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, err)
+	if r.values == nil {
+		r.values = map[string]valueMemo{}
 	}
-	return j, nil
+	memo, ok := r.values[string(v.Value)]
+	if !ok {
+		memo.v, memo.err = pi.ParseJSON(string(v.Value))
+		r.values[string(v.Value)] = memo
+	}
+	if memo.err != nil {
+		return pi.JSONValue{}, fmt.Errorf("lanecmp: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, memo.err)
+	}
+	return memo.v, nil
 }
 
 func get(v pi.JSONValue, key string) pi.JSONValue {
