@@ -227,9 +227,6 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 }
 
 func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) error {
-	if r.frames == nil {
-		r.frames = map[string]string{}
-	}
 	seen := map[string]bool{}
 	for _, k := range listKeys {
 		if seen[k] {
@@ -241,15 +238,23 @@ func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) err
 			return fmt.Errorf("lanecmp: read frame list %s: %w", k, err)
 		}
 		for _, e := range els {
-			c, ok := r.frames[string(e.Value)]
-			if !ok {
-				c = ml.Canonical(e.Value)
-				r.frames[string(e.Value)] = c
-			}
-			s.Lists[k] = append(s.Lists[k], c)
+			s.Lists[k] = append(s.Lists[k], r.canonical(e.Value))
 		}
 	}
 	return nil
+}
+
+// canonical is ml.Canonical(raw), remembered by the bytes.
+func (r *Reader) canonical(raw []byte) string {
+	c, ok := r.frames[string(raw)]
+	if !ok {
+		if r.frames == nil {
+			r.frames = map[string]string{}
+		}
+		c = ml.Canonical(raw)
+		r.frames[string(raw)] = c
+	}
+	return c
 }
 
 // opOf keeps the fields of each leaf that the model states.

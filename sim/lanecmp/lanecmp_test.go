@@ -85,7 +85,7 @@ func TestCompareTXIsDiffTXOfTheRenderedWrites(t *testing.T) {
 		"reordered": {want[1], want[0]}, "fewer": want[:1], "more": append(append([]ml.TXWrite(nil), want...), want[1]),
 	} {
 		full := DiffTX(TXWrites(ws), w)
-		got := CompareTX(ws, w)
+		got := new(Reader).CompareTX(ws, w)
 		require.Equal(t, name == "equal", full == nil, name)
 		if full == nil {
 			require.NoError(t, got, name)

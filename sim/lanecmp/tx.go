@@ -13,14 +13,14 @@ import (
 func TXWrites(ws []store.Write) []ml.TXWrite {
 	out := make([]ml.TXWrite, len(ws))
 	for i, w := range ws {
-		out[i] = txWrite(w, true)
+		out[i] = txWrite(w, ml.Canonical)
 	}
 	return out
 }
 
-// txWrite is one write in the model's vocabulary; its value (canonical
-// JSON: a parse and a re-serialization) only when withValue.
-func txWrite(w store.Write, withValue bool) ml.TXWrite {
+// txWrite is one write in the model's vocabulary, its value rendered by
+// canonical (nil: no value).
+func txWrite(w store.Write, canonical func([]byte) string) ml.TXWrite {
 	t := ml.TXWrite{Kind: string(w.Kind), Op: string(w.Op), Namespace: w.Namespace, Key: w.Key}
 	switch {
 	case w.Kind == store.WriteEntry && w.Entry != nil:
@@ -30,8 +30,8 @@ func txWrite(w store.Write, withValue bool) ml.TXWrite {
 		}
 	case w.Kind == store.WriteUsage && w.Usage != nil:
 		t.Key = w.Usage.ID
-	case w.Value != nil && withValue:
-		t.Value = ml.Canonical(w.Value)
+	case w.Value != nil && canonical != nil:
+		t.Value = canonical(w.Value)
 	}
 	return t
 }
@@ -52,11 +52,18 @@ func DiffTX(got, want []ml.TXWrite) error {
 
 // CompareTX is DiffTX(TXWrites(ws), want), rendering a write's value only
 // where the model states one (most writes, operation states among them, are
-// compared by address alone); a mismatch is explained by DiffTX in full.
-func CompareTX(ws []store.Write, want []ml.TXWrite) error {
+// compared by address alone), through the Reader's memo of canonical frames
+// (a frame's bytes are canonicalized again when the comparison of the
+// committed state reads them back); a mismatch is explained by DiffTX in
+// full.
+func (r *Reader) CompareTX(ws []store.Write, want []ml.TXWrite) error {
 	ok := len(ws) == len(want)
 	for i := 0; ok && i < len(ws); i++ {
-		ok = agrees(txWrite(ws[i], want[i].Value != ""), want[i])
+		var canonical func([]byte) string
+		if want[i].Value != "" {
+			canonical = r.canonical
+		}
+		ok = agrees(txWrite(ws[i], canonical), want[i])
 	}
 	if ok {
 		return nil
