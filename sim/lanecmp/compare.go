@@ -63,9 +63,9 @@ type usageMemo struct {
 // model's. extraListKeys are frame-list keys ("op:resp") the implementation
 // was seen to touch; they are read too, so a list the model does not know
 // about cannot hide. Equality is
-// checked with reflect.DeepEqual first (stricter than cmp.Diff with
-// EquateEmpty, so a DeepEqual match is a cmp match); cmp.Diff runs only to
-// decide and explain what DeepEqual could not.
+// checked with equalStates first (a typed equality that holds only where
+// cmp.Diff with EquateEmpty finds no difference); cmp.Diff runs only to
+// decide and explain what equalStates could not.
 func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string) error {
 	keys := append(m.ListKeys(), extraListKeys...)
 	got, err := r.ReadState(st, m.Lane(), m.OpIDs(), keys)
@@ -76,7 +76,7 @@ func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string)
 		return err
 	}
 	want := m.Committed()
-	if reflect.DeepEqual(want, got) {
+	if equalStates(want, got) {
 		return nil
 	}
 	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
