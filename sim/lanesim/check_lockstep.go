@@ -256,7 +256,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 				op = w.Key
 			}
 		}
-		run := modelRun(ls.r.runOptions(), ws)
+		run := modelRun(ls.r.runOptions(), ws, ls.r.decodeState)
 		run.Compaction = &simCompaction
 		return func() error { return m.StartRun(op, user, run) }
 	case "intent", "poll-intent":
@@ -272,7 +272,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		}
 		return func() error { return fmt.Errorf("%s commit without an operation state: %s", name, describeWrites(ws)) }
 	case "settle":
-		ids := plannedToolResults(ws)
+		ids := plannedToolResults(ws, ls.r.decodeState)
 		return func() error {
 			if err := m.PlanToolResults(ids); err != nil {
 				return err

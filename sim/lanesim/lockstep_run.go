@@ -6,25 +6,29 @@ import (
 	ml "github.com/frameproof/frameproof/model/lane"
 )
 
+// decodeFunc decodes an operation state (the runner's memo,
+// runner.decodeState, or lane.DecodeState).
+type decodeFunc func([]byte) (*lane.OpState, error)
+
 // modelRun is the run request the lane was given, in the model's
 // vocabulary, with the step id the lane minted for it (an id, like the
 // operation and entry ids the driver reads off the start-run writes).
-func modelRun(o lane.RunOptions, ws []store.Write) ml.Run {
+func modelRun(o lane.RunOptions, ws []store.Write, decode decodeFunc) ml.Run {
 	return ml.Run{UserText: o.UserText,
 		Model:       ml.ModelRef{Provider: o.Configuration.Model.Provider, ModelID: o.Configuration.Model.ModelID},
 		MaxAttempts: o.RetryPolicy.MaxAttempts, BaseDelayMs: o.RetryPolicy.BaseDelayMs,
 		MaxAgentDelayMs: o.RetryPolicy.MaxAgentDelayMs,
 		ThinkingLevel:   o.Configuration.ThinkingLevel, ActiveToolNames: o.Configuration.ActiveToolNames,
-		Settings: o.Settings, StreamOptions: o.StreamOptions, StepID: mintedStepID(ws)}
+		Settings: o.Settings, StreamOptions: o.StreamOptions, StepID: mintedStepID(ws, decode)}
 }
 
 // mintedStepID is the generation step id in the start-run's op state ("" if
 // it cannot be read: the model's op-state value then names no step and the
 // transaction comparison shows the write).
-func mintedStepID(ws []store.Write) string {
+func mintedStepID(ws []store.Write, decode decodeFunc) string {
 	for _, w := range ws {
 		if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
-			if st, err := lane.DecodeState(w.Value); err == nil && st.Gen != nil {
+			if st, err := decode(w.Value); err == nil && st.Gen != nil {
 				return st.Gen.StepID
 			}
 		}
@@ -34,11 +38,11 @@ func mintedStepID(ws []store.Write) string {
 
 // plannedToolResults are the result entry ids a settlement's tools state
 // planned (ids the lane minted; none when it settles elsewhere).
-func plannedToolResults(ws []store.Write) []string {
+func plannedToolResults(ws []store.Write, decode decodeFunc) []string {
 	var ids []string
 	for _, w := range ws {
 		if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
-			if st, err := lane.DecodeState(w.Value); err == nil && st.At == lane.LeafTools {
+			if st, err := decode(w.Value); err == nil && st.At == lane.LeafTools {
 				for _, c := range st.Calls {
 					ids = append(ids, c.ResultEntryID)
 				}
