@@ -27,6 +27,9 @@ type Reader struct {
 	// Decode, when set, decodes op states instead of lane.DecodeState (a
 	// caller that decodes the same bytes elsewhere shares its memo).
 	Decode func([]byte) (*lane.OpState, error)
+	// Parse, when set, parses stored JSON instead of pi.ParseJSON, likewise;
+	// the values it returns are only read.
+	Parse func([]byte) (pi.JSONValue, error)
 
 	entries map[string]entryMemo
 	usage   map[string]usageMemo
@@ -125,7 +128,7 @@ func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 	for _, e := range entries {
 		memo, ok := r.entries[string(e.Entry.Raw)]
 		if !ok {
-			v, err := pi.ParseJSON(string(e.Entry.Raw))
+			v, err := r.parse(e.Entry.Raw)
 			memo = entryMemo{err: err}
 			if err == nil {
 				memo.message = string(get(v, "message").AppendJSON(nil))
@@ -155,7 +158,7 @@ func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
 	for _, u := range usage {
 		memo, ok := r.usage[string(u.Row.Raw)]
 		if !ok {
-			v, err := pi.ParseJSON(string(u.Row.Raw))
+			v, err := r.parse(u.Row.Raw)
 			memo = usageMemo{err: err}
 			if err == nil {
 				memo.entryID, memo.usage = str(get(v, "entryId")), string(get(v, "usage").AppendJSON(nil))
@@ -244,6 +247,14 @@ func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) err
 	return nil
 }
 
+// parse is Parse, or pi.ParseJSON.
+func (r *Reader) parse(raw []byte) (pi.JSONValue, error) {
+	if r.Parse != nil {
+		return r.Parse(raw)
+	}
+	return pi.ParseJSON(string(raw))
+}
+
 // canonical is ml.Canonical(raw), remembered by the bytes.
 func (r *Reader) canonical(raw []byte) string {
 	c, ok := r.frames[string(raw)]
@@ -301,7 +312,7 @@ func (r *Reader) readJSON(st store.Storage, a store.Address) (pi.JSONValue, erro
 	}
 	memo, ok := r.values[string(v.Value)]
 	if !ok {
-		memo.v, memo.err = pi.ParseJSON(string(v.Value))
+		memo.v, memo.err = r.parse(v.Value)
 		r.values[string(v.Value)] = memo
 	}
 	if memo.err != nil {

@@ -65,7 +65,7 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 		if w.Kind != store.WriteEntry || w.Entry == nil {
 			continue
 		}
-		m := entryMessage(w.Entry.Raw)
+		m := r.entryMessage(w.Entry.Raw)
 		if m == nil {
 			continue // not an assistant entry
 		}

@@ -35,6 +35,7 @@ type runner struct {
 	// (check_telemetry.go)
 	telemetrySeq int64
 	states       map[string]decodedState // decodeState's memo
+	parsed       map[string]parsedJSON   // parseJSON's memo
 	// reducedLists are the reference's frame lists as the prefix checks
 	// last read and reduced them, by list key (check_prefix.go)
 	reducedLists map[string]*reducedList
@@ -142,6 +143,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.seqs, r.inv = newSeqChecker(r), newInvariantChecker(r)
 	// the checks' readers decode op states through the run's memo
 	r.inv.views.Decode, r.ls.reader.Decode = r.decodeState, r.decodeState
+	r.inv.views.Parse, r.ls.reader.Parse = r.parseJSON, r.parseJSON
 	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
 	r.client = &clientFoldChecker{r: r}
 	r.checkers = newCheckers(r)
@@ -398,14 +400,35 @@ type decodedState struct {
 	err error
 }
 
-func isAssistantEntry(raw json.RawMessage) bool {
-	m := entryMessage(raw)
+// parseJSON is pi.ParseJSON remembered by the bytes: a committed entry is
+// parsed by the commit's race notes, the invariants' view, the lockstep
+// comparison and the wire check. The values are shared: callers only read
+// them.
+func (r *runner) parseJSON(raw []byte) (pi.JSONValue, error) {
+	if p, ok := r.parsed[string(raw)]; ok {
+		return p.v, p.err
+	}
+	if r.parsed == nil {
+		r.parsed = map[string]parsedJSON{}
+	}
+	v, err := pi.ParseJSON(string(raw))
+	r.parsed[string(raw)] = parsedJSON{v, err}
+	return v, err
+}
+
+type parsedJSON struct {
+	v   pi.JSONValue
+	err error
+}
+
+func (r *runner) isAssistantEntry(raw json.RawMessage) bool {
+	m := r.entryMessage(raw)
 	return m != nil
 }
 
 // entryMessage decodes an entry's assistant message (nil for others).
-func entryMessage(raw json.RawMessage) *pi.AssistantMessage {
-	v, err := pi.ParseJSON(string(raw))
+func (r *runner) entryMessage(raw json.RawMessage) *pi.AssistantMessage {
+	v, err := r.parseJSON(raw)
 	if err != nil || v.Kind() != pi.Object {
 		return nil
 	}
