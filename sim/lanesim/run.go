@@ -101,6 +101,11 @@ type runner struct {
 	structural *structuralActor
 }
 
+// actorWorkers are the actor goroutines every run shares (runs in parallel
+// cells too): a run of a few hundred steps would otherwise start and grow
+// the stacks of a few dozen goroutines. 64 wait between runs at most.
+var actorWorkers = world.NewWorkers(64)
+
 func run(p profile, src choice.Source, opts Options) Outcome {
 	lb, sb, err := splitBugs(opts.Bugs)
 	if err != nil {
@@ -115,8 +120,9 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 		max = StepBudget(src)
 	}
 	// a commit runs the store and every check under the line's actor:
-	// actors go deep (world.Options.DeepActors)
-	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max), DeepActors: true})
+	// actors go deep (world.Options.DeepActors), and their goroutines serve
+	// the next runs (actorWorkers)
+	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max), DeepActors: true, Workers: actorWorkers})
 	r := newRunner(p, opts, w)
 	r.laneBugs, r.storeBugs = lb, sb
 	be, err := newBackend(r)

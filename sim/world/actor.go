@@ -95,80 +95,16 @@ func (w *World) runActor(a *actor) {
 	w.current = nil
 }
 
-// worker is a goroutine that runs actors one after another: an actor
-// that finished hands its goroutine, and the stack it grew, to the next one
-// instead of exiting. Actors can reach deep stacks (in sim/lanesim a commit
-// runs the store and every check under it), and a fresh goroutine grows its
-// stack by copying it, doubling at a time: that copying was about 7% of a
-// simulator campaign's CPU. Workers belong to one world and end with its
-// Run.
-type worker struct {
-	jobs   chan *actor // the next actor to run; closed: exit
-	exited chan struct{}
-}
-
-// start runs a on an idle worker, or on a new one.
-func (w *World) start(a *actor) {
-	if n := len(w.idle); n > 0 {
-		wk := w.idle[n-1]
-		w.idle = w.idle[:n-1]
-		wk.jobs <- a
-		return
-	}
-	wk := &worker{jobs: make(chan *actor), exited: make(chan struct{})}
-	w.workers++
-	go w.work(wk, a)
-}
-
-// work runs actors until the world stops its worker. An actor that ended
-// by runtime.Goexit takes its goroutine with it.
-func (w *World) work(wk *worker, a *actor) {
-	defer close(wk.exited)
-	if w.opts.DeepActors {
-		presizeStack()
-	}
-	for ; a != nil; a = <-wk.jobs {
-		w.actorMain(a, wk)
-	}
-}
-
-// presizeStack grows a new worker's stack to 64 KB in one copy, while it
-// is still shallow (Options.DeepActors).
-//
-//go:noinline
-func presizeStack() {
-	var frame [presizeFrame]byte
-	touch(frame[:])
-}
-
-// touch keeps presizeStack's frame from being optimized away.
-//
-//go:noinline
-func touch(b []byte) { b[len(b)-1] = 1 }
-
-// presizeFrame is a frame that does not fit 32 KB with the stack guard,
-// so the stack grows to 64 KB.
-const presizeFrame = 30 << 10
-
-// stopWorkers ends every idle worker and waits until its goroutine is gone.
-func (w *World) stopWorkers() {
-	for _, wk := range w.idle {
-		close(wk.jobs)
-		<-wk.exited
-	}
-	w.idle = nil
-}
-
 // actorMain is the body of an actor, run by worker wk.
 func (w *World) actorMain(a *actor, wk *worker) {
 	returned := false
 	defer func() {
 		r := recover()
 		if r != nil || returned {
-			// not runtime.Goexit: the goroutine lives on, idle until the
+			// not runtime.Goexit: the goroutine lives on, idle until a
 			// scheduler hands it the next actor (the baton is still held
-			// here, so the scheduler sees it idle)
-			w.idle = append(w.idle, wk)
+			// here, so this world's scheduler sees it idle)
+			w.release(wk)
 		}
 		switch {
 		case a.killed:

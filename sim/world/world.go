@@ -35,6 +35,10 @@ type Options struct {
 	// several copies of ever deeper stacks instead of one shallow one. It
 	// costs 64 KB per goroutine alive at once.
 	DeepActors bool
+	// Workers, when set, is a pool of actor goroutines shared with other
+	// worlds: this world's goroutines outlive its Run, idle in the pool,
+	// and serve later worlds' actors with the stacks they grew.
+	Workers *Workers
 	// Trace receives the step records (default trace.New(): kept in memory
 	// and hashed). Pass trace.NewHashOnly() for fast campaign runs.
 	Trace *trace.Trace
