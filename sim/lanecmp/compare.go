@@ -381,6 +381,22 @@ func CompareCaptureAt(s *lane.Snapshot, want ml.Snapshot) error {
 }
 
 func compareSnapshot(s *lane.Snapshot, want ml.Snapshot, what string) error {
+	got, err := snapshotForm(s, ml.Canonical)
+	if err != nil {
+		return fmt.Errorf("lanecmp: %s: %w", what, err)
+	}
+	return CompareForms(got, want, what)
+}
+
+// SnapshotForm is a snapshot or capture in the model's form (ml.Snapshot),
+// its streaming message rendered through the Reader's memo of canonical
+// JSON: a capture compared with several model cuts, or a partial that
+// stands still across snapshots, is rendered once.
+func (r *Reader) SnapshotForm(s *lane.Snapshot) (ml.Snapshot, error) {
+	return snapshotForm(s, r.canonical)
+}
+
+func snapshotForm(s *lane.Snapshot, canonical func([]byte) string) (ml.Snapshot, error) {
 	got := ml.Snapshot{Live: s.Live}
 	for _, e := range s.Transcript {
 		got.Transcript = append(got.Transcript, e.ID)
@@ -388,10 +404,16 @@ func compareSnapshot(s *lane.Snapshot, want ml.Snapshot, what string) error {
 	if s.StreamingMessage != nil {
 		b, err := pi.Marshal(s.StreamingMessage)
 		if err != nil {
-			return fmt.Errorf("lanecmp: %s: %w", what, err)
+			return got, err
 		}
-		got.StreamingMessage = ml.Canonical(b)
+		got.StreamingMessage = canonical(b)
 	}
+	return got, nil
+}
+
+// CompareForms compares a snapshot's form (SnapshotForm) with the model's
+// expectation; what names it ("snapshot", "capture") in the error.
+func CompareForms(got, want ml.Snapshot, what string) error {
 	if reflect.DeepEqual(want, got) {
 		return nil
 	}

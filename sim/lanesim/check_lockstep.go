@@ -511,7 +511,11 @@ func (ls *lockstep) keys() []string {
 
 func (ls *lockstep) compareSnapshot(where string, snap *lane.Snapshot) bool {
 	ls.r.checks++
-	return !ls.mismatch(where, lanecmp.CompareSnapshot(snap, ls.m))
+	got, err := ls.reader.SnapshotForm(snap)
+	if err != nil {
+		return !ls.mismatch(where, fmt.Errorf("lanecmp: snapshot: %w", err))
+	}
+	return !ls.mismatch(where, lanecmp.CompareForms(got, ls.m.Snapshot(), "snapshot"))
 }
 
 // compareCapture checks ln's capture (pi's captureLaneSnapshot) against the
@@ -525,7 +529,7 @@ func (ls *lockstep) compareCapture(where string, ln *lane.Lane) bool {
 		ls.r.captureFailed(ln, where, err)
 		return false
 	}
-	return !ls.mismatch(where, cuts.match(c))
+	return !ls.mismatch(where, cuts.match(&ls.reader, c))
 }
 
 // startRun wraps StartRun: the model's clock reads the time the lane read.
