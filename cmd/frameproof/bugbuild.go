@@ -47,7 +47,7 @@ func runBugBuild(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, who, "--bug needs the bug switches, which this build lacks (%v): run go run -tags %s ./cmd/frameproof %s from a frameproof checkout",
 			err, lanesim.BugsTag, shellJoin(args))
 	}
-	dir, err := os.MkdirTemp("", "frameproof-bugbuild-*")
+	dir, err := bugBuildDir()
 	if err != nil {
 		return ioError(stderr, who, "temporary directory: %v", unwrapPath(err))
 	}
@@ -57,6 +57,28 @@ func runBugBuild(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	return runChild(bin, args, stdout, stderr)
+}
+
+// bugBuildDirEnv names the directory the rebuilt binary is written under.
+const bugBuildDirEnv = "FRAMEPROOF_BUG_BUILD_DIR"
+
+// bugBuildDir makes a fresh directory for the rebuilt binary: under
+// $FRAMEPROOF_BUG_BUILD_DIR when set, else under the user's cache directory
+// (where go build itself runs binaries from, so rarely noexec), else under
+// the system's temporary directory.
+func bugBuildDir() (string, error) {
+	if d := os.Getenv(bugBuildDirEnv); d != "" {
+		return os.MkdirTemp(d, "frameproof-bugbuild-*")
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		parent := filepath.Join(cache, "frameproof")
+		if os.MkdirAll(parent, 0o755) == nil {
+			if dir, err := os.MkdirTemp(parent, "bugbuild-*"); err == nil {
+				return dir, nil
+			}
+		}
+	}
+	return os.MkdirTemp("", "frameproof-bugbuild-*")
 }
 
 // buildWithBugs builds cmd/frameproof of root with the bug switches into
@@ -91,7 +113,8 @@ func runChild(bin string, args []string, stdout, stderr io.Writer) int {
 	sigs, unsubscribe := simSignals()
 	defer unsubscribe()
 	if err := child.Start(); err != nil {
-		return ioError(stderr, who, "start the bug build: %v", err)
+		return ioError(stderr, who, "start the bug build %s: %v (a directory mounted noexec? set %s to one that is not, or run go run -tags %s ./cmd/frameproof %s)",
+			bin, err, bugBuildDirEnv, lanesim.BugsTag, shellJoin(args))
 	}
 	done := make(chan error, 1)
 	go func() { done <- child.Wait() }()

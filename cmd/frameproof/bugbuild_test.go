@@ -127,3 +127,24 @@ func (w *readyWriter) String() string {
 	defer w.mu.Unlock()
 	return w.buf.String()
 }
+
+// The rebuilt binary goes where FRAMEPROOF_BUG_BUILD_DIR says.
+func TestBugBuildDirFollowsTheVariable(t *testing.T) {
+	parent := t.TempDir()
+	t.Setenv(bugBuildDirEnv, parent)
+	dir, err := bugBuildDir()
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(dir, parent+string(os.PathSeparator)), dir)
+}
+
+// A binary that cannot be executed (a noexec temporary directory) is an
+// environment error that names the way out.
+func TestBugBuildThatCannotRunNamesTheWayOut(t *testing.T) {
+	bin := t.TempDir() + "/frameproof"
+	require.NoError(t, os.WriteFile(bin, []byte("not a program"), 0o644))
+	var stdout, stderr bytes.Buffer
+	code := runChild(bin, []string{"sim", "--bug", "skip-drain"}, &stdout, &stderr)
+	assert.Equal(t, exitIO, code)
+	assert.Contains(t, stderr.String(), bugBuildDirEnv)
+	assert.Contains(t, stderr.String(), "go run -tags frameproofbugs ./cmd/frameproof sim --bug skip-drain")
+}

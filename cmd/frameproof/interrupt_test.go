@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -97,4 +98,34 @@ func waitForFile(t *testing.T, path string, exited <-chan error) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// SIGINT while mutate's killer runs ends it with exit 3 (no score, not an
+// environment failure) and kills the killer's process group.
+func TestMutateInterruptedBySignal(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	root := t.TempDir()
+	ready := filepath.Join(root, "ready")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module sleeper\n\ngo 1.22\n"), 0o644))
+	test := "package sleeper\n\nimport (\n\t\"os\"\n\t\"testing\"\n\t\"time\"\n)\n\n" +
+		"func TestSleep(t *testing.T) {\n\t_ = os.WriteFile(" + strconv.Quote(ready) + ", nil, 0o644)\n\ttime.Sleep(time.Minute)\n}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, "sleep_test.go"), []byte(test), 0o644))
+	cmd := exec.Command(exe, "mutate", "--root", root, "--pkgs", ".", "--killer", "go test -count=1 .")
+	cmd.Env = append(os.Environ(), "FRAMEPROOF_AS_CLI=fake-suite")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waitForFile(t, ready, done)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	select {
+	case <-done:
+	case <-time.After(time.Minute): // a hang detector, not a speed bound
+		_ = cmd.Process.Kill()
+		t.Fatal("mutate did not stop after the signal")
+	}
+	assert.Equal(t, exitInconclusive, cmd.ProcessState.ExitCode(), errb.String())
+	assert.Contains(t, errb.String(), "interrupted before the score was known")
 }

@@ -66,6 +66,11 @@ func runMutate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "frameproof mutate: %v\n", err)
 		return exitFail
 	}
+	if err != nil && ctx.Err() != nil {
+		// Ctrl-C or SIGTERM: no verdict, not an environment failure.
+		fmt.Fprintln(stderr, "frameproof mutate: interrupted before the score was known")
+		return exitInconclusive
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "frameproof mutate: %v\n", err)
 		return exitIO

@@ -1,6 +1,10 @@
 package frames
 
-import "github.com/frameproof/frameproof/impl/pi"
+import (
+	"slices"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
 
 // reduceBlock is the reducer's state for one block started by a frame.
 type reduceBlock struct {
@@ -13,12 +17,36 @@ type reduceBlock struct {
 	json []byte
 }
 
+// deltaKinds is the block kind each delta frame type appends to.
+func deltaKinds(t pi.FrameType) (blockKind, bool) {
+	switch t {
+	case pi.FrameTextDelta:
+		return kindText, true
+	case pi.FrameThinkingDelta:
+		return kindThinking, true
+	case pi.FrameToolCallDelta:
+		return kindToolCall, true
+	}
+	return "", false
+}
+
 // Reduce is reduceAssistantMessageFrames: it replays frames into the
 // message they describe without mutating them. It returns nil, nil when
 // there is no start frame.
+//
+// A run of deltas costs ≈ 16–18 ns per frame at 64 KB and 1 MB (`frameproof
+// bench --family codec`, "Reduce parsed"; pi-ai's reducer over parsed
+// frames ≈ 22–25 ns): a type and index check, one copy of a 1–16 byte
+// delta, and a pass over each 248-byte pi.Frame to size the text first. At
+// 1 MB the frames (30 MB) stream from memory, twice; one pass with a
+// growing buffer measured no faster there and slower at 64 KB.
 func Reduce(frames []pi.Frame) (*pi.AssistantMessage, error) {
 	r := reducer{states: map[int]*reduceBlock{}}
-	for i := range frames {
+	for i := 0; i < len(frames); i++ {
+		i += r.appendRun(frames[i:])
+		if i == len(frames) {
+			break
+		}
 		if err := r.apply(&frames[i]); err != nil {
 			return nil, err
 		}
@@ -52,6 +80,10 @@ type reducer struct {
 	message          *pi.AssistantMessage
 	frameBeforeStart pi.FrameType
 	states           map[int]*reduceBlock
+	// last is the block the last delta went to (at lastN): deltas come in
+	// runs on one block, and appendRun takes them without the lookup.
+	last  *reduceBlock
+	lastN int
 }
 
 func (r *reducer) apply(f *pi.Frame) error {
@@ -95,6 +127,7 @@ func (r *reducer) apply(f *pi.Frame) error {
 			st.pending = []byte(blockText(r.message.Content[f.ContentIndex.N]))
 		}
 		st.pending = appendJS(st.pending, f.Delta)
+		r.last, r.lastN = st, f.ContentIndex.N
 	case pi.FrameTextEnd:
 		st, err := r.active(f, kindText)
 		if err != nil {
@@ -125,6 +158,7 @@ func (r *reducer) apply(f *pi.Frame) error {
 			return err
 		}
 		st.json = appendJS(st.json, f.Delta)
+		r.last, r.lastN = st, f.ContentIndex.N
 	case pi.FrameToolCallEnd:
 		st, err := r.active(f, kindToolCall)
 		if err != nil {
@@ -135,6 +169,40 @@ func (r *reducer) apply(f *pi.Frame) error {
 			ThoughtSignature: f.ThoughtSignature, Namespace: f.Namespace}
 	}
 	return nil
+}
+
+// appendRun appends the deltas of the delta frames that open frames and
+// go to the block the last delta went to, and returns how many it took.
+// activeBlock's checks still hold there: the index was valid, a block's
+// kind never changes (its start and end frames write content of that
+// kind), and only an end frame ends it. It measures the run first so the
+// buffer grows once, and keeps it in a local while the run lasts.
+func (r *reducer) appendRun(frames []pi.Frame) int {
+	st := r.last
+	if st == nil || st.ended {
+		return 0
+	}
+	buf := &st.pending
+	if st.kind == kindToolCall {
+		buf = &st.json
+	}
+	n, size := 0, 0
+	for ; n < len(frames); n++ {
+		f := &frames[n]
+		if kind, ok := deltaKinds(f.Type); !ok || kind != st.kind || f.ContentIndex.N != r.lastN || f.ContentIndex.Invalid != "" {
+			break
+		}
+		size += len(f.Delta)
+	}
+	if n == 0 {
+		return 0
+	}
+	b := slices.Grow(*buf, size)
+	for i := range frames[:n] {
+		b = appendJS(b, frames[i].Delta)
+	}
+	*buf = b
+	return n
 }
 
 func blockText(c pi.Content) string {

@@ -36,6 +36,45 @@ func outcome(lines [][]byte, apply func(*ValueReducer, []byte) error) string {
 	return string(m.AppendJSON(nil))
 }
 
+// reduceJSONOutcome is outcome for ReduceJSON, whose runs of delta frames
+// skip ApplyJSON.
+func reduceJSONOutcome(lines [][]byte) string {
+	m, err := ReduceJSON(lines)
+	switch {
+	case err != nil:
+		// outcome names the line; ReduceJSON does not, so find it.
+		return outcomeOfError(lines, err)
+	case m.IsUndefined():
+		return "undefined"
+	}
+	return string(m.AppendJSON(nil))
+}
+
+// outcomeOfError is outcome's text for err: the line the general path
+// failed at, when its error is err's.
+func outcomeOfError(lines [][]byte, err error) string {
+	r := NewValueReducer()
+	for i, l := range lines {
+		if gerr := general(r, l); gerr != nil {
+			if gerr.Error() != err.Error() {
+				break
+			}
+			return sprintf("line %d: error %q", i, err.Error())
+		}
+	}
+	if _, ferr := r.Finish(); ferr != nil && ferr.Error() == err.Error() {
+		return sprintf("finish: error %q", err.Error())
+	}
+	return sprintf("error %q (not the general path's)", err.Error())
+}
+
+// fastShape reports whether a stored frame is a delta frame in the fast
+// shape, envelope and literal.
+func fastShape(frame []byte) bool {
+	d, ok := parseDeltaFrame(frame)
+	return ok && validLiteral(d.raw)
+}
+
 const testPartial = `{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","stopReason":"pending","timestamp":1}`
 
 // genStoredLines is a stored frame log near the fast shape: a start frame
@@ -167,7 +206,7 @@ func TestApplyJSONFastPathMatchesGeneral(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		lines := genStoredLines(t)
 		for _, l := range lines {
-			if _, ok := parseDeltaFrame(l); ok {
+			if fastShape(l) {
 				fast++
 			}
 		}
@@ -176,6 +215,9 @@ func TestApplyJSONFastPathMatchesGeneral(t *testing.T) {
 		want := outcome(lines, general)
 		if got != want {
 			t.Fatalf("fast path %s\ngeneral path %s\nlines:\n%s", got, want, joinLines(lines))
+		}
+		if runs := reduceJSONOutcome(lines); runs != want {
+			t.Fatalf("ReduceJSON %s\ngeneral path %s\nlines:\n%s", runs, want, joinLines(lines))
 		}
 		lists++
 		if strings.HasPrefix(got, "{") {
@@ -205,7 +247,7 @@ func TestAppendFrameDeltasTakeFastPath(t *testing.T) {
 		if err != nil || !framed {
 			continue
 		}
-		_, ok := parseDeltaFrame(out)
+		ok := fastShape(out)
 		if isDelta := strings.Contains(string(out), `_delta"`); ok != isDelta {
 			t.Fatalf("fast path %v for %s", ok, out)
 		}
@@ -273,8 +315,12 @@ func FuzzApplyJSON(f *testing.F) {
 		for _, l := range strings.Split(log, "\n") {
 			lines = append(lines, []byte(l))
 		}
-		if got, want := outcome(lines, (*ValueReducer).ApplyJSON), outcome(lines, general); got != want {
+		want := outcome(lines, general)
+		if got := outcome(lines, (*ValueReducer).ApplyJSON); got != want {
 			t.Fatalf("fast path %s\ngeneral path %s", got, want)
+		}
+		if got := reduceJSONOutcome(lines); got != want {
+			t.Fatalf("ReduceJSON %s\ngeneral path %s", got, want)
 		}
 	})
 }

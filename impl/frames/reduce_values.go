@@ -34,6 +34,18 @@ type ValueReducer struct {
 	// come in runs on one block, so most lookups skip the map.
 	last      *valueBlock
 	lastIndex float64
+	// owned: the frame being applied was parsed for this reducer alone
+	// (ApplyJSON), so what the reducer keeps of it needs no copy.
+	owned bool
+}
+
+// clone is the copy pi-ai's reducer makes of what it keeps of a frame, so
+// that the caller's frames are never mutated (none for an owned frame).
+func (r *ValueReducer) clone(v pi.JSONValue) pi.JSONValue {
+	if r.owned {
+		return v
+	}
+	return pi.DeepClone(v)
 }
 
 // valueBlock is the reducer's state for one block a frame started.
@@ -46,6 +58,8 @@ type valueBlock struct {
 	texting bool
 	// json: the tool call's JSON stream (checkpoint + deltas).
 	json jsAccum
+	// prefix: how this block's delta frames start in the fast shape.
+	prefix []byte
 }
 
 // NewValueReducer returns an empty reducer.
@@ -67,7 +81,7 @@ func (r *ValueReducer) Apply(frame pi.JSONValue) error {
 			return fail("%s frame appears before the start frame", pi.JSString(r.frameBeforeStart))
 		}
 		partial, _ := jsGet(frame, "partial")
-		r.message = pi.DeepClone(partial)
+		r.message = r.clone(partial)
 		return nil
 	}
 	if !jsTruthy(r.message) {
@@ -134,7 +148,7 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 		}
 		st.block.Set("id", get("id"))
 		st.block.Set("name", get("name"))
-		st.block.Set("arguments", pi.DeepClone(get("arguments")))
+		st.block.Set("arguments", r.clone(get("arguments")))
 		st.setOptional([]string{"thoughtSignature", "namespace"}, get)
 		st.ended = true
 	}
@@ -229,7 +243,7 @@ func (r *ValueReducer) appendBlock(index, block pi.JSONValue, kind string) error
 	if content.Kind() != pi.Array {
 		return &jsTypeError{"message.content.push is not a function"}
 	}
-	clone := pi.DeepClone(block)
+	clone := r.clone(block)
 	r.message.ObjectValue().Set("content", pi.ArrayValue(append(content.Array(), clone)))
 	r.states[i] = &valueBlock{kind: kind, block: clone.ObjectValue(), json: accumOf(pi.StringValue(""))}
 	r.last = nil

@@ -93,9 +93,9 @@ var bugChecks = map[string]func(t *testing.T, h *harness) string{
 		return ""
 	},
 	"snapshot-shows-dead-live-partial": func(t *testing.T, h *harness) string {
-		h.gated.failAt = 4
 		l := h.open()
 		h.start(1)
+		h.gated.failAt = h.gated.commits + 3
 		h.provider.add(helloScript())
 		_, _ = l.Drive(StepOptions{})
 		snap, err := l.Snapshot()

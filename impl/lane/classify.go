@@ -216,6 +216,7 @@ func (s *settlement) fail(m *pi.AssistantMessage) *OpError {
 func (s *settlement) checkpoint() *OpState {
 	n := *s.scope
 	n.At, n.TriggerEntryID = LeafCheckpoint, s.cur.ResponseEntryID
+	n.Continuation = Continuation{Kind: ContinueMayFinish, IncludeFinalAssistant: true}
 	return &n
 }
 

@@ -14,8 +14,9 @@
 // # Entry points
 //
 //	Open(Config) → *Lane           restore lane state, tip and current op
-//	(*Lane).StartRun(RunOptions)   user entry + op at assistant.ready
+//	(*Lane).StartRun(RunOptions)   user entry + op at starting (acceptRun)
 //	(*Lane).Step / Drive           advance one leaf / until idle|waiting|settled
+//	                               (starting → checkpoint → assistant.ready → …)
 //	(*Lane).RequestCancel          durable cancel_requested (+ Request.Abort)
 //	(*Lane).Finalize[Async]        external terminal TX (deletes the frame list)
 //	(*Lane).Close                  controlled crash: seal + drain, no writes

@@ -47,13 +47,17 @@ type RunOptions struct {
 	Settings      pi.JSONValue
 }
 
-// StartRun commits a user entry and a new operation at assistant.ready
-// (attempt 1). It returns the operation id.
+// StartRun commits a user entry and a new operation at `starting`, as pi's
+// acceptRun (runtime/lane.ts) does; the drive's next two steps move it to
+// the initial checkpoint and to assistant.ready (checkpoint.go). Its
+// configuration, retry policy and stream options become the lane's
+// generation configuration, which that boundary reads. It returns the
+// operation id.
 func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	if err := l.usable(); err != nil {
 		return "", err
 	}
-	opID, userID, stepID := l.cfg.IDs.NewID(), l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
+	opID, userID := l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
 	now := l.now()
 	user := &pi.UserMessage{Text: opts.UserText, Timestamp: now}
 	res, _, err := l.command("start-run", func(cur view) (plan, error) {
@@ -64,9 +68,7 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 		if err != nil {
 			return plan{}, err
 		}
-		state := &OpState{At: LeafAssistantReady, Settings: opts.Settings, NextAttempt: 1, Gen: &GenerationContext{
-			StepID: stepID, TriggerEntryID: userID, Configuration: opts.Configuration,
-			StreamOptions: opts.StreamOptions, RetryPolicy: opts.RetryPolicy}}
+		state := &OpState{At: LeafStarting, Settings: opts.Settings}
 		meta := OpMeta{OperationID: opID, Lane: l.cfg.Name, SourceTipID: cur.tip, StartedAt: now,
 			Kind: "run", PromptEntryIDs: []string{userID}}
 		ls := LaneState{CurrentOperationID: strp(opID), LastOperationID: cur.laneState.LastOperationID, Inbox: cur.laneState.Inbox}
@@ -79,7 +81,8 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 			store.SetValueRaw(LaneStateAddr(l.cfg.Name), ls.raw()),
 		}
 		next := view{laneState: ls, tip: strp(userID), op: &Operation{ID: opID, Meta: meta, State: state}}
-		return plan{commit: true, writes: writes, next: next}, nil
+		gen := &GenerationConfig{Configuration: opts.Configuration, StreamOptions: opts.StreamOptions, RetryPolicy: opts.RetryPolicy}
+		return plan{commit: true, writes: writes, next: next, applied: func() { l.gen = gen }}, nil
 	})
 	if err != nil {
 		return "", err
@@ -118,6 +121,8 @@ func (l *Lane) step(opts StepOptions) (StepResult, error) {
 		return l.reconcile(op, s)
 	}
 	switch s.At {
+	case LeafStarting:
+		return l.startRun(op, cur.op.Meta)
 	case LeafAssistantReady:
 		return l.runGeneration(op, s)
 	case LeafAssistantRetryWait:
@@ -127,6 +132,9 @@ func (l *Lane) step(opts StepOptions) (StepResult, error) {
 	case LeafDeferredSuspended, LeafDeferredEffectPending:
 		return l.pollDeferred(op, s, opts.DeferredPermit)
 	case LeafCheckpoint:
+		if s.Continuation.Kind == ContinueNeedAssistant {
+			return l.runCheckpoint(op)
+		}
 		return l.terminate("finish", "completed", nil, op)
 	case LeafTools:
 		return StepResult{Kind: StepWaiting, Reason: "tools"}, nil

@@ -163,9 +163,9 @@ func interleavedScript() *script {
 func TestRequiredInterleavedContentIndexesPreserveSequence(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
-		h.gated.failAt = 14 // the settlement commit fails: frames stay committed
 		l := h.open()
 		op := h.start(1)
+		h.gated.failAt = h.gated.commits + 13 // the settlement commit fails: frames stay committed
 		h.provider.add(interleavedScript())
 		_, err := l.Drive(StepOptions{})
 		require.Error(t, err)
@@ -345,9 +345,9 @@ func TestRequiredBoundedOutputBoundsQueuedFrameMemory(t *testing.T) {
 func TestRequiredStorageFailurePreventsAfterResponseAndFaults(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
-		h.gated.failAt = 4 // run=1, intent=2, start frame=3, text_start frame fails
 		l := h.open()
 		op := h.start(1)
+		h.gated.failAt = h.gated.commits + 3 // intent, start frame, then the text_start frame fails
 		h.provider.add(helloScript())
 		_, err := l.Drive(StepOptions{})
 		var hf *HarnessFault

@@ -325,9 +325,22 @@ func defaultRun(maxAttempts int) RunOptions {
 		RetryPolicy: RetryPolicy{MaxAttempts: maxAttempts, BaseDelayMs: 1000}}
 }
 
+// start starts a run and drives it to assistant.ready: the first step
+// commits the initial checkpoint, the second mints the assistant step
+// (checkpoint.go), so the test's next step generates.
 func (h *harness) start(maxAttempts int) string {
-	op, err := h.lane.StartRun(defaultRun(maxAttempts))
+	return h.startRun(defaultRun(maxAttempts))
+}
+
+func (h *harness) startRun(opts RunOptions) string {
+	op, err := h.lane.StartRun(opts)
 	require.NoError(h.t, err)
+	for _, want := range []Leaf{LeafCheckpoint, LeafAssistantReady} {
+		r, err := h.lane.Step(StepOptions{})
+		require.NoError(h.t, err)
+		require.Equal(h.t, StepProgress, r.Kind)
+		require.Equal(h.t, want, h.lane.Current().State.At)
+	}
 	return op
 }
 

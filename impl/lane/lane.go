@@ -83,6 +83,15 @@ type Config struct {
 	OnFrame func(FrameRecord)
 	// Telemetry observes every commit's shape without values (nil: off).
 	Telemetry func(TelemetryRecord)
+	// Generation is the lane's generation configuration a reopened process
+	// starts with: what a run boundary reads when it mints an assistant
+	// step (checkpoint.go). pi reads the configuration from its durable
+	// pi.lane.config and the rest from the harness configuration;
+	// frameproof's lane writes no pi.lane.config, so StartRun installs its
+	// run's configuration in process and a process reopened on an
+	// operation at `starting` or `checkpoint` needs this (nil: such a
+	// boundary faults).
+	Generation *GenerationConfig
 	// SkipStaleSettlement makes a settlement or terminal step whose
 	// operation was finalized meanwhile a harmless "stale" step. pi's
 	// settleOperation assumes a current operation and faults the harness
@@ -133,8 +142,9 @@ type Lane struct {
 	live   *liveStream
 	fault  *HarnessFault
 	closed bool
-	gate   *driveGate   // the current operation's effect gate
-	active *activeDrive // pi's Lane.activeDrive (claim.go)
+	gen    *GenerationConfig // what the next run boundary reads (Config.Generation, then StartRun's)
+	gate   *driveGate        // the current operation's effect gate
+	active *activeDrive      // pi's Lane.activeDrive (claim.go)
 }
 
 // Open restores a lane process from storage: lane state, branch tip and the
@@ -146,7 +156,7 @@ func Open(cfg Config) (*Lane, error) {
 	if cfg.FrameBudget < 0 {
 		return nil, fmt.Errorf("lane: open %q: frame budget %d is negative", cfg.Name, cfg.FrameBudget)
 	}
-	l := &Lane{cfg: cfg, line: store.NewLine(cfg.Exec)}
+	l := &Lane{cfg: cfg, line: store.NewLine(cfg.Exec), gen: cfg.Generation}
 	v, err := restore(cfg.Storage, cfg.Name)
 	if err != nil {
 		return nil, err

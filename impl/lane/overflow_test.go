@@ -44,10 +44,9 @@ func TestOverflowSettlementWritesPreparation(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
 		l := h.open()
-		op, err := l.StartRun(overflowRun(t))
-		require.NoError(t, err)
+		op := h.startRun(overflowRun(t))
 		h.provider.add(overflowScript())
-		_, err = l.Step(StepOptions{})
+		_, err := l.Step(StepOptions{})
 		require.NoError(t, err)
 		require.Equal(t, []string{"entry::", "usage::", "value:set:pi.branch.tip", "list:delete:pi.pending.assistant_frame",
 			"value:set:pi.op.preparation", "value:set:pi.op.state"}, h.lastTX(6))

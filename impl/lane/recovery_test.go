@@ -14,11 +14,13 @@ import (
 // same storage. It returns the op id, the reserved response id and the
 // frames that were enqueued in the crashed process.
 func crashRun(t *testing.T, h *harness, maxAttempts int, s *script, keep int) (op, resp string, enq []FrameRecord) {
-	h.gated.mu.Lock()
-	h.gated.failAt = h.gated.commits + keep + 1
-	h.gated.mu.Unlock()
 	l := h.open()
 	op = h.start(maxAttempts)
+	// keep counts the run's start-run commit; the boundary steps that
+	// brought it to assistant.ready are durable too
+	h.gated.mu.Lock()
+	h.gated.failAt = h.gated.commits + keep
+	h.gated.mu.Unlock()
 	h.provider.add(s)
 	_, _ = l.Drive(StepOptions{})
 	if len(h.provider.requests) > 0 {

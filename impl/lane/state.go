@@ -11,6 +11,7 @@ type Leaf string
 
 // The leaves this package drives.
 const (
+	LeafStarting               Leaf = "starting"
 	LeafAssistantReady         Leaf = "assistant.ready"
 	LeafAssistantEffectPending Leaf = "assistant.effect_pending"
 	LeafAssistantRetryWait     Leaf = "assistant.retry_wait"
@@ -63,6 +64,29 @@ type GenerationContext struct {
 	OverflowRecoveryUsed bool
 }
 
+// The kinds of a checkpoint's continuation (session/types.ts
+// CheckpointOperation): need_assistant asks for the next assistant step
+// (runCheckpoint mints it), may_finish lets the run complete.
+const (
+	ContinueNeedAssistant = "need_assistant"
+	ContinueMayFinish     = "may_finish"
+)
+
+// Continuation is a checkpoint's continuation: {kind:"need_assistant",
+// overflowRecoveryUsed} or {kind:"may_finish", includeFinalAssistant}.
+type Continuation struct {
+	Kind                  string
+	OverflowRecoveryUsed  bool // need_assistant
+	IncludeFinalAssistant bool // may_finish
+}
+
+func (c Continuation) value() pi.JSONValue {
+	if c.Kind == ContinueNeedAssistant {
+		return jobj("kind", c.Kind, "overflowRecoveryUsed", c.OverflowRecoveryUsed)
+	}
+	return jobj("kind", c.Kind, "includeFinalAssistant", c.IncludeFinalAssistant)
+}
+
 // PlannedCall is one tool call of a `tools` leaf.
 type PlannedCall struct {
 	SourceIndex   int
@@ -98,6 +122,7 @@ type OpState struct {
 	StreamOptions pi.JSONValue
 
 	// checkpoint
+	Continuation   Continuation
 	TriggerEntryID string
 
 	// tools
@@ -177,6 +202,11 @@ func (g GenerationContext) value() pi.JSONValue {
 // latestAssistantEntryId}, operationScopeOf), then `at`, then the leaf's
 // payload in the order pi's object literals build it.
 func (s *OpState) Value() pi.JSONValue {
+	if s.At == LeafStarting {
+		// runtime/lane.ts acceptRun's literal: `at` before the scope
+		return jobj("at", string(s.At), "control", s.Control.value(), "settings", objOrEmpty(s.Settings),
+			"latestAssistantEntryId", s.LatestAssistantEntryID)
+	}
 	kv := []any{"control", s.Control.value(), "settings", objOrEmpty(s.Settings),
 		"latestAssistantEntryId", s.LatestAssistantEntryID, "at", string(s.At)}
 	switch s.At {
@@ -198,8 +228,7 @@ func (s *OpState) Value() pi.JSONValue {
 			"responseEntryId", s.ResponseEntryID, "usageId", s.UsageID,
 			"configuration", s.Configuration.value(), "streamOptions", objOrEmpty(s.StreamOptions))
 	case LeafCheckpoint:
-		kv = append(kv, "continuation", jobj("kind", "may_finish", "includeFinalAssistant", true),
-			"triggerEntryId", s.TriggerEntryID)
+		kv = append(kv, "continuation", s.Continuation.value(), "triggerEntryId", s.TriggerEntryID)
 	case LeafTools:
 		calls := make([]pi.JSONValue, len(s.Calls))
 		for i, c := range s.Calls {
@@ -258,7 +287,18 @@ func DecodeState(raw []byte) (*OpState, error) {
 		if s.At == LeafDeferredEffectPending {
 			s.ResponseEntryID, s.UsageID = r.str(v, "responseEntryId"), r.str(v, "usageId")
 		}
+	case LeafStarting:
 	case LeafCheckpoint:
+		c := r.get(v, "continuation")
+		s.Continuation.Kind = r.str(c, "kind")
+		switch s.Continuation.Kind {
+		case ContinueNeedAssistant:
+			s.Continuation.OverflowRecoveryUsed = r.boolean(c, "overflowRecoveryUsed")
+		case ContinueMayFinish:
+			s.Continuation.IncludeFinalAssistant = r.boolean(c, "includeFinalAssistant")
+		default:
+			r.fail("unsupported checkpoint continuation %q", s.Continuation.Kind)
+		}
 		s.TriggerEntryID = r.str(v, "triggerEntryId")
 	case LeafTools:
 		b := r.get(v, "batch")

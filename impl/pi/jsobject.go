@@ -1,5 +1,10 @@
 package pi
 
+import (
+	"maps"
+	"slices"
+)
+
 // Delete is `delete o[key]`: the property is removed, and setting it again
 // appends it at the end of the insertion order, as in JS.
 func (o *JSONObject) Delete(key string) {
@@ -41,9 +46,15 @@ func DeepClone(v JSONValue) JSONValue {
 		}
 		return ArrayValue(out)
 	case Object:
-		o := NewObject()
-		for i, k := range v.obj.keys {
-			o.Set(k, DeepClone(v.obj.vals[i]))
+		// The keys are distinct already: copy the structure at its size
+		// instead of Setting each key into a growing object.
+		src := v.obj
+		o := &JSONObject{keys: slices.Clone(src.keys), vals: make([]JSONValue, len(src.vals)), ints: src.ints}
+		if src.index != nil {
+			o.index = maps.Clone(src.index)
+		}
+		for i, e := range src.vals {
+			o.vals[i] = DeepClone(e)
 		}
 		return ObjectValue(o)
 	}

@@ -256,6 +256,11 @@ func (o *JSONObject) Set(key string, v JSONValue) {
 			}
 		}
 	}
+	if cap(o.keys) == 0 {
+		// Most objects have a few members: start with room for them
+		// rather than growing through 1, 2 and 4.
+		o.keys, o.vals = make([]string, 0, 4), make([]JSONValue, 0, 4)
+	}
 	o.keys = append(o.keys, key)
 	o.vals = append(o.vals, v)
 	if IsArrayIndex(key) {

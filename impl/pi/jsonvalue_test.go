@@ -72,3 +72,34 @@ func TestEqualIsSameValue(t *testing.T) {
 	require.True(t, mustParse(t, `{"a":[1,{"c":null}]}`).Equal(mustParse(t, `{"a":[1,{"c":null}]}`)))
 	require.False(t, JSONValue{}.Equal(NullValue()))
 }
+
+// JSON.parse (ECMA-262 InternalizeJSONProperty via CreateDataProperty): a
+// duplicate key keeps its first position and its last value, in objects
+// nested at any depth, small and large (the map index starts at 8 keys);
+// DeepClone of the result is equal and independent.
+func TestParseJSONObjectMembers(t *testing.T) {
+	big := `{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k1":"x","9":9}`
+	for in, want := range map[string]string{
+		`{"a":1,"b":2,"a":3}`:                              `{"a":3,"b":2}`,
+		`{"a":{"b":{"c":1,"c":2},"d":[{"e":1},{}]},"f":1}`: `{"a":{"b":{"c":2},"d":[{"e":1},{}]},"f":1}`,
+		`{"x":{"y":1},"x":{"z":2}}`:                        `{"x":{"z":2}}`,
+		big:                                                `{"9":9,"k0":0,"k1":"x","k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8}`,
+	} {
+		v, err := ParseJSON(in)
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got := string(v.AppendJSON(nil)); got != want {
+			t.Fatalf("JSON.parse(%s) = %s, want %s", in, got, want)
+		}
+		c := DeepClone(v)
+		c.ObjectValue().Set("k1", StringValue("changed"))
+		c.ObjectValue().Set("new", NumberValue(1))
+		if got := string(v.AppendJSON(nil)); got != want {
+			t.Fatalf("clone of %s shares its object: %s", in, got)
+		}
+		if got, ok := c.ObjectValue().Get("k1"); !ok || got.Str() != "changed" {
+			t.Fatalf("clone of %s: k1 = %v", in, got)
+		}
+	}
+}

@@ -35,7 +35,7 @@ type outcome struct {
 func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recovery bool) outcome {
 	s := newSettling(cur, resp)
 	checkpoint := s.base
-	checkpoint.At = AtCheckpoint
+	checkpoint.At, checkpoint.Continuation = AtCheckpoint, MayFinish
 
 	// 1. Cancellation wins, even over complete-looking content.
 	cancelled := cur.CancelRequested

@@ -10,8 +10,10 @@
 // A driver feeds the model the same observable decisions the implementation
 // experiences, in the order they happen on the lane's FIFO line:
 //
-//	StartRun(op, userEntry, run)         a run's user entry + assistant.ready committed
-//	Step(permit) → Expect                what the next drive step must do
+//	StartRun(op, userEntry, run)         a run's user entry + op at starting committed
+//	Step(permit) → Expect                what the next drive step must do ("start" and
+//	                                     "checkpoint" first: checkpoint.go)
+//	Checkpoint(stepID)                   the checkpoint TX minted the assistant step
 //	Intent(op, resp, usage, attempt)     the intent TX (ids minted by the implementation)
 //	ProviderEvent(ev)                    one provider event consumed by the provider loop
 //	FrameEnqueued(resp, i, type, frame)  the frame the codec produced for event i

@@ -127,6 +127,7 @@ type Model struct {
 	dispatched dispatch // what the step in progress read (StepTurn)
 	turn       *bool    // StepTurn's verdict for the step in progress
 	intentSeen bool
+	boundary   bool // the checkpoint step committed (Checkpoint)
 	synthetic  *pi.AssistantMessage
 	settled    *Outcome
 	// tx is the write list of the transaction the last input stands for
@@ -183,27 +184,25 @@ func (m *Model) fresh(ids ...string) error {
 	return nil
 }
 
-// StartRun: the user entry, branch tip, op meta/state at assistant.ready
-// (attempt 1) and lane state commit in one TX; run_start and the prompt
-// entry's lifecycle events are emitted.
+// StartRun: the user entry, branch tip, op meta/state at `starting` and
+// lane state commit in one TX (runtime/lane.ts acceptRun); run_start and
+// the prompt entry's lifecycle events are emitted. No step id exists yet:
+// the run's checkpoint mints it (Checkpoint).
 func (m *Model) StartRun(op, userEntry string, run Run) error {
 	defer m.fillStateValues()
 	if m.st.Lane.Current != "" {
 		return fmt.Errorf("model/lane: start run %s: operation %s is still current", op, m.st.Lane.Current)
 	}
-	ids := []string{op, userEntry}
-	if run.StepID != "" { // a driver that names the minted step id has it checked too
-		ids = append(ids, run.StepID)
-	}
-	if err := m.fresh(ids...); err != nil {
+	if err := m.fresh(op, userEntry); err != nil {
 		return err
 	}
+	run.StepID = ""
 	m.ops[op] = &opInfo{run: run, fromTip: m.st.Tip, trigger: userEntry, started: m.now()}
 	m.expectTX(m.startWrites(op, userEntry, m.st.Tip)...)
 	m.st.Entries = append(m.st.Entries, Entry{ID: userEntry, Parent: m.st.Tip,
 		Message: messageJSON(&pi.UserMessage{Text: run.UserText, Timestamp: m.now()})})
 	m.st.Tip = userEntry
-	m.st.Ops[op] = Op{At: AtReady, NextAttempt: 1}
+	m.st.Ops[op] = Op{At: AtStarting}
 	m.st.Lane.Current = op
 	// runtime/lane.ts acceptRun: run_start heads the acceptance's events,
 	// then the prompt entry's message_start, message_end and entry_added
@@ -219,7 +218,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	if m.plan != nil {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
-	m.intentSeen, m.settled, m.synthetic, m.turn = false, nil, nil, nil
+	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary = false, nil, nil, nil, false
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
@@ -230,6 +229,10 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "recover"}
 	case o.CancelRequested:
 		e = Expect{Kind: "terminate", Status: "aborted"}
+	case o.At == AtStarting:
+		e = Expect{Kind: "start"}
+	case o.At == AtCheckpoint && o.Continuation == NeedAssistant:
+		e = Expect{Kind: "checkpoint"}
 	case o.At == AtReady:
 		e = Expect{Kind: "generate"}
 	case o.At == AtRetryWait:
@@ -615,6 +618,13 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		m.st.Ops[id] = Op{At: AtReady, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 			LatestAssistantEntryID: o.LatestAssistantEntryID, NextAttempt: o.NextAttempt}
 		m.emit("retry_start", false)
+		return Outcome{Kind: "progress"}, nil
+	case "start":
+		return m.startDone(id, o), nil
+	case "checkpoint":
+		if !m.boundary && id == m.dispatched.op && !o.CancelRequested {
+			return Outcome{}, fmt.Errorf("model/lane: checkpoint step returned without minting the assistant step")
+		}
 		return Outcome{Kind: "progress"}, nil
 	case "terminate":
 		m.expectTX(m.terminalWrites(id, o)...)

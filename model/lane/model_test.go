@@ -36,6 +36,7 @@ func started(t *testing.T, maxAttempts int) *Model {
 func intended(t *testing.T, run Run) *Model {
 	m := newModel()
 	must(t, m.StartRun("op", "u1", run))
+	toReady(t, m, "s1")
 	e, err := m.Step(false)
 	must(t, err)
 	if e.Kind != "generate" {
@@ -43,6 +44,27 @@ func intended(t *testing.T, run Run) *Model {
 	}
 	must(t, m.Intent("op", "r1", "g1", 1))
 	return m
+}
+
+// toReady drives a started run through its start and checkpoint steps
+// (checkpoint.ts startRun and runCheckpoint), minting step id stepID.
+func toReady(t *testing.T, m *Model, stepID string) {
+	t.Helper()
+	for _, kind := range []string{"start", "checkpoint"} {
+		e, err := m.Step(false)
+		must(t, err)
+		if e.Kind != kind {
+			t.Fatalf("step: %+v, want %s", e, kind)
+		}
+		if kind == "checkpoint" {
+			must(t, m.Checkpoint(stepID))
+		}
+		out, err := m.StepDone(true)
+		must(t, err)
+		if out != (Outcome{Kind: "progress"}) {
+			t.Fatalf("%s step outcome: %+v", kind, out)
+		}
+	}
 }
 
 // startedWith is intended with the request admitted.
@@ -371,6 +393,7 @@ func TestSecondDriveObservesTheStepInProgress(t *testing.T) {
 func TestToolResultIDsFollowTheResponse(t *testing.T) {
 	m := newModel()
 	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+	toReady(t, m, "s1")
 	_, err := m.Step(false)
 	must(t, err)
 	resp := "0190a123-4567-7000-8000-000000000002"

@@ -105,6 +105,10 @@ func (m *Model) opStateValue(op string) (v pi.JSONValue, ok bool) {
 		return pi.JSONValue{}, false
 	}
 	r := info.run
+	if o.At == AtStarting { // runtime/lane.ts acceptRun's literal: `at` before the scope
+		return object("at", pi.StringValue(o.At), "control", controlValue(o), "settings", objectOrEmpty(r.Settings),
+			"latestAssistantEntryId", nullable(o.LatestAssistantEntryID)), true
+	}
 	kv := []any{"control", controlValue(o), "settings", objectOrEmpty(r.Settings),
 		"latestAssistantEntryId", nullable(o.LatestAssistantEntryID), "at", pi.StringValue(o.At)}
 	switch o.At {
@@ -127,8 +131,14 @@ func (m *Model) opStateValue(op string) (v pi.JSONValue, ok bool) {
 			"configuration", r.configuration(), "streamOptions", objectOrEmpty(r.StreamOptions))
 	case AtTools: // response.ts publishResponse: one planned call per tool-call block
 		kv = append(kv, "batch", info.tools.value(o, r.configuration()))
-	case AtCheckpoint: // response.ts publishResponse: triggered by the settled response
-		kv = append(kv, "continuation", object("kind", pi.StringValue("may_finish"), "includeFinalAssistant", pi.BoolValue(true)),
+	case AtCheckpoint:
+		if o.Continuation == NeedAssistant { // checkpoint.ts startRun: triggered by the prompt
+			kv = append(kv, "continuation", object("kind", pi.StringValue(NeedAssistant), "overflowRecoveryUsed", pi.BoolValue(false)),
+				"triggerEntryId", pi.StringValue(info.trigger))
+			break
+		}
+		// response.ts publishResponse: triggered by the settled response
+		kv = append(kv, "continuation", object("kind", pi.StringValue(MayFinish), "includeFinalAssistant", pi.BoolValue(true)),
 			"triggerEntryId", pi.StringValue(o.LatestAssistantEntryID))
 	default:
 		return pi.JSONValue{}, false

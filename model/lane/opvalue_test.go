@@ -42,17 +42,34 @@ func TestStateValuesFollowPiLiterals(t *testing.T) {
 	m := New(Config{Lane: "main", Now: func() float64 { return 1000 }, Limits: Limits{MaxTokens: 4096, ContextWindow: 200000},
 		NewObserver: func() Observer { return &partialObserver{} }})
 	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 2, BaseDelayMs: 10,
-		MaxAgentDelayMs: &limit, ThinkingLevel: "low", ActiveToolNames: []string{"read"}, Settings: settings, StepID: "s1"}))
+		MaxAgentDelayMs: &limit, ThinkingLevel: "low", ActiveToolNames: []string{"read"}, Settings: settings}))
 	gen := `"generationContext":{"stepId":"s1","triggerEntryId":"u1","configuration":{"model":{"provider":"openai","modelId":"gpt"},"thinkingLevel":"low","activeToolNames":["read"]},"streamOptions":{},"retryPolicy":{"maxAttempts":2,"baseDelayMs":10,"maxAgentDelayMs":2000},"overflowRecoveryUsed":false}`
 	scope := `{"control":{"status":"running"},"settings":{"steeringMode":"all"},"latestAssistantEntryId":null,`
 	ws, _ := m.TakeTX()
 	// lane.ts acceptRun's meta literal
 	pinValue(t, "start op meta", ws[2].Value,
 		`{"operationId":"op","lane":"main","sourceTipId":null,"startedAt":1000,"intent":{"kind":"run","promptEntryIds":["u1"]}}`)
-	pinValue(t, "start op state", ws[3].Value, scope+`"at":"assistant.ready",`+gen+`,"nextAttempt":1}`)
+	pinValue(t, "start op state", ws[3].Value, `{"at":"starting","control":{"status":"running"},"settings":{"steeringMode":"all"},"latestAssistantEntryId":null}`)
 	pinValue(t, "start lane state", ws[4].Value, `{"currentOperationId":"op","lastOperationId":null,"inbox":[]}`)
 
+	// checkpoint.ts startRun, then runCheckpoint through boundary.ts
+	// assistantReadyAtBoundary (which mints the step)
 	_, err := m.Step(false)
+	must(t, err)
+	_, err = m.StepDone(true)
+	must(t, err)
+	pinValue(t, "initial checkpoint", stateValue(t, m, nsOpState, "op"),
+		scope+`"at":"checkpoint","continuation":{"kind":"need_assistant","overflowRecoveryUsed":false},"triggerEntryId":"u1"}`)
+	_, err = m.Step(false)
+	must(t, err)
+	must(t, m.Checkpoint("s1"))
+	ws, _ = m.TakeTX()
+	pinValue(t, "checkpoint op state", ws[0].Value, scope+`"at":"assistant.ready",`+gen+`,"nextAttempt":1}`)
+	pinValue(t, "checkpoint lane state", ws[1].Value, `{"currentOperationId":"op","lastOperationId":null,"inbox":[]}`)
+	_, err = m.StepDone(true)
+	must(t, err)
+
+	_, err = m.Step(false)
 	must(t, err)
 	must(t, m.Intent("op", "r1", "g1", 1))
 	pinValue(t, "intent", stateValue(t, m, nsOpState, "op"), scope+`"at":"assistant.effect_pending",`+gen+

@@ -8,6 +8,7 @@ import (
 
 // Leaves of the operation state machine the model drives (facts §4).
 const (
+	AtStarting        = "starting"
 	AtReady           = "assistant.ready"
 	AtEffectPending   = "assistant.effect_pending"
 	AtRetryWait       = "assistant.retry_wait"
@@ -17,6 +18,11 @@ const (
 	AtTools           = "tools"
 	AtSummaryDeciding = "summary.deciding"
 	FramesNamespace   = "pi.pending.assistant_frame"
+	// A checkpoint's continuation: the run's initial checkpoint needs an
+	// assistant step (checkpoint.ts startRun); a settled response's
+	// checkpoint may finish the run (response.ts publishResponse).
+	NeedAssistant = "need_assistant"
+	MayFinish     = "may_finish"
 	// PendingAssistantRefusal is the session mutator's error for an entry
 	// whose assistant message is still pending; the lane faults on it.
 	PendingAssistantRefusal = "Cannot persist a pending assistant message"
@@ -66,6 +72,8 @@ type Op struct {
 	RequestedAt     float64
 	// LatestAssistantEntryID is the last settled response ("" none).
 	LatestAssistantEntryID string
+	// checkpoint: NeedAssistant or MayFinish
+	Continuation string
 	// assistant.*
 	Attempt     int     // effect_pending
 	NextAttempt int     // ready, retry_wait

@@ -29,7 +29,7 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 	id, o, ok := m.current()
 	moved := !ok || id != d.op || o.At != d.at || o.ResponseEntryID != d.resp
 	switch m.plan.Kind {
-	case "generate", "poll", "retry", "recover":
+	case "generate", "poll", "retry", "recover", "start", "checkpoint":
 		// they decline on a cancellation that arrived after dispatch too
 		// (a cancelled effect_pending was dispatched as a recovery already)
 		moved = moved || (!d.cancel && o.CancelRequested)

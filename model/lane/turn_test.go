@@ -12,6 +12,7 @@ import (
 func TestStepTurnSkipsAfterCancel(t *testing.T) {
 	m := newModel()
 	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+	toReady(t, m, "s1")
 	_, err := m.Step(false)
 	must(t, err)
 	m.Cancel()

@@ -92,7 +92,8 @@ func (m *Model) TXLog() [][]TXWrite { return append([][]TXWrite(nil), m.txLog...
 // TakeTX returns the writes, in order, of the transaction the last applied
 // input stands for, and forgets them. known is false when no input since the
 // last TakeTX stated one. The transactions stated are every one the lane
-// model stands for: run start (acceptRun), intent (publishGenerationIntent,
+// model stands for: run start (acceptRun), the run's start step
+// (checkpoint.ts startRun) and checkpoint (runCheckpoint), intent (publishGenerationIntent,
 // a deferred poll's intent), frame append (progress.ts), settlement
 // (publishResponse, which also settles recovery's synthetic response),
 // retry (runRetryWait), cancel (requestOperationAbort) and terminal

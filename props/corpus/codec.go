@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -167,12 +166,11 @@ func codecFiles(dir string) ([]string, error) {
 }
 
 func readCodecFile(path string) ([]CodecVector, error) {
-	f, err := os.Open(path)
+	data, err := readCorpusFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("corpus: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	return ReadCodec(f, filepath.Base(path))
+	return ReadCodec(bytes.NewReader(data), filepath.Base(path))
 }
 
 // ReadCodec decodes vectors from r, one per non-blank line; name labels
@@ -282,9 +280,9 @@ func CodecVersion(dir string) (string, error) {
 	}
 	h := sha256.New()
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readCorpusFile(f)
 		if err != nil {
-			return "", fmt.Errorf("corpus: %w", err)
+			return "", err
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(f), len(data))
 		h.Write(data)

@@ -34,11 +34,11 @@ type JSONLExpect struct {
 // and value bytes at every address the file mentions; impl/store/jsonl's own
 // golden test compares whole records.
 func CheckJSONL(file, expectFile, tmpDir string) error {
-	content, err := os.ReadFile(file)
+	content, err := readCorpusFile(file)
 	if err != nil {
 		return err
 	}
-	raw, err := os.ReadFile(expectFile)
+	raw, err := readCorpusFile(expectFile)
 	if err != nil {
 		return fmt.Errorf("sidecar: %w", err)
 	}
@@ -60,7 +60,7 @@ func CheckJSONL(file, expectFile, tmpDir string) error {
 		defer s.Close()
 	}
 	if exp.FileAfterOpen != nil {
-		after, rerr := os.ReadFile(path)
+		after, rerr := readCorpusFile(path)
 		if rerr != nil {
 			return rerr
 		}

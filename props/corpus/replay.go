@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -40,9 +39,9 @@ type ReplayTarget struct {
 // ReadReplayVector decodes and checks the envelope of one replay vector.
 func ReadReplayVector(path string) (ReplayVector, error) {
 	var v ReplayVector
-	data, err := os.ReadFile(path)
+	data, err := readCorpusFile(path)
 	if err != nil {
-		return v, fmt.Errorf("corpus: %w", err)
+		return v, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

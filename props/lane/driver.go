@@ -77,6 +77,9 @@ type driver struct {
 	lane   *lane.Lane
 	model  *ml.Model
 	hookX  bool // after_response sets responseModel
+	// gen is the last run's generation configuration, which a reopened
+	// process reads at a run boundary (pi keeps it durable)
+	gen *lane.GenerationConfig
 
 	mu         sync.Mutex // model, impl events, failure
 	implEvents []string
@@ -208,6 +211,7 @@ func (d *driver) openLane() error {
 		Name: laneName, Storage: &gatedStore{Storage: d.under, g: d.g, acked: d.onAck, rewrite: d.opts.Rewrite}, Clock: d.clock, IDs: d.ids, Exec: d.exec,
 		Provider: d, Listener: d.listener, AfterResponse: d.hook, OnFrame: d.onFrame,
 		SkipStaleSettlement: true, // finalizations race drive steps here
+		Generation:          d.gen,
 	}
 	var err error
 	if d.opts.Configure != nil {
@@ -371,11 +375,13 @@ func (d *driver) startRun() {
 		return
 	}
 	run.Settings = settings
-	op, err := d.lane.StartRun(lane.RunOptions{UserText: run.UserText,
+	opts := lane.RunOptions{UserText: run.UserText,
 		Configuration: lane.Configuration{Model: lane.ModelRef{Provider: run.Model.Provider, ModelID: run.Model.ModelID},
 			ThinkingLevel: run.ThinkingLevel, ActiveToolNames: run.ActiveToolNames},
 		RetryPolicy: lane.RetryPolicy{MaxAttempts: run.MaxAttempts, BaseDelayMs: run.BaseDelayMs, MaxAgentDelayMs: run.MaxAgentDelayMs},
-		Settings:    run.Settings, StreamOptions: run.StreamOptions})
+		Settings:    run.Settings, StreamOptions: run.StreamOptions}
+	d.gen = &lane.GenerationConfig{Configuration: opts.Configuration, StreamOptions: opts.StreamOptions, RetryPolicy: opts.RetryPolicy}
+	op, err := d.lane.StartRun(opts)
 	d.g.quiesce()
 	if d.isLost() {
 		return
@@ -385,13 +391,12 @@ func (d *driver) startRun() {
 		return
 	}
 	cur := d.lane.Current()
-	if cur == nil || cur.ID != op || cur.State.Gen == nil {
+	if cur == nil || cur.ID != op || len(cur.Meta.PromptEntryIDs) != 1 {
 		d.fail(fmt.Errorf("start run: operation %s not current after commit", op))
 		return
 	}
 	d.mu.Lock()
-	run.StepID = cur.State.Gen.StepID // an id the lane minted, like the entry id
-	d.fail(d.model.StartRun(op, cur.State.Gen.TriggerEntryID, run))
+	d.fail(d.model.StartRun(op, cur.Meta.PromptEntryIDs[0], run))
 	d.mu.Unlock()
 	d.check("start run", true)
 }
@@ -508,6 +513,10 @@ func (d *driver) step(permit bool) {
 		return
 	}
 	d.mu.Lock()
+	if cur := d.lane.Current(); exp.Kind == "checkpoint" && cur != nil && cur.State.At == lane.LeafAssistantReady {
+		// the step id the boundary minted (an id, like the entry ids)
+		d.failLocked(d.model.Checkpoint(cur.State.Gen.StepID))
+	}
 	out, err := d.model.StepDone(true)
 	d.mu.Unlock()
 	if err != nil {

@@ -27,17 +27,24 @@ const streamTimeout = 60 * time.Second
 // ExecSubject drives an external adapter process over the JSONL stdio
 // protocol (PROTOCOL.md) against a loopback server.
 type ExecSubject struct {
-	name   string
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan string
-	server *Loopback
-	next   int
-	Hello  map[string]any
+	name  string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	lines chan string
+	// readErr is why the output reader stopped early (a line over its
+	// 256 MiB bound, a read error); written before lines is closed.
+	readErr error
+	server  *Loopback
+	next    int
+	Hello   map[string]any
 	// deadline ends the adapter's lifetime: no wait (the hello included)
 	// runs past it.
 	deadline time.Time
 }
+
+// maxAdapterLine bounds one line of an adapter's output (an event stream's
+// largest event, JSON-encoded). A var so a test can reach it cheaply.
+var maxAdapterLine = 256 << 20
 
 // StartExec starts argv as an external adapter and a loopback server for it
 // (bounded to maxStreams requests and lifetime).
@@ -64,10 +71,11 @@ func StartExec(argv []string, dir string, maxStreams int, lifetime time.Duration
 	s := &ExecSubject{name: "exec", cmd: cmd, stdin: stdin, lines: make(chan string, 256), deadline: time.Now().Add(lifetime)}
 	go func() {
 		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 256<<20)
+		sc.Buffer(make([]byte, 0, min(64<<10, maxAdapterLine)), maxAdapterLine)
 		for sc.Scan() {
 			s.lines <- sc.Text()
 		}
+		s.readErr = sc.Err()
 		close(s.lines)
 	}()
 	line, err := s.readLine(streamTimeout)
@@ -105,6 +113,9 @@ func (s *ExecSubject) readLine(timeout time.Duration) (string, error) {
 	defer timer.Stop()
 	select {
 	case line, ok := <-s.lines:
+		if !ok && s.readErr != nil {
+			return "", fmt.Errorf("reading the adapter's output: %w", s.readErr)
+		}
 		if !ok {
 			return "", errors.New("adapter closed its output")
 		}

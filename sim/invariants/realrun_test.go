@@ -106,6 +106,9 @@ func TestRealRunsSatisfyInvariants(t *testing.T) {
 		check(nil, nil)
 		st.fail = 0
 		cfg.IDs = envtest.IDsAfter(100)
+		// the lane configuration a run boundary of the reopened process reads
+		cfg.Generation = &lane.GenerationConfig{Configuration: lane.Configuration{Model: lane.ModelRef{Provider: "openai", ModelID: "m"}},
+			RetryPolicy: lane.RetryPolicy{MaxAttempts: 2}}
 		l2, err := lane.Open(cfg)
 		require.NoError(t, err)
 		snap, err := l2.Snapshot()

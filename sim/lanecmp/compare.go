@@ -288,6 +288,8 @@ func opOf(s *lane.OpState) ml.Op {
 		o.ResponseEntryID, o.UsageID, o.Poll, o.SourceEntryID = s.ResponseEntryID, s.UsageID, s.Poll, s.SourceEntryID
 	case lane.LeafDeferredSuspended:
 		o.Poll, o.SourceEntryID = s.Poll, s.SourceEntryID
+	case lane.LeafCheckpoint:
+		o.Continuation = s.Continuation.Kind
 	case lane.LeafTools:
 		for _, c := range s.Calls {
 			o.ToolCalls = append(o.ToolCalls, c.SourceIndex)

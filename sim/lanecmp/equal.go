@@ -25,7 +25,7 @@ func equalStates(a, b ml.State) bool {
 
 func equalOps(a, b ml.Op) bool {
 	return a.At == b.At && a.CancelRequested == b.CancelRequested && a.RequestedAt == b.RequestedAt &&
-		a.LatestAssistantEntryID == b.LatestAssistantEntryID &&
+		a.LatestAssistantEntryID == b.LatestAssistantEntryID && a.Continuation == b.Continuation &&
 		a.Attempt == b.Attempt && a.NextAttempt == b.NextAttempt && a.NotBefore == b.NotBefore && a.RetryError == b.RetryError &&
 		a.ResponseEntryID == b.ResponseEntryID && a.UsageID == b.UsageID &&
 		a.Poll == b.Poll && a.SourceEntryID == b.SourceEntryID &&

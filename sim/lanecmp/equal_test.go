@@ -17,7 +17,7 @@ func fullState() ml.State {
 		Lane:    ml.LaneRecord{Current: "op1", Last: "op0", Inbox: []ml.InboxItem{{EntryID: "q1", Kind: "steer"}}},
 		Entries: []ml.Entry{{ID: "e1", Message: `{"role":"user"}`}, {ID: "e2", Parent: "e1", Message: `{"role":"assistant"}`}},
 		Usage:   []ml.UsageRow{{ID: "u1", EntryID: "e2", Usage: `{"input":1}`}},
-		Ops: map[string]ml.Op{"op1": {At: "tools", CancelRequested: true, RequestedAt: 5, LatestAssistantEntryID: "e2",
+		Ops: map[string]ml.Op{"op1": {At: "tools", CancelRequested: true, RequestedAt: 5, LatestAssistantEntryID: "e2", Continuation: ml.MayFinish,
 			Attempt: 1, NextAttempt: 2, NotBefore: 7, RetryError: "x", ResponseEntryID: "r1", UsageID: "u1", Poll: 3,
 			SourceEntryID: "s1", ToolCalls: []int{0, 1}, ToolResultStamps: []string{"a", "b"}, Preparation: "{}"}},
 		Results: map[string]ml.Result{"op0": {Status: "error", ErrorCode: "c", ErrorMessage: "m", TipID: "e1", FromTipID: "e0"}},
@@ -33,7 +33,7 @@ func fullState() ml.State {
 func TestEqualStatesSeesEveryField(t *testing.T) {
 	for typ, n := range map[reflect.Type]int{
 		reflect.TypeOf(ml.State{}): 8, reflect.TypeOf(ml.LaneRecord{}): 3, reflect.TypeOf(ml.InboxItem{}): 2,
-		reflect.TypeOf(ml.Entry{}): 3, reflect.TypeOf(ml.UsageRow{}): 3, reflect.TypeOf(ml.Op{}): 15, reflect.TypeOf(ml.Result{}): 5,
+		reflect.TypeOf(ml.Entry{}): 3, reflect.TypeOf(ml.UsageRow{}): 3, reflect.TypeOf(ml.Op{}): 16, reflect.TypeOf(ml.Result{}): 5,
 	} {
 		require.Equal(t, n, typ.NumField(), "%s has fields equalStates does not compare", typ)
 	}
@@ -63,6 +63,7 @@ func TestEqualStatesSeesEveryField(t *testing.T) {
 		"cancel":       op(func(o *ml.Op) { o.CancelRequested = false }),
 		"requested":    op(func(o *ml.Op) { o.RequestedAt = 6 }),
 		"latest":       op(func(o *ml.Op) { o.LatestAssistantEntryID = "" }),
+		"continuation": op(func(o *ml.Op) { o.Continuation = ml.NeedAssistant }),
 		"attempt":      op(func(o *ml.Op) { o.Attempt = 2 }),
 		"next attempt": op(func(o *ml.Op) { o.NextAttempt = 3 }),
 		"not before":   op(func(o *ml.Op) { o.NotBefore = 8 }),

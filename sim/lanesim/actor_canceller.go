@@ -8,7 +8,7 @@ import (
 )
 
 func (r *runner) canceller() {
-	r.pause("cancel", 100)
+	r.pauseSpread("cancel", 100)
 	ln := r.ln
 	if r.finished || r.failed || r.closing {
 		return
@@ -26,6 +26,9 @@ func (r *runner) canceller() {
 		}
 		r.fail("invariant", "request cancel: %v", err)
 		return
+	}
+	if _, st := r.refOp(); st != nil && st.Control.CancelRequested {
+		r.noteStartLeaf(st, "cancelled-at-")
 	}
 	r.checkCancelAbortsStream()
 }

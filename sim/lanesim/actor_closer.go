@@ -7,7 +7,7 @@ import (
 )
 
 func (r *runner) closer() {
-	r.pause("close", 120)
+	r.pauseSpread("close", 120)
 	if r.finished || r.failed || r.closing {
 		return
 	}

@@ -33,6 +33,14 @@ func (r *runner) runOptions() lane.RunOptions {
 		Settings:    settings}
 }
 
+// generation is the lane configuration a reopened process reads at a run
+// boundary: every run of a campaign uses runOptions' (pi's lane
+// configuration, which is durable there, stays the same across restarts).
+func (r *runner) generation() *lane.GenerationConfig {
+	o := r.runOptions()
+	return &lane.GenerationConfig{Configuration: o.Configuration, StreamOptions: o.StreamOptions, RetryPolicy: o.RetryPolicy}
+}
+
 // driver drives the lane until every planned operation has settled.
 func (r *runner) driver() {
 	ln := r.ln

@@ -25,11 +25,15 @@ import (
 // stepCommands are the first commands of drive steps: at their turn the
 // model re-checks what the step was dispatched on (model StepTurn).
 var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-ready": true, "recovery-read": true,
-	"finish": true, "aborted-terminal": true}
+	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true}
+
+// readCommands are step commands that commit nothing even when the
+// operation is still what the step was dispatched on.
+var readCommands = map[string]bool{"recovery-read": true, "start-read": true}
 
 // singleTX are step commands whose commit is the whole step (the model
 // applies them in StepDone).
-var singleTX = map[string]bool{"retry-ready": true, "finish": true, "aborted-terminal": true}
+var singleTX = map[string]bool{"retry-ready": true, "finish": true, "aborted-terminal": true, "start": true}
 
 type finalizeReq struct{ status, code, msg string }
 
@@ -256,7 +260,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 				op = w.Key
 			}
 		}
-		run := modelRun(ls.r.runOptions(), ws, ls.r.decodeState)
+		run := modelRun(ls.r.runOptions())
 		run.Compaction = &simCompaction
 		return func() error { return m.StartRun(op, user, run) }
 	case "intent", "poll-intent":
@@ -294,6 +298,16 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 				return fmt.Errorf("finalize %s committed; the model has no current operation or refuses it (%v)", req.status, err)
 			}
 			return nil
+		}
+	case "checkpoint":
+		step := mintedStepID(ws, ls.r.decodeState)
+		return func() error {
+			if err := m.Checkpoint(step); err != nil {
+				return err
+			}
+			out, err := m.StepDone(true)
+			ls.early = &out
+			return err
 		}
 	case "frame":
 		// acknowledged frames are fed by onFrame (it carries the event
@@ -359,7 +373,7 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 			return
 		}
 		ls.recoverTurn = !skipped && it.name == "recovery-read"
-		if !skipped && it.name != "recovery-read" {
+		if !skipped && !readCommands[it.name] {
 			ls.r.fail("model-mismatch", "%s committed nothing although the operation is still what the step was dispatched on", it.name)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 func (r *runner) checkRestored() {
 	_, st := r.refOp()
 	r.check(r.ln.Current() != nil || st == nil, "recovery", "restored lane is idle while the committed state has an operation")
+	r.noteStartLeaf(st, "restored-at-")
 	r.pendingActivation, r.poller.pending = "", ""
 	if st != nil && st.At == lane.LeafAssistantEffectPending {
 		r.pendingActivation = st.ResponseEntryID

@@ -45,7 +45,8 @@ func (s teeStore) Commit(ws []store.Write) (store.CommitResult, error) {
 
 // effectPendingTwins returns a lane's storage and an oracle holding the same
 // operation, moved to assistant.effect_pending for response "r1" (a StartRun
-// committed through a real lane, then its state advanced as an intent does).
+// committed and stepped to assistant.ready through a real lane, then its
+// state advanced as an intent does).
 func effectPendingTwins(t *testing.T) (st, ref *specStore, op string) {
 	clock := envtest.NewClock(envtest.Epoch)
 	st, ref = newSpecStore(clock), newSpecStore(clock)
@@ -55,6 +56,10 @@ func effectPendingTwins(t *testing.T) (st, ref *specStore, op string) {
 		Model: lane.ModelRef{Provider: simProvider, ModelID: simModel}, ThinkingLevel: "off"},
 		RetryPolicy: lane.RetryPolicy{MaxAttempts: 2, BaseDelayMs: 50, MaxAgentDelayMs: &limit}})
 	require.NoError(t, err)
+	for i := 0; i < 2; i++ { // the start and checkpoint steps: assistant.ready
+		_, err := ln.Step(lane.StepOptions{})
+		require.NoError(t, err)
+	}
 	s := ln.Current().State.Clone()
 	s.At, s.Attempt, s.ResponseEntryID, s.UsageID = lane.LeafAssistantEffectPending, 1, "r1", "u1"
 	intent := []store.Write{store.SetValueRaw(lane.OpStateAddr(op), lane.MarshalState(s))}

@@ -11,20 +11,19 @@ import (
 type decodeFunc func([]byte) (*lane.OpState, error)
 
 // modelRun is the run request the lane was given, in the model's
-// vocabulary, with the step id the lane minted for it (an id, like the
-// operation and entry ids the driver reads off the start-run writes).
-func modelRun(o lane.RunOptions, ws []store.Write, decode decodeFunc) ml.Run {
+// vocabulary (the checkpoint names the step id the lane mints later).
+func modelRun(o lane.RunOptions) ml.Run {
 	return ml.Run{UserText: o.UserText,
 		Model:       ml.ModelRef{Provider: o.Configuration.Model.Provider, ModelID: o.Configuration.Model.ModelID},
 		MaxAttempts: o.RetryPolicy.MaxAttempts, BaseDelayMs: o.RetryPolicy.BaseDelayMs,
 		MaxAgentDelayMs: o.RetryPolicy.MaxAgentDelayMs,
 		ThinkingLevel:   o.Configuration.ThinkingLevel, ActiveToolNames: o.Configuration.ActiveToolNames,
-		Settings: o.Settings, StreamOptions: o.StreamOptions, StepID: mintedStepID(ws, decode)}
+		Settings: o.Settings, StreamOptions: o.StreamOptions}
 }
 
-// mintedStepID is the generation step id in the start-run's op state ("" if
-// it cannot be read: the model's op-state value then names no step and the
-// transaction comparison shows the write).
+// mintedStepID is the generation step id in a checkpoint's op state ("" if
+// it cannot be read: the model refuses it and the comparison shows the
+// write).
 func mintedStepID(ws []store.Write, decode decodeFunc) string {
 	for _, w := range ws {
 		if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {

@@ -270,7 +270,7 @@ func (r *runner) startProcess() bool {
 		Provider: simProviderImpl{r}, Listener: r.listener.listen, AfterResponse: r.afterResponse,
 		OnFrame: r.onFrame, Telemetry: r.onTelemetry,
 		// the finalizer races drive steps (frameproof's external finalization)
-		SkipStaleSettlement: true}, r.laneBugs)
+		SkipStaleSettlement: true, Generation: r.generation()}, r.laneBugs)
 	var ln *lane.Lane
 	if err == nil {
 		ln, err = lane.Open(cfg)
@@ -323,6 +323,51 @@ func (r *runner) pause(label string, maxMs int) {
 		return
 	}
 	r.w.Sleep(time.Duration(choice.Range(r.w, label+"-ms", 0, maxMs)) * time.Millisecond)
+}
+
+// pauseSpread is pause, after — half the time — waiting (a bounded number
+// of yields) for the current run to leave its start steps (starting, the
+// initial checkpoint): an actor that races a stream reaches past them as
+// often as it lands on them.
+func (r *runner) pauseSpread(label string, maxMs int) {
+	if choice.Bool(r.w, label+"-after-start") {
+		for i := 0; i < 200 && r.inStartSteps(); i++ {
+			r.w.Yield()
+		}
+	}
+	r.pause(label, maxMs)
+}
+
+// rowStartLeaves records a process restored, or a cancel committed, while
+// the run was in a start step (a coverage row outside the race table:
+// Outcome.RaceOrders reports it): orders "restored-at-starting",
+// "restored-at-checkpoint", "cancelled-at-starting",
+// "cancelled-at-checkpoint".
+const rowStartLeaves = "start-leaves"
+
+// noteStartLeaf records st in rowStartLeaves when it is a start leaf.
+func (r *runner) noteStartLeaf(st *lane.OpState, prefix string) {
+	if st != nil && isStartLeaf(st) {
+		r.race(rowStartLeaves, prefix+string(st.At))
+	}
+}
+
+func isStartLeaf(st *lane.OpState) bool {
+	return st.At == lane.LeafStarting || (st.At == lane.LeafCheckpoint && st.Continuation.Kind == lane.ContinueNeedAssistant)
+}
+
+// inStartSteps reports whether the reference's current operation is at
+// `starting` or at its initial (need_assistant) checkpoint, or no run has
+// started yet.
+func (r *runner) inStartSteps() bool {
+	if r.finished || r.failed || r.closing {
+		return false
+	}
+	op, st := r.refOp()
+	if op == "" || st == nil {
+		return r.resultsCount() == 0
+	}
+	return isStartLeaf(st)
 }
 
 // refOp returns the current operation and its state in the reference.

@@ -54,6 +54,9 @@ type Options struct {
 	// bugs are the simulator's injected defects: always off unless built
 	// with the frameproofbugs tag and set through WithBugs (bugs.go).
 	bugs bugs
+	// generalOnly replays every line by the general path (no appendShape),
+	// for the test that compares the two.
+	generalOnly bool
 }
 
 // ErrClosed is pi's closed-storage error.
@@ -95,6 +98,9 @@ type Store struct {
 	leader bool // a leader is flushing the queue
 
 	stats Stats
+	// shapedLines counts the lines Open replayed by the learned append
+	// shape (replayAppend), for the test that compares it with replay.
+	shapedLines int
 }
 
 // Stats counts I/O for tests and benchmarks.
@@ -228,13 +234,18 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 	s.header = header
 	rest := kept[headerEnd+1:]
 	p := &lineParser{strict: opts.Strict}
+	var shape appendShape
 	for lineNo := 2; len(rest) > 0; lineNo++ {
 		nl := bytes.IndexByte(rest, '\n')
 		line := rest[:nl]
 		rest = rest[nl+1:]
+		if !opts.generalOnly && s.replayAppend(p, &shape, line) {
+			continue
+		}
 		if err := s.replay(p, line); err != nil {
 			return nil, nil, false, &StorageError{Path: path, What: fmt.Sprintf("line %d", lineNo), Line: lineNo, Cause: err}
 		}
+		shape.learn(p, line)
 	}
 	if header.NextSeq != nil {
 		if err := s.state.AdvanceNextSeq(*header.NextSeq); err != nil {
@@ -273,6 +284,26 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 		s.account(writes[i:i+1], sizes[i:i+1])
 	}
 	return nil
+}
+
+// replayAppend replays line when it has the learned append shape, and
+// reports whether it did. Of replay's checks only two can fail on such a
+// line where they passed on the one the shape came from: the seq order
+// (validate), and the address check addressAtApply makes when the list is
+// not there (deleted since); in either case the general path replays the
+// line, and reports the failure if there is one.
+func (s *Store) replayAppend(p *lineParser, shape *appendShape, line []byte) bool {
+	seq, value, ok := shape.match(&p.sc, line)
+	if !ok || seq < s.state.NextSeq() || !s.live.has(keyOf(shape.write)) {
+		return false
+	}
+	w := shape.write
+	w.Seq, w.Value = seq, value
+	p.writes[0], p.sizes[0] = w, int64(len(line))+1
+	s.state.Apply(p.writes[:1])
+	s.account(p.writes[:1], p.sizes[:1])
+	s.shapedLines++
+	return true
 }
 
 // validate is validateCommittedWrites for a replayed line. Most lines hold

@@ -1,9 +1,6 @@
 package jsonl
 
-import (
-	"encoding/json"
-	"errors"
-)
+import "errors"
 
 // pi's applyValidated (in-memory-storage-state.ts) folds every usage row into
 // the session totals with utils/usage.ts addUsage(stats.usage, row.usage),
@@ -31,16 +28,17 @@ func (p *lineParser) usageApplyError(r record) error {
 	default: // a number, string, boolean or array has no cost member
 		return errUsageUndefined
 	}
-	var members map[string]json.RawMessage // the last duplicate wins, as in JSON.parse
-	if err := json.Unmarshal(raw, &members); err != nil {
-		return err // unreachable: the scanner accepted the line
+	// The scanner accepted the line, so the object scans again; its
+	// members go to a scratch list, as p.members holds the records'.
+	_, ms, _ := p.sc.object(m.vs, p.scratch[:0])
+	p.scratch = ms
+	for j := len(ms) - 1; j >= 0; j-- { // the last duplicate wins, as in JSON.parse
+		if p.keyIs(ms[j], "cost") {
+			if string(p.raw(ms[j])) == "null" {
+				return errUsageNull
+			}
+			return nil
+		}
 	}
-	cost, ok := members["cost"]
-	switch {
-	case !ok:
-		return errUsageUndefined
-	case string(cost) == "null":
-		return errUsageNull
-	}
-	return nil
+	return errUsageUndefined
 }

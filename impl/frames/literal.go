@@ -1,0 +1,107 @@
+package frames
+
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
+
+// decodeLiteral appends the value of the JSON string literal whose
+// contents (between the quotes) are raw to dst, when raw is in the fast
+// shape: no \u escape, no control character, no unescaped quote, and only
+// UTF-8 without surrogate forms. Otherwise it returns dst as it was and
+// false, and the general parser reads the frame.
+//
+// The decoded value is never longer than raw, so dst grows once and the
+// loop writes into it by index: plain ASCII eight bytes at a time (most
+// text), everything else byte by byte.
+func decodeLiteral(dst, raw []byte) ([]byte, bool) {
+	n := len(dst)
+	dst = growFor(dst, len(raw))
+	out := dst[n : n+len(raw)]
+	w := 0
+	for i := 0; i < len(raw); {
+		if i+8 <= len(raw) {
+			if x := binary.LittleEndian.Uint64(raw[i:]); plainWord(x) {
+				binary.LittleEndian.PutUint64(out[w:], x)
+				i, w = i+8, w+8
+				continue
+			}
+		}
+		c := raw[i]
+		switch {
+		case plainASCII[c]:
+			out[w] = c
+			i, w = i+1, w+1
+		case c == '\\':
+			if i+1 == len(raw) || unescape(raw[i+1]) == 0 {
+				return dst[:n], false // \u, a bad escape, or the end
+			}
+			out[w] = unescape(raw[i+1])
+			i, w = i+2, w+1
+		case c >= 0xC2 && c <= 0xDF && i+1 < len(raw) && raw[i+1]&0xC0 == 0x80:
+			// a 2-byte character (Latin, Greek, Cyrillic...): valid as is
+			out[w], out[w+1] = c, raw[i+1]
+			i, w = i+2, w+2
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				return dst[:n], false // not UTF-8, or a surrogate form
+			}
+			w += copy(out[w:], raw[i:i+size])
+			i += size
+		default:
+			return dst[:n], false // a control character or a bare quote
+		}
+	}
+	return dst[:n+w], true
+}
+
+// validLiteral reports whether decodeLiteral accepts raw.
+func validLiteral(raw []byte) bool {
+	_, ok := decodeLiteral(nil, raw)
+	return ok
+}
+
+// unescape is the character a one-letter JSON escape stands for (0 for
+// any other letter, \u included).
+func unescape(e byte) byte {
+	switch e {
+	case '"', '\\', '/':
+		return e
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return 0
+}
+
+// plainASCII marks the bytes a string literal holds as themselves: ASCII
+// from space up, except the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainWord reports whether all eight bytes of x are plainASCII, testing
+// them at once: (v - n*ones) &^ v has a byte's high bit set where that
+// byte of v is below n (exact for "any byte", which is all this needs),
+// and a byte equal to c is a zero byte of v ^ c*ones.
+func plainWord(x uint64) bool {
+	q := x ^ '"'*ones
+	bs := x ^ '\\'*ones
+	return (x|(x-0x20*ones)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
+}

@@ -1,0 +1,130 @@
+package lane
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// GenerationConfig is what a run boundary puts into an assistant step's
+// generation context besides its ids (boundary.ts assistantReadyAtBoundary:
+// the lane's configuration, the configured stream options and the
+// normalized retry policy).
+type GenerationConfig struct {
+	Configuration Configuration
+	StreamOptions pi.JSONValue
+	RetryPolicy   RetryPolicy
+}
+
+// errNoGeneration faults a boundary that has no configuration to read.
+var errNoGeneration = errors.New("lane: checkpoint: no generation configuration to mint the assistant step from " +
+	"(this process did not start the run: set Config.Generation)")
+
+// startRun is runtime/drive/checkpoint.ts startRun: one turn on the line
+// reads the run's prompt entries (continueOperation, no commit), the
+// before_run hook is admitted through the effect gate (no hooks run here,
+// but a cancel that began earlier still refuses the admission), and a
+// second turn commits the initial checkpoint {continuation:
+// need_assistant, triggerEntryId: the tip}. The TX sets only the op state
+// and nothing is emitted (no hook injected entries). A cancel requested
+// meanwhile makes either turn commit nothing; the next step reconciles.
+func (l *Lane) startRun(op string, meta OpMeta) (StepResult, error) {
+	current := func(cur view) bool {
+		return cur.op != nil && cur.op.ID == op && cur.op.State.At == LeafStarting && !cur.op.State.Control.CancelRequested
+	}
+	if _, _, err := l.command("start-read", func(cur view) (plan, error) {
+		if !current(cur) {
+			return plan{}, nil
+		}
+		return plan{}, l.checkPromptEntries(meta.PromptEntryIDs)
+	}); err != nil {
+		return StepResult{}, err
+	}
+	// before_run: lane.hooks.runWithGate admits through drive.gate
+	if _, aborting := l.admit(op); aborting != nil {
+		return awaitCancellation(aborting)
+	}
+	_, _, err := l.command("start", func(cur view) (plan, error) {
+		if !current(cur) {
+			return plan{}, nil
+		}
+		if cur.tip == nil {
+			return plan{}, errors.New("Run start has no trigger entry")
+		}
+		next := cur.clone()
+		st := cur.op.State.scope(LeafCheckpoint)
+		st.Continuation = Continuation{Kind: ContinueNeedAssistant}
+		st.TriggerEntryID = *cur.tip
+		next.op.State = st
+		return plan{commit: true, writes: []store.Write{store.SetValueRaw(OpStateAddr(op), MarshalState(st))}, next: next}, nil
+	})
+	return StepResult{Kind: StepProgress}, err
+}
+
+// checkPromptEntries is startRun's read: every prompt entry of the run is
+// a stored message entry ("Run prompt entry <id> is missing its message").
+func (l *Lane) checkPromptEntries(ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	entries, err := l.cfg.Storage.Entries()
+	if err != nil {
+		return fmt.Errorf("lane: start run: read entries: %w", err)
+	}
+	found := make(map[string]bool, len(ids))
+	for _, e := range entries {
+		found[e.Entry.ID] = found[e.Entry.ID] || isMessageEntry(e.Entry.Raw)
+	}
+	for _, id := range ids {
+		if !found[id] {
+			return fmt.Errorf("Run prompt entry %s is missing its message", id)
+		}
+	}
+	return nil
+}
+
+func isMessageEntry(raw []byte) bool {
+	v, err := pi.ParseJSON(string(raw))
+	if err != nil || v.Kind() != pi.Object {
+		return false
+	}
+	t, _ := v.ObjectValue().Get("type")
+	return t.Kind() == pi.String && t.Str() == "message"
+}
+
+// runCheckpoint is runtime/drive/checkpoint.ts runCheckpoint for a
+// need_assistant continuation: one TX moves the checkpoint to
+// assistant.ready through assistantReadyAtBoundary (boundary.ts), which
+// mints the step id, with attempt 1. Like pi's, the TX also sets the lane
+// state (the boundary's placement always names the inbox) and emits nothing
+// when no queued input is placed. frameproof places no queued input and
+// has no model registry, so pi's threshold-compaction check
+// (prepareCompactionThreshold, skipped for an unknown model) is not run.
+func (l *Lane) runCheckpoint(op string) (StepResult, error) {
+	_, _, err := l.command("checkpoint", func(cur view) (plan, error) {
+		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafCheckpoint || cur.op.State.Control.CancelRequested {
+			return plan{}, nil // continueOperation: cancel_requested or moved on
+		}
+		l.mu.Lock()
+		gen := l.gen
+		l.mu.Unlock()
+		if gen == nil {
+			return plan{}, errNoGeneration
+		}
+		s := cur.op.State
+		next := cur.clone()
+		st := s.scope(LeafAssistantReady)
+		st.Gen = &GenerationContext{StepID: l.cfg.IDs.NewID(), TriggerEntryID: s.TriggerEntryID,
+			Configuration: gen.Configuration, StreamOptions: gen.StreamOptions, RetryPolicy: gen.RetryPolicy,
+			OverflowRecoveryUsed: s.Continuation.OverflowRecoveryUsed}
+		st.NextAttempt = 1
+		next.op.State = st
+		ls := LaneState{CurrentOperationID: strp(op), LastOperationID: cur.laneState.LastOperationID, Inbox: cur.laneState.Inbox}
+		next.laneState = ls
+		writes := []store.Write{store.SetValueRaw(OpStateAddr(op), MarshalState(st)), store.SetValueRaw(LaneStateAddr(l.cfg.Name), ls.raw())}
+		return plan{commit: true, writes: writes, next: next}, nil
+	})
+	return StepResult{Kind: StepProgress}, err
+}

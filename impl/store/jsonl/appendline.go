@@ -1,0 +1,65 @@
+package jsonl
+
+import "github.com/frameproof/frameproof/impl/store"
+
+// Most lines of a session are single frame appends to the list the line
+// before appended to, byte for byte alike but for the seq and the value:
+//
+//	{"kind":"list","op":"append","seq":41,"namespace":"…","key":"…","value":{…}}
+//
+// appendShape is such a line learned from one the general path replayed:
+// the bytes before the seq's number (head) and between it and the value
+// (mid), and the write they decode to. A line that starts with head, then
+// a number, then mid, then one JSON value and the closing brace, decodes
+// to that write with its own seq and value: every other member is the same
+// bytes, so decodes the same (the decoding is a function of the bytes),
+// and neither can have a later duplicate that JSON.parse would keep.
+type appendShape struct {
+	head, mid []byte // alias the file buffer, as values do
+	write     store.CommittedWrite
+	ok        bool
+}
+
+// learn records the line the general path just replayed as the shape,
+// when the line is one list append object (one record, which starts the
+// line, so is not in an array) whose last member is its value. Its seq member (the
+// last one, which JSON.parse keeps) comes before the value then, and every
+// other member is in head or mid.
+func (a *appendShape) learn(p *lineParser, line []byte) {
+	a.ok = false
+	if len(p.records) != 1 || p.strict {
+		return
+	}
+	r, w := p.records[0], p.writes[0]
+	if !r.object || r.start != 0 || w.Kind != store.WriteList || w.Op != store.OpAppend {
+		return
+	}
+	seq, value := p.members[p.slots[fSeq]], p.members[r.m1-1]
+	if value.slot != fValue {
+		return
+	}
+	*a = appendShape{head: line[:seq.vs], mid: line[seq.ve:value.vs], write: w, ok: true}
+}
+
+// match reports whether line has the shape, and returns its seq and value,
+// the value's syntax checked as JSON.parse checks it. A value holding
+// insignificant whitespace is left to the general path, which compacts it.
+func (a *appendShape) match(s *scanner, line []byte) (seq int64, value []byte, ok bool) {
+	if !a.ok || len(line) < len(a.head)+len(a.mid)+2 || string(line[:len(a.head)]) != string(a.head) {
+		return 0, nil, false
+	}
+	s.reset(line)
+	end, ok := s.num(len(a.head))
+	if !ok || len(line)-end < len(a.mid) || string(line[end:end+len(a.mid)]) != string(a.mid) {
+		return 0, nil, false
+	}
+	if seq, ok = safeIntSpan(line[len(a.head):end], 1); !ok {
+		return 0, nil, false
+	}
+	vs := end + len(a.mid)
+	ve, ok := s.value(vs)
+	if !ok || ve != len(line)-1 || line[ve] != '}' || s.ws {
+		return 0, nil, false
+	}
+	return seq, line[vs:ve:ve], true
+}
