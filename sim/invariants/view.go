@@ -27,6 +27,9 @@ type ViewReader struct {
 	// Decode, when set, decodes op states instead of lane.DecodeState (a
 	// caller that decodes the same bytes elsewhere shares its memo).
 	Decode func([]byte) (*lane.OpState, error)
+	// Parse, when set, parses entries instead of pi.ParseJSON, likewise;
+	// the values it returns are only read.
+	Parse func([]byte) (pi.JSONValue, error)
 
 	entries map[string]entryDecode
 	ops     map[string]opDecode
@@ -110,7 +113,7 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 	for _, e := range es {
 		d, ok := r.entries[string(e.Entry.Raw)]
 		if !ok {
-			d = decodeEntry(e.Entry.Raw)
+			d = decodeEntry(e.Entry.Raw, r.Parse)
 			r.entries[string(e.Entry.Raw)] = d
 		}
 		if d.err != nil {
@@ -122,9 +125,12 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 }
 
 // decodeEntry decodes a stored entry's assistant message (nil msg for any
-// other role).
-func decodeEntry(raw []byte) entryDecode {
-	pv, err := pi.ParseJSON(string(raw))
+// other role), parsing with parse (nil: pi.ParseJSON).
+func decodeEntry(raw []byte, parse func([]byte) (pi.JSONValue, error)) entryDecode {
+	if parse == nil {
+		parse = func(b []byte) (pi.JSONValue, error) { return pi.ParseJSON(string(b)) }
+	}
+	pv, err := parse(raw)
 	if err != nil {
 		return entryDecode{err: err}
 	}

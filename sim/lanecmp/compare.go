@@ -27,11 +27,22 @@ type Reader struct {
 	// Decode, when set, decodes op states instead of lane.DecodeState (a
 	// caller that decodes the same bytes elsewhere shares its memo).
 	Decode func([]byte) (*lane.OpState, error)
+	// Parse, when set, parses stored JSON instead of pi.ParseJSON, likewise;
+	// the values it returns are only read.
+	Parse func([]byte) (pi.JSONValue, error)
 
 	entries map[string]entryMemo
 	usage   map[string]usageMemo
 	frames  map[string]string
 	ops     map[string]opMemo
+	// values are the parsed branch tip, lane state and results: most
+	// comparisons find them as they were
+	values map[string]valueMemo
+}
+
+type valueMemo struct {
+	v   pi.JSONValue // shared: read, never changed
+	err error
 }
 
 type opMemo struct {
@@ -55,9 +66,9 @@ type usageMemo struct {
 // model's. extraListKeys are frame-list keys ("op:resp") the implementation
 // was seen to touch; they are read too, so a list the model does not know
 // about cannot hide. Equality is
-// checked with reflect.DeepEqual first (stricter than cmp.Diff with
-// EquateEmpty, so a DeepEqual match is a cmp match); cmp.Diff runs only to
-// decide and explain what DeepEqual could not.
+// checked with equalStates first (a typed equality that holds only where
+// cmp.Diff with EquateEmpty finds no difference); cmp.Diff runs only to
+// decide and explain what equalStates could not.
 func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string) error {
 	keys := append(m.ListKeys(), extraListKeys...)
 	got, err := r.ReadState(st, m.Lane(), m.OpIDs(), keys)
@@ -68,7 +79,7 @@ func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string)
 		return err
 	}
 	want := m.Committed()
-	if reflect.DeepEqual(want, got) {
+	if equalStates(want, got) {
 		return nil
 	}
 	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
@@ -82,12 +93,12 @@ func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string)
 // names them.
 func (r *Reader) ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
 	s := ml.State{Ops: map[string]ml.Op{}, Results: map[string]ml.Result{}, Lists: map[string][]string{}}
-	tip, err := readJSON(st, lane.BranchTipAddr(laneName))
+	tip, err := r.readJSON(st, lane.BranchTipAddr(laneName))
 	if err != nil {
 		return s, err
 	}
 	s.Tip = str(tip)
-	ls, err := readJSON(st, lane.LaneStateAddr(laneName))
+	ls, err := r.readJSON(st, lane.LaneStateAddr(laneName))
 	if err != nil {
 		return s, err
 	}
@@ -117,7 +128,7 @@ func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 	for _, e := range entries {
 		memo, ok := r.entries[string(e.Entry.Raw)]
 		if !ok {
-			v, err := pi.ParseJSON(string(e.Entry.Raw))
+			v, err := r.parse(e.Entry.Raw)
 			memo = entryMemo{err: err}
 			if err == nil {
 				memo.message = string(get(v, "message").AppendJSON(nil))
@@ -147,7 +158,7 @@ func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
 	for _, u := range usage {
 		memo, ok := r.usage[string(u.Row.Raw)]
 		if !ok {
-			v, err := pi.ParseJSON(string(u.Row.Raw))
+			v, err := r.parse(u.Row.Raw)
 			memo = usageMemo{err: err}
 			if err == nil {
 				memo.entryID, memo.usage = str(get(v, "entryId")), string(get(v, "usage").AppendJSON(nil))
@@ -206,7 +217,7 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 	} else if len(left) > 0 {
 		return fmt.Errorf("lanecmp: op %s has no state but its preparation %s survives", op, left[0].Address.Key)
 	}
-	rv, err := readJSON(st, lane.ResultAddr(op))
+	rv, err := r.readJSON(st, lane.ResultAddr(op))
 	if err != nil {
 		return err
 	}
@@ -219,9 +230,6 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 }
 
 func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) error {
-	if r.frames == nil {
-		r.frames = map[string]string{}
-	}
 	seen := map[string]bool{}
 	for _, k := range listKeys {
 		if seen[k] {
@@ -233,15 +241,31 @@ func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) err
 			return fmt.Errorf("lanecmp: read frame list %s: %w", k, err)
 		}
 		for _, e := range els {
-			c, ok := r.frames[string(e.Value)]
-			if !ok {
-				c = ml.Canonical(e.Value)
-				r.frames[string(e.Value)] = c
-			}
-			s.Lists[k] = append(s.Lists[k], c)
+			s.Lists[k] = append(s.Lists[k], r.canonical(e.Value))
 		}
 	}
 	return nil
+}
+
+// parse is Parse, or pi.ParseJSON.
+func (r *Reader) parse(raw []byte) (pi.JSONValue, error) {
+	if r.Parse != nil {
+		return r.Parse(raw)
+	}
+	return pi.ParseJSON(string(raw))
+}
+
+// canonical is ml.Canonical(raw), remembered by the bytes.
+func (r *Reader) canonical(raw []byte) string {
+	c, ok := r.frames[string(raw)]
+	if !ok {
+		if r.frames == nil {
+			r.frames = map[string]string{}
+		}
+		c = ml.Canonical(raw)
+		r.frames[string(raw)] = c
+	}
+	return c
 }
 
 // opOf keeps the fields of each leaf that the model states.
@@ -275,7 +299,9 @@ func opOf(s *lane.OpState) ml.Op {
 	return o
 }
 
-func readJSON(st store.Storage, a store.Address) (pi.JSONValue, error) {
+// readJSON reads and parses the value at a (undefined when it is absent),
+// parsing each distinct value's bytes once.
+func (r *Reader) readJSON(st store.Storage, a store.Address) (pi.JSONValue, error) {
 	v, err := st.GetValue(a)
 	if err != nil {
 		return pi.JSONValue{}, fmt.Errorf("lanecmp: read %s[%s]: %w", a.Namespace, a.Key, err)
@@ -283,11 +309,18 @@ func readJSON(st store.Storage, a store.Address) (pi.JSONValue, error) {
 	if v == nil {
 		return pi.JSONValue{}, nil
 	}
-	j, err := pi.ParseJSON(string(v.Value))
-	if err != nil {
-		return pi.JSONValue{}, fmt.Errorf("lanecmp: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, err)
+	if r.values == nil {
+		r.values = map[string]valueMemo{}
 	}
-	return j, nil
+	memo, ok := r.values[string(v.Value)]
+	if !ok {
+		memo.v, memo.err = r.parse(v.Value)
+		r.values[string(v.Value)] = memo
+	}
+	if memo.err != nil {
+		return pi.JSONValue{}, fmt.Errorf("lanecmp: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, memo.err)
+	}
+	return memo.v, nil
 }
 
 func get(v pi.JSONValue, key string) pi.JSONValue {
@@ -350,6 +383,22 @@ func CompareCaptureAt(s *lane.Snapshot, want ml.Snapshot) error {
 }
 
 func compareSnapshot(s *lane.Snapshot, want ml.Snapshot, what string) error {
+	got, err := snapshotForm(s, ml.Canonical)
+	if err != nil {
+		return fmt.Errorf("lanecmp: %s: %w", what, err)
+	}
+	return CompareForms(got, want, what)
+}
+
+// SnapshotForm is a snapshot or capture in the model's form (ml.Snapshot),
+// its streaming message rendered through the Reader's memo of canonical
+// JSON: a capture compared with several model cuts, or a partial that
+// stands still across snapshots, is rendered once.
+func (r *Reader) SnapshotForm(s *lane.Snapshot) (ml.Snapshot, error) {
+	return snapshotForm(s, r.canonical)
+}
+
+func snapshotForm(s *lane.Snapshot, canonical func([]byte) string) (ml.Snapshot, error) {
 	got := ml.Snapshot{Live: s.Live, Truncated: s.FramesTruncated}
 	for _, e := range s.Transcript {
 		got.Transcript = append(got.Transcript, e.ID)
@@ -357,10 +406,16 @@ func compareSnapshot(s *lane.Snapshot, want ml.Snapshot, what string) error {
 	if s.StreamingMessage != nil {
 		b, err := pi.Marshal(s.StreamingMessage)
 		if err != nil {
-			return fmt.Errorf("lanecmp: %s: %w", what, err)
+			return got, err
 		}
-		got.StreamingMessage = ml.Canonical(b)
+		got.StreamingMessage = canonical(b)
 	}
+	return got, nil
+}
+
+// CompareForms compares a snapshot's form (SnapshotForm) with the model's
+// expectation; what names it ("snapshot", "capture") in the error.
+func CompareForms(got, want ml.Snapshot, what string) error {
 	if reflect.DeepEqual(want, got) {
 		return nil
 	}

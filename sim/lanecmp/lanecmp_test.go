@@ -59,6 +59,42 @@ func TestDiffTXSpellsOutAValueDifference(t *testing.T) {
 	require.Empty(t, valueDiff(got, []ml.TXWrite{{Kind: "value", Op: "set", Namespace: "pi.op.state", Key: "op2", Value: "1"}}))
 }
 
+// CompareTX says what DiffTX(TXWrites(ws), want) says, error text and all,
+// on equal transactions and on each kind of difference: a value the model
+// states (compared canonically: key order and spacing do not count), a
+// value it does not state (not compared), the order, the count, an address.
+func TestCompareTXIsDiffTXOfTheRenderedWrites(t *testing.T) {
+	frames := store.Address{Namespace: lane.NSAssistantFrame, Key: "op1:r1", Kind: store.KindList}
+	state := store.Address{Namespace: lane.NSOpState, Key: "op1", Kind: store.KindValue}
+	ws := []store.Write{
+		store.AppendListRaw(frames, []byte(`{"type":"text_delta", "contentIndex":0,"delta":"a"}`)),
+		store.SetValueRaw(state, []byte(`{"at":"x"}`)),
+	}
+	want := []ml.TXWrite{
+		{Kind: "list", Op: "append", Namespace: lane.NSAssistantFrame, Key: "op1:r1", Value: `{"type":"text_delta","contentIndex":0,"delta":"a"}`},
+		{Kind: "value", Op: "set", Namespace: lane.NSOpState, Key: "op1"},
+	}
+	otherValue := append([]ml.TXWrite(nil), want...)
+	otherValue[0].Value = `{"type":"text_delta","contentIndex":0,"delta":"b"}`
+	otherKey := append([]ml.TXWrite(nil), want...)
+	otherKey[1].Key = "op2"
+	stated := append([]ml.TXWrite(nil), want...)
+	stated[1].Value = `{"at":"y"}`
+	for name, w := range map[string][]ml.TXWrite{
+		"equal": want, "another frame": otherValue, "another key": otherKey, "a stated state": stated,
+		"reordered": {want[1], want[0]}, "fewer": want[:1], "more": append(append([]ml.TXWrite(nil), want...), want[1]),
+	} {
+		full := DiffTX(TXWrites(ws), w)
+		got := new(Reader).CompareTX(ws, w)
+		require.Equal(t, name == "equal", full == nil, name)
+		if full == nil {
+			require.NoError(t, got, name)
+		} else {
+			require.EqualError(t, got, full.Error(), name)
+		}
+	}
+}
+
 // CompareCaptureAt rejects a capture that differs from the model's cut in
 // liveness, transcript or streaming message, and accepts the equal one.
 func TestCompareCaptureAtRejectsAnotherCut(t *testing.T) {

@@ -169,13 +169,22 @@ func (ls *lockstep) noteCapture() {
 
 // match reports nil when capture s equals the model at one of the cuts, or
 // else the difference from the cut at the call.
-func (c *modelCuts) match(s *lane.Snapshot) error {
+// The capture is rendered once (through rd's memo) for every cut: this is
+// lanecmp.CompareCaptureAt at each.
+func (c *modelCuts) match(rd *lanecmp.Reader, s *lane.Snapshot) error {
+	form, ferr := rd.SnapshotForm(s)
+	at := func(cut ml.Snapshot) error {
+		if ferr != nil {
+			return fmt.Errorf("lanecmp: capture: %w", ferr)
+		}
+		return lanecmp.CompareForms(form, cut, "capture")
+	}
 	for _, cut := range c.cuts {
-		if lanecmp.CompareCaptureAt(s, cut) == nil {
+		if at(cut) == nil {
 			return nil
 		}
 	}
-	err := lanecmp.CompareCaptureAt(s, c.cuts[0])
+	err := at(c.cuts[0])
 	if len(c.cuts) > 1 {
 		err = fmt.Errorf("%w\n(nor the model at any of the %d later cuts before the capture returned)", err, len(c.cuts)-1)
 	}

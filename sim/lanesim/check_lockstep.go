@@ -278,7 +278,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		}
 		return func() error { return fmt.Errorf("%s commit without an operation state: %s", name, describeWrites(ws)) }
 	case "settle":
-		ids := plannedToolResults(ws)
+		ids := plannedToolResults(ws, ls.r.decodeState)
 		return func() error {
 			if err := m.PlanToolResults(ids); err != nil {
 				return err
@@ -302,7 +302,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			return nil
 		}
 	case "checkpoint":
-		step := mintedStepID(ws)
+		step := mintedStepID(ws, ls.r.decodeState)
 		return func() error {
 			if err := m.Checkpoint(step); err != nil {
 				return err
@@ -527,7 +527,11 @@ func (ls *lockstep) keys() []string {
 
 func (ls *lockstep) compareSnapshot(where string, snap *lane.Snapshot) bool {
 	ls.r.checks++
-	return !ls.mismatch(where, lanecmp.CompareSnapshot(snap, ls.m))
+	got, err := ls.reader.SnapshotForm(snap)
+	if err != nil {
+		return !ls.mismatch(where, fmt.Errorf("lanecmp: snapshot: %w", err))
+	}
+	return !ls.mismatch(where, lanecmp.CompareForms(got, ls.m.Snapshot(), "snapshot"))
 }
 
 // compareCapture checks ln's capture (pi's captureLaneSnapshot) against the
@@ -541,7 +545,7 @@ func (ls *lockstep) compareCapture(where string, ln *lane.Lane) bool {
 		ls.r.captureFailed(ln, where, err)
 		return false
 	}
-	return !ls.mismatch(where, cuts.match(c))
+	return !ls.mismatch(where, cuts.match(&ls.reader, c))
 }
 
 // startRun wraps StartRun: the model's clock reads the time the lane read.

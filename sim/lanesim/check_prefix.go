@@ -6,7 +6,7 @@ import (
 	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
-	"github.com/frameproof/frameproof/impl/store"
+	mstore "github.com/frameproof/frameproof/model/store"
 )
 
 // prefixChecker compares each committed frame prefix with the model
@@ -22,22 +22,22 @@ func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 		r.fail("model", "committed frame for event %d of %s that the provider never delivered", fr.EventIndex, fr.ResponseEntryID)
 		return
 	}
-	els, err := r.committedFrames(fr.OperationID, fr.ResponseEntryID)
+	l, err := r.committedList(fr.OperationID, fr.ResponseEntryID)
 	if err != nil {
 		r.fail("model", "read frames: %v", err)
 		return
 	}
-	if len(els) == 0 || els[len(els)-1].Seq != fr.Seq {
+	if tail, ok := l.tailSeq(); !ok || tail != fr.Seq {
 		r.fail("model", "frame committed at seq %d is not the tail of %s:%s", fr.Seq, fr.OperationID, fr.ResponseEntryID)
 		return
 	}
-	got, err := reduceElements(els)
+	got, err := l.reduce()
 	if err != nil {
 		r.fail("model", "committed frames of %s do not reduce: %v", fr.ResponseEntryID, err)
 		return
 	}
-	want := s.observed[fr.EventIndex]
-	r.check(marshalMsg(got) == want, "model", "committed prefix of %s after event %d reduces to\n%s\nthe model observer says\n%s", fr.ResponseEntryID, fr.EventIndex, marshalMsg(got), want)
+	want, reduced := s.observed[fr.EventIndex], marshalMsg(got)
+	r.check(reduced == want, "model", "committed prefix of %s after event %d reduces to\n%s\nthe model observer says\n%s", fr.ResponseEntryID, fr.EventIndex, reduced, want)
 }
 
 // committedReduction reduces every committed frame of op/resp in the
@@ -57,15 +57,17 @@ func (r *runner) budgetedReduction(op, resp, where string) (*pi.AssistantMessage
 }
 
 func (r *runner) reduceCommitted(op, resp, where string, budget int) (m *pi.AssistantMessage, truncated, ok bool) {
-	els, err := r.committedFrames(op, resp)
+	l, err := r.committedList(op, resp)
 	if err != nil {
 		r.fail("invariant", "%s: read the committed frames of %s: %v", where, resp, err)
 		return nil, false, false
 	}
-	if budget > 0 && len(els) > budget {
-		els, truncated = els[:budget], true
+	if budget > 0 && len(l.seqs) > budget {
+		m, err = reduceValues(l.vals[:budget])
+		truncated = true
+	} else {
+		m, err = l.reduce()
 	}
-	m, err = reduceElements(els)
 	if err != nil {
 		r.fail("invariant", "%s: the committed frames of %s do not reduce: %v", where, resp, err)
 		return nil, false, false
@@ -73,10 +75,37 @@ func (r *runner) reduceCommitted(op, resp, where string, budget int) (m *pi.Assi
 	return m, truncated, true
 }
 
-func reduceElements(els []store.ListElement) (*pi.AssistantMessage, error) {
-	fs := make([]pi.Frame, 0, len(els))
-	for _, e := range els {
-		f, err := pi.ParseFrame(string(e.Value))
+// reducedList is one frame list of the reference as last read, with its
+// frames parsed and applied to a reducer in order. The prefix checks read a
+// list after every committed frame; without it each check re-parsed the
+// whole list (quadratic in a stream's length).
+type reducedList struct {
+	seqs []int64
+	vals []string
+	red  *frames.Reducer
+	// parseErr is the first frame that did not parse, reduceErr the first
+	// the reducer refused: reduceValues parses every frame before it
+	// reduces, so a parse error anywhere wins over a reduce error
+	parseErr, reduceErr error
+}
+
+// reduce is what reduceValues says of the list's frames.
+func (l *reducedList) reduce() (*pi.AssistantMessage, error) {
+	switch {
+	case l.parseErr != nil:
+		return nil, l.parseErr
+	case l.reduceErr != nil:
+		return nil, l.reduceErr
+	}
+	return l.red.Message()
+}
+
+// reduceValues parses and reduces frames from scratch: a budgeted read,
+// which stops short of the list's end, cannot reuse the list's reducer.
+func reduceValues(vals []string) (*pi.AssistantMessage, error) {
+	fs := make([]pi.Frame, 0, len(vals))
+	for _, v := range vals {
+		f, err := pi.ParseFrame(v)
 		if err != nil {
 			return nil, err
 		}
@@ -85,14 +114,79 @@ func reduceElements(els []store.ListElement) (*pi.AssistantMessage, error) {
 	return frames.Reduce(fs)
 }
 
+// tailSeq is the seq of the list's last frame (false: the list is empty).
+func (l *reducedList) tailSeq() (int64, bool) {
+	if len(l.seqs) == 0 {
+		return 0, false
+	}
+	return l.seqs[len(l.seqs)-1], true
+}
+
+// committedList reads every committed frame of op/resp from the reference
+// (all pages) and brings its reducedList up to date. What was read before
+// is kept only while it is still, seq for seq and byte for byte, the head
+// of the list: a list deleted at settlement and re-created by a later
+// operation, or anything else, starts afresh.
+func (r *runner) committedList(op, resp string) (*reducedList, error) {
+	els, err := r.committedFrames(op, resp)
+	if err != nil {
+		return nil, err
+	}
+	key := lane.FramesAddr(op, resp).Key
+	l := r.reducedLists[key]
+	if l == nil || !l.heads(els) {
+		l = &reducedList{red: frames.NewReducer()}
+		if r.reducedLists == nil {
+			r.reducedLists = map[string]*reducedList{}
+		}
+		r.reducedLists[key] = l
+	}
+	for _, e := range els[len(l.seqs):] {
+		l.add(e)
+	}
+	return l, nil
+}
+
+// heads reports whether the frames read before are the head of els.
+func (l *reducedList) heads(els []mstore.Stored) bool {
+	if len(l.seqs) > len(els) {
+		return false
+	}
+	for i, seq := range l.seqs {
+		if els[i].Seq != seq || els[i].Value != l.vals[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// add parses the next frame and applies it.
+func (l *reducedList) add(e mstore.Stored) {
+	l.seqs, l.vals = append(l.seqs, e.Seq), append(l.vals, e.Value)
+	if l.parseErr != nil {
+		return
+	}
+	f, err := pi.ParseFrame(e.Value)
+	if err != nil {
+		l.parseErr = err
+		return
+	}
+	if l.reduceErr == nil {
+		l.reduceErr = l.red.Apply(f)
+	}
+}
+
 // committedFrames reads every committed frame of op/resp from the reference
-// store, all pages (one page would hide the tail of a long stream).
-func (r *runner) committedFrames(op, resp string) ([]store.ListElement, error) {
+// store, all pages (one page would hide the tail of a long stream). It
+// reads model/store directly: the frames' bytes are shared, not copied.
+func (r *runner) committedFrames(op, resp string) ([]mstore.Stored, error) {
 	const page = 10_000
-	var els []store.ListElement
+	a := lane.FramesAddr(op, resp)
+	addr := mstore.Addr{Namespace: a.Namespace, Key: a.Key}
+	var els []mstore.Stored
 	var cursor *int64
 	for {
-		got, err := r.ref.ReadList(lane.FramesAddr(op, resp), store.ReadOptions{Cursor: cursor, Limit: page})
+		got, err := r.ref.spec.ReadList(addr, cursor, false, page)
 		if err != nil {
 			return nil, err
 		}

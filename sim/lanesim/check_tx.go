@@ -2,7 +2,6 @@ package lanesim
 
 import (
 	"github.com/frameproof/frameproof/impl/store"
-	"github.com/frameproof/frameproof/sim/lanecmp"
 )
 
 // Transaction comparison: content read back after a commit cannot tell
@@ -21,5 +20,5 @@ func (ls *lockstep) compareTX(where string, ws []store.Write) bool {
 	}
 	ls.r.checks++
 	ls.r.txCompared++
-	return !ls.mismatch(where, lanecmp.DiffTX(lanecmp.TXWrites(ws), want))
+	return !ls.mismatch(where, ls.reader.CompareTX(ws, want))
 }

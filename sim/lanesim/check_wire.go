@@ -22,7 +22,7 @@ func (c *wireChecker) end() {
 	}
 	var lines []string
 	for _, e := range snap.Transcript {
-		v, err := pi.ParseJSON(string(e.Raw))
+		v, err := r.parseJSON(e.Raw)
 		if err != nil || v.Kind() != pi.Object {
 			r.fail("wire", "transcript entry %s is not an object", e.ID)
 			return

@@ -222,11 +222,19 @@ func TestOnTelemetryRejectsAWrongSeq(t *testing.T) {
 func TestCaptureCutsRejectACaptureAtNoCut(t *testing.T) {
 	c := &modelCuts{cuts: []ml.Snapshot{{Transcript: []string{"e1"}}, {Transcript: []string{"e1", "e2"}}}}
 	later := &lane.Snapshot{Lane: laneName, Transcript: []lane.TranscriptEntry{{ID: "e1"}, {ID: "e2"}}}
-	require.NoError(t, c.match(later))
+	rd := new(lanecmp.Reader)
+	require.NoError(t, c.match(rd, later))
 	other := &lane.Snapshot{Lane: laneName, Transcript: []lane.TranscriptEntry{{ID: "e2"}}}
-	require.ErrorContains(t, c.match(other), "nor the model at any of the 1 later cuts")
+	require.ErrorContains(t, c.match(rd, other), "nor the model at any of the 1 later cuts")
+	// a streaming message is rendered once and compared at every cut
+	streaming := &lane.Snapshot{Lane: laneName, Transcript: later.Transcript, StreamingMessage: &pi.AssistantMessage{Content: []pi.Content{}}}
+	form, err := rd.SnapshotForm(streaming)
+	require.NoError(t, err)
+	c.cuts = append(c.cuts, form)
+	require.NoError(t, c.match(rd, streaming))
+	require.ErrorContains(t, c.match(rd, other), "nor the model at any of the 2 later cuts")
 	c.cuts = c.cuts[:1]
-	require.ErrorContains(t, c.match(later), "capture differs")
+	require.ErrorContains(t, c.match(rd, later), "capture differs")
 }
 
 // The second driver's comparison rejects an outcome other than the observed

@@ -62,10 +62,14 @@ func (n raceNotes) commit(e commitEvent) bool {
 // sim/invariants.
 func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState) {
 	for _, w := range ws {
-		if w.Kind != store.WriteEntry || w.Entry == nil || !isAssistantEntry(w.Entry.Raw) {
+		if w.Kind != store.WriteEntry || w.Entry == nil {
 			continue
 		}
-		if m := entryMessage(w.Entry.Raw); m != nil && m.StopReason == pi.StopPending {
+		m := r.entryMessage(w.Entry.Raw)
+		if m == nil {
+			continue // not an assistant entry
+		}
+		if m.StopReason == pi.StopPending {
 			// session/session.ts refuses it; the lane must fault instead
 			r.fail("invariant", "a pending assistant message was committed as entry %s", w.Entry.ID)
 		}

@@ -35,6 +35,10 @@ type runner struct {
 	// (check_telemetry.go)
 	telemetrySeq int64
 	states       map[string]decodedState // decodeState's memo
+	parsed       map[string]parsedJSON   // parseJSON's memo
+	// reducedLists are the reference's frame lists as the prefix checks
+	// last read and reduced them, by list key (check_prefix.go)
+	reducedLists map[string]*reducedList
 	opts         Options
 	w            *world.World
 	rec          *linz.Recorder
@@ -100,6 +104,11 @@ type runner struct {
 	structural *structuralActor
 }
 
+// actorWorkers are the actor goroutines every run shares (runs in parallel
+// cells too): a run of a few hundred steps would otherwise start and grow
+// the stacks of a few dozen goroutines. 64 wait between runs at most.
+var actorWorkers = world.NewWorkers(64)
+
 func run(p profile, src choice.Source, opts Options) Outcome {
 	lb, sb, err := splitBugs(opts.Bugs)
 	if err != nil {
@@ -113,7 +122,10 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	if max <= 0 {
 		max = StepBudget(src)
 	}
-	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max)})
+	// a commit runs the store and every check under the line's actor:
+	// actors go deep (world.Options.DeepActors), and their goroutines serve
+	// the next runs (actorWorkers)
+	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max), DeepActors: true, Workers: actorWorkers})
 	r := newRunner(p, opts, w)
 	r.laneBugs, r.storeBugs = lb, sb
 	be, err := newBackend(r)
@@ -140,6 +152,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.seqs, r.inv = newSeqChecker(r), newInvariantChecker(r)
 	// the checks' readers decode op states through the run's memo
 	r.inv.views.Decode, r.ls.reader.Decode = r.decodeState, r.decodeState
+	r.inv.views.Parse, r.ls.reader.Parse = r.parseJSON, r.parseJSON
 	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
 	r.client = &clientFoldChecker{r: r}
 	r.checkers = newCheckers(r)
@@ -368,7 +381,7 @@ func (r *runner) refOp() (string, *lane.OpState) {
 	m := &r.refOpMemo
 	if seq := r.ref.NextSeq(); m.seq != seq {
 		m.seq = seq
-		m.op, m.st = opOf(r.ref, r.decodeState)
+		m.op, m.st = opOf(r.ref, m.current, r.decodeState)
 	}
 	return m.op, m.st
 }
@@ -379,28 +392,46 @@ type refOpMemo struct {
 	seq int64
 	op  string
 	st  *lane.OpState
+	// the lane state's bytes last decoded and their current operation: most
+	// commits (frames) leave the lane state as it was
+	laneRaw string
+	laneCur *string
 }
 
-func opOf(st store.Storage, decode func([]byte) (*lane.OpState, error)) (string, *lane.OpState) {
-	v, err := st.GetValue(lane.LaneStateAddr(laneName))
-	if err != nil || v == nil {
-		return "", nil
+// current is the lane state's currentOperationId (nil: none, or the
+// record does not decode), decoded again only when its bytes change.
+func (m *refOpMemo) current(raw []byte) *string {
+	if m.laneRaw == string(raw) {
+		return m.laneCur // "" (none yet) does not decode either
 	}
 	var ls struct {
 		Current *string `json:"currentOperationId"`
 	}
-	if json.Unmarshal(v.Value, &ls) != nil || ls.Current == nil {
+	m.laneRaw, m.laneCur = string(raw), nil
+	if json.Unmarshal(raw, &ls) == nil {
+		m.laneCur = ls.Current
+	}
+	return m.laneCur
+}
+
+func opOf(st store.Storage, current func([]byte) *string, decode func([]byte) (*lane.OpState, error)) (string, *lane.OpState) {
+	v, err := st.GetValue(lane.LaneStateAddr(laneName))
+	if err != nil || v == nil {
 		return "", nil
 	}
-	sv, err := st.GetValue(lane.OpStateAddr(*ls.Current))
+	cur := current(v.Value)
+	if cur == nil {
+		return "", nil
+	}
+	sv, err := st.GetValue(lane.OpStateAddr(*cur))
 	if err != nil || sv == nil {
-		return *ls.Current, nil
+		return *cur, nil
 	}
 	s, err := decode(sv.Value)
 	if err != nil {
-		return *ls.Current, nil
+		return *cur, nil
 	}
-	return *ls.Current, s
+	return *cur, s
 }
 
 // decodeState is lane.DecodeState remembered by the bytes: the checks of
@@ -424,14 +455,35 @@ type decodedState struct {
 	err error
 }
 
-func isAssistantEntry(raw json.RawMessage) bool {
-	m := entryMessage(raw)
+// parseJSON is pi.ParseJSON remembered by the bytes: a committed entry is
+// parsed by the commit's race notes, the invariants' view, the lockstep
+// comparison and the wire check. The values are shared: callers only read
+// them.
+func (r *runner) parseJSON(raw []byte) (pi.JSONValue, error) {
+	if p, ok := r.parsed[string(raw)]; ok {
+		return p.v, p.err
+	}
+	if r.parsed == nil {
+		r.parsed = map[string]parsedJSON{}
+	}
+	v, err := pi.ParseJSON(string(raw))
+	r.parsed[string(raw)] = parsedJSON{v, err}
+	return v, err
+}
+
+type parsedJSON struct {
+	v   pi.JSONValue
+	err error
+}
+
+func (r *runner) isAssistantEntry(raw json.RawMessage) bool {
+	m := r.entryMessage(raw)
 	return m != nil
 }
 
 // entryMessage decodes an entry's assistant message (nil for others).
-func entryMessage(raw json.RawMessage) *pi.AssistantMessage {
-	v, err := pi.ParseJSON(string(raw))
+func (r *runner) entryMessage(raw json.RawMessage) *pi.AssistantMessage {
+	v, err := r.parseJSON(raw)
 	if err != nil || v.Kind() != pi.Object {
 		return nil
 	}

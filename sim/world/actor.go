@@ -87,7 +87,7 @@ func (w *World) runActor(a *actor) {
 	a.state = stRunning
 	if !a.started {
 		a.started = true
-		go w.actorMain(a)
+		w.start(a)
 	} else {
 		a.wake <- true
 	}
@@ -95,11 +95,17 @@ func (w *World) runActor(a *actor) {
 	w.current = nil
 }
 
-// actorMain is the body of an actor goroutine.
-func (w *World) actorMain(a *actor) {
+// actorMain is the body of an actor, run by worker wk.
+func (w *World) actorMain(a *actor, wk *worker) {
 	returned := false
 	defer func() {
 		r := recover()
+		if r != nil || returned {
+			// not runtime.Goexit: the goroutine lives on, idle until a
+			// scheduler hands it the next actor (the baton is still held
+			// here, so this world's scheduler sees it idle)
+			w.release(wk)
+		}
 		switch {
 		case a.killed:
 			// Unwound after a crash (or the end of the run); whatever its

@@ -26,6 +26,7 @@ func (w *World) Run(main func()) error {
 		w.kill(a)
 	}
 	w.unwindKilled()
+	w.stopWorkers()
 	return err
 }
 

@@ -29,6 +29,16 @@ type Options struct {
 	// once main has returned (blocked daemons such as a committer waiting
 	// for work are fine). Without it that is a *DeadlockError.
 	IdleOK bool
+	// DeepActors starts each actor goroutine on a 64 KB stack, for actors
+	// known to reach deep stacks: a goroutine grows its stack by doubling
+	// copies, each walking every frame, so an actor that ends up deep pays
+	// several copies of ever deeper stacks instead of one shallow one. It
+	// costs 64 KB per goroutine alive at once.
+	DeepActors bool
+	// Workers, when set, is a pool of actor goroutines shared with other
+	// worlds: this world's goroutines outlive its Run, idle in the pool,
+	// and serve later worlds' actors with the stacks they grew.
+	Workers *Workers
 	// Trace receives the step records (default trace.New(): kept in memory
 	// and hashed). Pass trace.NewHashOnly() for fast campaign runs.
 	Trace *trace.Trace
@@ -55,7 +65,9 @@ type World struct {
 	finished int      // finished actors still in actors
 	runnable []*actor // sorted by seq
 	timers   timerHeap
-	unwind   []*actor // killed actors whose goroutines must still unwind
+	unwind   []*actor  // killed actors whose goroutines must still unwind
+	idle     []*worker // goroutines of finished actors, ready for new ones
+	workers  int       // goroutines started
 
 	current  *actor
 	back     chan struct{}
