@@ -151,3 +151,52 @@ func TestCaptureReadErrorFaultsTheLane(t *testing.T) {
 		require.ErrorIs(t, err, hf)
 	})
 }
+
+// runtime/lane.ts Lane.watch → readLane: the view a client starts from
+// (captureLaneSnapshot) is one cut of state and storage. Snapshot, the
+// seed's view over it, reads at one cut too: it never pairs a recovery's
+// effect_pending state with the storage of its applied but unacknowledged
+// settlement (it waits for the commit in flight to publish its state).
+func TestSnapshotNeverSeesAnUnacknowledgedSettlement(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		gate := &appliedGate{Storage: h.store, held: make(chan struct{}), release: make(chan struct{})}
+		h.gated.Storage = gate
+		spy := &futureSpy{Executor: env.Goroutines{}, name: "lane:commit-published", seen: make(chan struct{})}
+		h.exec = spy
+		crashRun(t, h, 3, helloScript(), 5) // reopened at effect_pending with "hello " committed
+		l := h.lane
+		stepped := make(chan error, 1)
+		go func() {
+			_, err := l.Step(StepOptions{}) // recovery: its settlement deletes the frames
+			stepped <- err
+		}()
+		<-gate.held
+
+		type snapped struct {
+			s   *Snapshot
+			err error
+		}
+		got := make(chan snapped, 1)
+		go func() {
+			s, err := l.Snapshot()
+			got <- snapped{s, err}
+		}()
+		var c snapped
+		select {
+		case c = <-got: // answered while the settlement is unacknowledged
+			close(gate.release)
+		case <-spy.seen: // waiting for the settlement to publish its state
+			close(gate.release)
+			c = <-got
+		}
+		require.NoError(t, <-stepped)
+		require.NoError(t, c.err)
+		if st := c.s.State; st != nil && st.At.IsEffectPending() {
+			require.NotNil(t, c.s.StreamingMessage, "snapshot pairs effect_pending with the settled (frameless) storage")
+			require.Equal(t, "hello ", textOf(c.s.StreamingMessage))
+		} else {
+			require.Nil(t, c.s.StreamingMessage)
+		}
+	})
+}
