@@ -151,3 +151,116 @@ func TestCaptureReadErrorFaultsTheLane(t *testing.T) {
 		require.ErrorIs(t, err, hf)
 	})
 }
+
+// runtime/lane.ts Lane.watch → readLane: the view a client starts from
+// (captureLaneSnapshot) is one cut of state and storage. Snapshot, the
+// seed's view over it, reads at one cut too: it never pairs a recovery's
+// effect_pending state with the storage of its applied but unacknowledged
+// settlement (it waits for the commit in flight to publish its state).
+func TestSnapshotNeverSeesAnUnacknowledgedSettlement(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		gate := &appliedGate{Storage: h.store, held: make(chan struct{}), release: make(chan struct{})}
+		h.gated.Storage = gate
+		spy := &futureSpy{Executor: env.Goroutines{}, name: "lane:commit-published", seen: make(chan struct{})}
+		h.exec = spy
+		crashRun(t, h, 3, helloScript(), 5) // reopened at effect_pending with "hello " committed
+		l := h.lane
+		stepped := make(chan error, 1)
+		go func() {
+			_, err := l.Step(StepOptions{}) // recovery: its settlement deletes the frames
+			stepped <- err
+		}()
+		<-gate.held
+
+		type snapped struct {
+			s   *Snapshot
+			err error
+		}
+		got := make(chan snapped, 1)
+		go func() {
+			s, err := l.Snapshot()
+			got <- snapped{s, err}
+		}()
+		var c snapped
+		select {
+		case c = <-got: // answered while the settlement is unacknowledged
+			close(gate.release)
+		case <-spy.seen: // waiting for the settlement to publish its state
+			close(gate.release)
+			c = <-got
+		}
+		require.NoError(t, <-stepped)
+		require.NoError(t, c.err)
+		if st := c.s.State; st != nil && st.At.IsEffectPending() {
+			require.NotNil(t, c.s.StreamingMessage, "snapshot pairs effect_pending with the settled (frameless) storage")
+			require.Equal(t, "hello ", textOf(c.s.StreamingMessage))
+		} else {
+			require.Nil(t, c.s.StreamingMessage)
+		}
+	})
+}
+
+// heldGate holds the first commit that deletes a list (the settlement)
+// before it reaches storage.
+type heldGate struct {
+	store.Storage
+	once    sync.Once
+	held    chan struct{} // closed once the settlement is held
+	release chan struct{}
+}
+
+func (g *heldGate) Commit(ws []store.Write) (store.CommitResult, error) {
+	if deletesList(ws) {
+		g.once.Do(func() {
+			close(g.held)
+			<-g.release
+		})
+	}
+	return g.Storage.Commit(ws)
+}
+
+// A commit in flight that has not reached storage leaves the published
+// state and storage one cut: Snapshot answers at once with the state before
+// it and waits for nothing (a wait would open props/lane's commit gate).
+func TestSnapshotBesideAnUnappliedCommitDoesNotWait(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		gate := &heldGate{Storage: h.store, held: make(chan struct{}), release: make(chan struct{})}
+		h.gated.Storage = gate
+		spy := &futureSpy{Executor: env.Goroutines{}, name: "lane:commit-published", seen: make(chan struct{})}
+		h.exec = spy
+		crashRun(t, h, 3, helloScript(), 5) // reopened at effect_pending with "hello " committed
+		l := h.lane
+		stepped := make(chan error, 1)
+		go func() {
+			_, err := l.Step(StepOptions{}) // recovery: its settlement deletes the frames
+			stepped <- err
+		}()
+		<-gate.held
+		type snapped struct {
+			s   *Snapshot
+			err error
+		}
+		got := make(chan snapped, 1)
+		go func() {
+			s, err := l.Snapshot()
+			got <- snapped{s, err}
+		}()
+		var c snapped
+		select {
+		case c = <-got:
+			close(gate.release)
+		case <-spy.seen:
+			close(gate.release)
+			<-got
+			t.Fatal("snapshot waited for a commit that had not reached storage")
+		}
+		require.NoError(t, <-stepped)
+		require.NoError(t, c.err)
+		s := c.s
+		require.NotNil(t, s.State)
+		require.True(t, s.State.At.IsEffectPending(), "state %s", s.State.At)
+		require.Equal(t, "hello ", textOf(s.StreamingMessage))
+	})
+}

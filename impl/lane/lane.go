@@ -145,6 +145,7 @@ type Lane struct {
 	gen    *GenerationConfig // what the next run boundary reads (Config.Generation, then StartRun's)
 	gate   *driveGate        // the current operation's effect gate
 	active *activeDrive      // pi's Lane.activeDrive (claim.go)
+	cut    commitMark        // the command commit Snapshot reads beside (cut.go)
 }
 
 // Open restores a lane process from storage: lane state, branch tip and the
@@ -330,8 +331,12 @@ func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (
 		if !p.commit {
 			return nil
 		}
+		l.beginCommit()
 		r, err := l.commitWrites(p.writes)
 		if err != nil {
+			l.mu.Lock()
+			l.endCommitLocked()
+			l.mu.Unlock()
 			return l.faultWith(err)
 		}
 		l.mu.Lock()
@@ -339,6 +344,7 @@ func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (
 		if p.applied != nil {
 			p.applied()
 		}
+		l.endCommitLocked()
 		l.mu.Unlock()
 		out.res, out.committed = r, true
 		return nil

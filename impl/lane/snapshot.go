@@ -45,28 +45,59 @@ type Snapshot struct {
 // client that folded every event since the capture (ClientFold) shows
 // mid-stream. It reads committed storage and the in-process state; it
 // replays no historical events.
+//
+// Unlike Capture it reads beside the mutation line, yet at one cut: when a
+// command's commit reached storage during the reads before its state was
+// published (cut.go), it waits for that state and reads again. So it shows
+// the lane at the moment of its last reads, which end just before it
+// returns.
 func (l *Lane) Snapshot() (*Snapshot, error) {
-	l.mu.Lock()
-	cur := l.view.clone()
-	var live *pi.AssistantMessage
+	for {
+		l.mu.Lock()
+		mark := l.cut
+		cur := l.view.clone()
+		live := l.livePartial(cur)
+		l.mu.Unlock()
+		s, err := l.snapshotOf(cur, live)
+		ok, published := l.readAt(mark)
+		if ok {
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		}
+		if published != nil {
+			if err := published.Wait(); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// livePartial is the live partial Snapshot shows in view cur; l.mu is held.
+func (l *Lane) livePartial(cur view) *pi.AssistantMessage {
 	// pi's client fold (reduceLaneSnapshot) lands message_update only on a
 	// matching current operation, and captureLaneSnapshot has no operation
 	// after a terminal TX: once an external finalization removed the
 	// operation, the still-draining fenced stream shows nothing.
 	owned := l.live != nil && (l.cfg.bugs.on(bugSnapshotShowsDeadLivePartial) || liveOwns(cur, l.live))
 	if owned && l.live.partial != nil {
-		live = l.live.partial.Clone()
+		return l.live.partial.Clone()
 	}
-	l.mu.Unlock()
-	if live != nil {
-		s, err := l.capture(cur, false)
-		if err != nil {
-			return nil, err
-		}
-		s.StreamingMessage, s.Live = live, true
-		return s, nil
+	return nil
+}
+
+// snapshotOf reads storage for Snapshot in view cur with live partial live.
+func (l *Lane) snapshotOf(cur view, live *pi.AssistantMessage) (*Snapshot, error) {
+	if live == nil {
+		return l.capture(cur, true)
 	}
-	return l.capture(cur, true)
+	s, err := l.capture(cur, false)
+	if err != nil {
+		return nil, err
+	}
+	s.StreamingMessage, s.Live = live, true
+	return s, nil
 }
 
 // Capture is pi's captureLaneSnapshot (runtime/lane.ts): the committed

@@ -593,7 +593,7 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 	}
 	snap, err := r.ln.Snapshot()
 	if err != nil {
-		r.fail("invariant", "snapshot after step: %v", err)
+		r.captureFailed(r.ln, "snapshot after step", err)
 		return res, nil, false
 	}
 	// the capture waits on the line: the snapshot checks come first

@@ -287,7 +287,10 @@ func (r *runner) startProcess() bool {
 	r.poller.restart()
 	mine := r.proc
 	if snap, err := ln.Snapshot(); err != nil {
-		r.fail("recovery", "snapshot of the reopened lane (process %d): %v", r.gen, err)
+		// it may wait for a commit in flight, and the process die meanwhile
+		if !r.captureRefused(ln, err) {
+			r.fail("recovery", "snapshot of the reopened lane (process %d): %v", r.gen, err)
+		}
 		return false
 	} else if !r.emitReopened(ln, snap) {
 		return false
