@@ -3,6 +3,8 @@ package frames
 import (
 	"encoding/binary"
 	"unicode/utf8"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 // decodeLiteral appends the value of the JSON string literal whose
@@ -21,7 +23,7 @@ func decodeLiteral(dst, raw []byte) ([]byte, bool) {
 	w := 0
 	for i := 0; i < len(raw); {
 		if i+8 <= len(raw) {
-			if x := binary.LittleEndian.Uint64(raw[i:]); plainWord(x) {
+			if x := binary.LittleEndian.Uint64(raw[i:]); pi.PlainJSONWord(x) {
 				binary.LittleEndian.PutUint64(out[w:], x)
 				i, w = i+8, w+8
 				continue
@@ -29,7 +31,7 @@ func decodeLiteral(dst, raw []byte) ([]byte, bool) {
 		}
 		c := raw[i]
 		switch {
-		case plainASCII[c]:
+		case pi.PlainJSONByte(c):
 			out[w] = c
 			i, w = i+1, w+1
 		case c == '\\':
@@ -80,28 +82,4 @@ func unescape(e byte) byte {
 		return '\t'
 	}
 	return 0
-}
-
-// plainASCII marks the bytes a string literal holds as themselves: ASCII
-// from space up, except the quote and the backslash.
-var plainASCII = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// plainWord reports whether all eight bytes of x are plainASCII, testing
-// them at once: (v - n*ones) &^ v has a byte's high bit set where that
-// byte of v is below n (exact for "any byte", which is all this needs),
-// and a byte equal to c is a zero byte of v ^ c*ones.
-func plainWord(x uint64) bool {
-	q := x ^ '"'*ones
-	bs := x ^ '\\'*ones
-	return (x|(x-0x20*ones)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
 }

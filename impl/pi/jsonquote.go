@@ -110,3 +110,11 @@ func plainWord(x uint64) bool {
 	bs := x ^ '\\'*ones
 	return (x|(x-0x20*ones)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
 }
+
+// PlainJSONByte reports whether byte b stands for itself inside a JSON
+// string literal (ASCII, not a control character, '"' or '\\'): what
+// AppendQuote writes unescaped, and what a literal's reader may copy.
+func PlainJSONByte(b byte) bool { return plainByte[b] }
+
+// PlainJSONWord is PlainJSONByte for all eight bytes of x at once.
+func PlainJSONWord(x uint64) bool { return plainWord(x) }
