@@ -27,27 +27,35 @@ func init() {
 
 // nodeParseFloor is the floor of pi's JsonlStorage.open: read the file as
 // text, split it on "\n" and JSON.parse every line, nothing else. It prints
-// the fastest of `reps` runs, in wall and in CPU (user+system, all threads)
-// nanoseconds, measured inside node so process start-up is excluded.
+// the fastest of `reps` samples of `inner` parses each, per parse, in wall
+// and in CPU (user+system, all threads) nanoseconds, measured inside node so
+// process start-up is excluded.
 const nodeParseFloor = `
 const fs = require("node:fs");
-const [path, reps] = process.argv.slice(-2);
+const [path, reps, inner] = process.argv.slice(-3);
 let wall = Infinity, cpu = Infinity, lines = 0;
 for (let r = 0; r < Number(reps); r++) {
 	const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
-	const parts = fs.readFileSync(path, "utf8").slice(0, -1).split("\n");
-	let n = 0;
-	for (const line of parts) if (JSON.parse(line) !== null) n++;
+	for (let i = 0; i < Number(inner); i++) {
+		const parts = fs.readFileSync(path, "utf8").slice(0, -1).split("\n");
+		let n = 0;
+		for (const line of parts) if (JSON.parse(line) !== null) n++;
+		lines = n;
+	}
 	const c = process.cpuUsage(c0);
-	wall = Math.min(wall, Number(process.hrtime.bigint() - t0));
-	cpu = Math.min(cpu, (c.user + c.system) * 1000);
-	lines = n;
+	wall = Math.min(wall, Number(process.hrtime.bigint() - t0) / Number(inner));
+	cpu = Math.min(cpu, (c.user + c.system) * 1000 / Number(inner));
 }
 process.stdout.write(JSON.stringify({ wall, cpu, lines }) + "\n");
 `
 
 // jsonlSize is one row of the table: a file of Lines lines, timed Reps times.
 type jsonlSize struct{ Lines, Reps int }
+
+// inner is how many opens one timed sample makes, divided out afterwards:
+// process CPU time advances in scheduler ticks (a few ms), so a sample must
+// be long against a tick for the small file's CPU figure to mean anything.
+func (s jsonlSize) inner() int { return max(1, 200_000/s.Lines) }
 
 func jsonlSizes(quick bool) []jsonlSize {
 	if quick {
@@ -73,7 +81,7 @@ func runJSONL(ctx context.Context, opts Options) ([]Table, error) {
 			"frameproof open wall ns/line", "node wall ns/line", "frameproof compact CPU ns/line"},
 		Notes: []string{
 			"pi-format session files (user entry, intent, one frame per line, settlement array) generated in the run; " +
-				"each side's best of several runs in its own process (node's start-up excluded). CPU is user+system time " +
+				"each side's best of several samples in its own process (node's start-up excluded), a sample opening the file max(1, 200k / lines) times so that it spans many CPU-time ticks. CPU is user+system time " +
 				"of all the process's threads (getrusage / process.cpuUsage), the stable figure on a shared machine; " +
 				"\"open vs node\" is node's CPU time / frameproof's (above 1× means frameproof is faster). " +
 				"Command: `go run ./cmd/frameproof bench --family jsonl`.",
@@ -96,15 +104,15 @@ func jsonlRow(ctx context.Context, nodeBin, dir string, size jsonlSize) ([]strin
 		return nil, fmt.Errorf("jsonl: write %s: %w", path, err)
 	}
 	records := float64(size.Lines - 1) // the header is not a transaction
-	ours, err := bestOf(size.Reps, func() error { return openOnce(path) })
+	ours, err := bestOf(size.Reps, size.inner(), func() error { return openOnce(path) })
 	if err != nil {
 		return nil, err
 	}
-	compact, err := compactOnce(path, size.Reps)
+	compact, err := compactOnce(path, size.Reps, size.inner())
 	if err != nil {
 		return nil, err
 	}
-	node, err := nodeFloor(ctx, nodeBin, path, size.Reps)
+	node, err := nodeFloor(ctx, nodeBin, path, size.Reps, size.inner())
 	if err != nil {
 		return nil, err
 	}
@@ -128,18 +136,21 @@ func jsonlRow(ctx context.Context, nodeBin, dir string, size jsonlSize) ([]strin
 // jsonlCost is one measurement: wall-clock and process CPU time.
 type jsonlCost struct{ Wall, CPU time.Duration }
 
-// bestOf runs fn reps times and returns the fastest wall and CPU times
-// (after a GC, so one run's garbage is not charged to the next).
-func bestOf(reps int, fn func() error) (jsonlCost, error) {
+// bestOf times reps samples of inner calls of fn and returns the fastest
+// sample's wall and CPU time per call (each sample after a GC, so one
+// sample's garbage is not charged to the next).
+func bestOf(reps, inner int, fn func() error) (jsonlCost, error) {
 	best := jsonlCost{Wall: 1<<63 - 1, CPU: 1<<63 - 1}
 	for range reps {
 		runtime.GC()
 		start, cpu0 := time.Now(), cpuTime()
-		if err := fn(); err != nil {
-			return jsonlCost{}, err
+		for range inner {
+			if err := fn(); err != nil {
+				return jsonlCost{}, err
+			}
 		}
-		best.CPU = min(best.CPU, cpuTime()-cpu0)
-		best.Wall = min(best.Wall, time.Since(start))
+		best.CPU = min(best.CPU, (cpuTime()-cpu0)/time.Duration(inner))
+		best.Wall = min(best.Wall, time.Since(start)/time.Duration(inner))
 	}
 	return best, nil
 }
@@ -152,9 +163,10 @@ func openOnce(path string) error {
 	return s.Close()
 }
 
-// compactOnce times Compact (without fsync) on an open store, best of reps.
-// Compaction rewrites the file, so it runs on a copy.
-func compactOnce(path string, reps int) (jsonlCost, error) {
+// compactOnce times Compact (without fsync) on an open store, best of reps
+// samples of inner compactions. Compaction rewrites the file, so it runs on
+// a copy.
+func compactOnce(path string, reps, inner int) (jsonlCost, error) {
 	content, err := os.ReadFile(path)
 	if err != nil {
 		return jsonlCost{}, fmt.Errorf("jsonl: read %s: %w", path, err)
@@ -167,7 +179,7 @@ func compactOnce(path string, reps int) (jsonlCost, error) {
 	if err != nil {
 		return jsonlCost{}, fmt.Errorf("jsonl: open %s: %w", cp, err)
 	}
-	d, err := bestOf(reps, s.Compact)
+	d, err := bestOf(reps, inner, s.Compact)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
@@ -186,10 +198,10 @@ const nodeFloorTimeout = 10 * time.Minute
 
 // nodeFloor runs nodeParseFloor on path in its own process group, killed as
 // a group when ctx ends or nodeFloorTimeout passes.
-func nodeFloor(ctx context.Context, node, path string, reps int) (nodeResult, error) {
+func nodeFloor(ctx context.Context, node, path string, reps, inner int) (nodeResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, nodeFloorTimeout)
 	defer cancel()
-	cmd := procgroup.CommandContext(ctx, node, "-e", nodeParseFloor, "--", path, strconv.Itoa(reps))
+	cmd := procgroup.CommandContext(ctx, node, "-e", nodeParseFloor, "--", path, strconv.Itoa(reps), strconv.Itoa(inner))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
