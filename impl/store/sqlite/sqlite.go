@@ -118,7 +118,7 @@ func Open(path string, clock env.Clock, opts Options) (*Store, error) {
 	// One connection: commits are serialized anyway, and every pragma above
 	// applies to the only connection there is.
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema); err != nil {
+	if err := createSchema(db, opts.InMemory); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: create schema: %w", path, err)
 	}
@@ -132,6 +132,16 @@ func Open(path string, clock env.Clock, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: prepare statements: %w", path, err)
 	}
 	return s, nil
+}
+
+// createSchema creates the tables when absent: on disk with the schema's
+// statements, in memory by copying a template (createInMemory).
+func createSchema(db *sql.DB, inMemory bool) error {
+	if inMemory {
+		return createInMemory(db)
+	}
+	_, err := db.Exec(schema)
+	return err
 }
 
 // uriPath escapes the characters that would otherwise end or re-encode the

@@ -226,3 +226,66 @@ func TestInMemoryIsSharedAndTouchesNoFile(t *testing.T) {
 	defer c.Close()
 	assert.Equal(t, int64(1), c.NextSeq(), "closing the last store dropped the database")
 }
+
+// TestInMemoryStoresAreIndependent: new InMemory databases are copies of
+// one schema template (createInMemory), so a commit to one is seen by no
+// other path, and the template stays empty for the next.
+func TestInMemoryStoresAreIndependent(t *testing.T) {
+	dir := t.TempDir()
+	mem := sqlite.Options{Sync: sqlite.SyncNever, InMemory: true}
+	addr := store.Address{Namespace: "n", Key: "k"}
+	for i := 0; i < 3; i++ {
+		s, err := sqlite.Open(filepath.Join(dir, fmt.Sprintf("s%d.db", i)), envtest.NewTickClock(0), mem)
+		require.NoError(t, err)
+		defer s.Close()
+		assert.Equal(t, int64(1), s.NextSeq(), "store %d starts empty", i)
+		v, err := s.GetValue(addr)
+		require.NoError(t, err)
+		assert.Nil(t, v, "store %d sees no other store's value", i)
+		_, err = s.Commit([]store.Write{store.SetValueRaw(addr, json.RawMessage(`1`)), entry(fmt.Sprintf("e%d", i), nil)})
+		require.NoError(t, err)
+	}
+}
+
+// TestInMemoryConcurrentCreatesKeepCommits: stores opened at once on one
+// new path share one database; no Open's create erases a commit made
+// through a store opened before it (a second copy of the template over the
+// first would). One store commits: a Store assumes it is the only writer.
+func TestInMemoryConcurrentCreatesKeepCommits(t *testing.T) {
+	const n = 8
+	for round := 0; round < 20; round++ {
+		path := filepath.Join(t.TempDir(), "s.db")
+		mem := sqlite.Options{Sync: sqlite.SyncNever, InMemory: true}
+		stores := make(chan *sqlite.Store, n)
+		errs := make(chan error, n)
+		token := make(chan struct{}, 1)
+		token <- struct{}{}
+		for i := 0; i < n; i++ {
+			go func() {
+				s, err := sqlite.Open(path, envtest.NewTickClock(0), mem)
+				if err == nil {
+					stores <- s
+					select {
+					case <-token:
+						_, err = s.Commit([]store.Write{usage("u")})
+					default:
+					}
+				}
+				errs <- err
+			}()
+		}
+		for i := 0; i < n; i++ {
+			require.NoError(t, <-errs)
+		}
+		check, err := sqlite.Open(path, envtest.NewTickClock(0), mem)
+		require.NoError(t, err)
+		all, err := check.Usage()
+		require.NoError(t, err)
+		assert.Len(t, all, 1, "round %d: the commit is in the shared database", round)
+		require.NoError(t, check.Close())
+		close(stores)
+		for s := range stores {
+			require.NoError(t, s.Close())
+		}
+	}
+}
