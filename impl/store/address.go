@@ -74,3 +74,16 @@ func MustList[T any](namespace, key string) ListAddr[T] {
 
 // PhysicalKey is pi's physical key: namespace + "\x00" + key.
 func PhysicalKey(namespace, key string) string { return namespace + "\x00" + key }
+
+// PhysicalParts splits PhysicalKey(namespace, key) at its first NUL: two
+// addresses have equal parts exactly when their physical keys are equal, and
+// the parts are the address itself (no string built) when the namespace holds
+// no NUL. Replay can meet such namespaces: pi keys its value and list maps by
+// the physical key, and an array namespace ["a\u0000b"] passes
+// validateAddress, so ("a\u0000b", "c") and ("a", "b\u0000c") name one list.
+func PhysicalParts(namespace, key string) (string, string) {
+	if i := strings.IndexByte(namespace, 0); i >= 0 {
+		return namespace[:i], namespace[i+1:] + "\x00" + key
+	}
+	return namespace, key
+}

@@ -23,9 +23,15 @@ type State struct {
 	lastList *listState
 }
 
-// listKey is a list's address; a struct rather than pi's physical-key
-// string so that replaying an append does not build a string.
+// listKey is a list's address as pi keys it (PhysicalParts of namespace
+// and key); a struct rather than pi's physical-key string so that replaying
+// an append does not build a string.
 type listKey struct{ ns, key string }
+
+func physicalListKey(namespace, key string) listKey {
+	ns, k := PhysicalParts(namespace, key)
+	return listKey{ns, k}
+}
 
 type listState struct {
 	addr     Address
@@ -127,7 +133,7 @@ func (s *State) Apply(writes []CommittedWrite) {
 				Seq:     w.Seq,
 			}
 		case WriteList:
-			pk := listKey{w.Namespace, w.Key}
+			pk := physicalListKey(w.Namespace, w.Key)
 			if w.Op == OpDelete {
 				delete(s.lists, pk)
 				s.lastList = nil
@@ -183,7 +189,7 @@ func (s *State) ReadList(addr Address, opts ReadOptions) ([]ListElement, error) 
 		return nil, err
 	}
 	var elems []ListElement
-	if l := s.lists[listKey{addr.Namespace, addr.Key}]; l != nil {
+	if l := s.lists[physicalListKey(addr.Namespace, addr.Key)]; l != nil {
 		elems = l.elements
 	}
 	return PageList(elems, r), nil
@@ -248,9 +254,9 @@ func (s *State) Snapshot() []CommittedWrite {
 // (Storage has no list scan; tools that inspect a whole file need one.)
 func (s *State) ListKeys(namespace string) []string {
 	var out []string
-	for k, l := range s.lists {
-		if k.ns == namespace && len(l.elements) > 0 {
-			out = append(out, k.key)
+	for _, l := range s.lists {
+		if l.addr.Namespace == namespace && len(l.elements) > 0 {
+			out = append(out, l.addr.Key)
 		}
 	}
 	sort.Strings(out)

@@ -343,13 +343,17 @@ func (s *Store) addressAtApply(p *lineParser, w store.CommittedWrite, i int) err
 	return p.addressError(p.addrs[i])
 }
 
-// liveKey names a value or list for dead-byte accounting.
+// liveKey names a value or list for dead-byte accounting, by pi's
+// physical key (store.PhysicalParts), as its maps name them.
 type liveKey struct {
 	kind    byte // 'v'alue or 'l'ist
 	ns, key string
 }
 
-func keyOf(w store.CommittedWrite) liveKey { return liveKey{w.Kind[0], w.Namespace, w.Key} }
+func keyOf(w store.CommittedWrite) liveKey {
+	ns, key := store.PhysicalParts(w.Namespace, w.Key)
+	return liveKey{w.Kind[0], ns, key}
+}
 
 // account updates dead-byte bookkeeping for applied writes. A value's live
 // bytes are its set record; a list's are its append records. Overwritten or
