@@ -1,7 +1,9 @@
 package jsonl
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/frameproof/frameproof/impl/store"
 )
@@ -27,6 +29,9 @@ func (s *Store) compact() error {
 	header := s.header.withNextSeq(s.state.NextSeq())
 	records := s.state.Snapshot()
 	s.mu.Unlock()
+	if err := rewritable(records); err != nil {
+		return fmt.Errorf("jsonl: compact %s: %w", s.path, err)
+	}
 	if s.opts.bugs.on(bugCompactionRenumbers) {
 		// BUG (injected): dense fresh seqs instead of the original ones.
 		for i := range records {
@@ -110,7 +115,28 @@ func (s *Store) rewriteAfterFailedAppend() error {
 	header := s.header.withNextSeq(s.state.NextSeq())
 	records := s.state.Snapshot()
 	s.mu.Unlock()
+	if err := rewritable(records); err != nil {
+		return fmt.Errorf("jsonl: compact %s: %w", s.path, err)
+	}
 	content, _ := snapshotContent(header, records)
 	_, err := publish(s.fs, s.path, content, s.opts.Sync == SyncAlways)
 	return err
+}
+
+// errAddressNotRewritable refuses a rewrite that would lose the file. pi
+// accepts a namespace or key stored as a JSON array holding a NUL
+// (["a\u0000b"]: validateAddress checks String() only of strings) and
+// addresses it by its String(); a record keeps only that string, and written
+// back as a string it is an address pi's open refuses, so the rewritten file
+// would no longer open. Such a file is kept as it is, dead bytes and all.
+var errAddressNotRewritable = errors.New("an address stored as a non-string JSON value holding a NUL cannot be written back")
+
+// rewritable checks that every record's address survives the rewrite.
+func rewritable(records []store.CommittedWrite) error {
+	for _, w := range records {
+		if strings.Contains(w.Namespace, "\x00") || strings.Contains(w.Key, "\x00") {
+			return fmt.Errorf("%w (seq %d)", errAddressNotRewritable, w.Seq)
+		}
+	}
+	return nil
 }

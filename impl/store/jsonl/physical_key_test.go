@@ -26,3 +26,19 @@ func TestListAppendByPhysicalKeyAsPi(t *testing.T) {
 	_, _, err := openContent(t, content, Options{})
 	require.NoError(t, err)
 }
+
+// A list whose namespace pi accepted as ["a\u0000b"] cannot be written back
+// (a record keeps the address's String(), which as a string pi's
+// validateAddress refuses): Compact refuses and leaves the file as it was,
+// still opening, instead of publishing a file no open accepts.
+func TestCompactKeepsAFileItCannotRewrite(t *testing.T) {
+	content := hdr + `{"kind":"list","op":"append","seq":1,"namespace":["a\u0000b"],"key":"c","value":1}` + "\n"
+	s, m, err := openContent(t, content, Options{})
+	require.NoError(t, err)
+	err = s.Compact()
+	require.ErrorIs(t, err, errAddressNotRewritable)
+	require.NoError(t, s.Close())
+	require.Equal(t, content, string(m.content(path)))
+	_, err = Open(testEnv(m), path, Options{})
+	require.NoError(t, err)
+}

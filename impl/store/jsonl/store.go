@@ -157,7 +157,7 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("jsonl: open %s for appending: %w", path, err)
 	}
 	if s.compactionDue() {
-		if err := s.compact(); err != nil {
+		if err := s.compact(); err != nil && !errors.Is(err, errAddressNotRewritable) {
 			_ = s.file.Close()
 			return nil, err
 		}
