@@ -273,6 +273,9 @@ func (r *runner) startProcess() bool {
 		return false
 	}
 	r.st = &simStore{Storage: raw, r: r, gen: r.gen}
+	if r.gen == 1 && r.p.forkMigrate && !r.seedAppValues(raw) {
+		return false
+	}
 	if !r.reconcileStore() {
 		return false
 	}
