@@ -59,7 +59,9 @@ func coverageTable(counts map[string]map[string]int) string {
 func TestRaceCoverage(t *testing.T) {
 	seeds := 60
 	if testing.Short() {
-		seeds = 25
+		// poll-replacement first reconnects without a permit to an orphaned
+		// poll at seed 27 (then 36, 74 of the first 100, memory)
+		seeds = 30
 	}
 	counts := coverage(t, seeds, "memory")
 	t.Logf("race coverage over %d seeds x %d scenarios (memory):\n%s", seeds, len(Scenarios()), coverageTable(counts))
