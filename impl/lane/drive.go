@@ -164,6 +164,12 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 	intent.Gen, intent.Attempt = ready.Gen, ready.NextAttempt
 	intent.ResponseEntryID, intent.UsageID = l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
 	intent.IntendedOutputLimit, intent.ContextWindow = l.cfg.Limits.MaxTokens, l.cfg.Limits.ContextWindow
+	// The guard's ID and leaf tests are each enough while this step holds
+	// the drive claim (claim.go): another operation is never at
+	// assistant.ready here, since a run starts at "starting" and only a
+	// step, which the claim keeps out until this one ends, moves it on; and
+	// this operation leaves assistant.ready only by this step, a cancel or
+	// a finalization, which the other tests catch.
 	_, committed, err := l.command("intent", func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafAssistantReady || cur.op.State.Control.CancelRequested {
 			return plan{}, nil // continueOperation: cancel_requested or moved on

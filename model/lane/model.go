@@ -70,9 +70,9 @@ const (
 // Expect is what the next drive step must do.
 type Expect struct {
 	// Kind: "idle" | "generate" | "poll" | "recover" | "terminate" |
-	// "retry" | "wait".
+	// "retry" | "wait" | "fault" (the lane faults: no write, no event).
 	Kind   string
-	Reason string // wait: "deferred" | "tools"
+	Reason string // wait: "deferred" | "tools"; fault: pi's message
 	Status string // terminate: "completed" | "aborted"
 }
 
@@ -231,6 +231,8 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	switch {
 	case !ok:
 		e = Expect{Kind: "idle"}
+	case m.sourceFault(id, o) != "":
+		e = Expect{Kind: "fault", Reason: m.sourceFault(id, o)}
 	case o.CancelRequested && o.effectPending():
 		e = Expect{Kind: "recover"}
 	case o.CancelRequested:

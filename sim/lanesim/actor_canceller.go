@@ -9,10 +9,16 @@ import (
 
 func (r *runner) canceller() {
 	r.pauseSpread("cancel", 100)
-	ln := r.ln
 	if r.finished || r.failed || r.closing {
 		return
 	}
+	r.requestCancel()
+}
+
+// requestCancel cancels the current operation as a client does, and checks
+// what the cancel request fixes.
+func (r *runner) requestCancel() {
+	ln := r.ln
 	// RequestCancel refuses a faulted lane before its abort begins (pi's
 	// requestOperationAbort asserts the harness open first); no scheduling
 	// point lies between this check and that one

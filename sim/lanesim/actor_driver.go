@@ -61,8 +61,15 @@ func (r *runner) driver() {
 			}
 			continue // the client fold follows the run from its run_start
 		}
+		if cur.ID == r.stuck {
+			if !r.finalizeStuck() {
+				return
+			}
+			continue
+		}
 		permit := false
 		if cur.State.At == lane.LeafDeferredSuspended || cur.State.At == lane.LeafDeferredEffectPending {
+			r.maybeCancelBadSource(cur)
 			permit = r.poller.take()
 		}
 		res, err, ok := r.ls.step(permit, func() (lane.StepResult, error) {
@@ -109,7 +116,7 @@ func (r *runner) laneError(err error) {
 	switch {
 	case errors.Is(err, lane.ErrClosed) && r.closing:
 		return
-	case errors.As(err, &hf) && r.injected:
+	case errors.As(err, &hf) && (r.injected || r.stuck != ""):
 		r.faultPending = false
 		gen := r.gen
 		r.w.Root().Go("supervisor", func() {
@@ -128,4 +135,31 @@ func (r *runner) resultsCount() int {
 		return 0
 	}
 	return len(vs)
+}
+
+// maybeCancelBadSource: a client cancels, at times, a run that a poll left
+// suspended on a handle pi refuses (only badHandle polls answer deferred
+// again, so poll > 0 marks one), before the driver's next step: the
+// reconciliation reads the source handle and faults (pi's
+// reconcile.ts reconcileOperation) rather than abort the run.
+func (r *runner) maybeCancelBadSource(cur *lane.Operation) {
+	if !r.p.badHandle || cur.State.At != lane.LeafDeferredSuspended || cur.State.Poll == 0 ||
+		cur.State.Control.CancelRequested || !choice.Chance(r.w, "bad-handle-cancel", 1, 2) {
+		return
+	}
+	r.requestCancel()
+}
+
+// finalizeStuck finalizes, as failed, the operation whose source handle
+// faulted the previous process (the external finalization is the only way
+// out: every step of it faults); false when the driver must stop.
+func (r *runner) finalizeStuck() bool {
+	oe := &lane.OpError{Code: "sim", Message: "deferred source handle refused"}
+	r.ls.issueFinalize("failed", oe)
+	if err := r.ln.Finalize("failed", oe); err != nil && !errors.Is(err, lane.ErrNoOperation) {
+		r.laneError(err)
+		return false
+	}
+	r.stuck = ""
+	return true
 }

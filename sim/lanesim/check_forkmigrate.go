@@ -3,6 +3,7 @@ package lanesim
 import (
 	"bytes"
 	"encoding/json"
+	"sort"
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/lane"
@@ -31,8 +32,8 @@ func (c *forkMigrateChecker) end() {
 
 func (c *forkMigrateChecker) check() {
 	r := c.r
-	ws, _, err := lane.ForkWrites(r.st, lane.ForkOptions{UnconfiguredLanes: true})
-	if !r.check(err == nil, "invariant", "fork: %v", err) {
+	ws, _, err := lane.ForkWrites(r.st, lane.ForkOptions{UnconfiguredLanes: true, ExtraNamespaces: appNamespaces})
+	if !r.check(err == nil, "invariant", "fork: %v", err) || !c.checkForkCopies(ws) {
 		return
 	}
 	for _, w := range ws {
@@ -92,4 +93,90 @@ func sum(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// appValues are the application values a fork-migration run's store starts
+// with, one transaction in this order: their seqs interleave the
+// namespaces (not the order a per-namespace scan returns them in), so a
+// fork that copies them grouped by namespace rather than in commit order
+// differs. The label names no entry of the session: a tree fork drops it.
+var appValues = []store.Write{
+	store.SetValueRaw(store.Address{Namespace: "app.z", Key: "b"}, []byte(`{"note":"second key"}`)),
+	store.SetValueRaw(store.Address{Namespace: lane.NSSessionName, Key: ""}, []byte(`"simulated session"`)),
+	store.SetValueRaw(store.Address{Namespace: lane.NSEntryLabel, Key: "no-such-entry"}, []byte(`"dropped"`)),
+	store.SetValueRaw(store.Address{Namespace: "app.a", Key: "a"}, []byte(`1`)),
+	store.SetValueRaw(store.Address{Namespace: "app.z", Key: "a"}, []byte(`[true]`)),
+}
+
+// appNamespaces are appValues' application namespaces, the fork's
+// ExtraNamespaces (sorted: another order than the seqs').
+var appNamespaces = []string{"app.a", "app.z"}
+
+// seedAppValues commits appValues to a fresh store (acknowledged, so the
+// store oracle takes them too) before the lane opens it.
+func (r *runner) seedAppValues(st store.Storage) bool {
+	if _, err := st.Commit(appValues); err != nil {
+		r.fail("store", "committing the application values: %v", err)
+		return false
+	}
+	if _, err := r.ref.Commit(appValues); err != nil {
+		r.fail("store", "the store oracle refuses the application values: %v", err)
+		return false
+	}
+	for _, ns := range append([]string{lane.NSSessionName, lane.NSEntryLabel}, appNamespaces...) {
+		if !contains(r.foreignNS, ns) {
+			r.foreignNS = append(r.foreignNS, ns)
+		}
+	}
+	return true
+}
+
+// checkForkCopies: after the tips, lane configs and rebuilt lane states, a
+// tree fork copies the session name, the labels of copied entries and the
+// extra namespaces' values in the order the source committed them, under
+// fresh consecutive seqs (session/fork.ts createForkSnapshot walks the
+// source's scalar values in order and stores each "copy" one with
+// nextSeq++). The expectation is read from the store oracle.
+func (c *forkMigrateChecker) checkForkCopies(ws []store.CommittedWrite) bool {
+	r := c.r
+	entries, _ := r.ref.Entries()
+	ids := map[string]bool{}
+	for _, e := range entries {
+		ids[e.Entry.ID] = true
+	}
+	var want []store.StoredValue
+	for _, ns := range append([]string{lane.NSSessionName, lane.NSEntryLabel}, appNamespaces...) {
+		vs, _ := r.ref.ScanValues(ns, "")
+		for _, v := range vs {
+			if ns != lane.NSEntryLabel || ids[v.Address.Key] {
+				want = append(want, v)
+			}
+		}
+	}
+	sort.SliceStable(want, func(i, j int) bool { return want[i].Seq < want[j].Seq })
+	var got []store.CommittedWrite
+	for _, w := range ws {
+		switch w.Namespace {
+		case lane.NSBranchTip, lane.NSLaneConfig, lane.NSLaneState:
+		default:
+			if w.Kind == store.WriteValue {
+				got = append(got, w)
+			}
+		}
+	}
+	if !r.check(len(got) == len(want), "invariant", "fork copies %d application values, want %d", len(got), len(want)) {
+		return false
+	}
+	for i := range got {
+		w, v := got[i], want[i]
+		if !r.check(w.Namespace == v.Address.Namespace && w.Key == v.Address.Key && bytes.Equal(w.Value, v.Value),
+			"invariant", "fork copy %d is %s/%s, want %s/%s (source seq %d): not in the source's commit order",
+			i, w.Namespace, w.Key, v.Address.Namespace, v.Address.Key, v.Seq) {
+			return false
+		}
+		if i > 0 && !r.check(w.Seq == got[i-1].Seq+1, "invariant", "fork copy %d has seq %d after %d", i, w.Seq, got[i-1].Seq) {
+			return false
+		}
+	}
+	return true
 }

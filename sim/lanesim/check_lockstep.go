@@ -571,6 +571,10 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		return res, serr, true // the process died or closes: restart resyncs
 	}
 	ls.stepping = false
+	if exp.Kind == "fault" {
+		ferr := ls.stepFaulted(exp.Reason, res, serr)
+		return res, ferr, ferr != nil
+	}
 	if serr != nil {
 		return res, serr, true
 	}
@@ -600,6 +604,31 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 	return res, nil, ls.compareSnapshot("snapshot after step "+exp.Kind, snap) &&
 		r.client.check("step "+exp.Kind) && r.inv.check("step "+exp.Kind, snap, nil) &&
 		ls.compareCapture("capture after step "+exp.Kind, r.ln)
+}
+
+// stepFaulted checks a step the model says faults: the lane reports a
+// harness fault with exactly pi's message, having written and emitted
+// nothing. The operation it faulted on stays current (every later step of
+// it faults the same way): the driver finalizes it in the next process.
+// It returns the fault for the driver, or nil after a failure.
+func (ls *lockstep) stepFaulted(reason string, res lane.StepResult, serr error) error {
+	r := ls.r
+	var hf *lane.HarnessFault
+	if errors.As(serr, &hf) && r.faultPending {
+		return serr // an injected storage fault came first: the driver restarts
+	}
+	if !errors.As(serr, &hf) || hf.Cause.Error() != reason {
+		r.fail("model-mismatch", "step: impl returned %+v, error %v; model expects the harness fault %q", res, serr, reason)
+		return nil
+	}
+	if !ls.compareState("step fault") || !ls.compareEvents("step fault", true) {
+		return nil
+	}
+	if cur := r.ln.Current(); cur != nil {
+		r.stuck = cur.ID
+		r.fault(fmt.Sprintf("step of %s at %s (cancelled %t) faulted: %s", cur.ID, cur.State.At, cur.State.Control.CancelRequested, reason))
+	}
+	return serr
 }
 
 // ---- process loss ----

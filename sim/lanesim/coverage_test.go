@@ -67,7 +67,9 @@ func TestRaceCoverage(t *testing.T) {
 	const full = 60
 	seeds := full
 	if testing.Short() {
-		seeds = 25
+		// poll-replacement first reconnects without a permit to an orphaned
+		// poll at seed 27 (then 36, 74 of the first 100, memory)
+		seeds = 30
 	}
 	counts := coverage(t, seeds, "memory")
 	if missingOrder(counts) {

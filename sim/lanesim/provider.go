@@ -47,7 +47,34 @@ type genOpts struct {
 	maxBlocks   int
 	errorWeight int // weight of endError / endSetupError / endDisconnect
 	deferred    bool
-	stall       bool
+	// badHandle: the deferred response's handle does not decode (none, or
+	// one that does not name the run's model); only a poll answers with one
+	// (a fresh response's handle is checked at its settlement)
+	badHandle bool
+	stall     bool
+}
+
+// badHandles are the handles a poll's deferred answer may carry that pi's
+// readDeferredSourceHandle (runtime/drive/deferred.ts) refuses: none at
+// all, an empty id, another model.
+var badHandles = []string{"none", "empty-id", "other-model"}
+
+// deferredHandle is the handle of a deferred answer: the simulated model's,
+// or, for badHandle, one drawn from badHandles.
+func deferredHandle(src choice.Source, bad bool) *pi.DeferredHandle {
+	h := &pi.DeferredHandle{Provider: simProvider, ModelID: simModel, API: simAPI, ID: "job-1"}
+	if !bad {
+		return h
+	}
+	switch choice.Pick(src, "gen-bad-handle", badHandles) {
+	case "none":
+		return nil
+	case "empty-id":
+		h.ID = ""
+	default:
+		h.ModelID = simModel + "-other"
+	}
+	return h
 }
 
 // textPieces are the deltas text and thinking blocks stream. The last two
@@ -135,10 +162,14 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 			return pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: m}
 		})
 	case endDeferred:
+		h := deferredHandle(src, g.badHandle)
 		evs = append(evs, func(a *pi.AssistantMessage) pi.Event {
 			m := a.Clone()
 			m.StopReason = pi.StopDeferred
-			m.Deferred = &pi.DeferredHandle{Provider: simProvider, ModelID: simModel, API: simAPI, ID: "job-1"}
+			if h != nil {
+				c := *h
+				m.Deferred = &c
+			}
 			return pi.Event{Type: pi.EventDone, Reason: pi.StopDeferred, Message: m}
 		})
 	case endDisconnect:

@@ -64,6 +64,9 @@ type runner struct {
 	// cutLogs collect, for each capture waiting on the line, the reference
 	// after every acknowledged commit (capturecut.go)
 	cutLogs []*cutLog
+	// stuck is the operation whose deferred source handle faulted a step
+	// (badHandle): no step of it can succeed, the driver finalizes it.
+	stuck string
 	// faultPending: a storage fault was injected and has not yet faulted.
 	faultPending bool
 	injected     bool // a storage fault was injected in this run
@@ -232,10 +235,14 @@ func (r *runner) fault(what string) {
 }
 
 // nextPlan draws the next provider response; the first response of a
-// deferred profile is a deferred handle.
+// deferred profile is a deferred handle, and with badHandle a poll may
+// answer deferred again with a handle pi refuses when it next reads it.
 func (r *runner) nextPlan(req lane.Request) respPlan {
 	g := r.p.gen
 	g.deferred = r.p.deferred && req.Deferred == nil && req.Attempt == 1
+	if r.p.badHandle && req.Deferred != nil && choice.Chance(r.w, "poll-bad-handle", 1, 2) {
+		g.deferred, g.badHandle = true, true
+	}
 	return genPlan(r.w, g)
 }
 
@@ -266,6 +273,9 @@ func (r *runner) startProcess() bool {
 		return false
 	}
 	r.st = &simStore{Storage: raw, r: r, gen: r.gen}
+	if r.gen == 1 && r.p.forkMigrate && !r.seedAppValues(raw) {
+		return false
+	}
 	if !r.reconcileStore() {
 		return false
 	}

@@ -16,6 +16,9 @@ type profile struct {
 	deferred      bool
 	forkMigrate   bool
 	pollCrash     bool // crash aimed at the middle of deferred polls
+	// badHandle: a poll may answer deferred with a handle that does not
+	// decode; the next step of the operation faults (provider.go)
+	badHandle     bool
 	commitLatency bool
 	compaction    bool
 	// structural generations run beside ordinary generation (actor_structural.go)
@@ -96,6 +99,13 @@ var profiles = func() []profile {
 
 	p = base("deferred-replacement", "deferred polls with permits, crashes and cancellation", RowPollReplacement)
 	p.deferred = true
+	p.crashes = 1
+	p.canceller = true
+	add(p)
+
+	p = base("bad-deferred-handle", "a poll answers deferred with a handle pi refuses: the next poll, wait or cancel reconciliation faults")
+	p.deferred = true
+	p.badHandle = true
 	p.crashes = 1
 	p.canceller = true
 	add(p)
