@@ -61,7 +61,7 @@ func coverageTable(counts map[string]map[string]int) string {
 
 // Every order of every race row is reached (a campaign missing one is
 // inconclusive, not a pass).
-// In -short mode it runs 25 seeds and goes on to the full 60 only while an
+// In -short mode it runs 30 seeds and goes on to the full 60 only while an
 // order is still missing (rare orders move whenever an actor draws anew).
 func TestRaceCoverage(t *testing.T) {
 	const full = 60
