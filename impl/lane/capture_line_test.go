@@ -162,43 +162,54 @@ func TestSnapshotNeverSeesAnUnacknowledgedSettlement(t *testing.T) {
 		h := newHarness(t, b)
 		gate := &appliedGate{Storage: h.store, held: make(chan struct{}), release: make(chan struct{})}
 		h.gated.Storage = gate
-		spy := &futureSpy{Executor: env.Goroutines{}, name: "lane:commit-published", seen: make(chan struct{})}
-		h.exec = spy
-		crashRun(t, h, 3, helloScript(), 5) // reopened at effect_pending with "hello " committed
-		l := h.lane
-		stepped := make(chan error, 1)
-		go func() {
-			_, err := l.Step(StepOptions{}) // recovery: its settlement deletes the frames
-			stepped <- err
-		}()
-		<-gate.held
-
-		type snapped struct {
-			s   *Snapshot
-			err error
-		}
-		got := make(chan snapped, 1)
-		go func() {
-			s, err := l.Snapshot()
-			got <- snapped{s, err}
-		}()
-		var c snapped
-		select {
-		case c = <-got: // answered while the settlement is unacknowledged
-			close(gate.release)
-		case <-spy.seen: // waiting for the settlement to publish its state
-			close(gate.release)
-			c = <-got
-		}
-		require.NoError(t, <-stepped)
-		require.NoError(t, c.err)
-		if st := c.s.State; st != nil && st.At.IsEffectPending() {
-			require.NotNil(t, c.s.StreamingMessage, "snapshot pairs effect_pending with the settled (frameless) storage")
-			require.Equal(t, "hello ", textOf(c.s.StreamingMessage))
+		snap, _, err := snapshotBesideHeldSettlement(t, h, gate.held, gate.release)
+		require.NoError(t, err)
+		if st := snap.State; st != nil && st.At.IsEffectPending() {
+			require.NotNil(t, snap.StreamingMessage, "snapshot pairs effect_pending with the settled (frameless) storage")
+			require.Equal(t, "hello ", textOf(snap.StreamingMessage))
 		} else {
-			require.Nil(t, c.s.StreamingMessage)
+			require.Nil(t, snap.StreamingMessage)
 		}
 	})
+}
+
+// snapshotBesideHeldSettlement reopens h's lane at effect_pending with
+// "hello " committed, starts the recovery step, and once its settlement is
+// held (held closed) takes a Snapshot, then releases the settlement. waited
+// reports that the Snapshot waited for the commit to publish its state.
+func snapshotBesideHeldSettlement(t *testing.T, h *harness, held, release chan struct{}) (snap *Snapshot, waited bool, err error) {
+	t.Helper()
+	spy := &futureSpy{Executor: env.Goroutines{}, name: "lane:commit-published", seen: make(chan struct{})}
+	h.exec = spy
+	crashRun(t, h, 3, helloScript(), 5)
+	l := h.lane
+	stepped := make(chan error, 1)
+	go func() {
+		_, err := l.Step(StepOptions{}) // recovery: its settlement deletes the frames
+		stepped <- err
+	}()
+	<-held
+	type snapped struct {
+		s   *Snapshot
+		err error
+	}
+	got := make(chan snapped, 1)
+	go func() {
+		s, err := l.Snapshot()
+		got <- snapped{s, err}
+	}()
+	var c snapped
+	select {
+	case c = <-got: // answered while the settlement is held
+	case <-spy.seen: // waiting for the settlement to publish its state
+		waited = true
+	}
+	close(release)
+	if waited {
+		c = <-got
+	}
+	require.NoError(t, <-stepped)
+	return c.s, waited, c.err
 }
 
 // heldGate holds the first commit that deletes a list (the settlement)
@@ -228,39 +239,11 @@ func TestSnapshotBesideAnUnappliedCommitDoesNotWait(t *testing.T) {
 		h := newHarness(t, b)
 		gate := &heldGate{Storage: h.store, held: make(chan struct{}), release: make(chan struct{})}
 		h.gated.Storage = gate
-		spy := &futureSpy{Executor: env.Goroutines{}, name: "lane:commit-published", seen: make(chan struct{})}
-		h.exec = spy
-		crashRun(t, h, 3, helloScript(), 5) // reopened at effect_pending with "hello " committed
-		l := h.lane
-		stepped := make(chan error, 1)
-		go func() {
-			_, err := l.Step(StepOptions{}) // recovery: its settlement deletes the frames
-			stepped <- err
-		}()
-		<-gate.held
-		type snapped struct {
-			s   *Snapshot
-			err error
-		}
-		got := make(chan snapped, 1)
-		go func() {
-			s, err := l.Snapshot()
-			got <- snapped{s, err}
-		}()
-		var c snapped
-		select {
-		case c = <-got:
-			close(gate.release)
-		case <-spy.seen:
-			close(gate.release)
-			<-got
-			t.Fatal("snapshot waited for a commit that had not reached storage")
-		}
-		require.NoError(t, <-stepped)
-		require.NoError(t, c.err)
-		s := c.s
-		require.NotNil(t, s.State)
-		require.True(t, s.State.At.IsEffectPending(), "state %s", s.State.At)
-		require.Equal(t, "hello ", textOf(s.StreamingMessage))
+		snap, waited, err := snapshotBesideHeldSettlement(t, h, gate.held, gate.release)
+		require.False(t, waited, "snapshot waited for a commit that had not reached storage")
+		require.NoError(t, err)
+		require.NotNil(t, snap.State)
+		require.True(t, snap.State.At.IsEffectPending(), "state %s", snap.State.At)
+		require.Equal(t, "hello ", textOf(snap.StreamingMessage))
 	})
 }
