@@ -10,19 +10,9 @@ import (
 // estimatedImageChars is compaction.ts's ESTIMATED_IMAGE_CHARS.
 const estimatedImageChars = 4800
 
-// field is v[key] for an object v, Undefined otherwise (JS property access
-// on a value that has no such own property).
-func field(v pi.JSONValue, key string) pi.JSONValue {
-	if v.Kind() != pi.Object {
-		return pi.JSONValue{}
-	}
-	f, _ := v.ObjectValue().Get(key)
-	return f
-}
-
 // str is v[key] when it is a string.
 func str(v pi.JSONValue, key string) (string, bool) {
-	f := field(v, key)
+	f := v.Prop(key)
 	return f.Str(), f.Kind() == pi.String
 }
 
@@ -65,16 +55,16 @@ func EstimateTokens(message pi.JSONValue) int {
 	chars := 0
 	switch role, _ := str(message, "role"); role {
 	case "user", "custom", "toolResult":
-		chars = contentChars(field(message, "content"))
+		chars = contentChars(message.Prop("content"))
 	case "assistant":
-		for _, b := range field(message, "content").Array() {
+		for _, b := range message.Prop("content").Array() {
 			switch t, _ := str(b, "type"); t {
 			case "text":
 				chars += strLen(b, "text")
 			case "thinking":
 				chars += strLen(b, "thinking")
 			case "toolCall":
-				chars += strLen(b, "name") + safeJSONLen(field(b, "arguments"))
+				chars += strLen(b, "name") + safeJSONLen(b.Prop("arguments"))
 			}
 		}
 	case "bashExecution":
@@ -90,7 +80,7 @@ func EstimateTokens(message pi.JSONValue) int {
 // number is a usage field as a JS number: NaN when it is not a number, so
 // that a missing part poisons the sum as undefined does in JS.
 func number(v pi.JSONValue, key string) float64 {
-	f := field(v, key)
+	f := v.Prop(key)
 	if f.Kind() != pi.Number {
 		return math.NaN()
 	}
@@ -112,7 +102,7 @@ func assistantUsage(message pi.JSONValue) (pi.JSONValue, bool) {
 	if role, _ := str(message, "role"); role != "assistant" {
 		return pi.JSONValue{}, false
 	}
-	usage := field(message, "usage")
+	usage := message.Prop("usage")
 	stop, _ := str(message, "stopReason")
 	if stop == "aborted" || stop == "error" || usage.Kind() != pi.Object || !(contextTokens(usage) > 0) {
 		return pi.JSONValue{}, false

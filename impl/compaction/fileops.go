@@ -38,12 +38,12 @@ func (f *fileOps) fromDetails(details pi.JSONValue) {
 	if details.Kind() != pi.Object {
 		return
 	}
-	for _, p := range field(details, "readFiles").Array() {
+	for _, p := range details.Prop("readFiles").Array() {
 		if p.Kind() == pi.String {
 			f.read.add(p.Str())
 		}
 	}
-	for _, p := range field(details, "modifiedFiles").Array() {
+	for _, p := range details.Prop("modifiedFiles").Array() {
 		if p.Kind() == pi.String {
 			f.edited.add(p.Str())
 		}
@@ -56,12 +56,12 @@ func (f *fileOps) fromMessage(m pi.JSONValue) {
 	if role, _ := str(m, "role"); role != "assistant" {
 		return
 	}
-	for _, b := range field(m, "content").Array() {
+	for _, b := range m.Prop("content").Array() {
 		if t, _ := str(b, "type"); t != "toolCall" {
 			continue
 		}
 		name, _ := str(b, "name")
-		path, ok := str(field(b, "arguments"), "path")
+		path, ok := str(b.Prop("arguments"), "path")
 		if !ok || path == "" {
 			continue
 		}

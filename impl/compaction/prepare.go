@@ -36,7 +36,7 @@ func ParseEntry(raw []byte, timestamp float64) (Entry, error) {
 	}
 	t, _ := str(v, "type")
 	id, _ := str(v, "id")
-	return Entry{Type: t, ID: id, Timestamp: timestamp, Raw: v, Message: field(v, "message")}, nil
+	return Entry{Type: t, ID: id, Timestamp: timestamp, Raw: v, Message: v.Prop("message")}, nil
 }
 
 // summaryMessage is createBranchSummaryMessage / createCompactionSummaryMessage
@@ -44,11 +44,11 @@ func ParseEntry(raw []byte, timestamp float64) (Entry, error) {
 func summaryMessage(role string, e Entry) pi.JSONValue {
 	o := pi.NewObject()
 	o.Set("role", pi.StringValue(role))
-	o.Set("summary", field(e.Raw, "summary"))
+	o.Set("summary", e.Raw.Prop("summary"))
 	if role == "branchSummary" {
-		o.Set("fromId", field(e.Raw, "fromId"))
+		o.Set("fromId", e.Raw.Prop("fromId"))
 	} else {
-		o.Set("tokensBefore", field(e.Raw, "tokensBefore"))
+		o.Set("tokensBefore", e.Raw.Prop("tokensBefore"))
 	}
 	o.Set("timestamp", pi.NumberValue(e.Timestamp))
 	return pi.ObjectValue(o)
@@ -80,7 +80,7 @@ func contextMessages(path []Entry) []pi.JSONValue {
 			}
 		case "compaction":
 			out = append(out, summaryMessage("compactionSummary", e))
-			for _, m := range field(e.Raw, "retainedTail").Array() {
+			for _, m := range e.Raw.Prop("retainedTail").Array() {
 				if isContextMessage(m) {
 					out = append(out, m)
 				}
@@ -129,7 +129,7 @@ func keepRecentTokens(settings pi.JSONValue) (float64, error) {
 	case pi.Null:
 		return 0, fmt.Errorf("Cannot read properties of null (reading 'keepRecentTokens')")
 	}
-	return pi.ToNumber(field(settings, "keepRecentTokens")), nil
+	return pi.ToNumber(settings.Prop("keepRecentTokens")), nil
 }
 
 // Prepare is prepareCompaction followed by durableCompactionPreparation:
@@ -144,9 +144,9 @@ func Prepare(path []Entry, settings pi.JSONValue) (preparation pi.JSONValue, ok 
 	compactable := path
 	var previousSummary pi.JSONValue
 	if prev >= 0 {
-		previousSummary = field(path[prev].Raw, "summary")
+		previousSummary = path[prev].Raw.Prop("summary")
 		compactable = nil
-		for _, m := range field(path[prev].Raw, "retainedTail").Array() {
+		for _, m := range path[prev].Raw.Prop("retainedTail").Array() {
 			compactable = append(compactable, Entry{Type: "message", Timestamp: path[prev].Timestamp, Message: m})
 		}
 		compactable = append(compactable, path[prev+1:]...)
@@ -172,7 +172,7 @@ func Prepare(path []Entry, settings pi.JSONValue) (preparation pi.JSONValue, ok 
 	tail := messagesOf(compactable[cut.FirstKeptEntryIndex:])
 	ops := newFileOps()
 	if prev >= 0 {
-		ops.fromDetails(field(path[prev].Raw, "details"))
+		ops.fromDetails(path[prev].Raw.Prop("details"))
 	}
 	for _, m := range summarize {
 		ops.fromMessage(m)

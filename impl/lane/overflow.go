@@ -52,7 +52,7 @@ func (l *Lane) prepareOverflow(op string, intent *OpState) (*overflowPrep, error
 		if err != nil {
 			return plan{}, err
 		}
-		path, settings, read = entries, field(cur.op.State.Settings, "compaction"), true
+		path, settings, read = entries, cur.op.State.Settings.Prop("compaction"), true
 		return plan{}, nil
 	})
 	if err != nil || !read {
@@ -100,13 +100,4 @@ func boundedBranch(l *Lane, tip *string) ([]compaction.Entry, error) {
 		path[len(rev)-1-i] = e
 	}
 	return path, nil
-}
-
-// field is v[key] for an object v (Undefined otherwise).
-func field(v pi.JSONValue, key string) pi.JSONValue {
-	if v.Kind() != pi.Object {
-		return pi.JSONValue{}
-	}
-	f, _ := v.ObjectValue().Get(key)
-	return f
 }

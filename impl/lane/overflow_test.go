@@ -53,7 +53,7 @@ func TestOverflowSettlementWritesPreparation(t *testing.T) {
 
 		st := h.stateOf(op)
 		require.Equal(t, LeafSummaryDeciding, st.At)
-		taskID := field(st.Task, "taskId").Str()
+		taskID := st.Task.Prop("taskId").Str()
 		require.NotEmpty(t, taskID)
 		require.Equal(t, op+":"+taskID, h.tele[len(h.tele)-2].Key)
 		v, err := h.store.GetValue(PreparationAddr(op, taskID))
@@ -74,7 +74,7 @@ func (h *harness) firstMessageJSON() string {
 	require.NotEmpty(h.t, es)
 	v, err := pi.ParseJSON(string(es[0].Entry.Raw))
 	require.NoError(h.t, err)
-	return string(field(v, "message").AppendJSON(nil))
+	return string(v.Prop("message").AppendJSON(nil))
 }
 
 // seedAfterCompaction commits, before the lane opens, a branch whose tip is

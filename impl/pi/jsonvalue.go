@@ -64,6 +64,17 @@ func (v JSONValue) Str() string              { return v.s }
 func (v JSONValue) Array() []JSONValue       { return v.arr }
 func (v JSONValue) ObjectValue() *JSONObject { return v.obj }
 
+// Prop is v[key] as JS reads an own property: the member's value for an
+// object that has it, Undefined for anything else (no such member, or v is
+// not an object).
+func (v JSONValue) Prop(key string) JSONValue {
+	if v.kind != Object {
+		return JSONValue{}
+	}
+	x, _ := v.obj.Get(key)
+	return x
+}
+
 // Equal is deep equality with SameValue for numbers (NaN equals NaN, 0 and
 // -0 differ) and JS property order for objects. go-cmp uses it.
 func (v JSONValue) Equal(o JSONValue) bool {

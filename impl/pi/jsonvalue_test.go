@@ -103,3 +103,23 @@ func TestParseJSONObjectMembers(t *testing.T) {
 		}
 	}
 }
+
+// Prop reads like JS property access: a member of an object, undefined for
+// a missing member or a value that is not an object.
+func TestPropReadsLikeJS(t *testing.T) {
+	v, err := ParseJSON(`{"a":1,"b":null}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Prop("a"); got.Kind() != Number || got.Number() != 1 {
+		t.Fatalf("a: %v", got)
+	}
+	if got := v.Prop("b"); got.Kind() != Null {
+		t.Fatalf("b: %v", got)
+	}
+	for _, w := range []JSONValue{v, NullValue(), StringValue("a"), {}} {
+		if got := w.Prop("zz"); !got.IsUndefined() {
+			t.Fatalf("%v.zz: %v", w, got)
+		}
+	}
+}

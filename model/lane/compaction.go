@@ -68,15 +68,6 @@ func (m *Model) branchPath() ([]pathItem, error) {
 	return path, nil
 }
 
-// prop is o[k] (undefined when o is no object or lacks k).
-func prop(o pi.JSONValue, k string) pi.JSONValue {
-	if o.Kind() != pi.Object {
-		return pi.JSONValue{}
-	}
-	v, _ := o.ObjectValue().Get(k)
-	return v
-}
-
 func jsLen(v pi.JSONValue) float64 {
 	if v.Kind() != pi.String {
 		return 0
@@ -93,33 +84,33 @@ func tokens(msg pi.JSONValue) float64 {
 		}
 		var n float64
 		for _, b := range content.Array() {
-			kind := prop(b, "type").Str()
+			kind := b.Prop("type").Str()
 			switch {
 			case kind == "text":
-				n += jsLen(prop(b, "text"))
+				n += jsLen(b.Prop("text"))
 			case kind == "image" && !assistant:
 				n += 4800
 			case kind == "thinking" && assistant:
-				n += jsLen(prop(b, "thinking"))
+				n += jsLen(b.Prop("thinking"))
 			case kind == "toolCall" && assistant:
 				args := "undefined"
-				if a := prop(b, "arguments"); !a.IsUndefined() {
+				if a := b.Prop("arguments"); !a.IsUndefined() {
 					args = string(a.AppendJSON(nil))
 				}
-				n += jsLen(prop(b, "name")) + float64(pi.UTF16Len(args))
+				n += jsLen(b.Prop("name")) + float64(pi.UTF16Len(args))
 			}
 		}
 		return n
 	}
-	switch prop(msg, "role").Str() {
+	switch msg.Prop("role").Str() {
 	case "user", "toolResult", "custom":
-		chars = blockChars(prop(msg, "content"), false)
+		chars = blockChars(msg.Prop("content"), false)
 	case "assistant":
-		chars = blockChars(prop(msg, "content"), true)
+		chars = blockChars(msg.Prop("content"), true)
 	case "bashExecution":
-		chars = jsLen(prop(msg, "command")) + jsLen(prop(msg, "output"))
+		chars = jsLen(msg.Prop("command")) + jsLen(msg.Prop("output"))
 	case "branchSummary", "compactionSummary":
-		chars = jsLen(prop(msg, "summary"))
+		chars = jsLen(msg.Prop("summary"))
 	}
 	return math.Ceil(chars / 4)
 }
@@ -127,13 +118,13 @@ func tokens(msg pi.JSONValue) float64 {
 // usageTokens is the context size an assistant message reports (0 when its
 // usage cannot be used: not assistant, aborted, failed, or not positive).
 func usageTokens(msg pi.JSONValue) float64 {
-	stop := prop(msg, "stopReason").Str()
-	u := prop(msg, "usage")
-	if prop(msg, "role").Str() != "assistant" || stop == "aborted" || stop == "error" || u.Kind() != pi.Object {
+	stop := msg.Prop("stopReason").Str()
+	u := msg.Prop("usage")
+	if msg.Prop("role").Str() != "assistant" || stop == "aborted" || stop == "error" || u.Kind() != pi.Object {
 		return 0
 	}
 	num := func(k string) float64 {
-		if v := prop(u, k); v.Kind() == pi.Number {
+		if v := u.Prop(k); v.Kind() == pi.Number {
 			return v.Number()
 		}
 		return math.NaN()
@@ -151,10 +142,10 @@ func usageTokens(msg pi.JSONValue) float64 {
 // inContext is whether a message reaches provider context: not an assistant
 // message that failed, aborted or deferred.
 func inContext(msg pi.JSONValue) bool {
-	if prop(msg, "role").Str() != "assistant" {
+	if msg.Prop("role").Str() != "assistant" {
 		return true
 	}
-	switch prop(msg, "stopReason").Str() {
+	switch msg.Prop("stopReason").Str() {
 	case "error", "aborted", "deferred":
 		return false
 	}
@@ -251,27 +242,27 @@ func tokensBefore(ctx []pi.JSONValue) float64 {
 func fileOps(prev *pathItem, summarized []pi.JSONValue) pi.JSONValue {
 	read, written, edited := newPathSet(), newPathSet(), newPathSet()
 	if prev != nil && prev.details.Kind() == pi.Object {
-		for _, p := range prop(prev.details, "readFiles").Array() {
+		for _, p := range prev.details.Prop("readFiles").Array() {
 			if p.Kind() == pi.String {
 				read.add(p.Str())
 			}
 		}
-		for _, p := range prop(prev.details, "modifiedFiles").Array() {
+		for _, p := range prev.details.Prop("modifiedFiles").Array() {
 			if p.Kind() == pi.String {
 				edited.add(p.Str())
 			}
 		}
 	}
 	for _, msg := range summarized {
-		if prop(msg, "role").Str() != "assistant" {
+		if msg.Prop("role").Str() != "assistant" {
 			continue
 		}
-		for _, b := range prop(msg, "content").Array() {
-			p := prop(prop(b, "arguments"), "path")
-			if prop(b, "type").Str() != "toolCall" || p.Kind() != pi.String || p.Str() == "" {
+		for _, b := range msg.Prop("content").Array() {
+			p := b.Prop("arguments").Prop("path")
+			if b.Prop("type").Str() != "toolCall" || p.Kind() != pi.String || p.Str() == "" {
 				continue
 			}
-			switch prop(b, "name").Str() {
+			switch b.Prop("name").Str() {
 			case "read":
 				read.add(p.Str())
 			case "write":
@@ -295,7 +286,7 @@ func fileOps(prev *pathItem, summarized []pi.JSONValue) pi.JSONValue {
 // after that message; a kept tail that does not start at a user message
 // splits the turn that began at the nearest user or bashExecution message.
 func cutAt(msgs []pi.JSONValue, budget float64) (keep int, split bool, turnStart int) {
-	canCut := func(i int) bool { return prop(msgs[i], "role").Str() != "toolResult" }
+	canCut := func(i int) bool { return msgs[i].Prop("role").Str() != "toolResult" }
 	first := -1
 	for i := range msgs {
 		if canCut(i) {
@@ -320,11 +311,11 @@ func cutAt(msgs []pi.JSONValue, budget float64) (keep int, split bool, turnStart
 			break
 		}
 	}
-	if prop(msgs[keep], "role").Str() == "user" {
+	if msgs[keep].Prop("role").Str() == "user" {
 		return keep, false, -1
 	}
 	for i := keep; i >= 0; i-- {
-		if r := prop(msgs[i], "role").Str(); r == "user" || r == "bashExecution" {
+		if r := msgs[i].Prop("role").Str(); r == "user" || r == "bashExecution" {
 			return keep, true, i
 		}
 	}

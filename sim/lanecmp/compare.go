@@ -102,7 +102,7 @@ func (r *Reader) ReadState(st store.Storage, laneName string, ops, listKeys []st
 	if err != nil {
 		return s, err
 	}
-	s.Lane = ml.LaneRecord{Current: str(get(ls, "currentOperationId")), Last: str(get(ls, "lastOperationId")), Inbox: inboxOf(ls)}
+	s.Lane = ml.LaneRecord{Current: str(ls.Prop("currentOperationId")), Last: str(ls.Prop("lastOperationId")), Inbox: inboxOf(ls)}
 	if err := r.readEntries(st, &s); err != nil {
 		return s, err
 	}
@@ -131,7 +131,7 @@ func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 			v, err := r.parse(e.Entry.Raw)
 			memo = entryMemo{err: err}
 			if err == nil {
-				memo.message = string(get(v, "message").AppendJSON(nil))
+				memo.message = string(v.Prop("message").AppendJSON(nil))
 			}
 			r.entries[string(e.Entry.Raw)] = memo
 		}
@@ -161,7 +161,7 @@ func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
 			v, err := r.parse(u.Row.Raw)
 			memo = usageMemo{err: err}
 			if err == nil {
-				memo.entryID, memo.usage = str(get(v, "entryId")), string(get(v, "usage").AppendJSON(nil))
+				memo.entryID, memo.usage = str(v.Prop("entryId")), string(v.Prop("usage").AppendJSON(nil))
 			}
 			r.usage[string(u.Row.Raw)] = memo
 		}
@@ -198,7 +198,7 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 			os, err := decode(sv.Value)
 			memo = opMemo{err: err}
 			if err == nil {
-				memo.op, memo.taskID = opOf(os), str(get(os.Task, "taskId"))
+				memo.op, memo.taskID = opOf(os), str(os.Task.Prop("taskId"))
 			}
 			r.ops[string(sv.Value)] = memo
 		}
@@ -222,9 +222,9 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 		return err
 	}
 	if !rv.IsUndefined() {
-		e := get(rv, "error")
-		s.Results[op] = ml.Result{Status: str(get(rv, "status")), ErrorCode: str(get(e, "code")), ErrorMessage: str(get(e, "message")),
-			TipID: str(get(rv, "tipId")), FromTipID: str(get(rv, "fromTipId"))}
+		e := rv.Prop("error")
+		s.Results[op] = ml.Result{Status: str(rv.Prop("status")), ErrorCode: str(e.Prop("code")), ErrorMessage: str(e.Prop("message")),
+			TipID: str(rv.Prop("tipId")), FromTipID: str(rv.Prop("fromTipId"))}
 	}
 	return nil
 }
@@ -321,14 +321,6 @@ func (r *Reader) readJSON(st store.Storage, a store.Address) (pi.JSONValue, erro
 		return pi.JSONValue{}, fmt.Errorf("lanecmp: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, memo.err)
 	}
 	return memo.v, nil
-}
-
-func get(v pi.JSONValue, key string) pi.JSONValue {
-	if v.Kind() != pi.Object {
-		return pi.JSONValue{}
-	}
-	x, _ := v.ObjectValue().Get(key)
-	return x
 }
 
 func str(v pi.JSONValue) string {

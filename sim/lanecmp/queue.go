@@ -13,13 +13,13 @@ import (
 // inboxOf reads pi.lane.state's inbox items (entryId, kind) in order; an
 // item of another shape reads as empty strings, which no model item has.
 func inboxOf(ls pi.JSONValue) []ml.InboxItem {
-	inbox := get(ls, "inbox")
+	inbox := ls.Prop("inbox")
 	if inbox.Kind() != pi.Array {
 		return nil
 	}
 	var out []ml.InboxItem
 	for _, it := range inbox.Array() {
-		out = append(out, ml.InboxItem{EntryID: str(get(it, "entryId")), Kind: str(get(it, "kind"))})
+		out = append(out, ml.InboxItem{EntryID: str(it.Prop("entryId")), Kind: str(it.Prop("kind"))})
 	}
 	return out
 }
