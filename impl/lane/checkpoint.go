@@ -74,8 +74,14 @@ func (l *Lane) checkPromptEntries(ids []string) error {
 		return fmt.Errorf("lane: start run: read entries: %w", err)
 	}
 	found := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		found[id] = false
+	}
 	for _, e := range entries {
-		found[e.Entry.ID] = found[e.Entry.ID] || isMessageEntry(e.Entry.Raw)
+		// only the prompt's entries are parsed, not the whole transcript
+		if seen, want := found[e.Entry.ID]; want && !seen {
+			found[e.Entry.ID] = isMessageEntry(e.Entry.Raw)
+		}
 	}
 	for _, id := range ids {
 		if !found[id] {
@@ -87,10 +93,10 @@ func (l *Lane) checkPromptEntries(ids []string) error {
 
 func isMessageEntry(raw []byte) bool {
 	v, err := pi.ParseJSON(string(raw))
-	if err != nil || v.Kind() != pi.Object {
+	if err != nil {
 		return false
 	}
-	t, _ := v.ObjectValue().Get("type")
+	t := v.Prop("type")
 	return t.Kind() == pi.String && t.Str() == "message"
 }
 

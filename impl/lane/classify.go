@@ -235,7 +235,7 @@ func (s *settlement) overflow(prep *overflowPrep) Disposition {
 	n := *s.scope
 	n.At = LeafSummaryDeciding
 	n.Task = jobj("taskId", prep.taskID, "reason", "overflow", "boundary", jobj("kind", "resume_checkpoint",
-		"resumeAfter", jobj("continuation", jobj("kind", "need_assistant", "overflowRecoveryUsed", true),
+		"resumeAfter", jobj("continuation", Continuation{Kind: ContinueNeedAssistant, OverflowRecoveryUsed: true}.value(),
 			"triggerEntryId", cur.Gen.TriggerEntryID)))
 	return Disposition{Committed: committed, Next: &n, Preparation: prep}
 }

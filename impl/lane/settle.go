@@ -104,7 +104,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 			if !l.cfg.bugs.on(bugSettleWithoutDelete) {
 				writes = append(writes, store.DeleteListRaw(FramesAddr(op, respID)))
 			}
-			if d.Preparation != nil && d.Next.At == LeafSummaryDeciding {
+			if d.Preparation != nil { // only an overflow's summary.deciding carries one
 				writes = append(writes, store.SetValueRaw(PreparationAddr(op, d.Preparation.taskID), d.Preparation.value.AppendJSON(nil)))
 			}
 			writes = append(writes, store.SetValueRaw(OpStateAddr(op), MarshalState(d.Next)))
