@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/frameproof/frameproof/props/peer/procgroup"
@@ -108,6 +109,10 @@ func runChild(bin string, args []string, stdout, stderr io.Writer) int {
 	child := exec.Command(bin, args...)
 	procgroup.Own(child)
 	dieWithParent(child)
+	// Pdeathsig fires when the starting OS thread exits; keep this
+	// goroutine on that thread until the child is reaped.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	child.Stdout, child.Stderr = stdout, stderr
 	child.Env = append(os.Environ(), bugBuildEnv+"=1")
 	sigs, unsubscribe := simSignals()

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
@@ -108,8 +109,11 @@ func TestMutateInterruptedBySignal(t *testing.T) {
 	root := t.TempDir()
 	ready := filepath.Join(root, "ready")
 	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module sleeper\n\ngo 1.22\n"), 0o644))
-	test := "package sleeper\n\nimport (\n\t\"os\"\n\t\"testing\"\n\t\"time\"\n)\n\n" +
-		"func TestSleep(t *testing.T) {\n\t_ = os.WriteFile(" + strconv.Quote(ready) + ", nil, 0o644)\n\ttime.Sleep(time.Minute)\n}\n"
+	// The sleeping test announces its pid (written aside, then renamed, so
+	// the file is whole when it appears).
+	test := "package sleeper\n\nimport (\n\t\"os\"\n\t\"strconv\"\n\t\"testing\"\n\t\"time\"\n)\n\n" +
+		"func TestSleep(t *testing.T) {\n\t_ = os.WriteFile(" + strconv.Quote(ready+".tmp") + ", []byte(strconv.Itoa(os.Getpid())), 0o644)\n" +
+		"\t_ = os.Rename(" + strconv.Quote(ready+".tmp") + ", " + strconv.Quote(ready) + ")\n\ttime.Sleep(time.Minute)\n}\n"
 	require.NoError(t, os.WriteFile(filepath.Join(root, "sleep_test.go"), []byte(test), 0o644))
 	cmd := exec.Command(exe, "mutate", "--root", root, "--pkgs", ".", "--killer", "go test -count=1 .")
 	cmd.Env = append(os.Environ(), "FRAMEPROOF_AS_CLI=fake-suite")
@@ -119,6 +123,11 @@ func TestMutateInterruptedBySignal(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	waitForFile(t, ready, done)
+	pidText, err := os.ReadFile(ready)
+	require.NoError(t, err)
+	killer, err := strconv.Atoi(string(pidText))
+	require.NoError(t, err)
+	defer syscall.Kill(killer, syscall.SIGKILL) // only if the assertion below failed
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	select {
 	case <-done:
@@ -128,4 +137,5 @@ func TestMutateInterruptedBySignal(t *testing.T) {
 	}
 	assert.Equal(t, exitInconclusive, cmd.ProcessState.ExitCode(), errb.String())
 	assert.Contains(t, errb.String(), "interrupted before the score was known")
+	assert.True(t, procgroup.EventuallyDead(killer), "the killer's test process %d outlived mutate", killer)
 }
