@@ -3,6 +3,8 @@ package lanesim
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/env"
@@ -517,12 +519,11 @@ func (ls *lockstep) compareStorage(where string, st store.Storage) bool {
 	return !ls.mismatch(where, ls.reader.Compare(st, ls.m, ls.keys()...))
 }
 
+// keys are the frame lists the model knows, sorted: the comparison reads
+// them in this order, so the first read error it reports is the same on
+// every run of a seed.
 func (ls *lockstep) keys() []string {
-	ks := make([]string, 0, len(ls.frameKeys))
-	for k := range ls.frameKeys {
-		ks = append(ks, k)
-	}
-	return ks
+	return slices.Sorted(maps.Keys(ls.frameKeys))
 }
 
 func (ls *lockstep) compareSnapshot(where string, snap *lane.Snapshot) bool {
