@@ -3,6 +3,7 @@ package lanesim
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -124,7 +125,7 @@ func (r *runner) seedAppValues(st store.Storage) bool {
 		return false
 	}
 	for _, ns := range append([]string{lane.NSSessionName, lane.NSEntryLabel}, appNamespaces...) {
-		if !contains(r.foreignNS, ns) {
+		if !slices.Contains(r.foreignNS, ns) {
 			r.foreignNS = append(r.foreignNS, ns)
 		}
 	}

@@ -1,7 +1,9 @@
 package lanesim
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,6 +14,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/jsonl"
 	ml "github.com/frameproof/frameproof/model/lane"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/lanecmp"
@@ -315,5 +318,69 @@ func TestPrefixCheckerRejectsAnotherPrefix(t *testing.T) {
 				require.Contains(t, r.msg, tc.broken)
 			}
 		})
+	}
+}
+
+// The refused-file probe's judgement: only pi's refusal of line 2 with the
+// drawn cause passes; an open that succeeds, a failure that is no storage
+// error, another line or another cause is reported.
+func TestRefusedAsReportsEveryOtherOutcome(t *testing.T) {
+	const cause = "Value namespace must not contain \\u0000"
+	refusal := func(line int, c error) error { return &jsonl.StorageError{What: "line", Line: line, Cause: c} }
+	require.Empty(t, refusedAs(refusal(2, errors.New(cause)), cause))
+	for name, err := range map[string]error{
+		"opened":        nil,
+		"not storage":   errors.New(cause),
+		"other line":    refusal(3, errors.New(cause)),
+		"other cause":   refusal(2, errors.New("Non-monotonic storage sequence: 2")),
+		"with no cause": refusal(2, nil),
+	} {
+		require.NotEmpty(t, refusedAs(err, cause), name)
+	}
+}
+
+// checkForkCopies accepts the fork's copies only in the source's commit
+// order under consecutive seqs (session/fork.ts createForkSnapshot): a
+// reordered, dropped or renumbered copy is reported.
+func TestCheckForkCopiesRejectsOtherCopies(t *testing.T) {
+	clock := envtest.NewClock(envtest.Epoch)
+	r := bareRunner()
+	r.ref = newSpecStore(clock)
+	require.True(t, r.seedAppValues(newSpecStore(clock)), r.msg)
+	var want []store.CommittedWrite
+	for _, ns := range append([]string{lane.NSSessionName}, appNamespaces...) {
+		vs, err := r.ref.ScanValues(ns, "")
+		require.NoError(t, err)
+		for _, v := range vs {
+			want = append(want, store.CommittedWrite{Write: store.Write{Kind: store.WriteValue, Op: store.OpSet,
+				Namespace: v.Address.Namespace, Key: v.Address.Key, Value: v.Value}, Seq: v.Seq})
+		}
+	}
+	slices.SortFunc(want, func(a, b store.CommittedWrite) int { return cmp.Compare(a.Seq, b.Seq) })
+	require.Greater(t, len(want), 2)
+	renumber := func(ws []store.CommittedWrite, from int64) []store.CommittedWrite {
+		out := slices.Clone(ws)
+		for i := range out {
+			out[i].Seq = from + int64(i)
+		}
+		return out
+	}
+	swapped := renumber(want, 100)
+	swapped[0], swapped[1] = swapped[1], swapped[0]
+	swapped = renumber(swapped, 100)
+	gap := renumber(want, 100)
+	gap[len(gap)-1].Seq++
+	for name, tc := range map[string]struct {
+		ws     []store.CommittedWrite
+		broken bool
+	}{
+		"source order, consecutive": {renumber(want, 100), false},
+		"two copies swapped":        {swapped, true},
+		"a copy dropped":            {renumber(want[1:], 100), true},
+		"a seq skipped":             {gap, true},
+	} {
+		r.failed, r.msg = false, ""
+		(&forkMigrateChecker{r}).checkForkCopies(tc.ws)
+		require.Equal(t, tc.broken, r.failed, "%s: %s", name, r.msg)
 	}
 }

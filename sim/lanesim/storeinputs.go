@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/env"
@@ -178,7 +179,7 @@ func (b *envFSBackend) openInputs(e env.Env) (store.Storage, error) {
 		r.noteLists(ws)
 		r.fault("the store starts with foreign rows " + line)
 		for _, w := range ws {
-			if w.Kind == store.WriteValue && !contains(r.foreignNS, w.Namespace) {
+			if w.Kind == store.WriteValue && !slices.Contains(r.foreignNS, w.Namespace) {
 				r.foreignNS = append(r.foreignNS, w.Namespace)
 			}
 		}
@@ -200,15 +201,6 @@ func refusedAs(err error, cause string) string {
 		return fmt.Sprintf("the open failed with %v (line %d, cause %v), want line 2 and cause %q", err, se.Line, se.Cause, cause)
 	}
 	return ""
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // strictHook is the backends.Options.JSONL hook that sets Strict before
