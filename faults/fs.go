@@ -217,6 +217,15 @@ func (f *FS) ReadFile(path string) ([]byte, error) {
 	return append([]byte(nil), ino.visible...), nil
 }
 
+// ReadFileAtMost is ReadFile refusing more than limit bytes.
+func (f *FS) ReadFileAtMost(path string, limit int64) ([]byte, error) {
+	b, err := f.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return env.CheckAtMost(clean(path), b, limit)
+}
+
 // Create creates or truncates path.
 func (f *FS) Create(path string) (env.File, error) { return f.open(OpCreate, path, true) }
 

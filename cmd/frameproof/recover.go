@@ -69,13 +69,13 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var rep sessionrecovery.Report
 	if *apply {
-		rep, err = sessionrecovery.Apply(e, path, *backup)
+		rep, err = sessionrecovery.Apply(e, path, *backup, sessionrecovery.Options{MaxFileBytes: *maxInput})
 		// The store's torn-tail repair renames a fresh file over the session
 		// and Apply copies it to the backup: both keep the session's own mode.
 		restoreMode(stderr, path, mode)
 		restoreMode(stderr, *backup, mode)
 	} else {
-		rep, err = sessionrecovery.Inspect(e, path)
+		rep, err = sessionrecovery.Inspect(e, path, sessionrecovery.Options{MaxFileBytes: *maxInput})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "frameproof recover: %s\n", withCause(err))

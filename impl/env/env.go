@@ -12,7 +12,10 @@
 package env
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"time"
 )
 
@@ -37,6 +40,11 @@ type File interface {
 type FS interface {
 	// ReadFile returns the whole content of path.
 	ReadFile(path string) ([]byte, error)
+	// ReadFileAtMost returns the whole content of path, or an error
+	// wrapping ErrTooLarge, having read no more than limit+1 bytes, when
+	// path holds more than limit bytes (a file that grows after its size
+	// was checked is still bounded).
+	ReadFileAtMost(path string, limit int64) ([]byte, error)
 	// Create creates or truncates path and opens it for writing.
 	Create(path string) (File, error)
 	// OpenAppend opens path for appending, creating it when absent.
@@ -97,4 +105,25 @@ type Env struct {
 func Production() Env {
 	clock := SystemClock{}
 	return Env{Clock: clock, FS: OSFS{}, IDs: NewUUIDv7(clock, nil), Executor: Goroutines{}}
+}
+
+// ErrTooLarge is the cause ReadFileAtMost reports for a file over its limit.
+var ErrTooLarge = errors.New("file too large")
+
+// CheckAtMost returns b, or a path error wrapping ErrTooLarge when b holds
+// more than limit bytes: the check every ReadFileAtMost ends with.
+func CheckAtMost(path string, b []byte, limit int64) ([]byte, error) {
+	if int64(len(b)) > limit {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
+	}
+	return b, nil
+}
+
+// ReadAtMost reads path whole, through ReadFileAtMost when limit > 0 and
+// without a bound otherwise.
+func ReadAtMost(fsys FS, path string, limit int64) ([]byte, error) {
+	if limit > 0 {
+		return fsys.ReadFileAtMost(path, limit)
+	}
+	return fsys.ReadFile(path)
 }

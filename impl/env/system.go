@@ -27,6 +27,20 @@ type OSFS struct{}
 // ReadFile reads path with os.ReadFile.
 func (OSFS) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
 
+// ReadFileAtMost reads at most limit+1 bytes of path.
+func (OSFS) ReadFileAtMost(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	return CheckAtMost(path, b, limit)
+}
+
 // Create creates or truncates path.
 func (OSFS) Create(path string) (File, error) {
 	return os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)

@@ -169,7 +169,7 @@ func TestRegenerateCorpus(t *testing.T) {
 		p := filepath.Join(corpusDir, name+".jsonl")
 		require.NoError(t, os.WriteFile(p, content, 0o644))
 		var out bytes.Buffer
-		r, err := Inspect(testEnv(), p)
+		r, err := Inspect(testEnv(), p, Options{})
 		require.NoError(t, err)
 		require.NoError(t, Render(&out, name+".jsonl", r, false))
 		require.NoError(t, os.WriteFile(filepath.Join(corpusDir, name+".golden.txt"), out.Bytes(), 0o644))

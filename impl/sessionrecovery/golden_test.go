@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 )
@@ -36,7 +37,7 @@ func TestGoldenRecover(t *testing.T) {
 			p := filepath.Join(t.TempDir(), name+".jsonl")
 			require.NoError(t, os.WriteFile(p, original, 0o644))
 
-			r, err := Inspect(testEnv(), p)
+			r, err := Inspect(testEnv(), p, Options{})
 			require.NoError(t, err)
 			var out bytes.Buffer
 			require.NoError(t, Render(&out, name+".jsonl", r, false))
@@ -48,13 +49,13 @@ func TestGoldenRecover(t *testing.T) {
 			require.Equal(t, original, after, "inspect never writes")
 
 			backup := p + ".bak"
-			applied, err := Apply(testEnv(), p, backup)
+			applied, err := Apply(testEnv(), p, backup, Options{MaxFileBytes: 1 << 20})
 			require.NoError(t, err)
 			require.Len(t, applied.Orphans, len(r.Orphans))
 			for i := range r.Orphans {
 				assert.Equal(t, r.Orphans[i].Transaction, applied.Orphans[i].Transaction, "apply commits the printed transaction")
 			}
-			again, err := Inspect(testEnv(), p)
+			again, err := Inspect(testEnv(), p, Options{})
 			require.NoError(t, err)
 			assert.Empty(t, again.Orphans, "nothing left to recover")
 			assert.False(t, again.TornTail)
@@ -69,7 +70,7 @@ func TestGoldenRecover(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, original, kept, "the backup is the original")
 			require.NoError(t, os.WriteFile(p, original, 0o644))
-			_, err = Apply(testEnv(), p, backup)
+			_, err = Apply(testEnv(), p, backup, Options{MaxFileBytes: 1 << 20})
 			require.ErrorIs(t, err, fs.ErrExist, "an existing backup is never overwritten")
 		})
 	}
@@ -82,7 +83,7 @@ func TestRecoveryTransactionShape(t *testing.T) {
 	content, err := os.ReadFile(filepath.Join(corpusDir, "crashed-mid-text.jsonl"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, content, 0o644))
-	r, err := Inspect(testEnv(), p)
+	r, err := Inspect(testEnv(), p, Options{})
 	require.NoError(t, err)
 	require.Len(t, r.Orphans, 1)
 	o := r.Orphans[0]
@@ -105,7 +106,7 @@ func TestBadFileNamesTheLine(t *testing.T) {
 	lines := strings.SplitAfter(string(content), "\n")
 	bad := strings.Join(lines[:3], "") + lines[2] + strings.Join(lines[3:], "") // line 4 repeats line 3's seqs
 	require.NoError(t, os.WriteFile(p, []byte(bad), 0o644))
-	_, err = Inspect(testEnv(), p)
+	_, err = Inspect(testEnv(), p, Options{})
 	var se *jsonl.StorageError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, 4, se.Line)
@@ -119,4 +120,24 @@ func rawBytes(rs []json.RawMessage) [][]byte {
 		out[i] = r
 	}
 	return out
+}
+
+// A file over the bound is refused before it is read past it, by Inspect
+// and by Apply, and is left unwritten with no backup made.
+func TestOversizedFileIsRefusedUnread(t *testing.T) {
+	dir := t.TempDir()
+	p, backup := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "s.bak")
+	content, err := os.ReadFile(filepath.Join(corpusDir, "crashed-mid-text.jsonl"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, content, 0o644))
+	limit := Options{MaxFileBytes: int64(len(content)) - 1}
+	_, err = Inspect(testEnv(), p, limit)
+	require.ErrorIs(t, err, env.ErrTooLarge)
+	_, err = Apply(testEnv(), p, backup, limit)
+	require.ErrorIs(t, err, env.ErrTooLarge)
+	after, _ := os.ReadFile(p)
+	assert.Equal(t, string(content), string(after))
+	assert.NoFileExists(t, backup)
+	_, err = Inspect(testEnv(), p, Options{MaxFileBytes: int64(len(content))})
+	require.NoError(t, err, "a file of exactly the bound is read")
 }

@@ -57,45 +57,63 @@ type Report struct {
 // Clean reports a file with nothing to recover and no broken rule.
 func (r Report) Clean() bool { return !r.TornTail && len(r.Orphans) == 0 && len(r.Broken) == 0 }
 
+// Options bound what recovery reads.
+type Options struct {
+	// MaxFileBytes refuses a session file larger than this, before reading
+	// past it (0: any size, as pi's open reads).
+	MaxFileBytes int64
+}
+
 // Inspect opens path without writing and reports what recovery would do.
-func Inspect(e env.Env, path string) (Report, error) {
-	st, err := jsonl.OpenDryRun(e, path, jsonl.Options{})
+func Inspect(e env.Env, path string, opts Options) (Report, error) {
+	r, _, err := inspect(e, path, opts)
+	return r, err
+}
+
+// inspect is Inspect that also returns how many bytes (newlines included)
+// the recovery's transactions would append.
+func inspect(e env.Env, path string, opts Options) (Report, int64, error) {
+	st, err := jsonl.OpenDryRun(e, path, jsonl.Options{MaxFileBytes: opts.MaxFileBytes})
 	if err != nil {
-		return Report{}, err
+		return Report{}, 0, err
 	}
 	defer st.Close()
 	r, err := run(e, st)
 	if err != nil {
-		return Report{}, err
+		return Report{}, 0, err
 	}
 	lines, torn, _ := st.DryRunLines()
 	r.TornTail = torn
-	return r, attach(&r, lines)
+	var appended int64
+	for _, l := range lines {
+		appended += int64(len(l)) + 1
+	}
+	return r, appended, attach(&r, lines)
 }
 
 // Apply copies path to backup (fsynced; backup must not exist), then opens
 // path for writing (repairing a torn tail), runs recovery for every orphan
 // with every commit fsynced, and returns what it did. It first inspects,
 // and refuses if the real run commits anything but the inspected lines.
-func Apply(e env.Env, path, backup string) (Report, error) {
+func Apply(e env.Env, path, backup string, opts Options) (Report, error) {
 	// Both runs see one instant and the same minted ids, so the committed
 	// transactions can be compared byte for byte with the inspected ones.
 	e.Clock = FrozenClock{T: e.Clock.Now()}
 	ids := &replayIDs{src: e.IDs}
 	e.IDs = ids
-	want, err := Inspect(e, path)
+	want, appended, err := inspect(e, path, opts)
 	if err != nil {
 		return Report{}, err
 	}
 	if !want.TornTail && len(want.Orphans) == 0 {
 		return want, nil // nothing to write, so nothing to back up
 	}
-	before, err := copyFile(e.FS, path, backup)
+	before, err := copyFile(e.FS, path, backup, opts.MaxFileBytes)
 	if err != nil {
 		return Report{}, err
 	}
 	ids.replay()
-	st, err := jsonl.Open(e, path, jsonl.Options{Sync: jsonl.SyncAlways})
+	st, err := jsonl.Open(e, path, jsonl.Options{Sync: jsonl.SyncAlways, MaxFileBytes: opts.MaxFileBytes})
 	if err != nil {
 		return Report{}, err
 	}
@@ -106,7 +124,9 @@ func Apply(e env.Env, path, backup string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	after, err := e.FS.ReadFile(path)
+	// The file can hold no more than what was read plus the inspected
+	// transactions; anything larger changed under us, and is not read.
+	after, err := e.FS.ReadFileAtMost(path, int64(len(before))+appended)
 	if err != nil {
 		return Report{}, fmt.Errorf("sessionrecovery: read %s: %w", path, err)
 	}
@@ -300,13 +320,13 @@ func settledDetail(st store.Storage, key string) string {
 
 // copyFile writes src's bytes to dst (which must not exist), fsyncs it and
 // its directory, and returns the bytes it copied.
-func copyFile(fsys env.FS, src, dst string) ([]byte, error) {
+func copyFile(fsys env.FS, src, dst string, limit int64) ([]byte, error) {
 	if ok, err := fsys.Exists(dst); err != nil {
 		return nil, fmt.Errorf("sessionrecovery: backup %s: %w", dst, err)
 	} else if ok {
 		return nil, fmt.Errorf("sessionrecovery: backup %s: %w", dst, errBackupExists)
 	}
-	content, err := fsys.ReadFile(src)
+	content, err := env.ReadAtMost(fsys, src, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sessionrecovery: read %s: %w", src, err)
 	}

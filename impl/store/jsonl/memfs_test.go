@@ -61,6 +61,14 @@ func (m *memFS) ReadFile(path string) ([]byte, error) {
 	return append([]byte(nil), b...), nil
 }
 
+func (m *memFS) ReadFileAtMost(path string, limit int64) ([]byte, error) {
+	b, err := m.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return env.CheckAtMost(path, b, limit)
+}
+
 func (m *memFS) Create(path string) (env.File, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

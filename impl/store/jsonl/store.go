@@ -51,6 +51,11 @@ type Options struct {
 	// corrupt instead, so the default is off; the crash simulations turn it
 	// on.
 	RepairHoledTail bool
+	// MaxFileBytes refuses, before reading past it, a file larger than
+	// this many bytes. 0 reads any size, as pi's open does; a tool given
+	// an untrusted file sets it so a file that grows after its size was
+	// checked cannot make it read without bound.
+	MaxFileBytes int64
 	// bugs are the simulator's injected defects: always off unless built
 	// with the frameproofbugs tag and set through WithBugs (bugs.go).
 	bugs bugs
@@ -198,7 +203,7 @@ func (s *Store) DryRunLines() (lines [][]byte, tornTail, ok bool) {
 
 // load reads and replays path; kept is the content without a torn tail.
 func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn bool, err error) {
-	content, err := e.FS.ReadFile(path)
+	content, err := env.ReadAtMost(e.FS, path, opts.MaxFileBytes)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("Failed to read JSONL storage %s: %w", path, err)
 	}
