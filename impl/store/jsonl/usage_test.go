@@ -43,7 +43,8 @@ func TestUsageRowsOpenAsPiFoldsThem(t *testing.T) {
 	}
 }
 
-// The fold happens at apply, after the transaction validated: a line whose
+// in-memory-storage-state.ts validateCommitted before applyValidated: the
+// fold happens at apply, after the transaction validated, so a line whose
 // usage row lacks cost but repeats an id reports pi's duplicate first.
 func TestUsageFoldFollowsValidation(t *testing.T) {
 	line := `[{"kind":"usage","id":"u1","usage":{},"adjustment":false,"seq":1},{"kind":"usage","id":"u1","usage":{"cost":{}},"adjustment":false,"seq":2}]`
