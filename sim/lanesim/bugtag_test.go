@@ -3,6 +3,7 @@
 package lanesim
 
 import (
+	"context"
 	"go/ast"
 	"go/build/constraint"
 	"go/parser"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -93,7 +95,20 @@ func TestBugSwitchesCaughtWithTheTag(t *testing.T) {
 	if testing.Short() {
 		args = append(args, "-short")
 	}
-	cmd := exec.Command(goTool, append(args, pkgs...)...)
+	// The child's tests time out before this test does (a test binary that
+	// times out exits by itself), and the child is killed if it outlives
+	// that, so a hung child never outlives the run that started it.
+	ctx := t.Context()
+	if deadline, ok := t.Deadline(); ok {
+		if left := time.Until(deadline) - 20*time.Second; left > time.Second {
+			args = append(args, "-timeout", left.Round(time.Second).String())
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-10*time.Second))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, goTool, append(args, pkgs...)...)
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "go %s\n%s", strings.Join(append(args, pkgs...), " "), out)
