@@ -36,7 +36,7 @@ func (l *Lane) startRun(op string, meta OpMeta) (StepResult, error) {
 	}
 	if _, _, err := l.command("start-read", func(cur view) (plan, error) {
 		if !current(cur) {
-			return plan{}, nil
+			return plan{}, l.lostOperation(cur)
 		}
 		return plan{}, l.checkPromptEntries(meta.PromptEntryIDs)
 	}); err != nil {
@@ -48,7 +48,7 @@ func (l *Lane) startRun(op string, meta OpMeta) (StepResult, error) {
 	}
 	_, _, err := l.command("start", func(cur view) (plan, error) {
 		if !current(cur) {
-			return plan{}, nil
+			return plan{}, l.lostOperation(cur)
 		}
 		if cur.tip == nil {
 			return plan{}, errors.New("Run start has no trigger entry")
@@ -111,7 +111,7 @@ func isMessageEntry(raw []byte) bool {
 func (l *Lane) runCheckpoint(op string) (StepResult, error) {
 	_, _, err := l.command("checkpoint", func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafCheckpoint || cur.op.State.Control.CancelRequested {
-			return plan{}, nil // continueOperation: cancel_requested or moved on
+			return plan{}, l.lostOperation(cur) // continueOperation: cancel_requested or moved on
 		}
 		l.mu.Lock()
 		gen := l.gen

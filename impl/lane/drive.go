@@ -171,7 +171,10 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 	// this operation leaves assistant.ready only by this step, a cancel or
 	// a finalization, which the other tests catch.
 	_, committed, err := l.command("intent", func(cur view) (plan, error) {
-		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafAssistantReady || cur.op.State.Control.CancelRequested {
+		if cur.op == nil {
+			return plan{}, l.lostOperation(cur)
+		}
+		if cur.op.ID != op || cur.op.State.At != LeafAssistantReady || cur.op.State.Control.CancelRequested {
 			return plan{}, nil // continueOperation: cancel_requested or moved on
 		}
 		next := cur.clone()
@@ -227,7 +230,10 @@ func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult
 		}
 	}
 	_, committed, err := l.command("retry-ready", func(cur view) (plan, error) {
-		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafAssistantRetryWait || cur.op.State.Control.CancelRequested {
+		if cur.op == nil {
+			return plan{}, l.lostOperation(cur)
+		}
+		if cur.op.ID != op || cur.op.State.At != LeafAssistantRetryWait || cur.op.State.Control.CancelRequested {
 			return plan{}, nil
 		}
 		next := cur.clone()

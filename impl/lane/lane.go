@@ -92,11 +92,15 @@ type Config struct {
 	// operation at `starting` or `checkpoint` needs this (nil: such a
 	// boundary faults).
 	Generation *GenerationConfig
-	// SkipStaleSettlement makes a settlement or terminal step whose
-	// operation was finalized meanwhile a harmless "stale" step. pi's
-	// settleOperation assumes a current operation and faults the harness
-	// (the default); frameproof's external finalization (Finalize) can race a
-	// drive step, so callers that use it set this.
+	// SkipStaleSettlement makes a drive step whose operation an external
+	// Finalize removed meanwhile harmless: its command (intent, retry-ready,
+	// start, checkpoint, poll intent, recovery read, overflow preparation)
+	// declines and a settlement or terminal is a "stale" step. pi's
+	// continueOperation and settleOperation (runtime/lane.ts) read
+	// state.operation!.state, so with no current operation every one of
+	// them throws and faults the harness (the default); frameproof's
+	// external finalization can race a drive step, so callers that use it
+	// set this.
 	SkipStaleSettlement bool
 	// bugs are the simulator's injected defects: always off unless built
 	// with the frameproofbugs tag and set through WithBugs (bugs.go).

@@ -29,6 +29,11 @@ const (
 	// ResultErrorRefusal refuses a result whose error does not match its
 	// status (only a failed result carries one).
 	ResultErrorRefusal = "Only a failed operation result may carry an error"
+	// LostOperationFault is what every drive command throws when it reaches
+	// the line with no current operation (an external finalization removed
+	// it after the step read it): pi's continueOperation and
+	// settleOperation read state.operation!.state (runtime/lane.ts).
+	LostOperationFault = "Cannot read properties of null (reading 'state')"
 	InterruptedWarning = "Assistant request was interrupted. The preceding content is the latest committed partial; newer live output may be missing and the external outcome is unknown."
 )
 

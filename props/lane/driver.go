@@ -126,7 +126,8 @@ func Run(t *rapid.T, opts Options) (err error) {
 		AfterResponse: func(m *pi.AssistantMessage) *pi.AssistantMessage {
 			return d.transform(m)
 		},
-		Mutant: opts.Mutant,
+		SkipStaleSettlement: true, // as the lane's: finalizations race drive steps here
+		Mutant:              opts.Mutant,
 	})
 	if err := d.openStorage(true); err != nil {
 		return err
