@@ -3,23 +3,26 @@ package lane
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 )
 
-// GenerationConfig is what a run boundary puts into an assistant step's
-// generation context besides its ids (boundary.ts assistantReadyAtBoundary:
-// the lane's configuration, the configured stream options and the
-// normalized retry policy).
+// GenerationConfig is a process's share of what a run boundary puts into
+// an assistant step's generation context (boundary.ts
+// assistantReadyAtBoundary): pi's harness options, the stream options and
+// the retry policy, normalized. Configuration only seeds pi.lane.config
+// when the lane is acquired (laneconfig.go); the boundary reads the
+// stored one.
 type GenerationConfig struct {
 	Configuration Configuration
 	StreamOptions pi.JSONValue
 	RetryPolicy   RetryPolicy
 }
 
-// errNoGeneration faults a boundary that has no configuration to read.
-var errNoGeneration = errors.New("lane: checkpoint: no generation configuration to mint the assistant step from " +
+// errNoGeneration faults a boundary that has no harness options to read.
+var errNoGeneration = errors.New("lane: checkpoint: no stream options and retry policy to mint the assistant step with " +
 	"(this process did not start the run: set Config.Generation)")
 
 // startRun is runtime/drive/checkpoint.ts startRun: one turn on the line
@@ -119,11 +122,16 @@ func (l *Lane) runCheckpoint(op string) (StepResult, error) {
 		if gen == nil {
 			return plan{}, errNoGeneration
 		}
+		if cur.config == nil { // a run on a lane never acquired: restore refuses such a lane
+			return plan{}, laneConfigMissing(l.cfg.Name, "lane.config")
+		}
+		configuration := *cur.config
+		configuration.ActiveToolNames = slices.Clone(configuration.ActiveToolNames)
 		s := cur.op.State
 		next := cur.clone()
 		st := s.scope(LeafAssistantReady)
 		st.Gen = &GenerationContext{StepID: l.cfg.IDs.NewID(), TriggerEntryID: s.TriggerEntryID,
-			Configuration: gen.Configuration, StreamOptions: gen.StreamOptions, RetryPolicy: gen.RetryPolicy,
+			Configuration: configuration, StreamOptions: gen.StreamOptions, RetryPolicy: gen.RetryPolicy,
 			OverflowRecoveryUsed: s.Continuation.OverflowRecoveryUsed}
 		st.NextAttempt = 1
 		next.op.State = st

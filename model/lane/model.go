@@ -130,6 +130,11 @@ type Model struct {
 	events  []string
 	used    map[string]bool
 	queued  []string // every entry id ever queued (QueuedIDs)
+	// config is pi.lane.config (nil: the lane was never acquired) and
+	// tipStored says whether a pi.branch.tip value was ever stored
+	// (laneconfig.go)
+	config    *LaneConfig
+	tipStored bool
 
 	// process-local
 	live       *stream
@@ -207,6 +212,9 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	if m.st.Lane.Current != "" {
 		return fmt.Errorf("model/lane: start run %s: operation %s is still current", op, m.st.Lane.Current)
 	}
+	if err := m.acquired(run); err != nil {
+		return fmt.Errorf("model/lane: start run %s: %w", op, err)
+	}
 	if err := m.fresh(op, userEntry); err != nil {
 		return err
 	}
@@ -215,7 +223,7 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	m.expectTX(m.startWrites(op, userEntry, m.st.Tip)...)
 	m.st.Entries = append(m.st.Entries, Entry{ID: userEntry, Parent: m.st.Tip,
 		Message: messageJSON(&pi.UserMessage{Text: run.UserText, Timestamp: m.now()})})
-	m.st.Tip = userEntry
+	m.st.Tip, m.tipStored = userEntry, true
 	m.st.Ops[op] = Op{At: AtStarting}
 	m.st.Lane.Current = op
 	// runtime/lane.ts acceptRun: run_start heads the acceptance's events,

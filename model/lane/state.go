@@ -40,8 +40,11 @@ const (
 // State is the committed state of one lane, as plain values that a driver
 // can read back from any storage backend and compare with cmp.Diff.
 type State struct {
-	Tip     string // "" = no branch tip
-	Lane    LaneRecord
+	Tip  string // "" = no branch tip
+	Lane LaneRecord
+	// Config is pi.lane.config as canonical JSON ("" = none: the lane was
+	// never acquired).
+	Config  string
 	Entries []Entry    // commit order
 	Usage   []UsageRow // commit order
 	Ops     map[string]Op

@@ -11,7 +11,7 @@ import (
 // committed after a skip verdict is rejected.
 func TestStepTurnSkipsAfterCancel(t *testing.T) {
 	m := newModel()
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
 	toReady(t, m, "s1")
 	_, err := m.Step(false)
 	must(t, err)
@@ -160,7 +160,7 @@ func TestLostOperationFaults(t *testing.T) {
 		for _, skip := range []bool{false, true} {
 			m := newModel()
 			m.cfg.SkipStaleSettlement = skip
-			must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+			must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
 			c.step(t, m)
 			must(t, c.turn(m))
 			out, err := m.StepDone(true)

@@ -87,8 +87,14 @@ type lockstep struct {
 	// clock for the input being fed)
 	pin *float64
 	// startedAt is when the driver called StartRun: the lane reads its
-	// clock then, before the line gets to the commit
+	// clock then, before the line gets to the commit (after the lane's
+	// acquisition, when StartRun commits that first: starting)
 	startedAt float64
+	starting  bool
+	// acquiring is the run start's acquisition command: the first
+	// lane-config item admitted after StartRun was called (admission is
+	// synchronous, before anything else can run)
+	acquiring *lineItem
 	// commitAt is when the commit in flight was planned (the lane reads its
 	// clock in the planner; commit latency may pass before it lands)
 	commitAt float64
@@ -155,6 +161,9 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 	}
 	it := &lineItem{name: cmd}
 	e.ls.items = append(e.ls.items, it)
+	if cmd == "lane-config" && e.ls.starting && e.ls.acquiring == nil {
+		e.ls.acquiring = it
+	}
 	return &lockFuture{Completer: f, e: e, it: it}
 }
 
@@ -164,10 +173,14 @@ type lockFuture struct {
 	it *lineItem
 }
 
-// Wait: a recovery step reads its clock as soon as its frame read returns.
+// Wait: a recovery step reads its clock as soon as its frame read returns;
+// a run start, as soon as the lane's acquisition returns.
 func (f *lockFuture) Wait() error {
 	err := f.Completer.Wait()
 	ls := f.e.ls
+	if f.it == ls.acquiring && err == nil && ls.starting {
+		ls.startedAt = float64(ls.r.w.Now().UnixMilli())
+	}
 	if f.it.name == "recovery-read" && err == nil && ls.live(f.e.gen) && ls.stepping && ls.recoverTurn {
 		ls.recoverTurn = false
 		ls.mismatch("synthetic read", ls.m.SyntheticRead(float64(ls.r.w.Now().UnixMilli())))
@@ -280,6 +293,14 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		run := modelRun(ls.r.runOptions())
 		run.Compaction = &simCompaction
 		return func() error { return m.StartRun(op, user, run) }
+	case "lane-config":
+		run := modelRun(ls.r.runOptions())
+		return func() error {
+			if !m.Acquire(ml.LaneConfig{Model: run.Model, ThinkingLevel: run.ThinkingLevel, ActiveToolNames: run.ActiveToolNames}) {
+				return fmt.Errorf("pi.lane.config committed although the lane has the run's configuration: %s", describeWrites(ws))
+			}
+			return nil
+		}
 	case "intent", "poll-intent":
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
@@ -566,7 +587,8 @@ func (ls *lockstep) compareCapture(where string, ln *lane.Lane) bool {
 
 // startRun wraps StartRun: the model's clock reads the time the lane read.
 func (ls *lockstep) startRun(do func() (string, error)) (string, error) {
-	ls.startedAt = float64(ls.r.w.Now().UnixMilli())
+	ls.startedAt, ls.starting, ls.acquiring = float64(ls.r.w.Now().UnixMilli()), true, nil
+	defer func() { ls.starting, ls.acquiring = false, nil }()
 	return do()
 }
 
