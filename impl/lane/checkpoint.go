@@ -3,23 +3,26 @@ package lane
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 )
 
-// GenerationConfig is what a run boundary puts into an assistant step's
-// generation context besides its ids (boundary.ts assistantReadyAtBoundary:
-// the lane's configuration, the configured stream options and the
-// normalized retry policy).
+// GenerationConfig is a process's share of what a run boundary puts into
+// an assistant step's generation context (boundary.ts
+// assistantReadyAtBoundary): pi's harness options, the stream options and
+// the retry policy, normalized. Configuration only seeds pi.lane.config
+// when the lane is acquired (laneconfig.go); the boundary reads the
+// stored one.
 type GenerationConfig struct {
 	Configuration Configuration
 	StreamOptions pi.JSONValue
 	RetryPolicy   RetryPolicy
 }
 
-// errNoGeneration faults a boundary that has no configuration to read.
-var errNoGeneration = errors.New("lane: checkpoint: no generation configuration to mint the assistant step from " +
+// errNoGeneration faults a boundary that has no harness options to read.
+var errNoGeneration = errors.New("lane: checkpoint: no stream options and retry policy to mint the assistant step with " +
 	"(this process did not start the run: set Config.Generation)")
 
 // startRun is runtime/drive/checkpoint.ts startRun: one turn on the line
@@ -36,7 +39,7 @@ func (l *Lane) startRun(op string, meta OpMeta) (StepResult, error) {
 	}
 	if _, _, err := l.command("start-read", func(cur view) (plan, error) {
 		if !current(cur) {
-			return plan{}, nil
+			return plan{}, l.lostOperation(cur)
 		}
 		return plan{}, l.checkPromptEntries(meta.PromptEntryIDs)
 	}); err != nil {
@@ -48,7 +51,7 @@ func (l *Lane) startRun(op string, meta OpMeta) (StepResult, error) {
 	}
 	_, _, err := l.command("start", func(cur view) (plan, error) {
 		if !current(cur) {
-			return plan{}, nil
+			return plan{}, l.lostOperation(cur)
 		}
 		if cur.tip == nil {
 			return plan{}, errors.New("Run start has no trigger entry")
@@ -111,7 +114,7 @@ func isMessageEntry(raw []byte) bool {
 func (l *Lane) runCheckpoint(op string) (StepResult, error) {
 	_, _, err := l.command("checkpoint", func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafCheckpoint || cur.op.State.Control.CancelRequested {
-			return plan{}, nil // continueOperation: cancel_requested or moved on
+			return plan{}, l.lostOperation(cur) // continueOperation: cancel_requested or moved on
 		}
 		l.mu.Lock()
 		gen := l.gen
@@ -119,11 +122,16 @@ func (l *Lane) runCheckpoint(op string) (StepResult, error) {
 		if gen == nil {
 			return plan{}, errNoGeneration
 		}
+		if cur.config == nil { // a run on a lane never acquired: restore refuses such a lane
+			return plan{}, laneConfigMissing(l.cfg.Name, "lane.config")
+		}
+		configuration := *cur.config
+		configuration.ActiveToolNames = slices.Clone(configuration.ActiveToolNames)
 		s := cur.op.State
 		next := cur.clone()
 		st := s.scope(LeafAssistantReady)
 		st.Gen = &GenerationContext{StepID: l.cfg.IDs.NewID(), TriggerEntryID: s.TriggerEntryID,
-			Configuration: gen.Configuration, StreamOptions: gen.StreamOptions, RetryPolicy: gen.RetryPolicy,
+			Configuration: configuration, StreamOptions: gen.StreamOptions, RetryPolicy: gen.RetryPolicy,
 			OverflowRecoveryUsed: s.Continuation.OverflowRecoveryUsed}
 		st.NextAttempt = 1
 		next.op.State = st

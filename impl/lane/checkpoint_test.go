@@ -127,9 +127,9 @@ func TestCrashAtStartLeavesResumes(t *testing.T) {
 	}
 }
 
-// A process reopened at the checkpoint without a generation configuration
-// cannot mint the assistant step (pi would read pi.lane.config, whose
-// absence its restore refuses): the boundary faults and commits nothing.
+// A process reopened at the checkpoint without stream options and a retry
+// policy (pi's harness options, which pi never persists either) cannot mint
+// the assistant step: the boundary faults and commits nothing.
 func TestCheckpointWithoutGenerationFaults(t *testing.T) {
 	h := newHarness(t, backends[0])
 	l := h.open()

@@ -59,7 +59,7 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 	_, committed, err := l.command("poll-intent", func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != d.At || cur.op.State.ResponseEntryID != d.ResponseEntryID ||
 			cur.op.State.Control.CancelRequested {
-			return plan{}, nil
+			return plan{}, l.lostOperation(cur)
 		}
 		var writes []store.Write
 		if recovery && !l.cfg.bugs.on(bugReplacementKeepsOldFrames) {

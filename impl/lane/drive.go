@@ -49,12 +49,19 @@ type RunOptions struct {
 
 // StartRun commits a user entry and a new operation at `starting`, as pi's
 // acceptRun (runtime/lane.ts) does; the drive's next two steps move it to
-// the initial checkpoint and to assistant.ready (checkpoint.go). Its
-// configuration, retry policy and stream options become the lane's
-// generation configuration, which that boundary reads. It returns the
-// operation id.
+// the initial checkpoint and to assistant.ready (checkpoint.go). Before
+// that the lane is acquired (laneconfig.go): a lane without
+// pi.lane.config gets one, seeded with opts.Configuration (or
+// Config.Generation's when it names no model), and a configuration
+// different from the stored one is committed first, as pi's
+// setConfiguration. The boundary reads the configuration from
+// pi.lane.config; opts' retry policy and stream options become the
+// process's, as pi's harness options. It returns the operation id.
 func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	if err := l.usable(); err != nil {
+		return "", err
+	}
+	if err := l.acquire(l.seedConfiguration(opts.Configuration), opts.Configuration.Model != (ModelRef{})); err != nil {
 		return "", err
 	}
 	opID, userID := l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
@@ -80,8 +87,8 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 			store.SetValueRaw(OpStateAddr(opID), MarshalState(state)),
 			store.SetValueRaw(LaneStateAddr(l.cfg.Name), ls.raw()),
 		}
-		next := view{laneState: ls, tip: strp(userID), op: &Operation{ID: opID, Meta: meta, State: state}}
-		gen := &GenerationConfig{Configuration: opts.Configuration, StreamOptions: opts.StreamOptions, RetryPolicy: opts.RetryPolicy}
+		next := view{laneState: ls, tip: strp(userID), tipStored: true, config: cur.config, op: &Operation{ID: opID, Meta: meta, State: state}}
+		gen := &GenerationConfig{StreamOptions: opts.StreamOptions, RetryPolicy: opts.RetryPolicy}
 		return plan{commit: true, writes: writes, next: next, applied: func() { l.gen = gen }}, nil
 	})
 	if err != nil {
@@ -171,7 +178,10 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 	// this operation leaves assistant.ready only by this step, a cancel or
 	// a finalization, which the other tests catch.
 	_, committed, err := l.command("intent", func(cur view) (plan, error) {
-		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafAssistantReady || cur.op.State.Control.CancelRequested {
+		if cur.op == nil {
+			return plan{}, l.lostOperation(cur)
+		}
+		if cur.op.ID != op || cur.op.State.At != LeafAssistantReady || cur.op.State.Control.CancelRequested {
 			return plan{}, nil // continueOperation: cancel_requested or moved on
 		}
 		next := cur.clone()
@@ -227,7 +237,10 @@ func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult
 		}
 	}
 	_, committed, err := l.command("retry-ready", func(cur view) (plan, error) {
-		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafAssistantRetryWait || cur.op.State.Control.CancelRequested {
+		if cur.op == nil {
+			return plan{}, l.lostOperation(cur)
+		}
+		if cur.op.ID != op || cur.op.State.At != LeafAssistantRetryWait || cur.op.State.Control.CancelRequested {
 			return plan{}, nil
 		}
 		next := cur.clone()

@@ -98,7 +98,7 @@ func Example() {
 	// Output:
 	// operation 0190a000-0000-7000-8000-000000000001 settled completed
 	// run_start message_start message_end entry_added turn_start message_start message_update message_update message_update message_end entry_added usage turn_end run_end
-	// entry seq 1 user "hi"
-	// entry seq 14 assistant [{"type":"text","text":"hello"}]
+	// entry seq 4 user "hi"
+	// entry seq 17 assistant [{"type":"text","text":"hello"}]
 	// frames left: 0
 }

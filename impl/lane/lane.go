@@ -83,20 +83,24 @@ type Config struct {
 	OnFrame func(FrameRecord)
 	// Telemetry observes every commit's shape without values (nil: off).
 	Telemetry func(TelemetryRecord)
-	// Generation is the lane's generation configuration a reopened process
-	// starts with: what a run boundary reads when it mints an assistant
-	// step (checkpoint.go). pi reads the configuration from its durable
-	// pi.lane.config and the rest from the harness configuration;
-	// frameproof's lane writes no pi.lane.config, so StartRun installs its
-	// run's configuration in process and a process reopened on an
-	// operation at `starting` or `checkpoint` needs this (nil: such a
-	// boundary faults).
+	// Generation is what pi's harness options give a process: the stream
+	// options and retry policy a run boundary puts into an assistant step
+	// (not durable in pi either; StartRun replaces them for its run), and
+	// the configuration that seeds pi.lane.config when the lane is
+	// acquired without a run configuration (laneconfig.go). The boundary
+	// reads the lane's configuration from pi.lane.config. nil: a process
+	// reopened on a run at `starting` or `checkpoint` has no stream
+	// options or retry policy, and its boundary faults.
 	Generation *GenerationConfig
-	// SkipStaleSettlement makes a settlement or terminal step whose
-	// operation was finalized meanwhile a harmless "stale" step. pi's
-	// settleOperation assumes a current operation and faults the harness
-	// (the default); frameproof's external finalization (Finalize) can race a
-	// drive step, so callers that use it set this.
+	// SkipStaleSettlement makes a drive step whose operation an external
+	// Finalize removed meanwhile harmless: its command (intent, retry-ready,
+	// start, checkpoint, poll intent, recovery read, overflow preparation)
+	// declines and a settlement or terminal is a "stale" step. pi's
+	// continueOperation and settleOperation (runtime/lane.ts) read
+	// state.operation!.state, so with no current operation every one of
+	// them throws and faults the harness (the default); frameproof's
+	// external finalization can race a drive step, so callers that use it
+	// set this.
 	SkipStaleSettlement bool
 	// bugs are the simulator's injected defects: always off unless built
 	// with the frameproofbugs tag and set through WithBugs (bugs.go).
@@ -113,6 +117,8 @@ type Operation struct {
 type view struct {
 	laneState LaneState
 	tip       *string
+	tipStored bool           // a pi.branch.tip value exists (null or an id)
+	config    *Configuration // pi.lane.config; nil: the lane is not acquired (laneconfig.go)
 	op        *Operation
 }
 
@@ -181,7 +187,21 @@ func restore(st store.Storage, name string) (view, error) {
 	if err != nil {
 		return v, fmt.Errorf("lane: restore %q: read branch tip: %w", name, err)
 	}
+	cfg, err := st.GetValue(LaneConfigAddr(name))
+	if err != nil {
+		return v, fmt.Errorf("lane: restore %q: read lane config: %w", name, err)
+	}
+	acquired, err := classifyLane(name, tip, cfg, ls)
+	if err != nil {
+		return v, err
+	}
+	if acquired {
+		if v.config, err = decodeLaneConfig(cfg.Value); err != nil {
+			return v, fmt.Errorf("lane: restore %q: lane config: %w", name, err)
+		}
+	}
 	if tip != nil {
+		v.tipStored = true
 		pv, err := pi.ParseJSON(string(tip.Value))
 		if err != nil {
 			return v, fmt.Errorf("lane: restore %q: branch tip: %w", name, err)

@@ -43,7 +43,7 @@ func (l *Lane) prepareOverflow(op string, intent *OpState) (*overflowPrep, error
 	read := false
 	_, _, err := l.command("overflow-preparation", func(cur view) (plan, error) {
 		if !sameEffect(cur, op, intent) || cur.op.State.Control.CancelRequested {
-			return plan{}, nil
+			return plan{}, l.lostOperation(cur)
 		}
 		if cur.tip == nil {
 			return plan{}, &invariantError{"Run operation has no Branch tip"}

@@ -93,6 +93,7 @@ func (h *harness) seedAfterCompaction(t *testing.T, op string) {
 		store.InsertEntry(store.Entry{ID: "c1", ParentID: &u0, Raw: []byte(`{"id":"c1","parentId":"u0","type":"compaction","summary":"S","retainedTail":[` +
 			user + `],"tokensBefore":5,"fromHook":false}`)}),
 		store.SetValueRaw(BranchTipAddr("main"), []byte(`"c1"`)),
+		store.SetValueRaw(LaneConfigAddr("main"), defaultRun(1).Configuration.value().AppendJSON(nil)),
 		store.SetValueRaw(OpMetaAddr(op), meta.raw()),
 		store.SetValueRaw(OpStateAddr(op), MarshalState(st)),
 		store.SetValueRaw(LaneStateAddr("main"), ls.raw()),

@@ -107,12 +107,10 @@ func TestProtocolDefectStringsArePis(t *testing.T) {
 // names the source's last operation (its result is not forked).
 func TestIdleForkRebuildsLaneStateAndRenumbers(t *testing.T) {
 	h := newHarness(t, backends[0])
-	_, err := h.store.Commit([]store.Write{store.SetValueRaw(valueAddr(NSLaneConfig, "main"), []byte(`{"model":"m"}`))})
-	require.NoError(t, err)
 	l := h.open()
 	op := h.start(1)
 	h.provider.add(helloScript())
-	_, err = l.Drive(StepOptions{})
+	_, err := l.Drive(StepOptions{})
 	require.NoError(t, err)
 	require.Contains(t, h.resultOf(op), `"status":"completed"`)
 	ws, next, err := ForkWrites(h.store, ForkOptions{})
@@ -131,7 +129,7 @@ func TestIdleForkRebuildsLaneStateAndRenumbers(t *testing.T) {
 	}
 	require.Equal(t, []string{
 		`pi.branch.tip="` + es[len(es)-1].Entry.ID + `"`,
-		`pi.lane.config={"model":"m"}`,
+		`pi.lane.config={"model":{"provider":"openai","modelId":"gpt-test"},"thinkingLevel":"off","activeToolNames":[]}`,
 		`pi.lane.state={"currentOperationId":null,"lastOperationId":null,"inbox":[]}`,
 	}, values)
 	require.Equal(t, last+4, next)
@@ -146,14 +144,14 @@ func TestIdleForkRebuildsLaneStateAndRenumbers(t *testing.T) {
 }
 
 // session/fork.ts validateForkSourceSnapshot: a lane state without lane config is an
-// incomplete lane; frameproof's own sessions (no pi.lane.config) fork only
-// with ForkOptions.UnconfiguredLanes.
+// incomplete lane; sessions frameproof's lane wrote before it wrote
+// pi.lane.config fork only with ForkOptions.UnconfiguredLanes.
 func TestForkRefusesUnconfiguredLaneByDefault(t *testing.T) {
 	h := newHarness(t, backends[0])
-	l := h.open()
-	h.start(1)
-	h.provider.add(helloScript())
-	_, err := l.Drive(StepOptions{})
+	_, err := h.store.Commit([]store.Write{
+		store.SetValueRaw(BranchTipAddr("main"), []byte("null")),
+		store.SetValueRaw(LaneStateAddr("main"), []byte(`{"currentOperationId":null,"lastOperationId":"op-old","inbox":[]}`)),
+	})
 	require.NoError(t, err)
 	_, _, err = ForkWrites(h.store, ForkOptions{})
 	require.EqualError(t, err, `Source session branch "main" has incomplete lane state`)

@@ -38,6 +38,10 @@ func (l *Lane) Enqueue(kind QueueKind, text string) (string, error) {
 		// pi's InvalidMessage "empty"
 		return "", fmt.Errorf("lane: enqueue: Queued input must contain text or an image")
 	}
+	// pi enqueues on an acquired lane only (Harness.lane first)
+	if err := l.acquire(l.seedConfiguration(Configuration{}), false); err != nil {
+		return "", err
+	}
 	at := l.now()
 	id := l.cfg.IDs.NewID()
 	message := jobj("role", "user", "content", pi.ArrayValue([]pi.JSONValue{jobj("type", "text", "text", text)}), "timestamp", at)

@@ -35,13 +35,14 @@ func FramesAddr(operationID, responseEntryID string) store.Address {
 	return store.Address{Namespace: NSAssistantFrame, Key: operationID + ":" + responseEntryID, Kind: store.KindList}
 }
 
-// BranchTipAddr, LaneStateAddr, ResultAddr, OpMetaAddr and OpStateAddr are
-// the scalar built-ins the lifecycle writes.
-func BranchTipAddr(lane string) store.Address { return valueAddr(NSBranchTip, lane) }
-func LaneStateAddr(lane string) store.Address { return valueAddr(NSLaneState, lane) }
-func ResultAddr(op string) store.Address      { return valueAddr(NSResult, op) }
-func OpMetaAddr(op string) store.Address      { return valueAddr(NSOpMeta, op) }
-func OpStateAddr(op string) store.Address     { return valueAddr(NSOpState, op) }
+// BranchTipAddr, LaneConfigAddr, LaneStateAddr, ResultAddr, OpMetaAddr and
+// OpStateAddr are the scalar built-ins the lifecycle writes.
+func BranchTipAddr(lane string) store.Address  { return valueAddr(NSBranchTip, lane) }
+func LaneConfigAddr(lane string) store.Address { return valueAddr(NSLaneConfig, lane) }
+func LaneStateAddr(lane string) store.Address  { return valueAddr(NSLaneState, lane) }
+func ResultAddr(op string) store.Address       { return valueAddr(NSResult, op) }
+func OpMetaAddr(op string) store.Address       { return valueAddr(NSOpMeta, op) }
+func OpStateAddr(op string) store.Address      { return valueAddr(NSOpState, op) }
 
 // LaneState is {currentOperationId, lastOperationId, inbox}.
 type LaneState struct {

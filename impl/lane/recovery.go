@@ -123,7 +123,7 @@ func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResul
 	var truncated, current bool
 	_, _, err := l.command("recovery-read", func(cur view) (plan, error) {
 		if !sameEffect(cur, op, eff) || (!cancelled && cur.op.State.Control.CancelRequested) {
-			return plan{}, nil
+			return plan{}, l.lostOperation(cur)
 		}
 		current = true
 		var err error

@@ -20,10 +20,23 @@ var errNoOperationState = errors.New("Cannot read properties of null (reading 's
 // current: pi's crash (a harness fault) when none is current, unless
 // Config.SkipStaleSettlement asks for frameproof's harmless "stale" step.
 func (l *Lane) staleTarget(cur view) error {
+	if err := l.lostOperation(cur); err != nil {
+		return err
+	}
+	return &rejectError{errStale}
+}
+
+// lostOperation is the first thing every drive command does on the line
+// (runtime/lane.ts continueOperation → settleOperation reads
+// state.operation!.state): with no current operation, because an external
+// Finalize removed it after the step read it, pi's read throws and the
+// command faults the harness. Config.SkipStaleSettlement keeps frameproof's
+// handling instead: nil, and the caller declines (or skips) the command.
+func (l *Lane) lostOperation(cur view) error {
 	if cur.op == nil && !l.cfg.SkipStaleSettlement {
 		return errNoOperationState
 	}
-	return &rejectError{errStale}
+	return nil
 }
 
 func sameEffect(v view, op string, eff *OpState) bool {

@@ -263,7 +263,7 @@ func mustSnapshot(t *testing.T, h *harness) []store.CommittedWrite {
 	for _, u := range us {
 		out = append(out, store.CommittedWrite{Write: store.InsertUsage(u.Row), Seq: u.Seq})
 	}
-	for _, ns := range []string{NSBranchTip, NSLaneState, NSOpMeta, NSOpState, NSResult} {
+	for _, ns := range []string{NSBranchTip, NSLaneConfig, NSLaneState, NSOpMeta, NSOpState, NSResult} {
 		vs, err := h.store.ScanValues(ns, "")
 		require.NoError(t, err)
 		for _, v := range vs {

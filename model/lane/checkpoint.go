@@ -1,6 +1,9 @@
 package lane
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // The run's start leaves (runtime/drive/checkpoint.ts): acceptance leaves
 // the operation at `starting`; the drive's start step commits the initial
@@ -40,7 +43,13 @@ func (m *Model) Checkpoint(stepID string) error {
 	if err := m.fresh(stepID); err != nil {
 		return fmt.Errorf("model/lane: checkpoint: %w", err)
 	}
-	m.ops[id].run.StepID = stepID
+	// boundary.ts assistantReadyAtBoundary: the step's configuration is
+	// the lane's (pi.lane.config), whatever the run was started with
+	r := &m.ops[id].run
+	r.StepID = stepID
+	if m.config != nil {
+		r.Model, r.ThinkingLevel, r.ActiveToolNames = m.config.Model, m.config.ThinkingLevel, slices.Clone(m.config.ActiveToolNames)
+	}
 	m.expectTX(setValue(nsOpState, id, ""), setValue(nsLaneState, m.cfg.Lane, ""))
 	m.st.Ops[id] = Op{At: AtReady, NextAttempt: 1, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 		LatestAssistantEntryID: o.LatestAssistantEntryID}

@@ -8,7 +8,7 @@ import "testing"
 // (reconcile.ts publishAbortedTerminal).
 func TestStartStepCommitsNothingAfterCancel(t *testing.T) {
 	m := newModel()
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
 	e, err := m.Step(false)
 	must(t, err)
 	if e.Kind != "start" {
@@ -36,7 +36,7 @@ func TestStartStepCommitsNothingAfterCancel(t *testing.T) {
 // minted only by a committed checkpoint, so a second checkpoint is refused.
 func TestCheckpointStepSkipsAfterCancel(t *testing.T) {
 	m := newModel()
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
 	_, err := m.Step(false)
 	must(t, err)
 	_, err = m.StepDone(true)

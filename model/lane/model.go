@@ -54,6 +54,11 @@ type Config struct {
 	// FrameBudget is the implementation's frame budget (budget.go): 0, pi's
 	// default, reads every committed frame.
 	FrameBudget int
+	// SkipStaleSettlement is the implementation's option of that name: a
+	// drive step whose operation an external finalization removed before
+	// its command's turn declines ("stale" for a settlement or terminal).
+	// Off, pi's rule holds: that command faults with LostOperationFault.
+	SkipStaleSettlement bool
 	// Mutant selects a deliberately wrong variant of the model, so tests can
 	// show that the lockstep comparison rejects a broken reference too.
 	Mutant string
@@ -78,8 +83,8 @@ type Expect struct {
 
 // Outcome is the step result the implementation must report (StepDone).
 type Outcome struct {
-	Kind   string // "idle" | "progress" | "waiting" | "settled"
-	Reason string // waiting reason, or "stale" for a settlement that lost its op
+	Kind   string // "idle" | "progress" | "waiting" | "settled" | "fault" (the lane faults)
+	Reason string // waiting reason, "stale" for a settlement that lost its op, or the fault's message
 	Status string // settled status
 }
 
@@ -125,6 +130,11 @@ type Model struct {
 	events  []string
 	used    map[string]bool
 	queued  []string // every entry id ever queued (QueuedIDs)
+	// config is pi.lane.config (nil: the lane was never acquired) and
+	// tipStored says whether a pi.branch.tip value was ever stored
+	// (laneconfig.go)
+	config    *LaneConfig
+	tipStored bool
 
 	// process-local
 	live       *stream
@@ -133,9 +143,12 @@ type Model struct {
 	dispatched dispatch // what the step in progress read (StepTurn)
 	turn       *bool    // StepTurn's verdict for the step in progress
 	intentSeen bool
-	boundary   bool // the checkpoint step committed (Checkpoint)
-	synthetic  *pi.AssistantMessage
-	settled    *Outcome
+	// lost: a command of the step in progress reached its turn with no
+	// current operation and faulted (StepTurn, CommandTurn)
+	lost      bool
+	boundary  bool // the checkpoint step committed (Checkpoint)
+	synthetic *pi.AssistantMessage
+	settled   *Outcome
 	// tx is the write list of the transaction the last input stands for
 	// (TakeTX); txKnown says whether the model states one for it.
 	tx      []TXWrite
@@ -199,6 +212,9 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	if m.st.Lane.Current != "" {
 		return fmt.Errorf("model/lane: start run %s: operation %s is still current", op, m.st.Lane.Current)
 	}
+	if err := m.acquired(run); err != nil {
+		return fmt.Errorf("model/lane: start run %s: %w", op, err)
+	}
 	if err := m.fresh(op, userEntry); err != nil {
 		return err
 	}
@@ -207,7 +223,7 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	m.expectTX(m.startWrites(op, userEntry, m.st.Tip)...)
 	m.st.Entries = append(m.st.Entries, Entry{ID: userEntry, Parent: m.st.Tip,
 		Message: messageJSON(&pi.UserMessage{Text: run.UserText, Timestamp: m.now()})})
-	m.st.Tip = userEntry
+	m.st.Tip, m.tipStored = userEntry, true
 	m.st.Ops[op] = Op{At: AtStarting}
 	m.st.Lane.Current = op
 	// runtime/lane.ts acceptRun: run_start heads the acceptance's events,
@@ -224,7 +240,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	if m.plan != nil {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
-	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary = false, nil, nil, nil, false
+	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
@@ -617,6 +633,10 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		m.turn = nil
 		return m.skippedOutcome(p.Kind), nil
 	}
+	if m.lost {
+		m.lost = false
+		return Outcome{Kind: "fault", Reason: LostOperationFault}, nil
+	}
 	turned := m.turn != nil // the step's command reached its turn
 	m.turn = nil
 	id, o, _ := m.current()
@@ -718,7 +738,7 @@ func (m *Model) Finalize(status, code, message string) (bool, error) {
 // Crash: process loss. Committed state is all that survives; queued
 // appends, the live stream and the step in progress are gone.
 func (m *Model) Crash() {
-	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn = nil, nil, nil, nil, nil, false, nil
+	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn, m.lost = nil, nil, nil, nil, nil, false, nil, false
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false
 	m.observers, m.observed = 0, nil // observing calls die with the process

@@ -35,7 +35,7 @@ func started(t *testing.T, maxAttempts int) *Model {
 // recorded the intent for response r1 (usage g1), not yet admitted.
 func intended(t *testing.T, run Run) *Model {
 	m := newModel()
-	must(t, m.StartRun("op", "u1", run))
+	must(t, startRunOn(m, "op", "u1", run))
 	toReady(t, m, "s1")
 	e, err := m.Step(false)
 	must(t, err)
@@ -392,7 +392,7 @@ func TestSecondDriveObservesTheStepInProgress(t *testing.T) {
 // it carries the response id's 48-bit timestamp.
 func TestToolResultIDsFollowTheResponse(t *testing.T) {
 	m := newModel()
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
 	toReady(t, m, "s1")
 	_, err := m.Step(false)
 	must(t, err)
@@ -437,4 +437,11 @@ func TestFileOpsFollowPi(t *testing.T) {
 	if got != want {
 		t.Fatalf("fileOps\n got %s\nwant %s", got, want)
 	}
+}
+
+// startRunOn acquires the lane with the run's configuration (a commit only
+// the first time) and starts the run, as a driver feeds both.
+func startRunOn(m *Model, op, user string, run Run) error {
+	m.Acquire(runConfig(run))
+	return m.StartRun(op, user, run)
 }

@@ -41,7 +41,7 @@ func TestStateValuesFollowPiLiterals(t *testing.T) {
 	settings, _ := pi.ParseJSON(`{"steeringMode":"all"}`)
 	m := New(Config{Lane: "main", Now: func() float64 { return 1000 }, Limits: Limits{MaxTokens: 4096, ContextWindow: 200000},
 		NewObserver: func() Observer { return &partialObserver{} }})
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 2, BaseDelayMs: 10,
+	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 2, BaseDelayMs: 10,
 		MaxAgentDelayMs: &limit, ThinkingLevel: "low", ActiveToolNames: []string{"read"}, Settings: settings}))
 	gen := `"generationContext":{"stepId":"s1","triggerEntryId":"u1","configuration":{"model":{"provider":"openai","modelId":"gpt"},"thinkingLevel":"low","activeToolNames":["read"]},"streamOptions":{},"retryPolicy":{"maxAttempts":2,"baseDelayMs":10,"maxAgentDelayMs":2000},"overflowRecoveryUsed":false}`
 	scope := `{"control":{"status":"running"},"settings":{"steeringMode":"all"},"latestAssistantEntryId":null,`

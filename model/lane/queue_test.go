@@ -14,7 +14,7 @@ func TestCancelRemovesQueuedSteering(t *testing.T) {
 	if ws, _ := m.TakeTX(); !reflect.DeepEqual(withoutValues(ws), []TXWrite{setValue(nsPendingEntry, "s0", ""), setValue(nsLaneState, "main", "")}) {
 		t.Fatalf("enqueue TX %v", ws)
 	}
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, BaseDelayMs: 10}))
+	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, BaseDelayMs: 10}))
 	must(t, m.Enqueue("n1", "nextRun"))
 	must(t, m.Enqueue("f2", "followUp"))
 	if err := m.Enqueue("x3", "write"); err == nil {

@@ -29,14 +29,22 @@ const (
 	// ResultErrorRefusal refuses a result whose error does not match its
 	// status (only a failed result carries one).
 	ResultErrorRefusal = "Only a failed operation result may carry an error"
+	// LostOperationFault is what every drive command throws when it reaches
+	// the line with no current operation (an external finalization removed
+	// it after the step read it): pi's continueOperation and
+	// settleOperation read state.operation!.state (runtime/lane.ts).
+	LostOperationFault = "Cannot read properties of null (reading 'state')"
 	InterruptedWarning = "Assistant request was interrupted. The preceding content is the latest committed partial; newer live output may be missing and the external outcome is unknown."
 )
 
 // State is the committed state of one lane, as plain values that a driver
 // can read back from any storage backend and compare with cmp.Diff.
 type State struct {
-	Tip     string // "" = no branch tip
-	Lane    LaneRecord
+	Tip  string // "" = no branch tip
+	Lane LaneRecord
+	// Config is pi.lane.config as canonical JSON ("" = none: the lane was
+	// never acquired).
+	Config  string
 	Entries []Entry    // commit order
 	Usage   []UsageRow // commit order
 	Ops     map[string]Op

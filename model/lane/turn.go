@@ -42,6 +42,7 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 		return false, fmt.Errorf("model/lane: step turn for a %s step, which has no command", m.plan.Kind)
 	}
 	m.turn = &moved
+	m.lostAt(ok)
 	if moved && m.plan.Kind == "recover" {
 		// the recovery never read its frames: no recovery events
 		m.events = m.events[:d.events]
@@ -50,8 +51,13 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 	return moved, nil
 }
 
-// skippedOutcome is what a skipped step reports.
+// skippedOutcome is what a skipped step reports: pi's fault when its
+// command found no operation at all (lostAt).
 func (m *Model) skippedOutcome(kind string) Outcome {
+	if m.lost {
+		m.lost = false
+		return Outcome{Kind: "fault", Reason: LostOperationFault}
+	}
 	if kind == "terminate" {
 		return Outcome{Kind: "progress", Reason: "stale"}
 	}
@@ -78,4 +84,29 @@ func (m *Model) SyntheticRead(now float64) error {
 		addBudgetDiagnostic(m.synthetic, m.cfg.FrameBudget, now)
 	}
 	return nil
+}
+
+// CommandTurn: a later command of the step in progress (the start step's
+// checkpoint commit, an overflow's preparation read, the settlement)
+// reached its turn on the FIFO line and committed nothing. Like the first
+// command (StepTurn), it faults the harness when an external finalization
+// removed the operation meanwhile, unless SkipStaleSettlement declines it.
+func (m *Model) CommandTurn() error {
+	if m.plan == nil {
+		return fmt.Errorf("model/lane: command turn without a step in progress")
+	}
+	_, _, ok := m.current()
+	m.lostAt(ok)
+	return nil
+}
+
+// lostAt records pi's fault for a command that found no current operation
+// (ok false): continueOperation and settleOperation (runtime/lane.ts) read
+// state.operation!.state and throw, so the harness faults and the step
+// writes and emits nothing more. With SkipStaleSettlement the command
+// declines instead, as a stale step.
+func (m *Model) lostAt(ok bool) {
+	if !ok && !m.cfg.SkipStaleSettlement {
+		m.lost = true
+	}
 }

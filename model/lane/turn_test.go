@@ -11,7 +11,7 @@ import (
 // committed after a skip verdict is rejected.
 func TestStepTurnSkipsAfterCancel(t *testing.T) {
 	m := newModel()
-	must(t, m.StartRun("op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
 	toReady(t, m, "s1")
 	_, err := m.Step(false)
 	must(t, err)
@@ -49,6 +49,7 @@ func TestStepTurnSkipsAfterCancel(t *testing.T) {
 // plain progress step; SyntheticRead retimes a frameless synthetic.
 func TestStepTurnRecoveryFinalized(t *testing.T) {
 	m := started(t, 2)
+	m.cfg.SkipStaleSettlement = true // pi's fault instead: TestLostOperationFaults
 	m.Crash()
 	_, err := m.Step(false)
 	must(t, err)
@@ -80,5 +81,97 @@ func TestStepTurnRecoveryFinalized(t *testing.T) {
 	st := m.Committed()
 	if last := st.Entries[len(st.Entries)-1]; !strings.Contains(last.Message, `"timestamp":4242`) {
 		t.Fatalf("synthetic not retimed: %s", last.Message)
+	}
+}
+
+// lostCase reaches a step whose operation an external finalization removes
+// before the step's command gets its turn on the line.
+type lostCase struct {
+	name string
+	// step dispatches the step and finalizes the operation; turn feeds
+	// the command's turn (StepTurn or CommandTurn).
+	step func(t *testing.T, m *Model)
+	turn func(m *Model) error
+	// declined is the outcome with SkipStaleSettlement.
+	declined Outcome
+}
+
+func finalizeNow(t *testing.T, m *Model) {
+	t.Helper()
+	if ok, err := m.Finalize("failed", "external", "x"); !ok || err != nil {
+		t.Fatalf("finalize: %v %v", ok, err)
+	}
+}
+
+func dispatchStep(t *testing.T, m *Model, kind string) {
+	t.Helper()
+	e, err := m.Step(false)
+	must(t, err)
+	if e.Kind != kind {
+		t.Fatalf("step: %+v, want %s", e, kind)
+	}
+}
+
+func stepTurn(m *Model) error { _, err := m.StepTurn(); return err }
+
+var lostCases = []lostCase{
+	{"start", func(t *testing.T, m *Model) {
+		dispatchStep(t, m, "start")
+		finalizeNow(t, m)
+	}, stepTurn, Outcome{Kind: "progress"}},
+	{"start commit", func(t *testing.T, m *Model) {
+		dispatchStep(t, m, "start")
+		must(t, stepTurn(m)) // the prompt read found the run
+		finalizeNow(t, m)
+	}, (*Model).CommandTurn, Outcome{Kind: "progress"}},
+	{"checkpoint", func(t *testing.T, m *Model) {
+		dispatchStep(t, m, "start")
+		_, err := m.StepDone(true)
+		must(t, err)
+		dispatchStep(t, m, "checkpoint")
+		finalizeNow(t, m)
+	}, stepTurn, Outcome{Kind: "progress"}},
+	{"intent", func(t *testing.T, m *Model) {
+		toReady(t, m, "s1")
+		dispatchStep(t, m, "generate")
+		finalizeNow(t, m)
+	}, stepTurn, Outcome{Kind: "progress"}},
+	{"settlement", func(t *testing.T, m *Model) {
+		toReady(t, m, "s1")
+		dispatchStep(t, m, "generate")
+		must(t, m.Intent("op", "r1", "g1", 1))
+		must(t, m.Admit())
+		finalizeNow(t, m)
+	}, (*Model).CommandTurn, Outcome{Kind: "progress", Reason: "stale"}},
+	{"terminal", func(t *testing.T, m *Model) {
+		toReady(t, m, "s1")
+		m.Cancel()
+		dispatchStep(t, m, "terminate")
+		finalizeNow(t, m)
+	}, stepTurn, Outcome{Kind: "progress", Reason: "stale"}},
+}
+
+// runtime/lane.ts continueOperation/settleOperation: a drive command that
+// reaches the line after an external finalization removed its operation
+// reads state.operation!.state of null and faults the harness; with
+// SkipStaleSettlement (frameproof's option) it declines instead.
+func TestLostOperationFaults(t *testing.T) {
+	for _, c := range lostCases {
+		for _, skip := range []bool{false, true} {
+			m := newModel()
+			m.cfg.SkipStaleSettlement = skip
+			must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1}))
+			c.step(t, m)
+			must(t, c.turn(m))
+			out, err := m.StepDone(true)
+			must(t, err)
+			want := Outcome{Kind: "fault", Reason: LostOperationFault}
+			if skip {
+				want = c.declined
+			}
+			if out != want {
+				t.Errorf("%s (skip %t): outcome %+v, want %+v", c.name, skip, out, want)
+			}
+		}
 	}
 }

@@ -10,12 +10,13 @@ import (
 // Namespaces of the scalar and list built-ins the lifecycle transactions
 // write, as pi's session/values.ts spells them.
 const (
-	nsBranchTip = "pi.branch.tip"
-	nsLaneState = "pi.lane.state"
-	nsResult    = "pi.result"
-	nsOpMeta    = "pi.op.meta"
-	nsOpState   = "pi.op.state"
-	nsPrep      = "pi.op.preparation"
+	nsBranchTip  = "pi.branch.tip"
+	nsLaneState  = "pi.lane.state"
+	nsLaneConfig = "pi.lane.config"
+	nsResult     = "pi.result"
+	nsOpMeta     = "pi.op.meta"
+	nsOpState    = "pi.op.state"
+	nsPrep       = "pi.op.preparation"
 	// nsPendingEntry holds queued input's messages (session/values.ts
 	// pendingEntry).
 	nsPendingEntry = "pi.pending.entry"

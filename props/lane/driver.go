@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/frameproof/frameproof/impl/env"
@@ -126,7 +127,8 @@ func Run(t *rapid.T, opts Options) (err error) {
 		AfterResponse: func(m *pi.AssistantMessage) *pi.AssistantMessage {
 			return d.transform(m)
 		},
-		Mutant: opts.Mutant,
+		SkipStaleSettlement: true, // as the lane's: finalizations race drive steps here
+		Mutant:              opts.Mutant,
 	})
 	if err := d.openStorage(true); err != nil {
 		return err
@@ -381,9 +383,18 @@ func (d *driver) startRun() {
 		RetryPolicy: lane.RetryPolicy{MaxAttempts: run.MaxAttempts, BaseDelayMs: run.BaseDelayMs, MaxAgentDelayMs: run.MaxAgentDelayMs},
 		Settings:    run.Settings, StreamOptions: run.StreamOptions}
 	d.gen = &lane.GenerationConfig{Configuration: opts.Configuration, StreamOptions: opts.StreamOptions, RetryPolicy: opts.RetryPolicy}
+	d.mu.Lock()
+	before := len(d.ackedTX)
+	d.mu.Unlock()
 	op, err := d.lane.StartRun(opts)
 	d.g.quiesce()
 	if d.isLost() {
+		// the lane's acquisition may have committed before the loss
+		d.mu.Lock()
+		if len(d.ackedTX) > before && slices.ContainsFunc(d.ackedTX[before], func(w ml.TXWrite) bool { return w.Namespace == lane.NSLaneConfig }) {
+			d.model.Acquire(runLaneConfig(run))
+		}
+		d.mu.Unlock()
 		return
 	}
 	if err != nil {
@@ -396,6 +407,9 @@ func (d *driver) startRun() {
 		return
 	}
 	d.mu.Lock()
+	// the run brings its configuration: pi.lane.config is created or
+	// replaced first when it is not the lane's (the model decides)
+	d.model.Acquire(runLaneConfig(run))
 	d.fail(d.model.StartRun(op, cur.Meta.PromptEntryIDs[0], run))
 	d.mu.Unlock()
 	d.check("start run", true)
@@ -619,4 +633,9 @@ func (d *driver) transform(m *pi.AssistantMessage) *pi.AssistantMessage {
 		m.ResponseModel = pi.Str("after-hook")
 	}
 	return m
+}
+
+// runLaneConfig is the configuration a run brings to its lane.
+func runLaneConfig(run ml.Run) ml.LaneConfig {
+	return ml.LaneConfig{Model: run.Model, ThinkingLevel: run.ThinkingLevel, ActiveToolNames: run.ActiveToolNames}
 }

@@ -69,7 +69,8 @@ func (f *failing) Commit(ws []store.Write) (store.CommitResult, error) {
 func TestRealRunsSatisfyInvariants(t *testing.T) {
 	for keep := 1; keep <= 10; keep++ {
 		mem := memory.New(envtest.NewClock(envtest.Epoch))
-		st := &failing{Storage: mem, fail: keep + 1}
+		// the lane's acquisition and the run's start commit before the crash
+		st := &failing{Storage: mem, fail: keep + 2}
 		var mu sync.Mutex
 		var log []LogItem
 		keys := map[string]bool{}
@@ -106,7 +107,8 @@ func TestRealRunsSatisfyInvariants(t *testing.T) {
 		check(nil, nil)
 		st.fail = 0
 		cfg.IDs = envtest.IDsAfter(100)
-		// the lane configuration a run boundary of the reopened process reads
+		// the harness options (retry policy) a run boundary of the reopened
+		// process reads beside the stored pi.lane.config
 		cfg.Generation = &lane.GenerationConfig{Configuration: lane.Configuration{Model: lane.ModelRef{Provider: "openai", ModelID: "m"}},
 			RetryPolicy: lane.RetryPolicy{MaxAttempts: 2}}
 		l2, err := lane.Open(cfg)

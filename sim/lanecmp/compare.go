@@ -103,6 +103,11 @@ func (r *Reader) ReadState(st store.Storage, laneName string, ops, listKeys []st
 		return s, err
 	}
 	s.Lane = ml.LaneRecord{Current: str(ls.Prop("currentOperationId")), Last: str(ls.Prop("lastOperationId")), Inbox: inboxOf(ls)}
+	if cfg, err := st.GetValue(lane.LaneConfigAddr(laneName)); err != nil {
+		return s, fmt.Errorf("lanecmp: read %s[%s]: %w", lane.NSLaneConfig, laneName, err)
+	} else if cfg != nil {
+		s.Config = r.canonical(cfg.Value)
+	}
 	if err := r.readEntries(st, &s); err != nil {
 		return s, err
 	}

@@ -14,7 +14,7 @@ import (
 // to cmp.Diff, which decides. TestEqualStatesSeesEveryField keeps it in
 // step with the fields of ml.State.
 func equalStates(a, b ml.State) bool {
-	return a.Tip == b.Tip &&
+	return a.Tip == b.Tip && a.Config == b.Config &&
 		a.Lane.Current == b.Lane.Current && a.Lane.Last == b.Lane.Last && slices.Equal(a.Lane.Inbox, b.Lane.Inbox) &&
 		slices.Equal(a.Entries, b.Entries) && slices.Equal(a.Usage, b.Usage) &&
 		equalMaps(a.Ops, b.Ops, equalOps) &&

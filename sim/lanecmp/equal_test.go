@@ -14,6 +14,7 @@ import (
 func fullState() ml.State {
 	return ml.State{
 		Tip:     "e2",
+		Config:  `{"model":{}}`,
 		Lane:    ml.LaneRecord{Current: "op1", Last: "op0", Inbox: []ml.InboxItem{{EntryID: "q1", Kind: "steer"}}},
 		Entries: []ml.Entry{{ID: "e1", Message: `{"role":"user"}`}, {ID: "e2", Parent: "e1", Message: `{"role":"assistant"}`}},
 		Usage:   []ml.UsageRow{{ID: "u1", EntryID: "e2", Usage: `{"input":1}`}},
@@ -32,7 +33,7 @@ func fullState() ml.State {
 // types it covers: a new field fails here until equalStates compares it.
 func TestEqualStatesSeesEveryField(t *testing.T) {
 	for typ, n := range map[reflect.Type]int{
-		reflect.TypeOf(ml.State{}): 8, reflect.TypeOf(ml.LaneRecord{}): 3, reflect.TypeOf(ml.InboxItem{}): 2,
+		reflect.TypeOf(ml.State{}): 9, reflect.TypeOf(ml.LaneRecord{}): 3, reflect.TypeOf(ml.InboxItem{}): 2,
 		reflect.TypeOf(ml.Entry{}): 3, reflect.TypeOf(ml.UsageRow{}): 3, reflect.TypeOf(ml.Op{}): 16, reflect.TypeOf(ml.Result{}): 5,
 	} {
 		require.Equal(t, n, typ.NumField(), "%s has fields equalStates does not compare", typ)
@@ -46,6 +47,7 @@ func TestEqualStatesSeesEveryField(t *testing.T) {
 	}
 	for name, change := range map[string]func(*ml.State){
 		"tip":          func(s *ml.State) { s.Tip = "e1" },
+		"config":       func(s *ml.State) { s.Config = "" },
 		"current":      func(s *ml.State) { s.Lane.Current = "" },
 		"last":         func(s *ml.State) { s.Lane.Last = "op9" },
 		"inbox id":     func(s *ml.State) { s.Lane.Inbox[0].EntryID = "q2" },

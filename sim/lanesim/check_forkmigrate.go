@@ -33,7 +33,7 @@ func (c *forkMigrateChecker) end() {
 
 func (c *forkMigrateChecker) check() {
 	r := c.r
-	ws, _, err := lane.ForkWrites(r.st, lane.ForkOptions{UnconfiguredLanes: true, ExtraNamespaces: appNamespaces})
+	ws, _, err := lane.ForkWrites(r.st, lane.ForkOptions{ExtraNamespaces: appNamespaces})
 	if !r.check(err == nil, "invariant", "fork: %v", err) || !c.checkForkCopies(ws) {
 		return
 	}

@@ -29,6 +29,18 @@ import (
 var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-ready": true, "recovery-read": true,
 	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true}
 
+// laterCommands are a step's commands after its first: at their turn
+// without a commit the model checks that the operation is still there
+// (model CommandTurn).
+var laterCommands = map[string]bool{"start": true, "overflow-preparation": true, "settle": true}
+
+// lostFault says whether err is the harness fault of a command that found
+// no current operation (pi's null state.operation read).
+func lostFault(err error) bool {
+	var hf *lane.HarnessFault
+	return errors.As(err, &hf) && hf.Cause.Error() == ml.LostOperationFault
+}
+
 // readCommands are step commands that commit nothing even when the
 // operation is still what the step was dispatched on.
 var readCommands = map[string]bool{"recovery-read": true, "start-read": true}
@@ -75,8 +87,14 @@ type lockstep struct {
 	// clock for the input being fed)
 	pin *float64
 	// startedAt is when the driver called StartRun: the lane reads its
-	// clock then, before the line gets to the commit
+	// clock then, before the line gets to the commit (after the lane's
+	// acquisition, when StartRun commits that first: starting)
 	startedAt float64
+	starting  bool
+	// acquiring is the run start's acquisition command: the first
+	// lane-config item admitted after StartRun was called (admission is
+	// synchronous, before anything else can run)
+	acquiring *lineItem
 	// commitAt is when the commit in flight was planned (the lane reads its
 	// clock in the planner; commit latency may pass before it lands)
 	commitAt float64
@@ -101,9 +119,10 @@ func newLockstep(r *runner) *lockstep {
 			}
 			return float64(r.w.Now().UnixMilli())
 		},
-		NewObserver: func() ml.Observer { return modelframes.NewObserver() },
-		FrameBudget: r.p.frameBudget,
-		Mutant:      modelMutant,
+		NewObserver:         func() ml.Observer { return modelframes.NewObserver() },
+		FrameBudget:         r.p.frameBudget,
+		SkipStaleSettlement: !r.p.lostFaults,
+		Mutant:              modelMutant,
 	})
 	return ls
 }
@@ -142,6 +161,9 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 	}
 	it := &lineItem{name: cmd}
 	e.ls.items = append(e.ls.items, it)
+	if cmd == "lane-config" && e.ls.starting && e.ls.acquiring == nil {
+		e.ls.acquiring = it
+	}
 	return &lockFuture{Completer: f, e: e, it: it}
 }
 
@@ -151,10 +173,14 @@ type lockFuture struct {
 	it *lineItem
 }
 
-// Wait: a recovery step reads its clock as soon as its frame read returns.
+// Wait: a recovery step reads its clock as soon as its frame read returns;
+// a run start, as soon as the lane's acquisition returns.
 func (f *lockFuture) Wait() error {
 	err := f.Completer.Wait()
 	ls := f.e.ls
+	if f.it == ls.acquiring && err == nil && ls.starting {
+		ls.startedAt = float64(ls.r.w.Now().UnixMilli())
+	}
 	if f.it.name == "recovery-read" && err == nil && ls.live(f.e.gen) && ls.stepping && ls.recoverTurn {
 		ls.recoverTurn = false
 		ls.mismatch("synthetic read", ls.m.SyntheticRead(float64(ls.r.w.Now().UnixMilli())))
@@ -267,6 +293,14 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		run := modelRun(ls.r.runOptions())
 		run.Compaction = &simCompaction
 		return func() error { return m.StartRun(op, user, run) }
+	case "lane-config":
+		run := modelRun(ls.r.runOptions())
+		return func() error {
+			if !m.Acquire(ml.LaneConfig{Model: run.Model, ThinkingLevel: run.ThinkingLevel, ActiveToolNames: run.ActiveToolNames}) {
+				return fmt.Errorf("pi.lane.config committed although the lane has the run's configuration: %s", describeWrites(ws))
+			}
+			return nil
+		}
 	case "intent", "poll-intent":
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
@@ -371,7 +405,9 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		case (refusal != nil) != errors.Is(err, lane.ErrResultError):
 			ls.r.fail("model-mismatch", "finalize %s: impl %v, model refusal %v", req.status, err, refusal)
 		}
-	case stepCommands[it.name] && ls.stepping && (err == nil || strings.Contains(err.Error(), "no longer current")):
+	case laterCommands[it.name] && ls.stepping && (err == nil || lostFault(err) || strings.Contains(err.Error(), "no longer current")):
+		ls.mismatch("command turn ("+it.name+")", ls.m.CommandTurn())
+	case stepCommands[it.name] && ls.stepping && (err == nil || lostFault(err) || strings.Contains(err.Error(), "no longer current")):
 		skipped, serr := ls.m.StepTurn()
 		if ls.mismatch("step turn ("+it.name+")", serr) {
 			return
@@ -551,7 +587,8 @@ func (ls *lockstep) compareCapture(where string, ln *lane.Lane) bool {
 
 // startRun wraps StartRun: the model's clock reads the time the lane read.
 func (ls *lockstep) startRun(do func() (string, error)) (string, error) {
-	ls.startedAt = float64(ls.r.w.Now().UnixMilli())
+	ls.startedAt, ls.starting, ls.acquiring = float64(ls.r.w.Now().UnixMilli()), true, nil
+	defer func() { ls.starting, ls.acquiring = false, nil }()
 	return do()
 }
 
@@ -573,7 +610,21 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 	}
 	ls.stepping = false
 	if exp.Kind == "fault" {
-		ferr := ls.stepFaulted(exp.Reason, res, serr)
+		ferr := ls.stepFaulted(exp.Kind, exp.Reason, res, serr)
+		return res, ferr, ferr != nil
+	}
+	if lostFault(serr) && !r.faultPending {
+		// a command found its operation finalized (pi's fault): the model
+		// says so at the step's end
+		want, err := ls.m.StepDone(true)
+		if ls.mismatch("step done ("+exp.Kind+")", err) {
+			return res, nil, false
+		}
+		if want.Kind != "fault" {
+			r.fail("model-mismatch", "step (%s): impl faulted (%v), model expects %+v", exp.Kind, serr, want)
+			return res, nil, false
+		}
+		ferr := ls.stepFaulted(exp.Kind, want.Reason, res, serr)
 		return res, ferr, ferr != nil
 	}
 	if serr != nil {
@@ -612,7 +663,7 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 // nothing. The operation it faulted on stays current (every later step of
 // it faults the same way): the driver finalizes it in the next process.
 // It returns the fault for the driver, or nil after a failure.
-func (ls *lockstep) stepFaulted(reason string, res lane.StepResult, serr error) error {
+func (ls *lockstep) stepFaulted(kind, reason string, res lane.StepResult, serr error) error {
 	r := ls.r
 	var hf *lane.HarnessFault
 	if errors.As(serr, &hf) && r.faultPending {
@@ -628,6 +679,11 @@ func (ls *lockstep) stepFaulted(reason string, res lane.StepResult, serr error) 
 	if cur := r.ln.Current(); cur != nil {
 		r.stuck = cur.ID
 		r.fault(fmt.Sprintf("step of %s at %s (cancelled %t) faulted: %s", cur.ID, cur.State.At, cur.State.Control.CancelRequested, reason))
+	} else {
+		// the finalizer removed the operation: the next process starts the
+		// next run, and other actors may meet the fault meanwhile
+		r.injected = true
+		r.fault(fmt.Sprintf("%s step faulted on a finalized operation: %s", kind, reason))
 	}
 	return serr
 }

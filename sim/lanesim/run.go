@@ -69,7 +69,10 @@ type runner struct {
 	stuck string
 	// faultPending: a storage fault was injected and has not yet faulted.
 	faultPending bool
-	injected     bool // a storage fault was injected in this run
+	// injected: a storage fault was injected in this run, or a step
+	// faulted as the model predicted (a lost operation): a harness fault
+	// other actors may meet
+	injected bool
 
 	streams map[string]*simStream // by response id
 	cur     *simStream            // latest stream of the current process
@@ -282,8 +285,9 @@ func (r *runner) startProcess() bool {
 	cfg, err := withLaneBugs(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
 		Provider: simProviderImpl{r}, Listener: r.listener.listen, AfterResponse: r.afterResponse,
 		OnFrame: r.onFrame, Telemetry: r.onTelemetry,
-		// the finalizer races drive steps (frameproof's external finalization)
-		SkipStaleSettlement: true, Generation: r.generation()}, r.laneBugs)
+		// the finalizer races drive steps (frameproof's external
+		// finalization); pi's fault when a swarm draw asks for it
+		SkipStaleSettlement: !r.p.lostFaults, Generation: r.generation()}, r.laneBugs)
 	var ln *lane.Lane
 	if err == nil {
 		cfg.FrameBudget = r.p.frameBudget // a swarm draw (0, pi's, elsewhere)

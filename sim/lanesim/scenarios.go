@@ -28,6 +28,11 @@ type profile struct {
 	secondDriver bool
 	// frameBudget is lane.Config.FrameBudget (0, pi's default: no cap)
 	frameBudget int
+	// lostFaults runs pi's rule for a drive step whose operation the
+	// finalizer removed before the step's command got its turn: the
+	// command faults the harness (lane.Config.SkipStaleSettlement off, and
+	// the model predicts the fault). Off, the simulator sets the option.
+	lostFaults bool
 	// storeInputs: what the JSONL store starts from besides its own writes
 	// (storeinputs.go)
 	storeInputs storeInputs

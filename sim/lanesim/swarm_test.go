@@ -70,3 +70,24 @@ func TestSwarmReachesBudgetsAndStoreInputs(t *testing.T) {
 	}
 	t.Logf("all reached within %d seeds", seed)
 }
+
+// runtime/lane.ts continueOperation: with pi's rule drawn (lane and model
+// without SkipStaleSettlement), the finalizer removes operations under
+// drive steps and the commands that find none fault the harness; the
+// model predicts each fault in lockstep (a fault it did not predict, or a
+// predicted one that did not happen, fails the run).
+func TestSwarmReachesLostOperationFaults(t *testing.T) {
+	sc, _ := ScenarioByName(SwarmScenario)
+	kinds := map[string]int{}
+	for seed := uint64(0); seed < 300 && len(kinds) < 2; seed++ {
+		out := sc.Run(choice.NewSeeded(seed), Options{Backend: "memory"})
+		require.False(t, out.Failed, "seed %d: %s: %s\nsettings: %s", seed, out.Kind, out.Message, out.Settings)
+		for _, f := range out.Faults {
+			if kind, ok := strings.CutSuffix(f, " step faulted on a finalized operation: Cannot read properties of null (reading 'state')"); ok {
+				kinds[kind]++
+			}
+		}
+	}
+	t.Logf("lost-operation faults by step: %v", kinds)
+	require.GreaterOrEqual(t, len(kinds), 2, "lost-operation faults reached too few step kinds: %v", kinds)
+}

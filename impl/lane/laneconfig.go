@@ -1,0 +1,115 @@
+package lane
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// Where the run's configuration lives. pi keeps the lane's configuration
+// (model, thinking level, active tools) durable in pi.lane.config and reads
+// it at every run boundary (boundary.ts assistantReadyAtBoundary:
+// state.configuration, restored from pi.lane.config); the stream options
+// and retry policy come from the harness options of the process
+// (lane.readConfig()), which are not durable.
+//
+// pi writes pi.lane.config outside the run lifecycle: when a lane is
+// acquired for the first time (runtime/harness.ts Harness.lane: one
+// transaction [pi.branch.tip = null when no tip is stored, pi.lane.config,
+// pi.lane.state {currentOperationId: null, lastOperationId: null,
+// inbox: []}]), and when the configuration changes (runtime/lane.ts
+// setConfiguration behind setModel, setThinkingLevel and setActiveTools;
+// tool-placement.ts commitPlacement when tool results add tools). Open is
+// frameproof's restore and writes nothing, so the lane acquires itself
+// where pi's lane must already exist: before the first command that needs
+// it (StartRun, Enqueue), as that transaction, seeded like pi's
+// createAgentHarness options with the run's configuration or
+// Config.Generation's. A run started with another configuration than the
+// stored one first commits it, as setConfiguration would. pi's
+// lane_created and config_update events are the harness bus's; frameproof's
+// lane emits neither.
+
+// laneConfigMissing is pi's restore refusal of a lane without one of its
+// three values (restore.ts classifyLaneStorage).
+func laneConfigMissing(name, what string) error {
+	return fmt.Errorf("Lane %s is missing %s", jsonString(name), what)
+}
+
+// classifyLane is restore.ts classifyLaneStorage: no value (absent) or a
+// branch tip alone (branch) is a lane not yet acquired; a lane is all
+// three; anything else is refused with pi's message.
+func classifyLane(name string, tip, config, state *store.StoredValue) (acquired bool, err error) {
+	switch {
+	case tip == nil && config == nil && state == nil:
+		return false, nil
+	case tip != nil && config == nil && state == nil:
+		return false, nil
+	case tip == nil:
+		return false, laneConfigMissing(name, "branch.tip")
+	case config == nil:
+		return false, laneConfigMissing(name, "lane.config")
+	case state == nil:
+		return false, laneConfigMissing(name, "lane.state")
+	}
+	return true, nil
+}
+
+// decodeLaneConfig reads a stored pi.lane.config value.
+func decodeLaneConfig(raw []byte) (*Configuration, error) {
+	v, err := pi.ParseJSON(string(raw))
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{path: "laneConfig"}
+	c := decConfig(r, v)
+	return &c, r.err
+}
+
+func sameConfiguration(a, b Configuration) bool {
+	return a.Model == b.Model && a.ThinkingLevel == b.ThinkingLevel && slices.Equal(a.ActiveToolNames, b.ActiveToolNames)
+}
+
+// seedConfiguration is the configuration a command that acquires the lane
+// brings: the run's when it names a model, else Config.Generation's.
+func (l *Lane) seedConfiguration(run Configuration) *Configuration {
+	if run.Model != (ModelRef{}) {
+		return &run
+	}
+	if l.cfg.Generation != nil && l.cfg.Generation.Configuration.Model != (ModelRef{}) {
+		c := l.cfg.Generation.Configuration
+		return &c
+	}
+	return nil
+}
+
+// acquire makes sure the lane exists with configuration seed before a
+// command that needs it: Harness.lane's creation transaction when no
+// pi.lane.config is stored, setConfiguration's when seed differs from the
+// stored one (an explicit run configuration only), else nothing.
+func (l *Lane) acquire(seed *Configuration, explicit bool) error {
+	_, _, err := l.command("lane-config", func(cur view) (plan, error) {
+		if cur.config != nil && (!explicit || sameConfiguration(*cur.config, *seed)) {
+			return plan{}, nil
+		}
+		if seed == nil {
+			return plan{}, &rejectError{fmt.Errorf("lane: %q has no pi.lane.config and no configuration to create it with "+
+				"(set RunOptions.Configuration or Config.Generation)", l.cfg.Name)}
+		}
+		c := *seed
+		c.ActiveToolNames = slices.Clone(c.ActiveToolNames)
+		next := cur.clone()
+		next.config = &c
+		writes := []store.Write{store.SetValueRaw(LaneConfigAddr(l.cfg.Name), c.value().AppendJSON(nil))}
+		if cur.config == nil {
+			if !cur.tipStored {
+				writes = append([]store.Write{store.SetValueRaw(BranchTipAddr(l.cfg.Name), []byte("null"))}, writes...)
+				next.tipStored = true
+			}
+			writes = append(writes, store.SetValueRaw(LaneStateAddr(l.cfg.Name), cur.laneState.raw()))
+		}
+		return plan{commit: true, writes: writes, next: next}, nil
+	})
+	return err
+}

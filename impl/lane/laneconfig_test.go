@@ -1,0 +1,135 @@
+package lane
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+const defaultConfigJSON = `{"model":{"provider":"openai","modelId":"gpt-test"},"thinkingLevel":"off","activeToolNames":[]}`
+
+func (h *harness) storedValue(a store.Address) string {
+	v, err := h.store.GetValue(a)
+	require.NoError(h.t, err)
+	if v == nil {
+		return ""
+	}
+	return string(v.Value)
+}
+
+// runtime/harness.ts Harness.lane: a lane acquired for the first time
+// commits [pi.branch.tip null (only when no tip is stored), pi.lane.config
+// {model{provider,modelId},thinkingLevel,activeToolNames}, pi.lane.state
+// {currentOperationId:null,lastOperationId:null,inbox:[]}] in one
+// transaction, before acceptRun's; an acquired lane commits nothing more.
+func TestFirstRunAcquiresTheLane(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		_, err := l.StartRun(defaultRun(1))
+		require.NoError(t, err)
+		require.Equal(t, []string{"value:set:pi.branch.tip", "value:set:pi.lane.config", "value:set:pi.lane.state",
+			"entry::", "value:set:pi.branch.tip", "value:set:pi.op.meta", "value:set:pi.op.state", "value:set:pi.lane.state"}, h.lastTX(8))
+		require.Equal(t, int64(1), h.tele[0].Seq)
+		require.Equal(t, defaultConfigJSON, h.storedValue(LaneConfigAddr("main")))
+		require.NoError(t, l.Finalize("aborted", nil))
+
+		n := len(h.tele)
+		_, err = l.StartRun(defaultRun(1))
+		require.NoError(t, err)
+		require.Equal(t, "entry", h.tele[n].Kind, "an acquired lane with the same configuration writes no config")
+	})
+
+	// a branch that has a tip but no lane yet keeps its tip
+	h := newHarness(t, backends[0])
+	_, err := h.store.Commit([]store.Write{store.SetValueRaw(BranchTipAddr("main"), []byte("null"))})
+	require.NoError(t, err)
+	l := h.open()
+	_, err = l.StartRun(defaultRun(1))
+	require.NoError(t, err)
+	require.Equal(t, []string{"value:set:pi.lane.config", "value:set:pi.lane.state", "entry::"}, h.lastTX(7)[:3])
+}
+
+// runtime/lane.ts setConfiguration (setModel and the others): a run with
+// another configuration than the lane's first commits pi.lane.config alone.
+func TestRunWithAnotherConfigurationCommitsItFirst(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	op := h.start(1)
+	require.NoError(t, l.Finalize("aborted", nil))
+	require.NotEmpty(t, op)
+	other := defaultRun(1)
+	other.Configuration.Model.ModelID = "gpt-other"
+	other.Configuration.ActiveToolNames = []string{"read"}
+	n := len(h.tele)
+	_, err := l.StartRun(other)
+	require.NoError(t, err)
+	require.Equal(t, "value:set:pi.lane.config", h.tele[n].Kind+":"+h.tele[n].Op+":"+h.tele[n].Namespace)
+	require.Equal(t, "entry", h.tele[n+1].Kind)
+	require.Equal(t, `{"model":{"provider":"openai","modelId":"gpt-other"},"thinkingLevel":"off","activeToolNames":["read"]}`,
+		h.storedValue(LaneConfigAddr("main")))
+}
+
+// runtime/drive/boundary.ts assistantReadyAtBoundary: the boundary's
+// configuration is the lane's (state.configuration, restored from
+// pi.lane.config by restore.ts), not the process's options: a process
+// reopened at the checkpoint with another seed configuration mints the
+// step with the stored one, and the harness options' retry policy.
+func TestReopenedBoundaryReadsLaneConfig(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		op, err := l.StartRun(defaultRun(1))
+		require.NoError(t, err)
+		_, err = l.Step(StepOptions{})
+		require.NoError(t, err)
+		require.NoError(t, l.Close())
+		cfg := h.config()
+		seed := defaultRun(1).Configuration
+		seed.Model.ModelID = "seed-model"
+		cfg.Generation = &GenerationConfig{Configuration: seed, RetryPolicy: RetryPolicy{MaxAttempts: 2, BaseDelayMs: 5}}
+		l, err = Open(cfg)
+		require.NoError(t, err)
+		_, err = l.Step(StepOptions{})
+		require.NoError(t, err)
+		st := h.stateJSON(op)
+		require.Contains(t, st, `"configuration":`+defaultConfigJSON)
+		require.Contains(t, st, `"retryPolicy":{"maxAttempts":2,"baseDelayMs":5}`)
+		require.Equal(t, defaultConfigJSON, h.storedValue(LaneConfigAddr("main")), "the seed does not replace a stored configuration")
+	})
+}
+
+// runtime/restore.ts classifyLaneStorage: a lane is its tip, its config
+// and its state together; a tip alone or nothing is a lane not yet
+// acquired; any other mix is refused with pi's message.
+func TestRestoreRefusesIncompleteLane(t *testing.T) {
+	tip := store.SetValueRaw(BranchTipAddr("main"), []byte("null"))
+	config := store.SetValueRaw(LaneConfigAddr("main"), []byte(defaultConfigJSON))
+	state := store.SetValueRaw(LaneStateAddr("main"), LaneState{}.raw())
+	for _, c := range []struct {
+		writes []store.Write
+		want   string
+	}{
+		{nil, ""},
+		{[]store.Write{tip}, ""},
+		{[]store.Write{tip, config, state}, ""},
+		{[]store.Write{tip, state}, `Lane "main" is missing lane.config`},
+		{[]store.Write{config, state}, `Lane "main" is missing branch.tip`},
+		{[]store.Write{tip, config}, `Lane "main" is missing lane.state`},
+		{[]store.Write{state}, `Lane "main" is missing branch.tip`},
+	} {
+		h := newHarness(t, backends[0])
+		if len(c.writes) > 0 {
+			_, err := h.store.Commit(c.writes)
+			require.NoError(t, err)
+		}
+		_, err := Open(h.config())
+		if c.want == "" {
+			require.NoError(t, err)
+			continue
+		}
+		require.EqualError(t, err, c.want)
+	}
+}

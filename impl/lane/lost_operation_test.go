@@ -1,0 +1,91 @@
+package lane
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// lostStep is one drive step whose command reaches the line after an
+// external Finalize removed the operation the step read.
+type lostStep struct {
+	name string
+	// leaf is where the run is driven to before the finalization.
+	leaf Leaf
+	// step runs the step's procedure on the operation as it was read.
+	step func(l *Lane, op string, read *Operation) (StepResult, error)
+}
+
+var lostSteps = []lostStep{
+	{"intent", LeafAssistantReady, func(l *Lane, op string, read *Operation) (StepResult, error) {
+		return l.runGeneration(op, read.State)
+	}},
+	{"retry-ready", LeafAssistantReady, func(l *Lane, op string, read *Operation) (StepResult, error) {
+		wait := read.State.Clone()
+		wait.At, wait.NotBefore = LeafAssistantRetryWait, 0 // due: no wait
+		return l.runRetryWait(op, wait, StepOptions{})
+	}},
+	{"start", LeafStarting, func(l *Lane, op string, read *Operation) (StepResult, error) {
+		return l.startRun(op, read.Meta)
+	}},
+	{"checkpoint", LeafCheckpoint, func(l *Lane, op string, _ *Operation) (StepResult, error) {
+		return l.runCheckpoint(op)
+	}},
+	{"recovery-read", LeafAssistantReady, func(l *Lane, op string, read *Operation) (StepResult, error) {
+		eff := read.State.Clone()
+		eff.At, eff.ResponseEntryID = LeafAssistantEffectPending, "r-orphan"
+		return l.recoverEffect(op, eff, false)
+	}},
+}
+
+// driveTo starts a run and steps it until the operation is at leaf.
+func (h *harness) driveTo(leaf Leaf) (string, *Operation) {
+	op, err := h.lane.StartRun(defaultRun(1))
+	require.NoError(h.t, err)
+	for h.lane.Current().State.At != leaf {
+		r, err := h.lane.Step(StepOptions{})
+		require.NoError(h.t, err)
+		require.Equal(h.t, StepProgress, r.Kind)
+	}
+	return op, h.lane.Current()
+}
+
+// runtime/lane.ts continueOperation: every drive command runs through
+// settleOperation, which reads state.operation!.state; after an external
+// Finalize removed the operation that read throws and the harness faults
+// (pi's default), where frameproof's SkipStaleSettlement declines.
+func TestDriveCommandAfterExternalFinalization(t *testing.T) {
+	for _, s := range lostSteps {
+		t.Run(s.name, func(t *testing.T) {
+			forEachBackend(t, func(t *testing.T, b backend) {
+				h := newHarness(t, b)
+				l := h.open()
+				op, read := h.driveTo(s.leaf)
+				require.NoError(t, l.Finalize("aborted", nil))
+				h.resetEvents()
+				_, err := s.step(l, op, read)
+				var hf *HarnessFault
+				require.ErrorAs(t, err, &hf)
+				require.Equal(t, "Cannot read properties of null (reading 'state')", hf.Cause.Error())
+				require.ErrorIs(t, l.Fault(), hf, "the fault seals the lane")
+				require.Empty(t, h.tele, "the faulted command writes nothing")
+				require.Empty(t, h.eventTypes())
+				require.Empty(t, h.provider.requests)
+
+				h = newHarness(t, b)
+				h.skipStale = true
+				l = h.open()
+				op, read = h.driveTo(s.leaf)
+				require.NoError(t, l.Finalize("aborted", nil))
+				h.resetEvents()
+				r, err := s.step(l, op, read)
+				require.NoError(t, err)
+				require.Equal(t, StepResult{Kind: StepProgress}, r)
+				require.NoError(t, l.Fault())
+				require.Empty(t, h.tele)
+				require.Empty(t, h.eventTypes())
+				require.Empty(t, h.provider.requests)
+			})
+		})
+	}
+}

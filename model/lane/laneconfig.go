@@ -1,0 +1,82 @@
+package lane
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// LaneConfig is pi.lane.config, the lane's durable configuration
+// (session/types.ts LaneConfiguration): the model, the thinking level and
+// the active tool names. pi's run boundary reads it (boundary.ts
+// assistantReadyAtBoundary: state.configuration); the stream options and
+// retry policy come from the process's harness options instead.
+type LaneConfig struct {
+	Model           ModelRef
+	ThinkingLevel   string
+	ActiveToolNames []string
+}
+
+// value is the stored object, in the order pi's literal writes it
+// (runtime/harness.ts Harness.lane: {model: {provider, modelId},
+// thinkingLevel, activeToolNames}).
+func (c LaneConfig) value() pi.JSONValue {
+	names := make([]pi.JSONValue, len(c.ActiveToolNames))
+	for i, n := range c.ActiveToolNames {
+		names[i] = pi.StringValue(n)
+	}
+	return object("model", object("provider", pi.StringValue(c.Model.Provider), "modelId", pi.StringValue(c.Model.ModelID)),
+		"thinkingLevel", pi.StringValue(c.ThinkingLevel), "activeToolNames", pi.ArrayValue(names))
+}
+
+func (c LaneConfig) equal(d LaneConfig) bool {
+	return c.Model == d.Model && c.ThinkingLevel == d.ThinkingLevel && slices.Equal(c.ActiveToolNames, d.ActiveToolNames)
+}
+
+// runConfig is the configuration a run names.
+func runConfig(r Run) LaneConfig {
+	return LaneConfig{Model: r.Model, ThinkingLevel: r.ThinkingLevel, ActiveToolNames: r.ActiveToolNames}
+}
+
+// Acquire: a command that needs the lane brings configuration c. A lane
+// never acquired is created as pi's Harness.lane creates one
+// (runtime/harness.ts: one TX [pi.branch.tip = null when no tip was ever
+// stored, pi.lane.config, pi.lane.state with no operation and an empty
+// inbox]); an acquired lane whose configuration differs takes c as pi's
+// setConfiguration writes it (runtime/lane.ts: pi.lane.config alone).
+// It reports whether a transaction is due (false: the lane already has c).
+func (m *Model) Acquire(c LaneConfig) bool {
+	defer m.fillStateValues()
+	c.ActiveToolNames = slices.Clone(c.ActiveToolNames)
+	if m.config != nil && m.config.equal(c) {
+		m.expectTX()
+		return false
+	}
+	config := setValue(nsLaneConfig, m.cfg.Lane, string(c.value().AppendJSON(nil)))
+	switch {
+	case m.config != nil:
+		m.expectTX(config)
+	case m.tipStored:
+		m.expectTX(config, setValue(nsLaneState, m.cfg.Lane, ""))
+	default:
+		m.expectTX(setValue(nsBranchTip, m.cfg.Lane, "null"), config, setValue(nsLaneState, m.cfg.Lane, ""))
+		m.tipStored = true
+	}
+	m.config = &c
+	m.st.Config = string(c.value().AppendJSON(nil))
+	return true
+}
+
+// acquired is the check of a command that needs the lane with the run's
+// configuration (acceptRun runs on an acquired lane).
+func (m *Model) acquired(r Run) error {
+	switch {
+	case m.config == nil:
+		return fmt.Errorf("model/lane: the lane has no pi.lane.config (pi's Harness.lane creates it before a run)")
+	case !m.config.equal(runConfig(r)):
+		return fmt.Errorf("model/lane: the run's configuration %s is not the lane's %s (pi's setConfiguration writes it first)",
+			runConfig(r).value().AppendJSON(nil), m.st.Config)
+	}
+	return nil
+}
