@@ -1,0 +1,90 @@
+package frames
+
+import "github.com/frameproof/frameproof/impl/pi"
+
+// AppendReducedJSON appends JSON.stringify of the message ReduceJSON
+// returns for frames, and reports whether there is one (pi-ai returns
+// undefined for a list without a start frame, and JSON.stringify writes
+// nothing then). On an error it returns dst as it was, and the error
+// ReduceJSON returns.
+//
+// It is ReduceJSON followed by the message's AppendJSON, without decoding
+// the text the delta frames carried: their literals, already in
+// JSON.stringify's form, are copied into the message's JSON as they are.
+func AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
+	r := NewValueReducer()
+	r.bodies = true
+	if err := r.applyStored(frames); err != nil {
+		return dst, false, err
+	}
+	var bodies []rawMember
+	m, err := r.finish(&bodies)
+	if err != nil || m.IsUndefined() {
+		return dst, false, err
+	}
+	return appendWithBodies(dst, m, bodies), true, nil
+}
+
+// rawMember is a block member whose value is the string with this
+// JSON.stringify body (the value the block holds is stale).
+type rawMember struct {
+	block *pi.JSONObject
+	key   string
+	body  []byte
+}
+
+// appendWithBodies is v.AppendJSON(dst), with the members in bodies
+// written from their bodies.
+func appendWithBodies(dst []byte, v pi.JSONValue, bodies []rawMember) []byte {
+	if len(bodies) == 0 {
+		return v.AppendJSON(dst)
+	}
+	switch v.Kind() {
+	case pi.Array:
+		dst = append(dst, '[')
+		for i, e := range v.Array() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if e.IsUndefined() {
+				dst = append(dst, "null"...)
+				continue
+			}
+			dst = appendWithBodies(dst, e, bodies)
+		}
+		return append(dst, ']')
+	case pi.Object:
+		return appendObjectWithBodies(dst, v.ObjectValue(), bodies)
+	}
+	return v.AppendJSON(dst)
+}
+
+func appendObjectWithBodies(dst []byte, o *pi.JSONObject, bodies []rawMember) []byte {
+	var raw *rawMember
+	for i := range bodies {
+		if bodies[i].block == o {
+			raw = &bodies[i]
+			break
+		}
+	}
+	dst = append(dst, '{')
+	first := true
+	for _, k := range o.Keys() {
+		e, _ := o.Get(k)
+		isRaw := raw != nil && k == raw.key
+		if e.IsUndefined() && !isRaw {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(pi.AppendQuote(dst, k), ':')
+		if isRaw {
+			dst = append(append(append(dst, '"'), raw.body...), '"')
+			continue
+		}
+		dst = appendWithBodies(dst, e, bodies)
+	}
+	return append(dst, '}')
+}
