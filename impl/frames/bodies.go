@@ -6,47 +6,52 @@ import (
 	"github.com/frameproof/frameproof/impl/pi"
 )
 
-// The word-level loop behind ReduceJSON's runs of delta frames: a run's
-// frames share one prefix (type, index, delta key), their literals are a
-// few bytes (a token or two), and most are plain ASCII or JSON.stringify's
-// own escapes, so matching, checking and copying one frame take a few
-// 8-byte loads and stores and no call.
+// The loop behind AppendReducedJSON's runs of delta frames, which copies
+// their literals onto the block's JSON body (jsAccum).
 
 const (
 	ones  = 0x0101010101010101
 	plain = 'a' * ones // a word of plain bytes, to fill a short literal's word
 )
 
-// appendBodyIn appends b[start:end] to buf when it is a body
-// canonicalBody accepts, and reports whether it was; start >= 8, and b
-// has two more bytes after end. Literals up to 16 bytes are moved as one
-// or two words: the word that ends at end, shifted down, for up to 8;
-// the words that start and end the literal, overlapping, for up to 16.
-func appendBodyIn(buf, b []byte, start, end int) ([]byte, bool) {
-	l := end - start
-	if l > 16 {
-		if !canonicalIn(b, start, end) {
-			return buf, false
+// copyBodies appends the literals of frames, each between a prefix of
+// length p and a closing `"}` (size bytes in all), to a body, up to the
+// first that is not JSON.stringify's own, and returns how many it took.
+//
+// Most literals are a token or two of plain ASCII: those up to 16 bytes
+// are checked and moved as one or two 8-byte words, which the slack of 8
+// bytes past size lets the loop store whole. One up to 8 bytes is the word
+// that ends it, shifted down (its frame's earlier bytes shifted out); one
+// up to 16 is the two words that start and end it, overlapping.
+func (a *jsAccum) copyBodies(frames [][]byte, p, size int) int {
+	buf := growFor(a.buf, size+8)
+	out, w := buf[:cap(buf)], len(buf)
+	n := 0
+	for ; n < len(frames); n++ {
+		b := frames[n]
+		end := len(b) - 2
+		l := end - p
+		switch last := binary.LittleEndian.Uint64(b[end-8:]); {
+		case l <= 8:
+			if word := last >> (64 - 8*l); pi.PlainJSONWord(word | plain<<(8*l)) { // a shift by 64 gives 0
+				binary.LittleEndian.PutUint64(out[w:], word)
+				w += l
+				continue
+			}
+		case l <= 16:
+			if first := binary.LittleEndian.Uint64(b[p:]); pi.PlainJSONWord(first) && pi.PlainJSONWord(last) {
+				binary.LittleEndian.PutUint64(out[w:], first)
+				binary.LittleEndian.PutUint64(out[w+l-8:], last)
+				w += l
+				continue
+			}
 		}
-		return append(buf, b[start:end]...), true
-	}
-	n := len(buf)
-	buf = growFor(buf, l+8)
-	out := buf[n : n+l+8]
-	last := binary.LittleEndian.Uint64(b[end-8:])
-	if l <= 8 {
-		word := last >> (64 - 8*l) // Go: a shift by 64 gives 0
-		if !pi.PlainJSONWord(word|plain<<(8*l)) && !canonicalTail(b[start:end]) {
-			return buf, false
+		// Longer, or not plain ASCII (escapes, other characters).
+		if !canonicalBody(b[p:end]) {
+			break
 		}
-		binary.LittleEndian.PutUint64(out, word)
-		return buf[:n+l], true
+		w += copy(out[w:], b[p:end])
 	}
-	first := binary.LittleEndian.Uint64(b[start:])
-	if !(pi.PlainJSONWord(first) && pi.PlainJSONWord(last)) && !canonicalTail(b[start:end]) {
-		return buf, false
-	}
-	binary.LittleEndian.PutUint64(out, first)
-	binary.LittleEndian.PutUint64(out[l-8:], last)
-	return buf[:n+l], true
+	a.buf = out[:w]
+	return n
 }

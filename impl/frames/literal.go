@@ -93,34 +93,12 @@ func unescape(e byte) byte {
 // time and only surrogates pair across a boundary. Everything else (\/, a
 // \u escape, a control character, a bare quote, bytes that are not UTF-8)
 // is false; the caller decodes those.
-func canonicalBody(raw []byte) bool { return canonicalIn(raw, 0, len(raw)) }
-
-// canonicalIn is canonicalBody(b[start:end]). It may read the bytes of b
-// before start: most delta literals are shorter than a word, and one word
-// test on the word that ends at end (its bytes before start taken as
-// plain) decides them.
-func canonicalIn(b []byte, start, end int) bool {
-	i := start
-	for i+8 <= end && pi.PlainJSONWord(binary.LittleEndian.Uint64(b[i:])) {
-		i += 8
-	}
-	if i == end {
-		return true
-	}
-	if end >= 8 && end-i < 8 {
-		// Bytes before i are b's earlier bytes: make them a plain 'a'.
-		mask := uint64(1)<<(8*(8-(end-i))) - 1
-		x := binary.LittleEndian.Uint64(b[end-8:])
-		if pi.PlainJSONWord(x&^mask | 'a'*0x0101010101010101&mask) {
-			return true
-		}
-	}
-	return canonicalTail(b[i:end])
-}
-
-// canonicalTail is canonicalBody byte by byte.
-func canonicalTail(raw []byte) bool {
+func canonicalBody(raw []byte) bool {
 	for i := 0; i < len(raw); {
+		if i+8 <= len(raw) && pi.PlainJSONWord(binary.LittleEndian.Uint64(raw[i:])) {
+			i += 8
+			continue
+		}
 		c := raw[i]
 		switch {
 		case pi.PlainJSONByte(c):

@@ -143,23 +143,6 @@ func (r *ValueReducer) appendRun(frames [][]byte) int {
 	return n
 }
 
-// copyBodies appends the literals of frames, each between a prefix of
-// length p and a closing `"}` (size bytes in all), to a body, up to the
-// first that is not JSON.stringify's own, and returns how many it took.
-func (a *jsAccum) copyBodies(frames [][]byte, p, size int) int {
-	// The slack lets appendBodyIn store whole words.
-	buf, n := growFor(a.buf, size+8), 0
-	for ; n < len(frames); n++ {
-		b := frames[n]
-		var ok bool
-		if buf, ok = appendBodyIn(buf, b, p, len(b)-2); !ok {
-			break
-		}
-	}
-	a.buf = buf
-	return n
-}
-
 // deltaPrefix is how the fast shape's delta frames on this block start, up
 // to the delta's opening quote (made once per block).
 func (st *valueBlock) deltaPrefix(index float64) []byte {

@@ -48,12 +48,14 @@ func writeOutcome(lines [][]byte) string {
 }
 
 // Delta literal pieces. canonicalPieces are JSON.stringify's own writing of
-// strings without surrogates (a body copies them); the rest decode to the
+// strings without surrogates (a body copies them; plain ASCII of 1, 4, 8,
+// 9, 12, 16 and 17 bytes, around the word-sized copies' cases); the rest decode to the
 // same kind of text but are written otherwise (\/, \u escapes), or hold
 // surrogates, escaped or raw (WTF-8), whose halves pair across deltas, or
 // are no JSON at all.
 var (
-	canonicalPieces = []string{"a", "abcdefgh", "abcdefghijklmnopq", " ", "é", "€", "😀", "\u007f",
+	canonicalPieces = []string{"a", "abcd", "abcdefgh", "abcdefghi", "abcdefghijkl", "abcdefghijklmnop", "abcdefghijklmnopq",
+		" ", "é", "€", "😀", "\u007f",
 		`\"`, `\\`, `\n`, `\t`, `\b`, `\f`, `\r`, `\\n`, `\\\"`}
 	otherPieces = []string{`\/`, `\u0041`, `\u001f`, `\u00e9`, `\u2028`, `\ud83d`, `\ude00`, `\uD83D`, `\uDE00`,
 		`\uD83D\uDE00`, "\xed\xa0\xbd", "\xed\xb8\x80", "\xff", "\xc3"}
@@ -211,4 +213,33 @@ func FuzzAppendReducedJSON(f *testing.F) {
 			t.Fatalf("AppendReducedJSON %s\nexact path %s", got, want)
 		}
 	})
+}
+
+// Every literal length around the word-sized copies (up to 8 and up to 16
+// bytes), plain and with an escape, a character or something that leaves
+// the copy path at each position, between two other deltas: the text must
+// come out in order, byte for byte.
+func TestAppendReducedJSONLiteralLengths(t *testing.T) {
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+	odd := []string{"é", "😀", `\"`, `\n`, `\/`, `\u0041`, `\ud83d`, "\x01", `"`}
+	for l := 0; l <= len(letters); l++ {
+		bodies := []string{letters[:l]}
+		for at := 0; at < l; at++ {
+			for _, o := range odd {
+				bodies = append(bodies, letters[:at]+o+letters[at+1:l])
+			}
+		}
+		for _, body := range bodies {
+			lines := [][]byte{
+				[]byte(`{"type":"start","partial":` + testPartial + `}`),
+				[]byte(`{"type":"text_start","contentIndex":0,"content":{"type":"text","text":""}}`),
+				[]byte(`{"type":"text_delta","contentIndex":0,"delta":"<"}`),
+				[]byte(`{"type":"text_delta","contentIndex":0,"delta":"` + body + `"}`),
+				[]byte(`{"type":"text_delta","contentIndex":0,"delta":">"}`),
+			}
+			if got, want := writeOutcome(lines), exactOutcome(lines); got != want {
+				t.Fatalf("literal %q: AppendReducedJSON %s\nexact path %s", body, got, want)
+			}
+		}
+	}
 }
