@@ -162,12 +162,17 @@ func (a *jsAccum) value() pi.JSONValue {
 }
 
 // escape turns a string's buffer into its body, unless it left the body
-// form before, and reports whether the buffer is a body now.
-func (a *jsAccum) escape() bool {
+// form before, and reports whether the buffer is a body now. The body is
+// written into a spare buffer when there is one.
+func (a *jsAccum) escape(spare *[][]byte) bool {
 	if a.esc || !a.isStr || a.left {
 		return a.esc
 	}
-	a.buf, a.esc = appendBody(nil, string(a.buf)), true
+	var buf []byte
+	if n := len(*spare); n > 0 {
+		buf, *spare = (*spare)[n-1][:0], (*spare)[:n-1]
+	}
+	a.buf, a.esc = appendBody(buf, string(a.buf)), true
 	return true
 }
 

@@ -78,7 +78,7 @@ func (r *ValueReducer) applyDelta(d deltaFrame) (done bool, err error) {
 		}
 		return ok, nil
 	}
-	if r.bodies && acc.escape() {
+	if r.bodies && acc.escape(&r.spare) {
 		if canonicalBody(d.raw) {
 			acc.buf = append(growFor(acc.buf, len(d.raw)), d.raw...)
 			return true, nil
@@ -128,7 +128,7 @@ func (r *ValueReducer) appendRun(frames [][]byte) int {
 		}
 		size += end - p
 	}
-	if run > 0 && r.bodies && acc.escape() {
+	if run > 0 && r.bodies && acc.escape(&r.spare) {
 		return acc.copyBodies(frames[:run], p, size)
 	}
 	buf, n := slices.Grow(acc.buf, size), 0

@@ -35,8 +35,9 @@ type ValueReducer struct {
 	last      *valueBlock
 	lastIndex float64
 	// bodies: delta text is kept as JSON bodies where it can be
-	// (jsAccum), for AppendReducedJSON.
+	// (jsAccum), for AppendReducedJSON; spare holds buffers for them.
 	bodies bool
+	spare  [][]byte
 	// owned: the frame being applied was parsed for this reducer alone
 	// (ApplyJSON), so what the reducer keeps of it needs no copy.
 	owned bool

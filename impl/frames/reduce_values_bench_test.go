@@ -58,9 +58,10 @@ func BenchmarkReduceStored(b *testing.B) {
 			b.SetBytes(int64(bytes))
 			b.ReportAllocs()
 			var buf []byte
+			var s StoredReducer
 			for i := 0; i < b.N; i++ {
 				var err error
-				if buf, _, err = AppendReducedJSON(buf[:0], lines); err != nil {
+				if buf, _, err = s.AppendReducedJSON(buf[:0], lines); err != nil {
 					b.Fatal(err)
 				}
 			}

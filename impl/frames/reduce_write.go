@@ -1,6 +1,11 @@
 package frames
 
-import "github.com/frameproof/frameproof/impl/pi"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
 
 // AppendReducedJSON appends JSON.stringify of the message ReduceJSON
 // returns for frames, and reports whether there is one (pi-ai returns
@@ -12,8 +17,26 @@ import "github.com/frameproof/frameproof/impl/pi"
 // the text the delta frames carried: their literals, already in
 // JSON.stringify's form, are copied into the message's JSON as they are.
 func AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
+	var s StoredReducer
+	return s.AppendReducedJSON(dst, frames)
+}
+
+// StoredReducer is AppendReducedJSON for one frame list after another: it
+// keeps the buffers the text was gathered in for the next list, as a
+// caller keeps dst. It is not safe for concurrent use.
+type StoredReducer struct {
+	spare [][]byte
+}
+
+// maxSpare bounds the buffers a StoredReducer keeps (one per block whose
+// text it gathered, the largest last).
+const maxSpare = 8
+
+// AppendReducedJSON is the package's AppendReducedJSON.
+func (s *StoredReducer) AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
 	r := NewValueReducer()
-	r.bodies = true
+	r.bodies, r.spare = true, s.spare
+	defer s.keep(r)
 	if err := r.applyStored(frames); err != nil {
 		return dst, false, err
 	}
@@ -23,6 +46,21 @@ func AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
 		return dst, false, err
 	}
 	return appendWithBodies(dst, m, bodies), true, nil
+}
+
+// keep takes back the body buffers of a reducer that is done: nothing the
+// caller holds refers to them (the message's JSON is a copy).
+func (s *StoredReducer) keep(r *ValueReducer) {
+	spare := r.spare
+	for _, st := range r.states {
+		for _, acc := range []*jsAccum{&st.text, &st.json} {
+			if acc.esc && len(spare) < maxSpare {
+				spare = append(spare, acc.buf[:0])
+			}
+		}
+	}
+	slices.SortFunc(spare, func(a, b []byte) int { return cmp.Compare(cap(a), cap(b)) })
+	s.spare = spare
 }
 
 // rawMember is a block member whose value is the string with this

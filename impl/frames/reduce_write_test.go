@@ -28,8 +28,14 @@ func exactOutcome(lines [][]byte) string {
 }
 
 func writeOutcome(lines [][]byte) string {
+	return writeOutcomeWith(new(StoredReducer), lines)
+}
+
+// writeOutcomeWith is writeOutcome through s, which may have reduced other
+// lists before.
+func writeOutcomeWith(s *StoredReducer, lines [][]byte) string {
 	dst := []byte("kept:")
-	out, defined, err := AppendReducedJSON(dst, lines)
+	out, defined, err := s.AppendReducedJSON(dst, lines)
 	switch {
 	case err != nil:
 		if string(out) != "kept:" {
@@ -136,9 +142,12 @@ func genPieces(t *rapid.T, rare func(string) bool) string {
 
 // AppendReducedJSON, which copies canonical delta literals into the
 // message's JSON, writes what the exact path writes (parse every frame,
-// ReduceValues, AppendJSON), or fails with its error, leaving dst as it was.
+// ReduceValues, AppendJSON), or fails with its error, leaving dst as it was;
+// and so does a StoredReducer that reduced the lists before (its buffers
+// reused), twice in a row.
 func TestAppendReducedJSONMatchesExact(t *testing.T) {
 	copied, total, messages, lists := 0, 0, 0, 0
+	shared := new(StoredReducer)
 	rapid.Check(t, func(t *rapid.T) {
 		lines := genTextLog(t)
 		if rapid.IntRange(0, 3).Draw(t, "stored") == 0 {
@@ -147,6 +156,11 @@ func TestAppendReducedJSONMatchesExact(t *testing.T) {
 		want := exactOutcome(lines)
 		if got := writeOutcome(lines); got != want {
 			t.Fatalf("AppendReducedJSON %s\nexact path %s\nlines:\n%s", got, want, joinLines(lines))
+		}
+		for range 2 {
+			if got := writeOutcomeWith(shared, lines); got != want {
+				t.Fatalf("StoredReducer.AppendReducedJSON %s\nexact path %s\nlines:\n%s", got, want, joinLines(lines))
+			}
 		}
 		lists++
 		if strings.HasPrefix(want, "{") {

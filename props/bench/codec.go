@@ -323,11 +323,13 @@ func passEncode(events []*pi.Event) func() {
 }
 
 // passReducedJSON is the stored-bytes round trip: AppendReducedJSON from
-// the frame log's lines to the message's JSON, into a reused buffer.
+// the frame log's lines to the message's JSON, into a reused buffer, by a
+// reused StoredReducer (which keeps its text buffers likewise).
 func passReducedJSON(stored [][]byte) func() {
 	buf := make([]byte, 0, 4096)
+	var r frames.StoredReducer
 	return func() {
-		buf, _, _ = frames.AppendReducedJSON(buf[:0], stored)
+		buf, _, _ = r.AppendReducedJSON(buf[:0], stored)
 	}
 }
 
@@ -396,7 +398,7 @@ func codecTables(plan codecPlan, quick bool) []Table {
 				"ReduceJSON + AppendJSON ns/frame", "ParseJSON + ReduceValues ns/frame", "pi-ai / ParseJSON + ReduceValues",
 				"pi-ai parsed ns/frame", "Reduce parsed ns/frame", "pi-ai / Reduce"},
 			Notes: append(notes,
-				"\"stored\" is the same work on both sides, from the frame log's bytes to the message's bytes: pi-ai JSON.parses each stored line (the frame's JSON.stringify), runs reduceAssistantMessageFrames and JSON.stringifies the message (the peer's reduceBench with stored: true); frameproof runs frames.AppendReducedJSON over the same lines (a byte-level path for delta frames in the encoder's shape, which copies their literals into the message's JSON as they are when they are JSON.stringify's own; pi.ParseJSON + ValueReducer.Apply for the rest). Both sides' messages are checked byte-identical first. ReduceJSON + AppendJSON is the round trip through the message as a value (the byte-level path decodes each literal, AppendJSON encodes the text again); ParseJSON + ReduceValues is the round trip without the byte-level path.",
+				"\"stored\" is the same work on both sides, from the frame log's bytes to the message's bytes: pi-ai JSON.parses each stored line (the frame's JSON.stringify), runs reduceAssistantMessageFrames and JSON.stringifies the message (the peer's reduceBench with stored: true); frameproof runs frames.StoredReducer.AppendReducedJSON over the same lines (one StoredReducer for every pass, which keeps its text buffers as the pass keeps its output buffer) (a byte-level path for delta frames in the encoder's shape, which copies their literals into the message's JSON as they are when they are JSON.stringify's own; pi.ParseJSON + ValueReducer.Apply for the rest). Both sides' messages are checked byte-identical first. ReduceJSON + AppendJSON is the round trip through the message as a value (the byte-level path decodes each literal, AppendJSON encodes the text again); ParseJSON + ReduceValues is the round trip without the byte-level path.",
 				"\"parsed\" is the older comparison: pi-ai's reducer over frames already parsed in node, against the typed frames.Reduce over []pi.Frame (no parsing, no serialization on either side).",
 				"MB/s counts the frames' JSONL bytes (one JSON line plus newline per frame)."),
 		},
