@@ -14,24 +14,33 @@ const (
 	plain = 'a' * ones // a word of plain bytes, to fill a short literal's word
 )
 
-// copyBodies appends the literals of frames, each between a prefix of
-// length p and a closing `"}` (size bytes in all), to a body, up to the
-// first that is not JSON.stringify's own, and returns how many it took.
+// copyBodies appends to a body the literals of the frames that open frames
+// while they are delta frames that start with prefix and whose literal is
+// JSON.stringify's own, and returns how many it took. One pass matches and
+// copies each frame while it is in cache; the body grows by doubling, and
+// a StoredReducer's bodies arrive grown.
 //
 // Most literals are a token or two: those up to 16 bytes are moved as one
-// or two 8-byte words, which the slack of 8 bytes past size lets the loop
-// store whole, and checked by a word test when they are plain ASCII (byte
-// by byte otherwise). One up to 8 bytes is the word that ends it, shifted
-// down (its frame's earlier bytes shifted out); one up to 16 is the two
-// words that start and end it, overlapping.
-func (a *jsAccum) copyBodies(frames [][]byte, p, size int) int {
-	buf := growFor(a.buf, size+8)
-	out, w := buf[:cap(buf)], len(buf)
+// or two 8-byte words, stored whole into 8 bytes of slack past the text,
+// and checked by a word test when they are plain ASCII (byte by byte
+// otherwise). One up to 8 bytes is the word that ends it, shifted down
+// (its frame's earlier bytes shifted out); one up to 16 is the two words
+// that start and end it, overlapping.
+func (a *jsAccum) copyBodies(frames [][]byte, prefix []byte) int {
+	p := len(prefix)
+	out, w := a.buf[:cap(a.buf)], len(a.buf)
 	n := 0
 	for ; n < len(frames); n++ {
 		b := frames[n]
 		end := len(b) - 2
+		if end < p || string(b[:p]) != string(prefix) || b[end] != '"' || b[end+1] != '}' {
+			break
+		}
 		l := end - p
+		if w+l+8 > len(out) {
+			out = growFor(out[:w], l+8)
+			out = out[:cap(out)]
+		}
 		if l > 16 {
 			if !canonicalBody(b[p:end]) {
 				break

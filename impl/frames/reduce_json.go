@@ -102,10 +102,10 @@ func (r *ValueReducer) applyDelta(d deltaFrame) (done bool, err error) {
 // and returns how many it took. activeBlock's checks still hold there: the
 // index passed them, a block's kind never changes and only an end frame
 // ends it. The frames are matched by their bytes against the block's
-// delta prefix; the run is measured first, so the buffer grows once (the
-// literals' length bounds the decoded text), then its literals are copied
-// onto a body (AppendReducedJSON) or decoded, up to the first literal
-// outside the fast shape.
+// delta prefix. For AppendReducedJSON their literals are copied onto the
+// block's body (copyBodies); otherwise the run is measured first, so the
+// buffer grows once (the literals' length bounds the decoded text), then
+// decoded, up to the first literal outside the fast shape.
 func (r *ValueReducer) appendRun(frames [][]byte) int {
 	st := r.last
 	if st == nil || st.ended || (st.kind != "toolCall" && !st.texting) {
@@ -119,6 +119,9 @@ func (r *ValueReducer) appendRun(frames [][]byte) int {
 		return 0
 	}
 	prefix := st.deltaPrefix(r.lastIndex)
+	if r.bodies && acc.escape(&r.spare) {
+		return acc.copyBodies(frames, prefix)
+	}
 	p, run, size := len(prefix), 0, 0
 	for ; run < len(frames); run++ {
 		b := frames[run]
@@ -127,9 +130,6 @@ func (r *ValueReducer) appendRun(frames [][]byte) int {
 			break
 		}
 		size += end - p
-	}
-	if run > 0 && r.bodies && acc.escape(&r.spare) {
-		return acc.copyBodies(frames[:run], p, size)
 	}
 	buf, n := slices.Grow(acc.buf, size), 0
 	for ; n < run; n++ {
