@@ -60,7 +60,7 @@ func (s *StoredReducer) AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, 
 	if err != nil || m.IsUndefined() {
 		return dst, false, err
 	}
-	return appendWithBodies(dst, m, bodies), true, nil
+	return appendWithBodies(dst, m, newRawMembers(bodies)), true, nil
 }
 
 // keep takes back the body buffers of a reducer that is done: nothing the
@@ -86,10 +86,44 @@ type rawMember struct {
 	body  []byte
 }
 
-// appendWithBodies is v.AppendJSON(dst), with the members in bodies
-// written from their bodies.
-func appendWithBodies(dst []byte, v pi.JSONValue, bodies []rawMember) []byte {
-	if len(bodies) == 0 {
+// rawMembers finds the raw member of a block: by a scan while there are a
+// few (one per block still gathering text at the end, mostly one), by an
+// index past that, so that writing stays linear in the message.
+type rawMembers struct {
+	list  []rawMember
+	index map[*pi.JSONObject]int
+}
+
+func newRawMembers(list []rawMember) *rawMembers {
+	m := &rawMembers{list: list}
+	if len(list) > 8 {
+		m.index = make(map[*pi.JSONObject]int, len(list))
+		for i, r := range list {
+			m.index[r.block] = i
+		}
+	}
+	return m
+}
+
+func (m *rawMembers) of(o *pi.JSONObject) *rawMember {
+	if m.index != nil {
+		if i, ok := m.index[o]; ok {
+			return &m.list[i]
+		}
+		return nil
+	}
+	for i := range m.list {
+		if m.list[i].block == o {
+			return &m.list[i]
+		}
+	}
+	return nil
+}
+
+// appendWithBodies is v.AppendJSON(dst), with the raw members written
+// from their bodies.
+func appendWithBodies(dst []byte, v pi.JSONValue, raw *rawMembers) []byte {
+	if len(raw.list) == 0 {
 		return v.AppendJSON(dst)
 	}
 	switch v.Kind() {
@@ -103,28 +137,24 @@ func appendWithBodies(dst []byte, v pi.JSONValue, bodies []rawMember) []byte {
 				dst = append(dst, "null"...)
 				continue
 			}
-			dst = appendWithBodies(dst, e, bodies)
+			dst = appendWithBodies(dst, e, raw)
 		}
 		return append(dst, ']')
 	case pi.Object:
-		return appendObjectWithBodies(dst, v.ObjectValue(), bodies)
+		return appendObjectWithBodies(dst, v.ObjectValue(), raw)
 	}
 	return v.AppendJSON(dst)
 }
 
-func appendObjectWithBodies(dst []byte, o *pi.JSONObject, bodies []rawMember) []byte {
-	var raw *rawMember
-	for i := range bodies {
-		if bodies[i].block == o {
-			raw = &bodies[i]
-			break
-		}
-	}
+// appendObjectWithBodies is AppendJSON's object: members in Keys order,
+// undefined ones left out.
+func appendObjectWithBodies(dst []byte, o *pi.JSONObject, raw *rawMembers) []byte {
+	own := raw.of(o)
 	dst = append(dst, '{')
 	first := true
 	for _, k := range o.Keys() {
 		e, _ := o.Get(k)
-		isRaw := raw != nil && k == raw.key
+		isRaw := own != nil && k == own.key
 		if e.IsUndefined() && !isRaw {
 			continue
 		}
@@ -134,10 +164,10 @@ func appendObjectWithBodies(dst []byte, o *pi.JSONObject, bodies []rawMember) []
 		first = false
 		dst = append(pi.AppendQuote(dst, k), ':')
 		if isRaw {
-			dst = append(append(append(dst, '"'), raw.body...), '"')
+			dst = append(append(append(dst, '"'), own.body...), '"')
 			continue
 		}
-		dst = appendWithBodies(dst, e, bodies)
+		dst = appendWithBodies(dst, e, raw)
 	}
 	return append(dst, '}')
 }

@@ -257,3 +257,26 @@ func TestAppendReducedJSONLiteralLengths(t *testing.T) {
 		}
 	}
 }
+
+// Many blocks still gathering text at the end (each written from its
+// body, found through an index past a few): each gets its own text.
+func TestAppendReducedJSONManyOpenBlocks(t *testing.T) {
+	for _, blocks := range []int{1, 8, 9, 40} {
+		lines := [][]byte{[]byte(`{"type":"start","partial":` + testPartial + `}`)}
+		for i := 0; i < blocks; i++ {
+			n := sprintf("%d", i)
+			kind, member := "text", "text"
+			if i%3 == 1 {
+				kind, member = "thinking", "thinking"
+			}
+			lines = append(lines,
+				[]byte(`{"type":"`+kind+`_start","contentIndex":`+n+`,"content":{"type":"`+kind+`","`+member+`":"`+n+`:"}}`),
+				[]byte(`{"type":"`+kind+`_delta","contentIndex":`+n+`,"delta":"a\"`+n+`"}`),
+				[]byte(`{"type":"`+kind+`_delta","contentIndex":`+n+`,"delta":"é`+n+`"}`))
+		}
+		got, want := writeOutcome(lines), exactOutcome(lines)
+		if got != want || !strings.Contains(got, `"text":"0:a\"0é0"`) {
+			t.Fatalf("%d blocks: AppendReducedJSON %s\nexact path %s", blocks, got, want)
+		}
+	}
+}
