@@ -3,6 +3,7 @@ package frames
 import (
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -112,8 +113,20 @@ func jsParseStreamingJSON(v pi.JSONValue) (pi.JSONValue, error) {
 
 // jsAccum is a JS value built by repeated `+=`. While it is a string it is
 // kept as a growing buffer, so n string deltas cost O(total length).
+//
+// The buffer holds the string itself (WTF-8), or, once AppendReducedJSON's
+// byte-level path has taken it (esc), the string's JSON.stringify body:
+// delta literals written as JSON.stringify writes strings without
+// surrogates are copied onto it as they are, and the message's JSON copies
+// it back. Appending such a body is appending its string: JSON.stringify
+// writes a string one character at a time, and only surrogates join
+// across a boundary, which a side without surrogates cannot. Any other
+// delta turns the body back into the string for good (left), which keeps a
+// block's cost linear.
 type jsAccum struct {
 	isStr bool
+	esc   bool
+	left  bool
 	buf   []byte
 	val   pi.JSONValue
 }
@@ -127,6 +140,11 @@ func accumOf(v pi.JSONValue) jsAccum {
 
 func (a *jsAccum) add(delta pi.JSONValue) {
 	if a.isStr && delta.Kind() == pi.String {
+		if a.esc && utf8.ValidString(delta.Str()) {
+			a.buf = appendBody(a.buf, delta.Str())
+			return
+		}
+		a.unescape()
 		a.buf = appendJS(a.buf, delta.Str())
 		return
 	}
@@ -134,8 +152,33 @@ func (a *jsAccum) add(delta pi.JSONValue) {
 }
 
 func (a *jsAccum) value() pi.JSONValue {
+	if a.esc {
+		return pi.StringValue(decodeBody(a.buf))
+	}
 	if a.isStr {
 		return pi.StringValue(string(a.buf))
 	}
 	return a.val
+}
+
+// escape turns a string's buffer into its body, unless it left the body
+// form before, and reports whether the buffer is a body now. The body is
+// written into a spare buffer when there is one.
+func (a *jsAccum) escape(spare *[][]byte) bool {
+	if a.esc || !a.isStr || a.left {
+		return a.esc
+	}
+	var buf []byte
+	if n := len(*spare); n > 0 {
+		buf, *spare = (*spare)[n-1][:0], (*spare)[:n-1]
+	}
+	a.buf, a.esc = appendBody(buf, string(a.buf)), true
+	return true
+}
+
+// unescape turns a body back into the string, for good.
+func (a *jsAccum) unescape() {
+	if a.esc {
+		a.buf, a.esc, a.left = []byte(decodeBody(a.buf)), false, true
+	}
 }

@@ -83,3 +83,72 @@ func unescape(e byte) byte {
 	}
 	return 0
 }
+
+// canonicalBody reports whether raw, the contents of a JSON string literal,
+// is exactly what JSON.stringify writes for a string without surrogates
+// (pi.AppendQuote's output between its quotes): ASCII other than controls,
+// '"' and '\\' as it is, the escapes \" \\ \b \f \n \r \t, and UTF-8
+// without surrogate forms. Such bodies concatenate to the body of the
+// concatenated strings, since JSON.stringify escapes one character at a
+// time and only surrogates pair across a boundary. Everything else (\/, a
+// \u escape, a control character, a bare quote, bytes that are not UTF-8)
+// is false; the caller decodes those.
+func canonicalBody(raw []byte) bool {
+	for i := 0; i < len(raw); {
+		if i+8 <= len(raw) && pi.PlainJSONWord(binary.LittleEndian.Uint64(raw[i:])) {
+			i += 8
+			continue
+		}
+		c := raw[i]
+		switch {
+		case pi.PlainJSONByte(c):
+			i++
+		case c == '\\':
+			if i+1 == len(raw) || !stringifyEscape(raw[i+1]) {
+				return false
+			}
+			i += 2
+		case c >= 0xC2 && c <= 0xDF && i+1 < len(raw) && raw[i+1]&0xC0 == 0x80:
+			i += 2
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				return false // not UTF-8, or a surrogate form
+			}
+			i += size
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// stringifyEscape reports whether JSON.stringify writes the one-letter
+// escape \e (it writes '/' as it is, and other controls as \u00XX).
+func stringifyEscape(e byte) bool {
+	switch e {
+	case '"', '\\', 'b', 'f', 'n', 'r', 't':
+		return true
+	}
+	return false
+}
+
+// appendBody appends s as JSON.stringify writes it, without the quotes.
+func appendBody(dst []byte, s string) []byte {
+	n := len(dst)
+	dst = pi.AppendQuote(growFor(dst, len(s)+2), s)
+	copy(dst[n:], dst[n+1:len(dst)-1])
+	return dst[:len(dst)-2]
+}
+
+// decodeBody is the string whose JSON.stringify body is body (body is one).
+func decodeBody(body []byte) string {
+	if s, ok := decodeLiteral(nil, body); ok {
+		return string(s)
+	}
+	v, err := pi.ParseJSON(`"` + string(body) + `"`)
+	if err != nil {
+		panic("frames: decodeBody given a body JSON.stringify cannot write: " + err.Error())
+	}
+	return v.Str()
+}

@@ -12,32 +12,30 @@ import (
 // does with a frame log read back from storage. Runs of delta frames on one
 // block take appendRun; every other frame takes ApplyJSON.
 //
-// Speed (issue 14 asks for 50× pi-ai on `frameproof bench --family codec`;
-// measured 4.3×, 14× and 13× at 1 KB, 64 KB and 1 MB, pi-ai at 410–490
-// ns/frame, load average 14 on 2 cores). What bounds it, per delta frame of
-// the benchmark stream (8.6 text bytes, an escape or a 2-byte character in
-// most), from side-by-side microbenchmarks at 64 KB: matching the block's
-// prefix ≈ 4 ns, done twice (to size the buffer once, which beats growing
-// it), decoding the literal ≈ 10 ns, writing the text back as JSON
-// (AppendJSON) ≈ 5 ns, the buffer's allocation, the message string's copy
-// and GC ≈ 5 ns: ≈ 30 ns, where 50× is ≈ 9 ns. Going there means never
-// decoding the deltas: their literals are JSON.stringify's own output, so
-// the message's JSON could take them as they are, but a pi.JSONValue
-// string cannot carry its encoding today. At 1 MB the frames no longer fit
-// in cache (+8 ns); at 1 KB parsing the start and text_start frames costs
-// ≈ 10 µs per message (≈ 80 ns per frame of its 121).
+// Its literals are decoded into the message's strings. Where the message
+// is wanted as JSON (the stored round trip `frameproof bench --family
+// codec` times against pi-ai), AppendReducedJSON skips the decoding and
+// the encoding back; see there for what bounds the speed.
 func ReduceJSON(frames [][]byte) (pi.JSONValue, error) {
 	r := NewValueReducer()
+	if err := r.applyStored(frames); err != nil {
+		return pi.JSONValue{}, err
+	}
+	return r.Finish()
+}
+
+// applyStored applies every frame of a stored frame list.
+func (r *ValueReducer) applyStored(frames [][]byte) error {
 	for i := 0; i < len(frames); i++ {
 		i += r.appendRun(frames[i:])
 		if i == len(frames) {
 			break
 		}
 		if err := r.ApplyJSON(frames[i]); err != nil {
-			return pi.JSONValue{}, err
+			return err
 		}
 	}
-	return r.Finish()
+	return nil
 }
 
 // ApplyJSON is Apply(pi.ParseJSON(frame)) for one stored frame's JSON: a
@@ -80,6 +78,19 @@ func (r *ValueReducer) applyDelta(d deltaFrame) (done bool, err error) {
 		}
 		return ok, nil
 	}
+	if r.bodies && acc.escape(&r.spare) {
+		if canonicalBody(d.raw) {
+			acc.buf = append(growFor(acc.buf, len(d.raw)), d.raw...)
+			return true, nil
+		}
+		// In the fast shape but not JSON.stringify's (\/): decoded, it
+		// holds no surrogate, so its body appends.
+		s, ok := decodeLiteral(nil, d.raw)
+		if ok {
+			acc.buf = appendBody(acc.buf, string(s))
+		}
+		return ok, nil
+	}
 	// The fast shape never holds a surrogate (escaped or raw), so no pair
 	// can join across the boundary and appendJS's rejoining is not needed.
 	acc.buf, done = decodeLiteral(acc.buf, d.raw)
@@ -91,9 +102,10 @@ func (r *ValueReducer) applyDelta(d deltaFrame) (done bool, err error) {
 // and returns how many it took. activeBlock's checks still hold there: the
 // index passed them, a block's kind never changes and only an end frame
 // ends it. The frames are matched by their bytes against the block's
-// delta prefix; the run is measured first, so the buffer grows once (the
-// literals' length bounds the decoded text), then decoded, up to the first
-// literal outside the fast shape.
+// delta prefix. For AppendReducedJSON their literals are copied onto the
+// block's body (copyBodies); otherwise the run is measured first, so the
+// buffer grows once (the literals' length bounds the decoded text), then
+// decoded, up to the first literal outside the fast shape.
 func (r *ValueReducer) appendRun(frames [][]byte) int {
 	st := r.last
 	if st == nil || st.ended || (st.kind != "toolCall" && !st.texting) {
@@ -107,19 +119,23 @@ func (r *ValueReducer) appendRun(frames [][]byte) int {
 		return 0
 	}
 	prefix := st.deltaPrefix(r.lastIndex)
-	run, size := 0, 0
+	if r.bodies && acc.escape(&r.spare) {
+		return acc.copyBodies(frames, prefix)
+	}
+	p, run, size := len(prefix), 0, 0
 	for ; run < len(frames); run++ {
 		b := frames[run]
-		if len(b) < len(prefix)+2 || string(b[:len(prefix)]) != string(prefix) || string(b[len(b)-2:]) != `"}` {
+		end := len(b) - 2
+		if end < p || string(b[:p]) != string(prefix) || b[end] != '"' || b[end+1] != '}' {
 			break
 		}
-		size += len(b) - len(prefix) - 2
+		size += end - p
 	}
 	buf, n := slices.Grow(acc.buf, size), 0
 	for ; n < run; n++ {
 		b := frames[n]
 		var ok bool
-		if buf, ok = decodeLiteral(buf, b[len(prefix):len(b)-2]); !ok {
+		if buf, ok = decodeLiteral(buf, b[p:len(b)-2]); !ok {
 			break
 		}
 	}

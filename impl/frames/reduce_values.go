@@ -34,6 +34,10 @@ type ValueReducer struct {
 	// come in runs on one block, so most lookups skip the map.
 	last      *valueBlock
 	lastIndex float64
+	// bodies: delta text is kept as JSON bodies where it can be
+	// (jsAccum), for AppendReducedJSON; spare holds buffers for them.
+	bodies bool
+	spare  [][]byte
 	// owned: the frame being applied was parsed for this reducer alone
 	// (ApplyJSON), so what the reducer keeps of it needs no copy.
 	owned bool
@@ -289,16 +293,25 @@ func (r *ValueReducer) activeAt(i float64, kind, typ string) (*valueBlock, error
 
 // Finish returns the reduced message: pending text is written back and the
 // JSON of every tool call without an end frame is parsed.
-func (r *ValueReducer) Finish() (pi.JSONValue, error) {
+func (r *ValueReducer) Finish() (pi.JSONValue, error) { return r.finish(nil) }
+
+// finish is Finish; with bodies, pending text held as a JSON body is not
+// decoded into the block but listed there, for the message's writer.
+func (r *ValueReducer) finish(bodies *[]rawMember) (pi.JSONValue, error) {
 	if !jsTruthy(r.message) {
 		return pi.JSONValue{}, nil
 	}
 	for _, i := range r.order {
 		st := r.states[i]
-		if st.texting {
-			st.block.Set(st.kind, st.text.value())
-			st.texting = false
+		if !st.texting {
+			continue
 		}
+		if bodies != nil && st.text.esc {
+			*bodies = append(*bodies, rawMember{st.block, st.kind, st.text.buf})
+		} else {
+			st.block.Set(st.kind, st.text.value())
+		}
+		st.texting = false
 	}
 	for _, i := range r.order {
 		st := r.states[i]

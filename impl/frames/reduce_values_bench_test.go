@@ -54,6 +54,18 @@ func BenchmarkReduceStored(b *testing.B) {
 				buf = m.AppendJSON(buf[:0])
 			}
 		})
+		b.Run("write/"+sz.name, func(b *testing.B) {
+			b.SetBytes(int64(bytes))
+			b.ReportAllocs()
+			var buf []byte
+			var s StoredReducer
+			for i := 0; i < b.N; i++ {
+				var err error
+				if buf, _, err = s.AppendReducedJSON(buf[:0], lines); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run("piai/"+sz.name, func(b *testing.B) {
 			b.SetBytes(int64(bytes))
 			for i := 0; i < b.N; i++ {

@@ -156,6 +156,13 @@ func checkReduced(pr *peer.Peer, s *codecStream) error {
 	if got := m.AppendJSON(nil); string(got) != string(want) {
 		return fmt.Errorf("codec: the %d-byte stream reduces to %d bytes, pi-ai's message has %d (or differs)", s.size, len(got), len(want))
 	}
+	got, defined, err := frames.AppendReducedJSON(nil, s.stored)
+	if err != nil || !defined {
+		return fmt.Errorf("codec: AppendReducedJSON on the %d-byte stream: defined %v, error %v", s.size, defined, err)
+	}
+	if string(got) != string(want) {
+		return fmt.Errorf("codec: AppendReducedJSON writes %d bytes for the %d-byte stream, pi-ai's message has %d (or differs)", len(got), s.size, len(want))
+	}
 	return nil
 }
 
@@ -172,7 +179,8 @@ type codecFigures struct {
 	piStringify, piEncode, piReduce peer.BenchTimes
 	piReduceStored                  peer.BenchTimes
 	appendFrame, encodeJSON, encode cost
-	reduce, reduceJSON, reduceParse cost
+	reduce, reducedJSON, reduceJSON cost
+	reduceParse                     cost
 }
 
 // measureCodec takes every figure repeats times, interleaving the two sides
@@ -182,7 +190,7 @@ func measureCodec(pr *peer.Peer, s *codecStream, plan codecPlan) (codecFigures, 
 	unset := peer.BenchTimes{Wall: math.Inf(1), CPU: math.Inf(1)}
 	m := codecFigures{piStringify: unset, piEncode: unset, piReduce: unset, piReduceStored: unset,
 		appendFrame: cost{BenchTimes: unset}, encodeJSON: cost{BenchTimes: unset}, encode: cost{BenchTimes: unset},
-		reduce: cost{BenchTimes: unset}, reduceJSON: cost{BenchTimes: unset}, reduceParse: cost{BenchTimes: unset}}
+		reduce: cost{BenchTimes: unset}, reducedJSON: cost{BenchTimes: unset}, reduceJSON: cost{BenchTimes: unset}, reduceParse: cost{BenchTimes: unset}}
 	n, events := plan.iterations(s.size), len(s.events)
 	goPass := func(c *cost, items int, pass func()) error {
 		r, err := measureGo(items, n, plan.minTime, pass)
@@ -197,7 +205,8 @@ func measureCodec(pr *peer.Peer, s *codecStream, plan codecPlan) (codecFigures, 
 		}
 	}
 	appendPass, encodeJSONPass, encodePass := passAppendFrame(s.events), passEncodeJSON(s.events), passEncode(s.events)
-	reducePass, reduceJSONPass, reduceParsePass := func() { _, _ = frames.Reduce(s.frames) }, passReduceJSON(s.stored), passReduceParse(s.stored)
+	reducePass, reduceParsePass := func() { _, _ = frames.Reduce(s.frames) }, passReduceParse(s.stored)
+	reducedJSONPass, reduceJSONPass := passReducedJSON(s.stored), passReduceJSON(s.stored)
 	nFrames := len(s.frames)
 	for r := 0; r < plan.repeats; r++ {
 		t, err := pr.BenchEncodeTimes(s.rawEvents, n, true)
@@ -222,6 +231,9 @@ func measureCodec(pr *peer.Peer, s *codecStream, plan codecPlan) (codecFigures, 
 			return m, err
 		}
 		keep(&m.piReduceStored, t)
+		if err := goPass(&m.reducedJSON, nFrames, reducedJSONPass); err != nil {
+			return m, err
+		}
 		if err := goPass(&m.reduceJSON, nFrames, reduceJSONPass); err != nil {
 			return m, err
 		}
@@ -310,8 +322,20 @@ func passEncode(events []*pi.Event) func() {
 	}
 }
 
-// passReduceJSON is the stored-bytes round trip: ReduceJSON over the frame
-// log's lines, then the message's JSON into a reused buffer.
+// passReducedJSON is the stored-bytes round trip: AppendReducedJSON from
+// the frame log's lines to the message's JSON, into a reused buffer, by a
+// reused StoredReducer (which keeps its text buffers likewise).
+func passReducedJSON(stored [][]byte) func() {
+	buf := make([]byte, 0, 4096)
+	var r frames.StoredReducer
+	return func() {
+		buf, _, _ = r.AppendReducedJSON(buf[:0], stored)
+	}
+}
+
+// passReduceJSON is the same round trip through the message as a value:
+// ReduceJSON over the frame log's lines, then the message's JSON into a
+// reused buffer.
 func passReduceJSON(stored [][]byte) func() {
 	buf := make([]byte, 0, 4096)
 	return func() {
@@ -370,11 +394,11 @@ func codecTables(plan codecPlan, quick bool) []Table {
 		tableReduce: {
 			Title: "Codec: reduce stored frames",
 			Header: []string{"message", "frames", "pi-ai stored ns/frame", "pi-ai MB/s (wall)",
-				"ReduceJSON ns/frame", "MB/s (wall)", "allocs/frame", "pi-ai / ReduceJSON", "wall",
-				"ParseJSON + ReduceValues ns/frame", "pi-ai / ParseJSON + ReduceValues",
+				"AppendReducedJSON ns/frame", "MB/s (wall)", "allocs/frame", "pi-ai / AppendReducedJSON", "wall",
+				"ReduceJSON + AppendJSON ns/frame", "ParseJSON + ReduceValues ns/frame", "pi-ai / ParseJSON + ReduceValues",
 				"pi-ai parsed ns/frame", "Reduce parsed ns/frame", "pi-ai / Reduce"},
 			Notes: append(notes,
-				"\"stored\" is the same work on both sides, from the frame log's bytes to the message's bytes: pi-ai JSON.parses each stored line (the frame's JSON.stringify), runs reduceAssistantMessageFrames and JSON.stringifies the message (the peer's reduceBench with stored: true); frameproof runs frames.ReduceJSON over the same lines (a byte-level path for delta frames in the encoder's shape, pi.ParseJSON + ValueReducer.Apply for the rest) and AppendJSON of the message. Both sides' messages are checked byte-identical first. ParseJSON + ReduceValues is the same round trip without the byte-level path (the code before it).",
+				"\"stored\" is the same work on both sides, from the frame log's bytes to the message's bytes: pi-ai JSON.parses each stored line (the frame's JSON.stringify), runs reduceAssistantMessageFrames and JSON.stringifies the message (the peer's reduceBench with stored: true); frameproof runs frames.StoredReducer.AppendReducedJSON over the same lines (one StoredReducer for every pass, which keeps its text buffers as the pass keeps its output buffer) (a byte-level path for delta frames in the encoder's shape, which copies their literals into the message's JSON as they are when they are JSON.stringify's own; pi.ParseJSON + ValueReducer.Apply for the rest). Both sides' messages are checked byte-identical first. ReduceJSON + AppendJSON is the round trip through the message as a value (the byte-level path decodes each literal, AppendJSON encodes the text again); ParseJSON + ReduceValues is the round trip without the byte-level path.",
 				"\"parsed\" is the older comparison: pi-ai's reducer over frames already parsed in node, against the typed frames.Reduce over []pi.Frame (no parsing, no serialization on either side).",
 				"MB/s counts the frames' JSONL bytes (one JSON line plus newline per frame)."),
 		},
@@ -394,9 +418,9 @@ func addCodecRows(t []Table, s *codecStream, m codecFigures) {
 	}
 	t[tableReduce].Rows = append(t[tableReduce].Rows, []string{size, fmt.Sprint(len(s.frames)),
 		nsCell(m.piReduceStored.CPU), mbps(m.piReduceStored.Wall),
-		nsCell(m.reduceJSON.CPU), mbps(m.reduceJSON.Wall), allocCell(m.reduceJSON.allocs),
-		Ratio(m.piReduceStored.CPU, m.reduceJSON.CPU), Ratio(m.piReduceStored.Wall, m.reduceJSON.Wall),
-		nsCell(m.reduceParse.CPU), Ratio(m.piReduceStored.CPU, m.reduceParse.CPU),
+		nsCell(m.reducedJSON.CPU), mbps(m.reducedJSON.Wall), allocCell(m.reducedJSON.allocs),
+		Ratio(m.piReduceStored.CPU, m.reducedJSON.CPU), Ratio(m.piReduceStored.Wall, m.reducedJSON.Wall),
+		nsCell(m.reduceJSON.CPU), nsCell(m.reduceParse.CPU), Ratio(m.piReduceStored.CPU, m.reduceParse.CPU),
 		nsCell(m.piReduce.CPU), nsCell(m.reduce.CPU), Ratio(m.piReduce.CPU, m.reduce.CPU)})
 }
 

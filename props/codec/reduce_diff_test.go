@@ -121,7 +121,8 @@ func TestStoredFramesReduceLikePiAI(t *testing.T) {
 var fastShape = regexp.MustCompile(`^\{"type":"(text|thinking|toolcall)_delta","contentIndex":(0|[1-9][0-9]*),"delta":"[^\\]*"\}$`)
 
 // requireReduceJSONLikePeer reduces raw from its bytes with frames.ReduceJSON
-// and requires pi-ai's message or error; it returns how many frames had
+// and frames.AppendReducedJSON and requires pi-ai's message (JSON.stringify
+// of it, byte for byte) or error from both; it returns how many frames had
 // the fast path's shape.
 func requireReduceJSONLikePeer(t *testing.T, raw []json.RawMessage, peerMsg json.RawMessage, peerErr string, format string, args ...any) int {
 	t.Helper()
@@ -142,6 +143,19 @@ func requireReduceJSONLikePeer(t *testing.T, raw []json.RawMessage, peerMsg json
 	require.Equal(t, peerErr, errText, append([]any{"ReduceJSON: " + format}, args...)...)
 	if peerErr == "" {
 		require.Equal(t, string(peerMsg), msgText, append([]any{"ReduceJSON: " + format}, args...)...)
+	}
+	// The message's JSON written straight from the frames' bytes, delta
+	// literals copied as they are.
+	out, defined, err := frames.AppendReducedJSON(nil, lines)
+	errText, msgText = "", "null"
+	if err != nil {
+		errText = err.Error()
+	} else if defined {
+		msgText = string(out)
+	}
+	require.Equal(t, peerErr, errText, append([]any{"AppendReducedJSON: " + format}, args...)...)
+	if peerErr == "" {
+		require.Equal(t, string(peerMsg), msgText, append([]any{"AppendReducedJSON: " + format}, args...)...)
 	}
 	return fast
 }

@@ -1,0 +1,70 @@
+package frames
+
+import (
+	"encoding/binary"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// The loop behind AppendReducedJSON's runs of delta frames, which copies
+// their literals onto the block's JSON body (jsAccum).
+
+const (
+	ones  = 0x0101010101010101
+	plain = 'a' * ones // a word of plain bytes, to fill a short literal's word
+)
+
+// copyBodies appends to a body the literals of the frames that open frames
+// while they are delta frames that start with prefix and whose literal is
+// JSON.stringify's own, and returns how many it took. One pass matches and
+// copies each frame while it is in cache; the body grows by doubling, and
+// a StoredReducer's bodies arrive grown.
+//
+// Most literals are a token or two: those up to 16 bytes are moved as one
+// or two 8-byte words, stored whole into 8 bytes of slack past the text,
+// and checked by a word test when they are plain ASCII (byte by byte
+// otherwise). One up to 8 bytes is the word that ends it, shifted down
+// (its frame's earlier bytes shifted out); one up to 16 is the two words
+// that start and end it, overlapping.
+func (a *jsAccum) copyBodies(frames [][]byte, prefix []byte) int {
+	p := len(prefix)
+	out, w := a.buf[:cap(a.buf)], len(a.buf)
+	n := 0
+	for ; n < len(frames); n++ {
+		b := frames[n]
+		end := len(b) - 2
+		if end < p || string(b[:p]) != string(prefix) || b[end] != '"' || b[end+1] != '}' {
+			break
+		}
+		l := end - p
+		if w+l+8 > len(out) {
+			out = growFor(out[:w], l+8)
+			out = out[:cap(out)]
+		}
+		if l > 16 {
+			if !canonicalBody(b[p:end]) {
+				break
+			}
+			w += copy(out[w:], b[p:end])
+			continue
+		}
+		last := binary.LittleEndian.Uint64(b[end-8:])
+		if l <= 8 {
+			word := last >> (64 - 8*l) // a shift by 64 gives 0
+			if !pi.PlainJSONWord(word|plain<<(8*l)) && !canonicalBody(b[p:end]) {
+				break
+			}
+			binary.LittleEndian.PutUint64(out[w:], word)
+		} else {
+			first := binary.LittleEndian.Uint64(b[p:])
+			if !(pi.PlainJSONWord(first) && pi.PlainJSONWord(last)) && !canonicalBody(b[p:end]) {
+				break
+			}
+			binary.LittleEndian.PutUint64(out[w:], first)
+			binary.LittleEndian.PutUint64(out[w+l-8:], last)
+		}
+		w += l
+	}
+	a.buf = out[:w]
+	return n
+}

@@ -1,0 +1,282 @@
+package frames
+
+import (
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// exactOutcome is the reference for AppendReducedJSON: pi.ParseJSON of
+// each line and Apply (ReduceValues one frame at a time, which never keeps
+// a JSON body), then the message's AppendJSON; or the first error.
+func exactOutcome(lines [][]byte) string {
+	r := NewValueReducer()
+	for _, l := range lines {
+		if err := general(r, l); err != nil {
+			return sprintf("error %q", err.Error())
+		}
+	}
+	m, err := r.Finish()
+	switch {
+	case err != nil:
+		return sprintf("error %q", err.Error())
+	case m.IsUndefined():
+		return "undefined"
+	}
+	return string(m.AppendJSON(nil))
+}
+
+func writeOutcome(lines [][]byte) string {
+	return writeOutcomeWith(new(StoredReducer), lines)
+}
+
+// writeOutcomeWith is writeOutcome through s, which may have reduced other
+// lists before.
+func writeOutcomeWith(s *StoredReducer, lines [][]byte) string {
+	dst := []byte("kept:")
+	out, defined, err := s.AppendReducedJSON(dst, lines)
+	switch {
+	case err != nil:
+		if string(out) != "kept:" {
+			return sprintf("error %q, and dst changed to %q", err.Error(), out)
+		}
+		return sprintf("error %q", err.Error())
+	case !defined:
+		if string(out) != "kept:" {
+			return sprintf("undefined, and dst changed to %q", out)
+		}
+		return "undefined"
+	case !strings.HasPrefix(string(out), "kept:"):
+		return sprintf("dst lost: %q", out)
+	}
+	return string(out[len("kept:"):])
+}
+
+// Delta literal pieces. canonicalPieces are JSON.stringify's own writing of
+// strings without surrogates (a body copies them; plain ASCII of 1, 4, 8,
+// 9, 12, 16 and 17 bytes, around the word-sized copies' cases); the rest decode to the
+// same kind of text but are written otherwise (\/, \u escapes), or hold
+// surrogates, escaped or raw (WTF-8), whose halves pair across deltas, or
+// are no JSON at all.
+var (
+	canonicalPieces = []string{"a", "abcd", "abcdefgh", "abcdefghi", "abcdefghijkl", "abcdefghijklmnop", "abcdefghijklmnopq",
+		" ", "é", "€", "😀", "\u007f",
+		`\"`, `\\`, `\n`, `\t`, `\b`, `\f`, `\r`, `\\n`, `\\\"`}
+	otherPieces = []string{`\/`, `\u0041`, `\u001f`, `\u00e9`, `\u2028`, `\ud83d`, `\ude00`, `\uD83D`, `\uDE00`,
+		`\uD83D\uDE00`, "\xed\xa0\xbd", "\xed\xb8\x80", "\xff", "\xc3"}
+	badPieces = []string{"\x01", `"`, `\x`, `\`, `\u12`}
+)
+
+// genTextLog is a frame log of text, thinking and tool call blocks whose
+// deltas are drawn from the pieces above: mostly bodies the fast path
+// copies, with deltas that leave it (other and bad pieces, non-string
+// deltas, other envelopes) anywhere in a run, surrogate halves split across
+// deltas, blocks that start with text of their own (a lone surrogate
+// included), end frames, and the odd block that never ends.
+func genTextLog(t *rapid.T) [][]byte {
+	startText := rapid.SampledFrom([]string{``, `x`, `\ud83d`, `\u0001`, `é\/`}).Draw(t, "startText")
+	lines := []string{
+		`{"type":"start","partial":` + testPartial + `}`,
+		`{"type":"text_start","contentIndex":0,"content":{"type":"text","text":"` + startText + `"}}`,
+		`{"type":"thinking_start","contentIndex":1,"content":{"type":"thinking","thinking":""}}`,
+		`{"type":"toolcall_start","contentIndex":2,"toolCall":{"type":"toolCall","id":"i","name":"n","arguments":{}}}`,
+	}
+	odd := rapid.IntRange(2, 30).Draw(t, "odd")
+	rare := func(label string) bool { return rapid.IntRange(0, odd-1).Draw(t, label) == 0 }
+	kinds := []string{"text_delta", "thinking_delta", "toolcall_delta"}
+	ends := []string{
+		`{"type":"text_end","contentIndex":0,"content":"done"}`,
+		`{"type":"thinking_end","contentIndex":1,"content":"t"}`,
+		`{"type":"toolcall_end","contentIndex":2,"id":"i","name":"n","arguments":{"a":1}}`,
+	}
+	var ended [3]bool
+	for n := rapid.IntRange(0, 40).Draw(t, "frames"); n > 0; n-- {
+		block := rapid.IntRange(0, 2).Draw(t, "block")
+		if rapid.IntRange(0, 3).Draw(t, "sameBlock") > 0 {
+			block = 0 // runs on one block are the common case
+		}
+		if ended[block] {
+			continue // a delta there is an error, which the stored lists cover
+		}
+		if rare("end") {
+			if block == 2 && rapid.Bool().Draw(t, "checkpoint") {
+				lines = append(lines, `{"type":"toolcall_checkpoint","contentIndex":2,"json":"{\"a\":\"é"}`)
+				continue
+			}
+			lines = append(lines, ends[block])
+			ended[block] = true
+			continue
+		}
+		delta := `"` + genPieces(t, rare) + `"`
+		if rare("nonString") {
+			delta = rapid.SampledFrom([]string{"1", "null", "{}"}).Draw(t, "value")
+		}
+		line := `{"type":"` + kinds[block] + `","contentIndex":` + string(rune('0'+block)) + `,"delta":` + delta + `}`
+		if rare("envelope") {
+			line = strings.Replace(line, `,"delta"`, rapid.SampledFrom([]string{`, "delta"`, `,"d\u0065lta"`, `,"x":1,"delta"`}).Draw(t, "envelope"), 1)
+		}
+		lines = append(lines, line)
+	}
+	out := make([][]byte, len(lines))
+	for i, l := range lines {
+		out[i] = []byte(l)
+	}
+	return out
+}
+
+// genPieces is a delta literal's contents: canonical pieces, and when rare
+// says so one other or bad piece among them.
+func genPieces(t *rapid.T, rare func(string) bool) string {
+	pieces := rapid.SliceOfN(rapid.SampledFrom(canonicalPieces), 0, 4).Draw(t, "pieces")
+	if rare("other") {
+		odd := rapid.SampledFrom(otherPieces).Draw(t, "otherPiece")
+		if rare("bad") {
+			odd = rapid.SampledFrom(badPieces).Draw(t, "badPiece")
+		}
+		at := rapid.IntRange(0, len(pieces)).Draw(t, "at")
+		pieces = append(pieces[:at:at], append([]string{odd}, pieces[at:]...)...)
+	}
+	return strings.Join(pieces, "")
+}
+
+// AppendReducedJSON, which copies canonical delta literals into the
+// message's JSON, writes what the exact path writes (parse every frame,
+// ReduceValues, AppendJSON), or fails with its error, leaving dst as it was;
+// and so does a StoredReducer that reduced the lists before (its buffers
+// reused), twice in a row.
+func TestAppendReducedJSONMatchesExact(t *testing.T) {
+	copied, total, messages, lists := 0, 0, 0, 0
+	shared := new(StoredReducer)
+	rapid.Check(t, func(t *rapid.T) {
+		lines := genTextLog(t)
+		if rapid.IntRange(0, 3).Draw(t, "stored") == 0 {
+			lines = genStoredLines(t)
+		}
+		want := exactOutcome(lines)
+		if got := writeOutcome(lines); got != want {
+			t.Fatalf("AppendReducedJSON %s\nexact path %s\nlines:\n%s", got, want, joinLines(lines))
+		}
+		for range 2 {
+			if got := writeOutcomeWith(shared, lines); got != want {
+				t.Fatalf("StoredReducer.AppendReducedJSON %s\nexact path %s\nlines:\n%s", got, want, joinLines(lines))
+			}
+		}
+		lists++
+		if strings.HasPrefix(want, "{") {
+			messages++
+		}
+		for _, l := range lines {
+			if d, ok := parseDeltaFrame(l); ok {
+				total++
+				if canonicalBody(d.raw) {
+					copied++
+				}
+			}
+		}
+	})
+	// Most lists must reduce to a message, and most delta frames in the
+	// encoder's envelope be copied: the comparison is about the text, and
+	// must not pass by erroring.
+	if messages < lists/2 || copied < total/2 || copied == total {
+		t.Fatalf("%d of %d lists reduced to a message; %d of %d delta frames had canonical literals", messages, lists, copied, total)
+	}
+	t.Logf("%d of %d lists reduced to a message; %d of %d delta frames had canonical literals", messages, lists, copied, total)
+}
+
+// The split surrogate pair, the case a body cannot carry: each half alone
+// is a lone surrogate (JSON.stringify escapes it), together they are one
+// character written raw.
+func TestAppendReducedJSONJoinsSplitPairs(t *testing.T) {
+	for _, pair := range [][2]string{{`\ud83d`, `\ude00`}, {"\xed\xa0\xbd", "\xed\xb8\x80"}, {`\ud83d`, "\xed\xb8\x80"}} {
+		lines := [][]byte{
+			[]byte(`{"type":"start","partial":` + testPartial + `}`),
+			[]byte(`{"type":"text_start","contentIndex":0,"content":{"type":"text","text":""}}`),
+			[]byte(`{"type":"text_delta","contentIndex":0,"delta":"ab\n"}`),
+			[]byte(`{"type":"text_delta","contentIndex":0,"delta":"` + pair[0] + `"}`),
+			[]byte(`{"type":"text_delta","contentIndex":0,"delta":"` + pair[1] + `é"}`),
+			[]byte(`{"type":"text_delta","contentIndex":0,"delta":"\"c"}`),
+		}
+		got, want := writeOutcome(lines), exactOutcome(lines)
+		if got != want || !strings.Contains(got, `"text":"ab\n😀é\"c"`) {
+			t.Fatalf("pair %q: AppendReducedJSON %s\nexact path %s", pair, got, want)
+		}
+	}
+}
+
+// Any stored frame log reduces to the same message JSON or error through
+// AppendReducedJSON as through the exact path.
+func FuzzAppendReducedJSON(f *testing.F) {
+	f.Add(`{"type":"start","partial":` + testPartial + `}
+{"type":"text_start","contentIndex":0,"content":{"type":"text","text":""}}
+{"type":"text_delta","contentIndex":0,"delta":"a\"b\\é"}
+{"type":"text_delta","contentIndex":0,"delta":"\ud83d"}
+{"type":"text_delta","contentIndex":0,"delta":"\ude00\/"}
+{"type":"text_delta","contentIndex":0,"delta":"x"}`)
+	f.Add(`{"type":"start","partial":` + testPartial + `}
+{"type":"thinking_start","contentIndex":0,"content":{"type":"thinking","thinking":"\u0001"}}
+{"type":"thinking_delta","contentIndex":0,"delta":"abcdefghijklmnopqrstu"}
+{"type":"thinking_delta","contentIndex":0,"delta":1}
+{"type":"thinking_delta","contentIndex":0,"delta":"\t"}`)
+	f.Fuzz(func(t *testing.T, log string) {
+		var lines [][]byte
+		for _, l := range strings.Split(log, "\n") {
+			lines = append(lines, []byte(l))
+		}
+		if got, want := writeOutcome(lines), exactOutcome(lines); got != want {
+			t.Fatalf("AppendReducedJSON %s\nexact path %s", got, want)
+		}
+	})
+}
+
+// Every literal length around the word-sized copies (up to 8 and up to 16
+// bytes), plain and with an escape, a character or something that leaves
+// the copy path at each position, between two other deltas: the text must
+// come out in order, byte for byte.
+func TestAppendReducedJSONLiteralLengths(t *testing.T) {
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+	odd := []string{"é", "😀", `\"`, `\n`, `\/`, `\u0041`, `\ud83d`, "\x01", `"`}
+	for l := 0; l <= len(letters); l++ {
+		bodies := []string{letters[:l]}
+		for at := 0; at < l; at++ {
+			for _, o := range odd {
+				bodies = append(bodies, letters[:at]+o+letters[at+1:l])
+			}
+		}
+		for _, body := range bodies {
+			lines := [][]byte{
+				[]byte(`{"type":"start","partial":` + testPartial + `}`),
+				[]byte(`{"type":"text_start","contentIndex":0,"content":{"type":"text","text":""}}`),
+				[]byte(`{"type":"text_delta","contentIndex":0,"delta":"<"}`),
+				[]byte(`{"type":"text_delta","contentIndex":0,"delta":"` + body + `"}`),
+				[]byte(`{"type":"text_delta","contentIndex":0,"delta":">"}`),
+			}
+			if got, want := writeOutcome(lines), exactOutcome(lines); got != want {
+				t.Fatalf("literal %q: AppendReducedJSON %s\nexact path %s", body, got, want)
+			}
+		}
+	}
+}
+
+// Many blocks still gathering text at the end (each written from its
+// body, found through an index past a few): each gets its own text.
+func TestAppendReducedJSONManyOpenBlocks(t *testing.T) {
+	for _, blocks := range []int{1, 8, 9, 40} {
+		lines := [][]byte{[]byte(`{"type":"start","partial":` + testPartial + `}`)}
+		for i := 0; i < blocks; i++ {
+			n := sprintf("%d", i)
+			kind, member := "text", "text"
+			if i%3 == 1 {
+				kind, member = "thinking", "thinking"
+			}
+			lines = append(lines,
+				[]byte(`{"type":"`+kind+`_start","contentIndex":`+n+`,"content":{"type":"`+kind+`","`+member+`":"`+n+`:"}}`),
+				[]byte(`{"type":"`+kind+`_delta","contentIndex":`+n+`,"delta":"a\"`+n+`"}`),
+				[]byte(`{"type":"`+kind+`_delta","contentIndex":`+n+`,"delta":"é`+n+`"}`))
+		}
+		got, want := writeOutcome(lines), exactOutcome(lines)
+		if got != want || !strings.Contains(got, `"text":"0:a\"0é0"`) {
+			t.Fatalf("%d blocks: AppendReducedJSON %s\nexact path %s", blocks, got, want)
+		}
+	}
+}
