@@ -27,9 +27,11 @@ import (
 // it (StartRun, Enqueue), as that transaction, seeded like pi's
 // createAgentHarness options with the run's configuration or
 // Config.Generation's. A run started with another configuration than the
-// stored one first commits it, as setConfiguration would. pi's
-// lane_created and config_update events are the harness bus's; frameproof's
-// lane emits neither.
+// stored one first commits it, as setConfiguration would (pi changes it
+// only through its setters, one transaction each, before the run is
+// accepted). pi emits lane_created (Harness.lane) and config_update with
+// the lane's name (Lane.setConfiguration, through the lane's emitBatch);
+// this lane emits neither, as it emits no queue_update.
 
 // laneConfigMissing is pi's restore refusal of a lane without one of its
 // three values (restore.ts classifyLaneStorage).
@@ -87,10 +89,13 @@ func (l *Lane) seedConfiguration(run Configuration) *Configuration {
 // acquire makes sure the lane exists with configuration seed before a
 // command that needs it: Harness.lane's creation transaction when no
 // pi.lane.config is stored, setConfiguration's when seed differs from the
-// stored one (an explicit run configuration only), else nothing.
+// stored one (an explicit run configuration only), else nothing. A lane
+// with a current operation keeps its configuration: the run that brings
+// another is refused as busy (acceptRun's LaneBusy), and a refused run
+// changes nothing.
 func (l *Lane) acquire(seed *Configuration, explicit bool) error {
 	_, _, err := l.command("lane-config", func(cur view) (plan, error) {
-		if cur.config != nil && (!explicit || sameConfiguration(*cur.config, *seed)) {
+		if cur.config != nil && (!explicit || cur.op != nil || sameConfiguration(*cur.config, *seed)) {
 			return plan{}, nil
 		}
 		if seed == nil {

@@ -133,3 +133,19 @@ func TestRestoreRefusesIncompleteLane(t *testing.T) {
 		require.EqualError(t, err, c.want)
 	}
 }
+
+// runtime/lane.ts acceptRun: a run on a lane with a current operation is
+// refused (LaneBusy) and commits nothing, so the configuration it brings
+// does not replace the lane's either.
+func TestBusyRunLeavesTheLaneConfiguration(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	op := h.start(1)
+	other := defaultRun(1)
+	other.Configuration.Model.ModelID = "gpt-other"
+	n := len(h.tele)
+	_, err := l.StartRun(other)
+	require.EqualError(t, err, "lane: start run: operation "+op+" is still current")
+	require.Len(t, h.tele, n, "a refused run commits nothing")
+	require.Equal(t, defaultConfigJSON, h.storedValue(LaneConfigAddr("main")))
+}
