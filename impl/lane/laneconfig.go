@@ -58,15 +58,47 @@ func classifyLane(name string, tip, config, state *store.StoredValue) (acquired 
 	return true, nil
 }
 
-// decodeLaneConfig reads a stored pi.lane.config value.
+// decodeLaneConfig reads a stored pi.lane.config value, the shape pi
+// writes (session/types.ts LaneConfiguration: {model: {provider, modelId},
+// thinkingLevel, activeToolNames}); an error names the member that is not.
 func decodeLaneConfig(raw []byte) (*Configuration, error) {
 	v, err := pi.ParseJSON(string(raw))
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{path: "laneConfig"}
-	c := decConfig(r, v)
-	return &c, r.err
+	if v.Kind() != pi.Object {
+		return nil, fmt.Errorf("is %s, not an object", v.Kind())
+	}
+	model := v.Prop("model")
+	if model.Kind() != pi.Object {
+		return nil, fmt.Errorf("model is %s, not an object", model.Kind())
+	}
+	var c Configuration
+	for _, f := range []struct {
+		path string
+		v    pi.JSONValue
+		into *string
+	}{
+		{"model.provider", model.Prop("provider"), &c.Model.Provider},
+		{"model.modelId", model.Prop("modelId"), &c.Model.ModelID},
+		{"thinkingLevel", v.Prop("thinkingLevel"), &c.ThinkingLevel},
+	} {
+		if f.v.Kind() != pi.String {
+			return nil, fmt.Errorf("%s is %s, not a string", f.path, f.v.Kind())
+		}
+		*f.into = f.v.Str()
+	}
+	names := v.Prop("activeToolNames")
+	if names.Kind() != pi.Array {
+		return nil, fmt.Errorf("activeToolNames is %s, not an array", names.Kind())
+	}
+	for i, n := range names.Array() {
+		if n.Kind() != pi.String {
+			return nil, fmt.Errorf("activeToolNames[%d] is %s, not a string", i, n.Kind())
+		}
+		c.ActiveToolNames = append(c.ActiveToolNames, n.Str())
+	}
+	return &c, nil
 }
 
 func sameConfiguration(a, b Configuration) bool {

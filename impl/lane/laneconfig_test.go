@@ -149,3 +149,40 @@ func TestBusyRunLeavesTheLaneConfiguration(t *testing.T) {
 	require.Len(t, h.tele, n, "a refused run commits nothing")
 	require.Equal(t, defaultConfigJSON, h.storedValue(LaneConfigAddr("main")))
 }
+
+// A stored pi.lane.config that is not pi's LaneConfiguration (session/
+// types.ts) refuses the restore with the lane, the value and the member
+// that is wrong; restore.ts classifies the lane's values before reading
+// them, so an incomplete lane is refused as such whatever they hold.
+func TestRestoreRefusesMalformedLaneConfig(t *testing.T) {
+	for raw, want := range map[string]string{
+		`null`:          `is null, not an object`,
+		`["m"]`:         `is array, not an object`,
+		`{}`:            `model is undefined, not an object`,
+		`{"model":"m"}`: `model is string, not an object`,
+		`{"model":{"provider":1,"modelId":"a"},"thinkingLevel":"off","activeToolNames":[]}`:           `model.provider is number, not a string`,
+		`{"model":{"provider":"p"},"thinkingLevel":"off","activeToolNames":[]}`:                       `model.modelId is undefined, not a string`,
+		`{"model":{"provider":"p","modelId":"a"},"activeToolNames":[]}`:                               `thinkingLevel is undefined, not a string`,
+		`{"model":{"provider":"p","modelId":"a"},"thinkingLevel":"off"}`:                              `activeToolNames is undefined, not an array`,
+		`{"model":{"provider":"p","modelId":"a"},"thinkingLevel":"off","activeToolNames":["read",3]}`: `activeToolNames[1] is number, not a string`,
+	} {
+		h := newHarness(t, backends[0])
+		_, err := h.store.Commit([]store.Write{
+			store.SetValueRaw(BranchTipAddr("main"), []byte("null")),
+			store.SetValueRaw(LaneConfigAddr("main"), []byte(raw)),
+			store.SetValueRaw(LaneStateAddr("main"), LaneState{}.raw()),
+		})
+		require.NoError(t, err)
+		_, err = Open(h.config())
+		require.EqualError(t, err, `lane: restore "main": pi.lane.config: `+want, raw)
+	}
+
+	h := newHarness(t, backends[0])
+	_, err := h.store.Commit([]store.Write{
+		store.SetValueRaw(LaneConfigAddr("main"), []byte(defaultConfigJSON)),
+		store.SetValueRaw(LaneStateAddr("main"), []byte(`{"currentOperationId":7}`)),
+	})
+	require.NoError(t, err)
+	_, err = Open(h.config())
+	require.EqualError(t, err, `Lane "main" is missing branch.tip`)
+}
