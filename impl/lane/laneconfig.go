@@ -106,16 +106,24 @@ func sameConfiguration(a, b Configuration) bool {
 }
 
 // seedConfiguration is the configuration a command that acquires the lane
-// brings: the run's when it names a model, else Config.Generation's.
+// brings: the run's when it names a model, else Config.Generation's. No
+// thinking level is pi's default, "off" (runtime/harness.ts
+// createAgentHarness: options.thinkingLevel ?? "off"): pi never stores an
+// empty one.
 func (l *Lane) seedConfiguration(run Configuration) *Configuration {
-	if run.Model != (ModelRef{}) {
-		return &run
+	var c Configuration
+	switch {
+	case run.Model != (ModelRef{}):
+		c = run
+	case l.cfg.Generation != nil && l.cfg.Generation.Configuration.Model != (ModelRef{}):
+		c = l.cfg.Generation.Configuration
+	default:
+		return nil
 	}
-	if l.cfg.Generation != nil && l.cfg.Generation.Configuration.Model != (ModelRef{}) {
-		c := l.cfg.Generation.Configuration
-		return &c
+	if c.ThinkingLevel == "" {
+		c.ThinkingLevel = "off"
 	}
-	return nil
+	return &c
 }
 
 // acquire makes sure the lane exists with configuration seed before a

@@ -186,3 +186,21 @@ func TestRestoreRefusesMalformedLaneConfig(t *testing.T) {
 	_, err = Open(h.config())
 	require.EqualError(t, err, `Lane "main" is missing branch.tip`)
 }
+
+// runtime/harness.ts createAgentHarness: the lane's seed thinking level is
+// options.thinkingLevel ?? "off", so a configuration without one stores
+// "off", and a later run without one finds the lane's configuration.
+func TestSeedWithoutThinkingLevelStoresOff(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	run := defaultRun(1)
+	run.Configuration.ThinkingLevel = ""
+	_, err := l.StartRun(run)
+	require.NoError(t, err)
+	require.Equal(t, defaultConfigJSON, h.storedValue(LaneConfigAddr("main")))
+	require.NoError(t, l.Finalize("aborted", nil))
+	n := len(h.tele)
+	_, err = l.StartRun(run)
+	require.NoError(t, err)
+	require.Equal(t, "entry", h.tele[n].Kind, "the same configuration writes no config")
+}
