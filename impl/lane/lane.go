@@ -205,8 +205,12 @@ func restore(st store.Storage, name string) (view, error) {
 		if err != nil {
 			return v, fmt.Errorf("lane: restore %q: branch tip: %w", name, err)
 		}
-		if pv.Kind() == pi.String {
+		switch pv.Kind() {
+		case pi.String:
 			v.tip = strp(pv.Str())
+		case pi.Null:
+		default: // session/values.ts branchTip: string | null
+			return v, fmt.Errorf("lane: restore %q: %s is %s, not a string or null", name, NSBranchTip, pv.Kind())
 		}
 	}
 	if v.laneState.CurrentOperationID == nil {

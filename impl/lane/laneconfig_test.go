@@ -185,6 +185,13 @@ func TestRestoreRefusesMalformedLaneConfig(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Open(h.config())
 	require.EqualError(t, err, `Lane "main" is missing branch.tip`)
+
+	// session/values.ts branchTip holds an entry id or null, nothing else
+	h = newHarness(t, backends[0])
+	_, err = h.store.Commit([]store.Write{store.SetValueRaw(BranchTipAddr("main"), []byte(`5`))})
+	require.NoError(t, err)
+	_, err = Open(h.config())
+	require.EqualError(t, err, `lane: restore "main": pi.branch.tip is number, not a string or null`)
 }
 
 // runtime/harness.ts createAgentHarness: the lane's seed thinking level is
