@@ -155,13 +155,39 @@ func (l *Lane) step(opts StepOptions) (StepResult, error) {
 // lane's single drive claim throughout (pi's driveOperation loop).
 func (l *Lane) Drive(opts StepOptions) (StepResult, error) {
 	return l.claimed(func() (StepResult, error) {
+		driving := l.currentID()
 		for {
 			r, err := l.step(opts)
-			if err != nil || r.Kind != StepProgress {
+			if err != nil || (r.Kind != StepProgress && r.Kind != StepIdle) {
+				return r, err
+			}
+			if err := l.lostDrive(driving); err != nil || r.Kind == StepIdle {
 				return r, err
 			}
 		}
 	})
+}
+
+// lostDrive is driveOperation's currentOperation (runtime/drive.ts), which
+// the loop calls before and after every procedure: once an external
+// Finalize removed the operation the drive was driving, pi throws and the
+// harness faults. Config.SkipStaleSettlement keeps frameproof's handling:
+// the drive goes on with whatever is current, or ends idle.
+func (l *Lane) lostDrive(driving string) error {
+	if driving == "" || l.cfg.SkipStaleSettlement || l.currentID() == driving {
+		return nil
+	}
+	return l.faultWith(&invariantError{"Drive " + driving + " has no matching current operation"})
+}
+
+// currentID is the current operation's id ("" when idle).
+func (l *Lane) currentID() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.view.op == nil {
+		return ""
+	}
+	return l.view.op.ID
 }
 
 // runGeneration publishes the intent (reserving response and usage ids),

@@ -178,11 +178,6 @@ func restore(st store.Storage, name string) (view, error) {
 	if err != nil {
 		return v, fmt.Errorf("lane: restore %q: read lane state: %w", name, err)
 	}
-	if ls != nil {
-		if v.laneState, err = decodeLaneState(ls.Value); err != nil {
-			return v, fmt.Errorf("lane: restore %q: lane state: %w", name, err)
-		}
-	}
 	tip, err := st.GetValue(BranchTipAddr(name))
 	if err != nil {
 		return v, fmt.Errorf("lane: restore %q: read branch tip: %w", name, err)
@@ -191,13 +186,17 @@ func restore(st store.Storage, name string) (view, error) {
 	if err != nil {
 		return v, fmt.Errorf("lane: restore %q: read lane config: %w", name, err)
 	}
+	// restore.ts classifies the three values before reading any of them
 	acquired, err := classifyLane(name, tip, cfg, ls)
 	if err != nil {
 		return v, err
 	}
 	if acquired {
+		if v.laneState, err = decodeLaneState(ls.Value); err != nil {
+			return v, fmt.Errorf("lane: restore %q: lane state: %w", name, err)
+		}
 		if v.config, err = decodeLaneConfig(cfg.Value); err != nil {
-			return v, fmt.Errorf("lane: restore %q: lane config: %w", name, err)
+			return v, fmt.Errorf("lane: restore %q: %s: %w", name, NSLaneConfig, err)
 		}
 	}
 	if tip != nil {
@@ -206,8 +205,12 @@ func restore(st store.Storage, name string) (view, error) {
 		if err != nil {
 			return v, fmt.Errorf("lane: restore %q: branch tip: %w", name, err)
 		}
-		if pv.Kind() == pi.String {
+		switch pv.Kind() {
+		case pi.String:
 			v.tip = strp(pv.Str())
+		case pi.Null:
+		default: // session/values.ts branchTip: string | null
+			return v, fmt.Errorf("lane: restore %q: %s is %s, not a string or null", name, NSBranchTip, pv.Kind())
 		}
 	}
 	if v.laneState.CurrentOperationID == nil {

@@ -27,9 +27,11 @@ import (
 // it (StartRun, Enqueue), as that transaction, seeded like pi's
 // createAgentHarness options with the run's configuration or
 // Config.Generation's. A run started with another configuration than the
-// stored one first commits it, as setConfiguration would. pi's
-// lane_created and config_update events are the harness bus's; frameproof's
-// lane emits neither.
+// stored one first commits it, as setConfiguration would (pi changes it
+// only through its setters, one transaction each, before the run is
+// accepted). pi emits lane_created (Harness.lane) and config_update with
+// the lane's name (Lane.setConfiguration, through the lane's emitBatch);
+// this lane emits neither, as it emits no queue_update.
 
 // laneConfigMissing is pi's restore refusal of a lane without one of its
 // three values (restore.ts classifyLaneStorage).
@@ -56,15 +58,47 @@ func classifyLane(name string, tip, config, state *store.StoredValue) (acquired 
 	return true, nil
 }
 
-// decodeLaneConfig reads a stored pi.lane.config value.
+// decodeLaneConfig reads a stored pi.lane.config value, the shape pi
+// writes (session/types.ts LaneConfiguration: {model: {provider, modelId},
+// thinkingLevel, activeToolNames}); an error names the member that is not.
 func decodeLaneConfig(raw []byte) (*Configuration, error) {
 	v, err := pi.ParseJSON(string(raw))
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{path: "laneConfig"}
-	c := decConfig(r, v)
-	return &c, r.err
+	if v.Kind() != pi.Object {
+		return nil, fmt.Errorf("is %s, not an object", v.Kind())
+	}
+	model := v.Prop("model")
+	if model.Kind() != pi.Object {
+		return nil, fmt.Errorf("model is %s, not an object", model.Kind())
+	}
+	var c Configuration
+	for _, f := range []struct {
+		path string
+		v    pi.JSONValue
+		into *string
+	}{
+		{"model.provider", model.Prop("provider"), &c.Model.Provider},
+		{"model.modelId", model.Prop("modelId"), &c.Model.ModelID},
+		{"thinkingLevel", v.Prop("thinkingLevel"), &c.ThinkingLevel},
+	} {
+		if f.v.Kind() != pi.String {
+			return nil, fmt.Errorf("%s is %s, not a string", f.path, f.v.Kind())
+		}
+		*f.into = f.v.Str()
+	}
+	names := v.Prop("activeToolNames")
+	if names.Kind() != pi.Array {
+		return nil, fmt.Errorf("activeToolNames is %s, not an array", names.Kind())
+	}
+	for i, n := range names.Array() {
+		if n.Kind() != pi.String {
+			return nil, fmt.Errorf("activeToolNames[%d] is %s, not a string", i, n.Kind())
+		}
+		c.ActiveToolNames = append(c.ActiveToolNames, n.Str())
+	}
+	return &c, nil
 }
 
 func sameConfiguration(a, b Configuration) bool {
@@ -72,25 +106,36 @@ func sameConfiguration(a, b Configuration) bool {
 }
 
 // seedConfiguration is the configuration a command that acquires the lane
-// brings: the run's when it names a model, else Config.Generation's.
+// brings: the run's when it names a model, else Config.Generation's. No
+// thinking level is pi's default, "off" (runtime/harness.ts
+// createAgentHarness: options.thinkingLevel ?? "off"): pi never stores an
+// empty one.
 func (l *Lane) seedConfiguration(run Configuration) *Configuration {
-	if run.Model != (ModelRef{}) {
-		return &run
+	var c Configuration
+	switch {
+	case run.Model != (ModelRef{}):
+		c = run
+	case l.cfg.Generation != nil && l.cfg.Generation.Configuration.Model != (ModelRef{}):
+		c = l.cfg.Generation.Configuration
+	default:
+		return nil
 	}
-	if l.cfg.Generation != nil && l.cfg.Generation.Configuration.Model != (ModelRef{}) {
-		c := l.cfg.Generation.Configuration
-		return &c
+	if c.ThinkingLevel == "" {
+		c.ThinkingLevel = "off"
 	}
-	return nil
+	return &c
 }
 
 // acquire makes sure the lane exists with configuration seed before a
 // command that needs it: Harness.lane's creation transaction when no
 // pi.lane.config is stored, setConfiguration's when seed differs from the
-// stored one (an explicit run configuration only), else nothing.
+// stored one (an explicit run configuration only), else nothing. A lane
+// with a current operation keeps its configuration: the run that brings
+// another is refused as busy (acceptRun's LaneBusy), and a refused run
+// changes nothing.
 func (l *Lane) acquire(seed *Configuration, explicit bool) error {
 	_, _, err := l.command("lane-config", func(cur view) (plan, error) {
-		if cur.config != nil && (!explicit || sameConfiguration(*cur.config, *seed)) {
+		if cur.config != nil && (!explicit || cur.op != nil || sameConfiguration(*cur.config, *seed)) {
 			return plan{}, nil
 		}
 		if seed == nil {

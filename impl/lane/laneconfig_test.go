@@ -133,3 +133,81 @@ func TestRestoreRefusesIncompleteLane(t *testing.T) {
 		require.EqualError(t, err, c.want)
 	}
 }
+
+// runtime/lane.ts acceptRun: a run on a lane with a current operation is
+// refused (LaneBusy) and commits nothing, so the configuration it brings
+// does not replace the lane's either.
+func TestBusyRunLeavesTheLaneConfiguration(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	op := h.start(1)
+	other := defaultRun(1)
+	other.Configuration.Model.ModelID = "gpt-other"
+	n := len(h.tele)
+	_, err := l.StartRun(other)
+	require.EqualError(t, err, "lane: start run: operation "+op+" is still current")
+	require.Len(t, h.tele, n, "a refused run commits nothing")
+	require.Equal(t, defaultConfigJSON, h.storedValue(LaneConfigAddr("main")))
+}
+
+// A stored pi.lane.config that is not pi's LaneConfiguration (session/
+// types.ts) refuses the restore with the lane, the value and the member
+// that is wrong; restore.ts classifies the lane's values before reading
+// them, so an incomplete lane is refused as such whatever they hold.
+func TestRestoreRefusesMalformedLaneConfig(t *testing.T) {
+	for raw, want := range map[string]string{
+		`null`:          `is null, not an object`,
+		`["m"]`:         `is array, not an object`,
+		`{}`:            `model is undefined, not an object`,
+		`{"model":"m"}`: `model is string, not an object`,
+		`{"model":{"provider":1,"modelId":"a"},"thinkingLevel":"off","activeToolNames":[]}`:           `model.provider is number, not a string`,
+		`{"model":{"provider":"p"},"thinkingLevel":"off","activeToolNames":[]}`:                       `model.modelId is undefined, not a string`,
+		`{"model":{"provider":"p","modelId":"a"},"activeToolNames":[]}`:                               `thinkingLevel is undefined, not a string`,
+		`{"model":{"provider":"p","modelId":"a"},"thinkingLevel":"off"}`:                              `activeToolNames is undefined, not an array`,
+		`{"model":{"provider":"p","modelId":"a"},"thinkingLevel":"off","activeToolNames":["read",3]}`: `activeToolNames[1] is number, not a string`,
+	} {
+		h := newHarness(t, backends[0])
+		_, err := h.store.Commit([]store.Write{
+			store.SetValueRaw(BranchTipAddr("main"), []byte("null")),
+			store.SetValueRaw(LaneConfigAddr("main"), []byte(raw)),
+			store.SetValueRaw(LaneStateAddr("main"), LaneState{}.raw()),
+		})
+		require.NoError(t, err)
+		_, err = Open(h.config())
+		require.EqualError(t, err, `lane: restore "main": pi.lane.config: `+want, raw)
+	}
+
+	h := newHarness(t, backends[0])
+	_, err := h.store.Commit([]store.Write{
+		store.SetValueRaw(LaneConfigAddr("main"), []byte(defaultConfigJSON)),
+		store.SetValueRaw(LaneStateAddr("main"), []byte(`{"currentOperationId":7}`)),
+	})
+	require.NoError(t, err)
+	_, err = Open(h.config())
+	require.EqualError(t, err, `Lane "main" is missing branch.tip`)
+
+	// session/values.ts branchTip holds an entry id or null, nothing else
+	h = newHarness(t, backends[0])
+	_, err = h.store.Commit([]store.Write{store.SetValueRaw(BranchTipAddr("main"), []byte(`5`))})
+	require.NoError(t, err)
+	_, err = Open(h.config())
+	require.EqualError(t, err, `lane: restore "main": pi.branch.tip is number, not a string or null`)
+}
+
+// runtime/harness.ts createAgentHarness: the lane's seed thinking level is
+// options.thinkingLevel ?? "off", so a configuration without one stores
+// "off", and a later run without one finds the lane's configuration.
+func TestSeedWithoutThinkingLevelStoresOff(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	run := defaultRun(1)
+	run.Configuration.ThinkingLevel = ""
+	_, err := l.StartRun(run)
+	require.NoError(t, err)
+	require.Equal(t, defaultConfigJSON, h.storedValue(LaneConfigAddr("main")))
+	require.NoError(t, l.Finalize("aborted", nil))
+	n := len(h.tele)
+	_, err = l.StartRun(run)
+	require.NoError(t, err)
+	require.Equal(t, "entry", h.tele[n].Kind, "the same configuration writes no config")
+}

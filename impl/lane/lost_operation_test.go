@@ -1,9 +1,12 @@
 package lane
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/impl/env"
 )
 
 // lostStep is one drive step whose command reaches the line after an
@@ -87,5 +90,41 @@ func TestDriveCommandAfterExternalFinalization(t *testing.T) {
 				require.Empty(t, h.provider.requests)
 			})
 		})
+	}
+}
+
+// runtime/drive.ts driveOperation: the loop reads currentOperation before
+// and after every procedure and throws "Drive <id> has no matching current
+// operation" once the operation is gone, so a Drive whose operation an
+// external Finalize removed between two steps faults (pi's default) where
+// SkipStaleSettlement ends it idle.
+func TestDriveLoopAfterExternalFinalization(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		h := newHarness(t, backends[0])
+		h.skipStale = skip
+		l := h.open()
+		op := h.start(1)
+		h.provider.add(helloScript())
+		var once sync.Once
+		h.mu.Lock()
+		h.listener = func(ev Event) env.Future { // the settlement's last event: the step has no command left
+			if ev.Type == EvTurnEnd {
+				once.Do(func() { require.NoError(t, l.Finalize("aborted", nil)) })
+			}
+			return nil
+		}
+		h.mu.Unlock()
+		r, err := l.Drive(StepOptions{})
+		require.Contains(t, h.resultOf(op), `"status":"aborted"`)
+		if skip {
+			require.NoError(t, err)
+			require.Equal(t, StepResult{Kind: StepIdle}, r)
+			require.NoError(t, l.Fault())
+			continue
+		}
+		var hf *HarnessFault
+		require.ErrorAs(t, err, &hf)
+		require.Equal(t, "Drive "+op+" has no matching current operation", hf.Cause.Error())
+		require.ErrorIs(t, l.Fault(), hf)
 	}
 }
