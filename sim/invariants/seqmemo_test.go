@@ -1,0 +1,52 @@
+package invariants
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/impl/env/envtest"
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/memory"
+)
+
+// seqStore is a memory store that says its seqs name its records.
+type seqStore struct{ *memory.Store }
+
+func (seqStore) SeqsNameWrites() bool { return true }
+
+// Views read from storage whose seqs name its records key invariant 3's memo
+// by seq, and still catch a non-canonical element: one appended to a list
+// re-created under a remembered key, and one of a second such store at a
+// seq the first store's canonical frame has.
+func TestSeqKeyedFrameMemoStillCatchesBadFrames(t *testing.T) {
+	frames := store.Address{Namespace: lane.NSAssistantFrame, Key: "op1:r1", Kind: store.KindList}
+	good := frameJSON(t, &pi.Frame{Type: pi.FrameTextStart, ContentIndex: pi.Index(0), Block: pi.TextContent{Text: "a"}})
+	bad := []byte(`{"type": "text_start"}`)
+	var r ViewReader
+	check := func(st store.Storage) error {
+		t.Helper()
+		v, err := r.Read(st, nil, []string{"op1:r1"})
+		require.NoError(t, err)
+		return elementsAreFrames(v)
+	}
+	commit := func(st store.Storage, ws ...store.Write) {
+		t.Helper()
+		_, err := st.Commit(ws)
+		require.NoError(t, err)
+	}
+	a := seqStore{memory.New(envtest.NewClock(envtest.Epoch))}
+	commit(a, store.AppendListRaw(frames, good))
+	require.NoError(t, check(a))
+	require.Len(t, r.canonicalSeqs, 1, "remembered by seq")
+
+	b := seqStore{memory.New(envtest.NewClock(envtest.Epoch))}
+	commit(b, store.AppendListRaw(frames, bad)) // a's seq, other bytes
+	require.Error(t, check(b))
+
+	commit(a, store.DeleteListRaw(frames))
+	commit(a, store.AppendListRaw(frames, bad))
+	require.Error(t, check(a))
+}
