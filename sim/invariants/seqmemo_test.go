@@ -1,6 +1,7 @@
 package invariants
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,4 +50,41 @@ func TestSeqKeyedFrameMemoStillCatchesBadFrames(t *testing.T) {
 	commit(a, store.DeleteListRaw(frames))
 	commit(a, store.AppendListRaw(frames, bad))
 	require.Error(t, check(a))
+}
+
+// fixedEntries is seq-named storage whose entries are whatever the test
+// says.
+type fixedEntries struct {
+	seqStore
+	es []store.StoredEntry
+}
+
+func (f *fixedEntries) Entries() ([]store.StoredEntry, error) { return f.es, nil }
+
+// Views of seq-named storage share an entries map that each Read only
+// grows while the entries read before are still the head; anything else
+// (here an entry replaced, which the reference never does) rebuilds it.
+func TestSharedEntriesFollowTheStore(t *testing.T) {
+	entry := func(id string, seq int64) store.StoredEntry {
+		return store.StoredEntry{Entry: store.Entry{ID: id, Raw: []byte(`{"message":{"role":"user"}}`)}, Seq: seq}
+	}
+	st := &fixedEntries{seqStore: seqStore{memory.New(envtest.NewClock(envtest.Epoch))}}
+	var r ViewReader
+	ids := func() []string {
+		t.Helper()
+		v, err := r.Read(st, nil, nil)
+		require.NoError(t, err)
+		var out []string
+		for id := range v.Entries {
+			out = append(out, id)
+		}
+		slices.Sort(out)
+		return out
+	}
+	st.es = []store.StoredEntry{entry("a", 1), entry("b", 2)}
+	require.Equal(t, []string{"a", "b"}, ids())
+	st.es = append(st.es, entry("c", 3))
+	require.Equal(t, []string{"a", "b", "c"}, ids())
+	st.es = []store.StoredEntry{entry("a", 1), entry("d", 4), entry("e", 5)}
+	require.Equal(t, []string{"a", "d", "e"}, ids())
 }

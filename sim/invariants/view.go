@@ -20,7 +20,8 @@ func ReadView(st store.Storage, ops []string, listKeys []string) (*View, error) 
 // simulator that checks after every commit would otherwise re-decode the
 // whole transcript each time; op states likewise, and which frame-list
 // elements invariant 3 found canonical. Keyed by the raw bytes,
-// never by id (by seq for storage whose seqs name its records). The decoded messages and states are shared between views and
+// never by id (by seq for storage whose seqs name its records; the views of
+// such storage also share one Entries map, which the next Read grows). The decoded messages and states are shared between views and
 // must not be mutated. The zero ViewReader is ready to use; it is not safe for
 // concurrent use.
 type ViewReader struct {
@@ -43,6 +44,12 @@ type ViewReader struct {
 	entrySeqs     map[int64]entryDecode
 	opSeqs        map[int64]opDecode
 	canonicalSeqs map[int64]bool
+	// entryMap is the Entries of every view read from that storage (shared:
+	// read only, and grown by the next Read), holding its first entryCount
+	// entries, the last of them at lastEntrySeq.
+	entryMap     map[string]*pi.AssistantMessage
+	entryCount   int
+	lastEntrySeq int64
 }
 
 // seqNamer is storage whose seqs name what it holds: every write gets a seq
@@ -154,10 +161,22 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 	if r.entries == nil {
 		r.entries = map[string]entryDecode{}
 	}
-	if len(es) > 0 {
+	start := 0
+	if named {
+		// the reference only appends entries, in seq order: while the
+		// entries read last time are still the head (the last of them has
+		// the same seq, which no other record can have), only the new ones
+		// are added to the map those views share
+		if n := r.entryCount; n > 0 && n <= len(es) && es[n-1].Seq == r.lastEntrySeq {
+			start = n
+		} else {
+			r.entryMap, r.entryCount = make(map[string]*pi.AssistantMessage, len(es)), 0
+		}
+		v.Entries = r.entryMap
+	} else if len(es) > 0 {
 		v.Entries = make(map[string]*pi.AssistantMessage, len(es))
 	}
-	for _, e := range es {
+	for _, e := range es[start:] {
 		var d entryDecode
 		var ok bool
 		if named {
@@ -177,6 +196,9 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 			return nil, fmt.Errorf("invariants: entry %s: %w", e.Entry.ID, d.err)
 		}
 		v.Entries[e.Entry.ID] = d.msg
+		if named {
+			r.entryCount, r.lastEntrySeq = r.entryCount+1, e.Seq
+		}
 	}
 	return v, nil
 }
