@@ -25,6 +25,11 @@ type specStore struct {
 	clock env.Clock
 	raw   map[string]json.RawMessage // entry and usage row bodies by id
 	bytes map[int64]json.RawMessage  // value and list element bodies by seq
+	// entries and usage are what Entries and Usage return (shared, read
+	// only): the specification only appends them, so each commit appends
+	// its own instead of every read building them all again
+	entries []store.StoredEntry
+	usage   []store.StoredUsage
 }
 
 func newSpecStore(clock env.Clock) *specStore {
@@ -87,9 +92,14 @@ func (s *specStore) Commit(ws []store.Write) (store.CommitResult, error) {
 		case (w.Kind == store.WriteValue && w.Op == store.OpSet) || (w.Kind == store.WriteList && w.Op == store.OpAppend):
 			s.bytes[res.Seqs[i]] = json.RawMessage(mws[i].Value)
 		case w.Entry != nil && w.Kind == store.WriteEntry:
-			s.raw[w.Entry.ID] = append(json.RawMessage(nil), w.Entry.Raw...)
+			raw := append(json.RawMessage(nil), w.Entry.Raw...)
+			s.raw[w.Entry.ID] = raw
+			s.entries = append(s.entries, store.StoredEntry{Entry: store.Entry{ID: w.Entry.ID, ParentID: w.Entry.ParentID, Raw: raw},
+				Seq: res.Seqs[i], Timestamp: res.Timestamp})
 		case w.Usage != nil && w.Kind == store.WriteUsage:
-			s.raw[w.Usage.ID] = append(json.RawMessage(nil), w.Usage.Raw...)
+			raw := append(json.RawMessage(nil), w.Usage.Raw...)
+			s.raw[w.Usage.ID] = raw
+			s.usage = append(s.usage, store.StoredUsage{Row: store.UsageRow{ID: w.Usage.ID, Raw: raw}, Seq: res.Seqs[i]})
 		}
 	}
 	return store.CommitResult{FirstSeq: res.FirstSeq, Seqs: res.Seqs, Timestamp: res.Timestamp}, nil
@@ -124,19 +134,17 @@ func (s *specStore) ReadList(a store.Address, o store.ReadOptions) ([]store.List
 }
 
 func (s *specStore) Entries() ([]store.StoredEntry, error) {
-	var out []store.StoredEntry
-	for _, r := range s.spec.Entries() {
-		out = append(out, store.StoredEntry{Entry: store.Entry{ID: r.ID, ParentID: r.ParentID, Raw: s.raw[r.ID]}, Seq: r.Seq, Timestamp: r.Timestamp})
+	if len(s.entries) == 0 {
+		return nil, nil
 	}
-	return out, nil
+	return s.entries[:len(s.entries):len(s.entries)], nil
 }
 
 func (s *specStore) Usage() ([]store.StoredUsage, error) {
-	var out []store.StoredUsage
-	for _, r := range s.spec.Usage() {
-		out = append(out, store.StoredUsage{Row: store.UsageRow{ID: r.ID, Raw: s.raw[r.ID]}, Seq: r.Seq})
+	if len(s.usage) == 0 {
+		return nil, nil
 	}
-	return out, nil
+	return s.usage[:len(s.usage):len(s.usage)], nil
 }
 
 func (s *specStore) NextSeq() int64 { return s.spec.NextSeq() }
