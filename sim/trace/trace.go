@@ -208,13 +208,22 @@ func appendValue(b []byte, v any) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plainByte marks the bytes appendString copies as they are: printable
+// ASCII but the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendString writes s as a JSON string: quotes, backslashes and control
 // characters escaped, valid UTF-8 kept as is, invalid bytes as U+FFFD.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	// the plain ASCII head (all of most strings) is copied as it is
 	i := 0
-	for i < len(s) && s[i] >= 0x20 && s[i] < utf8.RuneSelf && s[i] != '"' && s[i] != '\\' {
+	for i < len(s) && plainByte[s[i]] {
 		i++
 	}
 	b = append(b, s[:i]...)
