@@ -194,6 +194,10 @@ func appendValue(b []byte, v any) []byte {
 		return strconv.AppendUint(b, uint64(x), 10)
 	case uint64:
 		return strconv.AppendUint(b, x, 10)
+	case []string:
+		if out, ok := appendPlainStrings(b, x); ok {
+			return out
+		}
 	case error:
 		return appendString(b, x.Error())
 	case fmt.Stringer:
@@ -204,6 +208,34 @@ func appendValue(b []byte, v any) []byte {
 		return appendString(b, fmt.Sprintf("!unencodable %T: %v", v, err))
 	}
 	return append(b, enc...)
+}
+
+// appendPlainStrings appends ss as encoding/json does, when every string is
+// plain: printable ASCII without the quote, the backslash or the characters
+// json escapes for HTML (<, >, &), which it copies as they are. It reports
+// false, having appended nothing, otherwise. A scheduler step that wakes
+// sleepers records their names so.
+func appendPlainStrings(b []byte, ss []string) ([]byte, bool) {
+	for _, s := range ss {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; !plainByte[c] || c == '<' || c == '>' || c == '&' {
+				return b, false
+			}
+		}
+	}
+	if ss == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, s...)
+		b = append(b, '"')
+	}
+	return append(b, ']'), true
 }
 
 const hexDigits = "0123456789abcdef"

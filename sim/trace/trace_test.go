@@ -88,3 +88,13 @@ func TestAppendStringEscapesAfterAPlainHead(t *testing.T) {
 		require.Equal(t, bytes.TrimSuffix(want.Bytes(), []byte("\n")), appendString(nil, s), "%q", s)
 	}
 }
+
+// A []string field is encoded as encoding/json encodes it, on the fast path
+// and off it.
+func TestStringSliceFieldsAreJSON(t *testing.T) {
+	for _, ss := range [][]string{nil, {}, {"a"}, {"main#1", "lane@2/committer#7"}, {"<a>"}, {"x&y"}, {"q\""}, {"é"}, {"tab\t"}, {"\u2028"}} {
+		want, err := json.Marshal(ss)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(appendValue(nil, ss)), "%q", ss)
+	}
+}
