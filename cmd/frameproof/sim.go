@@ -121,6 +121,7 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	tuneGCForSim()
+	defer tuneProcsForSim(cfg.jobs)()
 	if needsBugBuild(suite, cfg.bugs) {
 		return runBugBuild(append([]string{"sim"}, args...), stdout, stderr)
 	}

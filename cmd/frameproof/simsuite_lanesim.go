@@ -19,3 +19,7 @@ func (laneSuite) BugNames() []string             { return lanesim.BugNames() }
 func (laneSuite) Backends() []string             { return lanesim.Backends() }
 func (laneSuite) LinzModel() porcupine.Model     { return lanesim.OpModel() }
 func (laneSuite) BugsCompiled() bool             { return lanesim.BugsCompiled() }
+
+// RunsUseNoDir: lanesim's backends simulate in memory or on faults.FS, so
+// its runs need no fresh directory (campaign.NoDirSuite).
+func (laneSuite) RunsUseNoDir() bool { return true }

@@ -31,11 +31,11 @@ func ZeroUsage() pi.Usage { return pi.Usage{} }
 // Retryable and overflow patterns: pi-ai 1.0.3 utils/retry.js and
 // utils/overflow.js, same alternatives, case-insensitive.
 var (
-	nonRetryable = regexp.MustCompile(`(?i)` + strings.Join([]string{
+	nonRetryable = compileFiltered(`(?i)` + strings.Join([]string{
 		"GoUsageLimitError", "FreeUsageLimitError", "Monthly usage limit reached", "available balance",
 		"insufficient_quota", "out of budget", "quota exceeded", "billing", "subscription_sharing_usage_limit_exceeded",
 	}, "|"))
-	retryable = regexp.MustCompile(`(?i)` + strings.Join([]string{
+	retryable = compileFiltered(`(?i)` + strings.Join([]string{
 		"overloaded", "currently experiencing high demand", "model is at capacity", "rate.?limit", "too many requests",
 		"429", "500", "502", "503", "504", "520", "524", "service.?unavailable", "server.?error", "internal.?error",
 		"provider.?returned.?error", "exceeded request buffer limit while retrying upstream",
@@ -64,17 +64,18 @@ var (
 	cerebrasNoBody = regexp.MustCompile(`(?i)^4(?:00|13)\s*(?:status code)?\s*\(no body\)`)
 )
 
-func compileAll(ps ...string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(ps))
+func compileAll(ps ...string) []filteredRE {
+	out := make([]filteredRE, len(ps))
 	for i, p := range ps {
-		out[i] = regexp.MustCompile(p)
+		out[i] = compileFiltered(p)
 	}
 	return out
 }
 
-func anyMatch(rs []*regexp.Regexp, s string) bool {
+func anyMatch(rs []filteredRE, s string) bool {
+	low, ascii := lowerASCII(s)
 	for _, r := range rs {
-		if r.MatchString(s) {
+		if r.matchLowered(s, low, ascii) {
 			return true
 		}
 	}
@@ -86,10 +87,11 @@ func IsRetryableAssistantError(m *pi.AssistantMessage) bool {
 	if m.StopReason != pi.StopError || m.ErrorMessage == nil || *m.ErrorMessage == "" {
 		return false
 	}
-	if nonRetryable.MatchString(*m.ErrorMessage) {
+	low, ascii := lowerASCII(*m.ErrorMessage)
+	if nonRetryable.matchLowered(*m.ErrorMessage, low, ascii) {
 		return false
 	}
-	return retryable.MatchString(*m.ErrorMessage)
+	return retryable.matchLowered(*m.ErrorMessage, low, ascii)
 }
 
 // IsContextOverflow is pi-ai's isContextOverflow.

@@ -15,7 +15,9 @@ func (e *DecodeError) Error() string { return fmt.Sprintf("pi: decode %s: %s", e
 type fields struct {
 	path string
 	o    *JSONObject
-	used map[string]bool
+	// used marks the members read, by position in o (nil: none yet): a
+	// map of names was a tenth of a decode
+	used []bool
 	err  error
 	// whitelist: members nobody reads are ignored rather than reported,
 	// as pi-ai's encoder copies only the members its clone helpers name.
@@ -26,7 +28,7 @@ func readFields(v JSONValue, path string) (*fields, error) {
 	if v.kind != Object {
 		return nil, &DecodeError{path, "expected object, got " + v.kind.String()}
 	}
-	return &fields{path: path, o: v.obj, used: map[string]bool{}}, nil
+	return &fields{path: path, o: v.obj}, nil
 }
 
 func (f *fields) at(key string) string { return f.path + "." + key }
@@ -39,9 +41,15 @@ func (f *fields) fail(key, msg string) {
 
 // get returns the member (Undefined when absent) and marks it used.
 func (f *fields) get(key string) JSONValue {
-	f.used[key] = true
-	v, _ := f.o.Get(key)
-	return v
+	i := f.o.find(key)
+	if i < 0 {
+		return JSONValue{}
+	}
+	if f.used == nil {
+		f.used = make([]bool, f.o.Len())
+	}
+	f.used[i] = true
+	return f.o.vals[i]
 }
 
 func (f *fields) want(key string, v JSONValue, k Kind) bool {
@@ -136,8 +144,8 @@ func (f *fields) done() error {
 	if f.whitelist {
 		return nil
 	}
-	for _, k := range f.o.Keys() {
-		if !f.used[k] {
+	for _, k := range f.o.Keys() { // in JS order: the first unknown one is reported
+		if f.used == nil || !f.used[f.o.find(k)] {
 			return &DecodeError{f.at(k), "unknown field"}
 		}
 	}

@@ -224,22 +224,31 @@ func (o *JSONObject) Len() int {
 
 // Get returns the property and whether it exists.
 func (o *JSONObject) Get(key string) (JSONValue, bool) {
-	if o == nil {
+	i := o.find(key)
+	if i < 0 {
 		return JSONValue{}, false
+	}
+	return o.vals[i], true
+}
+
+// find is the position of the property key, or -1.
+func (o *JSONObject) find(key string) int {
+	if o == nil {
+		return -1
 	}
 	if o.index == nil {
 		for i, k := range o.keys {
 			if k == key {
-				return o.vals[i], true
+				return i
 			}
 		}
-		return JSONValue{}, false
+		return -1
 	}
 	i, ok := o.index[key]
 	if !ok {
-		return JSONValue{}, false
+		return -1
 	}
-	return o.vals[i], true
+	return i
 }
 
 // Has is Object.hasOwn.

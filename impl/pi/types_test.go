@@ -36,6 +36,8 @@ func TestDecodeErrorsNameTheField(t *testing.T) {
 		strings.Replace(sampleMessage, `"model":"m"`, `"model":1`, 1):                   "$.model: expected string, got number",
 		strings.Replace(sampleMessage, `"api":"anthropic-messages",`, ``, 1):            "$.api: missing required string",
 		strings.Replace(sampleMessage, `"endTurn":false`, `"endTurn":false,"zz":1`, 1):  "$.zz: unknown field",
+		strings.Replace(sampleMessage, `"model":"m"`, `"zz":1,"model":"m","7":1`, 1):    "$.7: unknown field", // JS order: integer keys first
+		strings.Replace(sampleMessage, `"model":"m"`, `"model":"m","8":1,"zz":1`, 1):    "$.8: unknown field",
 		strings.Replace(sampleMessage, `"textSignature":"s"`, `"textSignature":5`, 1):   "$.content[0].textSignature: expected string",
 		strings.Replace(sampleMessage, `{"type":"text",`, `{"type":"image",`, 1):        `$.content[0].type: unsupported content type "image"`,
 		strings.Replace(sampleMessage, `"total":0.30000000000000004`, `"total":"x"`, 1): "$.usage.cost.total",

@@ -135,3 +135,16 @@ func TestCanonicalFrameMemoSkipsOnlyCanonicalBytes(t *testing.T) {
 		require.False(t, memo[bad], bad)
 	}
 }
+
+// Invariant 2 also holds a response to one list: a list of the response
+// under another operation's key is a violation, and so is a record of the
+// response under another operation.
+func TestOneAddressRejectsASecondListOrKey(t *testing.T) {
+	require.NoError(t, oneAddress(baseline(t)))
+	v := baseline(t)
+	v.Lists["X:R2"] = nil
+	require.ErrorContains(t, oneAddress(v), "response R2 has lists B:R2 and X:R2")
+	v = baseline(t)
+	v.Log = append(v.Log, LogItem{Frame: &lane.FrameRecord{OperationID: "X", ResponseEntryID: "R2", Outcome: lane.FrameCommitted, Seq: 12}})
+	require.ErrorContains(t, oneAddress(v), "response R2 written to B:R2 and X:R2")
+}

@@ -20,7 +20,8 @@ func ReadView(st store.Storage, ops []string, listKeys []string) (*View, error) 
 // simulator that checks after every commit would otherwise re-decode the
 // whole transcript each time; op states likewise, and which frame-list
 // elements invariant 3 found canonical. Keyed by the raw bytes,
-// never by id. The decoded messages and states are shared between views and
+// never by id (by seq for storage whose seqs name its records; the views of
+// such storage also share one Entries map, which the next Read grows). The decoded messages and states are shared between views and
 // must not be mutated. The zero ViewReader is ready to use; it is not safe for
 // concurrent use.
 type ViewReader struct {
@@ -35,6 +36,41 @@ type ViewReader struct {
 	ops     map[string]opDecode
 	// canonical is every view's View.canonical (invariant 3's memo)
 	canonical map[string]bool
+
+	// The same memos keyed by seq, for the one storage whose seqs name its
+	// records (SeqsNameWrites) that this reader reads: hashing every
+	// stored byte at every check was most of the memos' cost.
+	named         seqNamer
+	entrySeqs     map[int64]entryDecode
+	opSeqs        map[int64]opDecode
+	canonicalSeqs map[int64]bool
+	// entryMap is the Entries of every view read from that storage (shared:
+	// read only, and grown by the next Read), holding its first entryCount
+	// entries, the last of them at lastEntrySeq.
+	entryMap     map[string]*pi.AssistantMessage
+	entryCount   int
+	lastEntrySeq int64
+}
+
+// seqNamer is storage whose seqs name what it holds: every write gets a seq
+// of its own, and no seq ever names other content (lanecmp.SeqNamed: the
+// simulator's reference store, which holds acknowledged commits only).
+type seqNamer interface {
+	SeqsNameWrites() bool
+}
+
+// seqNamed reports whether r keys by seq what it derives from st: st names
+// its records by seq and is the first such storage r read.
+func (r *ViewReader) seqNamed(st store.Storage) bool {
+	s, ok := st.(seqNamer)
+	if !ok || !s.SeqsNameWrites() {
+		return false
+	}
+	if r.named == nil {
+		r.named = s
+		r.entrySeqs, r.opSeqs, r.canonicalSeqs = map[int64]entryDecode{}, map[int64]opDecode{}, map[int64]bool{}
+	}
+	return r.named == s
 }
 
 type opDecode struct {
@@ -52,8 +88,13 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 	if r.canonical == nil {
 		r.canonical = map[string]bool{}
 	}
-	v := &View{Ops: map[string]*lane.OpState{}, Results: map[string]bool{}, Lists: map[string][]store.ListElement{}, Entries: map[string]*pi.AssistantMessage{},
+	named := r.seqNamed(st)
+	v := &View{Ops: make(map[string]*lane.OpState, len(ops)), Results: make(map[string]bool, len(ops)),
+		Lists: make(map[string][]store.ListElement, len(listKeys)), Entries: map[string]*pi.AssistantMessage{},
 		canonical: r.canonical}
+	if named {
+		v.canonicalSeqs = r.canonicalSeqs
+	}
 	for _, op := range ops {
 		sv, err := st.GetValue(lane.OpStateAddr(op))
 		if err != nil {
@@ -63,7 +104,13 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 			if r.ops == nil {
 				r.ops = map[string]opDecode{}
 			}
-			d, ok := r.ops[string(sv.Value)]
+			var d opDecode
+			var ok bool
+			if named {
+				d, ok = r.opSeqs[sv.Seq]
+			} else {
+				d, ok = r.ops[string(sv.Value)]
+			}
 			if !ok {
 				decode := r.Decode
 				if decode == nil {
@@ -71,7 +118,11 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 				}
 				s, err := decode(sv.Value)
 				d = opDecode{state: s, err: err}
-				r.ops[string(sv.Value)] = d
+				if named {
+					r.opSeqs[sv.Seq] = d
+				} else {
+					r.ops[string(sv.Value)] = d
+				}
 			}
 			if d.err != nil {
 				return nil, fmt.Errorf("invariants: op %s: %w", op, d.err)
@@ -110,16 +161,44 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 	if r.entries == nil {
 		r.entries = map[string]entryDecode{}
 	}
-	for _, e := range es {
-		d, ok := r.entries[string(e.Entry.Raw)]
+	start := 0
+	if named {
+		// the reference only appends entries, in seq order: while the
+		// entries read last time are still the head (the last of them has
+		// the same seq, which no other record can have), only the new ones
+		// are added to the map those views share
+		if n := r.entryCount; n > 0 && n <= len(es) && es[n-1].Seq == r.lastEntrySeq {
+			start = n
+		} else {
+			r.entryMap, r.entryCount = make(map[string]*pi.AssistantMessage, len(es)), 0
+		}
+		v.Entries = r.entryMap
+	} else if len(es) > 0 {
+		v.Entries = make(map[string]*pi.AssistantMessage, len(es))
+	}
+	for _, e := range es[start:] {
+		var d entryDecode
+		var ok bool
+		if named {
+			d, ok = r.entrySeqs[e.Seq]
+		} else {
+			d, ok = r.entries[string(e.Entry.Raw)]
+		}
 		if !ok {
 			d = decodeEntry(e.Entry.Raw, r.Parse)
-			r.entries[string(e.Entry.Raw)] = d
+			if named {
+				r.entrySeqs[e.Seq] = d
+			} else {
+				r.entries[string(e.Entry.Raw)] = d
+			}
 		}
 		if d.err != nil {
 			return nil, fmt.Errorf("invariants: entry %s: %w", e.Entry.ID, d.err)
 		}
 		v.Entries[e.Entry.ID] = d.msg
+		if named {
+			r.entryCount, r.lastEntrySeq = r.entryCount+1, e.Seq
+		}
 	}
 	return v, nil
 }

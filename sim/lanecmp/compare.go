@@ -21,7 +21,8 @@ import (
 // never change once written, so a simulator that compares after every
 // commit would otherwise re-parse the whole transcript each time (quadratic
 // in the run's length). The memo is keyed by the raw bytes, never by id, so
-// a record rewritten under the same id is derived afresh. The zero Reader is
+// a record rewritten under the same id is derived afresh (by seq for
+// storage whose seqs name its records: SeqNamed). The zero Reader is
 // ready to use; a Reader is not safe for concurrent use.
 type Reader struct {
 	// Decode, when set, decodes op states instead of lane.DecodeState (a
@@ -31,13 +32,17 @@ type Reader struct {
 	// the values it returns are only read.
 	Parse func([]byte) (pi.JSONValue, error)
 
-	entries map[string]entryMemo
-	usage   map[string]usageMemo
+	entries memo[entryMemo]
+	usage   memo[usageMemo]
 	frames  map[string]string
-	ops     map[string]opMemo
+	// elements are the canonical frames of list elements read back
+	elements memo[string]
+	ops      memo[opMemo]
 	// values are the parsed branch tip, lane state and results: most
 	// comparisons find them as they were
-	values map[string]valueMemo
+	values memo[valueMemo]
+	// named is the SeqNamed storage the memos key by seq (seqNamed)
+	named SeqNamed
 }
 
 type valueMemo struct {
@@ -127,18 +132,19 @@ func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 	if err != nil {
 		return fmt.Errorf("lanecmp: read entries: %w", err)
 	}
-	if r.entries == nil {
-		r.entries = map[string]entryMemo{}
+	named := r.seqNamed(st)
+	if len(entries) > 0 {
+		s.Entries = make([]ml.Entry, 0, len(entries))
 	}
 	for _, e := range entries {
-		memo, ok := r.entries[string(e.Entry.Raw)]
+		memo, ok := r.entries.get(named, e.Seq, e.Entry.Raw)
 		if !ok {
 			v, err := r.parse(e.Entry.Raw)
 			memo = entryMemo{err: err}
 			if err == nil {
 				memo.message = string(v.Prop("message").AppendJSON(nil))
 			}
-			r.entries[string(e.Entry.Raw)] = memo
+			r.entries.put(named, e.Seq, e.Entry.Raw, memo)
 		}
 		if memo.err != nil {
 			return fmt.Errorf("lanecmp: entry %s (seq %d): %w", e.Entry.ID, e.Seq, memo.err)
@@ -157,18 +163,19 @@ func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
 	if err != nil {
 		return fmt.Errorf("lanecmp: read usage: %w", err)
 	}
-	if r.usage == nil {
-		r.usage = map[string]usageMemo{}
+	named := r.seqNamed(st)
+	if len(usage) > 0 {
+		s.Usage = make([]ml.UsageRow, 0, len(usage))
 	}
 	for _, u := range usage {
-		memo, ok := r.usage[string(u.Row.Raw)]
+		memo, ok := r.usage.get(named, u.Seq, u.Row.Raw)
 		if !ok {
 			v, err := r.parse(u.Row.Raw)
 			memo = usageMemo{err: err}
 			if err == nil {
 				memo.entryID, memo.usage = str(v.Prop("entryId")), string(v.Prop("usage").AppendJSON(nil))
 			}
-			r.usage[string(u.Row.Raw)] = memo
+			r.usage.put(named, u.Seq, u.Row.Raw, memo)
 		}
 		if memo.err != nil {
 			return fmt.Errorf("lanecmp: usage row %s (seq %d): %w", u.Row.ID, u.Seq, memo.err)
@@ -191,10 +198,8 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 		return fmt.Errorf("lanecmp: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
 	}
 	if sv != nil {
-		if r.ops == nil {
-			r.ops = map[string]opMemo{}
-		}
-		memo, ok := r.ops[string(sv.Value)]
+		named := r.seqNamed(st)
+		memo, ok := r.ops.get(named, sv.Seq, sv.Value)
 		if !ok {
 			decode := r.Decode
 			if decode == nil {
@@ -205,7 +210,7 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 			if err == nil {
 				memo.op, memo.taskID = opOf(os), str(os.Task.Prop("taskId"))
 			}
-			r.ops[string(sv.Value)] = memo
+			r.ops.put(named, sv.Seq, sv.Value, memo)
 		}
 		if memo.err != nil {
 			return fmt.Errorf("lanecmp: op state %s: %w", op, memo.err)
@@ -236,6 +241,7 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 
 func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) error {
 	seen := map[string]bool{}
+	named := r.seqNamed(st)
 	for _, k := range listKeys {
 		if seen[k] {
 			continue
@@ -245,9 +251,23 @@ func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) err
 		if err != nil {
 			return fmt.Errorf("lanecmp: read frame list %s: %w", k, err)
 		}
-		for _, e := range els {
-			s.Lists[k] = append(s.Lists[k], r.canonical(e.Value))
+		if len(els) == 0 {
+			continue
 		}
+		out := make([]string, len(els))
+		for i, e := range els {
+			if !named {
+				out[i] = r.canonical(e.Value)
+				continue
+			}
+			c, ok := r.elements.bySeq[e.Seq]
+			if !ok {
+				c = r.canonical(e.Value)
+				r.elements.put(true, e.Seq, nil, c)
+			}
+			out[i] = c
+		}
+		s.Lists[k] = out
 	}
 	return nil
 }
@@ -314,13 +334,11 @@ func (r *Reader) readJSON(st store.Storage, a store.Address) (pi.JSONValue, erro
 	if v == nil {
 		return pi.JSONValue{}, nil
 	}
-	if r.values == nil {
-		r.values = map[string]valueMemo{}
-	}
-	memo, ok := r.values[string(v.Value)]
+	named := r.seqNamed(st)
+	memo, ok := r.values.get(named, v.Seq, v.Value)
 	if !ok {
 		memo.v, memo.err = r.parse(v.Value)
-		r.values[string(v.Value)] = memo
+		r.values.put(named, v.Seq, v.Value, memo)
 	}
 	if memo.err != nil {
 		return pi.JSONValue{}, fmt.Errorf("lanecmp: %s[%s] (seq %d): %w", a.Namespace, a.Key, v.Seq, memo.err)

@@ -15,14 +15,34 @@ import (
 // on the same core as JSONL, so a bug there would agree with itself). Row
 // bodies are kept as the writer gave them: the model decides seqs, order,
 // visibility and rejection; bytes are the writer's.
+//
+// Reads share the bytes they return (the checks only read them): each
+// value and list element written is kept as bytes by its seq, which names
+// it (SeqsNameWrites), instead of being copied from the specification's
+// string at every read.
 type specStore struct {
 	spec  *mstore.Spec
 	clock env.Clock
 	raw   map[string]json.RawMessage // entry and usage row bodies by id
+	bytes map[int64]json.RawMessage  // value and list element bodies by seq
+	// entries and usage are what Entries and Usage return (shared, read
+	// only): the specification only appends them, so each commit appends
+	// its own instead of every read building them all again
+	entries []store.StoredEntry
+	usage   []store.StoredUsage
 }
 
 func newSpecStore(clock env.Clock) *specStore {
-	return &specStore{spec: mstore.New(), clock: clock, raw: map[string]json.RawMessage{}}
+	return &specStore{spec: mstore.New(), clock: clock, raw: map[string]json.RawMessage{}, bytes: map[int64]json.RawMessage{}}
+}
+
+// body is the bytes written at seq (value, the specification's copy, when
+// they were not kept).
+func (s *specStore) body(seq int64, value string) json.RawMessage {
+	if b, ok := s.bytes[seq]; ok {
+		return b
+	}
+	return json.RawMessage(value)
 }
 
 var _ store.Storage = (*specStore)(nil)
@@ -67,12 +87,19 @@ func (s *specStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	if err != nil {
 		return store.CommitResult{}, err
 	}
-	for _, w := range ws {
+	for i, w := range ws {
 		switch {
+		case (w.Kind == store.WriteValue && w.Op == store.OpSet) || (w.Kind == store.WriteList && w.Op == store.OpAppend):
+			s.bytes[res.Seqs[i]] = json.RawMessage(mws[i].Value)
 		case w.Entry != nil && w.Kind == store.WriteEntry:
-			s.raw[w.Entry.ID] = append(json.RawMessage(nil), w.Entry.Raw...)
+			raw := append(json.RawMessage(nil), w.Entry.Raw...)
+			s.raw[w.Entry.ID] = raw
+			s.entries = append(s.entries, store.StoredEntry{Entry: store.Entry{ID: w.Entry.ID, ParentID: w.Entry.ParentID, Raw: raw},
+				Seq: res.Seqs[i], Timestamp: res.Timestamp})
 		case w.Usage != nil && w.Kind == store.WriteUsage:
-			s.raw[w.Usage.ID] = append(json.RawMessage(nil), w.Usage.Raw...)
+			raw := append(json.RawMessage(nil), w.Usage.Raw...)
+			s.raw[w.Usage.ID] = raw
+			s.usage = append(s.usage, store.StoredUsage{Row: store.UsageRow{ID: w.Usage.ID, Raw: raw}, Seq: res.Seqs[i]})
 		}
 	}
 	return store.CommitResult{FirstSeq: res.FirstSeq, Seqs: res.Seqs, Timestamp: res.Timestamp}, nil
@@ -83,13 +110,13 @@ func (s *specStore) GetValue(a store.Address) (*store.StoredValue, error) {
 	if !ok {
 		return nil, nil
 	}
-	return &store.StoredValue{Address: store.Address{Namespace: a.Namespace, Key: a.Key, Kind: store.KindValue}, Value: json.RawMessage(v.Value), Seq: v.Seq}, nil
+	return &store.StoredValue{Address: store.Address{Namespace: a.Namespace, Key: a.Key, Kind: store.KindValue}, Value: s.body(v.Seq, v.Value), Seq: v.Seq}, nil
 }
 
 func (s *specStore) ScanValues(ns, prefix string) ([]store.StoredValue, error) {
 	var out []store.StoredValue
 	for _, v := range s.spec.ScanValues(ns, prefix) {
-		out = append(out, store.StoredValue{Address: store.Address{Namespace: ns, Key: v.Key, Kind: store.KindValue}, Value: json.RawMessage(v.Value), Seq: v.Seq})
+		out = append(out, store.StoredValue{Address: store.Address{Namespace: ns, Key: v.Key, Kind: store.KindValue}, Value: s.body(v.Seq, v.Value), Seq: v.Seq})
 	}
 	return out, nil
 }
@@ -101,27 +128,31 @@ func (s *specStore) ReadList(a store.Address, o store.ReadOptions) ([]store.List
 	}
 	out := make([]store.ListElement, len(els))
 	for i, e := range els {
-		out[i] = store.ListElement{Seq: e.Seq, Value: json.RawMessage(e.Value)}
+		out[i] = store.ListElement{Seq: e.Seq, Value: s.body(e.Seq, e.Value)}
 	}
 	return out, nil
 }
 
 func (s *specStore) Entries() ([]store.StoredEntry, error) {
-	var out []store.StoredEntry
-	for _, r := range s.spec.Entries() {
-		out = append(out, store.StoredEntry{Entry: store.Entry{ID: r.ID, ParentID: r.ParentID, Raw: s.raw[r.ID]}, Seq: r.Seq, Timestamp: r.Timestamp})
+	if len(s.entries) == 0 {
+		return nil, nil
 	}
-	return out, nil
+	return s.entries[:len(s.entries):len(s.entries)], nil
 }
 
 func (s *specStore) Usage() ([]store.StoredUsage, error) {
-	var out []store.StoredUsage
-	for _, r := range s.spec.Usage() {
-		out = append(out, store.StoredUsage{Row: store.UsageRow{ID: r.ID, Raw: s.raw[r.ID]}, Seq: r.Seq})
+	if len(s.usage) == 0 {
+		return nil, nil
 	}
-	return out, nil
+	return s.usage[:len(s.usage):len(s.usage)], nil
 }
 
 func (s *specStore) NextSeq() int64 { return s.spec.NextSeq() }
 
 func (s *specStore) Close() error { return nil }
+
+// SeqsNameWrites marks the reference store as lanecmp.SeqNamed: the
+// specification gives every write a seq of its own, and the reference holds
+// acknowledged commits only, never rolled back, so no seq ever names other
+// bytes.
+func (s *specStore) SeqsNameWrites() bool { return true }

@@ -54,9 +54,15 @@ type Trace struct {
 	buf   bytes.Buffer
 	h     hash.Hash
 	n     int
-	line  []byte
 	bytes int64
+	// pend holds lines not hashed yet: the hash takes them a few
+	// kilobytes at a time (Hash hashes the rest), which costs less than a
+	// call per line and hashes the same bytes
+	pend []byte
 }
+
+// hashChunk is how many pending bytes make the hash take them.
+const hashChunk = 8 << 10
 
 // New returns a trace that keeps every line in memory (for WriteJSONL) and
 // hashes it.
@@ -68,8 +74,8 @@ func NewHashOnly() *Trace { return &Trace{h: sha256.New()} }
 
 // Add appends one record.
 func (t *Trace) Add(step, at int64, proc, actor, act string, kv ...Field) {
-	b := t.line[:0]
-	b = append(b, `{"step":`...)
+	start := len(t.pend)
+	b := append(t.pend, `{"step":`...)
 	b = strconv.AppendInt(b, step, 10)
 	b = append(b, `,"t":`...)
 	b = strconv.AppendInt(b, at, 10)
@@ -92,13 +98,17 @@ func (t *Trace) Add(step, at int64, proc, actor, act string, kv ...Field) {
 		b = append(b, '}')
 	}
 	b = append(b, '}', '\n')
-	t.line = b
-	t.h.Write(b)
+	line := b[start:]
 	if t.keep {
-		t.buf.Write(b)
+		t.buf.Write(line)
 	}
 	t.n++
-	t.bytes += int64(len(b))
+	t.bytes += int64(len(line))
+	if len(b) >= hashChunk {
+		t.h.Write(b)
+		b = b[:0]
+	}
+	t.pend = b
 }
 
 // Len returns the number of records added.
@@ -109,6 +119,8 @@ func (t *Trace) Size() int64 { return t.bytes }
 
 // Hash returns the hex sha256 of the JSONL bytes added so far.
 func (t *Trace) Hash() string {
+	t.h.Write(t.pend)
+	t.pend = t.pend[:0]
 	return hex.EncodeToString(t.h.Sum(nil))
 }
 
@@ -182,6 +194,10 @@ func appendValue(b []byte, v any) []byte {
 		return strconv.AppendUint(b, uint64(x), 10)
 	case uint64:
 		return strconv.AppendUint(b, x, 10)
+	case []string:
+		if out, ok := appendPlainStrings(b, x); ok {
+			return out
+		}
 	case error:
 		return appendString(b, x.Error())
 	case fmt.Stringer:
@@ -194,13 +210,56 @@ func appendValue(b []byte, v any) []byte {
 	return append(b, enc...)
 }
 
+// appendPlainStrings appends ss as encoding/json does, when every string is
+// plain: printable ASCII without the quote, the backslash or the characters
+// json escapes for HTML (<, >, &), which it copies as they are. It reports
+// false, having appended nothing, otherwise. A scheduler step that wakes
+// sleepers records their names so.
+func appendPlainStrings(b []byte, ss []string) ([]byte, bool) {
+	for _, s := range ss {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; !plainByte[c] || c == '<' || c == '>' || c == '&' {
+				return b, false
+			}
+		}
+	}
+	if ss == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, s...)
+		b = append(b, '"')
+	}
+	return append(b, ']'), true
+}
+
 const hexDigits = "0123456789abcdef"
+
+// plainByte marks the bytes appendString copies as they are: printable
+// ASCII but the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // appendString writes s as a JSON string: quotes, backslashes and control
 // characters escaped, valid UTF-8 kept as is, invalid bytes as U+FFFD.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	for i := 0; i < len(s); {
+	// the plain ASCII head (all of most strings) is copied as it is
+	i := 0
+	for i < len(s) && plainByte[s[i]] {
+		i++
+	}
+	b = append(b, s[:i]...)
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {

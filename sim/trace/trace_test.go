@@ -2,6 +2,8 @@ package trace
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -50,4 +52,49 @@ func TestHashIsOfTheBytesAndHashOnlyAgrees(t *testing.T) {
 func TestParseJSONLNamesTheLine(t *testing.T) {
 	_, err := ParseJSONL([]byte("{\"step\":1}\n{oops\n"))
 	require.ErrorContains(t, err, "line 2")
+}
+
+// Hash is the sha256 of every byte added so far, whenever it is asked,
+// however the lines fall around the hash's chunks, and Add keeps going
+// after it.
+func TestHashAtAnyPointIsOfTheBytesSoFar(t *testing.T) {
+	tr := New()
+	for i := int64(0); i < 3*hashChunk/40; i++ {
+		tr.Add(i, i*7, "p", "actor", "step", F("s", "plain"), F("i", i))
+		if i%97 == 0 || i%hashChunk == 1 {
+			var buf bytes.Buffer
+			require.NoError(t, tr.WriteJSONL(&buf))
+			sum := sha256.Sum256(buf.Bytes())
+			require.Equal(t, hex.EncodeToString(sum[:]), tr.Hash(), "after %d lines", i+1)
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, tr.WriteJSONL(&buf))
+	require.Greater(t, buf.Len(), 2*hashChunk)
+	sum := sha256.Sum256(buf.Bytes())
+	require.Equal(t, hex.EncodeToString(sum[:]), tr.Hash())
+	require.Equal(t, int64(buf.Len()), tr.Size())
+}
+
+// appendString's plain-ASCII head is copied whole; what follows it is
+// escaped as before: every string escapes as encoding/json does, except
+// that HTML characters stay as they are.
+func TestAppendStringEscapesAfterAPlainHead(t *testing.T) {
+	for _, s := range []string{"", "plain", "plain\"q", "tab\there", "é first", "end\\", "ctl\x01", "bad\xff", "\x7f del", "<a&b>"} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(s))
+		require.Equal(t, bytes.TrimSuffix(want.Bytes(), []byte("\n")), appendString(nil, s), "%q", s)
+	}
+}
+
+// A []string field is encoded as encoding/json encodes it, on the fast path
+// and off it.
+func TestStringSliceFieldsAreJSON(t *testing.T) {
+	for _, ss := range [][]string{nil, {}, {"a"}, {"main#1", "lane@2/committer#7"}, {"<a>"}, {"x&y"}, {"q\""}, {"é"}, {"tab\t"}, {"\u2028"}} {
+		want, err := json.Marshal(ss)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(appendValue(nil, ss)), "%q", ss)
+	}
 }

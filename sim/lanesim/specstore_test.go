@@ -1,0 +1,49 @@
+package lanesim
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/impl/env/envtest"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// The reference store's Entries and Usage, appended at each commit, are
+// what its specification holds: every row it accepted, in seq order, with
+// its bytes, parent and timestamp, and none of a rejected commit.
+func TestSpecStoreRowsAreTheSpecifications(t *testing.T) {
+	s := newSpecStore(envtest.NewTickClock(0))
+	entry := func(id string, parent *string) store.Write {
+		return store.InsertEntry(store.Entry{ID: id, ParentID: parent, Raw: json.RawMessage(fmt.Sprintf(`{"id":%q}`, id))})
+	}
+	usage := func(id string) store.Write {
+		return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(fmt.Sprintf(`{"id":%q}`, id))})
+	}
+	a := "a"
+	for _, ws := range [][]store.Write{
+		{entry("a", nil), usage("u1")},
+		{entry("b", &a), entry("a", nil)}, // rejected: a exists
+		{entry("c", &a), usage("u2"), entry("d", nil)},
+	} {
+		_, _ = s.Commit(ws)
+	}
+	es, err := s.Entries()
+	require.NoError(t, err)
+	us, err := s.Usage()
+	require.NoError(t, err)
+	var wantE []store.StoredEntry
+	for _, r := range s.spec.Entries() {
+		wantE = append(wantE, store.StoredEntry{Entry: store.Entry{ID: r.ID, ParentID: r.ParentID, Raw: s.raw[r.ID]}, Seq: r.Seq, Timestamp: r.Timestamp})
+	}
+	var wantU []store.StoredUsage
+	for _, r := range s.spec.Usage() {
+		wantU = append(wantU, store.StoredUsage{Row: store.UsageRow{ID: r.ID, Raw: s.raw[r.ID]}, Seq: r.Seq})
+	}
+	require.Equal(t, wantE, es)
+	require.Equal(t, wantU, us)
+	require.Len(t, es, 3)
+	require.Len(t, us, 2)
+}
