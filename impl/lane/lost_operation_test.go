@@ -128,3 +128,49 @@ func TestDriveLoopAfterExternalFinalization(t *testing.T) {
 		require.ErrorIs(t, l.Fault(), hf)
 	}
 }
+
+// runtime/drive/deferred.ts readSourceHandle: a deferred step reads its
+// source handle through lane.continueOperation with or without a permit, so
+// a step whose operation an external Finalize removed faults with pi's null
+// read (pi's default) instead of reporting the wait; SkipStaleSettlement
+// declines it as a stale step.
+func TestDeferredStepAfterExternalFinalization(t *testing.T) {
+	for _, permit := range []bool{false, true} {
+		for _, skip := range []bool{false, true} {
+			h := newHarness(t, backends[0])
+			h.skipStale = skip
+			op := suspend(t, h)
+			l, read := h.lane, h.lane.Current()
+			require.NoError(t, l.Finalize("aborted", nil))
+			h.resetEvents()
+			requests := len(h.provider.requests)
+			r, err := l.pollDeferred(op, read.State, permit)
+			require.Empty(t, h.eventTypes(), "permit %v skip %v", permit, skip)
+			require.Len(t, h.provider.requests, requests)
+			if skip {
+				require.NoError(t, err)
+				require.Equal(t, StepResult{Kind: StepProgress}, r, "permit %v", permit)
+				require.NoError(t, l.Fault())
+				continue
+			}
+			var hf *HarnessFault
+			require.ErrorAs(t, err, &hf, "permit %v", permit)
+			require.Equal(t, "Cannot read properties of null (reading 'state')", hf.Cause.Error())
+			require.ErrorIs(t, l.Fault(), hf)
+		}
+	}
+}
+
+// A deferred step without a permit whose operation was cancelled after the
+// step read it: continueOperation answers cancel_requested and pollDeferred
+// continues (runtime/drive/deferred.ts pollDeferred), so the step reports
+// progress and the next step reconciles.
+func TestDeferredWaitAfterCancelContinues(t *testing.T) {
+	h := newHarness(t, backends[0])
+	op := suspend(t, h)
+	l, read := h.lane, h.lane.Current()
+	require.NoError(t, l.RequestCancel())
+	r, err := l.pollDeferred(op, read.State, false)
+	require.NoError(t, err)
+	require.Equal(t, StepResult{Kind: StepProgress}, r)
+}

@@ -25,9 +25,10 @@ import (
 // "model-mismatch".
 
 // stepCommands are the first commands of drive steps: at their turn the
-// model re-checks what the step was dispatched on (model StepTurn).
+// model re-checks what the step was dispatched on (model StepTurn). A
+// deferred step's source read is its first; a poll's intent re-checks.
 var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-ready": true, "recovery-read": true,
-	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true}
+	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true, "deferred-source": true}
 
 // laterCommands are a step's commands after its first: at their turn
 // without a commit the model checks that the operation is still there
@@ -43,7 +44,7 @@ func lostFault(err error) bool {
 
 // readCommands are step commands that commit nothing even when the
 // operation is still what the step was dispatched on.
-var readCommands = map[string]bool{"recovery-read": true, "start-read": true}
+var readCommands = map[string]bool{"recovery-read": true, "start-read": true, "deferred-source": true}
 
 // singleTX are step commands whose commit is the whole step (the model
 // applies them in StepDone).
