@@ -35,6 +35,16 @@ var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-r
 // (model CommandTurn).
 var laterCommands = map[string]bool{"start": true, "overflow-preparation": true, "settle": true}
 
+// Coverage rows outside the race table (Outcome.RaceOrders reports them):
+// which drive command met pi's lost-operation fault, and whether a run
+// start created the lane's configuration or changed it (setConfiguration).
+const (
+	rowLostOperation      = "lost-operation-fault"
+	rowLaneConfig         = "lane-configuration"
+	orderLaneCreated      = "created"
+	orderLaneReconfigured = "reconfigured"
+)
+
 // lostFault says whether err is the harness fault of a command that found
 // no current operation (pi's null state.operation read).
 func lostFault(err error) bool {
@@ -297,6 +307,11 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 	case "lane-config":
 		run := modelRun(ls.r.runOptions())
 		return func() error {
+			if m.Committed().Config == "" {
+				ls.r.race(rowLaneConfig, orderLaneCreated)
+			} else {
+				ls.r.race(rowLaneConfig, orderLaneReconfigured)
+			}
 			if !m.Acquire(ml.LaneConfig{Model: run.Model, ThinkingLevel: run.ThinkingLevel, ActiveToolNames: run.ActiveToolNames}) {
 				return fmt.Errorf("pi.lane.config committed although the lane has the run's configuration: %s", describeWrites(ws))
 			}
@@ -388,6 +403,9 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 	defer ls.noteCapture()
 	if !ls.live(gen) || it.committed {
 		return
+	}
+	if ls.stepping && err != nil && lostFault(err) {
+		ls.r.race(rowLostOperation, it.name)
 	}
 	switch {
 	case it.name == "finalize":
@@ -654,9 +672,12 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		return res, nil, false
 	}
 	// the capture waits on the line: the snapshot checks come first
-	return res, nil, ls.compareSnapshot("snapshot after step "+exp.Kind, snap) &&
-		r.client.check("step "+exp.Kind) && r.inv.check("step "+exp.Kind, snap, nil) &&
-		ls.compareCapture("capture after step "+exp.Kind, r.ln)
+	if !ls.compareSnapshot("snapshot after step "+exp.Kind, snap) ||
+		!r.client.check("step "+exp.Kind) || !r.inv.check("step "+exp.Kind, snap, nil) {
+		return res, nil, false
+	}
+	r.finalizer.beforeCapture(r.ln)
+	return res, nil, ls.compareCapture("capture after step "+exp.Kind, r.ln)
 }
 
 // stepFaulted checks a step the model says faults: the lane reports a
