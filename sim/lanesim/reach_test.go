@@ -39,3 +39,15 @@ func TestFinalizerReachesLostOperationAtStepStart(t *testing.T) {
 	require.GreaterOrEqual(t, reached["intent"], 4, "intent faults: %v", reached)
 	require.GreaterOrEqual(t, reached["deferred-source"], 2, "deferred source read faults: %v", reached)
 }
+
+// Swarm seeds that draw run configurations start runs after the first
+// with another configuration than the lane's, so the run start commits it
+// first (impl/lane/laneconfig.go acquire, pi's setConfiguration behind
+// setModel, setThinkingLevel and setActiveTools): a bounded seed search
+// reaches it several times, where every run used to bring the lane's.
+func TestSwarmReachesRunReconfiguration(t *testing.T) {
+	reached := searchSwarm(t, 300, rowLaneConfig, func(r map[string]int) bool {
+		return r[orderLaneReconfigured] >= 5
+	})
+	require.GreaterOrEqual(t, reached[orderLaneReconfigured], 5, "%v", reached)
+}
