@@ -174,3 +174,36 @@ func TestDeferredWaitAfterCancelContinues(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, StepResult{Kind: StepProgress}, r)
 }
+
+// runtime/drive.ts driveOperation: the currentOperation check after a
+// procedure is the loop's, which Drive is; Step is one procedure and
+// leaves it out (Step's doc comment). A step whose operation is finalized
+// after its last command reports its own progress, and the next Step
+// finds no operation to drive.
+func TestStepAfterLastCommandLeavesTheCheckToTheLoop(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	op := h.start(1)
+	h.provider.add(helloScript())
+	for l.Current().State.At != LeafAssistantReady {
+		_, err := l.Step(StepOptions{})
+		require.NoError(t, err)
+	}
+	var once sync.Once
+	h.mu.Lock()
+	h.listener = func(ev Event) env.Future {
+		if ev.Type == EvTurnEnd {
+			once.Do(func() { require.NoError(t, l.Finalize("aborted", nil)) })
+		}
+		return nil
+	}
+	h.mu.Unlock()
+	r, err := l.Step(StepOptions{})
+	require.NoError(t, err)
+	require.Equal(t, StepResult{Kind: StepProgress}, r)
+	require.Contains(t, h.resultOf(op), `"status":"aborted"`)
+	r, err = l.Step(StepOptions{})
+	require.NoError(t, err)
+	require.Equal(t, StepResult{Kind: StepIdle}, r)
+	require.NoError(t, l.Fault())
+}
