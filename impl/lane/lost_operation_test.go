@@ -207,3 +207,20 @@ func TestStepAfterLastCommandLeavesTheCheckToTheLoop(t *testing.T) {
 	require.Equal(t, StepResult{Kind: StepIdle}, r)
 	require.NoError(t, l.Fault())
 }
+
+// runtime/drive/deferred.ts readSourceHandle runs inside
+// continueOperation, so the null read comes before the handle is read: a
+// step on a source pi refuses, whose operation a Finalize removed after
+// the step read it, faults with the lost-operation message, not the
+// refusal.
+func TestDeferredRefusedSourceAfterExternalFinalization(t *testing.T) {
+	h := newHarness(t, backends[0])
+	h.open()
+	op, _ := pollWithBadHandle(t, h)
+	l, read := h.lane, h.lane.Current()
+	require.NoError(t, l.Finalize("aborted", nil))
+	_, err := l.pollDeferred(op, read.State, false)
+	var hf *HarnessFault
+	require.ErrorAs(t, err, &hf)
+	require.Equal(t, "Cannot read properties of null (reading 'state')", hf.Cause.Error())
+}

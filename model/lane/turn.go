@@ -38,11 +38,14 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 	id, o, ok := m.current()
 	moved := !ok || id != d.op || o.At != d.at || o.ResponseEntryID != d.resp
 	switch m.plan.Kind {
-	case "wait":
-		if m.plan.Reason != "deferred" {
-			return false, fmt.Errorf("model/lane: step turn for a %s wait, which has no command", m.plan.Reason)
+	case "wait", "fault":
+		// a deferred step's source read: the handle is read only when
+		// the leaf is still current, so a refused handle faults after it
+		if !d.cancel && (d.at == AtDeferredSuspend || d.at == AtDeferredEffect) {
+			moved = moved || o.CancelRequested
+			break
 		}
-		moved = moved || (!d.cancel && o.CancelRequested)
+		return false, fmt.Errorf("model/lane: step turn for a %s step at %s, which has no command", m.plan.Kind, d.at)
 	case "generate", "poll", "retry", "recover", "start", "checkpoint":
 		// they decline on a cancellation that arrived after dispatch too
 		// (a cancelled effect_pending was dispatched as a recovery already)

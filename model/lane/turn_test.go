@@ -253,3 +253,45 @@ func TestDeferredStepTurns(t *testing.T) {
 		t.Error("a wait step took a second turn")
 	}
 }
+
+// runtime/drive/deferred.ts readSourceHandle reads the handle inside
+// continueOperation: a step whose source pi refuses faults with
+// readDeferredSourceHandle's message only when its read finds the leaf
+// current; a finalization first faults with the null read, a
+// cancellation first makes the step continue.
+func TestDeferredSourceFaultAtItsTurn(t *testing.T) {
+	const refused = "Deferred source missing is missing its assistant handle"
+	cases := []struct {
+		name    string
+		between func(t *testing.T, m *Model)
+		turn    bool
+		want    Outcome
+	}{
+		{"read", func(*testing.T, *Model) {}, true, Outcome{Kind: "fault", Reason: refused}},
+		{"no turn", func(*testing.T, *Model) {}, false, Outcome{Kind: "fault", Reason: refused}},
+		{"finalized", finalizeNow, true, Outcome{Kind: "fault", Reason: LostOperationFault}},
+		{"cancelled", func(_ *testing.T, m *Model) { m.Cancel() }, true, Outcome{Kind: "progress"}},
+	}
+	for _, c := range cases {
+		for _, permit := range []bool{false, true} {
+			m := suspendedModel(t, false)
+			o := m.st.Ops["op"]
+			o.SourceEntryID = "missing"
+			m.st.Ops["op"] = o
+			e, err := m.Step(permit)
+			must(t, err)
+			if e != (Expect{Kind: "fault", Reason: refused}) {
+				t.Fatalf("%s: step %+v", c.name, e)
+			}
+			c.between(t, m)
+			if c.turn {
+				must(t, stepTurn(m))
+			}
+			out, err := m.StepDone(true)
+			must(t, err)
+			if out != c.want {
+				t.Errorf("%s (permit %v): %+v, want %+v", c.name, permit, out, c.want)
+			}
+		}
+	}
+}

@@ -628,11 +628,21 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		return res, serr, true // the process died or closes: restart resyncs
 	}
 	ls.stepping = false
+	var want ml.Outcome
+	done := false // want holds the model's StepDone
 	if exp.Kind == "fault" {
-		ferr := ls.stepFaulted(exp.Kind, exp.Reason, res, serr)
-		return res, ferr, ferr != nil
+		// a deferred step's source read decides at its turn: the refusal,
+		// pi's lost-operation fault, or a continue after a cancel
+		if want, err = ls.m.StepDone(true); ls.mismatch("step done (fault)", err) {
+			return res, nil, false
+		}
+		if want.Kind == "fault" {
+			ferr := ls.stepFaulted(exp.Kind, want.Reason, res, serr)
+			return res, ferr, ferr != nil
+		}
+		done = true
 	}
-	if lostFault(serr) && !r.faultPending {
+	if lostFault(serr) && !r.faultPending && !done {
 		// a command found its operation finalized (pi's fault): the model
 		// says so at the step's end
 		want, err := ls.m.StepDone(true)
@@ -649,11 +659,12 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 	if serr != nil {
 		return res, serr, true
 	}
-	var want ml.Outcome
 	if ls.early != nil {
 		want = *ls.early // StepDone ran at the step's commit
-	} else if want, err = ls.m.StepDone(true); ls.mismatch("step done ("+exp.Kind+")", err) {
-		return res, nil, false
+	} else if !done {
+		if want, err = ls.m.StepDone(true); ls.mismatch("step done ("+exp.Kind+")", err) {
+			return res, nil, false
+		}
 	}
 	got := ml.Outcome{Kind: res.Kind.String(), Reason: res.Reason, Status: res.Status}
 	if got != want {
