@@ -34,15 +34,37 @@ func (l *Lane) sourceHandle(d *OpState) (*pi.DeferredHandle, string, error) {
 	return nil, "", fmt.Errorf("Deferred source %s is missing its assistant handle", d.SourceEntryID)
 }
 
+// readSource reads the source handle on the line, permit or not
+// (runtime/drive/deferred.ts readSourceHandle: lane.continueOperation): an
+// operation an external Finalize removed since the step read it faults the
+// harness with pi's null read (lostOperation); one that moved on or was
+// cancelled meanwhile is not current, and the step reports progress. An
+// invalid handle faults with readDeferredSourceHandle's message.
+func (l *Lane) readSource(op string, d *OpState) (*pi.DeferredHandle, bool, error) {
+	var handle *pi.DeferredHandle
+	var current bool
+	_, _, err := l.command("deferred-source", func(cur view) (plan, error) {
+		if cur.op == nil || cur.op.ID != op || cur.op.State.At != d.At || cur.op.State.ResponseEntryID != d.ResponseEntryID ||
+			cur.op.State.Control.CancelRequested {
+			return plan{}, l.lostOperation(cur)
+		}
+		h, _, err := l.sourceHandle(d)
+		handle, current = h, err == nil
+		return plan{}, err
+	})
+	return handle, current, err
+}
+
 // pollDeferred polls a suspended deferred response, or replaces an orphaned
 // unknown-outcome poll, when this pass carries a permit. Without a permit it
-// waits (the snapshot may still show the orphan's durable partial). The
+// waits (the snapshot may still show the orphan's durable partial), after
+// reading the source handle on the line as pi does either way. The
 // replacement intent deletes the abandoned list in the same transaction and
 // the fresh response id gets a fresh list.
 func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, error) {
-	handle, _, err := l.sourceHandle(d)
-	if err != nil {
-		return StepResult{}, l.faultWith(err)
+	handle, current, err := l.readSource(op, d)
+	if err != nil || !current {
+		return StepResult{Kind: StepProgress}, err
 	}
 	if !permit {
 		return StepResult{Kind: StepWaiting, Reason: "deferred"}, nil

@@ -109,6 +109,18 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 // dispatch is an orphan → recovery; deferred leaves poll only with a permit.
 // It claims the lane's single drive (claim.go): a Step or Drive called while
 // another drives the same operation returns that one's result.
+//
+// pi has no single-step API: Step is one pass of driveOperation's loop
+// (runtime/drive.ts), the procedure without the loop's currentOperation
+// check after it. That check belongs to the loop, and Drive makes it
+// after every step (lostDrive). Step deliberately does not: a caller that
+// steps again is the loop, and its next Step reads the operation at
+// dispatch (idle, or the next operation) as pi's next check would; and a
+// check at Step's return would fault only when an external Finalize
+// commits in the instant between the step's last command and its return,
+// an order no caller can choose and the lockstep model would have to
+// guess. Every command of the step still meets pi's lost-operation fault
+// (lostOperation).
 func (l *Lane) Step(opts StepOptions) (StepResult, error) {
 	return l.claimed(func() (StepResult, error) { return l.step(opts) })
 }

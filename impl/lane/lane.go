@@ -94,13 +94,13 @@ type Config struct {
 	Generation *GenerationConfig
 	// SkipStaleSettlement makes a drive step whose operation an external
 	// Finalize removed meanwhile harmless: its command (intent, retry-ready,
-	// start, checkpoint, poll intent, recovery read, overflow preparation)
-	// declines and a settlement or terminal is a "stale" step. pi's
-	// continueOperation and settleOperation (runtime/lane.ts) read
-	// state.operation!.state, so with no current operation every one of
-	// them throws and faults the harness (the default); frameproof's
-	// external finalization can race a drive step, so callers that use it
-	// set this.
+	// start, checkpoint, deferred source read, poll intent, recovery read,
+	// overflow preparation) declines and a settlement or terminal is a
+	// "stale" step. pi's continueOperation and settleOperation
+	// (runtime/lane.ts) read state.operation!.state, so with no current
+	// operation every one of them throws and faults the harness (the
+	// default); frameproof's external finalization can race a drive step,
+	// so callers that use it set this.
 	SkipStaleSettlement bool
 	// bugs are the simulator's injected defects: always off unless built
 	// with the frameproofbugs tag and set through WithBugs (bugs.go).

@@ -128,3 +128,99 @@ func TestDriveLoopAfterExternalFinalization(t *testing.T) {
 		require.ErrorIs(t, l.Fault(), hf)
 	}
 }
+
+// runtime/drive/deferred.ts readSourceHandle: a deferred step reads its
+// source handle through lane.continueOperation with or without a permit, so
+// a step whose operation an external Finalize removed faults with pi's null
+// read (pi's default) instead of reporting the wait; SkipStaleSettlement
+// declines it as a stale step.
+func TestDeferredStepAfterExternalFinalization(t *testing.T) {
+	for _, permit := range []bool{false, true} {
+		for _, skip := range []bool{false, true} {
+			h := newHarness(t, backends[0])
+			h.skipStale = skip
+			op := suspend(t, h)
+			l, read := h.lane, h.lane.Current()
+			require.NoError(t, l.Finalize("aborted", nil))
+			h.resetEvents()
+			requests := len(h.provider.requests)
+			r, err := l.pollDeferred(op, read.State, permit)
+			require.Empty(t, h.eventTypes(), "permit %v skip %v", permit, skip)
+			require.Len(t, h.provider.requests, requests)
+			if skip {
+				require.NoError(t, err)
+				require.Equal(t, StepResult{Kind: StepProgress}, r, "permit %v", permit)
+				require.NoError(t, l.Fault())
+				continue
+			}
+			var hf *HarnessFault
+			require.ErrorAs(t, err, &hf, "permit %v", permit)
+			require.Equal(t, "Cannot read properties of null (reading 'state')", hf.Cause.Error())
+			require.ErrorIs(t, l.Fault(), hf)
+		}
+	}
+}
+
+// A deferred step without a permit whose operation was cancelled after the
+// step read it: continueOperation answers cancel_requested and pollDeferred
+// continues (runtime/drive/deferred.ts pollDeferred), so the step reports
+// progress and the next step reconciles.
+func TestDeferredWaitAfterCancelContinues(t *testing.T) {
+	h := newHarness(t, backends[0])
+	op := suspend(t, h)
+	l, read := h.lane, h.lane.Current()
+	require.NoError(t, l.RequestCancel())
+	r, err := l.pollDeferred(op, read.State, false)
+	require.NoError(t, err)
+	require.Equal(t, StepResult{Kind: StepProgress}, r)
+}
+
+// runtime/drive.ts driveOperation: the currentOperation check after a
+// procedure is the loop's, which Drive is; Step is one procedure and
+// leaves it out (Step's doc comment). A step whose operation is finalized
+// after its last command reports its own progress, and the next Step
+// finds no operation to drive.
+func TestStepAfterLastCommandLeavesTheCheckToTheLoop(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	op := h.start(1)
+	h.provider.add(helloScript())
+	for l.Current().State.At != LeafAssistantReady {
+		_, err := l.Step(StepOptions{})
+		require.NoError(t, err)
+	}
+	var once sync.Once
+	h.mu.Lock()
+	h.listener = func(ev Event) env.Future {
+		if ev.Type == EvTurnEnd {
+			once.Do(func() { require.NoError(t, l.Finalize("aborted", nil)) })
+		}
+		return nil
+	}
+	h.mu.Unlock()
+	r, err := l.Step(StepOptions{})
+	require.NoError(t, err)
+	require.Equal(t, StepResult{Kind: StepProgress}, r)
+	require.Contains(t, h.resultOf(op), `"status":"aborted"`)
+	r, err = l.Step(StepOptions{})
+	require.NoError(t, err)
+	require.Equal(t, StepResult{Kind: StepIdle}, r)
+	require.NoError(t, l.Fault())
+}
+
+// runtime/drive/deferred.ts readSourceHandle runs inside
+// continueOperation, so the null read comes before the handle is read: a
+// step on a source pi refuses, whose operation a Finalize removed after
+// the step read it, faults with the lost-operation message, not the
+// refusal.
+func TestDeferredRefusedSourceAfterExternalFinalization(t *testing.T) {
+	h := newHarness(t, backends[0])
+	h.open()
+	op, _ := pollWithBadHandle(t, h)
+	l, read := h.lane, h.lane.Current()
+	require.NoError(t, l.Finalize("aborted", nil))
+	_, err := l.pollDeferred(op, read.State, false)
+	var hf *HarnessFault
+	require.ErrorAs(t, err, &hf)
+	require.Equal(t, "Cannot read properties of null (reading 'state')", hf.Cause.Error())
+}

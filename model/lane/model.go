@@ -643,6 +643,8 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 	switch p.Kind {
 	case "idle":
 		return Outcome{Kind: "idle"}, nil
+	case "fault":
+		return Outcome{Kind: "fault", Reason: p.Reason}, nil
 	case "wait":
 		return Outcome{Kind: "waiting", Reason: p.Reason}, nil
 	case "retry":

@@ -25,14 +25,27 @@ type dispatch struct {
 // Drivers with their own scheduler call it at the command's turn, before
 // feeding that command's commit; drivers that never let cancel or finalize
 // in between may skip it (Step and StepDone behave as before).
+//
+// A deferred step's first command reads its source handle, permit or not
+// (runtime/drive/deferred.ts readSourceHandle goes through
+// continueOperation); a poll's intent then re-checks the same leaf, so a
+// poll step takes a second turn while its first found the leaf current.
 func (m *Model) StepTurn() (skipped bool, err error) {
-	if m.plan == nil || m.turn != nil {
+	if m.plan == nil || (m.turn != nil && (*m.turn || m.plan.Kind != "poll")) {
 		return false, fmt.Errorf("model/lane: step turn without a dispatched step")
 	}
 	d := m.dispatched
 	id, o, ok := m.current()
 	moved := !ok || id != d.op || o.At != d.at || o.ResponseEntryID != d.resp
 	switch m.plan.Kind {
+	case "wait", "fault":
+		// a deferred step's source read: the handle is read only when
+		// the leaf is still current, so a refused handle faults after it
+		if !d.cancel && (d.at == AtDeferredSuspend || d.at == AtDeferredEffect) {
+			moved = moved || o.CancelRequested
+			break
+		}
+		return false, fmt.Errorf("model/lane: step turn for a %s step at %s, which has no command", m.plan.Kind, d.at)
 	case "generate", "poll", "retry", "recover", "start", "checkpoint":
 		// they decline on a cancellation that arrived after dispatch too
 		// (a cancelled effect_pending was dispatched as a recovery already)

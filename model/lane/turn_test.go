@@ -3,6 +3,8 @@ package lane
 import (
 	"strings"
 	"testing"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 // A cancellation between a generate step's dispatch and its intent's turn:
@@ -171,6 +173,124 @@ func TestLostOperationFaults(t *testing.T) {
 			}
 			if out != want {
 				t.Errorf("%s (skip %t): outcome %+v, want %+v", c.name, skip, out, want)
+			}
+		}
+	}
+}
+
+// suspendedModel is a run whose first generation settled deferred: the
+// operation is at deferred.suspended and no step is in progress.
+func suspendedModel(t *testing.T, skip bool) *Model {
+	t.Helper()
+	m := startedWith(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, ThinkingLevel: "off", StepID: "s1"})
+	m.cfg.SkipStaleSettlement = skip
+	handle := partial("")
+	handle.API, handle.StopReason = "a", pi.StopDeferred
+	handle.Deferred = &pi.DeferredHandle{ID: "h", Provider: "openai", ModelID: "gpt", API: "a"}
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventDone, Reason: pi.StopDeferred, Message: handle}))
+	must(t, m.AfterResponse())
+	must(t, m.Settle())
+	_, err := m.StepDone(true)
+	must(t, err)
+	return m
+}
+
+// runtime/drive/deferred.ts readSourceHandle: a deferred step reads its
+// source handle through continueOperation, permit or not, and a poll's
+// intent (publishPollIntent) re-checks the leaf: a finalization before
+// either command faults with the null read (declined, with
+// SkipStaleSettlement); a cancellation before the read makes the step
+// continue (progress).
+func TestDeferredStepTurns(t *testing.T) {
+	cases := []struct {
+		name   string
+		permit bool
+		// between runs after the step's dispatch; turns is how many
+		// commands reach their turn before StepDone
+		between func(t *testing.T, m *Model)
+		turns   int
+		want    Outcome // pi's default
+		skipped Outcome // with SkipStaleSettlement
+	}{
+		{"wait finalized", false, finalizeNow, 1, Outcome{Kind: "fault", Reason: LostOperationFault}, Outcome{Kind: "progress"}},
+		{"wait cancelled", false, func(_ *testing.T, m *Model) { m.Cancel() }, 1, Outcome{Kind: "progress"}, Outcome{Kind: "progress"}},
+		{"wait current", false, func(*testing.T, *Model) {}, 1, Outcome{Kind: "waiting", Reason: "deferred"}, Outcome{Kind: "waiting", Reason: "deferred"}},
+		{"poll finalized", true, finalizeNow, 1, Outcome{Kind: "fault", Reason: LostOperationFault}, Outcome{Kind: "progress"}},
+		{"poll intent finalized", true, func(t *testing.T, m *Model) {
+			if skipped, err := m.StepTurn(); err != nil || skipped {
+				t.Fatalf("source read: skipped %v err %v", skipped, err)
+			}
+			finalizeNow(t, m)
+		}, 1, Outcome{Kind: "fault", Reason: LostOperationFault}, Outcome{Kind: "progress"}},
+	}
+	for _, c := range cases {
+		for _, skip := range []bool{false, true} {
+			m := suspendedModel(t, skip)
+			_, err := m.Step(c.permit)
+			must(t, err)
+			c.between(t, m)
+			for i := 0; i < c.turns; i++ {
+				_, err := m.StepTurn()
+				must(t, err)
+			}
+			out, err := m.StepDone(true)
+			must(t, err)
+			want := c.want
+			if skip {
+				want = c.skipped
+			}
+			if out != want {
+				t.Errorf("%s (skip %v): %+v, want %+v", c.name, skip, out, want)
+			}
+		}
+	}
+	m := suspendedModel(t, false)
+	_, err := m.Step(false)
+	must(t, err)
+	must(t, stepTurn(m))
+	if err := stepTurn(m); err == nil {
+		t.Error("a wait step took a second turn")
+	}
+}
+
+// runtime/drive/deferred.ts readSourceHandle reads the handle inside
+// continueOperation: a step whose source pi refuses faults with
+// readDeferredSourceHandle's message only when its read finds the leaf
+// current; a finalization first faults with the null read, a
+// cancellation first makes the step continue.
+func TestDeferredSourceFaultAtItsTurn(t *testing.T) {
+	const refused = "Deferred source missing is missing its assistant handle"
+	cases := []struct {
+		name    string
+		between func(t *testing.T, m *Model)
+		turn    bool
+		want    Outcome
+	}{
+		{"read", func(*testing.T, *Model) {}, true, Outcome{Kind: "fault", Reason: refused}},
+		{"no turn", func(*testing.T, *Model) {}, false, Outcome{Kind: "fault", Reason: refused}},
+		{"finalized", finalizeNow, true, Outcome{Kind: "fault", Reason: LostOperationFault}},
+		{"cancelled", func(_ *testing.T, m *Model) { m.Cancel() }, true, Outcome{Kind: "progress"}},
+	}
+	for _, c := range cases {
+		for _, permit := range []bool{false, true} {
+			m := suspendedModel(t, false)
+			o := m.st.Ops["op"]
+			o.SourceEntryID = "missing"
+			m.st.Ops["op"] = o
+			e, err := m.Step(permit)
+			must(t, err)
+			if e != (Expect{Kind: "fault", Reason: refused}) {
+				t.Fatalf("%s: step %+v", c.name, e)
+			}
+			c.between(t, m)
+			if c.turn {
+				must(t, stepTurn(m))
+			}
+			out, err := m.StepDone(true)
+			must(t, err)
+			if out != c.want {
+				t.Errorf("%s (permit %v): %+v, want %+v", c.name, permit, out, c.want)
 			}
 		}
 	}

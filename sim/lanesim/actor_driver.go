@@ -3,6 +3,7 @@ package lanesim
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
@@ -27,10 +28,36 @@ func (r *runner) runOptions() lane.RunOptions {
 	if err != nil {
 		panic(err) // a constant
 	}
-	return lane.RunOptions{UserText: "question", Configuration: lane.Configuration{
-		Model: lane.ModelRef{Provider: simProvider, ModelID: simModel}, ThinkingLevel: "off"},
+	return lane.RunOptions{UserText: "question", Configuration: r.runConfiguration(),
 		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50, MaxAgentDelayMs: &limit},
 		Settings:    settings}
+}
+
+// simConfigurations are the lane configurations a swarm seed may start its
+// runs with (profile.runConfigs). pi's setters change the model, the
+// thinking level and the active tools (runtime/lane.ts setConfiguration);
+// the simulated provider answers as one model (its deferred handles and
+// the wire check name it), so these differ in the other two.
+var simConfigurations = []lane.Configuration{
+	{ThinkingLevel: "off"},
+	{ThinkingLevel: "high"},
+	{ThinkingLevel: "off", ActiveToolNames: []string{"read"}},
+	{ThinkingLevel: "low", ActiveToolNames: []string{"read", "write"}},
+}
+
+// runConfiguration is the configuration of the run the driver starts next
+// (the one after as many as have results): the first of
+// simConfigurations unless the profile drew one per run. A run that
+// brings another configuration than the lane's commits it first
+// (impl/lane/laneconfig.go acquire, pi's setConfiguration).
+func (r *runner) runConfiguration() lane.Configuration {
+	c := simConfigurations[0]
+	if k := r.resultsCount(); k < len(r.p.runConfigs) {
+		c = simConfigurations[r.p.runConfigs[k]]
+	}
+	c.Model = lane.ModelRef{Provider: simProvider, ModelID: simModel}
+	c.ActiveToolNames = slices.Clone(c.ActiveToolNames)
+	return c
 }
 
 // generation is the lane configuration a reopened process reads at a run

@@ -25,14 +25,25 @@ import (
 // "model-mismatch".
 
 // stepCommands are the first commands of drive steps: at their turn the
-// model re-checks what the step was dispatched on (model StepTurn).
+// model re-checks what the step was dispatched on (model StepTurn). A
+// deferred step's source read is its first; a poll's intent re-checks.
 var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-ready": true, "recovery-read": true,
-	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true}
+	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true, "deferred-source": true}
 
 // laterCommands are a step's commands after its first: at their turn
 // without a commit the model checks that the operation is still there
 // (model CommandTurn).
 var laterCommands = map[string]bool{"start": true, "overflow-preparation": true, "settle": true}
+
+// Coverage rows outside the race table (Outcome.RaceOrders reports them):
+// which drive command met pi's lost-operation fault, and whether a run
+// start created the lane's configuration or changed it (setConfiguration).
+const (
+	rowLostOperation      = "lost-operation-fault"
+	rowLaneConfig         = "lane-configuration"
+	orderLaneCreated      = "created"
+	orderLaneReconfigured = "reconfigured"
+)
 
 // lostFault says whether err is the harness fault of a command that found
 // no current operation (pi's null state.operation read).
@@ -43,7 +54,7 @@ func lostFault(err error) bool {
 
 // readCommands are step commands that commit nothing even when the
 // operation is still what the step was dispatched on.
-var readCommands = map[string]bool{"recovery-read": true, "start-read": true}
+var readCommands = map[string]bool{"recovery-read": true, "start-read": true, "deferred-source": true}
 
 // singleTX are step commands whose commit is the whole step (the model
 // applies them in StepDone).
@@ -296,6 +307,11 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 	case "lane-config":
 		run := modelRun(ls.r.runOptions())
 		return func() error {
+			if m.Committed().Config == "" {
+				ls.r.race(rowLaneConfig, orderLaneCreated)
+			} else {
+				ls.r.race(rowLaneConfig, orderLaneReconfigured)
+			}
 			if !m.Acquire(ml.LaneConfig{Model: run.Model, ThinkingLevel: run.ThinkingLevel, ActiveToolNames: run.ActiveToolNames}) {
 				return fmt.Errorf("pi.lane.config committed although the lane has the run's configuration: %s", describeWrites(ws))
 			}
@@ -387,6 +403,9 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 	defer ls.noteCapture()
 	if !ls.live(gen) || it.committed {
 		return
+	}
+	if ls.stepping && err != nil && lostFault(err) {
+		ls.r.race(rowLostOperation, it.name)
 	}
 	switch {
 	case it.name == "finalize":
@@ -609,11 +628,21 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		return res, serr, true // the process died or closes: restart resyncs
 	}
 	ls.stepping = false
+	var want ml.Outcome
+	done := false // want holds the model's StepDone
 	if exp.Kind == "fault" {
-		ferr := ls.stepFaulted(exp.Kind, exp.Reason, res, serr)
-		return res, ferr, ferr != nil
+		// a deferred step's source read decides at its turn: the refusal,
+		// pi's lost-operation fault, or a continue after a cancel
+		if want, err = ls.m.StepDone(true); ls.mismatch("step done (fault)", err) {
+			return res, nil, false
+		}
+		if want.Kind == "fault" {
+			ferr := ls.stepFaulted(exp.Kind, want.Reason, res, serr)
+			return res, ferr, ferr != nil
+		}
+		done = true
 	}
-	if lostFault(serr) && !r.faultPending {
+	if lostFault(serr) && !r.faultPending && !done {
 		// a command found its operation finalized (pi's fault): the model
 		// says so at the step's end
 		want, err := ls.m.StepDone(true)
@@ -630,11 +659,12 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 	if serr != nil {
 		return res, serr, true
 	}
-	var want ml.Outcome
 	if ls.early != nil {
 		want = *ls.early // StepDone ran at the step's commit
-	} else if want, err = ls.m.StepDone(true); ls.mismatch("step done ("+exp.Kind+")", err) {
-		return res, nil, false
+	} else if !done {
+		if want, err = ls.m.StepDone(true); ls.mismatch("step done ("+exp.Kind+")", err) {
+			return res, nil, false
+		}
 	}
 	got := ml.Outcome{Kind: res.Kind.String(), Reason: res.Reason, Status: res.Status}
 	if got != want {
@@ -653,9 +683,12 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		return res, nil, false
 	}
 	// the capture waits on the line: the snapshot checks come first
-	return res, nil, ls.compareSnapshot("snapshot after step "+exp.Kind, snap) &&
-		r.client.check("step "+exp.Kind) && r.inv.check("step "+exp.Kind, snap, nil) &&
-		ls.compareCapture("capture after step "+exp.Kind, r.ln)
+	if !ls.compareSnapshot("snapshot after step "+exp.Kind, snap) ||
+		!r.client.check("step "+exp.Kind) || !r.inv.check("step "+exp.Kind, snap, nil) {
+		return res, nil, false
+	}
+	r.finalizer.beforeCapture(r.ln)
+	return res, nil, ls.compareCapture("capture after step "+exp.Kind, r.ln)
 }
 
 // stepFaulted checks a step the model says faults: the lane reports a

@@ -261,6 +261,7 @@ func (r *runner) main() {
 	_ = r.doneFut.Wait()
 	r.finished = true
 	r.poller.release()
+	r.finalizer.release()
 	r.finalChecks()
 }
 

@@ -33,6 +33,10 @@ type profile struct {
 	// command faults the harness (lane.Config.SkipStaleSettlement off, and
 	// the model predicts the fault). Off, the simulator sets the option.
 	lostFaults bool
+	// runConfigs, when set, picks the configuration of each run, in start
+	// order, from simConfigurations: runs after the first may bring
+	// another configuration than the lane's (setConfiguration at StartRun)
+	runConfigs []int
 	// storeInputs: what the JSONL store starts from besides its own writes
 	// (storeinputs.go)
 	storeInputs storeInputs

@@ -45,6 +45,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	if model {
 		r.ls.commitPlanned()
 	}
+	r.finalizer.holdCommit(ws)
 	if r.p.commitLatency {
 		for n := choice.Weighted(r.w, "commit-latency", []int{3, 2, 1}); n > 0; n-- {
 			r.w.Yield()

@@ -42,6 +42,11 @@ func swarmProfile(src choice.Source) profile {
 	p.storeInputs = drawStoreInputs(src)
 	p.badHandle = p.deferred && choice.Bool(src, "swarm: bad deferred handle")
 	p.lostFaults = p.finalizer && choice.Bool(src, "swarm: pi's lost-operation fault")
+	if choice.Bool(src, "swarm: run configurations") {
+		for i := 0; i < p.ops; i++ {
+			p.runConfigs = append(p.runConfigs, choice.Range(src, "swarm: run configuration", 0, len(simConfigurations)-1))
+		}
+	}
 	return p
 }
 
@@ -49,10 +54,10 @@ func swarmProfile(src choice.Source) profile {
 func (p profile) settings() string {
 	return fmt.Sprintf("ops=%d attempts=%d blocks=%d errors=%d crashes=%d finalizer=%t canceller=%t snapshots=%d closer=%t "+
 		"storage-faults=1/%d deferred=%t poll-crash=%t fork=%t latency=%t compaction=%t structural=%d structural-crash=%t "+
-		"frame-budget=%d jsonl-strict=%t foreign-rows=%t refused-probe=%t bad-handle=%t lost-faults=%t",
+		"frame-budget=%d jsonl-strict=%t foreign-rows=%t refused-probe=%t bad-handle=%t lost-faults=%t run-configs=%v",
 		p.ops, p.maxAttempts, p.gen.maxBlocks, p.gen.errorWeight, p.crashes, p.finalizer, p.canceller, p.snapshots, p.closer,
 		p.storageFaults, p.deferred, p.pollCrash, p.forkMigrate, p.commitLatency, p.compaction, p.structural, p.structuralCrash,
-		p.frameBudget, p.storeInputs.strict, p.storeInputs.foreign, p.storeInputs.probe, p.badHandle, p.lostFaults)
+		p.frameBudget, p.storeInputs.strict, p.storeInputs.foreign, p.storeInputs.probe, p.badHandle, p.lostFaults, p.runConfigs)
 }
 
 // runSwarm draws the seed's settings, runs them and names them beside a

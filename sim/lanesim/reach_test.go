@@ -1,0 +1,53 @@
+package lanesim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/sim/choice"
+)
+
+// searchSwarm runs swarm seeds from 0 until done says the orders of row
+// reached so far suffice, or max seeds ran; every run must pass. It
+// returns how many runs took each order.
+func searchSwarm(t *testing.T, max int, row string, done func(map[string]int) bool) map[string]int {
+	t.Helper()
+	sc, ok := ScenarioByName(SwarmScenario)
+	require.True(t, ok)
+	reached := map[string]int{}
+	for seed := uint64(0); seed < uint64(max) && !done(reached); seed++ {
+		out := sc.Run(choice.NewSeeded(seed), Options{})
+		require.False(t, out.Failed, "seed %d: %s: %s\nrepro: frameproof repro %d --scenario %s", seed, out.Kind, out.Message, seed, SwarmScenario)
+		for _, o := range out.RaceOrders[row] {
+			reached[o]++
+		}
+	}
+	return reached
+}
+
+// With pi's lost-operation rule drawn, the finalizer aims at the moment
+// between a step's dispatch and its first command (awaitStepStart): the
+// intent and the deferred source read meet pi's fault in several runs of a
+// bounded seed search, where an unaimed finalizer reached the intent in
+// about one seed of 300 and the source read in none. A lane that declines
+// either command instead of faulting is caught there by the lockstep model.
+func TestFinalizerReachesLostOperationAtStepStart(t *testing.T) {
+	reached := searchSwarm(t, 600, rowLostOperation, func(r map[string]int) bool {
+		return r["intent"] >= 4 && r["deferred-source"] >= 2
+	})
+	require.GreaterOrEqual(t, reached["intent"], 4, "intent faults: %v", reached)
+	require.GreaterOrEqual(t, reached["deferred-source"], 2, "deferred source read faults: %v", reached)
+}
+
+// Swarm seeds that draw run configurations start runs after the first
+// with another configuration than the lane's, so the run start commits it
+// first (impl/lane/laneconfig.go acquire, pi's setConfiguration behind
+// setModel, setThinkingLevel and setActiveTools): a bounded seed search
+// reaches it several times, where every run used to bring the lane's.
+func TestSwarmReachesRunReconfiguration(t *testing.T) {
+	reached := searchSwarm(t, 300, rowLaneConfig, func(r map[string]int) bool {
+		return r[orderLaneReconfigured] >= 5
+	})
+	require.GreaterOrEqual(t, reached[orderLaneReconfigured], 5, "%v", reached)
+}
