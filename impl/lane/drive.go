@@ -137,7 +137,10 @@ func (l *Lane) step(opts StepOptions) (StepResult, error) {
 		}
 		return l.terminate("finish", "completed", nil, op)
 	case LeafTools:
-		return StepResult{Kind: StepWaiting, Reason: "tools"}, nil
+		if l.cfg.Tools == nil {
+			return StepResult{Kind: StepWaiting, Reason: "tools"}, nil
+		}
+		return l.runTools(op, s)
 	case LeafSummaryDeciding:
 		return StepResult{Kind: StepWaiting, Reason: "summary"}, nil
 	}

@@ -76,6 +76,11 @@ type Config struct {
 	Listener      Listener      // may be nil
 	AfterResponse AfterResponse // may be nil
 	Limits        ModelLimits
+	// Tools are the lane's configured tools (pi's config.tools). nil keeps
+	// a settled tool batch waiting (Step returns StepWaiting "tools", a
+	// cancel ends it with the aborted terminal); non-nil, even empty, runs
+	// pi's batch (tools.go, docs/TOOLS.md).
+	Tools []Tool
 	// FrameBudget bounds frames read by recovery and snapshots (0, the
 	// default: no cap, as pi).
 	FrameBudget int
