@@ -41,6 +41,7 @@ func (m *Model) Checkpoint(stepID string) error {
 		return fmt.Errorf("model/lane: checkpoint: %w", err)
 	}
 	m.ops[id].run.StepID = stepID
+	m.ops[id].afterTools = false
 	m.expectTX(setValue(nsOpState, id, ""), setValue(nsLaneState, m.cfg.Lane, ""))
 	m.st.Ops[id] = Op{At: AtReady, NextAttempt: 1, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 		LatestAssistantEntryID: o.LatestAssistantEntryID}

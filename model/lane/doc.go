@@ -23,6 +23,8 @@
 //	StepDone(ok)                         the drive step returned (commits single-TX steps)
 //	ObserveDrive() / ObservedDone()      a second drive call during a step observes it (pi's
 //	                                     Lane.activeDrive): no effect, the step's outcome
+//	ToolIntent / ToolOutcome (id)        a tool batch's per-call transactions (tools.go:
+//	PlaceTools() / ToolReplayClear(id)   pi's runtime/drive/tools.ts, tool-placement.ts)
 //	Cancel() / Finalize(status, err)     durable cancel_requested / external terminal TX (refused
 //	                                     unless an error comes exactly with "failed")
 //	Crash() / Close()                    process loss (queued work lost) / controlled crash

@@ -54,6 +54,9 @@ type Config struct {
 	// FrameBudget is the implementation's frame budget (budget.go): 0, pi's
 	// default, reads every committed frame.
 	FrameBudget int
+	// Tools are the lane's configured tools (tools.go). nil: the model does
+	// not run tool batches, and a tools leaf waits ("wait", "tools").
+	Tools []ToolSpec
 	// Mutant selects a deliberately wrong variant of the model, so tests can
 	// show that the lockstep comparison rejects a broken reference too.
 	Mutant string
@@ -65,12 +68,16 @@ const (
 	MutantNonZeroSynthetic    = "nonzero-synthetic-usage"
 	MutantCompleteBeatsCancel = "complete-beats-cancel"
 	MutantFenceIgnored        = "fence-ignored"
+	// MutantPlacementKeepsPending places tool results without deleting
+	// their staged pending entries.
+	MutantPlacementKeepsPending = "placement-keeps-pending"
 )
 
 // Expect is what the next drive step must do.
 type Expect struct {
 	// Kind: "idle" | "generate" | "poll" | "recover" | "terminate" |
-	// "retry" | "wait" | "fault" (the lane faults: no write, no event).
+	// "retry" | "wait" | "tools" (run the tool batch: tools.go) | "fault"
+	// (the lane faults: no write, no event).
 	Kind   string
 	Reason string // wait: "deferred" | "tools"; fault: pi's message
 	Status string // terminate: "completed" | "aborted"
@@ -89,6 +96,20 @@ type opInfo struct {
 	trigger string  // the run's user entry, its generation's trigger
 	started float64 // the meta's startedAt
 	tools   toolBatch
+	// genTrigger is the trigger of the operation's next generation when it
+	// is not the prompt entry: the last result a tool batch placed.
+	genTrigger string
+	// afterTools: the operation's checkpoint was reached by placing a tool
+	// batch (its may_finish excludes the final assistant).
+	afterTools bool
+}
+
+// generationTrigger is the entry the operation's next generation answers.
+func (info *opInfo) generationTrigger() string {
+	if info.genTrigger != "" {
+		return info.genTrigger
+	}
+	return info.trigger
 }
 
 // stream is one provider response as the model saw it.
@@ -149,6 +170,11 @@ type Model struct {
 	// observed holds the outcomes due to calls whose step finished.
 	observers int
 	observed  []observedStep
+	// toolLive lists the batch calls this process started (an intent or a
+	// replay); toolRefused those whose execution the effect gate refused;
+	// toolRecovery is the tools step's recovery flag (tools.go).
+	toolLive, toolRefused map[string]bool
+	toolRecovery          bool
 }
 
 // New returns a model of an empty lane.
@@ -157,7 +183,8 @@ func New(cfg Config) *Model {
 		cfg.Now = func() float64 { return 0 }
 	}
 	return &Model{cfg: cfg, st: State{Ops: map[string]Op{}, Results: map[string]Result{}, Lists: map[string][]string{}},
-		ops: map[string]*opInfo{}, streams: map[string]*stream{}, used: map[string]bool{}}
+		ops: map[string]*opInfo{}, streams: map[string]*stream{}, used: map[string]bool{},
+		toolLive: map[string]bool{}, toolRefused: map[string]bool{}}
 }
 
 func (m *Model) now() float64 { return m.cfg.Now() }
@@ -231,6 +258,10 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	switch {
 	case !ok:
 		e = Expect{Kind: "idle"}
+	case o.At == AtTools && m.cfg.Tools != nil:
+		// runtime/drive/tools.ts runTools (reconcile.ts runs it for a
+		// cancelled batch too)
+		e = Expect{Kind: "tools"}
 	case m.sourceFault(id, o) != "":
 		e = Expect{Kind: "fault", Reason: m.sourceFault(id, o)}
 	case o.CancelRequested && o.effectPending():
@@ -260,6 +291,12 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "wait", Reason: "summary"} // the structural decision is out of scope
 	default:
 		return Expect{}, fmt.Errorf("model/lane: step: leaf %q is not modelled", o.At)
+	}
+	if e.Kind == "tools" {
+		m.toolRecovery = m.ops[id].tools.recovery()
+		if m.toolRecovery {
+			m.emit("turn_start", true)
+		}
 	}
 	if e.Kind == "recover" {
 		m.synthetic = m.syntheticFor(id, o)
@@ -575,6 +612,10 @@ func (m *Model) Settle() error {
 			delete(m.st.Lists, FramesKey(op, resp))
 		}
 		m.st.Ops[op] = *d.next
+		m.ops[op].afterTools = false
+		if d.next.At == AtTools {
+			m.ops[op].planBatch(*d.next, d.committed)
+		}
 	}
 	m.live, m.synthetic, m.settled = nil, nil, &out
 	return nil
@@ -585,6 +626,12 @@ func (m *Model) Settle() error {
 func (m *Model) terminate(op, status, code, msg string) {
 	if o := m.st.Ops[op]; o.effectPending() && m.cfg.Mutant != MutantKeepFramesOnSettle {
 		delete(m.st.Lists, FramesKey(op, o.ResponseEntryID))
+	}
+	if o := m.st.Ops[op]; o.At == AtTools {
+		for _, id := range m.ops[op].stagedIDs() {
+			m.unpend(id)
+		}
+		m.ops[op].tools.args = nil
 	}
 	delete(m.st.Ops, op)
 	m.st.Results[op] = Result{Status: status, ErrorCode: code, ErrorMessage: msg, TipID: m.st.Tip, FromTipID: m.ops[op].fromTip}
@@ -639,6 +686,8 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		return Outcome{Kind: "progress"}, nil
 	case "start":
 		return m.startDone(id, o), nil
+	case "tools":
+		return m.toolsDone(id, o)
 	case "checkpoint":
 		if !m.boundary && id == m.dispatched.op && !o.CancelRequested {
 			return Outcome{}, fmt.Errorf("model/lane: checkpoint step returned without minting the assistant step")
@@ -722,6 +771,7 @@ func (m *Model) Crash() {
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false
 	m.observers, m.observed = 0, nil // observing calls die with the process
+	m.toolLive, m.toolRefused, m.toolRecovery = map[string]bool{}, map[string]bool{}, false
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

@@ -313,6 +313,22 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			ls.early = &out
 			return err
 		}
+	case "tool-intent":
+		id, err := toolIntentResult(ws, ls.r.decodeState)
+		return func() error {
+			if err != nil {
+				return err
+			}
+			return m.ToolIntent(id)
+		}
+	case "tool-outcome":
+		id := toolOutcomeResult(ws)
+		return func() error { return m.ToolOutcome(id) }
+	case "tool-replay-clear":
+		id := toolReplayResult(ws)
+		return func() error { return m.ToolReplayClear(id) }
+	case "tool-place":
+		return m.PlaceTools
 	case "frame":
 		// acknowledged frames are fed by onFrame (it carries the event
 		// index); a frame in flight is the oldest queued one
