@@ -57,6 +57,10 @@ type Config struct {
 	// Tools are the lane's configured tools (tools.go). nil: the model does
 	// not run tool batches, and a tools leaf waits ("wait", "tools").
 	Tools []ToolSpec
+	// SequentialTools runs every batch in runSequential's order (pi runs
+	// it only for settings.toolExecution "sequential"; frameproof's lane
+	// runs it for every setting). false: the settings decide, as in pi.
+	SequentialTools bool
 	// Mutant selects a deliberately wrong variant of the model, so tests can
 	// show that the lockstep comparison rejects a broken reference too.
 	Mutant string

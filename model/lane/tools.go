@@ -169,7 +169,7 @@ func (m *Model) batchCall(what, id string) (op string, o Op, info *opInfo, i int
 // call), and runSequential starts a call only after every earlier one is
 // placed.
 func (m *Model) inTurn(info *opInfo, i int) error {
-	sequential := info.run.Settings.Prop("toolExecution").Str() == "sequential"
+	sequential := m.cfg.SequentialTools || info.run.Settings.Prop("toolExecution").Str() == "sequential"
 	for j, c := range info.tools.calls[:i] {
 		if c.status == callPlanned || (sequential && c.status != callCompleted) {
 			return fmt.Errorf("model/lane: tool call %s starts before call %s (%s)", info.tools.ids[i], info.tools.ids[j], c.status)
