@@ -179,6 +179,7 @@ type Model struct {
 	// toolRecovery is the tools step's recovery flag (tools.go).
 	toolLive, toolRefused map[string]bool
 	toolRecovery          bool
+	toolsPlaced           bool // the tools step placed its batch's last call
 }
 
 // New returns a model of an empty lane.
@@ -297,6 +298,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: leaf %q is not modelled", o.At)
 	}
 	if e.Kind == "tools" {
+		m.toolsPlaced = false
 		m.toolRecovery = m.ops[id].tools.recovery()
 		if m.toolRecovery {
 			m.emit("turn_start", true)

@@ -486,6 +486,7 @@ func (m *Model) PlaceTools() error {
 	}
 	m.st.Ops[op] = next
 	info.genTrigger, info.afterTools = parent, true
+	m.toolsPlaced = true
 	m.emit("turn_end", m.toolRecovery)
 	return nil
 }
@@ -502,12 +503,17 @@ func (m *Model) unpend(id string) {
 }
 
 // toolsDone is a tools step's outcome: pi's runTools returns "continue"
-// once the batch reached its checkpoint (or lost its operation).
+// once the batch reached its checkpoint; a batch whose operation an
+// external finalization took first reports a stale progress (its next
+// transaction found no operation to settle).
 func (m *Model) toolsDone(id string, o Op) (Outcome, error) {
-	if id != "" && id == m.dispatched.op && o.At == AtTools {
-		return Outcome{}, fmt.Errorf("model/lane: tools step returned with the batch of %s still open", id)
+	switch {
+	case m.toolsPlaced:
+		return Outcome{Kind: "progress"}, nil
+	case id != m.dispatched.op:
+		return Outcome{Kind: "progress", Reason: "stale"}, nil
 	}
-	return Outcome{Kind: "progress"}, nil
+	return Outcome{}, fmt.Errorf("model/lane: tools step returned with the batch of %s still open (at %s)", id, o.At)
 }
 
 // toolArgDeletes are operationCleanupWrites' deletes of the stored

@@ -310,6 +310,12 @@ func TestToolBatchFinalized(t *testing.T) {
 	if p := m.Committed().Pending; len(p) != 0 {
 		t.Fatalf("pending after finalize: %v", p)
 	}
+	// the step's next transaction found no operation: a stale progress
+	out, err := m.StepDone(true)
+	must(t, err)
+	if out != (Outcome{Kind: "progress", Reason: "stale"}) {
+		t.Fatalf("step after the finalization: %+v", out)
+	}
 }
 
 // Without configured tools a tools leaf still waits (lanes without tools

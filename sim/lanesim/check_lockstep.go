@@ -104,6 +104,9 @@ func newLockstep(r *runner) *lockstep {
 		NewObserver: func() ml.Observer { return modelframes.NewObserver() },
 		FrameBudget: r.p.frameBudget,
 		Mutant:      modelMutant,
+		// the lane runs every tool batch in runSequential's order
+		// (docs/TOOLS.md)
+		SequentialTools: true,
 	})
 	return ls
 }
