@@ -180,6 +180,7 @@ type Model struct {
 	toolLive, toolRefused map[string]bool
 	toolRecovery          bool
 	toolsPlaced           bool // the tools step placed its batch's last call
+	placementRead         int  // results whose message events a placement read emitted
 }
 
 // New returns a model of an empty lane.
@@ -777,7 +778,7 @@ func (m *Model) Crash() {
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false
 	m.observers, m.observed = 0, nil // observing calls die with the process
-	m.toolLive, m.toolRefused, m.toolRecovery = map[string]bool{}, map[string]bool{}, false
+	m.toolLive, m.toolRefused, m.toolRecovery, m.placementRead = map[string]bool{}, map[string]bool{}, false, 0
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

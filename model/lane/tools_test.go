@@ -403,3 +403,20 @@ func TestToolGateAndCancel(t *testing.T) {
 		t.Fatalf("checkpoint %+v", o)
 	}
 }
+
+// runtime/drive/tool-placement.ts materializeReady: the results' message
+// events follow the placement read and precede the commit, which adds
+// entry_added (and turn_end for a complete batch); a read that finds
+// nothing to place emits nothing.
+func TestToolPlacementReadEvents(t *testing.T) {
+	m := toolsModel(t, "", "", pi.StopToolUse, call("c1", "read", "a"))
+	expectStep(t, m, "tools")
+	from := len(m.Events())
+	must(t, m.ToolPlacementRead())
+	must(t, m.ToolIntent("t1"))
+	must(t, m.ToolOutcome("t1"))
+	must(t, m.ToolPlacementRead())
+	pinEvents(t, m, from, "tool_start", "tool_end", "message_start", "message_end")
+	must(t, m.PlaceTools())
+	pinEvents(t, m, from, "tool_start", "tool_end", "message_start", "message_end", "entry_added", "turn_end")
+}
