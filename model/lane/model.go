@@ -57,6 +57,10 @@ type Config struct {
 	// Tools are the lane's configured tools (tools.go). nil: the model does
 	// not run tool batches, and a tools leaf waits ("wait", "tools").
 	Tools []ToolSpec
+	// SequentialTools runs every batch in runSequential's order (pi runs
+	// it only for settings.toolExecution "sequential"; frameproof's lane
+	// runs it for every setting). false: the settings decide, as in pi.
+	SequentialTools bool
 	// Mutant selects a deliberately wrong variant of the model, so tests can
 	// show that the lockstep comparison rejects a broken reference too.
 	Mutant string
@@ -175,6 +179,8 @@ type Model struct {
 	// toolRecovery is the tools step's recovery flag (tools.go).
 	toolLive, toolRefused map[string]bool
 	toolRecovery          bool
+	toolsPlaced           bool // the tools step placed its batch's last call
+	placementRead         int  // results whose message events a placement read emitted
 }
 
 // New returns a model of an empty lane.
@@ -293,6 +299,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: leaf %q is not modelled", o.At)
 	}
 	if e.Kind == "tools" {
+		m.toolsPlaced = false
 		m.toolRecovery = m.ops[id].tools.recovery()
 		if m.toolRecovery {
 			m.emit("turn_start", true)
@@ -771,7 +778,7 @@ func (m *Model) Crash() {
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false
 	m.observers, m.observed = 0, nil // observing calls die with the process
-	m.toolLive, m.toolRefused, m.toolRecovery = map[string]bool{}, map[string]bool{}, false
+	m.toolLive, m.toolRefused, m.toolRecovery, m.placementRead = map[string]bool{}, map[string]bool{}, false, 0
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

@@ -169,7 +169,7 @@ func (m *Model) batchCall(what, id string) (op string, o Op, info *opInfo, i int
 // call), and runSequential starts a call only after every earlier one is
 // placed.
 func (m *Model) inTurn(info *opInfo, i int) error {
-	sequential := info.run.Settings.Prop("toolExecution").Str() == "sequential"
+	sequential := m.cfg.SequentialTools || info.run.Settings.Prop("toolExecution").Str() == "sequential"
 	for j, c := range info.tools.calls[:i] {
 		if c.status == callPlanned || (sequential && c.status != callCompleted) {
 			return fmt.Errorf("model/lane: tool call %s starts before call %s (%s)", info.tools.ids[i], info.tools.ids[j], c.status)
@@ -409,6 +409,41 @@ func mustParse(s string) pi.JSONValue {
 	return v
 }
 
+// leadingReady is the range [first, end) of the batch's leading
+// outcome_ready calls after its placed ones (readPlacement).
+func (b toolBatch) leadingReady() (first, end int) {
+	for first < len(b.calls) && b.calls[first].status == callCompleted {
+		first++
+	}
+	end = first
+	for end < len(b.calls) && b.calls[end].status == callOutcomeReady {
+		end++
+	}
+	return first, end
+}
+
+// ToolPlacementRead: materializeReady's read (readPlacement) returned.
+// When it found leading outcome_ready calls, pi emits each one's
+// message_start and message_end before committing their placement; a
+// driver that sees the read calls this so the events are due before the
+// commit (PlaceTools emits them itself when no read announced them).
+func (m *Model) ToolPlacementRead() error {
+	if m.plan == nil || m.plan.Kind != "tools" {
+		return fmt.Errorf("model/lane: tool placement read: no tools step is in progress")
+	}
+	op, o, ok := m.current()
+	if !ok || o.At != AtTools || m.placementRead > 0 {
+		return nil // nothing to place, or announced already
+	}
+	first, end := m.ops[op].tools.leadingReady()
+	for i := first; i < end; i++ {
+		m.emit("message_start", m.toolRecovery)
+		m.emit("message_end", m.toolRecovery)
+	}
+	m.placementRead = end - first
+	return nil
+}
+
 // PlaceTools: commitPlacement's transaction committed: the leading
 // outcome_ready calls (after the placed ones), in call order, each as its
 // entry (parented on the previous one) and the delete of its pending entry;
@@ -429,14 +464,7 @@ func (m *Model) PlaceTools() error {
 	}
 	info := m.ops[op]
 	calls := info.tools.calls
-	first := 0
-	for first < len(calls) && calls[first].status == callCompleted {
-		first++
-	}
-	end := first
-	for end < len(calls) && calls[end].status == callOutcomeReady {
-		end++
-	}
+	first, end := info.tools.leadingReady()
 	if end == first {
 		return fmt.Errorf("model/lane: tool placement with no leading outcome_ready call")
 	}
@@ -448,8 +476,10 @@ func (m *Model) PlaceTools() error {
 		if m.cfg.Mutant != MutantPlacementKeepsPending {
 			ws = append(ws, deleteValue(nsPendingEntry, id))
 		}
-		m.emit("message_start", m.toolRecovery)
-		m.emit("message_end", m.toolRecovery)
+		if m.placementRead == 0 {
+			m.emit("message_start", m.toolRecovery)
+			m.emit("message_end", m.toolRecovery)
+		}
 		m.st.Entries = append(m.st.Entries, Entry{ID: id, Parent: parent, Message: calls[i].message})
 		if m.cfg.Mutant != MutantPlacementKeepsPending {
 			m.unpend(id)
@@ -469,6 +499,7 @@ func (m *Model) PlaceTools() error {
 		info.tools.args = nil
 	}
 	m.expectTX(append(ws, setValue(nsOpState, op, ""))...)
+	m.placementRead = 0
 	for i := first; i < end; i++ {
 		m.emit("entry_added", false)
 	}
@@ -486,6 +517,7 @@ func (m *Model) PlaceTools() error {
 	}
 	m.st.Ops[op] = next
 	info.genTrigger, info.afterTools = parent, true
+	m.toolsPlaced = true
 	m.emit("turn_end", m.toolRecovery)
 	return nil
 }
@@ -502,12 +534,17 @@ func (m *Model) unpend(id string) {
 }
 
 // toolsDone is a tools step's outcome: pi's runTools returns "continue"
-// once the batch reached its checkpoint (or lost its operation).
+// once the batch reached its checkpoint; a batch whose operation an
+// external finalization took first reports a stale progress (its next
+// transaction found no operation to settle).
 func (m *Model) toolsDone(id string, o Op) (Outcome, error) {
-	if id != "" && id == m.dispatched.op && o.At == AtTools {
-		return Outcome{}, fmt.Errorf("model/lane: tools step returned with the batch of %s still open", id)
+	switch {
+	case m.toolsPlaced:
+		return Outcome{Kind: "progress"}, nil
+	case id != m.dispatched.op:
+		return Outcome{Kind: "progress", Reason: "stale"}, nil
 	}
-	return Outcome{Kind: "progress"}, nil
+	return Outcome{}, fmt.Errorf("model/lane: tools step returned with the batch of %s still open (at %s)", id, o.At)
 }
 
 // toolArgDeletes are operationCleanupWrites' deletes of the stored

@@ -136,6 +136,12 @@ func TestToolBatchSequential(t *testing.T) {
 	if err := m.ToolIntent("t2"); err == nil {
 		t.Fatal("a sequential batch started its second call before placing the first")
 	}
+	settings := m.ops["op"].run.Settings
+	m.cfg.SequentialTools, m.ops["op"].run.Settings = true, pi.EmptyObject() // pi's parallel default, overridden
+	if err := m.ToolIntent("t2"); err == nil {
+		t.Fatal("SequentialTools let the second call start before the first was placed")
+	}
+	m.cfg.SequentialTools, m.ops["op"].run.Settings = false, settings
 	must(t, m.PlaceTools())
 	pinTX(t, "placement", m, `entry t1 parent="r1"`, `value delete pi.pending.entry/t1`, `value set pi.branch.tip/main = "t1"`,
 		`value set pi.op.state/op = `+opScope+`{"status":"completed","sourceIndex":1,"resultEntryId":"t1","terminate":false},{"status":"planned","sourceIndex":2,"resultEntryId":"t2"}]}}`)
@@ -304,6 +310,12 @@ func TestToolBatchFinalized(t *testing.T) {
 	if p := m.Committed().Pending; len(p) != 0 {
 		t.Fatalf("pending after finalize: %v", p)
 	}
+	// the step's next transaction found no operation: a stale progress
+	out, err := m.StepDone(true)
+	must(t, err)
+	if out != (Outcome{Kind: "progress", Reason: "stale"}) {
+		t.Fatalf("step after the finalization: %+v", out)
+	}
 }
 
 // Without configured tools a tools leaf still waits (lanes without tools
@@ -356,4 +368,55 @@ func TestToolPlacementMutantRejected(t *testing.T) {
 	if m, addrs := placement(MutantPlacementKeepsPending); check(m, addrs) {
 		t.Fatalf("the mutant's placement passed: %v, pending %v", addrs, m.Committed().Pending)
 	}
+}
+
+// runtime/drive/tools.ts performToolInvocation and publishToolOutcome: a
+// call whose intent committed after its operation's abort began is refused
+// by the effect gate (the aborted outcome); one admitted before keeps its
+// result, but a cancelled batch never terminates durably.
+func TestToolGateAndCancel(t *testing.T) {
+	m := toolsModel(t, "", "", pi.StopToolUse, call("c1", "stop", "a"))
+	expectStep(t, m, "tools")
+	m.BeginAbort()
+	must(t, m.ToolIntent("t1"))
+	must(t, m.ToolOutcome("t1"))
+	must(t, m.PlaceTools())
+	if e := m.Committed().Entries[2].Message; !strings.Contains(e, ToolAbortedText) {
+		t.Fatalf("refused call: %s", e)
+	}
+
+	m = toolsModel(t, "", "", pi.StopToolUse, call("c1", "stop", "a"))
+	expectStep(t, m, "tools")
+	must(t, m.ToolIntent("t1"))
+	m.BeginAbort()
+	m.Cancel()
+	m.TakeTX()
+	must(t, m.ToolOutcome("t1"))
+	if v := stateValue(t, m, nsOpState, "op"); !strings.Contains(v, `"resultEntryId":"t1","terminate":false}`) {
+		t.Fatalf("a cancelled batch's call terminates: %s", v)
+	}
+	must(t, m.PlaceTools())
+	if e := m.Committed().Entries[2].Message; !strings.Contains(e, `"text":"bye"`) {
+		t.Fatalf("admitted call: %s", e)
+	}
+	if _, o, _ := m.current(); o.Continuation != NeedAssistant {
+		t.Fatalf("checkpoint %+v", o)
+	}
+}
+
+// runtime/drive/tool-placement.ts materializeReady: the results' message
+// events follow the placement read and precede the commit, which adds
+// entry_added (and turn_end for a complete batch); a read that finds
+// nothing to place emits nothing.
+func TestToolPlacementReadEvents(t *testing.T) {
+	m := toolsModel(t, "", "", pi.StopToolUse, call("c1", "read", "a"))
+	expectStep(t, m, "tools")
+	from := len(m.Events())
+	must(t, m.ToolPlacementRead())
+	must(t, m.ToolIntent("t1"))
+	must(t, m.ToolOutcome("t1"))
+	must(t, m.ToolPlacementRead())
+	pinEvents(t, m, from, "tool_start", "tool_end", "message_start", "message_end")
+	must(t, m.PlaceTools())
+	pinEvents(t, m, from, "tool_start", "tool_end", "message_start", "message_end", "entry_added", "turn_end")
 }

@@ -104,6 +104,9 @@ func newLockstep(r *runner) *lockstep {
 		NewObserver: func() ml.Observer { return modelframes.NewObserver() },
 		FrameBudget: r.p.frameBudget,
 		Mutant:      modelMutant,
+		// the lane runs every tool batch in runSequential's order
+		// (docs/TOOLS.md)
+		SequentialTools: true,
 	})
 	return ls
 }
@@ -387,6 +390,10 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		case (refusal != nil) != errors.Is(err, lane.ErrResultError):
 			ls.r.fail("model-mismatch", "finalize %s: impl %v, model refusal %v", req.status, err, refusal)
 		}
+	case it.name == "tool-placement-read" && ls.stepping && err == nil:
+		// materializeReady emits the results' message events before the
+		// placement commits
+		ls.mismatch("tool placement read", ls.m.ToolPlacementRead())
 	case stepCommands[it.name] && ls.stepping && (err == nil || strings.Contains(err.Error(), "no longer current")):
 		skipped, serr := ls.m.StepTurn()
 		if ls.mismatch("step turn ("+it.name+")", serr) {
