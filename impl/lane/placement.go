@@ -24,24 +24,24 @@ type placementRead struct {
 
 // materializeReady places the leading ready outcomes: message_start and
 // message_end per item before the commit (emitBatch), the placement TX,
-// then turn_end when it completed the batch.
-func (l *Lane) materializeReady(op string, src *batchSource, recovery bool) error {
+// then turn_end when it completed the batch (complete).
+func (l *Lane) materializeReady(op string, src *batchSource, recovery bool) (complete bool, err error) {
 	read, err := l.readPlacement(op, src)
 	if err != nil || read == nil {
-		return err
+		return false, err
 	}
 	for _, it := range read.items {
 		l.emit(Event{Type: EvMessageStart, RunID: op, ToolMessage: it.message, Recovery: recovery})
 		l.emit(Event{Type: EvMessageEnd, RunID: op, ToolMessage: it.message, EntryID: it.call.ResultEntryID, Recovery: recovery})
 	}
-	complete, err := l.commitPlacement(op, src, read)
+	complete, err = l.commitPlacement(op, src, read)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if complete && read.turnResults != nil {
 		l.emit(Event{Type: EvTurnEnd, RunID: op, TurnID: src.turnID, Message: src.assistant, ToolResults: read.turnResults, Recovery: recovery})
 	}
-	return nil
+	return complete, nil
 }
 
 // readPlacement is tool-placement.ts readPlacement (a read on the line).

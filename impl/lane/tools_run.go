@@ -8,12 +8,13 @@ import (
 
 // runTools is runtime/drive/tools.ts runTools for one Step: the whole batch,
 // one transaction at a time, in runSequential's order whatever
-// settings.toolExecution says (docs/TOOLS.md). It returns once the
-// operation left `tools`; a stale target (finalized meanwhile) is a
+// settings.toolExecution says (docs/TOOLS.md). It returns progress once it
+// placed the batch's last call; a step whose operation was finalized
+// meanwhile (a transaction's stale target, or gone before one) is a
 // harmless stale step, and any other error has faulted the lane.
 func (l *Lane) runTools(op string, s *OpState) (StepResult, error) {
-	err := l.toolBatch(op, s)
-	if errors.Is(err, errStale) {
+	done, err := l.toolBatch(op, s)
+	if errors.Is(err, errStale) || (err == nil && !done) {
 		return StepResult{Kind: StepProgress, Reason: "stale"}, nil
 	}
 	if err != nil {
@@ -22,21 +23,22 @@ func (l *Lane) runTools(op string, s *OpState) (StepResult, error) {
 	return StepResult{Kind: StepProgress}, nil
 }
 
-func (l *Lane) toolBatch(op string, s *OpState) error {
+// toolBatch runs the batch; done reports that this step placed its last call.
+func (l *Lane) toolBatch(op string, s *OpState) (done bool, err error) {
 	recovery := batchStarted(s)
 	if recovery {
 		l.emit(Event{Type: EvTurnStart, RunID: op, TurnID: s.BatchTurnID, Recovery: true})
 	}
 	src, err := l.readToolSource(op, s)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if err := l.materializeReady(op, src, recovery); err != nil {
-		return err
+	if done, err := l.materializeReady(op, src, recovery); done || err != nil {
+		return done, err
 	}
 	cur := l.currentTools(op)
 	if cur == nil {
-		return nil
+		return false, nil
 	}
 	var ts *toolSet // runSequential without execution under cancel
 	if !cur.Control.CancelRequested {
@@ -67,28 +69,29 @@ func (l *Lane) currentTools(op string) *OpState {
 }
 
 // runSequential is tools.ts runSequential: place what is ready, then
-// advance the first open call, within 2·calls+1 transitions.
-func (l *Lane) runSequential(op string, src *batchSource, ts *toolSet, recovery bool) error {
+// advance the first open call, within 2·calls+1 transitions. done: it
+// placed the batch's last call.
+func (l *Lane) runSequential(op string, src *batchSource, ts *toolSet, recovery bool) (done bool, err error) {
 	for t := 0; t <= src.size*2+1; t++ {
-		if err := l.materializeReady(op, src, recovery); err != nil {
-			return err
+		if done, err := l.materializeReady(op, src, recovery); done || err != nil {
+			return done, err
 		}
 		cur := l.currentTools(op)
 		if cur == nil {
-			return nil
+			return false, nil
 		}
 		call, ok := firstOpen(cur.Calls)
 		if !ok {
-			return l.faultWith(toolInvariant("Tool batch remained open after every call completed"))
+			return false, l.faultWith(toolInvariant("Tool batch remained open after every call completed"))
 		}
 		if call.status() == CallOutcomeReady {
-			return l.faultWith(toolInvariant("Ready tool outcome was not materialized"))
+			return false, l.faultWith(toolInvariant("Ready tool outcome was not materialized"))
 		}
 		if err := l.advanceCall(op, cur, src, call, ts, recovery); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return l.faultWith(toolInvariant("Sequential tool batch exceeded its bounded transition count"))
+	return false, l.faultWith(toolInvariant("Sequential tool batch exceeded its bounded transition count"))
 }
 
 func firstOpen(calls []PlannedCall) (PlannedCall, bool) {
