@@ -301,7 +301,9 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: leaf %q is not modelled", o.At)
 	}
 	if e.Kind == "tools" {
-		m.toolsPlaced = false
+		// a read whose placement never committed (its operation was
+		// finalized) announces nothing to this step
+		m.toolsPlaced, m.placementRead, m.toolAwait = false, 0, ""
 		m.toolRecovery = m.ops[id].tools.recovery()
 		if m.toolRecovery {
 			m.emit("turn_start", true)
