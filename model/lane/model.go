@@ -175,12 +175,14 @@ type Model struct {
 	observers int
 	observed  []observedStep
 	// toolLive lists the batch calls this process started (an intent or a
-	// replay); toolRefused those whose execution the effect gate refused;
-	// toolRecovery is the tools step's recovery flag (tools.go).
-	toolLive, toolRefused map[string]bool
-	toolRecovery          bool
-	toolsPlaced           bool // the tools step placed its batch's last call
-	placementRead         int  // results whose message events a placement read emitted
+	// replay), toolAdmitted those whose run the effect gate admitted;
+	// toolAwait is the started call awaiting admission; toolRecovery is
+	// the tools step's recovery flag (tools.go).
+	toolLive, toolAdmitted map[string]bool
+	toolAwait              string
+	toolRecovery           bool
+	toolsPlaced            bool // the tools step placed its batch's last call
+	placementRead          int  // results whose message events a placement read emitted
 }
 
 // New returns a model of an empty lane.
@@ -190,7 +192,7 @@ func New(cfg Config) *Model {
 	}
 	return &Model{cfg: cfg, st: State{Ops: map[string]Op{}, Results: map[string]Result{}, Lists: map[string][]string{}},
 		ops: map[string]*opInfo{}, streams: map[string]*stream{}, used: map[string]bool{},
-		toolLive: map[string]bool{}, toolRefused: map[string]bool{}}
+		toolLive: map[string]bool{}, toolAdmitted: map[string]bool{}}
 }
 
 func (m *Model) now() float64 { return m.cfg.Now() }
@@ -299,7 +301,9 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: leaf %q is not modelled", o.At)
 	}
 	if e.Kind == "tools" {
-		m.toolsPlaced = false
+		// a read whose placement never committed (its operation was
+		// finalized) announces nothing to this step
+		m.toolsPlaced, m.placementRead, m.toolAwait = false, 0, ""
 		m.toolRecovery = m.ops[id].tools.recovery()
 		if m.toolRecovery {
 			m.emit("turn_start", true)
@@ -778,7 +782,8 @@ func (m *Model) Crash() {
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false
 	m.observers, m.observed = 0, nil // observing calls die with the process
-	m.toolLive, m.toolRefused, m.toolRecovery, m.placementRead = map[string]bool{}, map[string]bool{}, false, 0
+	m.toolLive, m.toolAdmitted, m.toolAwait = map[string]bool{}, map[string]bool{}, ""
+	m.toolRecovery, m.placementRead = false, 0
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

@@ -262,11 +262,26 @@ func (m *Model) ToolIntent(id string) error {
 	m.expectTX(setValue(nsToolArgs, key, args), setValue(nsOpState, op, ""))
 	info.tools.calls[i] = toolCall{status: callEffectPending, replay: replayOf(tool)}
 	info.tools.args = append(info.tools.args, key)
-	m.toolLive[id] = true
-	if m.aborting == op {
-		m.toolRefused[id] = true // the effect gate refuses the execution
-	}
+	m.toolLive[id], m.toolAwait = true, id
 	m.emit("tool_start", m.toolRecovery)
+	return nil
+}
+
+// ToolAdmitted: the effect gate admitted the run of the tools step's live
+// call (its intent or replay committed last): the tool runs. pi's
+// executeToolCall admits it through drive.gate.admit after the intent's
+// command returned; a call whose outcome comes without an admission was
+// refused. Admission after the operation's abort began is an error (the
+// gate must refuse it).
+func (m *Model) ToolAdmitted() error {
+	id := m.toolAwait
+	if m.plan == nil || m.plan.Kind != "tools" || id == "" {
+		return fmt.Errorf("model/lane: a tool run was admitted without a committed intent or replay in a tools step")
+	}
+	if op, _, _ := m.current(); m.aborting != "" && m.aborting == op {
+		return fmt.Errorf("model/lane: tool run %s admitted after the cancel of %s began (the effect gate must refuse it)", id, op)
+	}
+	m.toolAdmitted[id], m.toolAwait = true, ""
 	return nil
 }
 
@@ -294,7 +309,7 @@ func (m *Model) ToolReplayClear(id string) error {
 		return fmt.Errorf("model/lane: tool replay clear %s: the call may not be replayed (pi publishes the interrupted outcome)", id)
 	}
 	m.expectTX(deleteValue(nsToolOutput, op+":"+id))
-	m.toolLive[id] = true
+	m.toolLive[id], m.toolAwait = true, id
 	m.emit("tool_start", true)
 	return nil
 }
@@ -350,8 +365,9 @@ func (m *Model) ToolOutcome(id string) error {
 //     stopped at its length; unavailable when the tool is not active and
 //     configured (prepareToolCall); any other planned call must take its
 //     intent first;
-//   - effect_pending, started in this process: aborted (interrupted when the
-//     step recovers) when the effect gate refused it, else the tool's run;
+//   - effect_pending, started in this process: the tool's run when the
+//     effect gate admitted it (ToolAdmitted), else aborted (interrupted
+//     when the step recovers: performToolInvocation);
 //   - effect_pending, restored: interrupted (no progress checkpoint is ever
 //     stored: the configured tools report none), unless it may be replayed,
 //     which clears its checkpoint first (ToolReplayClear).
@@ -375,7 +391,7 @@ func (m *Model) toolOutcome(info *opInfo, o Op, i int, id string, tc pi.ToolCall
 		}
 		return m.syntheticToolResult(tc, ToolInterruptedText), false, nil
 	}
-	if m.toolRefused[id] {
+	if !m.toolAdmitted[id] {
 		if m.toolRecovery {
 			return m.syntheticToolResult(tc, ToolInterruptedText), false, nil
 		}

@@ -126,6 +126,7 @@ func TestToolBatchSequential(t *testing.T) {
 	must(t, m.ToolIntent("t1"))
 	pinTX(t, "intent", m, `value set pi.op.tool_args/op:s1:1 = {"path":"a.go"}`,
 		`value set pi.op.state/op = `+opScope+`{"status":"effect_pending","sourceIndex":1,"resultEntryId":"t1","replay":"never"},{"status":"planned","sourceIndex":2,"resultEntryId":"t2"}]}}`)
+	must(t, m.ToolAdmitted())
 	must(t, m.ToolOutcome("t1"))
 	pinTX(t, "outcome", m, `value set pi.pending.entry/t1 = {"type":"message","payload":`+readResult+`}`,
 		`value delete pi.pending.tool_output/op:t1`,
@@ -147,6 +148,7 @@ func TestToolBatchSequential(t *testing.T) {
 		`value set pi.op.state/op = `+opScope+`{"status":"completed","sourceIndex":1,"resultEntryId":"t1","terminate":false},{"status":"planned","sourceIndex":2,"resultEntryId":"t2"}]}}`)
 
 	must(t, m.ToolIntent("t2"))
+	must(t, m.ToolAdmitted())
 	m.TakeTX()
 	must(t, m.ToolOutcome("t2"))
 	m.TakeTX()
@@ -182,6 +184,7 @@ func TestToolBatchTerminates(t *testing.T) {
 	m := toolsModel(t, "", "", pi.StopToolUse, call("c1", "stop", "x"))
 	expectStep(t, m, "tools")
 	must(t, m.ToolIntent("t1"))
+	must(t, m.ToolAdmitted())
 	must(t, m.ToolOutcome("t1"))
 	if v := stateValue(t, m, nsOpState, "op"); !strings.Contains(v, `"terminate":true`) {
 		t.Fatalf("outcome state: %s", v)
@@ -275,6 +278,7 @@ func TestToolRecovery(t *testing.T) {
 		t.Fatal("a replayable call was interrupted without its replay")
 	}
 	must(t, m.ToolReplayClear("t2"))
+	must(t, m.ToolAdmitted())
 	pinTX(t, "replay clear", m, `value delete pi.pending.tool_output/op:t2`)
 	must(t, m.ToolOutcome("t2"))
 	must(t, m.PlaceTools())
@@ -347,6 +351,7 @@ func TestToolPlacementMutantRejected(t *testing.T) {
 		m := toolsModel(t, mutant, "", pi.StopToolUse, call("c1", "read", "a"))
 		expectStep(t, m, "tools")
 		must(t, m.ToolIntent("t1"))
+		must(t, m.ToolAdmitted())
 		must(t, m.ToolOutcome("t1"))
 		must(t, m.PlaceTools())
 		ws, _ := m.TakeTX()
@@ -379,6 +384,9 @@ func TestToolGateAndCancel(t *testing.T) {
 	expectStep(t, m, "tools")
 	m.BeginAbort()
 	must(t, m.ToolIntent("t1"))
+	if err := m.ToolAdmitted(); err == nil {
+		t.Fatal("a tool run was admitted after the abort began")
+	}
 	must(t, m.ToolOutcome("t1"))
 	must(t, m.PlaceTools())
 	if e := m.Committed().Entries[2].Message; !strings.Contains(e, ToolAbortedText) {
@@ -388,6 +396,7 @@ func TestToolGateAndCancel(t *testing.T) {
 	m = toolsModel(t, "", "", pi.StopToolUse, call("c1", "stop", "a"))
 	expectStep(t, m, "tools")
 	must(t, m.ToolIntent("t1"))
+	must(t, m.ToolAdmitted())
 	m.BeginAbort()
 	m.Cancel()
 	m.TakeTX()
@@ -414,6 +423,7 @@ func TestToolPlacementReadEvents(t *testing.T) {
 	from := len(m.Events())
 	must(t, m.ToolPlacementRead())
 	must(t, m.ToolIntent("t1"))
+	must(t, m.ToolAdmitted())
 	must(t, m.ToolOutcome("t1"))
 	must(t, m.ToolPlacementRead())
 	pinEvents(t, m, from, "tool_start", "tool_end", "message_start", "message_end")
