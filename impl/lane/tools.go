@@ -135,14 +135,12 @@ func (l *Lane) unavailableOutcome(tc pi.ToolCall) toolOutcome {
 // jsString is JSON.stringify of a string.
 func jsString(s string) string { return string(pi.AppendQuote(nil, s)) }
 
-// execute is executeToolCall's body after admission: a Run that panics is
-// a throwing execute, its message the error result's text.
-func (l *Lane) execute(t Tool, tc pi.ToolCall, args pi.JSONValue) (out toolOutcome) {
-	defer func() {
-		if r := recover(); r != nil {
-			out = toolOutcome{call: tc, message: l.resultMessage(tc, []pi.Content{pi.TextContent{Text: fmt.Sprint(r)}}, pi.JSONValue{}, nil, true)}
-		}
-	}()
+// execute is executeToolCall's body after admission. A tool that fails
+// returns IsError with its message as content (pi's execute throws and
+// executeToolCall turns that into the same error result); a panic is not
+// recovered here: it is the caller's (a simulator unwinds a killed process
+// that way).
+func (l *Lane) execute(t Tool, tc pi.ToolCall, args pi.JSONValue) toolOutcome {
 	o := t.Run(args)
 	return toolOutcome{call: tc, message: l.resultMessage(tc, o.Content, o.Details, nil, o.IsError), terminate: o.Terminate}
 }

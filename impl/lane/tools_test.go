@@ -401,3 +401,39 @@ func TestToolBatchWithoutToolsWaits(t *testing.T) {
 	r := h.stepOK()
 	require.Equal(t, StepResult{Kind: StepWaiting, Reason: "tools"}, r)
 }
+
+// runtime/drive/terminal.ts operationCleanupWrites: finalizing an
+// operation at `tools` deletes its stored arguments and the staged result
+// of every outcome_ready call (after the tool-output deletes).
+func TestToolBatchFinalizeCleansStagedResults(t *testing.T) {
+	h := newToolHarness(t)
+	h.tools = []Tool{{Name: "read", Run: func(pi.JSONValue) ToolOutput {
+		return ToolOutput{Content: []pi.Content{pi.TextContent{Text: "ok"}}}
+	}}}
+	h.open()
+	op, _ := h.toTools(toolRun("read"), toolScript(pi.StopToolUse, "read", "read"))
+	st := h.lane.Current().State
+	// the batch as a crash leaves it: call 1 staged, call 2 effect_pending
+	st.Calls[0].Status = CallOutcomeReady
+	st.Calls[1].Status, st.Calls[1].Replay = CallEffectPending, "never"
+	staged := []byte(`{"type":"message","payload":{"role":"toolResult","toolCallId":"call_0","toolName":"read","content":[],"isError":false,"timestamp":1}}`)
+	_, err := h.store.Commit([]store.Write{store.SetValueRaw(PendingEntryAddr(st.Calls[0].ResultEntryID), staged),
+		store.SetValueRaw(ToolArgsAddr(op, st.BatchTurnID, st.Calls[1].SourceIndex), []byte(`{}`)),
+		store.SetValueRaw(OpStateAddr(op), MarshalState(st))})
+	require.NoError(t, err)
+	h.open()
+	h.gated.mu.Lock()
+	from := len(h.gated.log)
+	h.gated.mu.Unlock()
+	require.NoError(t, h.lane.Finalize("aborted", nil))
+	var got []string
+	for _, w := range h.gated.log[from][:4] {
+		got = append(got, w.String())
+	}
+	require.Equal(t, []string{"value:delete:pi.op.meta/" + op, "value:delete:pi.op.state/" + op,
+		"value:delete:pi.op.tool_args/" + op + ":" + st.BatchTurnID + ":2",
+		"value:delete:pi.pending.entry/" + st.Calls[0].ResultEntryID}, got)
+	v, err := h.store.GetValue(PendingEntryAddr(st.Calls[0].ResultEntryID))
+	require.NoError(t, err)
+	require.Nil(t, v)
+}
