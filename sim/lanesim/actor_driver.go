@@ -28,7 +28,7 @@ func (r *runner) runOptions() lane.RunOptions {
 		panic(err) // a constant
 	}
 	return lane.RunOptions{UserText: "question", Configuration: lane.Configuration{
-		Model: lane.ModelRef{Provider: simProvider, ModelID: simModel}, ThinkingLevel: "off"},
+		Model: lane.ModelRef{Provider: simProvider, ModelID: simModel}, ThinkingLevel: "off", ActiveToolNames: simActiveTools},
 		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50, MaxAgentDelayMs: &limit},
 		Settings:    settings}
 }

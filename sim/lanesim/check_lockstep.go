@@ -44,6 +44,10 @@ type lineItem struct {
 	name      string
 	committed bool
 	resolved  bool
+	// queuedAt is when the lane queued the item: a tool outcome's message
+	// reads the clock right before (tools.ts createToolResultMessage and
+	// syntheticMessage: Date.now() before publishToolOutcome's command)
+	queuedAt float64
 }
 
 // lockstep is the model side of one run.
@@ -103,6 +107,7 @@ func newLockstep(r *runner) *lockstep {
 		},
 		NewObserver: func() ml.Observer { return modelframes.NewObserver() },
 		FrameBudget: r.p.frameBudget,
+		Tools:       modelTools(),
 		Mutant:      modelMutant,
 		// the lane runs every tool batch in runSequential's order
 		// (docs/TOOLS.md)
@@ -143,7 +148,7 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 		// restart) is not the current line: its items never run
 		return f
 	}
-	it := &lineItem{name: cmd}
+	it := &lineItem{name: cmd, queuedAt: float64(e.ls.r.w.Now().UnixMilli())}
 	e.ls.items = append(e.ls.items, it)
 	return &lockFuture{Completer: f, e: e, it: it}
 }
@@ -218,8 +223,11 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 	}
 	feed := ls.inputFor(it.name, ws)
 	at := ls.commitAt
-	if it.name == "start-run" {
+	switch it.name {
+	case "start-run":
 		at = ls.startedAt
+	case "tool-outcome":
+		at = it.queuedAt
 	}
 	ls.inflightW = ws
 	ls.inflight = func() error {
@@ -478,6 +486,10 @@ func (ls *lockstep) beginAbort() { ls.m.BeginAbort() }
 
 // admit: the lane made a provider request (or poll) for its intent.
 func (ls *lockstep) admit() { ls.mismatch("effect admission", ls.m.Admit()) }
+
+// toolAdmitted: the lane's effect gate admitted a tool run (the simulated
+// tool started).
+func (ls *lockstep) toolAdmitted() { ls.mismatch("tool admission", ls.m.ToolAdmitted()) }
 
 func (ls *lockstep) afterResponse() {
 	ls.mismatch("after_response", ls.m.AfterResponse())

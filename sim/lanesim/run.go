@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
@@ -77,6 +78,7 @@ type runner struct {
 	intents map[string]bool // response ids reserved by an acknowledged intent
 
 	pendingActivation string // effect_pending response restored by the last restart
+	plans             int    // provider responses drawn (nextPlan)
 
 	doneFut  env.Completer
 	finished bool
@@ -239,6 +241,8 @@ func (r *runner) fault(what string) {
 // answer deferred again with a handle pi refuses when it next reads it.
 func (r *runner) nextPlan(req lane.Request) respPlan {
 	g := r.p.gen
+	r.plans++
+	g.callPrefix = "call_" + strconv.Itoa(r.plans) + "_"
 	g.deferred = r.p.deferred && req.Deferred == nil && req.Attempt == 1
 	if r.p.badHandle && req.Deferred != nil && choice.Chance(r.w, "poll-bad-handle", 1, 2) {
 		g.deferred, g.badHandle = true, true
@@ -283,7 +287,7 @@ func (r *runner) startProcess() bool {
 		Provider: simProviderImpl{r}, Listener: r.listener.listen, AfterResponse: r.afterResponse,
 		OnFrame: r.onFrame, Telemetry: r.onTelemetry,
 		// the finalizer races drive steps (frameproof's external finalization)
-		SkipStaleSettlement: true, Generation: r.generation()}, r.laneBugs)
+		SkipStaleSettlement: true, Generation: r.generation(), Tools: r.laneTools()}, r.laneBugs)
 	var ln *lane.Lane
 	if err == nil {
 		cfg.FrameBudget = r.p.frameBudget // a swarm draw (0, pi's, elsewhere)
