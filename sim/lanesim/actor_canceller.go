@@ -8,7 +8,6 @@ import (
 )
 
 func (r *runner) canceller() {
-	r.aimAtToolEffect("cancel")
 	r.pauseSpread("cancel", 100)
 	if r.finished || r.failed || r.closing {
 		return

@@ -6,7 +6,6 @@ import (
 
 func (r *runner) crasher() {
 	for k := 0; k < r.p.crashes && !r.finished && !r.failed; {
-		r.aimAtToolEffect("crash")
 		r.pause("crash", 120)
 		if r.finished || r.failed || r.closing {
 			continue

@@ -40,6 +40,7 @@ type respPlan struct {
 	end      ending
 	builders []builder
 	stallAt  int // index before which the provider stalls (-1: never)
+	tools    int // tool-call blocks
 }
 
 // genOpts bias the generator per scenario.
@@ -55,6 +56,9 @@ type genOpts struct {
 	// callPrefix starts the response's tool call ids (unique in a run, as
 	// providers' ids are, so replay binds each result to its own call)
 	callPrefix string
+	// noTools draws text blocks where tool calls would go (an operation
+	// that had its tool turn: runs end instead of looping on tools)
+	noTools bool
 }
 
 // badHandles are the handles a poll's deferred answer may carry that pi's
@@ -135,6 +139,10 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 			case "thinking":
 				blocks = append(blocks, genText(src, true))
 			case "tool":
+				if g.noTools {
+					blocks = append(blocks, genText(src, false))
+					continue
+				}
 				blocks = append(blocks, genTool(src, g.callPrefix, tools))
 				tools++
 			}
@@ -181,7 +189,7 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 	case endDisconnect:
 		// no terminal event: the producer fails the stream after the last one
 	}
-	p.builders = evs
+	p.builders, p.tools = evs, tools
 	if g.stall && len(evs) > 1 && choice.Chance(src, "gen-stall", 1, 3) {
 		p.stallAt = choice.Range(src, "gen-stall-at", 1, len(evs)-1)
 	}

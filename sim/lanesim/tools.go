@@ -2,7 +2,6 @@ package lanesim
 
 import (
 	"strings"
-	"time"
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
@@ -99,6 +98,7 @@ func (r *runner) laneTools() []lane.Tool {
 		out = append(out, lane.Tool{Name: t.name, Replay: t.replay, Run: func(args pi.JSONValue) lane.ToolOutput {
 			if r.ls.live(gen) {
 				r.ls.toolAdmitted()
+				r.disturbToolRun(gen)
 			}
 			r.pause("tool-run", 30)
 			o := run(args)
@@ -134,6 +134,8 @@ func (r *runner) noteToolEvent(ev lane.Event) {
 	switch {
 	case ev.Type == lane.EvToolStart && ev.Recovery && !ev.Args.IsUndefined() && r.replayStarts(ev):
 		r.race(rowToolOutcomes, "replayed")
+	case ev.Type == lane.EvToolStart:
+		r.cancelAtToolStart()
 	case ev.Type == lane.EvToolEnd:
 		r.race(rowToolOutcomes, toolOutcomeKind(ev))
 	}
@@ -183,33 +185,37 @@ func toolOutcomeKind(ev lane.Event) string {
 	return "ran"
 }
 
-// aimAtToolEffect, for a drawn share of the actor's moves, waits (virtual
-// 1 ms sleeps, bounded) until a tool call's effect is pending in the
-// reference, so cancels and crashes land on runs with a tool running, not
-// only on streams.
-func (r *runner) aimAtToolEffect(label string) {
-	if !choice.Chance(r.w, label+"-at-tool", 1, 3) {
-		return
-	}
-	for i := 0; i < 300 && !r.inToolEffect(); i++ {
-		if r.finished || r.failed {
-			return
-		}
-		r.w.Sleep(time.Millisecond)
+// disturbToolRun, at times, starts a crash (profiles with crashes) or a
+// client's cancel (profiles with a canceller) in an actor of its own as a
+// tool starts running, so they land while the call's effect is pending
+// (restart: interrupted, or a safe replay; cancel: the batch's other calls
+// aborted) and not only on streams.
+func (r *runner) disturbToolRun(gen int) {
+	switch {
+	case r.p.crashes > 0 && choice.Chance(r.w, "tool-run-crash", 1, 6):
+		r.w.Root().Go("tool-crasher", func() {
+			if r.gen == gen && !r.finished && !r.failed {
+				r.crashAndRestart("crash during a tool run of", true)
+			}
+		})
+	case r.p.canceller && choice.Chance(r.w, "tool-run-cancel", 1, 6):
+		r.goCancel(gen)
 	}
 }
 
-// inToolEffect reports whether the reference's current operation is at
-// tools with a call effect_pending.
-func (r *runner) inToolEffect() bool {
-	_, st := r.refOp()
-	if st == nil || st.At != lane.LeafTools {
-		return false
+// cancelAtToolStart, at times, starts a client's cancel as the lane
+// delivers a tool_start: it may begin before the gate admits the run
+// (execution/tools.ts executeToolCall refuses it: aborted).
+func (r *runner) cancelAtToolStart() {
+	if r.p.canceller && choice.Chance(r.w, "tool-start-cancel", 1, 6) {
+		r.goCancel(r.gen)
 	}
-	for _, c := range st.Calls {
-		if c.Status == lane.CallEffectPending {
-			return true
+}
+
+func (r *runner) goCancel(gen int) {
+	r.w.Root().Go("tool-canceller", func() {
+		if r.gen == gen && !r.finished && !r.failed && !r.closing {
+			r.requestCancel()
 		}
-	}
-	return false
+	})
 }
