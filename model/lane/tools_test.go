@@ -430,3 +430,36 @@ func TestToolPlacementReadEvents(t *testing.T) {
 	must(t, m.PlaceTools())
 	pinEvents(t, m, from, "tool_start", "tool_end", "message_start", "message_end", "entry_added", "turn_end")
 }
+
+// runtime/drive/tools.ts runTools and tool-placement.ts materializeReady:
+// a result staged before a restart is placed first, as a recovery; a
+// replayed call the gate refuses is interrupted (performToolInvocation in
+// recovery), not aborted.
+func TestToolRestoredOutcomePlaced(t *testing.T) {
+	m := toolsModel(t, "", "sequential", pi.StopToolUse, call("c1", "read", "a"), call("c2", "again", "b"))
+	expectStep(t, m, "tools")
+	must(t, m.ToolIntent("t1"))
+	must(t, m.ToolAdmitted())
+	must(t, m.ToolOutcome("t1"))
+	m.Crash()
+	from := len(m.Events())
+	expectStep(t, m, "tools")
+	must(t, m.ToolPlacementRead())
+	must(t, m.PlaceTools())
+	must(t, m.ToolIntent("t2"))
+	m.Crash()
+	expectStep(t, m, "tools")
+	must(t, m.ToolReplayClear("t2"))
+	m.BeginAbort()
+	if err := m.ToolAdmitted(); err == nil {
+		t.Fatal("a replay was admitted after the abort began")
+	}
+	must(t, m.ToolOutcome("t2"))
+	must(t, m.PlaceTools())
+	pinEvents(t, m, from, "turn_start(recovery)", "message_start(recovery)", "message_end(recovery)", "entry_added",
+		"tool_start(recovery)", "turn_start(recovery)", "tool_start(recovery)", "tool_end(recovery)",
+		"message_start(recovery)", "message_end(recovery)", "entry_added", "turn_end(recovery)")
+	if e := m.Committed().Entries[3].Message; !strings.Contains(e, ToolInterruptedText) {
+		t.Fatalf("refused replay: %s", e)
+	}
+}
