@@ -437,3 +437,46 @@ func TestToolBatchFinalizeCleansStagedResults(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, v)
 }
+
+// runtime/drive/tools.ts interruptedOutcome keeps the checkpoint's usage,
+// and tool-placement.ts commitPlacement inserts a usage row for a result
+// with usage right after its entry and pending delete, and emits usage
+// after entry_added.
+func TestToolBatchInterruptedUsageIsPlaced(t *testing.T) {
+	runs := 0
+	h := newToolHarness(t)
+	h.tools = []Tool{crashTool(h, "", &runs)}
+	h.open()
+	op, _ := h.toTools(toolRun("read"), toolScript(pi.StopToolUse, "read"))
+	_, err := h.lane.Step(StepOptions{})
+	require.ErrorIs(t, err, ErrClosed)
+	id := h.stateOf(op).Calls[0].ResultEntryID
+	usage := `{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
+	_, err = h.store.Commit([]store.Write{store.SetValueRaw(PendingToolOutputAddr(op, id),
+		[]byte(`{"content":[{"type":"text","text":"half"}],"usage":`+usage+`}`))})
+	require.NoError(t, err)
+
+	h.open()
+	h.resetEvents()
+	h.gated.mu.Lock()
+	from := len(h.gated.log)
+	h.gated.mu.Unlock()
+	h.stepOK()
+	m, _ := h.toolResultOf(id)
+	require.NotNil(t, m.Usage)
+	require.Equal(t, float64(3), m.Usage.TotalTokens)
+	var place []string
+	for _, ws := range h.gated.log[from:] {
+		if ws[0].Kind == store.WriteEntry {
+			for _, w := range ws[:3] {
+				place = append(place, string(w.Kind))
+			}
+		}
+	}
+	require.Equal(t, []string{string(store.WriteEntry), string(store.WriteValue), string(store.WriteUsage)}, place)
+	require.Equal(t, []string{"turn_start(recovery)", "tool_end(recovery)", "message_start(recovery)",
+		"message_end(recovery)", "entry_added", "usage", "turn_end(recovery)"}, h.eventTypes())
+	us, err := h.store.Usage()
+	require.NoError(t, err)
+	require.Contains(t, string(us[len(us)-1].Row.Raw), `"entryId":"`+id+`"`)
+}
