@@ -162,6 +162,9 @@ func Open(cfg Config) (*Lane, error) {
 	if cfg.FrameBudget < 0 {
 		return nil, fmt.Errorf("lane: open %q: frame budget %d is negative", cfg.Name, cfg.FrameBudget)
 	}
+	if err := checkTools(cfg.Tools); err != nil {
+		return nil, fmt.Errorf("lane: open %q: %w", cfg.Name, err)
+	}
 	l := &Lane{cfg: cfg, line: store.NewLine(cfg.Exec), gen: cfg.Generation}
 	v, err := restore(cfg.Storage, cfg.Name)
 	if err != nil {

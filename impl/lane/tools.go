@@ -31,6 +31,22 @@ const (
 	toolCancelledText  = "Tool execution was cancelled before completion."
 )
 
+// checkTools refuses a tool list Open cannot run: a tool without a name
+// or Run, or a replay mode pi does not have.
+func checkTools(ts []Tool) error {
+	for i, t := range ts {
+		switch {
+		case t.Name == "":
+			return fmt.Errorf("tool %d has no name", i)
+		case t.Run == nil:
+			return fmt.Errorf("tool %q has no Run", t.Name)
+		case t.Replay != "" && t.Replay != "never" && t.Replay != "safe":
+			return fmt.Errorf("tool %q: replay %q is neither \"never\" nor \"safe\"", t.Name, t.Replay)
+		}
+	}
+	return nil
+}
+
 func (t Tool) replay() string {
 	if t.Replay == "" {
 		return "never"

@@ -2,6 +2,7 @@ package lane
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -139,6 +140,11 @@ func (l *Lane) startCall(op string, src *batchSource, call PlannedCall, tc pi.To
 		return l.publishOutcome(op, call, l.unavailableOutcome(tc), recovery)
 	}
 	args := tc.Arguments // validateToolArguments against a schema that accepts anything
+	if args.IsUndefined() {
+		// pi-ai's validation would refuse it with a schema's message; without
+		// a schema there is nothing to store: refuse it, naming the call
+		return l.faultWith(fmt.Errorf("lane: tool call %s (%s) of operation %s has no arguments", tc.ID, tc.Name, op))
+	}
 	cancelled, err := l.publishIntent(op, call, tc, args, t.replay(), recovery)
 	if err != nil {
 		return err

@@ -480,3 +480,41 @@ func TestToolBatchInterruptedUsageIsPlaced(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(us[len(us)-1].Row.Raw), `"entryId":"`+id+`"`)
 }
+
+// Open refuses a tool list it cannot run, naming the tool.
+func TestOpenRefusesBadTools(t *testing.T) {
+	h := newHarness(t, backends[0])
+	run := func(pi.JSONValue) ToolOutput { return ToolOutput{} }
+	for _, c := range []struct {
+		tools []Tool
+		want  string
+	}{
+		{[]Tool{{Run: run}}, "tool 0 has no name"},
+		{[]Tool{{Name: "read"}}, `tool "read" has no Run`},
+		{[]Tool{{Name: "read", Replay: "always", Run: run}}, `tool "read": replay "always" is neither "never" nor "safe"`},
+	} {
+		cfg := h.config()
+		cfg.Tools = c.tools
+		_, err := Open(cfg)
+		require.ErrorContains(t, err, c.want)
+	}
+}
+
+// A tool call without arguments (none to store as pi.op.tool_args) faults
+// the lane with an error naming it; nothing is written for it.
+func TestToolBatchCallWithoutArgumentsFaults(t *testing.T) {
+	h := newToolHarness(t, echoTool("read", "", false, nil))
+	a := newAcc()
+	undefinedArgs := func() pi.Event {
+		b := a.m.Content[0].(pi.ToolCall)
+		b.Arguments = pi.JSONValue{}
+		a.m.Content[0] = b
+		return pi.Event{Type: pi.EventToolCallEnd, ContentIndex: pi.Index(0), ToolCall: &b, Partial: a.m}
+	}
+	op, _ := h.toTools(toolRun("read"), seq(a.start(), a.toolStart(0, "call_0", "read"), undefinedArgs, a.done(pi.StopToolUse)))
+	_, err := h.lane.Step(StepOptions{})
+	require.ErrorContains(t, err, "tool call call_0 (read) of operation "+op+" has no arguments")
+	vs, err := h.store.ScanValues(NSToolArgs, "")
+	require.NoError(t, err)
+	require.Empty(t, vs)
+}
