@@ -99,7 +99,9 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 
 // Step advances the current operation by one leaf, dispatching as pi's drive
 // loop does: cancel_requested → reconcile; assistant.effect_pending at
-// dispatch is an orphan → recovery; deferred leaves poll only with a permit.
+// dispatch is an orphan → recovery; deferred leaves poll only with a permit;
+// a tools leaf runs its whole batch when Config.Tools is set, and waits
+// ("tools") otherwise.
 // It claims the lane's single drive (claim.go): a Step or Drive called while
 // another drives the same operation returns that one's result.
 func (l *Lane) Step(opts StepOptions) (StepResult, error) {
