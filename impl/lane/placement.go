@@ -34,7 +34,7 @@ func (l *Lane) materializeReady(op string, src *batchSource, recovery bool) (com
 		l.emit(Event{Type: EvMessageStart, RunID: op, ToolMessage: it.message, Recovery: recovery})
 		l.emit(Event{Type: EvMessageEnd, RunID: op, ToolMessage: it.message, EntryID: it.call.ResultEntryID, Recovery: recovery})
 	}
-	complete, err = l.commitPlacement(op, src, read)
+	complete, err = l.commitPlacement(op, read)
 	if err != nil {
 		return false, err
 	}
@@ -158,7 +158,7 @@ func (l *Lane) turnResults(calls []PlannedCall, items []placementItem) ([]*pi.To
 // the items become entries after the tip, the branch tip moves, and a
 // complete batch deletes its arguments and checkpoints. It reports whether
 // the batch completed.
-func (l *Lane) commitPlacement(op string, src *batchSource, read *placementRead) (bool, error) {
+func (l *Lane) commitPlacement(op string, read *placementRead) (bool, error) {
 	usageIDs := make([]string, len(read.items))
 	for i, it := range read.items {
 		if it.message.Usage != nil {
