@@ -388,6 +388,9 @@ func (d *driver) startRun() {
 		run.MaxAgentDelayMs = &limit
 	}
 	drawRunContext(d.t, &run)
+	if d.opts.Tools && run.ActiveToolNames == nil {
+		run.ActiveToolNames = []string{"read"} // tool runs need an active tool
+	}
 	// settings.compaction with a drawn keepRecentTokens, so an overflow's
 	// preparation cuts the transcript anywhere
 	run.Compaction = &ml.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: float64(rapid.IntRange(0, 40).Draw(d.t, "keepRecentTokens"))}

@@ -16,7 +16,8 @@ import (
 // the same three tools (props/codec's streams call read, write, bash and
 // ns.tool; runs activate none, read, or read and bash), the model is fed
 // each tool transaction when it is acknowledged and each tool run when the
-// lane's effect gate admitted it.
+// lane's effect gate admitted it. A run at times makes the next commit (its
+// outcome) the crash point, so restarts find calls effect_pending.
 
 // propTool is one tool, in neither side's vocabulary.
 type propTool struct {
@@ -42,6 +43,9 @@ func (d *driver) laneTools() []lane.Tool {
 				d.failLocked(d.model.ToolAdmitted())
 			}
 			d.mu.Unlock()
+			if rapid.IntRange(0, 3).Draw(d.t, "crashInTool") == 0 {
+				d.g.crashAtNextCommit() // the process dies with the call's effect pending
+			}
 			return lane.ToolOutput{Content: []pi.Content{pi.TextContent{Text: propToolText(t.name, args)}}, Terminate: t.terminate}
 		}})
 	}
