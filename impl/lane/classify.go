@@ -350,7 +350,7 @@ func planCalls(resp *pi.AssistantMessage, responseEntryID string, newID func() s
 		if err != nil {
 			return nil, err
 		}
-		calls = append(calls, PlannedCall{SourceIndex: i, ResultEntryID: id})
+		calls = append(calls, PlannedCall{Status: CallPlanned, SourceIndex: i, ResultEntryID: id})
 	}
 	return calls, nil
 }

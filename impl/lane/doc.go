@@ -5,8 +5,10 @@
 // converted event on the FIFO line without awaiting it, settlement in pi's
 // write order, first-match-wins classification, recovery of orphaned
 // effect_pending from the committed frame prefix, cancellation
-// reconciliation, deferred polls, external finalization, snapshots, idle
-// forks and frame migrations.
+// reconciliation, deferred polls, tool batches (tools.go, tools_tx.go,
+// tools_run.go, placement.go: pi's runTools in runSequential's order, with
+// Config.Tools), external finalization, snapshots, idle forks and frame
+// migrations.
 //
 // Every wait goes through env futures (the line, the listener, the
 // provider's Stream.Next), so the simulator can drive every await.
@@ -16,7 +18,8 @@
 //	Open(Config) → *Lane           restore lane state, tip and current op
 //	(*Lane).StartRun(RunOptions)   user entry + op at starting (acceptRun)
 //	(*Lane).Step / Drive           advance one leaf / until idle|waiting|settled
-//	                               (starting → checkpoint → assistant.ready → …)
+//	                               (starting → checkpoint → assistant.ready → …;
+//	                               one Step runs a whole tool batch)
 //	(*Lane).RequestCancel          durable cancel_requested (+ Request.Abort)
 //	(*Lane).Finalize[Async]        external terminal TX (deletes the frame list)
 //	(*Lane).Close                  controlled crash: seal + drain, no writes

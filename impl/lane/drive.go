@@ -106,7 +106,9 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 
 // Step advances the current operation by one leaf, dispatching as pi's drive
 // loop does: cancel_requested → reconcile; assistant.effect_pending at
-// dispatch is an orphan → recovery; deferred leaves poll only with a permit.
+// dispatch is an orphan → recovery; deferred leaves poll only with a permit;
+// a tools leaf runs its whole batch when Config.Tools is set, and waits
+// ("tools") otherwise.
 // It claims the lane's single drive (claim.go): a Step or Drive called while
 // another drives the same operation returns that one's result.
 //
@@ -156,7 +158,10 @@ func (l *Lane) step(opts StepOptions) (StepResult, error) {
 		}
 		return l.terminate("finish", "completed", nil, op)
 	case LeafTools:
-		return StepResult{Kind: StepWaiting, Reason: "tools"}, nil
+		if l.cfg.Tools == nil {
+			return StepResult{Kind: StepWaiting, Reason: "tools"}, nil
+		}
+		return l.runTools(op, s)
 	case LeafSummaryDeciding:
 		return StepResult{Kind: StepWaiting, Reason: "summary"}, nil
 	}

@@ -30,6 +30,9 @@ const (
 	EvRunSuspend      EventType = "run_suspend"
 	EvRunResume       EventType = "run_resume"
 	EvCompactionStart EventType = "compaction_start"
+	// a tool batch's per-call events (runtime/drive/tools.ts)
+	EvToolStart EventType = "tool_start"
+	EvToolEnd   EventType = "tool_end"
 )
 
 // Event is one lane event.
@@ -72,6 +75,21 @@ type Event struct {
 	// Prompt is the user message of a run's prompt entry: its message_start,
 	// message_end and entry_added follow run_start (acceptRun's batch).
 	Prompt *pi.UserMessage
+
+	// ToolCallID and ToolName name the call of tool_start and tool_end.
+	ToolCallID, ToolName string
+	// Args: tool_start (the call's arguments, or the persisted ones).
+	Args pi.JSONValue
+	// ToolResult is tool_end's result (toolResultFromMessage); IsError its
+	// isError. Terminate: tool_end, and entry_added of a terminating entry.
+	ToolResult pi.JSONValue
+	IsError    bool
+	Terminate  bool
+	// ToolMessage is the tool result of message_start, message_end,
+	// entry_added and usage when a batch places it (Message is nil then).
+	ToolMessage *pi.ToolResultMessage
+	// ToolResults: turn_end of a tool batch (Message is its assistant).
+	ToolResults []*pi.ToolResultMessage
 }
 
 // Listener receives every event; the lane awaits the returned future (nil

@@ -57,7 +57,8 @@ type gatedStore struct {
 	parked  int
 	failErr error // non-nil: commits after failAfter fail
 	commits int
-	failAt  int // 0: never; n: the n-th commit (1-based) and later fail
+	failAt  int             // 0: never; n: the n-th commit (1-based) and later fail
+	log     [][]store.Write // every committed write list, in commit order
 }
 
 func (g *gatedStore) Commit(ws []store.Write) (store.CommitResult, error) {
@@ -78,7 +79,13 @@ func (g *gatedStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	if fail {
 		return store.CommitResult{}, g.failErr
 	}
-	return g.Storage.Commit(ws)
+	res, err := g.Storage.Commit(ws)
+	if err == nil {
+		g.mu.Lock()
+		g.log = append(g.log, ws)
+		g.mu.Unlock()
+	}
+	return res, err
 }
 
 func isFrameAppend(ws []store.Write) bool {
@@ -251,6 +258,8 @@ type harness struct {
 	sleeper env.Clock
 	// skipStale sets Config.SkipStaleSettlement.
 	skipStale bool
+	// tools is Config.Tools (nil: batches wait).
+	tools []Tool
 	// onFrame and onTele, when set, also observe each frame record and each
 	// commit's telemetry (on the line, in line order).
 	onFrame func(FrameRecord)
@@ -309,6 +318,7 @@ func (h *harness) config() Config {
 		},
 		bugs:                h.bugs,
 		SkipStaleSettlement: h.skipStale,
+		Tools:               h.tools,
 	}
 }
 

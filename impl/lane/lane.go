@@ -76,6 +76,11 @@ type Config struct {
 	Listener      Listener      // may be nil
 	AfterResponse AfterResponse // may be nil
 	Limits        ModelLimits
+	// Tools are the lane's configured tools (pi's config.tools). nil keeps
+	// a settled tool batch waiting (Step returns StepWaiting "tools", a
+	// cancel ends it with the aborted terminal); non-nil, even empty, runs
+	// pi's batch (tools.go, docs/TOOLS.md).
+	Tools []Tool
 	// FrameBudget bounds frames read by recovery and snapshots (0, the
 	// default: no cap, as pi).
 	FrameBudget int
@@ -162,6 +167,9 @@ func Open(cfg Config) (*Lane, error) {
 	}
 	if cfg.FrameBudget < 0 {
 		return nil, fmt.Errorf("lane: open %q: frame budget %d is negative", cfg.Name, cfg.FrameBudget)
+	}
+	if err := checkTools(cfg.Tools); err != nil {
+		return nil, fmt.Errorf("lane: open %q: %w", cfg.Name, err)
 	}
 	l := &Lane{cfg: cfg, line: store.NewLine(cfg.Exec), gen: cfg.Generation}
 	v, err := restore(cfg.Storage, cfg.Name)

@@ -195,7 +195,9 @@ func (s *OpState) modelRef() ModelRef {
 
 // reconcile advances a cancelled leaf without new ordinary work: an
 // effect_pending is settled synthetically as aborted (TX1, → checkpoint);
-// every other leaf gets the aborted terminal (TX2). A deferred leaf first
+// a tools leaf runs its batch to the checkpoint (aborted and interrupted
+// outcomes) when tools are configured; every other leaf gets the aborted
+// terminal (TX2). A deferred leaf first
 // reads its source handle, as pi's reconcile does before the best-effort
 // cancelDeferred: a missing or invalid handle faults the lane there too.
 // (There is no provider cancel API here, so the remote cancel itself is
@@ -208,6 +210,9 @@ func (l *Lane) reconcile(op string, s *OpState) (StepResult, error) {
 	}
 	if s.At.IsEffectPending() {
 		return l.recoverEffect(op, s, true)
+	}
+	if s.At == LeafTools && l.cfg.Tools != nil {
+		return l.runTools(op, s) // the batch settles its calls as aborted / interrupted
 	}
 	return l.terminate("aborted-terminal", "aborted", nil, op)
 }

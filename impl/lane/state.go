@@ -87,10 +87,55 @@ func (c Continuation) value() pi.JSONValue {
 	return jobj("kind", c.Kind, "includeFinalAssistant", c.IncludeFinalAssistant)
 }
 
-// PlannedCall is one tool call of a `tools` leaf.
+// The statuses of a tool call in a batch (session/types.ts ToolCall).
+const (
+	CallPlanned       = "planned"
+	CallEffectPending = "effect_pending"
+	CallOutcomeReady  = "outcome_ready"
+	CallCompleted     = "completed"
+)
+
+// PlannedCall is one tool call of a `tools` leaf: {status, sourceIndex,
+// resultEntryId} plus replay (effect_pending) or terminate (outcome_ready,
+// completed), in that key order (runtime/drive/tools.ts literals).
 type PlannedCall struct {
+	Status        string // "" reads as planned
 	SourceIndex   int
 	ResultEntryID string
+	Replay        string // effect_pending: "never" | "safe"
+	Terminate     bool   // outcome_ready, completed
+}
+
+func (c PlannedCall) status() string {
+	if c.Status == "" {
+		return CallPlanned
+	}
+	return c.Status
+}
+
+func (c PlannedCall) value() pi.JSONValue {
+	kv := []any{"status", c.status(), "sourceIndex", c.SourceIndex, "resultEntryId", c.ResultEntryID}
+	switch c.status() {
+	case CallEffectPending:
+		kv = append(kv, "replay", c.Replay)
+	case CallOutcomeReady, CallCompleted:
+		kv = append(kv, "terminate", c.Terminate)
+	}
+	return jobj(kv...)
+}
+
+func decodeCall(r *reader, v pi.JSONValue) PlannedCall {
+	c := PlannedCall{Status: r.str(v, "status"), SourceIndex: int(r.num(v, "sourceIndex")), ResultEntryID: r.str(v, "resultEntryId")}
+	switch c.Status {
+	case CallPlanned:
+	case CallEffectPending:
+		c.Replay = r.str(v, "replay")
+	case CallOutcomeReady, CallCompleted:
+		c.Terminate = r.boolean(v, "terminate")
+	default:
+		r.fail("unsupported tool call status %q", c.Status)
+	}
+	return c
 }
 
 // OpState is one operation state leaf. Scope fields (Control, Settings,
@@ -232,7 +277,7 @@ func (s *OpState) Value() pi.JSONValue {
 	case LeafTools:
 		calls := make([]pi.JSONValue, len(s.Calls))
 		for i, c := range s.Calls {
-			calls[i] = jobj("status", "planned", "sourceIndex", c.SourceIndex, "resultEntryId", c.ResultEntryID)
+			calls[i] = c.value()
 		}
 		kv = append(kv, "batch", jobj("assistantEntryId", s.BatchAssistantEntryID,
 			"configuration", s.Configuration.value(), "turnId", s.BatchTurnID, "calls", pi.ArrayValue(calls)))
@@ -306,7 +351,7 @@ func DecodeState(raw []byte) (*OpState, error) {
 		cfg := decConfig(r, r.get(b, "configuration"))
 		s.Configuration = &cfg
 		for _, c := range r.get(b, "calls").Array() {
-			s.Calls = append(s.Calls, PlannedCall{SourceIndex: int(r.num(c, "sourceIndex")), ResultEntryID: r.str(c, "resultEntryId")})
+			s.Calls = append(s.Calls, decodeCall(r, c))
 		}
 	case LeafSummaryDeciding:
 		s.Task = r.get(v, "task")

@@ -27,7 +27,8 @@ func checkResultError(status string, opErr *OpError) error {
 
 // cleanupWrites is terminal.ts's operation-owned suffix: delete meta and
 // state, everything under the op's tool_args/tool_memo/preparation/
-// tool_output prefixes, and the current effect_pending frame list.
+// tool_output prefixes, the current effect_pending frame list, and the
+// staged result of each outcome_ready call of a tools leaf.
 func (l *Lane) cleanupWrites(op string, state *OpState) ([]store.Write, error) {
 	writes := []store.Write{store.DeleteValueRaw(OpMetaAddr(op)), store.DeleteValueRaw(OpStateAddr(op))}
 	for _, ns := range []string{NSToolArgs, NSToolMemo, NSPreparation, NSPendingOutput} {
@@ -41,6 +42,13 @@ func (l *Lane) cleanupWrites(op string, state *OpState) ([]store.Write, error) {
 	}
 	if state != nil && state.At.IsEffectPending() && !l.cfg.bugs.on(bugSettleWithoutDelete) {
 		writes = append(writes, store.DeleteListRaw(FramesAddr(op, state.ResponseEntryID)))
+	}
+	if state != nil && state.At == LeafTools {
+		for _, c := range state.Calls {
+			if c.status() == CallOutcomeReady {
+				writes = append(writes, store.DeleteValueRaw(PendingEntryAddr(c.ResultEntryID)))
+			}
+		}
 	}
 	return writes, nil
 }

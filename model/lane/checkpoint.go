@@ -50,6 +50,7 @@ func (m *Model) Checkpoint(stepID string) error {
 	if m.config != nil {
 		r.Model, r.ThinkingLevel, r.ActiveToolNames = m.config.Model, m.config.ThinkingLevel, slices.Clone(m.config.ActiveToolNames)
 	}
+	m.ops[id].afterTools = false
 	m.expectTX(setValue(nsOpState, id, ""), setValue(nsLaneState, m.cfg.Lane, ""))
 	m.st.Ops[id] = Op{At: AtReady, NextAttempt: 1, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 		LatestAssistantEntryID: o.LatestAssistantEntryID}

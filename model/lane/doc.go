@@ -23,6 +23,11 @@
 //	StepDone(ok)                         the drive step returned (commits single-TX steps)
 //	ObserveDrive() / ObservedDone()      a second drive call during a step observes it (pi's
 //	                                     Lane.activeDrive): no effect, the step's outcome
+//	ToolIntent / ToolOutcome (id)        a tool batch's per-call transactions (tools.go:
+//	PlaceTools() / ToolReplayClear(id)   pi's runtime/drive/tools.ts, tool-placement.ts;
+//	ToolPlacementRead()                  the read whose results' message events precede
+//	                                     the placement's commit; ToolAdmitted(): the
+//	                                     effect gate admitted the live call's run)
 //	Cancel() / Finalize(status, err)     durable cancel_requested / external terminal TX (refused
 //	                                     unless an error comes exactly with "failed")
 //	Crash() / Close()                    process loss (queued work lost) / controlled crash

@@ -59,6 +59,13 @@ type Config struct {
 	// its command's turn declines ("stale" for a settlement or terminal).
 	// Off, pi's rule holds: that command faults with LostOperationFault.
 	SkipStaleSettlement bool
+	// Tools are the lane's configured tools (tools.go). nil: the model does
+	// not run tool batches, and a tools leaf waits ("wait", "tools").
+	Tools []ToolSpec
+	// SequentialTools runs every batch in runSequential's order (pi runs
+	// it only for settings.toolExecution "sequential"; frameproof's lane
+	// runs it for every setting). false: the settings decide, as in pi.
+	SequentialTools bool
 	// Mutant selects a deliberately wrong variant of the model, so tests can
 	// show that the lockstep comparison rejects a broken reference too.
 	Mutant string
@@ -70,12 +77,16 @@ const (
 	MutantNonZeroSynthetic    = "nonzero-synthetic-usage"
 	MutantCompleteBeatsCancel = "complete-beats-cancel"
 	MutantFenceIgnored        = "fence-ignored"
+	// MutantPlacementKeepsPending places tool results without deleting
+	// their staged pending entries.
+	MutantPlacementKeepsPending = "placement-keeps-pending"
 )
 
 // Expect is what the next drive step must do.
 type Expect struct {
 	// Kind: "idle" | "generate" | "poll" | "recover" | "terminate" |
-	// "retry" | "wait" | "fault" (the lane faults: no write, no event).
+	// "retry" | "wait" | "tools" (run the tool batch: tools.go) | "fault"
+	// (the lane faults: no write, no event).
 	Kind   string
 	Reason string // wait: "deferred" | "tools"; fault: pi's message
 	Status string // terminate: "completed" | "aborted"
@@ -94,6 +105,20 @@ type opInfo struct {
 	trigger string  // the run's user entry, its generation's trigger
 	started float64 // the meta's startedAt
 	tools   toolBatch
+	// genTrigger is the trigger of the operation's next generation when it
+	// is not the prompt entry: the last result a tool batch placed.
+	genTrigger string
+	// afterTools: the operation's checkpoint was reached by placing a tool
+	// batch (its may_finish excludes the final assistant).
+	afterTools bool
+}
+
+// generationTrigger is the entry the operation's next generation answers.
+func (info *opInfo) generationTrigger() string {
+	if info.genTrigger != "" {
+		return info.genTrigger
+	}
+	return info.trigger
 }
 
 // stream is one provider response as the model saw it.
@@ -162,6 +187,15 @@ type Model struct {
 	// observed holds the outcomes due to calls whose step finished.
 	observers int
 	observed  []observedStep
+	// toolLive lists the batch calls this process started (an intent or a
+	// replay), toolAdmitted those whose run the effect gate admitted;
+	// toolAwait is the started call awaiting admission; toolRecovery is
+	// the tools step's recovery flag (tools.go).
+	toolLive, toolAdmitted map[string]bool
+	toolAwait              string
+	toolRecovery           bool
+	toolsPlaced            bool // the tools step placed its batch's last call
+	placementRead          int  // results whose message events a placement read emitted
 }
 
 // New returns a model of an empty lane.
@@ -170,7 +204,8 @@ func New(cfg Config) *Model {
 		cfg.Now = func() float64 { return 0 }
 	}
 	return &Model{cfg: cfg, st: State{Ops: map[string]Op{}, Results: map[string]Result{}, Lists: map[string][]string{}},
-		ops: map[string]*opInfo{}, streams: map[string]*stream{}, used: map[string]bool{}}
+		ops: map[string]*opInfo{}, streams: map[string]*stream{}, used: map[string]bool{},
+		toolLive: map[string]bool{}, toolAdmitted: map[string]bool{}}
 }
 
 func (m *Model) now() float64 { return m.cfg.Now() }
@@ -247,6 +282,10 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	switch {
 	case !ok:
 		e = Expect{Kind: "idle"}
+	case o.At == AtTools && m.cfg.Tools != nil:
+		// runtime/drive/tools.ts runTools (reconcile.ts runs it for a
+		// cancelled batch too)
+		e = Expect{Kind: "tools"}
 	case m.sourceFault(id, o) != "":
 		e = Expect{Kind: "fault", Reason: m.sourceFault(id, o)}
 	case o.CancelRequested && o.effectPending():
@@ -276,6 +315,15 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "wait", Reason: "summary"} // the structural decision is out of scope
 	default:
 		return Expect{}, fmt.Errorf("model/lane: step: leaf %q is not modelled", o.At)
+	}
+	if e.Kind == "tools" {
+		// a read whose placement never committed (its operation was
+		// finalized) announces nothing to this step
+		m.toolsPlaced, m.placementRead, m.toolAwait = false, 0, ""
+		m.toolRecovery = m.ops[id].tools.recovery()
+		if m.toolRecovery {
+			m.emit("turn_start", true)
+		}
 	}
 	if e.Kind == "recover" {
 		m.synthetic = m.syntheticFor(id, o)
@@ -591,6 +639,10 @@ func (m *Model) Settle() error {
 			delete(m.st.Lists, FramesKey(op, resp))
 		}
 		m.st.Ops[op] = *d.next
+		m.ops[op].afterTools = false
+		if d.next.At == AtTools {
+			m.ops[op].planBatch(*d.next, d.committed)
+		}
 	}
 	m.live, m.synthetic, m.settled = nil, nil, &out
 	return nil
@@ -601,6 +653,12 @@ func (m *Model) Settle() error {
 func (m *Model) terminate(op, status, code, msg string) {
 	if o := m.st.Ops[op]; o.effectPending() && m.cfg.Mutant != MutantKeepFramesOnSettle {
 		delete(m.st.Lists, FramesKey(op, o.ResponseEntryID))
+	}
+	if o := m.st.Ops[op]; o.At == AtTools {
+		for _, id := range m.ops[op].stagedIDs() {
+			m.unpend(id)
+		}
+		m.ops[op].tools.args = nil
 	}
 	delete(m.st.Ops, op)
 	m.st.Results[op] = Result{Status: status, ErrorCode: code, ErrorMessage: msg, TipID: m.st.Tip, FromTipID: m.ops[op].fromTip}
@@ -661,6 +719,8 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		return Outcome{Kind: "progress"}, nil
 	case "start":
 		return m.startDone(id, o), nil
+	case "tools":
+		return m.toolsDone(id, o)
 	case "checkpoint":
 		if !m.boundary && id == m.dispatched.op && !o.CancelRequested {
 			return Outcome{}, fmt.Errorf("model/lane: checkpoint step returned without minting the assistant step")
@@ -744,6 +804,8 @@ func (m *Model) Crash() {
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false
 	m.observers, m.observed = 0, nil // observing calls die with the process
+	m.toolLive, m.toolAdmitted, m.toolAwait = map[string]bool{}, map[string]bool{}, ""
+	m.toolRecovery, m.placementRead = false, 0
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

@@ -133,8 +133,14 @@ func (m *Model) opStateValue(op string) (v pi.JSONValue, ok bool) {
 		kv = append(kv, "batch", info.tools.value(o, r.configuration()))
 	case AtCheckpoint:
 		if o.Continuation == NeedAssistant { // checkpoint.ts startRun: triggered by the prompt
+			// (tool-placement.ts commitPlacement: by the batch's last result)
 			kv = append(kv, "continuation", object("kind", pi.StringValue(NeedAssistant), "overflowRecoveryUsed", pi.BoolValue(false)),
-				"triggerEntryId", pi.StringValue(info.trigger))
+				"triggerEntryId", pi.StringValue(info.generationTrigger()))
+			break
+		}
+		if info.afterTools { // tool-placement.ts commitPlacement: every call terminates
+			kv = append(kv, "continuation", object("kind", pi.StringValue(MayFinish), "includeFinalAssistant", pi.BoolValue(false)),
+				"triggerEntryId", pi.StringValue(info.generationTrigger()))
 			break
 		}
 		// response.ts publishResponse: triggered by the settled response
@@ -166,7 +172,7 @@ func (info *opInfo) generationContext() pi.JSONValue {
 	if r.MaxAgentDelayMs != nil {
 		policy = append(policy, "maxAgentDelayMs", pi.NumberValue(*r.MaxAgentDelayMs))
 	}
-	return object("stepId", pi.StringValue(r.StepID), "triggerEntryId", pi.StringValue(info.trigger),
+	return object("stepId", pi.StringValue(r.StepID), "triggerEntryId", pi.StringValue(info.generationTrigger()),
 		"configuration", r.configuration(), "streamOptions", objectOrEmpty(r.StreamOptions),
 		"retryPolicy", object(policy...), "overflowRecoveryUsed", pi.BoolValue(false))
 }
@@ -209,13 +215,6 @@ func nullable(id string) pi.JSONValue {
 
 func num(n int) pi.JSONValue { return pi.NumberValue(float64(n)) }
 
-// toolBatch is what a tools leaf names beyond the model's state: the turn
-// its calls belong to and the result entry ids the lane minted for them.
-type toolBatch struct {
-	turn string
-	ids  []string
-}
-
 // PlanToolResults names the result entry ids the lane minted for the tool
 // calls of the response about to settle, in call order (response.ts
 // publishResponse mints one per call). The batch's turn is the settling
@@ -239,20 +238,4 @@ func (m *Model) PlanToolResults(ids []string) error {
 	}
 	info.tools = toolBatch{turn: turn, ids: append([]string(nil), ids...)}
 	return nil
-}
-
-// value is the batch literal: {assistantEntryId, configuration, turnId,
-// calls[{status:"planned", sourceIndex, resultEntryId}]}. A call the driver
-// named no id for gets "", which no lane writes.
-func (b toolBatch) value(o Op, configuration pi.JSONValue) pi.JSONValue {
-	calls := make([]pi.JSONValue, len(o.ToolCalls))
-	for i, src := range o.ToolCalls {
-		id := ""
-		if i < len(b.ids) {
-			id = b.ids[i]
-		}
-		calls[i] = object("status", pi.StringValue("planned"), "sourceIndex", num(src), "resultEntryId", pi.StringValue(id))
-	}
-	return object("assistantEntryId", pi.StringValue(o.LatestAssistantEntryID), "configuration", configuration,
-		"turnId", pi.StringValue(b.turn), "calls", pi.ArrayValue(calls))
 }

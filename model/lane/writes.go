@@ -137,17 +137,25 @@ func (m *Model) settlementWrites(op string, o Op, resp, parent string, next *Op)
 
 // terminalWrites is operationCleanupWrites (runtime/drive/terminal.ts)
 // followed by the result and lane state settleOperation's finish sets. The
-// model's operations own no tool arguments, memos, tool outputs or pending
-// entries (the simulator's runs use no tools), so the cleanup is op meta,
-// op state, a summary.deciding operation's compaction preparation and an
-// effect_pending frame list.
+// model's tools store no memos and no progress checkpoints, so the cleanup
+// is op meta, op state, a tool batch's stored arguments, a summary.deciding
+// operation's compaction preparation, an effect_pending frame list and the
+// pending entries of a batch's outcome_ready calls.
 func (m *Model) terminalWrites(op string, o Op) []TXWrite {
 	ws := []TXWrite{deleteValue(nsOpMeta, op), deleteValue(nsOpState, op)}
+	if o.At == AtTools {
+		ws = append(ws, m.ops[op].toolArgDeletes()...)
+	}
 	if o.Preparation != "" {
 		ws = append(ws, TXWrite{Kind: "value", Op: "delete", Namespace: nsPrep, Key: op + ":", KeyIsPrefix: true})
 	}
 	if o.effectPending() {
 		ws = append(ws, deleteFrames(op, o.ResponseEntryID))
+	}
+	if o.At == AtTools {
+		for _, id := range m.ops[op].stagedIDs() {
+			ws = append(ws, deleteValue(nsPendingEntry, id))
+		}
 	}
 	return append(ws, setValue(nsResult, op, ""), setValue(nsLaneState, m.cfg.Lane, ""))
 }

@@ -41,6 +41,9 @@ type Options struct {
 	// storage sees it: an outside stand-in for an implementation that writes
 	// wrong values (tests prove the comparison catches it).
 	Rewrite func([]store.Write) []store.Write
+	// Tools configures tools on both sides (tools.go): settled tool calls
+	// run as pi's batch instead of waiting.
+	Tools bool
 }
 
 // Stats counts what runs exercised.
@@ -130,6 +133,16 @@ func Run(t *rapid.T, opts Options) (err error) {
 		SkipStaleSettlement: true, // as the lane's: finalizations race drive steps here
 		Mutant:              opts.Mutant,
 	})
+	if opts.Tools {
+		d.model = ml.New(ml.Config{
+			Lane: laneName, Now: d.clock.NowMs,
+			NewObserver: func() ml.Observer { return modelframes.NewObserver() },
+			AfterResponse: func(m *pi.AssistantMessage) *pi.AssistantMessage {
+				return d.transform(m)
+			},
+			Mutant: opts.Mutant, Tools: modelTools(), SequentialTools: true,
+		})
+	}
 	if err := d.openStorage(true); err != nil {
 		return err
 	}
@@ -215,6 +228,9 @@ func (d *driver) openLane() error {
 		SkipStaleSettlement: true, // finalizations race drive steps here
 		Generation:          d.gen,
 	}
+	if d.opts.Tools {
+		cfg.Tools = d.laneTools()
+	}
 	var err error
 	if d.opts.Configure != nil {
 		if cfg, err = d.opts.Configure(cfg); err != nil {
@@ -299,6 +315,12 @@ func (d *driver) onAck(ws []store.Write) {
 	tx := lanecmp.TXWrites(ws)
 	d.mu.Lock()
 	d.ackedTX = append(d.ackedTX, tx)
+	if d.opts.Tools && !d.lost {
+		if feed, name := toolInput(d.model, ws); feed != nil {
+			d.opts.Stats.add("tx:" + name)
+			d.failLocked(feed())
+		}
+	}
 	d.mu.Unlock()
 }
 
@@ -368,6 +390,9 @@ func (d *driver) startRun() {
 		run.MaxAgentDelayMs = &limit
 	}
 	drawRunContext(d.t, &run)
+	if d.opts.Tools && run.ActiveToolNames == nil {
+		run.ActiveToolNames = []string{"read"} // tool runs need an active tool
+	}
 	// settings.compaction with a drawn keepRecentTokens, so an overflow's
 	// preparation cuts the transcript anywhere
 	run.Compaction = &ml.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: float64(rapid.IntRange(0, 40).Draw(d.t, "keepRecentTokens"))}
@@ -557,11 +582,22 @@ func (d *driver) listener(ev lane.Event) env.Future {
 	d.opts.Stats.add("event:" + lanecmp.EventString(ev))
 	d.mu.Unlock()
 	switch ev.Type {
+	case lane.EvMessageStart:
+		if ev.ToolMessage != nil {
+			// materializeReady read results to place and announces them
+			// before the placement commits (once per read)
+			d.mu.Lock()
+			d.failLocked(d.model.ToolPlacementRead())
+			d.mu.Unlock()
+		}
 	case lane.EvTurnStart:
+		if cur := d.lane.Current(); cur != nil && cur.State.At == lane.LeafTools {
+			break // a tool batch's recovery (runTools), not an intent
+		}
 		d.feedIntent()
 	case lane.EvEntryAdded:
-		if ev.Prompt != nil {
-			break // the run's prompt entry, not a settlement
+		if ev.Prompt != nil || ev.ToolMessage != nil {
+			break // the run's prompt entry or a placed tool result, not a settlement
 		}
 		ids := d.plannedToolResults()
 		d.mu.Lock()

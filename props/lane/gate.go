@@ -70,6 +70,16 @@ func (g *gate) pass() bool {
 	return !dead
 }
 
+// crashAtNextCommit makes the next commit attempt the crash point (unless
+// one comes sooner).
+func (g *gate) crashAtNextCommit() {
+	g.mu.Lock()
+	if g.crashAt == 0 || g.crashAt > g.commits+1 {
+		g.crashAt = g.commits + 1
+	}
+	g.mu.Unlock()
+}
+
 // quiesce waits until the line is parked at the gate or idle.
 func (g *gate) quiesce() {
 	g.mu.Lock()

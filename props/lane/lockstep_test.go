@@ -1,8 +1,11 @@
 package lane
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/backends"
 	"pgregory.net/rapid"
 )
@@ -76,4 +79,40 @@ func TestMutationBrokenModelCaught(t *testing.T) {
 			t.Logf("caught at seed %d: %.200v", seed, ferr)
 		})
 	}
+}
+
+// Tool batches (runtime/drive/tools.ts runTools, tool-placement.ts): the
+// lane and the model run the same tools on random tool calls, crash points,
+// cancels and finalizations, and agree on every transaction, state, event
+// and step.
+func TestLockstepToolBatches(t *testing.T) {
+	checkLockstep(t, Options{Backend: "memory", Actions: 40, Tools: true}, "step:tools", "tool:run", "tx:tool-intent",
+		"tx:tool-outcome", "tx:tool-place")
+}
+
+// A lane whose tool placement keeps the staged results (a stand-in for a
+// broken commitPlacement, runtime/drive/tool-placement.ts) is caught.
+func TestLockstepToolBatchesCatchAKeptStagedResult(t *testing.T) {
+	keep := func(ws []store.Write) []store.Write {
+		placing := false
+		for _, w := range ws {
+			placing = placing || (w.Kind == store.WriteEntry && w.Entry != nil && strings.Contains(string(w.Entry.Raw), `"role":"toolResult"`))
+		}
+		if !placing {
+			return ws
+		}
+		var out []store.Write
+		for _, w := range ws {
+			if w.Kind == store.WriteValue && w.Namespace == lane.NSPendingEntry && w.Op == store.OpDelete {
+				continue
+			}
+			out = append(out, w)
+		}
+		return out
+	}
+	seed, ferr := firstDetection(Options{Backend: "memory", Actions: 40, Tools: true, Rewrite: keep}, 300)
+	if seed < 0 {
+		t.Fatal("a placement that keeps its staged results was not caught")
+	}
+	t.Logf("caught at seed %d: %.200v", seed, ferr)
 }

@@ -33,6 +33,9 @@ func (d *driver) Stream(req lane.Request) lane.Stream {
 	d.failLocked(d.model.Admit())
 	d.mu.Unlock()
 	end := rapid.IntRange(0, nEndings-1).Draw(d.t, "ending")
+	if d.opts.Tools && rapid.Bool().Draw(d.t, "toolBias") {
+		end = endToolUse
+	}
 	if d.opts.Deferred && rapid.Bool().Draw(d.t, "deferredBias") {
 		end = endDeferred
 	}
@@ -76,6 +79,9 @@ func (d *driver) Stream(req lane.Request) lane.Stream {
 		}
 		final.StopReason = pi.StopDeferred
 		final.Deferred = &pi.DeferredHandle{Provider: "openai", ModelID: "gpt-test", API: final.API, ID: id}
+	}
+	if d.opts.Tools && end == endToolUse {
+		addToolCall(d, final)
 	}
 	term.Reason = final.StopReason
 	return &script{d: d, events: append(evs, term)}

@@ -39,10 +39,10 @@ func (r *runner) runOptions() lane.RunOptions {
 // the simulated provider answers as one model (its deferred handles and
 // the wire check name it), so these differ in the other two.
 var simConfigurations = []lane.Configuration{
-	{ThinkingLevel: "off"},
-	{ThinkingLevel: "high"},
-	{ThinkingLevel: "off", ActiveToolNames: []string{"read"}},
-	{ThinkingLevel: "low", ActiveToolNames: []string{"read", "write"}},
+	{ThinkingLevel: "off", ActiveToolNames: simActiveTools},
+	{ThinkingLevel: "high", ActiveToolNames: simActiveTools},
+	{ThinkingLevel: "off", ActiveToolNames: []string{toolRead}},
+	{ThinkingLevel: "low", ActiveToolNames: []string{toolRead, toolWrite}},
 }
 
 // runConfiguration is the configuration of the run the driver starts next

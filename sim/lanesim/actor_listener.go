@@ -24,6 +24,7 @@ func (a *listenerActor) listen(ev lane.Event) env.Future {
 		return nil
 	}
 	r.emitLaneEvent(ev)
+	r.noteToolEvent(ev)
 	idx := -1
 	resp := ""
 	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery && ev.Prompt == nil {

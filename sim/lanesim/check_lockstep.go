@@ -33,7 +33,8 @@ var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-r
 // laterCommands are a step's commands after its first: at their turn
 // without a commit the model checks that the operation is still there
 // (model CommandTurn).
-var laterCommands = map[string]bool{"start": true, "overflow-preparation": true, "settle": true}
+var laterCommands = map[string]bool{"start": true, "overflow-preparation": true, "settle": true,
+	"tool-intent": true, "tool-outcome": true, "tool-place": true, "tool-replay-clear": true}
 
 // Coverage rows outside the race table (Outcome.RaceOrders reports them):
 // which drive command met pi's lost-operation fault, and whether a run
@@ -67,6 +68,10 @@ type lineItem struct {
 	name      string
 	committed bool
 	resolved  bool
+	// queuedAt is when the lane queued the item: a tool outcome's message
+	// reads the clock right before (tools.ts createToolResultMessage and
+	// syntheticMessage: Date.now() before publishToolOutcome's command)
+	queuedAt float64
 }
 
 // lockstep is the model side of one run.
@@ -133,7 +138,11 @@ func newLockstep(r *runner) *lockstep {
 		NewObserver:         func() ml.Observer { return modelframes.NewObserver() },
 		FrameBudget:         r.p.frameBudget,
 		SkipStaleSettlement: !r.p.lostFaults,
+		Tools:               modelTools(),
 		Mutant:              modelMutant,
+		// the lane runs every tool batch in runSequential's order
+		// (docs/TOOLS.md)
+		SequentialTools: true,
 	})
 	return ls
 }
@@ -170,7 +179,7 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 		// restart) is not the current line: its items never run
 		return f
 	}
-	it := &lineItem{name: cmd}
+	it := &lineItem{name: cmd, queuedAt: float64(e.ls.r.w.Now().UnixMilli())}
 	e.ls.items = append(e.ls.items, it)
 	if cmd == "lane-config" && e.ls.starting && e.ls.acquiring == nil {
 		e.ls.acquiring = it
@@ -252,8 +261,11 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 	}
 	feed := ls.inputFor(it.name, ws)
 	at := ls.commitAt
-	if it.name == "start-run" {
+	switch it.name {
+	case "start-run":
 		at = ls.startedAt
+	case "tool-outcome":
+		at = it.queuedAt
 	}
 	ls.inflightW = ws
 	ls.inflight = func() error {
@@ -363,6 +375,22 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			ls.early = &out
 			return err
 		}
+	case "tool-intent":
+		id, err := toolIntentResult(ws, ls.r.decodeState)
+		return func() error {
+			if err != nil {
+				return err
+			}
+			return m.ToolIntent(id)
+		}
+	case "tool-outcome":
+		id := toolOutcomeResult(ws)
+		return func() error { return m.ToolOutcome(id) }
+	case "tool-replay-clear":
+		id := toolReplayResult(ws)
+		return func() error { return m.ToolReplayClear(id) }
+	case "tool-place":
+		return m.PlaceTools
 	case "frame":
 		// acknowledged frames are fed by onFrame (it carries the event
 		// index); a frame in flight is the oldest queued one
@@ -424,6 +452,10 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		case (refusal != nil) != errors.Is(err, lane.ErrResultError):
 			ls.r.fail("model-mismatch", "finalize %s: impl %v, model refusal %v", req.status, err, refusal)
 		}
+	case it.name == "tool-placement-read" && ls.stepping && err == nil:
+		// materializeReady emits the results' message events before the
+		// placement commits
+		ls.mismatch("tool placement read", ls.m.ToolPlacementRead())
 	case laterCommands[it.name] && ls.stepping && (err == nil || lostFault(err) || strings.Contains(err.Error(), "no longer current")):
 		ls.mismatch("command turn ("+it.name+")", ls.m.CommandTurn())
 	case stepCommands[it.name] && ls.stepping && (err == nil || lostFault(err) || strings.Contains(err.Error(), "no longer current")):
@@ -510,6 +542,10 @@ func (ls *lockstep) beginAbort() { ls.m.BeginAbort() }
 
 // admit: the lane made a provider request (or poll) for its intent.
 func (ls *lockstep) admit() { ls.mismatch("effect admission", ls.m.Admit()) }
+
+// toolAdmitted: the lane's effect gate admitted a tool run (the simulated
+// tool started).
+func (ls *lockstep) toolAdmitted() { ls.mismatch("tool admission", ls.m.ToolAdmitted()) }
 
 func (ls *lockstep) afterResponse() {
 	ls.mismatch("after_response", ls.m.AfterResponse())

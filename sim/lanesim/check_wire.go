@@ -58,5 +58,124 @@ func (c *wireChecker) end() {
 		if !r.check(err == nil, "wire", "%s rejects the projected final transcript: %v\n%s", wn, err, body) {
 			return
 		}
+		if !c.resultsCross(wn, msgs, body) {
+			return
+		}
+	}
+}
+
+// resultsCross checks that every tool result of the transcript that answers
+// a call of a settled response crosses the wire as that call's result
+// (replay binds the first result of each live call next to it): an object
+// of the body that references its call id (Gemini: a functionResponse,
+// which names results by tool) carries its text.
+func (c *wireChecker) resultsCross(wn string, msgs []pi.Appender, body []byte) bool {
+	want := boundResults(msgs)
+	if len(want) == 0 {
+		return true
+	}
+	v, err := c.r.parseJSON(body)
+	if !c.r.check(err == nil, "wire", "%s body does not parse: %v", wn, err) {
+		return false
+	}
+	refs := map[string][]string{} // call id -> the objects answering it
+	var responses []string
+	walkJSON(v, func(o *pi.JSONObject) {
+		if id := resultRef(o); id != "" {
+			refs[id] = append(refs[id], string(pi.ObjectValue(o).AppendJSON(nil)))
+		}
+		if fr, ok := o.Get("functionResponse"); ok {
+			responses = append(responses, string(fr.AppendJSON(nil)))
+		}
+	})
+	for _, res := range want {
+		cands := refs[res.ToolCallID]
+		if wn == replay.WireGemini {
+			cands = responses
+		}
+		if !c.r.check(carries(cands, res), "wire", "%s: the tool result for call %s (%q) is not in the request\n%s", wn, res.ToolCallID, firstText(res), body) {
+			return false
+		}
+	}
+	return true
+}
+
+// resultRef is the call id a result object of a wire answers ("" if none).
+func resultRef(o *pi.JSONObject) string {
+	for _, k := range []string{"tool_call_id", "tool_use_id"} {
+		if id, ok := o.Get(k); ok && id.Kind() == pi.String {
+			return id.Str()
+		}
+	}
+	if t, ok := o.Get("type"); ok && t.Kind() == pi.String && t.Str() == "function_call_output" {
+		if id, ok := o.Get("call_id"); ok && id.Kind() == pi.String {
+			return id.Str()
+		}
+	}
+	return ""
+}
+
+func firstText(r *pi.ToolResultMessage) string {
+	for _, b := range r.Content {
+		if t, ok := b.(pi.TextContent); ok && t.Text != "" {
+			return t.Text
+		}
+	}
+	return ""
+}
+
+// carries: one of the objects holds the result's first text (escaped as
+// in JSON), or any object when the result has none.
+func carries(objs []string, r *pi.ToolResultMessage) bool {
+	q := string(pi.AppendQuote(nil, firstText(r)))
+	needle := q[1 : len(q)-1]
+	for _, o := range objs {
+		if strings.Contains(o, needle) {
+			return true
+		}
+	}
+	return false
+}
+
+// boundResults are the transcript's tool results that answer a call of an
+// earlier settled assistant message (first result per call).
+func boundResults(msgs []pi.Appender) []*pi.ToolResultMessage {
+	live, bound := map[string]bool{}, map[string]bool{}
+	var ids []*pi.ToolResultMessage
+	for _, m := range msgs {
+		switch x := m.(type) {
+		case *pi.AssistantMessage:
+			if x.StopReason != pi.StopStop && x.StopReason != pi.StopLength && x.StopReason != pi.StopToolUse {
+				continue
+			}
+			for _, b := range x.Content {
+				if tc, ok := b.(pi.ToolCall); ok && tc.ID != "" {
+					live[tc.ID] = true
+				}
+			}
+		case *pi.ToolResultMessage:
+			if live[x.ToolCallID] && !bound[x.ToolCallID] {
+				bound[x.ToolCallID] = true
+				ids = append(ids, x)
+			}
+		}
+	}
+	return ids
+}
+
+// walkJSON calls f on every object in v.
+func walkJSON(v pi.JSONValue, f func(*pi.JSONObject)) {
+	switch v.Kind() {
+	case pi.Object:
+		o := v.ObjectValue()
+		f(o)
+		for _, k := range o.Keys() {
+			child, _ := o.Get(k)
+			walkJSON(child, f)
+		}
+	case pi.Array:
+		for _, e := range v.Array() {
+			walkJSON(e, f)
+		}
 	}
 }

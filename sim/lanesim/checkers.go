@@ -75,6 +75,7 @@ func newCheckers(r *runner) []any {
 		&prefixChecker{r: r},
 		&wireChecker{r: r},
 		&forkMigrateChecker{r: r},
+		&toolBatchChecker{r: r},
 	}
 }
 

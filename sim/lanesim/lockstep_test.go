@@ -18,6 +18,8 @@ func TestLockstepRejectsBrokenModels(t *testing.T) {
 		ml.MutantNonZeroSynthetic:    {"unknown-vs-retry", "mix"},
 		ml.MutantCompleteBeatsCancel: {"final-frame-vs-settlement", "mix", "deferred-replacement", "swarm"},
 		ml.MutantFenceIgnored:        {"append-vs-finalization", "mix"},
+		// tool-placement.ts commitPlacement deletes each placed result's pending entry
+		ml.MutantPlacementKeepsPending: {"mix"},
 	}
 	// A cancel that races a complete-looking settlement is rare in every
 	// schedule, and where it first happens moves whenever an actor's draws

@@ -40,6 +40,7 @@ type respPlan struct {
 	end      ending
 	builders []builder
 	stallAt  int // index before which the provider stalls (-1: never)
+	tools    int // tool-call blocks
 }
 
 // genOpts bias the generator per scenario.
@@ -52,6 +53,12 @@ type genOpts struct {
 	// (a fresh response's handle is checked at its settlement)
 	badHandle bool
 	stall     bool
+	// callPrefix starts the response's tool call ids (unique in a run, as
+	// providers' ids are, so replay binds each result to its own call)
+	callPrefix string
+	// noTools draws text blocks where tool calls would go (an operation
+	// that had its tool turn: runs end instead of looping on tools)
+	noTools bool
 }
 
 // badHandles are the handles a poll's deferred answer may carry that pi's
@@ -132,7 +139,11 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 			case "thinking":
 				blocks = append(blocks, genText(src, true))
 			case "tool":
-				blocks = append(blocks, genTool(src, tools))
+				if g.noTools {
+					blocks = append(blocks, genText(src, false))
+					continue
+				}
+				blocks = append(blocks, genTool(src, g.callPrefix, tools))
 				tools++
 			}
 		}
@@ -144,6 +155,9 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 		reason := pi.StopStop
 		if tools > 0 {
 			reason = pi.StopToolUse
+			if choice.Chance(src, "gen-length", 1, 8) {
+				reason = pi.StopLength // the calls' arguments may be cut: pi runs none of them
+			}
 		}
 		evs = append(evs, func(a *pi.AssistantMessage) pi.Event {
 			m := a.Clone()
@@ -175,7 +189,7 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 	case endDisconnect:
 		// no terminal event: the producer fails the stream after the last one
 	}
-	p.builders = evs
+	p.builders, p.tools = evs, tools
 	if g.stall && len(evs) > 1 && choice.Chance(src, "gen-stall", 1, 3) {
 		p.stallAt = choice.Range(src, "gen-stall-at", 1, len(evs)-1)
 	}
@@ -326,7 +340,7 @@ func genRedacted(src choice.Source) []builder {
 	}
 }
 
-var toolArgs = []string{`{}`, `{"path":"a.txt"}`, `{"n":[1,2,3],"s":"ü"}`, `{"q":{"deep":true}}`}
+var toolArgs = []string{`{}`, `{"path":"a.txt"}`, `{"n":[1,2,3],"s":"ü"}`, `{"q":{"deep":true}}`, `{"path":"logo.png"}`}
 
 // namespaces are OpenAI Responses tool namespaces (set when the item is
 // created, openai-responses-shared.js); thoughtSignatures are Google's,
@@ -342,7 +356,7 @@ var (
 // delta (Google) or the JSON again from empty in pieces (Anthropic's
 // legacy grammar calls); each with an optional namespace and
 // thoughtSignature present from the start.
-func genTool(src choice.Source, k int) []builder {
+func genTool(src choice.Source, prefix string, k int) []builder {
 	idx := new(int)
 	args := choice.Pick(src, "gen-args", toolArgs)
 	full, _ := pi.ParseJSON(args)
@@ -351,7 +365,8 @@ func genTool(src choice.Source, k int) []builder {
 	if !completeAtStart || choice.Chance(src, "gen-tool-redelta", 1, 2) {
 		pieces = cutJSON(src, args)
 	}
-	base := pi.ToolCall{ID: "call_" + string(rune('a'+k)), Name: "read", Arguments: pi.EmptyObject()}
+	name := choice.Pick(src, "gen-tool-name", simToolCallNames)
+	base := pi.ToolCall{ID: prefix + string(rune('a'+k)), Name: name, Arguments: pi.EmptyObject()}
 	if completeAtStart {
 		base.Arguments = full
 	}

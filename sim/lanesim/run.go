@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
@@ -79,7 +80,9 @@ type runner struct {
 	tracks  map[string][]*frameTrack
 	intents map[string]bool // response ids reserved by an acknowledged intent
 
-	pendingActivation string // effect_pending response restored by the last restart
+	pendingActivation string         // effect_pending response restored by the last restart
+	plans             int            // provider responses drawn (nextPlan)
+	toolTurns         map[string]int // responses with tool calls, by operation
 
 	doneFut  env.Completer
 	finished bool
@@ -151,7 +154,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 func newRunner(p profile, opts Options, w *world.World) *runner {
 	r := &runner{p: p, opts: opts, w: w,
 		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
-		intents: map[string]bool{}, raceOrders: map[string][]string{}}
+		intents: map[string]bool{}, raceOrders: map[string][]string{}, toolTurns: map[string]int{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
@@ -242,12 +245,24 @@ func (r *runner) fault(what string) {
 // answer deferred again with a handle pi refuses when it next reads it.
 func (r *runner) nextPlan(req lane.Request) respPlan {
 	g := r.p.gen
+	r.plans++
+	g.callPrefix = "call_" + strconv.Itoa(r.plans) + "_"
+	g.noTools = r.toolTurns[req.OperationID] >= maxToolTurns
 	g.deferred = r.p.deferred && req.Deferred == nil && req.Attempt == 1
 	if r.p.badHandle && req.Deferred != nil && choice.Chance(r.w, "poll-bad-handle", 1, 2) {
 		g.deferred, g.badHandle = true, true
 	}
-	return genPlan(r.w, g)
+	p := genPlan(r.w, g)
+	if p.tools > 0 {
+		r.toolTurns[req.OperationID]++
+	}
+	return p
 }
+
+// maxToolTurns bounds the responses with tool calls per operation: each
+// batch costs the run another generation, and the campaign's time stays
+// where it was without tools.
+const maxToolTurns = 1
 
 // main is the root actor: it sets the world up, starts the daemons, waits
 // for the driver to finish every operation and runs the end-of-run checks.
@@ -288,7 +303,7 @@ func (r *runner) startProcess() bool {
 		OnFrame: r.onFrame, Telemetry: r.onTelemetry,
 		// the finalizer races drive steps (frameproof's external
 		// finalization); pi's fault when a swarm draw asks for it
-		SkipStaleSettlement: !r.p.lostFaults, Generation: r.generation()}, r.laneBugs)
+		SkipStaleSettlement: !r.p.lostFaults, Generation: r.generation(), Tools: r.laneTools()}, r.laneBugs)
 	var ln *lane.Lane
 	if err == nil {
 		cfg.FrameBudget = r.p.frameBudget // a swarm draw (0, pi's, elsewhere)
