@@ -158,7 +158,7 @@ func (l *Lane) step(opts StepOptions) (StepResult, error) {
 		}
 		return l.terminate("finish", "completed", nil, op)
 	case LeafTools:
-		if l.cfg.Tools == nil {
+		if l.cfg.HoldToolBatches {
 			return StepResult{Kind: StepWaiting, Reason: "tools"}, nil
 		}
 		return l.runTools(op, s)

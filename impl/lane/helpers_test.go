@@ -258,8 +258,9 @@ type harness struct {
 	sleeper env.Clock
 	// skipStale sets Config.SkipStaleSettlement.
 	skipStale bool
-	// tools is Config.Tools (nil: batches wait).
-	tools []Tool
+	// tools is Config.Tools; holdTools sets Config.HoldToolBatches.
+	tools     []Tool
+	holdTools bool
 	// onFrame and onTele, when set, also observe each frame record and each
 	// commit's telemetry (on the line, in line order).
 	onFrame func(FrameRecord)
@@ -319,6 +320,7 @@ func (h *harness) config() Config {
 		bugs:                h.bugs,
 		SkipStaleSettlement: h.skipStale,
 		Tools:               h.tools,
+		HoldToolBatches:     h.holdTools,
 	}
 }
 

@@ -76,11 +76,15 @@ type Config struct {
 	Listener      Listener      // may be nil
 	AfterResponse AfterResponse // may be nil
 	Limits        ModelLimits
-	// Tools are the lane's configured tools (pi's config.tools). nil keeps
-	// a settled tool batch waiting (Step returns StepWaiting "tools", a
-	// cancel ends it with the aborted terminal); non-nil, even empty, runs
-	// pi's batch (tools.go, docs/TOOLS.md).
+	// Tools are the lane's configured tools (pi's config.tools). A settled
+	// tool batch runs as pi's runTools does (tools.go, docs/TOOLS.md); with
+	// none configured every call is answered "unavailable", as pi answers.
 	Tools []Tool
+	// HoldToolBatches is frameproof's option for callers that answer tool
+	// calls themselves: a settled batch waits (Step returns StepWaiting
+	// "tools", a cancel ends it with the aborted terminal) instead of
+	// running. Off, the default, is pi's behaviour.
+	HoldToolBatches bool
 	// FrameBudget bounds frames read by recovery and snapshots (0, the
 	// default: no cap, as pi).
 	FrameBudget int

@@ -211,7 +211,7 @@ func (l *Lane) reconcile(op string, s *OpState) (StepResult, error) {
 	if s.At.IsEffectPending() {
 		return l.recoverEffect(op, s, true)
 	}
-	if s.At == LeafTools && l.cfg.Tools != nil {
+	if s.At == LeafTools && !l.cfg.HoldToolBatches {
 		return l.runTools(op, s) // the batch settles its calls as aborted / interrupted
 	}
 	return l.terminate("aborted-terminal", "aborted", nil, op)

@@ -92,9 +92,6 @@ func (h *harness) laneTip() string {
 func newToolHarness(t *testing.T, tools ...Tool) *harness {
 	h := newHarness(t, backends[0])
 	h.tools = tools
-	if h.tools == nil {
-		h.tools = []Tool{}
-	}
 	h.open()
 	return h
 }
@@ -392,10 +389,11 @@ func TestToolCallStatusesRoundTrip(t *testing.T) {
 	require.ErrorContains(t, err, `unsupported tool call status "done"`)
 }
 
-// Config.Tools nil keeps the batch waiting (frameproof's lanes without a
-// tool runner).
-func TestToolBatchWithoutToolsWaits(t *testing.T) {
+// Config.HoldToolBatches keeps the batch waiting (frameproof's option for
+// callers that answer tool calls themselves).
+func TestHeldToolBatchWaits(t *testing.T) {
 	h := newHarness(t, backends[0])
+	h.holdTools = true
 	h.open()
 	_, _ = h.toTools(toolRun("read"), toolScript(pi.StopToolUse, "read"))
 	r := h.stepOK()
@@ -517,4 +515,21 @@ func TestToolBatchCallWithoutArgumentsFaults(t *testing.T) {
 	vs, err := h.store.ScanValues(NSToolArgs, "")
 	require.NoError(t, err)
 	require.Empty(t, vs)
+}
+
+// execution/tools.ts prepareToolCall with runtime/drive/tools.ts runTools:
+// a lane with no tools configured (pi's config.tools empty) still runs a
+// settled batch and answers every call "unavailable"; only the
+// HoldToolBatches option keeps it waiting.
+func TestToolBatchWithoutToolsAnswersUnavailable(t *testing.T) {
+	h := newHarness(t, backends[0])
+	h.open()
+	_, _ = h.toTools(toolRun("read"), toolScript(pi.StopToolUse, "read"))
+	calls := h.lane.Current().State.Calls
+	r := h.stepOK()
+	require.Equal(t, StepProgress, r.Kind, "the old default waited here")
+	m, _ := h.toolResultOf(calls[0].ResultEntryID)
+	require.Equal(t, `Tool "read" is unavailable`, textsOf(m.Content))
+	require.True(t, m.IsError)
+	require.Equal(t, LeafCheckpoint, h.lane.Current().State.At)
 }

@@ -59,9 +59,13 @@ type Config struct {
 	// its command's turn declines ("stale" for a settlement or terminal).
 	// Off, pi's rule holds: that command faults with LostOperationFault.
 	SkipStaleSettlement bool
-	// Tools are the lane's configured tools (tools.go). nil: the model does
-	// not run tool batches, and a tools leaf waits ("wait", "tools").
+	// Tools are the lane's configured tools (tools.go); a batch's calls of
+	// tools not configured are answered "unavailable", as pi answers them.
 	Tools []ToolSpec
+	// HoldToolBatches is the implementation's option of that name: a tools
+	// leaf waits ("wait", "tools") and a cancel ends it with the aborted
+	// terminal, instead of running pi's batch.
+	HoldToolBatches bool
 	// SequentialTools runs every batch in runSequential's order (pi runs
 	// it only for settings.toolExecution "sequential"; frameproof's lane
 	// runs it for every setting). false: the settings decide, as in pi.
@@ -282,7 +286,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	switch {
 	case !ok:
 		e = Expect{Kind: "idle"}
-	case o.At == AtTools && m.cfg.Tools != nil:
+	case o.At == AtTools && !m.cfg.HoldToolBatches:
 		// runtime/drive/tools.ts runTools (reconcile.ts runs it for a
 		// cancelled batch too)
 		e = Expect{Kind: "tools"}

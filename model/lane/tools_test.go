@@ -322,24 +322,33 @@ func TestToolBatchFinalized(t *testing.T) {
 	}
 }
 
-// Without configured tools a tools leaf still waits (lanes without tools
-// behave as before).
-func TestToolsUnconfiguredWait(t *testing.T) {
-	m := startedWith(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, StepID: "s1"})
-	final := partial("x")
-	final.Content = append(final.Content, call("c1", "read", "a"))
-	final.StopReason = pi.StopToolUse
-	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
-	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventDone, Reason: pi.StopToolUse, Message: final}))
-	must(t, m.AfterResponse())
-	must(t, m.PlanToolResults([]string{"t1"}))
-	must(t, m.Settle())
-	_, err := m.StepDone(true)
-	must(t, err)
-	e, err := m.Step(false)
-	must(t, err)
-	if e != (Expect{Kind: "wait", Reason: "tools"}) {
-		t.Fatalf("step: %+v", e)
+// runtime/drive/tools.ts runTools runs a batch whatever tools are
+// configured (prepareToolCall answers calls of unconfigured tools
+// "unavailable"); only the HoldToolBatches option keeps a tools leaf
+// waiting.
+func TestToolsUnconfiguredRunOrWaitWhenHeld(t *testing.T) {
+	for _, hold := range []bool{false, true} {
+		m := startedWith(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, StepID: "s1"})
+		m.cfg.HoldToolBatches = hold
+		final := partial("x")
+		final.Content = append(final.Content, call("c1", "read", "a"))
+		final.StopReason = pi.StopToolUse
+		must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+		must(t, m.ProviderEvent(&pi.Event{Type: pi.EventDone, Reason: pi.StopToolUse, Message: final}))
+		must(t, m.AfterResponse())
+		must(t, m.PlanToolResults([]string{"t1"}))
+		must(t, m.Settle())
+		_, err := m.StepDone(true)
+		must(t, err)
+		e, err := m.Step(false)
+		must(t, err)
+		want := Expect{Kind: "tools"}
+		if hold {
+			want = Expect{Kind: "wait", Reason: "tools"}
+		}
+		if e != want {
+			t.Fatalf("hold %v: step: %+v, want %+v", hold, e, want)
+		}
 	}
 }
 

@@ -131,6 +131,7 @@ func Run(t *rapid.T, opts Options) (err error) {
 			return d.transform(m)
 		},
 		SkipStaleSettlement: true, // as the lane's: finalizations race drive steps here
+		HoldToolBatches:     true, // as the lane's without Options.Tools
 		Mutant:              opts.Mutant,
 	})
 	if opts.Tools {
@@ -140,7 +141,8 @@ func Run(t *rapid.T, opts Options) (err error) {
 			AfterResponse: func(m *pi.AssistantMessage) *pi.AssistantMessage {
 				return d.transform(m)
 			},
-			Mutant: opts.Mutant, Tools: modelTools(), SequentialTools: true,
+			SkipStaleSettlement: true, // as the lane's
+			Mutant:              opts.Mutant, Tools: modelTools(), SequentialTools: true,
 		})
 	}
 	if err := d.openStorage(true); err != nil {
@@ -227,6 +229,9 @@ func (d *driver) openLane() error {
 		Provider: d, Listener: d.listener, AfterResponse: d.hook, OnFrame: d.onFrame,
 		SkipStaleSettlement: true, // finalizations race drive steps here
 		Generation:          d.gen,
+		// without Options.Tools a settled batch waits for the driver,
+		// which ends the operation itself
+		HoldToolBatches: !d.opts.Tools,
 	}
 	if d.opts.Tools {
 		cfg.Tools = d.laneTools()
