@@ -179,14 +179,7 @@ func (info *opInfo) generationContext() pi.JSONValue {
 
 // configuration is the lane configuration the run captured:
 // {model{provider, modelId}, thinkingLevel, activeToolNames}.
-func (r Run) configuration() pi.JSONValue {
-	names := make([]pi.JSONValue, len(r.ActiveToolNames))
-	for i, n := range r.ActiveToolNames {
-		names[i] = pi.StringValue(n)
-	}
-	return object("model", object("provider", pi.StringValue(r.Model.Provider), "modelId", pi.StringValue(r.Model.ModelID)),
-		"thinkingLevel", pi.StringValue(r.ThinkingLevel), "activeToolNames", pi.ArrayValue(names))
-}
+func (r Run) configuration() pi.JSONValue { return runConfig(r).value() }
 
 // object builds a JS object from alternating keys and values, in order.
 func object(kv ...any) pi.JSONValue {
