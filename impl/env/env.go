@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"time"
 )
 
@@ -117,6 +118,15 @@ func CheckAtMost(path string, b []byte, limit int64) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
 	}
 	return b, nil
+}
+
+// readBound is how many bytes a ReadFileAtMost reads to tell a file of
+// limit bytes from a longer one: limit+1, without overflowing.
+func readBound(limit int64) int64 {
+	if limit >= math.MaxInt64-1 {
+		return math.MaxInt64
+	}
+	return limit + 1
 }
 
 // ReadAtMost reads path whole, through ReadFileAtMost when limit > 0 and

@@ -2,6 +2,9 @@ package env
 
 import (
 	"bytes"
+	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -59,4 +62,16 @@ func TestOSFSRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "x\n", string(got))
 	require.NoError(t, fsys.Remove(dir+"/b"))
+}
+
+// The largest limit reads the whole file: limit+1 must not overflow into
+// a negative bound that reads nothing.
+func TestReadFileAtMostLargestLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(p, []byte("abc"), 0o644))
+	b, err := OSFS{}.ReadFileAtMost(p, math.MaxInt64)
+	require.NoError(t, err)
+	require.Equal(t, "abc", string(b))
+	_, err = OSFS{}.ReadFileAtMost(p, 2)
+	require.ErrorIs(t, err, ErrTooLarge)
 }

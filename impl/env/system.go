@@ -34,7 +34,7 @@ func (OSFS) ReadFileAtMost(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	b, err := io.ReadAll(io.LimitReader(f, readBound(limit)))
 	if err != nil {
 		return nil, err
 	}

@@ -191,11 +191,12 @@ func (info *opInfo) toolSource(o Op, i int) (pi.ToolCall, error) {
 	return tc, nil
 }
 
-// activeTool is the configured tool the batch may run under name: the first
-// of Config.Tools with that name among the batch's active tool names
-// (runTools filters config.tools by configuration.activeToolNames;
-// prepareToolCall takes the first match).
-func (m *Model) activeTool(info *opInfo, name string) (ToolSpec, bool) {
+// activeTool is the configured tool the batch may run under name, among the
+// batch's active tool names (runTools filters config.tools by
+// configuration.activeToolNames): for a planned call the first of
+// Config.Tools with that name (prepareToolCall's find), for a restored one
+// the last (recoverToolInvocation's toolsByName, a Map built in order).
+func (m *Model) activeTool(info *opInfo, name string, restored bool) (ToolSpec, bool) {
 	active := false
 	for _, n := range info.run.ActiveToolNames {
 		active = active || n == name
@@ -203,12 +204,14 @@ func (m *Model) activeTool(info *opInfo, name string) (ToolSpec, bool) {
 	if !active {
 		return ToolSpec{}, false
 	}
+	var found ToolSpec
+	ok := false
 	for _, t := range m.cfg.Tools {
-		if t.Name == name {
-			return t, true
+		if t.Name == name && !(ok && !restored) {
+			found, ok = t, true
 		}
 	}
-	return ToolSpec{}, false
+	return found, ok
 }
 
 func replayOf(t ToolSpec) string {
@@ -245,7 +248,7 @@ func (m *Model) ToolIntent(id string) error {
 	if err != nil {
 		return err
 	}
-	tool, ok := m.activeTool(info, tc.Name)
+	tool, ok := m.activeTool(info, tc.Name, false)
 	switch {
 	case o.CancelRequested:
 		return fmt.Errorf("model/lane: tool intent %s after the operation's cancel request (pi publishes the aborted outcome)", id)
@@ -301,7 +304,7 @@ func (m *Model) ToolReplayClear(id string) error {
 	if err != nil {
 		return err
 	}
-	tool, ok := m.activeTool(info, tc.Name)
+	tool, ok := m.activeTool(info, tc.Name, true)
 	switch {
 	case c.status != callEffectPending || m.toolLive[id]:
 		return fmt.Errorf("model/lane: tool replay clear %s: the call is not a restored effect_pending call", id)
@@ -373,7 +376,7 @@ func (m *Model) ToolOutcome(id string) error {
 //     which clears its checkpoint first (ToolReplayClear).
 func (m *Model) toolOutcome(info *opInfo, o Op, i int, id string, tc pi.ToolCall) (*pi.ToolResultMessage, bool, error) {
 	c := info.tools.calls[i]
-	tool, available := m.activeTool(info, tc.Name)
+	tool, available := m.activeTool(info, tc.Name, c.status != callPlanned)
 	if c.status == callPlanned {
 		switch {
 		case o.CancelRequested:

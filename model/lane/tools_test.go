@@ -472,3 +472,17 @@ func TestToolRestoredOutcomePlaced(t *testing.T) {
 		t.Fatalf("refused replay: %s", e)
 	}
 }
+
+// execution/tools.ts prepareToolCall finds the first configured tool of a
+// name; runtime/drive/tools.ts recoverToolInvocation reads toolsByName, a
+// Map in which a later duplicate wins.
+func TestDuplicateToolNamesFirstPreparedLastRecovered(t *testing.T) {
+	m := New(Config{Lane: "main", Tools: []ToolSpec{{Name: "x", Replay: "never"}, {Name: "x", Replay: "safe"}}})
+	info := &opInfo{run: Run{ActiveToolNames: []string{"x"}}}
+	if tool, ok := m.activeTool(info, "x", false); !ok || tool.Replay != "never" {
+		t.Fatalf("planned call: %+v %v, want the first tool", tool, ok)
+	}
+	if tool, ok := m.activeTool(info, "x", true); !ok || tool.Replay != "safe" {
+		t.Fatalf("restored call: %+v %v, want the last tool", tool, ok)
+	}
+}

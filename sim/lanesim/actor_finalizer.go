@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/frameproof/frameproof/impl/env"
-
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/sim/choice"

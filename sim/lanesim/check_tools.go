@@ -2,6 +2,8 @@ package lanesim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/lane"
@@ -124,7 +126,9 @@ func strProp(v pi.JSONValue, key string) string {
 // the nearest assistant entry above it (tool results in between).
 func checkResultsPaired(entries map[string]storedEntry) error {
 	answered := map[string]bool{}
-	for id, e := range entries {
+	// in id order, so a run with several violations always reports the same
+	for _, id := range slices.Sorted(maps.Keys(entries)) {
+		e := entries[id]
 		if role(e.message) != "toolResult" {
 			continue
 		}
