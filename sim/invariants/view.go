@@ -96,67 +96,100 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 		v.canonicalSeqs = r.canonicalSeqs
 	}
 	for _, op := range ops {
-		sv, err := st.GetValue(lane.OpStateAddr(op))
-		if err != nil {
+		if err := r.readOp(st, named, op, v); err != nil {
 			return nil, err
 		}
-		if sv != nil {
-			if r.ops == nil {
-				r.ops = map[string]opDecode{}
-			}
-			var d opDecode
-			var ok bool
-			if named {
-				d, ok = r.opSeqs[sv.Seq]
-			} else {
-				d, ok = r.ops[string(sv.Value)]
-			}
-			if !ok {
-				decode := r.Decode
-				if decode == nil {
-					decode = lane.DecodeState
-				}
-				s, err := decode(sv.Value)
-				d = opDecode{state: s, err: err}
-				if named {
-					r.opSeqs[sv.Seq] = d
-				} else {
-					r.ops[string(sv.Value)] = d
-				}
-			}
-			if d.err != nil {
-				return nil, fmt.Errorf("invariants: op %s: %w", op, d.err)
-			}
-			v.Ops[op] = d.state
-		} else {
-			v.Ops[op] = nil
-		}
-		rv, err := st.GetValue(lane.ResultAddr(op))
-		if err != nil {
-			return nil, err
-		}
-		v.Results[op] = rv != nil
 	}
 	for _, k := range listKeys {
-		var all []store.ListElement
-		var cursor *int64
-		for {
-			page, err := st.ReadList(store.Address{Namespace: lane.NSAssistantFrame, Key: k, Kind: store.KindList}, store.ReadOptions{Cursor: cursor, Limit: 10_000})
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, page...)
-			if len(page) < 10_000 {
-				break
-			}
-			s := page[len(page)-1].Seq
-			cursor = &s
+		all, err := readFrames(st, k)
+		if err != nil {
+			return nil, err
 		}
 		v.Lists[k] = all
 	}
+	if err := r.readEntries(st, named, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// readOp reads op's state (decoded once per seq or bytes) and whether its
+// result exists into v.
+func (r *ViewReader) readOp(st store.Storage, named bool, op string, v *View) error {
+	sv, err := st.GetValue(lane.OpStateAddr(op))
+	if err != nil {
+		return err
+	}
+	v.Ops[op] = nil
+	if sv != nil {
+		d := r.decodeOp(named, sv)
+		if d.err != nil {
+			return fmt.Errorf("invariants: op %s: %w", op, d.err)
+		}
+		v.Ops[op] = d.state
+	}
+	rv, err := st.GetValue(lane.ResultAddr(op))
+	if err != nil {
+		return err
+	}
+	v.Results[op] = rv != nil
+	return nil
+}
+
+// decodeOp decodes a stored op state through the memo: by seq on the
+// reference, by bytes elsewhere.
+func (r *ViewReader) decodeOp(named bool, sv *store.StoredValue) opDecode {
+	if r.ops == nil {
+		r.ops = map[string]opDecode{}
+	}
+	var d opDecode
+	var ok bool
+	if named {
+		d, ok = r.opSeqs[sv.Seq]
+	} else {
+		d, ok = r.ops[string(sv.Value)]
+	}
+	if ok {
+		return d
+	}
+	decode := r.Decode
+	if decode == nil {
+		decode = lane.DecodeState
+	}
+	s, err := decode(sv.Value)
+	d = opDecode{state: s, err: err}
+	if named {
+		r.opSeqs[sv.Seq] = d
+	} else {
+		r.ops[string(sv.Value)] = d
+	}
+	return d
+}
+
+// readFrames reads the whole frame list of key k, page by page.
+func readFrames(st store.Storage, k string) ([]store.ListElement, error) {
+	var all []store.ListElement
+	var cursor *int64
+	for {
+		page, err := st.ReadList(store.Address{Namespace: lane.NSAssistantFrame, Key: k, Kind: store.KindList}, store.ReadOptions{Cursor: cursor, Limit: 10_000})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if len(page) < 10_000 {
+			return all, nil
+		}
+		s := page[len(page)-1].Seq
+		cursor = &s
+	}
+}
+
+// readEntries decodes the stored entries into v.Entries (assistant
+// messages; nil for the others), each once per seq or bytes.
+func (r *ViewReader) readEntries(st store.Storage, named bool, v *View) error {
 	es, err := st.Entries()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if r.entries == nil {
 		r.entries = map[string]entryDecode{}
@@ -177,30 +210,37 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 		v.Entries = make(map[string]*pi.AssistantMessage, len(es))
 	}
 	for _, e := range es[start:] {
-		var d entryDecode
-		var ok bool
-		if named {
-			d, ok = r.entrySeqs[e.Seq]
-		} else {
-			d, ok = r.entries[string(e.Entry.Raw)]
-		}
-		if !ok {
-			d = decodeEntry(e.Entry.Raw, r.Parse)
-			if named {
-				r.entrySeqs[e.Seq] = d
-			} else {
-				r.entries[string(e.Entry.Raw)] = d
-			}
-		}
+		d := r.decodeEntry(named, e)
 		if d.err != nil {
-			return nil, fmt.Errorf("invariants: entry %s: %w", e.Entry.ID, d.err)
+			return fmt.Errorf("invariants: entry %s: %w", e.Entry.ID, d.err)
 		}
 		v.Entries[e.Entry.ID] = d.msg
 		if named {
 			r.entryCount, r.lastEntrySeq = r.entryCount+1, e.Seq
 		}
 	}
-	return v, nil
+	return nil
+}
+
+// decodeEntry decodes a stored entry through the memo.
+func (r *ViewReader) decodeEntry(named bool, e store.StoredEntry) entryDecode {
+	var d entryDecode
+	var ok bool
+	if named {
+		d, ok = r.entrySeqs[e.Seq]
+	} else {
+		d, ok = r.entries[string(e.Entry.Raw)]
+	}
+	if ok {
+		return d
+	}
+	d = decodeEntry(e.Entry.Raw, r.Parse)
+	if named {
+		r.entrySeqs[e.Seq] = d
+	} else {
+		r.entries[string(e.Entry.Raw)] = d
+	}
+	return d
 }
 
 // decodeEntry decodes a stored entry's assistant message (nil msg for any

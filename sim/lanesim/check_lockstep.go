@@ -317,18 +317,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		run.Compaction = &simCompaction
 		return func() error { return m.StartRun(op, user, run) }
 	case "lane-config":
-		run := modelRun(ls.r.runOptions())
-		return func() error {
-			if m.Committed().Config == "" {
-				ls.r.race(rowLaneConfig, orderLaneCreated)
-			} else {
-				ls.r.race(rowLaneConfig, orderLaneReconfigured)
-			}
-			if !m.Acquire(ml.LaneConfig{Model: run.Model, ThinkingLevel: run.ThinkingLevel, ActiveToolNames: run.ActiveToolNames}) {
-				return fmt.Errorf("pi.lane.config committed although the lane has the run's configuration: %s", describeWrites(ws))
-			}
-			return nil
-		}
+		return ls.laneConfigInput(ws)
 	case "intent", "poll-intent":
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
@@ -375,22 +364,8 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			ls.early = &out
 			return err
 		}
-	case "tool-intent":
-		id, err := toolIntentResult(ws, ls.r.decodeState)
-		return func() error {
-			if err != nil {
-				return err
-			}
-			return m.ToolIntent(id)
-		}
-	case "tool-outcome":
-		id := toolOutcomeResult(ws)
-		return func() error { return m.ToolOutcome(id) }
-	case "tool-replay-clear":
-		id := toolReplayResult(ws)
-		return func() error { return m.ToolReplayClear(id) }
-	case "tool-place":
-		return m.PlaceTools
+	case "tool-intent", "tool-outcome", "tool-replay-clear", "tool-place":
+		return ls.toolInputFor(name, ws)
 	case "frame":
 		// acknowledged frames are fed by onFrame (it carries the event
 		// index); a frame in flight is the oldest queued one
@@ -405,6 +380,47 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		}
 	}
 	return func() error { return fmt.Errorf("unmodelled command %q committed: %s", name, describeWrites(ws)) }
+}
+
+// laneConfigInput is the lane acquisition a run start commits first: pi's
+// Harness.lane creation, or setConfiguration when the run brings another
+// configuration (counted in the lane-configuration coverage row).
+func (ls *lockstep) laneConfigInput(ws []store.Write) func() error {
+	m, run := ls.m, modelRun(ls.r.runOptions())
+	return func() error {
+		if m.Committed().Config == "" {
+			ls.r.race(rowLaneConfig, orderLaneCreated)
+		} else {
+			ls.r.race(rowLaneConfig, orderLaneReconfigured)
+		}
+		if !m.Acquire(ml.LaneConfig{Model: run.Model, ThinkingLevel: run.ThinkingLevel, ActiveToolNames: run.ActiveToolNames}) {
+			return fmt.Errorf("pi.lane.config committed although the lane has the run's configuration: %s", describeWrites(ws))
+		}
+		return nil
+	}
+}
+
+// toolInputFor maps a tool batch's transaction to the model's tool input;
+// the call each names comes from the transaction's own writes.
+func (ls *lockstep) toolInputFor(name string, ws []store.Write) func() error {
+	m := ls.m
+	switch name {
+	case "tool-intent":
+		id, err := toolIntentResult(ws, ls.r.decodeState)
+		return func() error {
+			if err != nil {
+				return err
+			}
+			return m.ToolIntent(id)
+		}
+	case "tool-outcome":
+		id := toolOutcomeResult(ws)
+		return func() error { return m.ToolOutcome(id) }
+	case "tool-replay-clear":
+		id := toolReplayResult(ws)
+		return func() error { return m.ToolReplayClear(id) }
+	}
+	return m.PlaceTools
 }
 
 // oldestQueued is the frame an in-flight append commits: the oldest
