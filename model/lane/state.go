@@ -68,7 +68,13 @@ type LaneRecord struct {
 type InboxItem struct{ EntryID, Kind string }
 
 // Entry is one transcript entry; Message is its message in canonical JSON.
-type Entry struct{ ID, Parent, Message string }
+type Entry struct {
+	ID, Parent, Message string
+	// Terminate is the canonical JSON of the entry's terminate member, ""
+	// when it has none (commitPlacement writes terminate: true on a
+	// terminating tool result's entry, and nothing otherwise).
+	Terminate string
+}
 
 // UsageRow is one usage row; Usage is canonical JSON.
 type UsageRow struct{ ID, EntryID, Usage string }

@@ -499,7 +499,11 @@ func (m *Model) PlaceTools() error {
 			m.emit("message_start", m.toolRecovery)
 			m.emit("message_end", m.toolRecovery)
 		}
-		m.st.Entries = append(m.st.Entries, Entry{ID: id, Parent: parent, Message: calls[i].message})
+		e := Entry{ID: id, Parent: parent, Message: calls[i].message}
+		if calls[i].terminate {
+			e.Terminate = "true" // tool-placement.ts commitPlacement: ...(terminate ? {terminate: true} : {})
+		}
+		m.st.Entries = append(m.st.Entries, e)
 		if m.cfg.Mutant != MutantPlacementKeepsPending {
 			m.unpend(id)
 		}

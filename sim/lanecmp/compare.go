@@ -57,8 +57,8 @@ type opMemo struct {
 }
 
 type entryMemo struct {
-	message string
-	err     error
+	message, terminate string
+	err                error
 }
 
 type usageMemo struct {
@@ -143,6 +143,9 @@ func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 			memo = entryMemo{err: err}
 			if err == nil {
 				memo.message = string(v.Prop("message").AppendJSON(nil))
+				if t := v.Prop("terminate"); !t.IsUndefined() {
+					memo.terminate = string(t.AppendJSON(nil))
+				}
 			}
 			r.entries.put(named, e.Seq, e.Entry.Raw, memo)
 		}
@@ -153,7 +156,7 @@ func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 		if e.Entry.ParentID != nil {
 			parent = *e.Entry.ParentID
 		}
-		s.Entries = append(s.Entries, ml.Entry{ID: e.Entry.ID, Parent: parent, Message: memo.message})
+		s.Entries = append(s.Entries, ml.Entry{ID: e.Entry.ID, Parent: parent, Message: memo.message, Terminate: memo.terminate})
 	}
 	return nil
 }
