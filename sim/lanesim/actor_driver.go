@@ -94,6 +94,7 @@ func (r *runner) driver() {
 			}
 			continue
 		}
+		r.maybeCancelOrphanedTool(cur)
 		permit := false
 		if cur.State.At == lane.LeafDeferredSuspended || cur.State.At == lane.LeafDeferredEffectPending {
 			r.maybeCancelBadSource(cur)
@@ -175,6 +176,29 @@ func (r *runner) maybeCancelBadSource(cur *lane.Operation) {
 		return
 	}
 	r.requestCancel()
+}
+
+// maybeCancelOrphanedTool: a client cancels, at times, a tool batch a
+// crash interrupted (a call still effect_pending at dispatch: one Step runs
+// a whole batch, so only a lost process leaves one), before the driver's
+// next step: runtime/drive/tools.ts runSequential then settles that call
+// as interrupted with its stored checkpoint (readCheckpoint) instead of
+// recovering it (recoverToolInvocation).
+func (r *runner) maybeCancelOrphanedTool(cur *lane.Operation) {
+	if cur.State.At != lane.LeafTools || cur.State.Control.CancelRequested || !hasEffectPendingCall(cur.State) ||
+		!choice.Chance(r.w, "cancel-orphaned-tool", 1, 2) {
+		return
+	}
+	r.requestCancel()
+}
+
+func hasEffectPendingCall(s *lane.OpState) bool {
+	for _, c := range s.Calls {
+		if c.Status == lane.CallEffectPending {
+			return true
+		}
+	}
+	return false
 }
 
 // finalizeStuck finalizes, as failed, the operation whose source handle
