@@ -186,7 +186,7 @@ func (r *runner) maybeCancelBadSource(cur *lane.Operation) {
 // recovering it (recoverToolInvocation).
 func (r *runner) maybeCancelOrphanedTool(cur *lane.Operation) {
 	if cur.State.At != lane.LeafTools || cur.State.Control.CancelRequested || !hasEffectPendingCall(cur.State) ||
-		!choice.Chance(r.w, "cancel-orphaned-tool", 1, 2) {
+		!choice.Chance(r.w, "cancel-orphaned-tool", 1, 3) {
 		return
 	}
 	r.requestCancel()
