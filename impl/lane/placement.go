@@ -80,6 +80,8 @@ func (l *Lane) readPlacement(op string, src *batchSource) (*placementRead, error
 	return out, err
 }
 
+// firstOpenIndex is the first call not yet completed (readPlacement and
+// runSequential both start there).
 func firstOpenIndex(calls []PlannedCall) (int, bool) {
 	for i, c := range calls {
 		if c.status() != CallCompleted {

@@ -81,10 +81,11 @@ func (l *Lane) runSequential(op string, src *batchSource, ts *toolSet, recovery 
 		if cur == nil {
 			return false, nil
 		}
-		call, ok := firstOpen(cur.Calls)
+		i, ok := firstOpenIndex(cur.Calls)
 		if !ok {
 			return false, l.faultWith(toolInvariant("Tool batch remained open after every call completed"))
 		}
+		call := cur.Calls[i]
 		if call.status() == CallOutcomeReady {
 			return false, l.faultWith(toolInvariant("Ready tool outcome was not materialized"))
 		}
@@ -93,15 +94,6 @@ func (l *Lane) runSequential(op string, src *batchSource, ts *toolSet, recovery 
 		}
 	}
 	return false, l.faultWith(toolInvariant("Sequential tool batch exceeded its bounded transition count"))
-}
-
-func firstOpen(calls []PlannedCall) (PlannedCall, bool) {
-	for _, c := range calls {
-		if c.status() != CallCompleted {
-			return c, true
-		}
-	}
-	return PlannedCall{}, false
 }
 
 // advanceCall is one iteration of runSequential for the first open call.

@@ -514,11 +514,7 @@ func (m *Model) PlaceTools() error {
 	m.st.Tip = parent
 	complete := end == len(calls)
 	if complete {
-		args := append([]string(nil), info.tools.args...)
-		sort.Strings(args) // a prefix scan reads keys in order
-		for _, k := range args {
-			ws = append(ws, deleteValue(nsToolArgs, k))
-		}
+		ws = append(ws, info.toolArgDeletes()...)
 		info.tools.args = nil
 	}
 	m.expectTX(append(ws, setValue(nsOpState, op, ""))...)
