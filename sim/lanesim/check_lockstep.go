@@ -116,6 +116,10 @@ type lockstep struct {
 	commitAt float64
 	// recoverTurn: the step's recovery read found its effect current
 	recoverTurn bool
+	// replayClears counts this process's tool-replay-clear commits whose
+	// recovery tool_start has not been seen yet (the coverage row's
+	// "replayed": each such commit emits exactly one, right after it)
+	replayClears int
 	// captures collect, for each compared capture waiting on the line, the
 	// model's capture at every cut meanwhile (capturecut.go)
 	captures []*modelCuts
@@ -249,6 +253,9 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 		return
 	}
 	it.committed = true
+	if it.name == "tool-replay-clear" {
+		ls.replayClears++
+	}
 	if stepCommands[it.name] && ls.stepping {
 		skipped, err := ls.m.StepTurn()
 		if ls.mismatch("step turn ("+it.name+")", err) {

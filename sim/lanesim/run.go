@@ -284,6 +284,7 @@ func (r *runner) main() {
 // driver. The first time it creates the storage.
 func (r *runner) startProcess() bool {
 	r.gen++
+	r.ls.replayClears = 0 // a lost process's clears emit nothing more
 	r.client.restart()
 	r.proc = r.w.NewProcess("lane")
 	raw, err := r.be.open(r.proc)

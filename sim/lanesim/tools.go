@@ -141,19 +141,15 @@ func (r *runner) noteToolEvent(ev lane.Event) {
 	}
 }
 
-// replayStarts: a recovery tool_start that a replay clear emitted (an
-// effect_pending call's; an outcome's tool_start names a planned call).
-func (r *runner) replayStarts(ev lane.Event) bool {
-	_, st := r.refOp()
-	if st == nil {
+// replayStarts: a recovery tool_start that a replay clear emitted, not the
+// intent of a planned call in a recovering batch (which also finds its call
+// effect_pending and "safe" once its intent committed).
+func (r *runner) replayStarts(lane.Event) bool {
+	if r.ls.replayClears == 0 {
 		return false
 	}
-	for _, c := range st.Calls {
-		if c.Status == lane.CallEffectPending && c.Replay == "safe" {
-			return true
-		}
-	}
-	return false
+	r.ls.replayClears--
+	return true
 }
 
 // toolOutcomeKind names a tool_end's outcome by its result's text.
