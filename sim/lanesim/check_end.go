@@ -7,6 +7,10 @@ func (r *runner) finalChecks() {
 	if r.failed {
 		return
 	}
+	if err := r.ref.rowsAreSpec(); err != nil {
+		r.fail("store", "%v", err)
+		return
+	}
 	op, st := r.refOp()
 	r.check(op == "" && st == nil, "liveness", "run ended with operation %s unsettled", describe(op, st))
 	r.check(r.resultsCount() >= r.p.ops, "liveness", "%d of %d operations settled", r.resultsCount(), r.p.ops)

@@ -156,3 +156,32 @@ func (s *specStore) Close() error { return nil }
 // acknowledged commits only, never rolled back, so no seq ever names other
 // bytes.
 func (s *specStore) SeqsNameWrites() bool { return true }
+
+// rowsAreSpec checks the entries and usage rows the store serves (appended
+// at commit, so the checks after every commit read no copy) against
+// model/store's own rows, once a run ends: the same ids, parents, seqs and
+// timestamps in the same order, so the oracle still states them.
+func (s *specStore) rowsAreSpec() error {
+	want, got := s.spec.Entries(), s.entries
+	if len(want) != len(got) {
+		return fmt.Errorf("reference store serves %d entries, its specification holds %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Entry.ID != w.ID || !samePtr(g.Entry.ParentID, w.ParentID) || g.Seq != w.Seq || g.Timestamp != w.Timestamp {
+			return fmt.Errorf("reference store entry %d is %s (seq %d), its specification's %s (seq %d)", i, g.Entry.ID, g.Seq, w.ID, w.Seq)
+		}
+	}
+	wantU, gotU := s.spec.Usage(), s.usage
+	if len(wantU) != len(gotU) {
+		return fmt.Errorf("reference store serves %d usage rows, its specification holds %d", len(gotU), len(wantU))
+	}
+	for i, w := range wantU {
+		if gotU[i].Row.ID != w.ID || gotU[i].Seq != w.Seq {
+			return fmt.Errorf("reference store usage row %d is %s (seq %d), its specification's %s (seq %d)", i, gotU[i].Row.ID, gotU[i].Seq, w.ID, w.Seq)
+		}
+	}
+	return nil
+}
+
+func samePtr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

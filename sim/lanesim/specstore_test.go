@@ -46,4 +46,12 @@ func TestSpecStoreRowsAreTheSpecifications(t *testing.T) {
 	require.Equal(t, wantU, us)
 	require.Len(t, es, 3)
 	require.Len(t, us, 2)
+
+	// the end-of-run check agrees, and refuses served rows that drifted
+	require.NoError(t, s.rowsAreSpec())
+	s.entries[1].Seq++
+	require.ErrorContains(t, s.rowsAreSpec(), "entry 1")
+	s.entries[1].Seq--
+	s.usage = s.usage[:1]
+	require.ErrorContains(t, s.rowsAreSpec(), "usage rows")
 }
