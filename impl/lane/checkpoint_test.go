@@ -127,9 +127,11 @@ func TestCrashAtStartLeavesResumes(t *testing.T) {
 	}
 }
 
-// A process reopened at the checkpoint without stream options and a retry
-// policy (pi's harness options, which pi never persists either) cannot mint
-// the assistant step: the boundary faults and commits nothing.
+// runtime/drive/boundary.ts assistantReadyAtBoundary takes stream options
+// and the retry policy from the harness's options, which pi never persists:
+// a process reopened at the checkpoint without them (Config.Generation)
+// cannot mint the assistant step, so the boundary faults and commits
+// nothing.
 func TestCheckpointWithoutGenerationFaults(t *testing.T) {
 	h := newHarness(t, backends[0])
 	l := h.open()
