@@ -171,6 +171,7 @@ type Model struct {
 	plan       *Expect
 	dispatched dispatch // what the step in progress read (StepTurn)
 	turn       *bool    // StepTurn's verdict for the step in progress
+	turns      int      // StepTurn calls for the step in progress
 	intentSeen bool
 	// lost: a command of the step in progress reached its turn with no
 	// current operation and faulted (StepTurn, CommandTurn)
@@ -280,6 +281,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
 	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
+	m.turns = 0
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
@@ -805,6 +807,7 @@ func (m *Model) Finalize(status, code, message string) (bool, error) {
 // appends, the live stream and the step in progress are gone.
 func (m *Model) Crash() {
 	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn, m.lost = nil, nil, nil, nil, nil, false, nil, false
+	m.turns = 0
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false
 	m.observers, m.observed = 0, nil // observing calls die with the process

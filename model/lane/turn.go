@@ -31,9 +31,10 @@ type dispatch struct {
 // continueOperation); a poll's intent then re-checks the same leaf, so a
 // poll step takes a second turn while its first found the leaf current.
 func (m *Model) StepTurn() (skipped bool, err error) {
-	if m.plan == nil || (m.turn != nil && (*m.turn || m.plan.Kind != "poll")) {
+	if m.plan == nil || m.turns >= 2 || (m.turn != nil && (*m.turn || m.plan.Kind != "poll")) {
 		return false, fmt.Errorf("model/lane: step turn without a dispatched step")
 	}
+	m.turns++
 	d := m.dispatched
 	id, o, ok := m.current()
 	moved := !ok || id != d.op || o.At != d.at || o.ResponseEntryID != d.resp

@@ -252,6 +252,15 @@ func TestDeferredStepTurns(t *testing.T) {
 	if err := stepTurn(m); err == nil {
 		t.Error("a wait step took a second turn")
 	}
+	// a poll step has two commands (source read, intent): no third turn
+	m = suspendedModel(t, false)
+	_, err = m.Step(true)
+	must(t, err)
+	must(t, stepTurn(m))
+	must(t, stepTurn(m))
+	if err := stepTurn(m); err == nil {
+		t.Error("a poll step took a third turn")
+	}
 }
 
 // runtime/drive/deferred.ts readSourceHandle reads the handle inside
