@@ -3,7 +3,6 @@ package lane
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
@@ -101,44 +100,4 @@ func isMessageEntry(raw []byte) bool {
 	}
 	t := v.Prop("type")
 	return t.Kind() == pi.String && t.Str() == "message"
-}
-
-// runCheckpoint is runtime/drive/checkpoint.ts runCheckpoint for a
-// need_assistant continuation: one TX moves the checkpoint to
-// assistant.ready through assistantReadyAtBoundary (boundary.ts), which
-// mints the step id, with attempt 1. Like pi's, the TX also sets the lane
-// state (the boundary's placement always names the inbox) and emits nothing
-// when no queued input is placed. frameproof places no queued input and
-// has no model registry, so pi's threshold-compaction check
-// (prepareCompactionThreshold, skipped for an unknown model) is not run.
-func (l *Lane) runCheckpoint(op string) (StepResult, error) {
-	_, _, err := l.command("checkpoint", func(cur view) (plan, error) {
-		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafCheckpoint || cur.op.State.Control.CancelRequested {
-			return plan{}, l.lostOperation(cur) // continueOperation: cancel_requested or moved on
-		}
-		l.mu.Lock()
-		gen := l.gen
-		l.mu.Unlock()
-		if gen == nil {
-			return plan{}, errNoGeneration
-		}
-		if cur.config == nil { // a run on a lane never acquired: restore refuses such a lane
-			return plan{}, laneConfigMissing(l.cfg.Name, "lane.config")
-		}
-		configuration := *cur.config
-		configuration.ActiveToolNames = slices.Clone(configuration.ActiveToolNames)
-		s := cur.op.State
-		next := cur.clone()
-		st := s.scope(LeafAssistantReady)
-		st.Gen = &GenerationContext{StepID: l.cfg.IDs.NewID(), TriggerEntryID: s.TriggerEntryID,
-			Configuration: configuration, StreamOptions: gen.StreamOptions, RetryPolicy: gen.RetryPolicy,
-			OverflowRecoveryUsed: s.Continuation.OverflowRecoveryUsed}
-		st.NextAttempt = 1
-		next.op.State = st
-		ls := LaneState{CurrentOperationID: strp(op), LastOperationID: cur.laneState.LastOperationID, Inbox: cur.laneState.Inbox}
-		next.laneState = ls
-		writes := []store.Write{store.SetValueRaw(OpStateAddr(op), MarshalState(st)), store.SetValueRaw(LaneStateAddr(l.cfg.Name), ls.raw())}
-		return plan{commit: true, writes: writes, next: next}, nil
-	})
-	return StepResult{Kind: StepProgress}, err
 }

@@ -67,6 +67,7 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	opID, userID := l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
 	now := l.now()
 	user := &pi.UserMessage{Text: opts.UserText, Timestamp: now}
+	var accepted acceptedInput
 	res, _, err := l.command("start-run", func(cur view) (plan, error) {
 		if cur.op != nil {
 			return plan{}, &rejectError{fmt.Errorf("lane: start run: operation %s is still current", cur.op.ID)}
@@ -75,18 +76,25 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 		if err != nil {
 			return plan{}, err
 		}
+		// acceptRun captures queued input (selectAcceptedInbox) before the
+		// prompt: its entries chain from the tip, the prompt after them
+		if accepted, err = l.acceptInbox(cur, opts.Settings); err != nil {
+			return plan{}, err
+		}
+		inserts, deletes, parent := accepted.chain(cur.tip)
 		state := &OpState{At: LeafStarting, Settings: opts.Settings}
 		meta := OpMeta{OperationID: opID, Lane: l.cfg.Name, SourceTipID: cur.tip, StartedAt: now,
 			Kind: "run", PromptEntryIDs: []string{userID}}
-		ls := LaneState{CurrentOperationID: strp(opID), LastOperationID: cur.laneState.LastOperationID, Inbox: cur.laneState.Inbox}
+		ls := LaneState{CurrentOperationID: strp(opID), LastOperationID: cur.laneState.LastOperationID, Inbox: accepted.inbox}
 		tipJSON, _ := pi.Marshal(pi.StringValue(userID))
-		writes := []store.Write{
-			store.InsertEntry(store.Entry{ID: userID, ParentID: cur.tip, Raw: messageEntryRaw(userID, cur.tip, userJSON)}),
+		writes := append(inserts, store.InsertEntry(store.Entry{ID: userID, ParentID: parent, Raw: messageEntryRaw(userID, parent, userJSON)}))
+		writes = append(writes, deletes...)
+		writes = append(writes,
 			store.SetValueRaw(BranchTipAddr(l.cfg.Name), tipJSON),
 			store.SetValueRaw(OpMetaAddr(opID), meta.raw()),
 			store.SetValueRaw(OpStateAddr(opID), MarshalState(state)),
 			store.SetValueRaw(LaneStateAddr(l.cfg.Name), ls.raw()),
-		}
+		)
 		next := view{laneState: ls, tip: strp(userID), tipStored: true, config: cur.config, op: &Operation{ID: opID, Meta: meta, State: state}}
 		gen := &GenerationConfig{StreamOptions: opts.StreamOptions, RetryPolicy: opts.RetryPolicy}
 		return plan{commit: true, writes: writes, next: next, applied: func() { l.gen = gen }}, nil
@@ -94,13 +102,19 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// runtime/lane.ts acceptRun: run_start, then the prompt entry's
-	// lifecycle (transcript.ts committedEntryEvents: message_start,
-	// message_end, entry_added, the last without a runId)
+	// runtime/lane.ts acceptRun: run_start, then each entry's lifecycle
+	// (transcript.ts committedEntryEvents: message_start, message_end,
+	// entry_added, the last without a runId): the captured input's, the
+	// prompt's; then queue_update when input was captured
 	l.emit(Event{Type: EvRunStart, RunID: opID, StartedAt: now})
+	l.emitPlacedInput(opID, accepted.placed, res.Seqs, pi.JSONValue{}, false)
+	n := len(accepted.placed)
 	l.emit(Event{Type: EvMessageStart, RunID: opID, Prompt: user})
 	l.emit(Event{Type: EvMessageEnd, RunID: opID, Prompt: user, EntryID: userID})
-	l.emit(Event{Type: EvEntryAdded, Prompt: user, EntryID: userID, Seq: res.Seqs[0]})
+	l.emit(Event{Type: EvEntryAdded, Prompt: user, EntryID: userID, Seq: res.Seqs[n]})
+	if n > 0 {
+		l.emit(Event{Type: EvQueueUpdate, Queues: accepted.queues})
+	}
 	return opID, nil
 }
 
@@ -156,7 +170,7 @@ func (l *Lane) step(opts StepOptions) (StepResult, error) {
 		if s.Continuation.Kind == ContinueNeedAssistant {
 			return l.runCheckpoint(op)
 		}
-		return l.terminate("finish", "completed", nil, op)
+		return l.finishBoundary(op)
 	case LeafTools:
 		if l.cfg.HoldToolBatches {
 			return StepResult{Kind: StepWaiting, Reason: "tools"}, nil

@@ -33,6 +33,11 @@ const (
 	// a tool batch's per-call events (runtime/drive/tools.ts)
 	EvToolStart EventType = "tool_start"
 	EvToolEnd   EventType = "tool_end"
+	// queue_update carries the lane's queued items after an enqueue, a
+	// cancel that removed queued steering, or a placement that took items
+	// from the inbox (runtime/lane.ts enqueue, boundary.ts
+	// boundaryPlacementEvents, acceptRun).
+	EvQueueUpdate EventType = "queue_update"
 )
 
 // Event is one lane event.
@@ -90,6 +95,9 @@ type Event struct {
 	ToolMessage *pi.ToolResultMessage
 	// ToolResults: turn_end of a tool batch (Message is its assistant).
 	ToolResults []*pi.ToolResultMessage
+	// Queues: queue_update's remaining queued items, pi's LaneQueuedItem
+	// list ({entryId, kind, type:"message", message}, in inbox order).
+	Queues pi.JSONValue
 }
 
 // Listener receives every event; the lane awaits the returned future (nil

@@ -23,8 +23,9 @@ const (
 // entry {type:"message", payload: message} under a fresh entry id, then the
 // lane state with {entryId, kind} appended to its inbox. It returns the
 // entry id. The message is pi's string form: {role:"user",
-// content:[{type:"text", text}], timestamp}. (pi's queue_update event is not
-// emitted: this lane emits no queue events.)
+// content:[{type:"text", text}], timestamp}. (pi's queue_update after the
+// commit is not emitted: Enqueue and RequestCancel are external callers'
+// commands, which emit no events here; placements emit it: inbox.go.)
 func (l *Lane) Enqueue(kind QueueKind, text string) (string, error) {
 	switch kind {
 	case QueueSteer, QueueFollowUp, QueueNextRun:

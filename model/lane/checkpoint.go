@@ -2,15 +2,14 @@ package lane
 
 import (
 	"fmt"
-	"slices"
 )
 
 // The run's start leaves (runtime/drive/checkpoint.ts): acceptance leaves
 // the operation at `starting`; the drive's start step commits the initial
 // checkpoint, which asks for an assistant step; the checkpoint step mints
 // that step (boundary.ts assistantReadyAtBoundary) and moves to
-// assistant.ready. Each is one transaction that emits nothing (no hooks
-// inject entries, no queued input is placed); a cancel requested before
+// assistant.ready. The start emits nothing (no hooks inject entries); the
+// checkpoint places the queued steering input (inbox.go); a cancel requested before
 // either commits makes it commit nothing, and the next step reconciles.
 
 // startDone is the start step's outcome at its commit (or at its end when
@@ -28,9 +27,10 @@ func (m *Model) startDone(id string, o Op) Outcome {
 }
 
 // Checkpoint: the checkpoint step's TX committed with the step id the lane
-// minted: the op state at assistant.ready (attempt 1, triggered by the
-// checkpoint's trigger), then the lane state (the boundary's placement
-// always names the inbox).
+// minted: the placed steer input, the op state at assistant.ready (attempt
+// 1, triggered by the last placed message or else the checkpoint's
+// trigger), then the lane state (the boundary's placement always names the
+// inbox).
 func (m *Model) Checkpoint(stepID string) error {
 	defer m.fillStateValues()
 	if m.plan == nil || m.plan.Kind != "checkpoint" || m.boundary {
@@ -40,20 +40,8 @@ func (m *Model) Checkpoint(stepID string) error {
 	if !ok || id != m.dispatched.op || o.At != AtCheckpoint || o.Continuation != NeedAssistant || o.CancelRequested {
 		return fmt.Errorf("model/lane: checkpoint %s committed, but operation %q is not at a running need_assistant checkpoint", stepID, id)
 	}
-	if err := m.fresh(stepID); err != nil {
-		return fmt.Errorf("model/lane: checkpoint: %w", err)
-	}
-	// boundary.ts assistantReadyAtBoundary: the step's configuration is
-	// the lane's (pi.lane.config), whatever the run was started with
-	r := &m.ops[id].run
-	r.StepID = stepID
-	if m.config != nil {
-		r.Model, r.ThinkingLevel, r.ActiveToolNames = m.config.Model, m.config.ThinkingLevel, slices.Clone(m.config.ActiveToolNames)
-	}
-	m.ops[id].afterTools = false
-	m.expectTX(setValue(nsOpState, id, ""), setValue(nsLaneState, m.cfg.Lane, ""))
-	m.st.Ops[id] = Op{At: AtReady, NextAttempt: 1, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
-		LatestAssistantEntryID: o.LatestAssistantEntryID}
-	m.boundary = true
-	return nil
+	// boundary.ts planBoundaryInbox without followUps; the step's
+	// configuration is the lane's (pi.lane.config), whatever the run was
+	// started with
+	return m.readyAtBoundary(id, o, stepID, m.boundaryItems(id, false))
 }

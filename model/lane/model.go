@@ -152,13 +152,18 @@ type queued struct {
 
 // Model is the reference lane.
 type Model struct {
-	cfg     Config
-	st      State
-	ops     map[string]*opInfo
-	streams map[string]*stream
-	events  []string
-	used    map[string]bool
-	queued  []string // every entry id ever queued (QueuedIDs)
+	cfg Config
+	// queuedMsg is each queued item's message (canonical JSON), which a
+	// placement commits as its entry's message (inbox.go)
+	queuedMsg map[string]string
+	// boundaryStep is the step id a may_finish boundary minted (BoundaryStep)
+	boundaryStep string
+	st           State
+	ops          map[string]*opInfo
+	streams      map[string]*stream
+	events       []string
+	used         map[string]bool
+	queued       []string // every entry id ever queued (QueuedIDs)
 	// config is pi.lane.config (nil: the lane was never acquired) and
 	// tipStored says whether a pi.branch.tip value was ever stored
 	// (laneconfig.go)
@@ -260,16 +265,28 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	}
 	run.StepID = ""
 	m.ops[op] = &opInfo{run: run, fromTip: m.st.Tip, trigger: userEntry, started: m.now()}
-	m.expectTX(m.startWrites(op, userEntry, m.st.Tip)...)
+	// acceptRun captures queued input before the prompt (inbox.go)
+	captured := m.acceptedItems(run)
+	m.expectTX(m.acceptWrites(op, userEntry, captured)...)
 	m.st.Entries = append(m.st.Entries, Entry{ID: userEntry, Parent: m.st.Tip,
 		Message: messageJSON(&pi.UserMessage{Text: run.UserText, Timestamp: m.now()})})
 	m.st.Tip, m.tipStored = userEntry, true
 	m.st.Ops[op] = Op{At: AtStarting}
 	m.st.Lane.Current = op
 	// runtime/lane.ts acceptRun: run_start heads the acceptance's events,
-	// then the prompt entry's message_start, message_end and entry_added
-	for _, ev := range []string{"run_start", "message_start", "message_end", "entry_added"} {
+	// then each entry's message_start, message_end and entry_added (the
+	// captured input's, the prompt's), then queue_update
+	m.emit("run_start", false)
+	for range captured {
+		m.emit("message_start", false)
+		m.emit("message_end", false)
+		m.emit("entry_added", false)
+	}
+	for _, ev := range []string{"message_start", "message_end", "entry_added"} {
 		m.emit(ev, false)
+	}
+	if len(captured) > 0 {
+		m.emit("queue_update", false)
 	}
 	return nil
 }
@@ -733,6 +750,9 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		}
 		return Outcome{Kind: "progress"}, nil
 	case "terminate":
+		if p.Status == "completed" {
+			return m.finishAtBoundary(id, o)
+		}
 		m.expectTX(m.terminalWrites(id, o)...)
 		m.terminate(id, p.Status, "", "")
 		m.emit("run_end:"+p.Status, false)
@@ -813,6 +833,7 @@ func (m *Model) Crash() {
 	m.observers, m.observed = 0, nil // observing calls die with the process
 	m.toolLive, m.toolAdmitted, m.toolAwait = map[string]bool{}, map[string]bool{}, ""
 	m.toolRecovery, m.placementRead = false, 0
+	m.boundaryStep = ""
 }
 
 // Close is a controlled crash: it writes nothing. The append the line was

@@ -15,8 +15,10 @@ func steering(kind string) bool { return kind == "steer" || kind == "followUp" }
 
 // Enqueue: the pending entry of entryID, then the lane state with
 // {entryID, kind} appended to the inbox, in one transaction. Queuing works
-// with or without a current operation.
-func (m *Model) Enqueue(entryID, kind string) error {
+// with or without a current operation. (pi then emits queue_update; the
+// implementation emits no events from a caller's enqueue or cancel.)
+// message is the queued message's JSON, which its placement commits.
+func (m *Model) Enqueue(entryID, kind, message string) error {
 	switch kind {
 	case "steer", "followUp", "nextRun":
 	default:
@@ -30,12 +32,16 @@ func (m *Model) Enqueue(entryID, kind string) error {
 	m.st.Pending = append(m.st.Pending, entryID)
 	sort.Strings(m.st.Pending)
 	m.queued = append(m.queued, entryID)
+	if m.queuedMsg == nil {
+		m.queuedMsg = map[string]string{}
+	}
+	m.queuedMsg[entryID] = message
 	return nil
 }
 
 // removeSteering drops the steer and followUp items and their pending
-// entries (the state half of cancelWrites).
-func (m *Model) removeSteering() {
+// entries (the state half of cancelWrites); it reports whether any went.
+func (m *Model) removeSteering() bool {
 	var kept []InboxItem
 	removed := map[string]bool{}
 	for _, it := range m.st.Lane.Inbox {
@@ -53,6 +59,7 @@ func (m *Model) removeSteering() {
 		}
 	}
 	m.st.Pending = pending
+	return len(removed) > 0
 }
 
 // QueuedIDs lists every entry id ever queued, in queue order: a driver

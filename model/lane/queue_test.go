@@ -10,17 +10,17 @@ import (
 // and the lane state; nextRun items and their entries stay.
 func TestCancelRemovesQueuedSteering(t *testing.T) {
 	m := newModel()
-	must(t, m.Enqueue("s0", "steer")) // queued while idle
+	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, BaseDelayMs: 10}))
+	must(t, m.Enqueue("s0", "steer", "")) // queued during the run
 	if ws, _ := m.TakeTX(); !reflect.DeepEqual(withoutValues(ws), []TXWrite{setValue(nsPendingEntry, "s0", ""), setValue(nsLaneState, "main", "")}) {
 		t.Fatalf("enqueue TX %v", ws)
 	}
-	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, BaseDelayMs: 10}))
-	must(t, m.Enqueue("n1", "nextRun"))
-	must(t, m.Enqueue("f2", "followUp"))
-	if err := m.Enqueue("x3", "write"); err == nil {
+	must(t, m.Enqueue("n1", "nextRun", ""))
+	must(t, m.Enqueue("f2", "followUp", ""))
+	if err := m.Enqueue("x3", "write", ""); err == nil {
 		t.Fatal("enqueue of an unknown kind accepted")
 	}
-	if err := m.Enqueue("n1", "steer"); err == nil {
+	if err := m.Enqueue("n1", "steer", ""); err == nil {
 		t.Fatal("enqueue of a used id accepted")
 	}
 	m.TakeTX()

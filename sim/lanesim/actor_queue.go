@@ -7,6 +7,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	ml "github.com/frameproof/frameproof/model/lane"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/world"
 )
@@ -41,10 +42,15 @@ func (r *runner) queuer() {
 // enqueueInput is the model input an enqueue commit stands for: its pending
 // entry's id and the kind of the inbox item it appended.
 func enqueueInput(ls *lockstep, ws []store.Write) func() error {
-	var id string
+	var id, message string
 	for _, w := range ws {
 		if w.Kind == store.WriteValue && w.Namespace == lane.NSPendingEntry && w.Op == store.OpSet {
 			id = w.Key
+			// the queued message (the queuer's input) is what its
+			// placement must commit as the entry's message
+			if v, err := pi.ParseJSON(string(w.Value)); err == nil {
+				message = ml.Canonical(v.Prop("payload").AppendJSON(nil))
+			}
 		}
 	}
 	for _, w := range ws {
@@ -59,7 +65,7 @@ func enqueueInput(ls *lockstep, ws []store.Write) func() error {
 				return func() error { return fmt.Errorf("enqueue commit without an inbox item: %s", describeWrites(ws)) }
 			}
 			kind, _ := items[len(items)-1].ObjectValue().Get("kind")
-			return func() error { return ls.m.Enqueue(id, kind.Str()) }
+			return func() error { return ls.m.Enqueue(id, kind.Str(), message) }
 		}
 	}
 	return func() error { return fmt.Errorf("enqueue commit without a lane state: %s", describeWrites(ws)) }

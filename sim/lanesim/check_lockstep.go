@@ -371,6 +371,15 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			ls.early = &out
 			return err
 		}
+	case "finish":
+		// a may_finish boundary that placed queued input minted a step
+		step := mintedStepID(ws, ls.r.decodeState)
+		return func() error {
+			m.BoundaryStep(step)
+			out, err := m.StepDone(true)
+			ls.early = &out
+			return err
+		}
 	case "tool-intent", "tool-outcome", "tool-replay-clear", "tool-place":
 		return ls.toolInputFor(name, ws)
 	case "frame":

@@ -76,6 +76,7 @@ func newCheckers(r *runner) []any {
 		&wireChecker{r: r},
 		&forkMigrateChecker{r: r},
 		&toolBatchChecker{r: r},
+		&inboxChecker{r: r},
 	}
 }
 
