@@ -23,8 +23,8 @@ var simCompaction = ml.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecen
 func (r *runner) runOptions() lane.RunOptions {
 	limit := simRetryCapMs
 	c := simCompaction
-	settings, err := pi.ParseJSON(fmt.Sprintf(`{"compaction":{"enabled":%t,"reserveTokens":%v,"keepRecentTokens":%v}}`,
-		c.Enabled, c.ReserveTokens, c.KeepRecentTokens))
+	settings, err := pi.ParseJSON(fmt.Sprintf(`{"compaction":{"enabled":%t,"reserveTokens":%v,"keepRecentTokens":%v}%s}`,
+		c.Enabled, c.ReserveTokens, c.KeepRecentTokens, r.p.queueSettings()))
 	if err != nil {
 		panic(err) // a constant
 	}

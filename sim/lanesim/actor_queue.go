@@ -39,6 +39,23 @@ func (r *runner) queuer() {
 	}
 }
 
+// queueSettings are the runs' settings.steeringMode and followUpMode
+// members: pi's default ("one-at-a-time", written as no member) or "all",
+// chosen from the profile without a draw of its own (steering "all" when
+// the retry policy allows an even number of attempts, followUps "all" when
+// the profile starts an even number of operations), so both of each
+// mode's placements are compared with the model.
+func (p profile) queueSettings() string {
+	out := ""
+	if p.maxAttempts%2 == 0 {
+		out += `,"steeringMode":"all"`
+	}
+	if p.ops%2 == 0 {
+		out += `,"followUpMode":"all"`
+	}
+	return out
+}
+
 // enqueueInput is the model input an enqueue commit stands for: its pending
 // entry's id and the kind of the inbox item it appended.
 func enqueueInput(ls *lockstep, ws []store.Write) func() error {

@@ -12,6 +12,8 @@ const (
 	rowQueuedInput     = "queued-input"
 	orderPlacedAtStart = "captured-by-run-start"
 	orderPlacedAtStep  = "placed-at-boundary"
+	// orderPlacedSeveral: one commit placed several queued items
+	orderPlacedSeveral = "several-in-one-commit"
 )
 
 // inboxChecker follows every queued item through the acknowledged commits:
@@ -58,6 +60,9 @@ func (c *inboxChecker) commit(ev commitEvent) bool {
 		}
 		last = q.index
 		inserted[w.Entry.ID] = true
+	}
+	if len(inserted) > 1 {
+		c.r.race(rowQueuedInput, orderPlacedSeveral)
 	}
 	for _, w := range ev.ws {
 		if w.Kind != store.WriteValue || w.Namespace != lane.NSPendingEntry {
