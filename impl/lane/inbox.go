@@ -242,7 +242,7 @@ func (l *Lane) laneQueues(inbox pi.JSONValue) (pi.JSONValue, error) {
 	return pi.ArrayValue(out), nil
 }
 
-// emitPlaced emits each placed message's message_start, message_end (with
+// emitPlacedInput emits each placed message's message_start, message_end (with
 // the run id) and entry_added (without), or a custom entry's entry_added
 // (transcript.ts committedEntryEvents), then queue_update with the
 // remaining queues when an item left the inbox.
