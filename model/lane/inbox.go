@@ -177,7 +177,7 @@ func (m *Model) finishAtBoundary(id string, o Op) (Outcome, error) {
 	return Outcome{Kind: "settled", Status: "completed"}, nil
 }
 
-// acceptWrites is acceptRun's TX with the captured items (placed before
+// acceptWrites is acceptRun's TX (runtime/lane.ts) with the captured items (placed before
 // the prompt entry user): inserts, the prompt's insert, pending deletes,
 // branch tip, op meta, op state, lane state.
 func (m *Model) acceptWrites(op, user string, items []InboxItem) []TXWrite {

@@ -152,18 +152,16 @@ type queued struct {
 
 // Model is the reference lane.
 type Model struct {
-	cfg Config
+	cfg     Config
+	st      State
+	ops     map[string]*opInfo
+	streams map[string]*stream
+	events  []string
+	used    map[string]bool
+	queued  []string // every entry id ever queued (QueuedIDs)
 	// queuedMsg is each queued item's message (canonical JSON), which a
 	// placement commits as its entry's message (inbox.go)
 	queuedMsg map[string]string
-	// boundaryStep is the step id a may_finish boundary minted (BoundaryStep)
-	boundaryStep string
-	st           State
-	ops          map[string]*opInfo
-	streams      map[string]*stream
-	events       []string
-	used         map[string]bool
-	queued       []string // every entry id ever queued (QueuedIDs)
 	// config is pi.lane.config (nil: the lane was never acquired) and
 	// tipStored says whether a pi.branch.tip value was ever stored
 	// (laneconfig.go)
@@ -206,6 +204,10 @@ type Model struct {
 	toolRecovery           bool
 	toolsPlaced            bool // the tools step placed its batch's last call
 	placementRead          int  // results whose message events a placement read emitted
+
+	// boundaryStep is the step id a may_finish boundary minted
+	// (BoundaryStep; process-local)
+	boundaryStep string
 }
 
 // New returns a model of an empty lane.

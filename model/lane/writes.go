@@ -105,16 +105,6 @@ func (m *Model) TakeTX() (ws []TXWrite, known bool) {
 	return ws, known
 }
 
-// startWrites is acceptRun's TX (runtime/lane.ts; the lane's inbox is
-// empty): the user entry, the branch tip, op meta, op state, lane state.
-func (m *Model) startWrites(op, user, parent string) []TXWrite {
-	return []TXWrite{
-		{Kind: "entry", Key: user, Parent: parent},
-		setValue(nsBranchTip, m.cfg.Lane, jsonString(user)),
-		setValue(nsOpMeta, op, ""), setValue(nsOpState, op, ""), setValue(nsLaneState, m.cfg.Lane, ""),
-	}
-}
-
 // settlementWrites is publishResponse's TX (runtime/drive/response.ts):
 // entry, usage, branch tip, then the frame list delete, an overflow's
 // compaction preparation (when next is summary.deciding) and the next op
