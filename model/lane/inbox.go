@@ -177,9 +177,9 @@ func (m *Model) finishAtBoundary(id string, o Op) (Outcome, error) {
 	return Outcome{Kind: "settled", Status: "completed"}, nil
 }
 
-// acceptWrites is acceptRun's TX (runtime/lane.ts) with the captured items (placed before
-// the prompt entry user): inserts, the prompt's insert, pending deletes,
-// branch tip, op meta, op state, lane state.
+// acceptWrites is acceptRun's TX (runtime/lane.ts) with the captured
+// items, placed before the prompt entry user: their inserts, the prompt's
+// insert, the pending deletes, branch tip, op meta, op state, lane state.
 func (m *Model) acceptWrites(op, user string, items []InboxItem) []TXWrite {
 	inserts, deletes := m.placeItems(items)
 	ws := append(inserts, TXWrite{Kind: "entry", Key: user, Parent: m.st.Tip})
