@@ -261,6 +261,8 @@ type harness struct {
 	// tools is Config.Tools; holdTools sets Config.HoldToolBatches.
 	tools     []Tool
 	holdTools bool
+	// toolExecution is Config.ToolExecution.
+	toolExecution string
 	// onFrame and onTele, when set, also observe each frame record and each
 	// commit's telemetry (on the line, in line order).
 	onFrame func(FrameRecord)
@@ -321,6 +323,7 @@ func (h *harness) config() Config {
 		SkipStaleSettlement: h.skipStale,
 		Tools:               h.tools,
 		HoldToolBatches:     h.holdTools,
+		ToolExecution:       h.toolExecution,
 	}
 }
 

@@ -85,6 +85,12 @@ type Config struct {
 	// "tools", a cancel ends it with the aborted terminal) instead of
 	// running. Off, the default, is pi's behaviour.
 	HoldToolBatches bool
+	// ToolExecution picks the order a batch's calls run in. "" (the
+	// default) is pi's: runSequential when the run's
+	// settings.toolExecution is "sequential", runParallel otherwise.
+	// "sequential" is frameproof's option: every batch runs in
+	// runSequential's order.
+	ToolExecution string
 	// FrameBudget bounds frames read by recovery and snapshots (0, the
 	// default: no cap, as pi).
 	FrameBudget int
@@ -161,6 +167,7 @@ type Lane struct {
 	gate   *driveGate        // the current operation's effect gate
 	active *activeDrive      // pi's Lane.activeDrive (claim.go)
 	cut    commitMark        // the command commit Snapshot reads beside (cut.go)
+	evq    eventQueue        // command events not yet delivered (eventq.go)
 }
 
 // Open restores a lane process from storage: lane state, branch tip and the
@@ -171,6 +178,9 @@ func Open(cfg Config) (*Lane, error) {
 	}
 	if cfg.FrameBudget < 0 {
 		return nil, fmt.Errorf("lane: open %q: frame budget %d is negative", cfg.Name, cfg.FrameBudget)
+	}
+	if cfg.ToolExecution != "" && cfg.ToolExecution != ToolsSequential {
+		return nil, fmt.Errorf("lane: tool execution %q is neither \"\" (pi's) nor %q", cfg.ToolExecution, ToolsSequential)
 	}
 	if err := checkTools(cfg.Tools); err != nil {
 		return nil, fmt.Errorf("lane: open %q: %w", cfg.Name, err)
@@ -323,6 +333,11 @@ type plan struct {
 	next   view
 	// applied runs under the state lock right after the view update.
 	applied func()
+	// events are queued for the listener on the line, right after the
+	// commit (after the planner when nothing commits), as pi's command
+	// emits its events before the line moves on; the caller delivers and
+	// awaits them (eventq.go).
+	events func(store.CommitResult) []Event
 }
 
 // rejectError is returned by planners for caller errors that do not fault.
@@ -335,6 +350,27 @@ func (e *rejectError) Unwrap() error { return e.err }
 type cmdResult struct {
 	res       store.CommitResult
 	committed bool
+	events    env.Future // the plan's events delivered (nil: none)
+}
+
+// delivered delivers the events queued so far (eventq.go) and awaits the
+// command's own.
+func (l *Lane) delivered(out *cmdResult) {
+	if out.events == nil {
+		return
+	}
+	l.pumpEvents()
+	_ = out.events.Wait()
+}
+
+// dispatch queues the plan's events in line order (eventq.go).
+func (l *Lane) dispatch(out *cmdResult, p plan, res store.CommitResult) {
+	if p.events == nil || l.cfg.Listener == nil {
+		return
+	}
+	if evs := p.events(res); len(evs) > 0 {
+		out.events = l.queueEvents(evs)
+	}
 }
 
 // command runs planner on the line against the authoritative in-process
@@ -345,6 +381,7 @@ func (l *Lane) command(name string, planner func(cur view) (plan, error)) (store
 	if err := fut.Wait(); err != nil {
 		return out.res, false, err
 	}
+	l.delivered(out)
 	return out.res, out.committed, nil
 }
 
@@ -364,6 +401,7 @@ func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (
 			return l.faultWith(err)
 		}
 		if !p.commit {
+			l.dispatch(out, p, store.CommitResult{})
 			return nil
 		}
 		l.beginCommit()
@@ -382,6 +420,7 @@ func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (
 		l.endCommitLocked()
 		l.mu.Unlock()
 		out.res, out.committed = r, true
+		l.dispatch(out, p, r)
 		return nil
 	})
 	return fut, out

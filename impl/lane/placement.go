@@ -26,28 +26,50 @@ type placementRead struct {
 // message_end per item before the commit (emitBatch), the placement TX,
 // then turn_end when it completed the batch (complete).
 func (l *Lane) materializeReady(op string, src *batchSource, recovery bool) (complete bool, err error) {
-	read, err := l.readPlacement(op, src)
+	complete, _, err = l.materializeSeen(op, src, recovery)
+	return complete, err
+}
+
+// materializeSeen is materializeReady that also returns op's tools state as
+// its last line item saw it (nil: op is no longer at tools): what runTools'
+// currentBatch reads right after it (pi's await resumes before a later
+// command can commit).
+func (l *Lane) materializeSeen(op string, src *batchSource, recovery bool) (complete bool, seen *OpState, err error) {
+	read, err := l.readPlacement(op, src, recovery, &seen)
 	if err != nil || read == nil {
-		return false, err
+		return false, seen, err
 	}
-	for _, it := range read.items {
-		l.emit(Event{Type: EvMessageStart, RunID: op, ToolMessage: it.message, Recovery: recovery})
-		l.emit(Event{Type: EvMessageEnd, RunID: op, ToolMessage: it.message, EntryID: it.call.ResultEntryID, Recovery: recovery})
-	}
-	complete, err = l.commitPlacement(op, read)
+	complete, err = l.commitPlacement(op, src, read, recovery, &seen)
 	if err != nil {
-		return false, err
+		return false, seen, err
 	}
-	if complete && read.turnResults != nil {
-		l.emit(Event{Type: EvTurnEnd, RunID: op, TurnID: src.turnID, Message: src.assistant, ToolResults: read.turnResults, Recovery: recovery})
+	return complete, seen, nil
+}
+
+// readEvents are the read results' message_start and message_end, which
+// pi emits before committing their placement.
+func readEvents(op string, read *placementRead, recovery bool) []Event {
+	var evs []Event
+	for _, it := range read.items {
+		evs = append(evs, Event{Type: EvMessageStart, RunID: op, ToolMessage: it.message, Recovery: recovery},
+			Event{Type: EvMessageEnd, RunID: op, ToolMessage: it.message, EntryID: it.call.ResultEntryID, Recovery: recovery})
 	}
-	return complete, nil
+	return evs
+}
+
+// toolsSeen is op's tools state in view cur (nil: op is not at tools).
+func toolsSeen(cur view, op string) *OpState {
+	if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafTools {
+		return nil
+	}
+	return cur.op.State.Clone()
 }
 
 // readPlacement is tool-placement.ts readPlacement (a read on the line).
-func (l *Lane) readPlacement(op string, src *batchSource) (*placementRead, error) {
+func (l *Lane) readPlacement(op string, src *batchSource, recovery bool, seen **OpState) (*placementRead, error) {
 	var out *placementRead
 	_, _, err := l.command("tool-placement-read", func(cur view) (plan, error) {
+		*seen = toolsSeen(cur, op)
 		if cur.op == nil || cur.op.State.At != LeafTools {
 			return plan{}, nil
 		}
@@ -75,7 +97,7 @@ func (l *Lane) readPlacement(op string, src *batchSource) (*placementRead, error
 			}
 			out.turnResults = rs
 		}
-		return plan{}, nil
+		return plan{events: func(store.CommitResult) []Event { return readEvents(op, out, recovery) }}, nil
 	})
 	return out, err
 }
@@ -160,7 +182,7 @@ func (l *Lane) turnResults(calls []PlannedCall, items []placementItem) ([]*pi.To
 // the items become entries after the tip, the branch tip moves, and a
 // complete batch deletes its arguments and checkpoints. It reports whether
 // the batch completed.
-func (l *Lane) commitPlacement(op string, read *placementRead) (bool, error) {
+func (l *Lane) commitPlacement(op string, src *batchSource, read *placementRead, recovery bool, seen **OpState) (bool, error) {
 	usageIDs := make([]string, len(read.items))
 	for i, it := range read.items {
 		if it.message.Usage != nil {
@@ -169,7 +191,7 @@ func (l *Lane) commitPlacement(op string, read *placementRead) (bool, error) {
 	}
 	complete := false
 	var usageAt []int // write index of each item's usage row (-1: none)
-	res, committed, err := l.command("tool-place", func(cur view) (plan, error) {
+	_, committed, err := l.command("tool-place", func(cur view) (plan, error) {
 		st, err := l.toolsTarget(cur, op)
 		if err != nil {
 			return plan{}, err
@@ -191,12 +213,19 @@ func (l *Lane) commitPlacement(op string, read *placementRead) (bool, error) {
 			}
 		}
 		writes = append(writes, store.SetValueRaw(OpStateAddr(op), MarshalState(next.op.State)))
-		return plan{commit: true, writes: writes, next: next}, nil
+		*seen = toolsSeen(next, op)
+		done := complete
+		return plan{commit: true, writes: writes, next: next, events: func(res store.CommitResult) []Event {
+			evs := placedEvents(op, read.items, usageIDs, usageAt, res)
+			if done && read.turnResults != nil {
+				evs = append(evs, Event{Type: EvTurnEnd, RunID: op, TurnID: src.turnID, Message: src.assistant, ToolResults: read.turnResults, Recovery: recovery})
+			}
+			return evs
+		}}, nil
 	})
 	if err != nil || !committed {
 		return false, err
 	}
-	l.emitPlaced(op, read.items, usageIDs, usageAt, res)
 	return complete, nil
 }
 
@@ -247,16 +276,18 @@ func placedState(st *OpState, items []placementItem, tip string) (*OpState, bool
 	return cp, true
 }
 
-// emitPlaced emits entry_added (and usage) per placed item.
-func (l *Lane) emitPlaced(op string, items []placementItem, usageIDs []string, usageAt []int, res store.CommitResult) {
+// placedEvents are entry_added (and usage) per placed item.
+func placedEvents(op string, items []placementItem, usageIDs []string, usageAt []int, res store.CommitResult) []Event {
+	var evs []Event
 	for i, it := range items {
 		id := it.call.ResultEntryID
-		l.emit(Event{Type: EvEntryAdded, RunID: op, ToolMessage: it.message, EntryID: id, Seq: res.Seqs[2*i+usageBefore(usageAt, i)], Terminate: it.call.Terminate})
+		evs = append(evs, Event{Type: EvEntryAdded, RunID: op, ToolMessage: it.message, EntryID: id, Seq: res.Seqs[2*i+usageBefore(usageAt, i)], Terminate: it.call.Terminate})
 		if usageAt[i] >= 0 {
 			u := *it.message.Usage
-			l.emit(Event{Type: EvUsage, RunID: op, UsageID: usageIDs[i], Seq: res.Seqs[usageAt[i]], Usage: &u, EntryID: id, ToolMessage: it.message})
+			evs = append(evs, Event{Type: EvUsage, RunID: op, UsageID: usageIDs[i], Seq: res.Seqs[usageAt[i]], Usage: &u, EntryID: id, ToolMessage: it.message})
 		}
 	}
+	return evs
 }
 
 // usageBefore counts the usage rows written before item i.

@@ -3,6 +3,7 @@ package lane
 import (
 	"fmt"
 
+	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 )
@@ -165,7 +166,14 @@ func (l *Lane) execute(t Tool, tc pi.ToolCall, args pi.JSONValue) toolOutcome {
 // gate (a cancel that began first: await it, then aborted, or interrupted
 // in recovery), then the run.
 func (l *Lane) perform(op string, t Tool, tc pi.ToolCall, args pi.JSONValue, recovery bool) (toolOutcome, error) {
-	if _, aborting := l.admit(op); aborting != nil {
+	_, aborting := l.admit(op)
+	return l.performAdmitted(aborting, t, tc, args, recovery)
+}
+
+// performAdmitted is perform after the gate's answer: aborting (non-nil)
+// is the cancellation that refused the run.
+func (l *Lane) performAdmitted(aborting env.Future, t Tool, tc pi.ToolCall, args pi.JSONValue, recovery bool) (toolOutcome, error) {
+	if aborting != nil {
 		if err := aborting.Wait(); err != nil {
 			return toolOutcome{}, err
 		}

@@ -8,8 +8,8 @@ import (
 )
 
 // runTools is runtime/drive/tools.ts runTools for one Step: the whole batch,
-// one transaction at a time, in runSequential's order whatever
-// settings.toolExecution says (docs/TOOLS.md). It returns progress once it
+// in runParallel's order unless settings.toolExecution or
+// Config.ToolExecution says "sequential" (docs/TOOLS.md). It returns progress once it
 // placed the batch's last call; a step whose operation was finalized
 // meanwhile (a transaction's stale target, or gone before one) is a
 // harmless stale step, and any other error has faulted the lane.
@@ -34,18 +34,21 @@ func (l *Lane) toolBatch(op string, s *OpState) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if done, err := l.materializeReady(op, src, recovery); done || err != nil {
+	done, cur, err := l.materializeSeen(op, src, recovery)
+	if done || err != nil {
 		return done, err
 	}
-	cur := l.currentTools(op)
 	if cur == nil {
 		return false, nil
 	}
-	var ts *toolSet // runSequential without execution under cancel
-	if !cur.Control.CancelRequested {
-		ts = activeTools(l.cfg.Tools, s.Configuration)
+	if cur.Control.CancelRequested {
+		return l.runSequential(op, src, nil, recovery) // without execution
 	}
-	return l.runSequential(op, src, ts, recovery)
+	ts := activeTools(l.cfg.Tools, s.Configuration)
+	if l.sequentialTools(cur) {
+		return l.runSequential(op, src, ts, recovery)
+	}
+	return l.runParallel(op, cur, src, ts, recovery)
 }
 
 // batchStarted is runTools' recovery test: a call is past planned and not

@@ -89,9 +89,13 @@ func (h *harness) laneTip() string {
 	return string(v.Value)
 }
 
+// newToolHarness runs batches in runSequential's order (the option), whose
+// transaction order the tests pin; TestToolBatchParallelWriteLists runs
+// pi's default.
 func newToolHarness(t *testing.T, tools ...Tool) *harness {
 	h := newHarness(t, backends[0])
 	h.tools = tools
+	h.toolExecution = ToolsSequential
 	h.open()
 	return h
 }
@@ -367,6 +371,55 @@ func TestToolBatchWriteLists(t *testing.T) {
 			"value:delete:pi.op.tool_args/" + op + ":" + turn + ":1", "value:delete:pi.op.tool_args/" + op + ":" + turn + ":2", opState},
 	}
 	require.Equal(t, want, got)
+}
+
+// runtime/drive/tools.ts runParallel (pi's default toolExecution): both
+// intents commit before either outcome; the second call ends first, its
+// outcome commits and its materialization places nothing (the first call
+// is not ready); the first call's outcome then places both in one commit.
+func TestToolBatchParallelWriteLists(t *testing.T) {
+	second := make(chan struct{})
+	h := newHarness(t, backends[0])
+	h.tools = []Tool{{Name: "read", Run: func(args pi.JSONValue) ToolOutput {
+		if args.Prop("path").Str() == "f0.txt" {
+			<-second // the first call ends after the second's outcome
+		}
+		return ToolOutput{Content: []pi.Content{pi.TextContent{Text: "read"}}}
+	}}}
+	h.listener = func(ev Event) env.Future {
+		if ev.Type == EvToolEnd && ev.ToolCallID == "call_1" {
+			close(second)
+		}
+		return nil
+	}
+	h.open()
+	op, _ := h.toTools(toolRun("read"), toolScript(pi.StopToolUse, "read", "read"))
+	st := h.lane.Current().State
+	a, b, turn := st.Calls[0].ResultEntryID, st.Calls[1].ResultEntryID, st.BatchTurnID
+	h.gated.mu.Lock()
+	from := len(h.gated.log)
+	h.gated.mu.Unlock()
+	h.stepOK()
+	var got [][]string
+	for _, ws := range h.gated.log[from:] {
+		var s []string
+		for _, w := range ws {
+			s = append(s, w.String())
+		}
+		got = append(got, s)
+	}
+	opState := "value:set:pi.op.state/" + op
+	intent := func(i int) []string {
+		return []string{"value:set:pi.op.tool_args/" + op + ":" + turn + ":" + itoa(i+1), opState}
+	}
+	outcome := func(id string) []string {
+		return []string{"value:set:pi.pending.entry/" + id, "value:delete:pi.pending.tool_output/" + op + ":" + id, opState}
+	}
+	want := [][]string{intent(0), intent(1), outcome(b), outcome(a),
+		{"entry:" + a, "value:delete:pi.pending.entry/" + a, "entry:" + b, "value:delete:pi.pending.entry/" + b, "value:set:pi.branch.tip/main",
+			"value:delete:pi.op.tool_args/" + op + ":" + turn + ":1", "value:delete:pi.op.tool_args/" + op + ":" + turn + ":2", opState}}
+	require.Equal(t, want, got)
+	require.Equal(t, LeafCheckpoint, h.lane.Current().State.At)
 }
 
 // session/types.ts ToolCall: each status's members in the literal order

@@ -127,7 +127,7 @@ func (l *Lane) readEntries(ids []string) (map[string]pi.JSONValue, error) {
 func (l *Lane) publishIntent(op string, call PlannedCall, tc pi.ToolCall, args pi.JSONValue, replay string, recovery bool) (bool, error) {
 	cancelled := false
 	var turnID string
-	_, committed, err := l.command("tool-intent", func(cur view) (plan, error) {
+	_, _, err := l.command("tool-intent", func(cur view) (plan, error) {
 		st, err := l.toolsTarget(cur, op)
 		if err != nil {
 			return plan{}, err
@@ -141,11 +141,10 @@ func (l *Lane) publishIntent(op string, call PlannedCall, tc pi.ToolCall, args p
 		next := withCall(cur, pending)
 		writes := []store.Write{store.SetValueRaw(ToolArgsAddr(op, turnID, call.SourceIndex), args.AppendJSON(nil)),
 			store.SetValueRaw(OpStateAddr(op), MarshalState(next.op.State))}
-		return plan{commit: true, writes: writes, next: next}, nil
+		return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event {
+			return []Event{{Type: EvToolStart, RunID: op, TurnID: turnID, ToolCallID: tc.ID, ToolName: tc.Name, Args: args, Recovery: recovery}}
+		}}, nil
 	})
-	if err == nil && committed {
-		l.emit(Event{Type: EvToolStart, RunID: op, TurnID: turnID, ToolCallID: tc.ID, ToolName: tc.Name, Args: args, Recovery: recovery})
-	}
 	return cancelled, err
 }
 
@@ -153,10 +152,24 @@ func (l *Lane) publishIntent(op string, call PlannedCall, tc pi.ToolCall, args p
 // entry, clear the progress checkpoint and memos, mark the call
 // outcome_ready (terminate only while control is running).
 func (l *Lane) publishOutcome(op string, call PlannedCall, out toolOutcome, recovery bool) error {
-	var turnID string
-	var terminate bool
+	return l.queueOutcome(op, call, out, recovery)()
+}
+
+// queueOutcome enqueues publishOutcome's command on the line now and
+// returns the rest (await the commit, emit tool_start/tool_end): runParallel
+// starts an outcome's command without awaiting it, so it lands on the line
+// before the next call's intent.
+func (l *Lane) queueOutcome(op string, call PlannedCall, out toolOutcome, recovery bool) func() error {
 	payload := append(append([]byte(`{"type":"message","payload":`), out.message.AppendJSON(nil)...), '}')
-	_, committed, err := l.command("tool-outcome", func(cur view) (plan, error) {
+	results := [2]pi.JSONValue{} // toolResultFromMessage without and with terminate
+	for i := range results {
+		r, err := toolResultValue(out.message, i == 1)
+		if err != nil {
+			return func() error { return l.faultWith(err) }
+		}
+		results[i] = r
+	}
+	fut, res := l.commandAsync("tool-outcome", func(cur view) (plan, error) {
 		st, err := l.toolsTarget(cur, op)
 		if err != nil {
 			return plan{}, err
@@ -165,7 +178,7 @@ func (l *Lane) publishOutcome(op string, call PlannedCall, out toolOutcome, reco
 		if err != nil {
 			return plan{}, fmt.Errorf("lane: tool outcome: scan memos: %w", err)
 		}
-		turnID, terminate = st.BatchTurnID, !st.Control.CancelRequested && out.terminate
+		turnID, terminate := st.BatchTurnID, !st.Control.CancelRequested && out.terminate
 		next := withCall(cur, PlannedCall{Status: CallOutcomeReady, SourceIndex: call.SourceIndex, ResultEntryID: call.ResultEntryID, Terminate: terminate})
 		writes := []store.Write{store.SetValueRaw(PendingEntryAddr(call.ResultEntryID), payload),
 			store.DeleteValueRaw(PendingToolOutputAddr(op, call.ResultEntryID))}
@@ -173,29 +186,40 @@ func (l *Lane) publishOutcome(op string, call PlannedCall, out toolOutcome, reco
 			writes = append(writes, store.DeleteValueRaw(m.Address))
 		}
 		writes = append(writes, store.SetValueRaw(OpStateAddr(op), MarshalState(next.op.State)))
-		return plan{commit: true, writes: writes, next: next}, nil
+		result := results[0]
+		if terminate {
+			result = results[1]
+		}
+		return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event {
+			return outcomeEvents(op, turnID, call, out, result, terminate, recovery)
+		}}, nil
 	})
-	if err != nil || !committed {
+	return func() error {
+		err := fut.Wait()
+		if err == nil {
+			l.delivered(res)
+		}
 		return err
 	}
-	result, err := toolResultValue(out.message, terminate)
-	if err != nil {
-		return l.faultWith(err)
-	}
+}
+
+// outcomeEvents are a committed outcome's events: tool_start when the call
+// was still planned, then tool_end.
+func outcomeEvents(op, turnID string, call PlannedCall, out toolOutcome, result pi.JSONValue, terminate, recovery bool) []Event {
 	tc := out.call
+	var evs []Event
 	if call.status() == CallPlanned {
-		l.emit(Event{Type: EvToolStart, RunID: op, TurnID: turnID, ToolCallID: tc.ID, ToolName: tc.Name, Args: tc.Arguments, Recovery: recovery})
+		evs = append(evs, Event{Type: EvToolStart, RunID: op, TurnID: turnID, ToolCallID: tc.ID, ToolName: tc.Name, Args: tc.Arguments, Recovery: recovery})
 	}
-	l.emit(Event{Type: EvToolEnd, RunID: op, TurnID: turnID, ToolCallID: tc.ID, ToolName: tc.Name,
+	return append(evs, Event{Type: EvToolEnd, RunID: op, TurnID: turnID, ToolCallID: tc.ID, ToolName: tc.Name,
 		ToolResult: result, IsError: out.message.IsError, Terminate: terminate, Recovery: recovery})
-	return nil
 }
 
 // clearReplay is clearReplayCheckpoint (a plain command): drop the call's
 // progress checkpoint and return its persisted arguments.
 func (l *Lane) clearReplay(op, turnID string, call PlannedCall, tc pi.ToolCall) (pi.JSONValue, error) {
 	var args pi.JSONValue
-	_, committed, err := l.command("tool-replay-clear", func(cur view) (plan, error) {
+	_, _, err := l.command("tool-replay-clear", func(cur view) (plan, error) {
 		stored, err := l.cfg.Storage.GetValue(ToolArgsAddr(op, turnID, call.SourceIndex))
 		if err != nil {
 			return plan{}, fmt.Errorf("lane: tool replay: read arguments: %w", err)
@@ -206,11 +230,11 @@ func (l *Lane) clearReplay(op, turnID string, call PlannedCall, tc pi.ToolCall) 
 		if args, err = pi.ParseJSON(string(stored.Value)); err != nil {
 			return plan{}, fmt.Errorf("lane: tool replay: arguments of %s: %w", call.ResultEntryID, err)
 		}
-		return plan{commit: true, writes: []store.Write{store.DeleteValueRaw(PendingToolOutputAddr(op, call.ResultEntryID))}, next: cur}, nil
+		return plan{commit: true, writes: []store.Write{store.DeleteValueRaw(PendingToolOutputAddr(op, call.ResultEntryID))}, next: cur,
+			events: func(store.CommitResult) []Event {
+				return []Event{{Type: EvToolStart, RunID: op, TurnID: turnID, ToolCallID: tc.ID, ToolName: tc.Name, Args: args, Recovery: true}}
+			}}, nil
 	})
-	if err == nil && committed {
-		l.emit(Event{Type: EvToolStart, RunID: op, TurnID: turnID, ToolCallID: tc.ID, ToolName: tc.Name, Args: args, Recovery: true})
-	}
 	return args, err
 }
 

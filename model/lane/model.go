@@ -67,8 +67,9 @@ type Config struct {
 	// terminal, instead of running pi's batch.
 	HoldToolBatches bool
 	// SequentialTools runs every batch in runSequential's order (pi runs
-	// it only for settings.toolExecution "sequential"; frameproof's lane
-	// runs it for every setting). false: the settings decide, as in pi.
+	// it only for settings.toolExecution "sequential"; the lane's option
+	// ToolExecution "sequential" runs it for every setting). false: the
+	// settings decide, as in pi.
 	SequentialTools bool
 	// Mutant selects a deliberately wrong variant of the model, so tests can
 	// show that the lockstep comparison rejects a broken reference too.
@@ -204,6 +205,12 @@ type Model struct {
 	toolRecovery           bool
 	toolsPlaced            bool // the tools step placed its batch's last call
 	placementRead          int  // results whose message events a placement read emitted
+	// toolPath is the order the tools step runs its calls in, decided at
+	// its first call transaction ("": not yet; "sequential", "parallel");
+	// toolCancelSeen is the cancel request as the step's last placement
+	// read or commit before that saw it (runTools reads control there).
+	toolPath       string
+	toolCancelSeen bool
 
 	// boundaryStep is the step id a may_finish boundary minted
 	// (BoundaryStep; process-local)
@@ -345,6 +352,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		// a read whose placement never committed (its operation was
 		// finalized) announces nothing to this step
 		m.toolsPlaced, m.placementRead, m.toolAwait = false, 0, ""
+		m.toolPath, m.toolCancelSeen = "", o.CancelRequested
 		m.toolRecovery = m.ops[id].tools.recovery()
 		if m.toolRecovery {
 			m.emit("turn_start", true)

@@ -169,13 +169,35 @@ func (m *Model) batchCall(what, id string) (op string, o Op, info *opInfo, i int
 // call), and runSequential starts a call only after every earlier one is
 // placed.
 func (m *Model) inTurn(info *opInfo, i int) error {
-	sequential := m.cfg.SequentialTools || info.run.Settings.Prop("toolExecution").Str() == "sequential"
+	sequential := m.toolPath != "parallel"
 	for j, c := range info.tools.calls[:i] {
 		if c.status == callPlanned || (sequential && c.status != callCompleted) {
 			return fmt.Errorf("model/lane: tool call %s starts before call %s (%s)", info.tools.ids[i], info.tools.ids[j], c.status)
 		}
 	}
 	return nil
+}
+
+// decideToolPath fixes, at the step's first call transaction, the order
+// runTools chose: runSequential (without execution) when the cancel was
+// requested as its read saw it, runSequential for the option or
+// settings.toolExecution "sequential", runParallel otherwise (pi's default).
+func (m *Model) decideToolPath(info *opInfo) {
+	if m.toolPath != "" {
+		return
+	}
+	m.toolPath = "parallel"
+	if m.toolCancelSeen || m.cfg.SequentialTools || info.run.Settings.Prop("toolExecution").Str() == "sequential" {
+		m.toolPath = "sequential"
+	}
+}
+
+// seeToolControl notes the cancel request as a placement read or commit
+// of the step saw it, until the step's first call transaction.
+func (m *Model) seeToolControl(o Op) {
+	if m.toolPath == "" {
+		m.toolCancelSeen = o.CancelRequested
+	}
 }
 
 // toolSource is the tool-call block call i names in the settled response.
@@ -237,6 +259,7 @@ func (m *Model) ToolIntent(id string) error {
 	if err != nil {
 		return err
 	}
+	m.decideToolPath(info)
 	c := info.tools.calls[i]
 	if c.status != callPlanned {
 		return fmt.Errorf("model/lane: tool intent %s: the call is %s, not planned", id, c.status)
@@ -299,6 +322,7 @@ func (m *Model) ToolReplayClear(id string) error {
 	if err != nil {
 		return err
 	}
+	m.decideToolPath(info)
 	c := info.tools.calls[i]
 	tc, err := info.toolSource(o, i)
 	if err != nil {
@@ -329,6 +353,7 @@ func (m *Model) ToolOutcome(id string) error {
 	if err != nil {
 		return err
 	}
+	m.decideToolPath(info)
 	c := info.tools.calls[i]
 	if c.status != callPlanned && c.status != callEffectPending {
 		return fmt.Errorf("model/lane: tool outcome %s: the call is %s already", id, c.status)
@@ -363,11 +388,11 @@ func (m *Model) ToolOutcome(id string) error {
 }
 
 // toolOutcome is the outcome pi publishes for call i:
-//   - planned: aborted when the batch is cancelled (runSequential, or an
-//     intent that found cancel_requested); truncated when the response
-//     stopped at its length; unavailable when the tool is not active and
-//     configured (prepareToolCall); any other planned call must take its
-//     intent first;
+//   - planned: aborted when runSequential finds the batch cancelled;
+//     truncated when the response stopped at its length; unavailable when
+//     the tool is not active and configured (prepareToolCall); aborted when
+//     runParallel's intent found cancel_requested; any other planned call
+//     must take its intent first;
 //   - effect_pending, started in this process: the tool's run when the
 //     effect gate admitted it (ToolAdmitted), else aborted (interrupted
 //     when the step recovers: performToolInvocation);
@@ -379,12 +404,14 @@ func (m *Model) toolOutcome(info *opInfo, o Op, i int, id string, tc pi.ToolCall
 	tool, available := m.activeTool(info, tc.Name, c.status != callPlanned)
 	if c.status == callPlanned {
 		switch {
-		case o.CancelRequested:
+		case o.CancelRequested && m.toolPath == "sequential":
 			return m.syntheticToolResult(tc, ToolAbortedText), false, nil
 		case info.tools.assistant.StopReason == pi.StopLength:
 			return m.syntheticToolResult(tc, toolTruncatedText(tc.Name)), false, nil
 		case !available:
 			return m.syntheticToolResult(tc, toolUnavailableText(tc.Name)), false, nil
+		case o.CancelRequested: // runParallel: the intent found the cancel
+			return m.syntheticToolResult(tc, ToolAbortedText), false, nil
 		}
 		return nil, false, fmt.Errorf("model/lane: tool outcome %s for a planned call of an available tool (its intent comes first)", id)
 	}
@@ -451,6 +478,9 @@ func (m *Model) ToolPlacementRead() error {
 		return fmt.Errorf("model/lane: tool placement read: no tools step is in progress")
 	}
 	op, o, ok := m.current()
+	if ok && o.At == AtTools {
+		m.seeToolControl(o)
+	}
 	if !ok || o.At != AtTools || m.placementRead > 0 {
 		return nil // nothing to place, or announced already
 	}
@@ -481,11 +511,17 @@ func (m *Model) PlaceTools() error {
 	if !ok || o.At != AtTools {
 		return fmt.Errorf("model/lane: tool placement: the current operation %q is not at tools", op)
 	}
+	m.seeToolControl(o)
 	info := m.ops[op]
 	calls := info.tools.calls
 	first, end := info.tools.leadingReady()
 	if end == first {
 		return fmt.Errorf("model/lane: tool placement with no leading outcome_ready call")
+	}
+	if m.placementRead > 0 && first+m.placementRead < end {
+		// runParallel: outcomes that committed after the read wait for the
+		// next materialization (commitPlacement places what the read found)
+		end = first + m.placementRead
 	}
 	var ws []TXWrite
 	parent := m.st.Tip

@@ -486,3 +486,67 @@ func TestDuplicateToolNamesFirstPreparedLastRecovered(t *testing.T) {
 		t.Fatalf("restored call: %+v %v, want the last tool", tool, ok)
 	}
 }
+
+// runtime/drive/tools.ts runParallel (pi's default toolExecution): the
+// second call's intent commits while the first runs, outcomes commit in
+// completion order, a placement places what its read found (the first
+// call's result that committed after the read waits for the next one),
+// and a cancel that came after the batch started leaves an unavailable
+// call unavailable (its outcome was prepared without looking at control)
+// while a later available call's intent finds the cancel: aborted.
+func TestToolBatchParallel(t *testing.T) {
+	m := toolsModel(t, "", "", pi.StopToolUse, call("c1", "read", "a"), call("c2", "read", "b"),
+		call("c3", "grep", "c"), call("c4", "read", "d"))
+	expectStep(t, m, "tools")
+	must(t, m.ToolPlacementRead())
+	must(t, m.ToolIntent("t1"))
+	must(t, m.ToolAdmitted())
+	must(t, m.ToolIntent("t2"))
+	must(t, m.ToolAdmitted())
+	must(t, m.ToolOutcome("t2"))
+	must(t, m.ToolPlacementRead()) // t1 not ready: nothing to place
+	m.Cancel()
+	must(t, m.ToolOutcome("t3"))
+	if err := m.ToolIntent("t4"); err == nil {
+		t.Fatal("an intent committed after the cancel")
+	}
+	must(t, m.ToolOutcome("t4"))
+	must(t, m.ToolPlacementRead()) // still nothing: t1 runs
+	must(t, m.ToolOutcome("t1"))
+	must(t, m.ToolPlacementRead()) // t1..t4 are ready
+	must(t, m.PlaceTools())
+	entries := m.Committed().Entries
+	last := entries[len(entries)-4:]
+	for i, want := range []string{`"text":"read a"`, `"text":"read b"`, `Tool \"grep\" is unavailable`, ToolAbortedText} {
+		if !strings.Contains(last[i].Message, want) {
+			t.Fatalf("result %d: %s, want %s", i+1, last[i].Message, want)
+		}
+	}
+	_, err := m.StepDone(true)
+	must(t, err)
+
+	// a read that saw t1 ready places t1 only, though t2 committed after it
+	m = toolsModel(t, "", "", pi.StopToolUse, call("c1", "read", "a"), call("c2", "read", "b"))
+	expectStep(t, m, "tools")
+	must(t, m.ToolPlacementRead())
+	must(t, m.ToolIntent("t1"))
+	must(t, m.ToolAdmitted())
+	must(t, m.ToolIntent("t2"))
+	must(t, m.ToolAdmitted())
+	must(t, m.ToolOutcome("t1"))
+	must(t, m.ToolPlacementRead())
+	must(t, m.ToolOutcome("t2"))
+	must(t, m.PlaceTools())
+	if n := len(m.Committed().Pending); n != 1 {
+		t.Fatalf("pending after the first placement: %v, want t2's", m.Committed().Pending)
+	}
+
+	// settings.toolExecution "sequential": the second intent waits
+	m = toolsModel(t, "", "sequential", pi.StopToolUse, call("c1", "read", "a"), call("c2", "read", "b"))
+	expectStep(t, m, "tools")
+	must(t, m.ToolIntent("t1"))
+	must(t, m.ToolAdmitted())
+	if err := m.ToolIntent("t2"); err == nil {
+		t.Fatal("a sequential batch started its second call before placing the first")
+	}
+}

@@ -232,6 +232,9 @@ func (d *driver) openLane() error {
 		// without Options.Tools a settled batch waits for the driver,
 		// which ends the operation itself
 		HoldToolBatches: !d.opts.Tools,
+		// the rapid lockstep pins runSequential's order (the option; the
+		// model is told so); sim/lanesim runs pi's default runParallel
+		ToolExecution: lane.ToolsSequential,
 	}
 	if d.opts.Tools {
 		cfg.Tools = d.laneTools()

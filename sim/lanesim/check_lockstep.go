@@ -144,9 +144,9 @@ func newLockstep(r *runner) *lockstep {
 		SkipStaleSettlement: !r.p.lostFaults,
 		Tools:               modelTools(),
 		Mutant:              modelMutant,
-		// the lane runs every tool batch in runSequential's order
-		// (docs/TOOLS.md)
-		SequentialTools: true,
+		// the lane's ToolExecution option (pi's default off: the run's
+		// settings decide, runParallel unless "sequential")
+		SequentialTools: r.p.sequentialTools,
 	})
 	return ls
 }

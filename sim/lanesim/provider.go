@@ -147,6 +147,12 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 				tools++
 			}
 		}
+		if tools == 1 && choice.Bool(src, "gen-second-tool") {
+			// a batch of two or more calls half the time: runParallel's
+			// interleavings need a second call
+			blocks = append(blocks, genTool(src, g.callPrefix, tools))
+			tools++
+		}
 	}
 	evs := []builder{func(a *pi.AssistantMessage) pi.Event { return pi.Event{Type: pi.EventStart, Partial: a} }}
 	evs = withUsage(src, append(evs, interleave(src, blocks)...))

@@ -30,8 +30,12 @@ type frameTrack struct {
 // runner is one run: the world, the current lane process and everything the
 // checks need to remember across crashes.
 type runner struct {
-	p         profile
-	refOpMemo refOpMemo
+	p profile
+	// toolOpen are the calls process toolOpenGen started and has not ended
+	// (noteToolOverlap)
+	toolOpen    []string
+	toolOpenGen int
+	refOpMemo   refOpMemo
 	// telemetrySeq is the seq of the last telemetry record checked
 	// (check_telemetry.go)
 	telemetrySeq int64
@@ -304,7 +308,8 @@ func (r *runner) startProcess() bool {
 		OnFrame: r.onFrame, Telemetry: r.onTelemetry,
 		// the finalizer races drive steps (frameproof's external
 		// finalization); pi's fault when a swarm draw asks for it
-		SkipStaleSettlement: !r.p.lostFaults, Generation: r.generation(), Tools: r.laneTools()}, r.laneBugs)
+		SkipStaleSettlement: !r.p.lostFaults, Generation: r.generation(), Tools: r.laneTools(),
+		ToolExecution: r.toolExecution()}, r.laneBugs)
 	var ln *lane.Lane
 	if err == nil {
 		cfg.FrameBudget = r.p.frameBudget // a swarm draw (0, pi's, elsewhere)
@@ -541,4 +546,12 @@ func boolChoice(r *runner, label string) bool {
 
 func choiceBool(w interface{ Intn(string, int) int }, label string) bool {
 	return w.Intn(label, 2) == 1
+}
+
+// toolExecution is lane.Config.ToolExecution for the profile.
+func (r *runner) toolExecution() string {
+	if r.p.sequentialTools {
+		return lane.ToolsSequential
+	}
+	return ""
 }

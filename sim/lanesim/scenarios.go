@@ -33,6 +33,10 @@ type profile struct {
 	// command faults the harness (lane.Config.SkipStaleSettlement off, and
 	// the model predicts the fault). Off, the simulator sets the option.
 	lostFaults bool
+	// sequentialTools sets lane.Config.ToolExecution "sequential"
+	// (frameproof's option); off, pi's default runs batches in
+	// runParallel's order
+	sequentialTools bool
 	// runConfigs, when set, picks the configuration of each run, in start
 	// order, from simConfigurations: runs after the first may bring
 	// another configuration than the lane's (setConfiguration at StartRun)

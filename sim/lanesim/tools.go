@@ -131,6 +131,7 @@ const rowToolOutcomes = "tool-outcomes"
 // noteToolEvent classifies a tool_start / tool_end event into
 // rowToolOutcomes.
 func (r *runner) noteToolEvent(ev lane.Event) {
+	r.noteToolOverlap(ev)
 	switch {
 	case ev.Type == lane.EvToolStart && ev.Recovery && !ev.Args.IsUndefined() && r.replayStarts(ev):
 		r.race(rowToolOutcomes, "replayed")
@@ -214,4 +215,36 @@ func (r *runner) goCancel(gen int) {
 			r.requestCancel()
 		}
 	})
+}
+
+// rowToolOverlap records runParallel's interleavings (a coverage row
+// outside the race table): "overlapping-runs" when a call starts while an
+// earlier call of the process is still open, "ended-out-of-order" when a
+// call ends before an earlier started one.
+const rowToolOverlap = "tool-overlap"
+
+// noteToolOverlap tracks the process's open calls (started, not ended) in
+// start order.
+func (r *runner) noteToolOverlap(ev lane.Event) {
+	if r.toolOpenGen != r.gen {
+		r.toolOpenGen, r.toolOpen = r.gen, nil
+	}
+	switch ev.Type {
+	case lane.EvToolStart:
+		if len(r.toolOpen) > 0 {
+			r.race(rowToolOverlap, "overlapping-runs")
+		}
+		r.toolOpen = append(r.toolOpen, ev.ToolCallID)
+	case lane.EvToolEnd:
+		for i, id := range r.toolOpen {
+			if id != ev.ToolCallID {
+				continue
+			}
+			if i > 0 {
+				r.race(rowToolOverlap, "ended-out-of-order")
+			}
+			r.toolOpen = append(r.toolOpen[:i:i], r.toolOpen[i+1:]...)
+			break
+		}
+	}
 }

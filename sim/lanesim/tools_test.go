@@ -45,6 +45,26 @@ func TestToolOutcomesAreExercised(t *testing.T) {
 	t.Logf("tool outcomes reached: %v", reached)
 }
 
+// runtime/drive/tools.ts runParallel (pi's default): the simulated runs
+// start a call while an earlier one is open and end calls out of call
+// order, and pass with the lockstep model. Seeds are searched until both
+// happened.
+func TestParallelToolInterleavingsAreExercised(t *testing.T) {
+	reached := map[string]int{}
+	sc, ok := ScenarioByName(SwarmScenario)
+	require.True(t, ok)
+	for seed := uint64(0); seed < 1000 && (reached["overlapping-runs"] == 0 || reached["ended-out-of-order"] == 0); seed++ {
+		out := sc.Run(choice.NewSeeded(seed), Options{})
+		require.False(t, out.Failed, "seed %d: %s: %s", seed, out.Kind, out.Message)
+		for _, o := range out.RaceOrders[rowToolOverlap] {
+			reached[o]++
+		}
+	}
+	require.Positive(t, reached["overlapping-runs"], "reached %v", reached)
+	require.Positive(t, reached["ended-out-of-order"], "reached %v", reached)
+	t.Logf("parallel interleavings reached: %v", reached)
+}
+
 // toolBatchState is a committed batch at `tools`: assistant entry a with
 // tool calls c1 (placed as t1) and c2 (effect_pending as t2, its arguments
 // stored), in a fresh store.
