@@ -3,6 +3,7 @@ package pi
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -25,7 +26,9 @@ func (e *SyntaxError) Error() string {
 // the first key's position; "\ud83d" escapes yield lone surrogates and
 // escaped or raw halves of a pair join into one character.
 func ParseJSON(s string) (JSONValue, error) {
-	p := jsonParser{s: s}
+	var keys [16]string
+	var vals [16]JSONValue
+	p := jsonParser{s: s, keys: keys[:0], vals: vals[:0]}
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
@@ -41,6 +44,11 @@ func ParseJSON(s string) (JSONValue, error) {
 type jsonParser struct {
 	s string
 	i int
+	// keys and vals hold the members of the objects and arrays being
+	// parsed, innermost last, so that each gets its slices made once at
+	// its full size instead of grown.
+	keys []string
+	vals []JSONValue
 }
 
 // maxDepth bounds recursion; V8 throws RangeError far deeper than any real
@@ -97,12 +105,13 @@ func (p *jsonParser) literal(word string) bool {
 
 func (p *jsonParser) object(depth int) (JSONValue, error) {
 	p.i++ // {
-	obj := NewObject()
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		return ObjectValue(obj), nil
+		return ObjectValue(NewObject()), nil
 	}
+	kbase, vbase := len(p.keys), len(p.vals)
+	defer func() { p.keys, p.vals = p.keys[:kbase], p.vals[:vbase] }()
 	for {
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
@@ -122,7 +131,7 @@ func (p *jsonParser) object(depth int) (JSONValue, error) {
 		if err != nil {
 			return JSONValue{}, err
 		}
-		obj.Set(key, v)
+		p.keys, p.vals = append(p.keys, key), append(p.vals, v)
 		p.space()
 		if p.i >= len(p.s) {
 			return JSONValue{}, p.fail("unterminated object")
@@ -132,7 +141,7 @@ func (p *jsonParser) object(depth int) (JSONValue, error) {
 			p.i++
 		case '}':
 			p.i++
-			return ObjectValue(obj), nil
+			return ObjectValue(newObjectOf(p.keys[kbase:], p.vals[vbase:])), nil
 		default:
 			return JSONValue{}, p.fail("expected ',' or '}' in object")
 		}
@@ -141,19 +150,20 @@ func (p *jsonParser) object(depth int) (JSONValue, error) {
 
 func (p *jsonParser) array(depth int) (JSONValue, error) {
 	p.i++ // [
-	arr := []JSONValue{}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
-		return ArrayValue(arr), nil
+		return ArrayValue([]JSONValue{}), nil
 	}
+	base := len(p.vals)
+	defer func() { p.vals = p.vals[:base] }()
 	for {
 		p.space()
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return JSONValue{}, err
 		}
-		arr = append(arr, v)
+		p.vals = append(p.vals, v)
 		p.space()
 		if p.i >= len(p.s) {
 			return JSONValue{}, p.fail("unterminated array")
@@ -163,7 +173,7 @@ func (p *jsonParser) array(depth int) (JSONValue, error) {
 			p.i++
 		case ']':
 			p.i++
-			return ArrayValue(arr), nil
+			return ArrayValue(slices.Clone(p.vals[base:])), nil
 		default:
 			return JSONValue{}, p.fail("expected ',' or ']' in array")
 		}
@@ -207,6 +217,16 @@ func (p *jsonParser) number() (JSONValue, error) {
 	// overflow, which is what JS does.
 	f, _ := strconv.ParseFloat(p.s[start:p.i], 64)
 	return NumberValue(f), nil
+}
+
+// newObjectOf is the object JSON.parse makes of these members in source
+// order: a repeated key keeps its first position and its last value.
+func newObjectOf(keys []string, vals []JSONValue) *JSONObject {
+	o := &JSONObject{keys: make([]string, 0, len(keys)), vals: make([]JSONValue, 0, len(keys))}
+	for i, k := range keys {
+		o.Set(k, vals[i])
+	}
+	return o
 }
 
 func hexVal(c byte) rune {

@@ -254,9 +254,14 @@ func (o *JSONObject) find(key string) int {
 // Has is Object.hasOwn.
 func (o *JSONObject) Has(key string) bool { _, ok := o.Get(key); return ok }
 
+// indexFrom is the member count from which an object keeps a key index:
+// below it a scan of the keys (most differ in length, so most compares
+// stop there) costs less than the map's hashing and its allocation.
+const indexFrom = 16
+
 // Set is o[key] = v for an own data property.
 func (o *JSONObject) Set(key string, v JSONValue) {
-	if o.index == nil && len(o.keys) >= 8 {
+	if o.index == nil && len(o.keys) >= indexFrom {
 		o.index = make(map[string]int, len(o.keys)*2)
 		for i, k := range o.keys {
 			o.index[k] = i

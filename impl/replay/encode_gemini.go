@@ -2,32 +2,36 @@ package replay
 
 import "github.com/frameproof/frameproof/impl/pi"
 
-type gemKind uint8
-
-const (
-	gemThought  gemKind = iota // a signed reasoning block
-	gemText                    // {"text":...}
-	gemCall                    // a functionCall, with or without a signature
-	gemResponse                // a functionResponse for one result
-	gemImage                   // inlineData
-)
-
-// gemPart is one part to write; it points into the plan.
-type gemPart struct {
-	kind gemKind
-	text string // gemText
-	blk  *asstBlock
-	sig  string // gemCall: the thoughtSignature to send, "" for none
-	res  *result
-	img  *pi.ImageContent
+// gemWriter writes Gemini contents as the turns arrive: the content open
+// last takes the parts of a model turn that follows a model turn. Writing
+// straight to the body keeps no per-part list, whose pointers the
+// collector would scan and whose growth would copy, so a large transcript
+// costs per message what a small one does.
+type gemWriter struct {
+	w        *jw
+	gemini3  bool
+	open     string // role of the content being written, "" before the first
+	contents int    // contents begun
+	parts    int    // parts written to the open content
 }
 
-// gemContent is one content: parts[lo:hi] of the encoder's flat part list.
-// Only the last content ever grows, so every content stays contiguous.
-type gemContent struct {
-	role   string
-	calls  bool
-	lo, hi int
+// begin closes the open content and opens one for role.
+func (g *gemWriter) begin(role string) {
+	if g.open != "" {
+		g.w.raw(`]}`)
+	}
+	g.w.sep(g.contents)
+	g.contents++
+	g.w.raw(`{"role":`)
+	g.w.str(role)
+	g.w.raw(`,"parts":[`)
+	g.open, g.parts = role, 0
+}
+
+// part starts the next part of the open content.
+func (g *gemWriter) part() {
+	g.w.sep(g.parts)
+	g.parts++
 }
 
 // encodeGemini lays turns out as Gemini contents. Consecutive model turns
@@ -37,71 +41,7 @@ type gemContent struct {
 // in functionResponse.parts and requires a thought signature on function
 // calls; older models get result images in a following user turn.
 func encodeGemini(w *jw, turns []turn, t Target, o Options) {
-	gemini3 := t.gemini3()
-	cs := make([]gemContent, 0, len(turns)+1)
-	ps := make([]gemPart, 0, 2*len(turns))
-	add := func(role string, calls bool, from int) {
-		cs = append(cs, gemContent{role: role, calls: calls, lo: from, hi: len(ps)})
-	}
-	for i := range turns {
-		tr := &turns[i]
-		from := len(ps)
-		if !tr.assistant {
-			for j := range tr.parts {
-				ps = append(ps, userGemPart(&tr.parts[j]))
-			}
-			add("user", false, from)
-			continue
-		}
-		calls := false
-		for j := range tr.blocks {
-			b := &tr.blocks[j]
-			switch b.kind {
-			case blockReasoning:
-				ps = append(ps, gemPart{kind: gemThought, blk: b})
-			case blockText:
-				ps = append(ps, gemPart{kind: gemText, text: b.text()})
-			case blockCall:
-				calls = true
-				p := gemPart{kind: gemCall, blk: b}
-				switch {
-				case b.keepSig:
-					p.sig = *b.call().ThoughtSignature
-				case gemini3:
-					p.sig = GeminiSkipSignature
-				}
-				ps = append(ps, p)
-			}
-		}
-		if n := len(cs); n > 0 && cs[n-1].role == "model" {
-			cs[n-1].hi = len(ps)
-			cs[n-1].calls = cs[n-1].calls || calls
-		} else {
-			add("model", calls, from)
-		}
-		if len(tr.results) == 0 {
-			continue
-		}
-		from = len(ps)
-		images := false
-		for j := range tr.results {
-			ps = append(ps, gemPart{kind: gemResponse, res: &tr.results[j]})
-			images = images || hasImage(tr.results[j].parts)
-		}
-		add("user", false, from)
-		if images && !gemini3 {
-			from = len(ps)
-			ps = append(ps, gemPart{kind: gemText, text: GeminiToolImagesLeadIn})
-			for j := range tr.results {
-				for k := range tr.results[j].parts {
-					if p := &tr.results[j].parts[k]; p.image != nil {
-						ps = append(ps, gemPart{kind: gemImage, img: p.image})
-					}
-				}
-			}
-			add("user", false, from)
-		}
-	}
+	g := gemWriter{w: w, gemini3: t.gemini3()}
 	w.raw(`{`)
 	if o.Principal != nil {
 		w.raw(`"systemInstruction":{"parts":[{"text":`)
@@ -109,30 +49,125 @@ func encodeGemini(w *jw, turns []turn, t Target, o Options) {
 		w.raw(`}]},`)
 	}
 	w.raw(`"contents":[`)
-	if len(cs) > 0 && cs[0].role == "model" && cs[0].calls {
+	if firstGemContentCalls(turns) {
 		w.raw(`{"role":"user","parts":[{"text":`)
 		w.str(GeminiLeadIn)
 		w.raw(`}]},`)
 	}
-	for i, c := range cs {
-		w.sep(i)
-		w.raw(`{"role":`)
-		w.str(c.role)
-		w.raw(`,"parts":[`)
-		for j := range ps[c.lo:c.hi] {
-			w.sep(j)
-			w.gemPart(&ps[c.lo+j], gemini3)
+	for i := range turns {
+		tr := &turns[i]
+		if !tr.assistant {
+			g.begin("user")
+			for j := range tr.parts {
+				g.part()
+				g.userPart(&tr.parts[j])
+			}
+			continue
 		}
+		if g.open != "model" {
+			g.begin("model")
+		}
+		for j := range tr.blocks {
+			g.block(&tr.blocks[j])
+		}
+		if len(tr.results) > 0 {
+			g.results(tr.results)
+		}
+	}
+	if g.open != "" {
 		w.raw(`]}`)
 	}
 	w.raw(`]}`)
 }
 
-func userGemPart(p *part) gemPart {
-	if p.image != nil {
-		return gemPart{kind: gemImage, img: p.image}
+// firstGemContentCalls reports whether the first content is a model one
+// holding a function call: the leading assistant turns, up to the first
+// with results, combine into it.
+func firstGemContentCalls(turns []turn) bool {
+	for i := range turns {
+		tr := &turns[i]
+		if !tr.assistant {
+			return false
+		}
+		for j := range tr.blocks {
+			if tr.blocks[j].kind == blockCall {
+				return true
+			}
+		}
+		if len(tr.results) > 0 {
+			return false
+		}
 	}
-	return gemPart{kind: gemText, text: p.text}
+	return false
+}
+
+// block writes one assistant block as a model part (blocks of other kinds
+// have none).
+func (g *gemWriter) block(b *asstBlock) {
+	w := g.w
+	switch b.kind {
+	case blockReasoning:
+		g.part()
+		th := b.thinking()
+		w.raw(`{"thought":true,"text":`)
+		w.str(th.Thinking)
+		w.raw(`,"thoughtSignature":`)
+		w.str(*th.ThinkingSignature)
+		w.raw(`}`)
+	case blockText:
+		g.part()
+		w.raw(`{"text":`)
+		w.str(b.text())
+		w.raw(`}`)
+	case blockCall:
+		g.part()
+		sig := ""
+		switch {
+		case b.keepSig:
+			sig = *b.call().ThoughtSignature
+		case g.gemini3:
+			sig = GeminiSkipSignature
+		}
+		w.gemCall(b, sig)
+	}
+}
+
+// results writes one round's results as one user content, and before
+// Gemini 3 their images as another after it.
+func (g *gemWriter) results(rs []result) {
+	g.begin("user")
+	images := false
+	for j := range rs {
+		g.part()
+		g.w.gemResponse(&rs[j], g.gemini3)
+		images = images || hasImage(rs[j].parts)
+	}
+	if !images || g.gemini3 {
+		return
+	}
+	g.begin("user")
+	g.part()
+	g.w.raw(`{"text":`)
+	g.w.str(GeminiToolImagesLeadIn)
+	g.w.raw(`}`)
+	for j := range rs {
+		for k := range rs[j].parts {
+			if p := &rs[j].parts[k]; p.image != nil {
+				g.part()
+				g.w.gemImage(p.image)
+			}
+		}
+	}
+}
+
+func (g *gemWriter) userPart(p *part) {
+	if p.image != nil {
+		g.w.gemImage(p.image)
+		return
+	}
+	g.w.raw(`{"text":`)
+	g.w.str(p.text)
+	g.w.raw(`}`)
 }
 
 func hasImage(parts []part) bool {
@@ -144,36 +179,20 @@ func hasImage(parts []part) bool {
 	return false
 }
 
-func (w *jw) gemPart(p *gemPart, gemini3 bool) {
-	switch p.kind {
-	case gemThought:
-		th := p.blk.thinking()
-		w.raw(`{"thought":true,"text":`)
-		w.str(th.Thinking)
+// gemCall writes a functionCall part, with sig as its thoughtSignature
+// unless that is "".
+func (w *jw) gemCall(b *asstBlock, sig string) {
+	w.raw(`{"functionCall":{"name":`)
+	call := b.call()
+	w.str(call.Name)
+	w.raw(`,"args":`)
+	w.args(call.Arguments)
+	w.raw(`}`)
+	if sig != "" {
 		w.raw(`,"thoughtSignature":`)
-		w.str(*th.ThinkingSignature)
-		w.raw(`}`)
-	case gemText:
-		w.raw(`{"text":`)
-		w.str(p.text)
-		w.raw(`}`)
-	case gemCall:
-		w.raw(`{"functionCall":{"name":`)
-		call := p.blk.call()
-		w.str(call.Name)
-		w.raw(`,"args":`)
-		w.args(call.Arguments)
-		w.raw(`}`)
-		if p.sig != "" {
-			w.raw(`,"thoughtSignature":`)
-			w.str(p.sig)
-		}
-		w.raw(`}`)
-	case gemResponse:
-		w.gemResponse(p.res, gemini3)
-	case gemImage:
-		w.gemImage(p.img)
+		w.str(sig)
 	}
+	w.raw(`}`)
 }
 
 // gemResponse writes one result: its texts joined under "output" (or
