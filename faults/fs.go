@@ -513,7 +513,12 @@ func (h *file) Sync() error {
 	if f.syncLies {
 		return nil
 	}
-	h.ino.durable = applyOps(h.ino.durable, h.ino.pending)
+	// In place: an inode owns its durable bytes (every other holder gets a
+	// copy), and copying the whole file at every sync made an appended
+	// log's syncs quadratic in its length.
+	for _, op := range h.ino.pending {
+		h.ino.durable = applyOp(h.ino.durable, op)
+	}
 	h.ino.pending = nil
 	return nil
 }
