@@ -33,6 +33,13 @@ const (
 	// a tool batch's per-call events (runtime/drive/tools.ts)
 	EvToolStart EventType = "tool_start"
 	EvToolEnd   EventType = "tool_end"
+	// lane_created follows the transaction that acquires the lane
+	// (runtime/harness.ts Harness.lane); config_update follows each
+	// pi.lane.config change (runtime/lane.ts setConfiguration, through the
+	// lane's own event batch). Both precede the run_start of the run that
+	// brought the configuration: pi commits them before acceptRun.
+	EvLaneCreated  EventType = "lane_created"
+	EvConfigUpdate EventType = "config_update"
 )
 
 // Event is one lane event.
@@ -90,6 +97,15 @@ type Event struct {
 	ToolMessage *pi.ToolResultMessage
 	// ToolResults: turn_end of a tool batch (Message is its assistant).
 	ToolResults []*pi.ToolResultMessage
+
+	// At: lane_created, the branch tip the lane was created at (nil: pi's
+	// null, the root).
+	At *string
+	// Property names what config_update changed: "model", "thinkingLevel"
+	// or "activeTools" (pi's setModel, setThinkingLevel, setActiveTools);
+	// Previous and Value are that property's values before and after.
+	Property        string
+	Previous, Value pi.JSONValue
 }
 
 // Listener receives every event; the lane awaits the returned future (nil
@@ -136,6 +152,22 @@ func (l *Lane) emit(ev Event) {
 	if f := l.cfg.Listener(ev); f != nil {
 		_ = f.Wait()
 	}
+}
+
+// deliver hands events to the listener without awaiting them (a command's
+// batch, emitted on the line: plan.events).
+func (l *Lane) deliver(evs []Event) []env.Future {
+	var out []env.Future
+	for _, ev := range evs {
+		if l.cfg.Listener == nil {
+			return nil
+		}
+		ev.Lane = l.cfg.Name
+		if f := l.cfg.Listener(ev); f != nil {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func (l *Lane) onFrame(r FrameRecord) {

@@ -323,6 +323,10 @@ type plan struct {
 	next   view
 	// applied runs under the state lock right after the view update.
 	applied func()
+	// events go to the listener on the line right after the commit, so
+	// they keep commit order as pi's emitBatch inside session.mutate does;
+	// command awaits their delivery after the line moves on.
+	events []Event
 }
 
 // rejectError is returned by planners for caller errors that do not fault.
@@ -335,6 +339,7 @@ func (e *rejectError) Unwrap() error { return e.err }
 type cmdResult struct {
 	res       store.CommitResult
 	committed bool
+	delivery  []env.Future
 }
 
 // command runs planner on the line against the authoritative in-process
@@ -344,6 +349,9 @@ func (l *Lane) command(name string, planner func(cur view) (plan, error)) (store
 	fut, out := l.commandAsync(name, planner)
 	if err := fut.Wait(); err != nil {
 		return out.res, false, err
+	}
+	for _, d := range out.delivery {
+		_ = d.Wait()
 	}
 	return out.res, out.committed, nil
 }
@@ -382,6 +390,7 @@ func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (
 		l.endCommitLocked()
 		l.mu.Unlock()
 		out.res, out.committed = r, true
+		out.delivery = l.deliver(p.events)
 		return nil
 	})
 	return fut, out
