@@ -38,6 +38,13 @@ const (
 	// from the inbox (runtime/lane.ts enqueue, boundary.ts
 	// boundaryPlacementEvents, acceptRun).
 	EvQueueUpdate EventType = "queue_update"
+	// lane_created follows the transaction that acquires the lane
+	// (runtime/harness.ts Harness.lane); config_update follows each
+	// pi.lane.config change (runtime/lane.ts setConfiguration, through the
+	// lane's own event batch). Both precede the run_start of the run that
+	// brought the configuration: pi commits them before acceptRun.
+	EvLaneCreated  EventType = "lane_created"
+	EvConfigUpdate EventType = "config_update"
 )
 
 // Event is one lane event.
@@ -98,6 +105,15 @@ type Event struct {
 	// Queues: queue_update's remaining queued items, pi's LaneQueuedItem
 	// list ({entryId, kind, type:"message", message}, in inbox order).
 	Queues pi.JSONValue
+
+	// At: lane_created, the branch tip the lane was created at (nil: pi's
+	// null, the root).
+	At *string
+	// Property names what config_update changed: "model", "thinkingLevel"
+	// or "activeTools" (pi's setModel, setThinkingLevel, setActiveTools);
+	// Previous and Value are that property's values before and after.
+	Property        string
+	Previous, Value pi.JSONValue
 }
 
 // Listener receives every event; the lane awaits the returned future (nil
@@ -144,6 +160,22 @@ func (l *Lane) emit(ev Event) {
 	if f := l.cfg.Listener(ev); f != nil {
 		_ = f.Wait()
 	}
+}
+
+// deliver hands events to the listener without awaiting them (a command's
+// batch, emitted on the line: plan.events).
+func (l *Lane) deliver(evs []Event) []env.Future {
+	var out []env.Future
+	for _, ev := range evs {
+		if l.cfg.Listener == nil {
+			return nil
+		}
+		ev.Lane = l.cfg.Name
+		if f := l.cfg.Listener(ev); f != nil {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func (l *Lane) onFrame(r FrameRecord) {

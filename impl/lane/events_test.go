@@ -23,7 +23,7 @@ func TestRetryEventsFollowPublishResponse(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, StepSettled, r.Kind)
 	require.Equal(t, []string{
-		"run_start", "message_start", "message_end", "entry_added", "turn_start", "message_start", "message_end", "entry_added", "usage", "retry_scheduled",
+		"lane_created", "run_start", "message_start", "message_end", "entry_added", "turn_start", "message_start", "message_end", "entry_added", "usage", "retry_scheduled",
 		"retry_start",
 		"message_start", "message_update", "message_update", "message_update", "message_update", "message_end",
 		"entry_added", "usage", "retry_end", "turn_end",
@@ -45,7 +45,7 @@ func TestDeferredEventsFollowPublishResponse(t *testing.T) {
 	_, err = l.Step(StepOptions{DeferredPermit: true})
 	require.NoError(t, err)
 	require.Equal(t, []string{
-		"run_start", "message_start", "message_end", "entry_added", "turn_start", "message_start", "message_end", "entry_added", "usage", "turn_end", "run_suspend",
+		"lane_created", "run_start", "message_start", "message_end", "entry_added", "turn_start", "message_start", "message_end", "entry_added", "usage", "turn_end", "run_suspend",
 		"run_resume", "turn_start", "message_start", "message_end", "entry_added", "usage", "turn_end", "run_suspend"}, h.eventTypes())
 }
 
@@ -94,7 +94,10 @@ func TestStartRunEmitsRunStart(t *testing.T) {
 	require.NoError(t, err)
 	meta, err := decodeMeta(v.Value)
 	require.NoError(t, err)
-	require.Len(t, events, 4)
+	require.Len(t, events, 5)
+	// runtime/harness.ts Harness.lane: the lane's creation precedes the run
+	require.Equal(t, Event{Type: EvLaneCreated, Lane: "main"}, events[0])
+	events = events[1:]
 	require.Equal(t, Event{Type: EvRunStart, Lane: "main", RunID: op, StartedAt: meta.StartedAt}, events[0])
 	// transcript.ts committedEntryEvents: the prompt entry's lifecycle, its
 	// entry_added without a runId and with the entry's committed seq

@@ -97,7 +97,7 @@ func Example() {
 	}
 	// Output:
 	// operation 0190a000-0000-7000-8000-000000000001 settled completed
-	// run_start message_start message_end entry_added turn_start message_start message_update message_update message_update message_end entry_added usage turn_end run_end
+	// lane_created run_start message_start message_end entry_added turn_start message_start message_update message_update message_update message_end entry_added usage turn_end run_end
 	// entry seq 4 user "hi"
 	// entry seq 17 assistant [{"type":"text","text":"hello"}]
 	// frames left: 0

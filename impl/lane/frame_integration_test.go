@@ -143,7 +143,7 @@ func TestRequiredTerminalEventsAppendNothing(t *testing.T) {
 				require.Empty(t, h.frameList(op, resp))
 				if tc.name == "pre-generation error" {
 					require.Empty(t, h.enqueued())
-					require.Equal(t, []string{"run_start", "message_start", "message_end", "entry_added", "turn_start", "message_end", "entry_added", "usage", "turn_end", "run_end"}, h.eventTypes())
+					require.Equal(t, []string{"lane_created", "run_start", "message_start", "message_end", "entry_added", "turn_start", "message_end", "entry_added", "usage", "turn_end", "run_end"}, h.eventTypes())
 					require.Equal(t, 1, h.hookRuns, "after_response runs on the setup-error path")
 					require.Equal(t, pi.StopError, h.entryMessage(resp).StopReason)
 				}

@@ -338,6 +338,12 @@ type plan struct {
 	// emits its events before the line moves on; the caller delivers and
 	// awaits them (eventq.go).
 	events func(store.CommitResult) []Event
+	// onLine events go to the listener on the line right after the
+	// commit, without being awaited there, so they keep commit order as
+	// pi's emitBatch inside session.mutate does even against a caller's
+	// own later emit (lane_created, config_update); command awaits their
+	// delivery after the line moves on.
+	onLine []Event
 }
 
 // rejectError is returned by planners for caller errors that do not fault.
@@ -350,7 +356,8 @@ func (e *rejectError) Unwrap() error { return e.err }
 type cmdResult struct {
 	res       store.CommitResult
 	committed bool
-	events    env.Future // the plan's events delivered (nil: none)
+	events    env.Future   // the plan's events delivered (nil: none)
+	delivery  []env.Future // the plan's onLine events' futures
 }
 
 // delivered delivers the events queued so far (eventq.go) and awaits the
@@ -382,6 +389,9 @@ func (l *Lane) command(name string, planner func(cur view) (plan, error)) (store
 		return out.res, false, err
 	}
 	l.delivered(out)
+	for _, d := range out.delivery {
+		_ = d.Wait()
+	}
 	return out.res, out.committed, nil
 }
 
@@ -421,6 +431,7 @@ func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (
 		l.mu.Unlock()
 		out.res, out.committed = r, true
 		l.dispatch(out, p, r)
+		out.delivery = l.deliver(p.onLine)
 		return nil
 	})
 	return fut, out

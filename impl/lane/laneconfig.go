@@ -31,7 +31,7 @@ import (
 // only through its setters, one transaction each, before the run is
 // accepted). pi emits lane_created (Harness.lane) and config_update with
 // the lane's name (Lane.setConfiguration, through the lane's emitBatch);
-// this lane emits neither, as it emits no queue_update.
+// so does this lane, after each transaction (acquire).
 
 // laneConfigMissing is pi's restore refusal of a lane without one of its
 // three values (restore.ts classifyLaneStorage).
@@ -128,33 +128,83 @@ func (l *Lane) seedConfiguration(run Configuration) *Configuration {
 
 // acquire makes sure the lane exists with configuration seed before a
 // command that needs it: Harness.lane's creation transaction when no
-// pi.lane.config is stored, setConfiguration's when seed differs from the
-// stored one (an explicit run configuration only), else nothing. A lane
-// with a current operation keeps its configuration: the run that brings
-// another is refused as busy (acceptRun's LaneBusy), and a refused run
-// changes nothing.
+// pi.lane.config is stored, then lane_created; when seed differs from the
+// stored one (an explicit run configuration only), one setConfiguration
+// transaction per differing property, each followed by its config_update,
+// in the order a caller would call pi's setters (configStep); else
+// nothing. A lane with a current operation keeps its configuration: the
+// run that brings another is refused as busy (acceptRun's LaneBusy), and a
+// refused run changes nothing.
 func (l *Lane) acquire(seed *Configuration, explicit bool) error {
-	_, _, err := l.command("lane-config", func(cur view) (plan, error) {
-		if cur.config != nil && (!explicit || cur.op != nil || sameConfiguration(*cur.config, *seed)) {
-			return plan{}, nil
-		}
-		if seed == nil {
-			return plan{}, &rejectError{fmt.Errorf("lane: %q has no pi.lane.config and no configuration to create it with "+
-				"(set RunOptions.Configuration or Config.Generation)", l.cfg.Name)}
-		}
-		c := *seed
-		c.ActiveToolNames = slices.Clone(c.ActiveToolNames)
-		next := cur.clone()
-		next.config = &c
-		writes := []store.Write{store.SetValueRaw(LaneConfigAddr(l.cfg.Name), c.value().AppendJSON(nil))}
-		if cur.config == nil {
-			if !cur.tipStored {
-				writes = append([]store.Write{store.SetValueRaw(BranchTipAddr(l.cfg.Name), []byte("null"))}, writes...)
-				next.tipStored = true
+	for {
+		committed := false
+		_, _, err := l.command("lane-config", func(cur view) (plan, error) {
+			if cur.config != nil && (!explicit || cur.op != nil || sameConfiguration(*cur.config, *seed)) {
+				return plan{}, nil
 			}
-			writes = append(writes, store.SetValueRaw(LaneStateAddr(l.cfg.Name), cur.laneState.raw()))
+			if seed == nil {
+				return plan{}, &rejectError{fmt.Errorf("lane: %q has no pi.lane.config and no configuration to create it with "+
+					"(set RunOptions.Configuration or Config.Generation)", l.cfg.Name)}
+			}
+			committed = true
+			if cur.config == nil {
+				return l.createLane(cur, *seed), nil
+			}
+			c, update := configStep(*cur.config, *seed)
+			next := cur.clone()
+			next.config = &c
+			writes := []store.Write{store.SetValueRaw(LaneConfigAddr(l.cfg.Name), c.value().AppendJSON(nil))}
+			return plan{commit: true, writes: writes, next: next, onLine: []Event{update}}, nil
+		})
+		if err != nil || !committed {
+			return err
 		}
-		return plan{commit: true, writes: writes, next: next}, nil
-	})
-	return err
+	}
+}
+
+// createLane is Harness.lane's creation transaction and its lane_created
+// event, whose at is the tip the lane starts from (a stored branch tip,
+// else null).
+func (l *Lane) createLane(cur view, seed Configuration) plan {
+	c := seed
+	c.ActiveToolNames = slices.Clone(c.ActiveToolNames)
+	next := cur.clone()
+	next.config = &c
+	writes := []store.Write{store.SetValueRaw(LaneConfigAddr(l.cfg.Name), c.value().AppendJSON(nil))}
+	if !cur.tipStored {
+		writes = append([]store.Write{store.SetValueRaw(BranchTipAddr(l.cfg.Name), []byte("null"))}, writes...)
+		next.tipStored = true
+	}
+	writes = append(writes, store.SetValueRaw(LaneStateAddr(l.cfg.Name), cur.laneState.raw()))
+	return plan{commit: true, writes: writes, next: next, onLine: []Event{{Type: EvLaneCreated, At: cur.tip}}}
+}
+
+// configStep is the first setter pi would need to turn cur into want, in
+// the order setModel, setThinkingLevel, setActiveTools: the configuration
+// that setter commits (the whole pi.lane.config, one property changed) and
+// its config_update event (runtime/lane.ts setConfiguration).
+func configStep(cur, want Configuration) (Configuration, Event) {
+	next := cur
+	ev := Event{Type: EvConfigUpdate}
+	switch {
+	case cur.Model != want.Model:
+		next.Model = want.Model
+		ev.Property, ev.Previous, ev.Value = "model", cur.Model.value(), want.Model.value()
+	case cur.ThinkingLevel != want.ThinkingLevel:
+		next.ThinkingLevel = want.ThinkingLevel
+		ev.Property, ev.Previous, ev.Value = "thinkingLevel", jval(cur.ThinkingLevel), jval(want.ThinkingLevel)
+	default:
+		next.ActiveToolNames = slices.Clone(want.ActiveToolNames)
+		ev.Property = "activeTools"
+		ev.Previous, ev.Value = toolNamesValue(cur.ActiveToolNames), toolNamesValue(want.ActiveToolNames)
+	}
+	return next, ev
+}
+
+// toolNamesValue is activeToolNames as pi stores it: an array, never null.
+func toolNamesValue(names []string) pi.JSONValue {
+	if names == nil {
+		names = []string{}
+	}
+	return jval(names)
 }

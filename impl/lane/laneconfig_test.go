@@ -52,8 +52,11 @@ func TestFirstRunAcquiresTheLane(t *testing.T) {
 	require.Equal(t, []string{"value:set:pi.lane.config", "value:set:pi.lane.state", "entry::"}, h.lastTX(7)[:3])
 }
 
-// runtime/lane.ts setConfiguration (setModel and the others): a run with
-// another configuration than the lane's first commits pi.lane.config alone.
+// runtime/lane.ts setConfiguration (setModel, setThinkingLevel,
+// setActiveTools): a run with another configuration than the lane's first
+// commits pi.lane.config alone, one transaction per changed property (the
+// whole configuration each time), each followed by its config_update
+// {property, previous, value, lane}, all before acceptRun's run_start.
 func TestRunWithAnotherConfigurationCommitsItFirst(t *testing.T) {
 	h := newHarness(t, backends[0])
 	l := h.open()
@@ -63,13 +66,42 @@ func TestRunWithAnotherConfigurationCommitsItFirst(t *testing.T) {
 	other := defaultRun(1)
 	other.Configuration.Model.ModelID = "gpt-other"
 	other.Configuration.ActiveToolNames = []string{"read"}
-	n := len(h.tele)
+	n, e := len(h.tele), len(h.events)
 	_, err := l.StartRun(other)
 	require.NoError(t, err)
-	require.Equal(t, "value:set:pi.lane.config", h.tele[n].Kind+":"+h.tele[n].Op+":"+h.tele[n].Namespace)
-	require.Equal(t, "entry", h.tele[n+1].Kind)
+	for i := range 2 {
+		require.Equal(t, "value:set:pi.lane.config", h.tele[n+i].Kind+":"+h.tele[n+i].Op+":"+h.tele[n+i].Namespace)
+		require.Equal(t, h.tele[n].Seq+int64(i), h.tele[n+i].Seq, "one transaction per setter")
+	}
+	require.Equal(t, "entry", h.tele[n+2].Kind)
 	require.Equal(t, `{"model":{"provider":"openai","modelId":"gpt-other"},"thinkingLevel":"off","activeToolNames":["read"]}`,
 		h.storedValue(LaneConfigAddr("main")))
+	evs := h.events[e:]
+	require.Equal(t, EvConfigUpdate, evs[0].Type)
+	require.Equal(t, "model", evs[0].Property)
+	require.Equal(t, `{"provider":"openai","modelId":"gpt-test"}`, string(evs[0].Previous.AppendJSON(nil)))
+	require.Equal(t, `{"provider":"openai","modelId":"gpt-other"}`, string(evs[0].Value.AppendJSON(nil)))
+	require.Equal(t, "activeTools", evs[1].Property)
+	require.Equal(t, `[]`, string(evs[1].Previous.AppendJSON(nil)))
+	require.Equal(t, `["read"]`, string(evs[1].Value.AppendJSON(nil)))
+	require.Equal(t, "main", evs[1].Lane)
+	require.Equal(t, EvRunStart, evs[2].Type)
+}
+
+// runtime/harness.ts Harness.lane: lane_created {lane, at} follows the
+// creation transaction; at is the stored branch tip of a branch that has no
+// lane yet (null when none is stored).
+func TestLaneCreatedNamesTheStoredTip(t *testing.T) {
+	h := newHarness(t, backends[0])
+	_, err := h.store.Commit([]store.Write{store.SetValueRaw(BranchTipAddr("main"), []byte(`"e0"`))})
+	require.NoError(t, err)
+	l := h.open()
+	require.NoError(t, l.acquire(l.seedConfiguration(defaultRun(1).Configuration), true))
+	require.Len(t, h.events, 1)
+	require.Equal(t, EvLaneCreated, h.events[0].Type)
+	require.Equal(t, "e0", *h.events[0].At)
+	require.NoError(t, l.acquire(l.seedConfiguration(defaultRun(1).Configuration), true))
+	require.Len(t, h.events, 1, "an acquired lane with the same configuration emits nothing")
 }
 
 // runtime/drive/boundary.ts assistantReadyAtBoundary: the boundary's

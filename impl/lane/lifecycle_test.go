@@ -19,7 +19,7 @@ func TestSmokeNormalResponse(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, StepSettled, r.Kind, "%+v", r)
 		require.Equal(t, "completed", r.Status)
-		require.Equal(t, []string{"run_start", "message_start", "message_end", "entry_added", "turn_start", "message_start", "message_update", "message_update", "message_update", "message_update", "message_end", "entry_added", "usage", "turn_end", "run_end"}, h.eventTypes())
+		require.Equal(t, []string{"lane_created", "run_start", "message_start", "message_end", "entry_added", "turn_start", "message_start", "message_update", "message_update", "message_update", "message_update", "message_end", "entry_added", "usage", "turn_end", "run_end"}, h.eventTypes())
 		resp := h.provider.requests[0].ResponseEntryID
 		require.Empty(t, h.frameList(op, resp))
 		require.Equal(t, "hello world", textOf(h.entryMessage(resp)))

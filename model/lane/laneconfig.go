@@ -39,13 +39,16 @@ func runConfig(r Run) LaneConfig {
 	return LaneConfig{Model: r.Model, ThinkingLevel: r.ThinkingLevel, ActiveToolNames: r.ActiveToolNames}
 }
 
-// Acquire: a command that needs the lane brings configuration c. A lane
-// never acquired is created as pi's Harness.lane creates one
-// (runtime/harness.ts: one TX [pi.branch.tip = null when no tip was ever
-// stored, pi.lane.config, pi.lane.state with no operation and an empty
-// inbox]); an acquired lane whose configuration differs takes c as pi's
-// setConfiguration writes it (runtime/lane.ts: pi.lane.config alone).
-// It reports whether a transaction is due (false: the lane already has c).
+// Acquire: a command that needs the lane brings configuration c; each
+// call is one transaction. A lane never acquired is created as pi's
+// Harness.lane creates one (runtime/harness.ts: one TX [pi.branch.tip =
+// null when no tip was ever stored, pi.lane.config, pi.lane.state with no
+// operation and an empty inbox], then lane_created). An acquired lane whose
+// configuration differs takes one property of c per transaction, as pi's
+// setters do (runtime/lane.ts setModel, setThinkingLevel, setActiveTools
+// through setConfiguration: pi.lane.config alone, then config_update), in
+// that order. It reports whether a transaction is due (false: the lane
+// already has c).
 func (m *Model) Acquire(c LaneConfig) bool {
 	defer m.fillStateValues()
 	c.ActiveToolNames = slices.Clone(c.ActiveToolNames)
@@ -53,19 +56,48 @@ func (m *Model) Acquire(c LaneConfig) bool {
 		m.expectTX()
 		return false
 	}
+	if m.config == nil {
+		m.createLane(c)
+		return true
+	}
+	next, property := m.config.step(c)
+	m.expectTX(setValue(nsLaneConfig, m.cfg.Lane, string(next.value().AppendJSON(nil))))
+	m.setConfig(next)
+	m.emit("config_update:"+property, false)
+	return true
+}
+
+func (m *Model) createLane(c LaneConfig) {
 	config := setValue(nsLaneConfig, m.cfg.Lane, string(c.value().AppendJSON(nil)))
-	switch {
-	case m.config != nil:
-		m.expectTX(config)
-	case m.tipStored:
+	if m.tipStored {
 		m.expectTX(config, setValue(nsLaneState, m.cfg.Lane, ""))
-	default:
+	} else {
 		m.expectTX(setValue(nsBranchTip, m.cfg.Lane, "null"), config, setValue(nsLaneState, m.cfg.Lane, ""))
 		m.tipStored = true
 	}
+	m.setConfig(c)
+	m.emit("lane_created", false)
+}
+
+func (m *Model) setConfig(c LaneConfig) {
 	m.config = &c
 	m.st.Config = string(c.value().AppendJSON(nil))
-	return true
+}
+
+// step is the configuration after the first of pi's setters that moves c
+// towards want (model, then thinking level, then active tools) and the
+// property its config_update names.
+func (c LaneConfig) step(want LaneConfig) (LaneConfig, string) {
+	switch {
+	case c.Model != want.Model:
+		c.Model = want.Model
+		return c, "model"
+	case c.ThinkingLevel != want.ThinkingLevel:
+		c.ThinkingLevel = want.ThinkingLevel
+		return c, "thinkingLevel"
+	}
+	c.ActiveToolNames = slices.Clone(want.ActiveToolNames)
+	return c, "activeTools"
 }
 
 // acquired is the check of a command that needs the lane with the run's

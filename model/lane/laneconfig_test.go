@@ -69,3 +69,31 @@ func TestCheckpointReadsLaneConfig(t *testing.T) {
 		t.Fatalf("ready state: %s", v.AppendJSON(nil))
 	}
 }
+
+// runtime/lane.ts setModel, setThinkingLevel, setActiveTools (each one
+// setConfiguration transaction and its config_update), after
+// runtime/harness.ts Harness.lane's lane_created: a configuration that
+// differs in two properties takes two transactions, model first, each
+// writing the whole configuration.
+func TestAcquireTakesOneSetterPerTransaction(t *testing.T) {
+	m := newModel()
+	run := Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, ThinkingLevel: "off", MaxAttempts: 1}
+	m.Acquire(runConfig(run))
+	other := run
+	other.Model.ModelID, other.ActiveToolNames = "gpt-2", []string{"read"}
+	var txs []string
+	for m.Acquire(runConfig(other)) {
+		ws, _ := m.TakeTX()
+		txs = append(txs, txString(ws))
+	}
+	want := []string{
+		`value set pi.lane.config/main = {"model":{"provider":"openai","modelId":"gpt-2"},"thinkingLevel":"off","activeToolNames":[]}`,
+		`value set pi.lane.config/main = {"model":{"provider":"openai","modelId":"gpt-2"},"thinkingLevel":"off","activeToolNames":["read"]}`,
+	}
+	if strings.Join(txs, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("setter TXs:\n%s", strings.Join(txs, "\n"))
+	}
+	if got := strings.Join(m.Events(), ","); got != "lane_created,config_update:model,config_update:activeTools" {
+		t.Fatalf("events: %s", got)
+	}
+}

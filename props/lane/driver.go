@@ -422,10 +422,13 @@ func (d *driver) startRun() {
 	op, err := d.lane.StartRun(opts)
 	d.g.quiesce()
 	if d.isLost() {
-		// the lane's acquisition may have committed before the loss
+		// the lane's acquisition may have committed some of its
+		// transactions (one per setter) before the loss
 		d.mu.Lock()
-		if len(d.ackedTX) > before && slices.ContainsFunc(d.ackedTX[before], func(w ml.TXWrite) bool { return w.Namespace == lane.NSLaneConfig }) {
-			d.model.Acquire(runLaneConfig(run))
+		for _, tx := range d.ackedTX[min(before, len(d.ackedTX)):] {
+			if slices.ContainsFunc(tx, func(w ml.TXWrite) bool { return w.Namespace == lane.NSLaneConfig }) {
+				d.model.Acquire(runLaneConfig(run))
+			}
 		}
 		d.mu.Unlock()
 		return
@@ -441,8 +444,10 @@ func (d *driver) startRun() {
 	}
 	d.mu.Lock()
 	// the run brings its configuration: pi.lane.config is created or
-	// replaced first when it is not the lane's (the model decides)
-	d.model.Acquire(runLaneConfig(run))
+	// replaced first when it is not the lane's (the model decides), one
+	// transaction per setter
+	for d.model.Acquire(runLaneConfig(run)) {
+	}
 	d.fail(d.model.StartRun(op, cur.Meta.PromptEntryIDs[0], run))
 	d.mu.Unlock()
 	d.check("start run", true)

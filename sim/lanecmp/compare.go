@@ -362,8 +362,11 @@ func EventString(ev lane.Event) string {
 	if ev.Recovery {
 		s += "(recovery)"
 	}
-	if ev.Type == lane.EvRunEnd {
+	switch ev.Type {
+	case lane.EvRunEnd:
 		s += ":" + ev.Status
+	case lane.EvConfigUpdate:
+		s += ":" + ev.Property
 	}
 	return s
 }

@@ -102,15 +102,11 @@ type lockstep struct {
 	// pin, when set, is the model's clock (the instant the lane read its
 	// clock for the input being fed)
 	pin *float64
-	// startedAt is when the driver called StartRun: the lane reads its
-	// clock then, before the line gets to the commit (after the lane's
-	// acquisition, when StartRun commits that first: starting)
+	// startedAt is when StartRun read its clock: when it called StartRun,
+	// or, once the lane's acquisition returned, when it queued the run's
+	// acceptance (starting: a StartRun call is under way)
 	startedAt float64
 	starting  bool
-	// acquiring is the run start's acquisition command: the first
-	// lane-config item admitted after StartRun was called (admission is
-	// synchronous, before anything else can run)
-	acquiring *lineItem
 	// commitAt is when the commit in flight was planned (the lane reads its
 	// clock in the planner; commit latency may pass before it lands)
 	commitAt float64
@@ -185,8 +181,11 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 	}
 	it := &lineItem{name: cmd, queuedAt: float64(e.ls.r.w.Now().UnixMilli())}
 	e.ls.items = append(e.ls.items, it)
-	if cmd == "lane-config" && e.ls.starting && e.ls.acquiring == nil {
-		e.ls.acquiring = it
+	if cmd == "start-run" && e.ls.starting {
+		// StartRun reads its clock right before it queues the run's
+		// acceptance, after its acquisition's transactions and their
+		// lane_created/config_update deliveries (admission is synchronous)
+		e.ls.startedAt = it.queuedAt
 	}
 	return &lockFuture{Completer: f, e: e, it: it}
 }
@@ -197,14 +196,10 @@ type lockFuture struct {
 	it *lineItem
 }
 
-// Wait: a recovery step reads its clock as soon as its frame read returns;
-// a run start, as soon as the lane's acquisition returns.
+// Wait: a recovery step reads its clock as soon as its frame read returns.
 func (f *lockFuture) Wait() error {
 	err := f.Completer.Wait()
 	ls := f.e.ls
-	if f.it == ls.acquiring && err == nil && ls.starting {
-		ls.startedAt = float64(ls.r.w.Now().UnixMilli())
-	}
 	if f.it.name == "recovery-read" && err == nil && ls.live(f.e.gen) && ls.stepping && ls.recoverTurn {
 		ls.recoverTurn = false
 		ls.mismatch("synthetic read", ls.m.SyntheticRead(float64(ls.r.w.Now().UnixMilli())))
@@ -674,8 +669,8 @@ func (ls *lockstep) compareCapture(where string, ln *lane.Lane) bool {
 
 // startRun wraps StartRun: the model's clock reads the time the lane read.
 func (ls *lockstep) startRun(do func() (string, error)) (string, error) {
-	ls.startedAt, ls.starting, ls.acquiring = float64(ls.r.w.Now().UnixMilli()), true, nil
-	defer func() { ls.starting, ls.acquiring = false, nil }()
+	ls.startedAt, ls.starting = float64(ls.r.w.Now().UnixMilli()), true
+	defer func() { ls.starting = false }()
 	return do()
 }
 

@@ -26,7 +26,7 @@ func TestStartLeavesSurviveCrashAndCancel(t *testing.T) {
 		}
 		return false
 	}
-	for seed := uint64(0); seed < 300 && missing(); seed++ {
+	for seed := uint64(0); seed < 1000 && missing(); seed++ {
 		for _, name := range []string{"crash-with-queued-writes", "deferred-replacement", SwarmScenario} {
 			sc, ok := ScenarioByName(name)
 			require.True(t, ok, name)

@@ -32,7 +32,7 @@ func TestToolOutcomesAreExercised(t *testing.T) {
 	}
 	sc, ok := ScenarioByName(SwarmScenario)
 	require.True(t, ok)
-	for seed := uint64(0); seed < 1000 && missing(); seed++ {
+	for seed := uint64(0); seed < 4000 && missing(); seed++ {
 		out := sc.Run(choice.NewSeeded(seed), Options{})
 		require.False(t, out.Failed, "seed %d: %s: %s", seed, out.Kind, out.Message)
 		for _, o := range out.RaceOrders[rowToolOutcomes] {
