@@ -26,14 +26,11 @@ func (l *Lane) runCheckpoint(op string) (StepResult, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafCheckpoint || cur.op.State.Control.CancelRequested {
 			return plan{}, l.lostOperation(cur) // continueOperation: cancel_requested or moved on
 		}
-		p, err := l.planBoundaryInbox(cur, cur.op.State.Settings, false)
+		p, q, err := l.planBoundary(cur, false)
 		if err != nil {
 			return plan{}, err
 		}
-		if queues, err = l.boundaryQueues(p); err != nil {
-			return plan{}, err
-		}
-		placed = p
+		placed, queues = p, q
 		return l.readyAtBoundary(cur, op, p)
 	})
 	if err == nil && committed {
@@ -103,14 +100,11 @@ func (l *Lane) finishBoundary(op string) (StepResult, error) {
 		if cur.op == nil || cur.op.ID != op {
 			return plan{}, l.staleTarget(cur)
 		}
-		p, err := l.planBoundaryInbox(cur, cur.op.State.Settings, true)
+		p, q, err := l.planBoundary(cur, true)
 		if err != nil {
 			return plan{}, err
 		}
-		if queues, err = l.boundaryQueues(p); err != nil {
-			return plan{}, err
-		}
-		placed = p
+		placed, queues = p, q
 		if p.trigger != "" {
 			return l.readyAtBoundary(cur, op, p)
 		}
@@ -146,4 +140,18 @@ func (l *Lane) finishPlan(cur view, p inboxPlacement, rec *ResultRecord) (plan, 
 	next := after.clone()
 	next.op, next.laneState = nil, ls
 	return plan{commit: true, writes: append(slices.Clone(p.writes), writes...), next: next}, nil
+}
+
+// planBoundary plans the current operation's boundary placement and the
+// queues its queue_update will carry (runCheckpoint and finishBoundary).
+func (l *Lane) planBoundary(cur view, followUpWhenNoTrigger bool) (inboxPlacement, pi.JSONValue, error) {
+	p, err := l.planBoundaryInbox(cur, cur.op.State.Settings, followUpWhenNoTrigger)
+	if err != nil {
+		return inboxPlacement{}, pi.JSONValue{}, err
+	}
+	queues, err := l.boundaryQueues(p)
+	if err != nil {
+		return inboxPlacement{}, pi.JSONValue{}, err
+	}
+	return p, queues, nil
 }
