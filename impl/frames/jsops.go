@@ -1,7 +1,6 @@
 package frames
 
 import (
-	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -56,19 +55,7 @@ func arrayIndex(key string) (int, bool) {
 }
 
 // jsTruthy is ToBoolean.
-func jsTruthy(v pi.JSONValue) bool {
-	switch v.Kind() {
-	case pi.Undefined, pi.Null:
-		return false
-	case pi.Bool:
-		return v.Bool()
-	case pi.Number:
-		return v.Number() != 0 && !math.IsNaN(v.Number())
-	case pi.String:
-		return v.Str() != ""
-	}
-	return true
-}
+func jsTruthy(v pi.JSONValue) bool { return pi.ToBoolean(v) }
 
 // jsStrictEqualNumber is `n === v` for a number n.
 func jsStrictEqualNumber(n float64, v pi.JSONValue) bool {

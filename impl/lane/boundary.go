@@ -9,17 +9,21 @@ import (
 )
 
 // runCheckpoint is runtime/drive/checkpoint.ts runCheckpoint for a
-// need_assistant continuation: one TX places the boundary's queued input
+// need_assistant continuation: pi's threshold check first
+// (prepareThreshold), then one TX places the boundary's queued input
 // (boundary.ts planBoundaryInbox without followUps: write items and the
 // steer items, one or all per the run's settings.steeringMode) and moves
 // the checkpoint to assistant.ready through assistantReadyAtBoundary,
 // which mints the step id, with attempt 1. A placed message becomes the
-// step's trigger (overflowRecoveryUsed false); otherwise the checkpoint's
-// trigger and flag carry over. The TX also sets the lane state (the
-// placement always names the inbox). frameproof has no model registry, so
-// pi's threshold-compaction check (prepareCompactionThreshold, skipped for
-// an unknown model) is not run.
-func (l *Lane) runCheckpoint(op string) (StepResult, error) {
+// step's trigger (overflowRecoveryUsed false); otherwise a threshold
+// compaction moves to summary.deciding (compactAtBoundary), or the
+// checkpoint's trigger and flag carry over. The TX also sets the lane
+// state (the placement always names the inbox).
+func (l *Lane) runCheckpoint(op string, s *OpState) (StepResult, error) {
+	th, err := l.prepareThreshold(op, s)
+	if err != nil || th.declined {
+		return StepResult{Kind: StepProgress}, err
+	}
 	var placed inboxPlacement
 	var queues pi.JSONValue
 	res, committed, err := l.command("checkpoint", func(cur view) (plan, error) {
@@ -31,12 +35,37 @@ func (l *Lane) runCheckpoint(op string) (StepResult, error) {
 			return plan{}, err
 		}
 		placed, queues = p, q
+		if p.trigger == "" && th.prep != nil {
+			return l.compactAtBoundary(cur, op, p, th.prep), nil
+		}
 		return l.readyAtBoundary(cur, op, p)
 	})
 	if err == nil && committed {
-		l.emitPlacedInput(op, placed.placed, res.Seqs, queues, placed.selected)
+		l.emitBoundaryEvents(op, placed, res.Seqs, queues, th.prep)
 	}
 	return StepResult{Kind: StepProgress}, err
+}
+
+// compactAtBoundary plans runCheckpoint's threshold compaction after the
+// placement p: the placement's writes, pi.op.preparation, the op state at
+// summary.deciding with a "threshold" task whose resume_checkpoint boundary
+// resumes the checkpoint as it was, and the lane state with the remaining
+// inbox.
+func (l *Lane) compactAtBoundary(cur view, op string, p inboxPlacement, prep *compactionPrep) plan {
+	s := cur.op.State
+	st := s.scope(LeafSummaryDeciding)
+	st.Task = jobj("taskId", prep.taskID, "reason", "threshold", "boundary", jobj("kind", "resume_checkpoint",
+		"resumeAfter", jobj("continuation", s.Continuation.value(), "triggerEntryId", s.TriggerEntryID)))
+	return l.boundaryCommit(cur, op, p, st, store.SetValueRaw(PreparationAddr(op, prep.taskID), prep.value.AppendJSON(nil)))
+}
+
+// emitBoundaryEvents is a boundary commit's batch: the placement's events,
+// then compaction_start when it compacts (checkpoint.ts runCheckpoint).
+func (l *Lane) emitBoundaryEvents(op string, placed inboxPlacement, seqs []int64, queues pi.JSONValue, prep *compactionPrep) {
+	l.emitPlacedInput(op, placed.placed, seqs, queues, placed.selected)
+	if prep != nil && placed.trigger == "" {
+		l.emit(Event{Type: EvCompactionStart, RunID: op, Reason: "threshold"})
+	}
 }
 
 // boundaryQueues are the remaining queues a placement's queue_update
@@ -68,30 +97,45 @@ func (l *Lane) readyAtBoundary(cur view, op string, p inboxPlacement) (plan, err
 	if p.trigger != "" {
 		trigger, overflowUsed = p.trigger, false
 	}
-	next := cur.clone()
 	st := s.scope(LeafAssistantReady)
 	st.Gen = &GenerationContext{StepID: l.cfg.IDs.NewID(), TriggerEntryID: trigger,
 		Configuration: configuration, StreamOptions: gen.StreamOptions, RetryPolicy: gen.RetryPolicy,
 		OverflowRecoveryUsed: overflowUsed}
 	st.NextAttempt = 1
+	return l.boundaryCommit(cur, op, p, st), nil
+}
+
+// boundaryCommit plans a boundary's commit after the placement p: the
+// placement's writes, extra, the op state st, the lane state with the
+// remaining inbox.
+func (l *Lane) boundaryCommit(cur view, op string, p inboxPlacement, st *OpState, extra ...store.Write) plan {
+	next := cur.clone()
 	next.op.State = st
 	next.tip = p.tip
 	ls := LaneState{CurrentOperationID: strp(op), LastOperationID: cur.laneState.LastOperationID, Inbox: p.inbox}
 	next.laneState = ls
-	writes := append(slices.Clone(p.writes), store.SetValueRaw(OpStateAddr(op), MarshalState(st)), store.SetValueRaw(LaneStateAddr(l.cfg.Name), ls.raw()))
-	return plan{commit: true, writes: writes, next: next}, nil
+	writes := append(append(slices.Clone(p.writes), extra...),
+		store.SetValueRaw(OpStateAddr(op), MarshalState(st)), store.SetValueRaw(LaneStateAddr(l.cfg.Name), ls.raw()))
+	return plan{commit: true, writes: writes, next: next}
 }
 
 // finishBoundary is runCheckpoint for a may_finish continuation, with
 // finishRunBoundary's replan in the same command (no before_run_end hook
 // is configured, so pi's replan sees what its first plan saw unless an
 // enqueue slips between them; this lane's one command decides at the
-// later of the two turns): the placement takes followUp items when
-// nothing else projects. A placed message starts the next assistant step
-// (assistant.ready at the boundary); otherwise the run finishes completed
-// with the placement's writes before the cleanup, its result naming the
-// placement's tip.
-func (l *Lane) finishBoundary(op string) (StepResult, error) {
+// later of the two turns). pi's threshold check runs first
+// (prepareThreshold); a read that declines ends the step ("stale" when
+// the operation is gone). Without a threshold compaction the placement
+// takes followUp items when nothing else projects. A placed message starts
+// the next assistant step (assistant.ready at the boundary); otherwise a
+// threshold compaction moves to summary.deciding, or the run finishes
+// completed with the placement's writes before the cleanup, its result
+// naming the placement's tip.
+func (l *Lane) finishBoundary(op string, s *OpState) (StepResult, error) {
+	th, err := l.prepareThreshold(op, s)
+	if err != nil || th.declined {
+		return StepResult{Kind: StepProgress, Reason: staleReason(th.stale)}, err
+	}
 	var placed inboxPlacement
 	var queues pi.JSONValue
 	var rec ResultRecord
@@ -100,13 +144,16 @@ func (l *Lane) finishBoundary(op string) (StepResult, error) {
 		if cur.op == nil || cur.op.ID != op {
 			return plan{}, l.staleTarget(cur)
 		}
-		p, q, err := l.planBoundary(cur, true)
+		p, q, err := l.planBoundary(cur, th.prep == nil)
 		if err != nil {
 			return plan{}, err
 		}
 		placed, queues = p, q
-		if p.trigger != "" {
+		switch {
+		case p.trigger != "":
 			return l.readyAtBoundary(cur, op, p)
+		case th.prep != nil:
+			return l.compactAtBoundary(cur, op, p, th.prep), nil
 		}
 		finished = true
 		return l.finishPlan(cur, p, &rec)
@@ -117,12 +164,21 @@ func (l *Lane) finishBoundary(op string) (StepResult, error) {
 	if err != nil || !committed {
 		return StepResult{Kind: StepProgress}, err
 	}
-	l.emitPlacedInput(op, placed.placed, res.Seqs, queues, placed.selected)
+	l.emitBoundaryEvents(op, placed, res.Seqs, queues, th.prep)
 	if !finished {
 		return StepResult{Kind: StepProgress}, nil
 	}
 	l.emit(Event{Type: EvRunEnd, RunID: rec.OperationID, Status: "completed"})
 	return StepResult{Kind: StepSettled, Status: "completed"}, nil
+}
+
+// staleReason is a declined step's reason: "stale" when its operation is
+// no longer the current one.
+func staleReason(stale bool) string {
+	if stale {
+		return "stale"
+	}
+	return ""
 }
 
 // finishPlan is settleOperation's finish after a placement: the

@@ -127,7 +127,7 @@ type Disposition struct {
 	Failure   *OpError
 	// Preparation is the overflow compaction preparation a settlement into
 	// summary.deciding writes.
-	Preparation *overflowPrep
+	Preparation *compactionPrep
 }
 
 // classifyInput carries everything classification reads.
@@ -140,7 +140,7 @@ type classifyInput struct {
 	cancelLosesBug bool
 	// overflowPrep is prepareOverflowCompaction's result, computed before
 	// the settlement TX (nil: nothing to compact, or not an overflow).
-	overflowPrep *overflowPrep
+	overflowPrep *compactionPrep
 }
 
 // errAbortedWhileRunning is pi's SessionInvariantError for an aborted response
@@ -225,7 +225,7 @@ func (s *settlement) checkpoint() *OpState {
 // overflow commits an overflow as an error and settles into
 // summary.deciding with the preparation, or fails the run when recovery
 // was already used or there is nothing to compact.
-func (s *settlement) overflow(prep *overflowPrep) Disposition {
+func (s *settlement) overflow(prep *compactionPrep) Disposition {
 	cur, committed := s.cur, s.committed
 	committed.StopReason = pi.StopError
 	if committed.ErrorMessage == nil {

@@ -168,9 +168,9 @@ func (l *Lane) step(opts StepOptions) (StepResult, error) {
 		return l.pollDeferred(op, s, opts.DeferredPermit)
 	case LeafCheckpoint:
 		if s.Continuation.Kind == ContinueNeedAssistant {
-			return l.runCheckpoint(op)
+			return l.runCheckpoint(op, s)
 		}
-		return l.finishBoundary(op)
+		return l.finishBoundary(op, s)
 	case LeafTools:
 		if l.cfg.HoldToolBatches {
 			return StepResult{Kind: StepWaiting, Reason: "tools"}, nil

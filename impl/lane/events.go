@@ -80,6 +80,8 @@ type Event struct {
 	Usage   *pi.Usage
 	// Status: run_end ("completed" | "failed" | "aborted" | external).
 	Status string
+	// Reason: compaction_start ("overflow" | "threshold").
+	Reason string
 	// TurnID: turn_start.
 	TurnID string
 	// StartedAt: run_start (the operation's startedAt, ms).

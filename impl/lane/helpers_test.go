@@ -258,6 +258,8 @@ type harness struct {
 	sleeper env.Clock
 	// skipStale sets Config.SkipStaleSettlement.
 	skipStale bool
+	// models is Config.Models (threshold_test.go).
+	models Models
 	// tools is Config.Tools; holdTools sets Config.HoldToolBatches.
 	tools     []Tool
 	holdTools bool
@@ -321,6 +323,7 @@ func (h *harness) config() Config {
 		},
 		bugs:                h.bugs,
 		SkipStaleSettlement: h.skipStale,
+		Models:              h.models,
 		Tools:               h.tools,
 		HoldToolBatches:     h.holdTools,
 		ToolExecution:       h.toolExecution,

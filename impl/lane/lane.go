@@ -76,6 +76,13 @@ type Config struct {
 	Listener      Listener      // may be nil
 	AfterResponse AfterResponse // may be nil
 	Limits        ModelLimits
+	// Models is the model registry a run boundary asks about the lane's
+	// configured model (pi's options.models): with one, every boundary runs
+	// pi's threshold-compaction check (threshold.go), and a boundary whose
+	// context is over the model's window less settings.compaction's
+	// reserveTokens moves to summary.deciding. nil, the default, is pi with
+	// a registry that knows no model: no boundary compacts.
+	Models Models
 	// Tools are the lane's configured tools (pi's config.tools). A settled
 	// tool batch runs as pi's runTools does (tools.go, docs/TOOLS.md); with
 	// none configured every call is answered "unavailable", as pi answers.

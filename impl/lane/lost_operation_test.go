@@ -31,8 +31,8 @@ var lostSteps = []lostStep{
 	{"start", LeafStarting, func(l *Lane, op string, read *Operation) (StepResult, error) {
 		return l.startRun(op, read.Meta)
 	}},
-	{"checkpoint", LeafCheckpoint, func(l *Lane, op string, _ *Operation) (StepResult, error) {
-		return l.runCheckpoint(op)
+	{"checkpoint", LeafCheckpoint, func(l *Lane, op string, read *Operation) (StepResult, error) {
+		return l.runCheckpoint(op, read.State)
 	}},
 	{"recovery-read", LeafAssistantReady, func(l *Lane, op string, read *Operation) (StepResult, error) {
 		eff := read.State.Clone()

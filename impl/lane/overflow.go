@@ -12,9 +12,10 @@ import (
 // (session/values.ts): value("pi.op.preparation", `${op}:${taskId}`).
 func PreparationAddr(op, taskID string) store.Address { return valueAddr(NSPreparation, op+":"+taskID) }
 
-// overflowPrep is prepareOverflowCompaction's result: the summary task's id
-// and the durable preparation the settlement TX writes.
-type overflowPrep struct {
+// compactionPrep is a durable compaction preparation (prepareOverflowCompaction
+// and prepareCompactionThreshold return one): the summary task's id and
+// the durable preparation the settlement or boundary TX writes.
+type compactionPrep struct {
 	taskID string
 	value  pi.JSONValue
 }
@@ -34,7 +35,7 @@ func isOverflow(intent *OpState, resp *pi.AssistantMessage) bool {
 // cancel_requested); else prepareCompaction over the branch up to its
 // newest compaction with the operation's settings.compaction, and a task id
 // minted after it. nil means nothing to compact: the settlement fails the run.
-func (l *Lane) prepareOverflow(op string, intent *OpState) (*overflowPrep, error) {
+func (l *Lane) prepareOverflow(op string, intent *OpState) (*compactionPrep, error) {
 	if intent.Gen == nil || intent.Gen.OverflowRecoveryUsed {
 		return nil, nil
 	}
@@ -45,10 +46,7 @@ func (l *Lane) prepareOverflow(op string, intent *OpState) (*overflowPrep, error
 		if !sameEffect(cur, op, intent) || cur.op.State.Control.CancelRequested {
 			return plan{}, l.lostOperation(cur)
 		}
-		if cur.tip == nil {
-			return plan{}, &invariantError{"Run operation has no Branch tip"}
-		}
-		entries, err := boundedBranch(l, cur.tip)
+		entries, err := l.readBounded(cur)
 		if err != nil {
 			return plan{}, err
 		}
@@ -62,7 +60,16 @@ func (l *Lane) prepareOverflow(op string, intent *OpState) (*overflowPrep, error
 	if err != nil || !ok {
 		return nil, err
 	}
-	return &overflowPrep{taskID: l.cfg.IDs.NewID(), value: value}, nil
+	return &compactionPrep{taskID: l.cfg.IDs.NewID(), value: value}, nil
+}
+
+// readBounded is readBoundedEntries' read of the current operation's
+// branch (runtime/transcript.ts), which needs a tip.
+func (l *Lane) readBounded(cur view) ([]compaction.Entry, error) {
+	if cur.tip == nil {
+		return nil, &invariantError{"Run operation has no Branch tip"}
+	}
+	return boundedBranch(l, cur.tip)
 }
 
 // boundedBranch is readBoundedEntries (runtime/transcript.ts): the branch

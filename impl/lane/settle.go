@@ -64,7 +64,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 	if l.cfg.bugs.on(bugEmitEntryBeforeCommit) {
 		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID})
 	}
-	var prep *overflowPrep
+	var prep *compactionPrep
 	if isOverflow(intent, response) {
 		p, err := l.prepareOverflow(op, intent)
 		if err != nil {
@@ -171,7 +171,7 @@ func (l *Lane) emitSettlementEvents(op string, intent *OpState, d Disposition, r
 			l.emit(Event{Type: EvTurnEnd, RunID: op, TurnID: turnID, Message: d.Committed})
 		}
 		if next == LeafSummaryDeciding {
-			l.emit(Event{Type: EvCompactionStart, RunID: op})
+			l.emit(Event{Type: EvCompactionStart, RunID: op, Reason: "overflow"})
 		}
 	} else if next != LeafTools {
 		l.emit(carrying(Event{Type: EvTurnEnd, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll)}, d.Committed, raw))

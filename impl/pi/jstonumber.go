@@ -16,6 +16,22 @@ func IsJSWhiteSpace(c uint16) bool {
 	return c >= 0x2000 && c <= 0x200A
 }
 
+// ToBoolean is JS ToBoolean for a JSON value: undefined, null, false, 0,
+// NaN and "" are false; everything else, objects and arrays included, true.
+func ToBoolean(v JSONValue) bool {
+	switch v.Kind() {
+	case Undefined, Null:
+		return false
+	case Bool:
+		return v.Bool()
+	case Number:
+		return v.Number() != 0 && !math.IsNaN(v.Number())
+	case String:
+		return v.Str() != ""
+	}
+	return true
+}
+
 // ToNumber is JS ToNumber for a JSON value: objects and arrays go through
 // ToPrimitive (their toString: "[object Object]" and join) first, so [] is
 // 0, ["5"] is 5 and {} is NaN; undefined is NaN.
