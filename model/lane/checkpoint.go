@@ -42,6 +42,17 @@ func (m *Model) Checkpoint(stepID string) error {
 	}
 	// boundary.ts planBoundaryInbox without followUps; the step's
 	// configuration is the lane's (pi.lane.config), whatever the run was
-	// started with
-	return m.readyAtBoundary(id, o, stepID, m.boundaryItems(id, false))
+	// started with; past the threshold with no message placed, the run
+	// compacts (threshold.go)
+	items := m.boundaryItems(id, false)
+	if a := m.threshold(id, o); a.prep != "" && len(items) == 0 {
+		if stepID != "" {
+			return fmt.Errorf("model/lane: the boundary compacts past the threshold, but the lane minted assistant step %s", stepID)
+		}
+		return m.compactAtBoundary(id, o, a.prep, items)
+	}
+	if err := m.noTaskExpected(); err != nil {
+		return err
+	}
+	return m.readyAtBoundary(id, o, stepID, items)
 }

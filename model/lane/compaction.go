@@ -35,6 +35,7 @@ const noCompactionSettings = "Cannot read properties of undefined (reading 'keep
 // see it. The model's lane commits only message entries; compaction
 // entries are stated so the rules' "nothing to compact" case is complete.
 type pathItem struct {
+	id         string
 	compaction bool
 	message    pi.JSONValue // message entries
 	// compaction entries
@@ -62,7 +63,7 @@ func (m *Model) branchPath() ([]pathItem, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model/lane: entry %s: %w", e.ID, err)
 		}
-		path = append([]pathItem{{message: msg}}, path...)
+		path = append([]pathItem{{id: e.ID, message: msg}}, path...)
 		id = e.Parent
 	}
 	return path, nil

@@ -31,7 +31,7 @@ func (m *Model) settlementEvents(cur Op, d outcome, recovery bool) {
 			m.emit("turn_end", false)
 		}
 		if next == AtSummaryDeciding {
-			m.emit("compaction_start", false)
+			m.emit("compaction_start:overflow", false)
 		}
 	} else if next != AtTools {
 		m.emit("turn_end", recovery)

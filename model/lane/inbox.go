@@ -161,7 +161,17 @@ func (m *Model) BoundaryStep(stepID string) { m.boundaryStep = stepID }
 func (m *Model) finishAtBoundary(id string, o Op) (Outcome, error) {
 	step := m.boundaryStep
 	m.boundaryStep = ""
-	items := m.boundaryItems(id, true)
+	prep := m.threshold(id, o).prep
+	items := m.boundaryItems(id, prep == "") // a compacting boundary places no followUp
+	if len(items) == 0 && prep != "" {
+		if step != "" {
+			return Outcome{}, fmt.Errorf("model/lane: the run's boundary compacts past the threshold, but the lane started assistant step %s", step)
+		}
+		return Outcome{Kind: "progress"}, m.compactAtBoundary(id, o, prep, items)
+	}
+	if err := m.noTaskExpected(); err != nil {
+		return Outcome{}, err
+	}
 	if len(items) > 0 {
 		if step == "" {
 			return Outcome{}, fmt.Errorf("model/lane: the run's boundary must place queued %s %s and start an assistant step, but the lane finished", items[0].Kind, items[0].EntryID)

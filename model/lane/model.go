@@ -71,6 +71,11 @@ type Config struct {
 	// ToolExecution "sequential" runs it for every setting). false: the
 	// settings decide, as in pi.
 	SequentialTools bool
+	// ContextWindows is the model registry a run boundary asks about the
+	// lane's configured model (pi's options.models: each known model's
+	// context window). nil knows no model: no boundary compacts
+	// (threshold.go).
+	ContextWindows map[ModelRef]float64
 	// Mutant selects a deliberately wrong variant of the model, so tests can
 	// show that the lockstep comparison rejects a broken reference too.
 	Mutant string
@@ -116,6 +121,8 @@ type opInfo struct {
 	// afterTools: the operation's checkpoint was reached by placing a tool
 	// batch (its may_finish excludes the final assistant).
 	afterTools bool
+	// task is a threshold compaction's summary task (threshold.go)
+	task *summaryTask
 }
 
 // generationTrigger is the entry the operation's next generation answers.
@@ -215,6 +222,13 @@ type Model struct {
 	// boundaryStep is the step id a may_finish boundary minted
 	// (BoundaryStep; process-local)
 	boundaryStep string
+	// boundaryTask is the summary task id a boundary minted (BoundaryTask);
+	// th is the step's threshold answer, asked says the checkpoint step
+	// reads the branch first (a second turn) and gone that the step's last
+	// turn found its operation moved on, not merely cancelled (threshold.go)
+	boundaryTask string
+	th           *thresholdAnswer
+	asked, gone  bool
 }
 
 // New returns a model of an empty lane.
@@ -307,7 +321,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
 	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
-	m.turns = 0
+	m.turns, m.th, m.asked, m.gone = 0, nil, false, false
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
@@ -326,6 +340,8 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "terminate", Status: "aborted"}
 	case o.At == AtStarting:
 		e = Expect{Kind: "start"}
+	case o.At == AtCheckpoint && m.thresholdFault(id) != "":
+		e = Expect{Kind: "fault", Reason: m.thresholdFault(id)}
 	case o.At == AtCheckpoint && o.Continuation == NeedAssistant:
 		e = Expect{Kind: "checkpoint"}
 	case o.At == AtReady:
@@ -362,6 +378,9 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		m.synthetic = m.syntheticFor(id, o)
 		m.emit("message_start", true)
 		m.emit("message_end", true)
+	}
+	if e.Kind == "checkpoint" || e.Kind == "terminate" && e.Status == "completed" {
+		m.asked, _ = m.thresholdAsks(id)
 	}
 	m.plan = &e
 	return e, nil
@@ -755,12 +774,18 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 	case "tools":
 		return m.toolsDone(id, o)
 	case "checkpoint":
+		if a := m.threshold(id, o); a.fault != "" {
+			return Outcome{Kind: "fault", Reason: a.fault}, nil
+		}
 		if !m.boundary && id == m.dispatched.op && !o.CancelRequested {
 			return Outcome{}, fmt.Errorf("model/lane: checkpoint step returned without minting the assistant step")
 		}
 		return Outcome{Kind: "progress"}, nil
 	case "terminate":
 		if p.Status == "completed" {
+			if a := m.threshold(id, o); a.fault != "" {
+				return Outcome{Kind: "fault", Reason: a.fault}, nil
+			}
 			return m.finishAtBoundary(id, o)
 		}
 		m.expectTX(m.terminalWrites(id, o)...)

@@ -132,24 +132,33 @@ func (m *Model) opStateValue(op string) (v pi.JSONValue, ok bool) {
 	case AtTools: // response.ts publishResponse: one planned call per tool-call block
 		kv = append(kv, "batch", info.tools.value(o, r.configuration()))
 	case AtCheckpoint:
-		if o.Continuation == NeedAssistant { // checkpoint.ts startRun: triggered by the prompt
-			// (tool-placement.ts commitPlacement: by the batch's last result)
-			kv = append(kv, "continuation", object("kind", pi.StringValue(NeedAssistant), "overflowRecoveryUsed", pi.BoolValue(false)),
-				"triggerEntryId", pi.StringValue(info.generationTrigger()))
-			break
+		cont, trigger := info.checkpointResume(o)
+		kv = append(kv, "continuation", cont, "triggerEntryId", pi.StringValue(trigger))
+	case AtSummaryDeciding:
+		if info.task == nil { // an overflow's task: the model does not state it
+			return pi.JSONValue{}, false
 		}
-		if info.afterTools { // tool-placement.ts commitPlacement: every call terminates
-			kv = append(kv, "continuation", object("kind", pi.StringValue(MayFinish), "includeFinalAssistant", pi.BoolValue(false)),
-				"triggerEntryId", pi.StringValue(info.generationTrigger()))
-			break
-		}
-		// response.ts publishResponse: triggered by the settled response
-		kv = append(kv, "continuation", object("kind", pi.StringValue(MayFinish), "includeFinalAssistant", pi.BoolValue(true)),
-			"triggerEntryId", pi.StringValue(o.LatestAssistantEntryID))
+		// checkpoint.ts runCheckpoint: a threshold task resuming the checkpoint
+		kv = append(kv, "task", object("taskId", pi.StringValue(info.task.id), "reason", pi.StringValue("threshold"),
+			"boundary", object("kind", pi.StringValue("resume_checkpoint"), "resumeAfter",
+				object("continuation", info.task.continuation, "triggerEntryId", pi.StringValue(info.task.trigger)))))
 	default:
 		return pi.JSONValue{}, false
 	}
 	return object(kv...), true
+}
+
+// checkpointResume is a checkpoint's continuation and trigger.
+func (info *opInfo) checkpointResume(o Op) (pi.JSONValue, string) {
+	if o.Continuation == NeedAssistant { // checkpoint.ts startRun: triggered by the prompt
+		// (tool-placement.ts commitPlacement: by the batch's last result)
+		return object("kind", pi.StringValue(NeedAssistant), "overflowRecoveryUsed", pi.BoolValue(false)), info.generationTrigger()
+	}
+	if info.afterTools { // tool-placement.ts commitPlacement: every call terminates
+		return object("kind", pi.StringValue(MayFinish), "includeFinalAssistant", pi.BoolValue(false)), info.generationTrigger()
+	}
+	// response.ts publishResponse: triggered by the settled response
+	return object("kind", pi.StringValue(MayFinish), "includeFinalAssistant", pi.BoolValue(true)), o.LatestAssistantEntryID
 }
 
 // controlValue is the durable control: {status:"running"}, or

@@ -31,13 +31,14 @@ type dispatch struct {
 // continueOperation); a poll's intent then re-checks the same leaf, so a
 // poll step takes a second turn while its first found the leaf current.
 func (m *Model) StepTurn() (skipped bool, err error) {
-	if m.plan == nil || m.turns >= 2 || (m.turn != nil && (*m.turn || m.plan.Kind != "poll")) {
+	if m.plan == nil || m.turns >= 2 || (m.turn != nil && (*m.turn || (m.plan.Kind != "poll" && !m.asked))) {
 		return false, fmt.Errorf("model/lane: step turn without a dispatched step")
 	}
 	m.turns++
 	d := m.dispatched
 	id, o, ok := m.current()
 	moved := !ok || id != d.op || o.At != d.at || o.ResponseEntryID != d.resp
+	m.gone = moved
 	switch m.plan.Kind {
 	case "wait", "fault":
 		// a deferred step's source read: the handle is read only when
@@ -52,6 +53,9 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 		// (a cancelled effect_pending was dispatched as a recovery already)
 		moved = moved || (!d.cancel && o.CancelRequested)
 	case "terminate":
+		// a boundary's threshold read (its first turn, threshold.go) goes
+		// through continueOperation, which answers a cancellation
+		moved = moved || (m.asked && m.turns == 1 && o.CancelRequested)
 	default:
 		return false, fmt.Errorf("model/lane: step turn for a %s step, which has no command", m.plan.Kind)
 	}
@@ -72,7 +76,7 @@ func (m *Model) skippedOutcome(kind string) Outcome {
 		m.lost = false
 		return Outcome{Kind: "fault", Reason: LostOperationFault}
 	}
-	if kind == "terminate" {
+	if kind == "terminate" && m.gone {
 		return Outcome{Kind: "progress", Reason: "stale"}
 	}
 	return Outcome{Kind: "progress"}

@@ -367,6 +367,8 @@ func EventString(ev lane.Event) string {
 		s += ":" + ev.Status
 	case lane.EvConfigUpdate:
 		s += ":" + ev.Property
+	case lane.EvCompactionStart:
+		s += ":" + ev.Reason
 	}
 	return s
 }
