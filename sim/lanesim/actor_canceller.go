@@ -4,11 +4,16 @@ import (
 	"errors"
 
 	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/world"
 )
 
 func (r *runner) canceller() {
-	r.pauseSpread("cancel", 100)
+	if r.p.thresholdOver > 0 && choice.Chance(r.w, "cancel-at-threshold-read", 1, 2) {
+		r.cancelAim.await(r)
+	} else {
+		r.pauseSpread("cancel", 100)
+	}
 	if r.finished || r.failed || r.closing {
 		return
 	}

@@ -145,6 +145,11 @@ func (a *finalizerActor) awaitStepStart() {
 	if r.p.deferred && choice.Bool(r.w, "finalize-at-deferred-read") {
 		a.aimAt = lane.LeafDeferredSuspended
 	}
+	// a boundary's threshold read (threshold.go) is its step's first
+	// command when the run has a model registry
+	if r.p.thresholdOver > 0 && choice.Bool(r.w, "finalize-at-threshold-read") {
+		a.aimAt = lane.LeafCheckpoint
+	}
 	a.aim = r.w.NewFuture("finalize-aim")
 	_ = a.aim.Wait()
 }

@@ -109,7 +109,10 @@ func (r *runner) captureRefused(ln *lane.Lane, err error) bool {
 	case errors.Is(err, lane.ErrClosed):
 		return r.closing || r.closed || ln != r.ln
 	case errors.As(err, &hf):
-		return r.injected && ln.Fault() != nil
+		// pi's lost-operation fault (a swarm draw) may reach a capture
+		// queued behind the faulting command before the driver's step
+		// returns it; the driver checks that fault against the model
+		return (r.injected || r.p.lostFaults && lostFault(err)) && ln.Fault() != nil
 	}
 	return false
 }

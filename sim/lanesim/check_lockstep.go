@@ -28,7 +28,8 @@ import (
 // model re-checks what the step was dispatched on (model StepTurn). A
 // deferred step's source read is its first; a poll's intent re-checks.
 var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-ready": true, "recovery-read": true,
-	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true, "deferred-source": true}
+	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true, "deferred-source": true,
+	"threshold-read": true}
 
 // laterCommands are a step's commands after its first: at their turn
 // without a commit the model checks that the operation is still there
@@ -55,7 +56,7 @@ func lostFault(err error) bool {
 
 // readCommands are step commands that commit nothing even when the
 // operation is still what the step was dispatched on.
-var readCommands = map[string]bool{"recovery-read": true, "start-read": true, "deferred-source": true}
+var readCommands = map[string]bool{"recovery-read": true, "start-read": true, "deferred-source": true, "threshold-read": true}
 
 // singleTX are step commands whose commit is the whole step (the model
 // applies them in StepDone).
@@ -143,6 +144,7 @@ func newLockstep(r *runner) *lockstep {
 		// the lane's ToolExecution option (pi's default off: the run's
 		// settings decide, runParallel unless "sequential")
 		SequentialTools: r.p.sequentialTools,
+		ContextWindows:  r.p.contextWindows(),
 	})
 	return ls
 }
@@ -357,8 +359,9 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			return nil
 		}
 	case "checkpoint":
-		step := mintedStepID(ws, ls.r.decodeState)
+		step, task := mintedStepID(ws, ls.r.decodeState), ls.thresholdTask(name, ws)
 		return func() error {
+			m.BoundaryTask(task)
 			if err := m.Checkpoint(step); err != nil {
 				return err
 			}
@@ -368,9 +371,10 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		}
 	case "finish":
 		// a may_finish boundary that placed queued input minted a step
-		step := mintedStepID(ws, ls.r.decodeState)
+		step, task := mintedStepID(ws, ls.r.decodeState), ls.thresholdTask(name, ws)
 		return func() error {
 			m.BoundaryStep(step)
+			m.BoundaryTask(task)
 			out, err := m.StepDone(true)
 			ls.early = &out
 			return err
@@ -491,6 +495,9 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 			return
 		}
 		ls.recoverTurn = !skipped && it.name == "recovery-read"
+		if skipped && it.name == "threshold-read" {
+			ls.r.race(rowThreshold, ls.r.thresholdDeclined())
+		}
 		if !skipped && !readCommands[it.name] {
 			ls.r.fail("model-mismatch", "%s committed nothing although the operation is still what the step was dispatched on", it.name)
 		}
@@ -751,6 +758,7 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		return res, nil, false
 	}
 	r.finalizer.beforeCapture(r.ln)
+	r.cancelAim.beforeCapture(r.ln)
 	return res, nil, ls.compareCapture("capture after step "+exp.Kind, r.ln)
 }
 

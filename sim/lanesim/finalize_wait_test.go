@@ -17,7 +17,7 @@ func TestFinalizerRemovesWaitingOperations(t *testing.T) {
 	sc, ok := ScenarioByName(SwarmScenario)
 	require.True(t, ok)
 	reached := map[string]int{}
-	for seed := uint64(0); seed < 400 && (reached[orderInRetryWait] == 0 || reached[orderInSuspendedPoll] < 8); seed++ {
+	for seed := uint64(0); seed < 800 && (reached[orderInRetryWait] == 0 || reached[orderInSuspendedPoll] < 8); seed++ {
 		out := sc.Run(choice.NewSeeded(seed), Options{})
 		require.False(t, out.Failed, "seed %d: %s: %s\nrepro: frameproof repro %d --scenario %s", seed, out.Kind, out.Message, seed, SwarmScenario)
 		for _, o := range out.RaceOrders[rowFinalizeWaiting] {

@@ -25,19 +25,31 @@ var overflowMutant string
 var overflowSettlements int
 
 // countOverflowSettlement counts an acknowledged commit that sets an op
-// state at summary.deciding.
+// state at summary.deciding for an overflow.
 func countOverflowSettlement(ws []store.Write) {
-	for _, w := range ws {
-		if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
-			if st, err := lane.DecodeState(w.Value); err == nil && st.At == lane.LeafSummaryDeciding {
-				overflowSettlements++
-			}
-		}
+	if overflowTX(ws) {
+		overflowSettlements++
 	}
 }
 
-// mutateOverflow applies overflowMutant to one commit's writes.
+// overflowTX says whether a commit sets an op state at summary.deciding
+// with an overflow task (a threshold compaction's is threshold.go's).
+func overflowTX(ws []store.Write) bool {
+	for _, w := range ws {
+		if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
+			if st, err := lane.DecodeState(w.Value); err == nil && st.At == lane.LeafSummaryDeciding {
+				return st.Task.Prop("reason").Str() == "overflow"
+			}
+		}
+	}
+	return false
+}
+
+// mutateOverflow applies overflowMutant to an overflow settlement's writes.
 func mutateOverflow(ws []store.Write) []store.Write {
+	if !overflowTX(ws) {
+		return ws
+	}
 	out := make([]store.Write, 0, len(ws))
 	for _, w := range ws {
 		if w.Kind != store.WriteValue || w.Namespace != lane.NSPreparation || w.Op != store.OpSet {

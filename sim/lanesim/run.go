@@ -115,6 +115,8 @@ type runner struct {
 	poller     *pollerActor
 	finalizer  *finalizerActor
 	structural *structuralActor
+	// cancelAim aims the canceller at a boundary's threshold read (threshold.go)
+	cancelAim cancelAim
 }
 
 // actorWorkers are the actor goroutines every run shares (runs in parallel
@@ -281,6 +283,7 @@ func (r *runner) main() {
 	r.finished = true
 	r.poller.release()
 	r.finalizer.release()
+	r.cancelAim.release()
 	r.finalChecks()
 }
 
@@ -309,7 +312,7 @@ func (r *runner) startProcess() bool {
 		// the finalizer races drive steps (frameproof's external
 		// finalization); pi's fault when a swarm draw asks for it
 		SkipStaleSettlement: !r.p.lostFaults, Generation: r.generation(), Tools: r.laneTools(),
-		ToolExecution: r.toolExecution()}, r.laneBugs)
+		ToolExecution: r.toolExecution(), Models: r.models()}, r.laneBugs)
 	var ln *lane.Lane
 	if err == nil {
 		cfg.FrameBudget = r.p.frameBudget // a swarm draw (0, pi's, elsewhere)

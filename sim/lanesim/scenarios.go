@@ -37,6 +37,12 @@ type profile struct {
 	// (frameproof's option); off, pi's default runs batches in
 	// runParallel's order
 	sequentialTools bool
+	// thresholdOver, when positive, gives the lane and the model a model
+	// registry (lane.Config.Models) knowing the simulated model with a
+	// context window thresholdOver-1 tokens over the runs' reserveTokens,
+	// so boundaries whose context is bigger compact (threshold.go); 0 is
+	// pi with a registry that knows no model
+	thresholdOver int
 	// runConfigs, when set, picks the configuration of each run, in start
 	// order, from simConfigurations: runs after the first may bring
 	// another configuration than the lane's (setConfiguration at StartRun)

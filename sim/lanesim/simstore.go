@@ -46,6 +46,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 		r.ls.commitPlanned()
 	}
 	r.finalizer.holdCommit(ws)
+	r.cancelAim.holdCommit(r, ws)
 	if r.p.commitLatency {
 		for n := choice.Weighted(r.w, "commit-latency", []int{3, 2, 1}); n > 0; n-- {
 			r.w.Yield()
