@@ -10,6 +10,16 @@
 // Config.Tools), external finalization, snapshots, idle forks and frame
 // migrations.
 //
+// Compaction: an overflow settlement (overflow.go, pi's
+// prepareOverflowCompaction) and, with a model registry (Config.Models), a
+// run boundary past the threshold (threshold.go, pi's
+// prepareCompactionThreshold, run first by runCheckpoint for need_assistant
+// and may_finish checkpoints alike) write impl/compaction's preparation at
+// pi.op.preparation and move to summary.deciding, where the run waits
+// ("summary"); frameproof runs no summary decision, so a caller finalizes
+// it. A threshold task resumes the checkpoint it interrupted
+// (resume_checkpoint with the checkpoint's continuation and trigger).
+//
 // Every wait goes through env futures (the line, the listener, the
 // provider's Stream.Next), so the simulator can drive every await.
 //
