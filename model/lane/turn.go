@@ -30,6 +30,8 @@ type dispatch struct {
 // (runtime/drive/deferred.ts readSourceHandle goes through
 // continueOperation); a poll's intent then re-checks the same leaf, so a
 // poll step takes a second turn while its first found the leaf current.
+// So does a checkpoint step that asks the threshold question: its first
+// command reads the branch (threshold.go), its second commits the boundary.
 func (m *Model) StepTurn() (skipped bool, err error) {
 	if m.plan == nil || m.turns >= 2 || (m.turn != nil && (*m.turn || (m.plan.Kind != "poll" && !m.asked))) {
 		return false, fmt.Errorf("model/lane: step turn without a dispatched step")
