@@ -22,7 +22,7 @@ import (
 func (l *Lane) runCheckpoint(op string) (StepResult, error) {
 	var placed inboxPlacement
 	var queues pi.JSONValue
-	res, committed, err := l.command("checkpoint", func(cur view) (plan, error) {
+	_, _, err := l.command("checkpoint", thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafCheckpoint || cur.op.State.Control.CancelRequested {
 			return plan{}, l.lostOperation(cur) // continueOperation: cancel_requested or moved on
 		}
@@ -32,10 +32,9 @@ func (l *Lane) runCheckpoint(op string) (StepResult, error) {
 		}
 		placed, queues = p, q
 		return l.readyAtBoundary(cur, op, p)
-	})
-	if err == nil && committed {
-		l.emitPlacedInput(op, placed.placed, res.Seqs, queues, placed.selected)
-	}
+	}, func(res store.CommitResult) []Event {
+		return placedInputEvents(op, placed.placed, res.Seqs, queues, placed.selected)
+	}))
 	return StepResult{Kind: StepProgress}, err
 }
 
@@ -96,7 +95,7 @@ func (l *Lane) finishBoundary(op string) (StepResult, error) {
 	var queues pi.JSONValue
 	var rec ResultRecord
 	finished := false
-	res, committed, err := l.command("finish", func(cur view) (plan, error) {
+	_, committed, err := l.command("finish", thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op {
 			return plan{}, l.staleTarget(cur)
 		}
@@ -110,18 +109,22 @@ func (l *Lane) finishBoundary(op string) (StepResult, error) {
 		}
 		finished = true
 		return l.finishPlan(cur, p, &rec)
-	})
+	}, func(res store.CommitResult) []Event {
+		evs := placedInputEvents(op, placed.placed, res.Seqs, queues, placed.selected)
+		if finished {
+			evs = append(evs, Event{Type: EvRunEnd, RunID: rec.OperationID, Status: "completed"})
+		}
+		return evs
+	}))
 	if errors.Is(err, errStale) {
 		return StepResult{Kind: StepProgress, Reason: "stale"}, nil
 	}
 	if err != nil || !committed {
 		return StepResult{Kind: StepProgress}, err
 	}
-	l.emitPlacedInput(op, placed.placed, res.Seqs, queues, placed.selected)
 	if !finished {
 		return StepResult{Kind: StepProgress}, nil
 	}
-	l.emit(Event{Type: EvRunEnd, RunID: rec.OperationID, Status: "completed"})
 	return StepResult{Kind: StepSettled, Status: "completed"}, nil
 }
 

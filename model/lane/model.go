@@ -182,7 +182,13 @@ type Model struct {
 	lost      bool
 	boundary  bool // the checkpoint step committed (Checkpoint)
 	synthetic *pi.AssistantMessage
-	settled   *Outcome
+	// syntheticDue: the recovery's message_start/message_end are still to
+	// be emitted. pi hands them over once the frame read returned
+	// (recovery.ts emitBatch after continueOperation), so another caller's
+	// batch (an enqueue's queue_update) may come between the step's
+	// dispatch and them (emitSynthetic).
+	syntheticDue bool
+	settled      *Outcome
 	// tx is the write list of the transaction the last input stands for
 	// (TakeTX); txKnown says whether the model states one for it.
 	tx      []TXWrite
@@ -300,16 +306,17 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	return nil
 }
 
-// Step says what the next drive step must do and, for a recovery, emits the
-// recovery-tagged message_start/message_end of the synthetic response.
+// Step says what the next drive step must do and, for a recovery, builds
+// the synthetic response whose recovery-tagged message_start/message_end
+// follow its frame read (SyntheticRead, or the settlement at the latest).
 func (m *Model) Step(permit bool) (Expect, error) {
 	if m.plan != nil {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
 	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
-	m.turns = 0
+	m.turns, m.syntheticDue = 0, false
 	id, o, ok := m.current()
-	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
+	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested}
 	var e Expect
 	switch {
 	case !ok:
@@ -359,12 +366,20 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		}
 	}
 	if e.Kind == "recover" {
-		m.synthetic = m.syntheticFor(id, o)
-		m.emit("message_start", true)
-		m.emit("message_end", true)
+		m.synthetic, m.syntheticDue = m.syntheticFor(id, o), true
 	}
 	m.plan = &e
 	return e, nil
+}
+
+// emitSynthetic emits the recovery's synthetic message_start/message_end
+// once.
+func (m *Model) emitSynthetic() {
+	if m.syntheticDue {
+		m.syntheticDue = false
+		m.emit("message_start", true)
+		m.emit("message_end", true)
+	}
 }
 
 // syntheticFor is the harness-owned response for a restored effect_pending:
@@ -633,6 +648,7 @@ func (m *Model) Settle() error {
 	recovery, literal := true, false
 	switch {
 	case m.synthetic != nil:
+		m.emitSynthetic() // a driver that reports no SyntheticRead
 		msg, resp = m.synthetic, o.ResponseEntryID
 		literal = m.durable(o.ResponseEntryID) == nil
 	case m.live != nil && m.live.hooked:
@@ -798,7 +814,8 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 }
 
 // Cancel: durable cancel_requested on the current operation (no-op when
-// idle or already requested).
+// idle or already requested). A request that removed queued steer or
+// followUp items is followed by queue_update (requestOperationAbort).
 func (m *Model) Cancel() {
 	defer m.fillStateValues()
 	id, o, ok := m.current()
@@ -809,7 +826,9 @@ func (m *Model) Cancel() {
 	m.expectTX(m.cancelWrites(id)...)
 	o.CancelRequested, o.RequestedAt = true, m.now()
 	m.st.Ops[id] = o
-	m.removeSteering()
+	if m.removeSteering() {
+		m.emit("queue_update", false)
+	}
 }
 
 // Finalize: authorized external finalization at its turn on the line. It
@@ -837,6 +856,7 @@ func (m *Model) Finalize(status, code, message string) (bool, error) {
 // appends, the live stream and the step in progress are gone.
 func (m *Model) Crash() {
 	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn, m.lost = nil, nil, nil, nil, nil, false, nil, false
+	m.syntheticDue = false
 	m.turns = 0
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false

@@ -11,7 +11,6 @@ import (
 type dispatch struct {
 	op, at, resp string
 	cancel       bool
-	events       int // len(events) before Step emitted anything
 }
 
 // StepTurn: the step's first command (intent, poll intent, retry-ready,
@@ -59,8 +58,7 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 	m.lostAt(ok)
 	if moved && m.plan.Kind == "recover" {
 		// the recovery never read its frames: no recovery events
-		m.events = m.events[:d.events]
-		m.synthetic = nil
+		m.synthetic, m.syntheticDue = nil, false
 	}
 	return moved, nil
 }
@@ -97,6 +95,7 @@ func (m *Model) SyntheticRead(now float64) error {
 		m.synthetic.Diagnostics = pi.ArrayValue(d[: len(d)-1 : len(d)-1])
 		addBudgetDiagnostic(m.synthetic, m.cfg.FrameBudget, now)
 	}
+	m.emitSynthetic()
 	return nil
 }
 
