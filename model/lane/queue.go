@@ -64,6 +64,9 @@ func (m *Model) removeSteering() bool {
 	return len(removed) > 0
 }
 
+// Inbox is the committed inbox, in order.
+func (m *Model) Inbox() []InboxItem { return append([]InboxItem(nil), m.st.Lane.Inbox...) }
+
 // QueuedIDs lists every entry id ever queued, in queue order: a driver
 // reads their pending entries back, so a removal the model expects cannot
 // hide, nor can a pending entry that should remain.
