@@ -54,10 +54,13 @@ func (l *Lane) awaitDelivery(f env.Future) {
 		return
 	}
 	l.pumpEvents()
+	if f.Done() { // delivered (by this caller, mostly): no scheduling point
+		return
+	}
 	l.mu.Lock()
 	nested := l.evq.calling
 	l.mu.Unlock()
-	if nested && !f.Done() {
+	if nested {
 		return
 	}
 	_ = f.Wait()
