@@ -59,6 +59,14 @@ type Config struct {
 	// its command's turn declines ("stale" for a settlement or terminal).
 	// Off, pi's rule holds: that command faults with LostOperationFault.
 	SkipStaleSettlement bool
+	// SyntheticAtRead: the driver reports a recovery's frame read
+	// (SyntheticRead), and the recovery's message_start/message_end follow
+	// it, as pi's recovery.ts hands them over once continueOperation
+	// returned, so a batch another caller committed meanwhile (an
+	// enqueue's queue_update) precedes them. Off, for a driver that lets
+	// no other command commit between a step's dispatch and its read,
+	// Step emits them.
+	SyntheticAtRead bool
 	// Tools are the lane's configured tools (tools.go); a batch's calls of
 	// tools not configured are answered "unavailable", as pi answers them.
 	Tools []ToolSpec
@@ -183,10 +191,7 @@ type Model struct {
 	boundary  bool // the checkpoint step committed (Checkpoint)
 	synthetic *pi.AssistantMessage
 	// syntheticDue: the recovery's message_start/message_end are still to
-	// be emitted. pi hands them over once the frame read returned
-	// (recovery.ts emitBatch after continueOperation), so another caller's
-	// batch (an enqueue's queue_update) may come between the step's
-	// dispatch and them (emitSynthetic).
+	// be emitted (Config.SyntheticAtRead, emitSynthetic).
 	syntheticDue bool
 	settled      *Outcome
 	// tx is the write list of the transaction the last input stands for
@@ -307,8 +312,9 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 }
 
 // Step says what the next drive step must do and, for a recovery, builds
-// the synthetic response whose recovery-tagged message_start/message_end
-// follow its frame read (SyntheticRead, or the settlement at the latest).
+// the synthetic response and emits its recovery-tagged
+// message_start/message_end (with Config.SyntheticAtRead, they follow its
+// frame read: SyntheticRead, or the settlement at the latest).
 func (m *Model) Step(permit bool) (Expect, error) {
 	if m.plan != nil {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
@@ -316,7 +322,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
 	m.turns, m.syntheticDue = 0, false
 	id, o, ok := m.current()
-	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested}
+	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
 	switch {
 	case !ok:
@@ -367,6 +373,9 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	}
 	if e.Kind == "recover" {
 		m.synthetic, m.syntheticDue = m.syntheticFor(id, o), true
+		if !m.cfg.SyntheticAtRead {
+			m.emitSynthetic()
+		}
 	}
 	m.plan = &e
 	return e, nil

@@ -11,6 +11,7 @@ import (
 type dispatch struct {
 	op, at, resp string
 	cancel       bool
+	events       int // len(events) before Step emitted anything
 }
 
 // StepTurn: the step's first command (intent, poll intent, retry-ready,
@@ -57,7 +58,11 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 	m.turn = &moved
 	m.lostAt(ok)
 	if moved && m.plan.Kind == "recover" {
-		// the recovery never read its frames: no recovery events
+		// the recovery never read its frames: no recovery events (Step
+		// emitted them unless they wait for the read)
+		if !m.cfg.SyntheticAtRead {
+			m.events = m.events[:d.events]
+		}
 		m.synthetic, m.syntheticDue = nil, false
 	}
 	return moved, nil

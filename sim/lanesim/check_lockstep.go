@@ -149,6 +149,8 @@ func newLockstep(r *runner) *lockstep {
 		// the lane's ToolExecution option (pi's default off: the run's
 		// settings decide, runParallel unless "sequential")
 		SequentialTools: r.p.sequentialTools,
+		// the queuer and canceller commit beside a recovery's frame read
+		SyntheticAtRead: true,
 	})
 	return ls
 }
