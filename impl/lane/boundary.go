@@ -26,7 +26,7 @@ func (l *Lane) runCheckpoint(op string, s *OpState) (StepResult, error) {
 	}
 	var placed inboxPlacement
 	var queues pi.JSONValue
-	res, committed, err := l.command("checkpoint", func(cur view) (plan, error) {
+	_, _, err = l.command("checkpoint", thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafCheckpoint || cur.op.State.Control.CancelRequested {
 			return plan{}, l.lostOperation(cur) // continueOperation: cancel_requested or moved on
 		}
@@ -39,10 +39,9 @@ func (l *Lane) runCheckpoint(op string, s *OpState) (StepResult, error) {
 			return l.compactAtBoundary(cur, op, p, th.prep), nil
 		}
 		return l.readyAtBoundary(cur, op, p)
-	})
-	if err == nil && committed {
-		l.emitBoundaryEvents(op, placed, res.Seqs, queues, th.prep)
-	}
+	}, func(res store.CommitResult) []Event {
+		return boundaryEvents(op, placed, res.Seqs, queues, th.prep)
+	}))
 	return StepResult{Kind: StepProgress}, err
 }
 
@@ -59,13 +58,14 @@ func (l *Lane) compactAtBoundary(cur view, op string, p inboxPlacement, prep *co
 	return l.boundaryCommit(cur, op, p, st, store.SetValueRaw(PreparationAddr(op, prep.taskID), prep.value.AppendJSON(nil)))
 }
 
-// emitBoundaryEvents is a boundary commit's batch: the placement's events,
+// boundaryEvents is a boundary commit's batch: the placement's events,
 // then compaction_start when it compacts (checkpoint.ts runCheckpoint).
-func (l *Lane) emitBoundaryEvents(op string, placed inboxPlacement, seqs []int64, queues pi.JSONValue, prep *compactionPrep) {
-	l.emitPlacedInput(op, placed.placed, seqs, queues, placed.selected)
+func boundaryEvents(op string, placed inboxPlacement, seqs []int64, queues pi.JSONValue, prep *compactionPrep) []Event {
+	evs := placedInputEvents(op, placed.placed, seqs, queues, placed.selected)
 	if prep != nil && placed.trigger == "" {
-		l.emit(Event{Type: EvCompactionStart, RunID: op, Reason: "threshold"})
+		evs = append(evs, Event{Type: EvCompactionStart, RunID: op, Reason: "threshold"})
 	}
+	return evs
 }
 
 // boundaryQueues are the remaining queues a placement's queue_update
@@ -140,7 +140,7 @@ func (l *Lane) finishBoundary(op string, s *OpState) (StepResult, error) {
 	var queues pi.JSONValue
 	var rec ResultRecord
 	finished := false
-	res, committed, err := l.command("finish", func(cur view) (plan, error) {
+	_, committed, err := l.command("finish", thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op {
 			return plan{}, l.staleTarget(cur)
 		}
@@ -157,18 +157,22 @@ func (l *Lane) finishBoundary(op string, s *OpState) (StepResult, error) {
 		}
 		finished = true
 		return l.finishPlan(cur, p, &rec)
-	})
+	}, func(res store.CommitResult) []Event {
+		evs := boundaryEvents(op, placed, res.Seqs, queues, th.prep)
+		if finished {
+			evs = append(evs, Event{Type: EvRunEnd, RunID: rec.OperationID, Status: "completed"})
+		}
+		return evs
+	}))
 	if errors.Is(err, errStale) {
 		return StepResult{Kind: StepProgress, Reason: "stale"}, nil
 	}
 	if err != nil || !committed {
 		return StepResult{Kind: StepProgress}, err
 	}
-	l.emitBoundaryEvents(op, placed, res.Seqs, queues, th.prep)
 	if !finished {
 		return StepResult{Kind: StepProgress}, nil
 	}
-	l.emit(Event{Type: EvRunEnd, RunID: rec.OperationID, Status: "completed"})
 	return StepResult{Kind: StepSettled, Status: "completed"}, nil
 }
 

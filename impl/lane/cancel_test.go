@@ -19,6 +19,8 @@ func TestCancelTXRemovesSteeringAndWritesLaneState(t *testing.T) {
 		_, err := h.store.Commit([]store.Write{
 			store.SetValueRaw(valueAddr(NSPendingEntry, "s1"), []byte(`{"type":"message","payload":{"role":"user","content":"a","timestamp":1}}`)),
 			store.SetValueRaw(valueAddr(NSPendingEntry, "f1"), []byte(`{"type":"message","payload":{"role":"user","content":"b","timestamp":1}}`)),
+			// the write item keeps a payload: readLaneQueues reads it for queue_update
+			store.SetValueRaw(valueAddr(NSPendingEntry, "w1"), []byte(`{"type":"custom","customType":"note"}`)),
 			store.SetValueRaw(LaneStateAddr("main"), []byte(`{"currentOperationId":"`+op+`","lastOperationId":null,"inbox":`+inbox+`}`)),
 		})
 		require.NoError(t, err)

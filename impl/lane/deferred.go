@@ -78,7 +78,7 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 	intent.ResponseEntryID, intent.UsageID = l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
 	cfg := *d.Configuration
 	intent.Configuration, intent.StreamOptions = &cfg, d.StreamOptions
-	_, committed, err := l.command("poll-intent", func(cur view) (plan, error) {
+	_, committed, err := l.command("poll-intent", thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != d.At || cur.op.State.ResponseEntryID != d.ResponseEntryID ||
 			cur.op.State.Control.CancelRequested {
 			return plan{}, l.lostOperation(cur)
@@ -94,12 +94,13 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 		next.op.State = st
 		writes = append(writes, store.SetValueRaw(OpStateAddr(op), MarshalState(st)))
 		return plan{commit: true, writes: writes, next: next}, nil
-	})
+	}, func(store.CommitResult) []Event {
+		return []Event{{Type: EvRunResume, RunID: op, Recovery: recovery},
+			{Type: EvTurnStart, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll)}}
+	}))
 	if err != nil || !committed {
 		return StepResult{Kind: StepProgress}, err
 	}
-	l.emit(Event{Type: EvRunResume, RunID: op, Recovery: recovery})
-	l.emit(Event{Type: EvTurnStart, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll)})
 	// deferred.ts performDeferredPoll: drive.gate.admit(() => streamDeferred(…))
 	signal, aborting := l.admit(op)
 	if aborting != nil {

@@ -23,6 +23,11 @@
 // Every wait goes through env futures (the line, the listener, the
 // provider's Stream.Next), so the simulator can drive every await.
 //
+// Events have one path (eventq.go): a command's batch is handed over on the
+// line right after its commit and delivered off it, in commit order, before
+// the command returns (pi's emitBatch inside session.mutate, delivery
+// awaited after); events outside a command go through the same queue.
+//
 // # Entry points
 //
 //	Open(Config) → *Lane           restore lane state, tip and current op

@@ -68,7 +68,7 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	now := l.now()
 	user := &pi.UserMessage{Text: opts.UserText, Timestamp: now}
 	var accepted acceptedInput
-	res, _, err := l.command("start-run", func(cur view) (plan, error) {
+	_, _, err := l.command("start-run", thenEmit(func(cur view) (plan, error) {
 		if cur.op != nil {
 			return plan{}, &rejectError{fmt.Errorf("lane: start run: operation %s is still current", cur.op.ID)}
 		}
@@ -98,22 +98,24 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 		next := view{laneState: ls, tip: strp(userID), tipStored: true, config: cur.config, op: &Operation{ID: opID, Meta: meta, State: state}}
 		gen := &GenerationConfig{StreamOptions: opts.StreamOptions, RetryPolicy: opts.RetryPolicy}
 		return plan{commit: true, writes: writes, next: next, applied: func() { l.gen = gen }}, nil
-	})
+	}, func(res store.CommitResult) []Event {
+		// runtime/lane.ts acceptRun: run_start, then each entry's lifecycle
+		// (transcript.ts committedEntryEvents: message_start, message_end,
+		// entry_added, the last without a runId): the captured input's, the
+		// prompt's; then queue_update when input was captured
+		evs := []Event{{Type: EvRunStart, RunID: opID, StartedAt: now}}
+		evs = append(evs, placedInputEvents(opID, accepted.placed, res.Seqs, pi.JSONValue{}, false)...)
+		n := len(accepted.placed)
+		evs = append(evs, Event{Type: EvMessageStart, RunID: opID, Prompt: user},
+			Event{Type: EvMessageEnd, RunID: opID, Prompt: user, EntryID: userID},
+			Event{Type: EvEntryAdded, Prompt: user, EntryID: userID, Seq: res.Seqs[n]})
+		if n > 0 {
+			evs = append(evs, Event{Type: EvQueueUpdate, Queues: accepted.queues})
+		}
+		return evs
+	}))
 	if err != nil {
 		return "", err
-	}
-	// runtime/lane.ts acceptRun: run_start, then each entry's lifecycle
-	// (transcript.ts committedEntryEvents: message_start, message_end,
-	// entry_added, the last without a runId): the captured input's, the
-	// prompt's; then queue_update when input was captured
-	l.emit(Event{Type: EvRunStart, RunID: opID, StartedAt: now})
-	l.emitPlacedInput(opID, accepted.placed, res.Seqs, pi.JSONValue{}, false)
-	n := len(accepted.placed)
-	l.emit(Event{Type: EvMessageStart, RunID: opID, Prompt: user})
-	l.emit(Event{Type: EvMessageEnd, RunID: opID, Prompt: user, EntryID: userID})
-	l.emit(Event{Type: EvEntryAdded, Prompt: user, EntryID: userID, Seq: res.Seqs[n]})
-	if n > 0 {
-		l.emit(Event{Type: EvQueueUpdate, Queues: accepted.queues})
 	}
 	return opID, nil
 }
@@ -234,7 +236,7 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 	// step, which the claim keeps out until this one ends, moves it on; and
 	// this operation leaves assistant.ready only by this step, a cancel or
 	// a finalization, which the other tests catch.
-	_, committed, err := l.command("intent", func(cur view) (plan, error) {
+	_, committed, err := l.command("intent", thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil {
 			return plan{}, l.lostOperation(cur)
 		}
@@ -247,12 +249,14 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 		next.op.State = st
 		intent = st
 		return plan{commit: true, writes: []store.Write{store.SetValueRaw(OpStateAddr(op), MarshalState(st))}, next: next}, nil
-	})
+	}, func(store.CommitResult) []Event {
+		if intent.Attempt != 1 {
+			return nil
+		}
+		return []Event{{Type: EvTurnStart, RunID: op, TurnID: intent.Gen.StepID}}
+	}))
 	if err != nil || !committed {
 		return StepResult{Kind: StepProgress}, err
-	}
-	if intent.Attempt == 1 {
-		l.emit(Event{Type: EvTurnStart, RunID: op, TurnID: intent.Gen.StepID})
 	}
 	// generation.ts performGeneration: drive.gate.admit(() => streamSimple(…))
 	signal, aborting := l.admit(op)
@@ -293,7 +297,7 @@ func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult
 			return awaitCancellation(aborting)
 		}
 	}
-	_, committed, err := l.command("retry-ready", func(cur view) (plan, error) {
+	_, _, err := l.command("retry-ready", thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil {
 			return plan{}, l.lostOperation(cur)
 		}
@@ -305,9 +309,8 @@ func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult
 		st.Gen, st.NextAttempt = cur.op.State.Gen, cur.op.State.NextAttempt
 		next.op.State = st
 		return plan{commit: true, writes: []store.Write{store.SetValueRaw(OpStateAddr(op), MarshalState(st))}, next: next}, nil
-	})
-	if err == nil && committed {
-		l.emit(Event{Type: EvRetryStart, RunID: op, TurnID: s.Gen.StepID})
-	}
+	}, func(store.CommitResult) []Event {
+		return []Event{{Type: EvRetryStart, RunID: op, TurnID: s.Gen.StepID}}
+	}))
 	return StepResult{Kind: StepProgress}, err
 }

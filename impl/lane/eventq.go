@@ -2,15 +2,20 @@ package lane
 
 import "github.com/frameproof/frameproof/impl/env"
 
-// The events of a command's plan are queued on the line (in the order the
-// commands ran there, as pi emits a command's events before its line moves
-// on) and handed to the listener off the line, one batch at a time, by
-// whichever caller comes to deliver them: a listener that calls back into
-// the lane (a cancel at tool_start) never blocks the line, and concurrent
-// tool jobs (runParallel) cannot reorder events across commands.
+// One mechanism hands every event to the listener, pi's HarnessEventBus
+// emitBatch with its delivery tail (events.ts): a command's batch
+// (plan.events) is queued on the line right after its commit, so batches
+// keep commit order and never interleave, as pi's emitBatch inside
+// session.mutate (runtime/lane.ts command); an event outside a command (a
+// stream's message_update, pi's emit) is queued when it happens. Queued
+// batches are delivered off the line, in queue order, one event at a time
+// and each awaited, by whichever caller awaits a batch of its own (pi's
+// `await outcome.delivery` after the mutation): a listener never runs on the
+// line, so one that calls back into the lane (a cancel at turn_start or
+// tool_start) never blocks it.
 
-// eventBatch is one command's events and the future resolved once every
-// one was delivered.
+// eventBatch is one batch and the future resolved once every event of it
+// was delivered.
 type eventBatch struct {
 	evs  []Event
 	done env.Completer
@@ -20,16 +25,50 @@ type eventBatch struct {
 type eventQueue struct {
 	batches []eventBatch
 	pumping bool // a caller is delivering
+	// calling: the delivering caller is inside the listener's call. A
+	// caller that finds it so may be that very call (a listener calling
+	// the lane), whose batch can only be delivered after it returns.
+	calling bool
 }
 
-// queueEvents appends evs (on the line) and returns their delivery.
-func (l *Lane) queueEvents(evs []Event) env.Future {
+// handOver queues evs as one batch and returns its delivery (nil: nothing
+// to deliver). Commands call it on the line.
+func (l *Lane) handOver(evs []Event) env.Future {
+	if len(evs) == 0 || l.cfg.Listener == nil {
+		return nil
+	}
 	b := eventBatch{evs: evs, done: l.cfg.Exec.NewFuture("lane:events")}
 	l.mu.Lock()
 	l.evq.batches = append(l.evq.batches, b)
 	l.mu.Unlock()
 	return b.done
 }
+
+// awaitDelivery delivers the queued batches (ours among them) unless
+// another caller is, and then awaits ours. It does not wait while the
+// delivering caller is inside the listener: the caller may be that
+// listener's own lane call, and pi's handler that awaited it would wait for
+// itself; the batch is delivered, in order, once the listener returns.
+func (l *Lane) awaitDelivery(f env.Future) {
+	if f == nil {
+		return
+	}
+	l.pumpEvents()
+	if f.Done() { // delivered (by this caller, mostly): no scheduling point
+		return
+	}
+	l.mu.Lock()
+	nested := l.evq.calling
+	l.mu.Unlock()
+	if nested {
+		return
+	}
+	_ = f.Wait()
+}
+
+// emit hands one event over outside a command and awaits its delivery
+// (pi's emit: emitBatch of one event).
+func (l *Lane) emit(ev Event) { l.awaitDelivery(l.handOver([]Event{ev})) }
 
 // pumpEvents delivers queued batches in order unless another caller
 // already is (it delivers ours too).
@@ -45,11 +84,27 @@ func (l *Lane) pumpEvents() {
 		l.evq.batches = l.evq.batches[1:]
 		l.mu.Unlock()
 		for _, ev := range b.evs {
-			l.emit(ev)
+			l.deliverOne(ev)
 		}
 		l.mu.Lock()
 		l.evq.pumping = false
 		l.mu.Unlock()
 		b.done.Resolve(nil)
+	}
+}
+
+// deliverOne calls the listener and awaits the future it returns (pi's
+// deliver awaits each listener).
+func (l *Lane) deliverOne(ev Event) {
+	ev.Lane = l.cfg.Name
+	l.mu.Lock()
+	l.evq.calling = true
+	l.mu.Unlock()
+	f := l.cfg.Listener(ev)
+	l.mu.Lock()
+	l.evq.calling = false
+	l.mu.Unlock()
+	if f != nil {
+		_ = f.Wait()
 	}
 }

@@ -118,8 +118,12 @@ type Event struct {
 	Previous, Value pi.JSONValue
 }
 
-// Listener receives every event; the lane awaits the returned future (nil
-// means delivered), as pi awaits emitBatch.
+// Listener receives every event off the lane's line, in the order the
+// events were handed over (eventq.go); the lane awaits the returned future
+// (nil means delivered) before the next event, as pi's event bus awaits each
+// handler. A listener may call the lane; a lane call made inside the
+// listener's call returns without awaiting its own events, which follow
+// once the listener returns.
 type Listener func(Event) env.Future
 
 // FrameOutcome is what happened to one frame.
@@ -152,32 +156,6 @@ type TelemetryRecord struct {
 	Bytes                    int
 	Seq                      int64
 	Failed                   bool
-}
-
-func (l *Lane) emit(ev Event) {
-	if l.cfg.Listener == nil {
-		return
-	}
-	ev.Lane = l.cfg.Name
-	if f := l.cfg.Listener(ev); f != nil {
-		_ = f.Wait()
-	}
-}
-
-// deliver hands events to the listener without awaiting them (a command's
-// batch, emitted on the line: plan.events).
-func (l *Lane) deliver(evs []Event) []env.Future {
-	var out []env.Future
-	for _, ev := range evs {
-		if l.cfg.Listener == nil {
-			return nil
-		}
-		ev.Lane = l.cfg.Name
-		if f := l.cfg.Listener(ev); f != nil {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 func (l *Lane) onFrame(r FrameRecord) {

@@ -8,7 +8,7 @@ import "github.com/frameproof/frameproof/impl/pi"
 // reaches a client: message_start (a pending assistant message) and
 // message_update set it, message_end and run_suspend drop it, and only while
 // the event's run is the operation the fold holds; run_start installs the
-// operation, run_end clears it.
+// operation, run_end clears it; queue_update replaces the queued items.
 type ClientFold struct {
 	Lane        string
 	TipID       *string
@@ -19,11 +19,14 @@ type ClientFold struct {
 	// StreamingRaw is the capture's untyped streaming message
 	// (Snapshot.StreamingRaw) until an event replaces or drops it.
 	StreamingRaw pi.JSONValue
+	// Queues are the queued items (Snapshot.Queues), as the last
+	// queue_update carried them.
+	Queues pi.JSONValue
 }
 
 // NewClientFold starts a fold from a capture.
 func NewClientFold(s *Snapshot) *ClientFold {
-	f := &ClientFold{Lane: s.Lane, TipID: s.TipID, OperationID: s.OperationID, StreamingMessage: s.StreamingMessage, StreamingRaw: s.StreamingRaw}
+	f := &ClientFold{Lane: s.Lane, TipID: s.TipID, OperationID: s.OperationID, StreamingMessage: s.StreamingMessage, StreamingRaw: s.StreamingRaw, Queues: s.Queues}
 	for _, e := range s.Transcript {
 		f.Entries = append(f.Entries, e.ID)
 	}
@@ -55,6 +58,8 @@ func (f *ClientFold) Apply(ev Event) {
 		if matching {
 			f.setStreaming(nil)
 		}
+	case EvQueueUpdate:
+		f.Queues = ev.Queues
 	case EvEntryAdded:
 		id := ev.EntryID
 		f.Entries, f.TipID = append(f.Entries, id), &id

@@ -118,3 +118,40 @@ func marshalFold(t *testing.T, m *pi.AssistantMessage) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// runtime/reducer.ts reduceLaneSnapshot queue_update (snapshot.queues =
+// event.queues) over runtime/lane.ts captureLaneSnapshot's queues: a client
+// that captured the lane and folds every event since shows the lane's
+// queued items after enqueues and a cancel that removed some, and ignores
+// another lane's queue_update.
+func TestClientFoldFollowsQueueUpdates(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		h.start(1)
+		n, err := l.Enqueue(QueueNextRun, "n")
+		require.NoError(t, err)
+		c, err := l.Capture()
+		require.NoError(t, err)
+		require.Equal(t, []string{"nextRun:" + n}, queueIDs(Event{Queues: c.Queues}))
+		fold := NewClientFold(c)
+		h.resetEvents()
+		s, err := l.Enqueue(QueueSteer, "s")
+		require.NoError(t, err)
+		for _, ev := range h.events {
+			fold.Apply(ev)
+		}
+		require.Equal(t, []string{"nextRun:" + n, "steer:" + s}, queueIDs(Event{Queues: fold.Queues}))
+		fold.Apply(Event{Type: EvQueueUpdate, Lane: "other", Queues: pi.ArrayValue(nil)})
+		require.Len(t, fold.Queues.Array(), 2)
+		h.resetEvents()
+		require.NoError(t, l.RequestCancel())
+		for _, ev := range h.events {
+			fold.Apply(ev)
+		}
+		c, err = l.Capture()
+		require.NoError(t, err)
+		require.Equal(t, queueIDs(Event{Queues: c.Queues}), queueIDs(Event{Queues: fold.Queues}))
+		require.Equal(t, []string{"nextRun:" + n}, queueIDs(Event{Queues: fold.Queues}))
+	})
+}

@@ -242,15 +242,16 @@ func (l *Lane) laneQueues(inbox pi.JSONValue) (pi.JSONValue, error) {
 	return pi.ArrayValue(out), nil
 }
 
-// emitPlacedInput emits each placed message's message_start, message_end (with
-// the run id) and entry_added (without), or a custom entry's entry_added
-// (transcript.ts committedEntryEvents), then queue_update with the
-// remaining queues when an item left the inbox.
-func (l *Lane) emitPlacedInput(runID string, placed []placedInput, seqs []int64, queues pi.JSONValue, selected bool) {
+// placedInputEvents are each placed message's message_start, message_end
+// (with the run id) and entry_added (without), or a custom entry's
+// entry_added (transcript.ts committedEntryEvents), then queue_update with
+// the remaining queues when an item left the inbox.
+func placedInputEvents(runID string, placed []placedInput, seqs []int64, queues pi.JSONValue, selected bool) []Event {
+	var evs []Event
 	for i, p := range placed {
 		seq := seqs[i]
 		if !p.isMessage() {
-			l.emit(Event{Type: EvEntryAdded, EntryID: p.item.id, Seq: seq, Raw: p.pending})
+			evs = append(evs, Event{Type: EvEntryAdded, EntryID: p.item.id, Seq: seq, Raw: p.pending})
 			continue
 		}
 		payload := p.pending.Prop("payload")
@@ -265,13 +266,12 @@ func (l *Lane) emitPlacedInput(runID string, placed []placedInput, seqs []int64,
 		start.Seq = 0
 		end := ev(EvMessageEnd, p.item.id, runID)
 		end.Seq = 0
-		l.emit(start)
-		l.emit(end)
-		l.emit(ev(EvEntryAdded, p.item.id, ""))
+		evs = append(evs, start, end, ev(EvEntryAdded, p.item.id, ""))
 	}
 	if selected {
-		l.emit(Event{Type: EvQueueUpdate, Queues: queues})
+		evs = append(evs, Event{Type: EvQueueUpdate, Queues: queues})
 	}
+	return evs
 }
 
 // acceptedInput is what a run's acceptance takes from the inbox

@@ -340,17 +340,25 @@ type plan struct {
 	next   view
 	// applied runs under the state lock right after the view update.
 	applied func()
-	// events are queued for the listener on the line, right after the
-	// commit (after the planner when nothing commits), as pi's command
-	// emits its events before the line moves on; the caller delivers and
-	// awaits them (eventq.go).
+	// events are the command's batch, handed over on the line right after
+	// the commit (after the planner when nothing commits), as pi's command
+	// calls emitBatch inside session.mutate; the caller awaits their
+	// delivery once the line moved on (eventq.go).
 	events func(store.CommitResult) []Event
-	// onLine events go to the listener on the line right after the
-	// commit, without being awaited there, so they keep commit order as
-	// pi's emitBatch inside session.mutate does even against a caller's
-	// own later emit (lane_created, config_update); command awaits their
-	// delivery after the line moves on.
-	onLine []Event
+}
+
+// thenEmit makes a committing plan of planner hand over events(res) as its
+// batch: the events a command's caller emitted once it returned now keep
+// the command's place on the line (eventq.go). events may read what the
+// planner decided, since it runs after the planner on the line.
+func thenEmit(planner func(cur view) (plan, error), events func(store.CommitResult) []Event) func(cur view) (plan, error) {
+	return func(cur view) (plan, error) {
+		p, err := planner(cur)
+		if err == nil && p.commit {
+			p.events = events
+		}
+		return p, err
+	}
 }
 
 // rejectError is returned by planners for caller errors that do not fault.
@@ -363,27 +371,13 @@ func (e *rejectError) Unwrap() error { return e.err }
 type cmdResult struct {
 	res       store.CommitResult
 	committed bool
-	events    env.Future   // the plan's events delivered (nil: none)
-	delivery  []env.Future // the plan's onLine events' futures
+	delivery  env.Future // the plan's events delivered (nil: none)
 }
 
-// delivered delivers the events queued so far (eventq.go) and awaits the
-// command's own.
-func (l *Lane) delivered(out *cmdResult) {
-	if out.events == nil {
-		return
-	}
-	l.pumpEvents()
-	_ = out.events.Wait()
-}
-
-// dispatch queues the plan's events in line order (eventq.go).
-func (l *Lane) dispatch(out *cmdResult, p plan, res store.CommitResult) {
-	if p.events == nil || l.cfg.Listener == nil {
-		return
-	}
-	if evs := p.events(res); len(evs) > 0 {
-		out.events = l.queueEvents(evs)
+// handOverPlan queues the plan's events in line order (eventq.go).
+func (l *Lane) handOverPlan(out *cmdResult, p plan, res store.CommitResult) {
+	if p.events != nil && l.cfg.Listener != nil {
+		out.delivery = l.handOver(p.events(res))
 	}
 }
 
@@ -395,10 +389,7 @@ func (l *Lane) command(name string, planner func(cur view) (plan, error)) (store
 	if err := fut.Wait(); err != nil {
 		return out.res, false, err
 	}
-	l.delivered(out)
-	for _, d := range out.delivery {
-		_ = d.Wait()
-	}
+	l.awaitDelivery(out.delivery)
 	return out.res, out.committed, nil
 }
 
@@ -418,7 +409,7 @@ func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (
 			return l.faultWith(err)
 		}
 		if !p.commit {
-			l.dispatch(out, p, store.CommitResult{})
+			l.handOverPlan(out, p, store.CommitResult{})
 			return nil
 		}
 		l.beginCommit()
@@ -437,8 +428,7 @@ func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (
 		l.endCommitLocked()
 		l.mu.Unlock()
 		out.res, out.committed = r, true
-		l.dispatch(out, p, r)
-		out.delivery = l.deliver(p.onLine)
+		l.handOverPlan(out, p, r)
 		return nil
 	})
 	return fut, out

@@ -154,7 +154,7 @@ func (l *Lane) acquire(seed *Configuration, explicit bool) error {
 			next := cur.clone()
 			next.config = &c
 			writes := []store.Write{store.SetValueRaw(LaneConfigAddr(l.cfg.Name), c.value().AppendJSON(nil))}
-			return plan{commit: true, writes: writes, next: next, onLine: []Event{update}}, nil
+			return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event { return []Event{update} }}, nil
 		})
 		if err != nil || !committed {
 			return err
@@ -176,7 +176,7 @@ func (l *Lane) createLane(cur view, seed Configuration) plan {
 		next.tipStored = true
 	}
 	writes = append(writes, store.SetValueRaw(LaneStateAddr(l.cfg.Name), cur.laneState.raw()))
-	return plan{commit: true, writes: writes, next: next, onLine: []Event{{Type: EvLaneCreated, At: cur.tip}}}
+	return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event { return []Event{{Type: EvLaneCreated, At: cur.tip}} }}
 }
 
 // configStep is the first setter pi would need to turn cur into want, in

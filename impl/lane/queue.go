@@ -23,9 +23,8 @@ const (
 // entry {type:"message", payload: message} under a fresh entry id, then the
 // lane state with {entryId, kind} appended to its inbox. It returns the
 // entry id. The message is pi's string form: {role:"user",
-// content:[{type:"text", text}], timestamp}. (pi's queue_update after the
-// commit is not emitted: Enqueue and RequestCancel are external callers'
-// commands, which emit no events here; placements emit it: inbox.go.)
+// content:[{type:"text", text}], timestamp}. Its batch is pi's
+// queue_update with the queues before it plus the new item.
 func (l *Lane) Enqueue(kind QueueKind, text string) (string, error) {
 	switch kind {
 	case QueueSteer, QueueFollowUp, QueueNextRun:
@@ -50,6 +49,12 @@ func (l *Lane) Enqueue(kind QueueKind, text string) (string, error) {
 		if inbox := cur.laneState.Inbox; !inbox.IsUndefined() && inbox.Kind() != pi.Array {
 			return plan{}, fmt.Errorf("lane: enqueue: lane state inbox is not an array")
 		}
+		queues, err := l.laneQueues(cur.laneState.Inbox)
+		if err != nil {
+			return plan{}, err
+		}
+		queued := jobj("entryId", id, "kind", string(kind), "type", "message", "message", message)
+		queues = pi.ArrayValue(append(queues.Array(), queued))
 		next := cur.clone()
 		items := append([]pi.JSONValue(nil), cur.laneState.Inbox.Array()...)
 		next.laneState.Inbox = pi.ArrayValue(append(items, jobj("entryId", id, "kind", string(kind))))
@@ -57,7 +62,9 @@ func (l *Lane) Enqueue(kind QueueKind, text string) (string, error) {
 			store.SetValueRaw(valueAddr(NSPendingEntry, id), jobj("type", "message", "payload", message).AppendJSON(nil)),
 			store.SetValueRaw(LaneStateAddr(l.cfg.Name), next.laneState.raw()),
 		}
-		return plan{commit: true, writes: writes, next: next}, nil
+		return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event {
+			return []Event{{Type: EvQueueUpdate, Queues: queues}}
+		}}, nil
 	})
 	if err != nil {
 		return "", err

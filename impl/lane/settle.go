@@ -73,7 +73,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		prep = p
 	}
 	var finished *ResultRecord
-	res, committed, err := l.command("settle", func(cur view) (plan, error) {
+	_, committed, err := l.command("settle", thenEmit(func(cur view) (plan, error) {
 		if !sameEffect(cur, op, intent) {
 			return plan{}, l.staleTarget(cur)
 		}
@@ -128,7 +128,9 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 				l.live = nil
 			}
 		}}, nil
-	})
+	}, func(res store.CommitResult) []Event {
+		return l.settleEvents(op, respID, usageID, intent, disp, raw, recovery, synthetic, finished, res)
+	}))
 	if err != nil {
 		if errors.Is(err, errStale) {
 			return StepResult{Kind: StepProgress, Reason: "stale"}, nil
@@ -138,23 +140,35 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 	if !committed {
 		return StepResult{Kind: StepProgress}, nil
 	}
-	if !l.cfg.bugs.on(bugEmitEntryBeforeCommit) {
-		l.emit(carrying(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID, Seq: res.Seqs[0]}, disp.Committed, raw))
-	}
-	u := disp.Committed.Usage
-	l.emit(Event{Type: EvUsage, RunID: op, Recovery: recovery, Synthetic: synthetic, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
-	l.emitSettlementEvents(op, intent, disp, raw, recovery)
 	if finished != nil {
-		l.emit(Event{Type: EvRunEnd, RunID: op, Status: finished.Status})
 		return StepResult{Kind: StepSettled, Status: finished.Status}, nil
 	}
 	return StepResult{Kind: StepProgress}, nil
 }
 
-// emitSettlementEvents emits the rest of publishResponse's batch after
-// entry_added and usage (runtime/drive/response.ts), before run_end; raw,
-// when set, is the committed message the typed d.Committed stands in for.
-func (l *Lane) emitSettlementEvents(op string, intent *OpState, d Disposition, raw pi.JSONValue, recovery bool) {
+// settleEvents are publishResponse's batch (runtime/drive/response.ts):
+// entry_added, usage, the settlement's own events, then run_end when the
+// settlement finished the run.
+func (l *Lane) settleEvents(op, respID, usageID string, intent *OpState, d Disposition, raw pi.JSONValue, recovery, synthetic bool, finished *ResultRecord, res store.CommitResult) []Event {
+	var evs []Event
+	if !l.cfg.bugs.on(bugEmitEntryBeforeCommit) {
+		evs = append(evs, carrying(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID, Seq: res.Seqs[0]}, d.Committed, raw))
+	}
+	u := d.Committed.Usage
+	evs = append(evs, Event{Type: EvUsage, RunID: op, Recovery: recovery, Synthetic: synthetic, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
+	evs = append(evs, settlementEvents(op, intent, d, raw, recovery)...)
+	if finished != nil {
+		evs = append(evs, Event{Type: EvRunEnd, RunID: op, Status: finished.Status})
+	}
+	return evs
+}
+
+// settlementEvents are the rest of publishResponse's batch after
+// entry_added and usage, before run_end; raw, when set, is the committed
+// message the typed d.Committed stands in for.
+func settlementEvents(op string, intent *OpState, d Disposition, raw pi.JSONValue, recovery bool) []Event {
+	var evs []Event
+	emit := func(ev Event) { evs = append(evs, ev) }
 	var next Leaf
 	if d.Next != nil {
 		next = d.Next.At
@@ -162,23 +176,24 @@ func (l *Lane) emitSettlementEvents(op string, intent *OpState, d Disposition, r
 	if intent.At == LeafAssistantEffectPending {
 		turnID := intent.Gen.StepID
 		if !recovery && intent.Attempt > 1 && next != LeafAssistantRetryWait {
-			l.emit(Event{Type: EvRetryEnd, RunID: op, TurnID: turnID, Message: d.Committed})
+			emit(Event{Type: EvRetryEnd, RunID: op, TurnID: turnID, Message: d.Committed})
 		}
 		if !recovery && next == LeafAssistantRetryWait {
-			l.emit(Event{Type: EvRetryScheduled, RunID: op, TurnID: turnID})
+			emit(Event{Type: EvRetryScheduled, RunID: op, TurnID: turnID})
 		}
 		if !recovery && next != LeafTools && next != LeafAssistantRetryWait {
-			l.emit(Event{Type: EvTurnEnd, RunID: op, TurnID: turnID, Message: d.Committed})
+			emit(Event{Type: EvTurnEnd, RunID: op, TurnID: turnID, Message: d.Committed})
 		}
 		if next == LeafSummaryDeciding {
-			l.emit(Event{Type: EvCompactionStart, RunID: op, Reason: "overflow"})
+			emit(Event{Type: EvCompactionStart, RunID: op, Reason: "overflow"})
 		}
 	} else if next != LeafTools {
-		l.emit(carrying(Event{Type: EvTurnEnd, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll)}, d.Committed, raw))
+		emit(carrying(Event{Type: EvTurnEnd, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll)}, d.Committed, raw))
 	}
 	if (intent.At == LeafDeferredEffectPending || !recovery) && next == LeafDeferredSuspended && d.Committed.Deferred != nil {
-		l.emit(Event{Type: EvRunSuspend, RunID: op, Recovery: recovery && intent.At == LeafDeferredEffectPending})
+		emit(Event{Type: EvRunSuspend, RunID: op, Recovery: recovery && intent.At == LeafDeferredEffectPending})
 	}
+	return evs
 }
 
 // carrying sets ev's message: m, or raw when the typed vocabulary cannot

@@ -38,6 +38,10 @@ type Snapshot struct {
 	Live bool
 	// FramesTruncated reports that the durable reduction hit the budget.
 	FramesTruncated bool
+	// Queues are the lane's queued items, pi's LaneSnapshot queues
+	// (transcript.ts readLaneQueues over the inbox): what queue_update
+	// replaces in a client's fold.
+	Queues pi.JSONValue
 }
 
 // Snapshot is the seed's lane view: pi's capture (Capture) with the live
@@ -143,6 +147,9 @@ func (l *Lane) capture(cur view, frames bool) (*Snapshot, error) {
 		return nil, err
 	}
 	s.Transcript = tr
+	if s.Queues, err = l.laneQueues(cur.laneState.Inbox); err != nil {
+		return nil, err
+	}
 	if frames && cur.op != nil && cur.op.State.At.IsEffectPending() {
 		fs, truncated, err := readFrames(l.cfg.Storage, cur.op.ID, cur.op.State.ResponseEntryID, l.cfg.FrameBudget)
 		if err != nil {

@@ -98,7 +98,9 @@ func (l *Lane) terminatePlanner(status string, opErr *OpError, onlyOp string, re
 
 func (l *Lane) terminate(name, status string, opErr *OpError, onlyOp string) (StepResult, error) {
 	var rec ResultRecord
-	_, committed, err := l.command(name, l.terminatePlanner(status, opErr, onlyOp, &rec))
+	_, committed, err := l.command(name, thenEmit(l.terminatePlanner(status, opErr, onlyOp, &rec), func(store.CommitResult) []Event {
+		return []Event{{Type: EvRunEnd, RunID: rec.OperationID, Status: status}}
+	}))
 	if errors.Is(err, errStale) {
 		return StepResult{Kind: StepProgress, Reason: "stale"}, nil
 	}
@@ -108,7 +110,6 @@ func (l *Lane) terminate(name, status string, opErr *OpError, onlyOp string) (St
 	if !committed {
 		return StepResult{Kind: StepProgress}, nil
 	}
-	l.emit(Event{Type: EvRunEnd, RunID: rec.OperationID, Status: status})
 	return StepResult{Kind: StepSettled, Status: status}, nil
 }
 
@@ -139,7 +140,9 @@ func (l *Lane) FinalizeAsync(status string, opErr *OpError) env.Future {
 // and the next step reconciles); once the command completed it signals the
 // drive's abort (Request.Abort, retry waits). The TX: delete the pending
 // entries of queued steer and followUp items, set the op state, set the lane
-// state without those items.
+// state without those items; its batch is queue_update with the remaining
+// queues when an item was removed (pi's batch also opens with
+// operation_abort, which this lane does not emit).
 func (l *Lane) RequestCancel() error {
 	if err := l.usable(); err != nil {
 		return err
@@ -160,6 +163,10 @@ func (l *Lane) RequestCancel() error {
 		if err != nil {
 			return plan{}, err
 		}
+		evs, err := l.cancelEvents(kept, removed)
+		if err != nil {
+			return plan{}, err
+		}
 		var writes []store.Write
 		for _, id := range removed {
 			writes = append(writes, store.DeleteValueRaw(valueAddr(NSPendingEntry, id)))
@@ -167,7 +174,7 @@ func (l *Lane) RequestCancel() error {
 		next.laneState.Inbox = kept
 		writes = append(writes, store.SetValueRaw(OpStateAddr(cur.op.ID), MarshalState(next.op.State)),
 			store.SetValueRaw(LaneStateAddr(l.cfg.Name), next.laneState.raw()))
-		return plan{commit: true, writes: writes, next: next}, nil
+		return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event { return evs }}, nil
 	})
 	if cancellation != nil {
 		cancellation.Resolve(err)
@@ -180,6 +187,19 @@ func (l *Lane) RequestCancel() error {
 		l.signalAbort(op)
 	}
 	return nil
+}
+
+// cancelEvents is requestOperationAbort's queue_update (runtime/lane.ts):
+// emitted when the request removed queued items, with the remaining queues.
+func (l *Lane) cancelEvents(kept pi.JSONValue, removed []string) ([]Event, error) {
+	if len(removed) == 0 {
+		return nil, nil
+	}
+	queues, err := l.laneQueues(kept)
+	if err != nil {
+		return nil, err
+	}
+	return []Event{{Type: EvQueueUpdate, Queues: queues}}, nil
 }
 
 // splitSteering separates queued steer/followUp items (cancellation removes

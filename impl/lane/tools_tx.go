@@ -197,7 +197,7 @@ func (l *Lane) queueOutcome(op string, call PlannedCall, out toolOutcome, recove
 	return func() error {
 		err := fut.Wait()
 		if err == nil {
-			l.delivered(res)
+			l.awaitDelivery(res.delivery)
 		}
 		return err
 	}

@@ -59,6 +59,14 @@ type Config struct {
 	// its command's turn declines ("stale" for a settlement or terminal).
 	// Off, pi's rule holds: that command faults with LostOperationFault.
 	SkipStaleSettlement bool
+	// SyntheticAtRead: the driver reports a recovery's frame read
+	// (SyntheticRead), and the recovery's message_start/message_end follow
+	// it, as pi's recovery.ts hands them over once continueOperation
+	// returned, so a batch another caller committed meanwhile (an
+	// enqueue's queue_update) precedes them. Off, for a driver that lets
+	// no other command commit between a step's dispatch and its read,
+	// Step emits them.
+	SyntheticAtRead bool
 	// Tools are the lane's configured tools (tools.go); a batch's calls of
 	// tools not configured are answered "unavailable", as pi answers them.
 	Tools []ToolSpec
@@ -189,7 +197,10 @@ type Model struct {
 	lost      bool
 	boundary  bool // the checkpoint step committed (Checkpoint)
 	synthetic *pi.AssistantMessage
-	settled   *Outcome
+	// syntheticDue: the recovery's message_start/message_end are still to
+	// be emitted (Config.SyntheticAtRead, emitSynthetic).
+	syntheticDue bool
+	settled      *Outcome
 	// tx is the write list of the transaction the last input stands for
 	// (TakeTX); txKnown says whether the model states one for it.
 	tx      []TXWrite
@@ -314,14 +325,16 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	return nil
 }
 
-// Step says what the next drive step must do and, for a recovery, emits the
-// recovery-tagged message_start/message_end of the synthetic response.
+// Step says what the next drive step must do and, for a recovery, builds
+// the synthetic response and emits its recovery-tagged
+// message_start/message_end (with Config.SyntheticAtRead, they follow its
+// frame read: SyntheticRead, or the settlement at the latest).
 func (m *Model) Step(permit bool) (Expect, error) {
 	if m.plan != nil {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
 	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
-	m.turns, m.th, m.asked, m.gone = 0, nil, false, false
+	m.turns, m.th, m.asked, m.gone, m.syntheticDue = 0, nil, false, false, false
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
@@ -375,15 +388,26 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		}
 	}
 	if e.Kind == "recover" {
-		m.synthetic = m.syntheticFor(id, o)
-		m.emit("message_start", true)
-		m.emit("message_end", true)
+		m.synthetic, m.syntheticDue = m.syntheticFor(id, o), true
+		if !m.cfg.SyntheticAtRead {
+			m.emitSynthetic()
+		}
 	}
 	if e.Kind == "checkpoint" || e.Kind == "terminate" && e.Status == "completed" {
 		m.asked, _ = m.thresholdAsks(id)
 	}
 	m.plan = &e
 	return e, nil
+}
+
+// emitSynthetic emits the recovery's synthetic message_start/message_end
+// once.
+func (m *Model) emitSynthetic() {
+	if m.syntheticDue {
+		m.syntheticDue = false
+		m.emit("message_start", true)
+		m.emit("message_end", true)
+	}
 }
 
 // syntheticFor is the harness-owned response for a restored effect_pending:
@@ -652,6 +676,7 @@ func (m *Model) Settle() error {
 	recovery, literal := true, false
 	switch {
 	case m.synthetic != nil:
+		m.emitSynthetic() // a driver that reports no SyntheticRead
 		msg, resp = m.synthetic, o.ResponseEntryID
 		literal = m.durable(o.ResponseEntryID) == nil
 	case m.live != nil && m.live.hooked:
@@ -823,7 +848,8 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 }
 
 // Cancel: durable cancel_requested on the current operation (no-op when
-// idle or already requested).
+// idle or already requested). A request that removed queued steer or
+// followUp items is followed by queue_update (requestOperationAbort).
 func (m *Model) Cancel() {
 	defer m.fillStateValues()
 	id, o, ok := m.current()
@@ -834,7 +860,9 @@ func (m *Model) Cancel() {
 	m.expectTX(m.cancelWrites(id)...)
 	o.CancelRequested, o.RequestedAt = true, m.now()
 	m.st.Ops[id] = o
-	m.removeSteering()
+	if m.removeSteering() {
+		m.emit("queue_update", false)
+	}
 }
 
 // Finalize: authorized external finalization at its turn on the line. It
@@ -862,6 +890,7 @@ func (m *Model) Finalize(status, code, message string) (bool, error) {
 // appends, the live stream and the step in progress are gone.
 func (m *Model) Crash() {
 	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn, m.lost = nil, nil, nil, nil, nil, false, nil, false
+	m.syntheticDue = false
 	m.turns = 0
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false

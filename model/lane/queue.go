@@ -15,9 +15,10 @@ func steering(kind string) bool { return kind == "steer" || kind == "followUp" }
 
 // Enqueue: the pending entry of entryID, then the lane state with
 // {entryID, kind} appended to the inbox, in one transaction. Queuing works
-// with or without a current operation. (pi then emits queue_update; the
-// implementation emits no events from a caller's enqueue or cancel.)
-// message is the queued message's JSON, which its placement commits.
+// with or without a current operation. Once it committed, queue_update
+// follows (pi's enqueue emits it with every queued item, the new one last);
+// no other command's event falls between the commit and it. message is the
+// queued message's JSON, which its placement commits.
 func (m *Model) Enqueue(entryID, kind, message string) error {
 	switch kind {
 	case "steer", "followUp", "nextRun":
@@ -36,6 +37,7 @@ func (m *Model) Enqueue(entryID, kind, message string) error {
 		m.queuedMsg = map[string]string{}
 	}
 	m.queuedMsg[entryID] = message
+	m.emit("queue_update", false)
 	return nil
 }
 
@@ -61,6 +63,9 @@ func (m *Model) removeSteering() bool {
 	m.st.Pending = pending
 	return len(removed) > 0
 }
+
+// Inbox is the committed inbox, in order.
+func (m *Model) Inbox() []InboxItem { return append([]InboxItem(nil), m.st.Lane.Inbox...) }
 
 // QueuedIDs lists every entry id ever queued, in queue order: a driver
 // reads their pending entries back, so a removal the model expects cannot

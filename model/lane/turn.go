@@ -64,9 +64,12 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 	m.turn = &moved
 	m.lostAt(ok)
 	if moved && m.plan.Kind == "recover" {
-		// the recovery never read its frames: no recovery events
-		m.events = m.events[:d.events]
-		m.synthetic = nil
+		// the recovery never read its frames: no recovery events (Step
+		// emitted them unless they wait for the read)
+		if !m.cfg.SyntheticAtRead {
+			m.events = m.events[:d.events]
+		}
+		m.synthetic, m.syntheticDue = nil, false
 	}
 	return moved, nil
 }
@@ -103,6 +106,7 @@ func (m *Model) SyntheticRead(now float64) error {
 		m.synthetic.Diagnostics = pi.ArrayValue(d[: len(d)-1 : len(d)-1])
 		addBudgetDiagnostic(m.synthetic, m.cfg.FrameBudget, now)
 	}
+	m.emitSynthetic()
 	return nil
 }
 

@@ -18,6 +18,20 @@ type listenerActor struct {
 	delivered map[string]map[int]bool // response id -> event index
 }
 
+// listenerOf is the listener of lane process gen. The lane delivers its
+// events off the line, by whichever caller awaits them, and a caller
+// outside the process (the queuer, the canceller) outlives a crash; a lost
+// process's event bus dies with it (pi's bus lives in the harness), so what
+// such a caller still delivers for it reaches no one.
+func (r *runner) listenerOf(gen int) lane.Listener {
+	return func(ev lane.Event) env.Future {
+		if gen != r.gen {
+			return nil
+		}
+		return r.listener.listen(ev)
+	}
+}
+
 func (a *listenerActor) listen(ev lane.Event) env.Future {
 	r := a.r
 	if !r.alive() {

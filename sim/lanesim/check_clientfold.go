@@ -1,6 +1,8 @@
 package lanesim
 
 import (
+	"slices"
+
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -18,11 +20,17 @@ type clientFoldChecker struct {
 	// captured: the fold still shows the reduction its capture read (an
 	// orphaned response no stream has replaced yet).
 	captured bool
+	// early are the queue_update events delivered before the client
+	// started: the queuer and the canceller run beside a restart, so
+	// theirs may reach the listener while the reopened lane is captured.
+	// pi's watch buffers from before its capture; queue_update replaces
+	// the queues, so folding them after the capture, in order, is safe.
+	early []lane.Event
 }
 
 // restart forgets the client of a dead process.
 func (c *clientFoldChecker) restart() {
-	c.fold, c.open = nil, 0
+	c.fold, c.open, c.early = nil, 0, nil
 }
 
 // start starts a watching client on ln from a fresh capture.
@@ -33,6 +41,10 @@ func (c *clientFoldChecker) start(ln *lane.Lane) bool {
 		return false
 	}
 	c.fold, c.captured = lane.NewClientFold(cp), cp.StreamingMessage != nil
+	for _, ev := range c.early {
+		c.fold.Apply(ev)
+	}
+	c.early = nil
 	return true
 }
 
@@ -41,8 +53,11 @@ func (c *clientFoldChecker) reopened(ln *lane.Lane, _ *lane.Snapshot) bool { ret
 
 // laneEvent folds a lane event into the client's view.
 func (c *clientFoldChecker) laneEvent(ev lane.Event) {
-	if c.fold != nil {
+	switch {
+	case c.fold != nil:
 		c.fold.Apply(ev)
+	case ev.Type == lane.EvQueueUpdate:
+		c.early = append(c.early, ev)
 	}
 	switch {
 	case ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate || ev.Type == lane.EvMessageEnd:
@@ -71,8 +86,33 @@ func (c *clientFoldChecker) check(where string) bool {
 		"%s: the client fold follows operation %q, the lane's current operation is %s (no run_start?)", where, f.OperationID, cur.ID) {
 		return false
 	}
+	if !c.checkQueues(where) {
+		return false
+	}
 	if c.captured || c.open != 0 {
 		return true
 	}
 	return r.check(f.StreamingMessage == nil, "invariant", "%s: the client fold keeps a streaming message after its stream ended:\n%s", where, marshalMsg(f.StreamingMessage))
+}
+
+// checkQueues: once every handed-over batch was delivered, the fold's
+// queued items (its capture's, then each queue_update's: pi's
+// reduceLaneSnapshot) are the model's committed inbox, in order. Every
+// commit that changes the inbox (an enqueue, a cancel that removed
+// steering, a placement) emits queue_update with the queues after it, so a
+// missing, early or stale one shows here.
+func (c *clientFoldChecker) checkQueues(where string) bool {
+	r := c.r
+	if r.ls.undelivered != 0 {
+		return true
+	}
+	want := []string{}
+	for _, it := range r.ls.m.Inbox() {
+		want = append(want, it.Kind+":"+it.EntryID)
+	}
+	got := []string{}
+	for _, q := range c.fold.Queues.Array() {
+		got = append(got, q.Prop("kind").Str()+":"+q.Prop("entryId").Str())
+	}
+	return r.check(slices.Equal(got, want), "invariant", "%s: the client fold shows the queues %v, the lane's inbox is %v", where, got, want)
 }

@@ -292,6 +292,7 @@ func (r *runner) main() {
 func (r *runner) startProcess() bool {
 	r.gen++
 	r.ls.replayClears = 0 // a lost process's clears emit nothing more
+	r.ls.undelivered = 0  // a lost process delivers nothing more
 	r.client.restart()
 	r.proc = r.w.NewProcess("lane")
 	raw, err := r.be.open(r.proc)
@@ -307,7 +308,7 @@ func (r *runner) startProcess() bool {
 		return false
 	}
 	cfg, err := withLaneBugs(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
-		Provider: simProviderImpl{r}, Listener: r.listener.listen, AfterResponse: r.afterResponse,
+		Provider: simProviderImpl{r}, Listener: r.listenerOf(r.gen), AfterResponse: r.afterResponse,
 		OnFrame: r.onFrame, Telemetry: r.onTelemetry,
 		// the finalizer races drive steps (frameproof's external
 		// finalization); pi's fault when a swarm draw asks for it

@@ -1,0 +1,179 @@
+package lane
+
+import (
+	"testing"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/stretchr/testify/require"
+)
+
+// queueUpdates returns the queue_update events recorded so far.
+func (h *harness) queueUpdates() []Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []Event
+	for _, e := range h.events {
+		if e.Type == EvQueueUpdate {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// queueIDs is a queue_update's queues as "kind:entryId" items.
+func queueIDs(ev Event) []string {
+	out := []string{}
+	for _, q := range ev.Queues.Array() {
+		out = append(out, q.Prop("kind").Str()+":"+q.Prop("entryId").Str())
+	}
+	return out
+}
+
+// runtime/lane.ts enqueue: its command's batch is one queue_update with the
+// queues before it (readLaneQueues) plus the new item {entryId, kind,
+// type:"message", message}.
+func TestEnqueueEmitsQueueUpdateWithEveryQueuedItem(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		h.start(1)
+		h.resetEvents()
+		s, err := l.Enqueue(QueueSteer, "s")
+		require.NoError(t, err)
+		n, err := l.Enqueue(QueueNextRun, "n")
+		require.NoError(t, err)
+		require.Equal(t, []string{"queue_update", "queue_update"}, h.eventTypes())
+		qs := h.queueUpdates()
+		require.Equal(t, []string{"steer:" + s}, queueIDs(qs[0]))
+		require.Equal(t, []string{"steer:" + s, "nextRun:" + n}, queueIDs(qs[1]))
+		last := qs[1].Queues.Array()[1]
+		require.Equal(t, `{"entryId":"`+n+`","kind":"nextRun","type":"message","message":{"role":"user","content":[{"type":"text","text":"n"}],"timestamp":`+
+			string(last.Prop("message").Prop("timestamp").AppendJSON(nil))+`}}`, string(last.AppendJSON(nil)))
+	})
+}
+
+// runtime/lane.ts requestOperationAbort: a request that removes queued
+// steer and followUp items emits queue_update with the remaining queues; a
+// request that removes none, and a repeated request, emit no queue_update.
+func TestRequestCancelEmitsQueueUpdateOnlyWhenItRemovesQueuedInput(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		h.start(1)
+		n, err := l.Enqueue(QueueNextRun, "n")
+		require.NoError(t, err)
+		_, err = l.Enqueue(QueueSteer, "s")
+		require.NoError(t, err)
+		_, err = l.Enqueue(QueueFollowUp, "f")
+		require.NoError(t, err)
+		h.resetEvents()
+		require.NoError(t, l.RequestCancel())
+		require.Equal(t, []string{"queue_update"}, h.eventTypes())
+		require.Equal(t, []string{"nextRun:" + n}, queueIDs(h.queueUpdates()[0]))
+		h.resetEvents()
+		require.NoError(t, l.RequestCancel()) // already cancel_requested
+		require.Empty(t, h.eventTypes())
+	})
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		h.start(1)
+		_, err := l.Enqueue(QueueNextRun, "n")
+		require.NoError(t, err)
+		h.resetEvents()
+		require.NoError(t, l.RequestCancel()) // removes nothing
+		require.Empty(t, h.eventTypes())
+	})
+}
+
+// runtime/lane.ts command (emitBatch inside session.mutate, delivery
+// awaited after) and events.ts emitBatch: an enqueue that commits while a
+// run's acceptance batch is still being delivered hands its queue_update
+// over after that batch, never between run_start and the prompt's
+// message_start.
+func TestQueueUpdateNeverFallsInsideAnotherCommandsBatch(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		_, err := l.StartRun(defaultRun(1))
+		require.NoError(t, err)
+		require.NoError(t, l.Finalize("aborted", nil))
+		_, err = l.Enqueue(QueueNextRun, "early")
+		require.NoError(t, err)
+		h.resetEvents()
+		hold := env.Goroutines{}.NewFuture("hold")
+		enqueued := env.Goroutines{}.NewFuture("enqueued")
+		fired := false
+		h.mu.Lock()
+		h.listener = func(ev Event) env.Future {
+			if ev.Type != EvRunStart || fired {
+				return nil
+			}
+			fired = true
+			// run_start's delivery holds the rest of the run's batch while
+			// an enqueue commits behind it on the line
+			env.Goroutines{}.Go("enqueue", func() {
+				_, err := l.Enqueue(QueueSteer, "s")
+				enqueued.Resolve(err)
+			})
+			h.mu.Lock()
+			h.onTele = func(r TelemetryRecord) {
+				if r.Namespace == NSPendingEntry && r.Op == "set" {
+					hold.Resolve(nil)
+				}
+			}
+			h.mu.Unlock()
+			return hold
+		}
+		h.mu.Unlock()
+		_, err = l.StartRun(defaultRun(1))
+		require.NoError(t, err)
+		require.NoError(t, enqueued.Wait())
+		// acceptRun captured the nextRun item: its lifecycle precedes the prompt's
+		require.Equal(t, []string{"run_start", "message_start", "message_end", "entry_added",
+			"message_start", "message_end", "entry_added", "queue_update", "queue_update"}, h.eventTypes())
+	})
+}
+
+// events.ts HarnessEventBus (delivery off the session line) with
+// runtime/lane.ts enqueue: a listener that calls the lane from inside its
+// delivery (an enqueue at turn_start, whose own queue_update is still to
+// be delivered) does not deadlock; its batch follows the one it was
+// called from.
+func TestListenerCallingTheLaneFromItsDeliveryDoesNotDeadlock(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		h.provider.add(helloScript())
+		l := h.open()
+		fired := false
+		h.listener = func(ev Event) env.Future {
+			if ev.Type == EvTurnStart && !fired {
+				fired = true
+				_, err := l.Enqueue(QueueNextRun, "from the listener")
+				require.NoError(t, err)
+			}
+			return nil
+		}
+		h.start(1)
+		r, err := l.Drive(StepOptions{})
+		require.NoError(t, err)
+		require.Equal(t, StepSettled, r.Kind)
+		types := h.eventTypes()
+		i := indexOf(types, "turn_start")
+		require.GreaterOrEqual(t, i, 0)
+		require.Equal(t, "queue_update", types[i+1], "%v", types)
+		q := h.queueUpdates()
+		require.Len(t, q, 1)
+		require.Equal(t, pi.String, q[0].Queues.Array()[0].Prop("entryId").Kind())
+	})
+}
+
+func indexOf(xs []string, x string) int {
+	for i, s := range xs {
+		if s == x {
+			return i
+		}
+	}
+	return -1
+}
