@@ -50,6 +50,11 @@ func (r *ValueReducer) ApplyJSON(frame []byte) error {
 			return err
 		}
 	}
+	if r.bodies {
+		if head, tail, ok := rawStart(frame); ok {
+			return r.startRaw(head, tail)
+		}
+	}
 	v, err := pi.ParseJSON(string(frame))
 	if err != nil {
 		return err

@@ -38,6 +38,9 @@ type ValueReducer struct {
 	// (jsAccum), for AppendReducedJSON; spare holds buffers for them.
 	bodies bool
 	spare  [][]byte
+	// rawHead, rawTail: with bodies, a start frame rawStart read; the
+	// message is then {content} alone, written between them.
+	rawHead, rawTail []byte
 	// owned: the frame being applied was parsed for this reducer alone
 	// (ApplyJSON), so what the reducer keeps of it needs no copy.
 	owned bool
@@ -78,11 +81,8 @@ func (r *ValueReducer) Apply(frame pi.JSONValue) error {
 		return err
 	}
 	if typ.Kind() == pi.String && typ.Str() == "start" {
-		if jsTruthy(r.message) {
-			return fail("Assistant message frame sequence contains more than one start frame")
-		}
-		if !r.frameBeforeStart.IsUndefined() {
-			return fail("%s frame appears before the start frame", pi.JSString(r.frameBeforeStart))
+		if err := r.startCheck(); err != nil {
+			return err
 		}
 		partial, _ := jsGet(frame, "partial")
 		r.message = r.clone(partial)
@@ -98,6 +98,18 @@ func (r *ValueReducer) Apply(frame pi.JSONValue) error {
 		return nil
 	}
 	return r.apply(typ.Str(), frame.ObjectValue())
+}
+
+// startCheck is the start frame's checks: no message yet, and no frame
+// before it.
+func (r *ValueReducer) startCheck() error {
+	if jsTruthy(r.message) {
+		return fail("Assistant message frame sequence contains more than one start frame")
+	}
+	if !r.frameBeforeStart.IsUndefined() {
+		return fail("%s frame appears before the start frame", pi.JSString(r.frameBeforeStart))
+	}
+	return nil
 }
 
 // apply handles one non-start frame; frame is an object (only objects have

@@ -60,7 +60,13 @@ func (s *StoredReducer) AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, 
 	if err != nil || m.IsUndefined() {
 		return dst, false, err
 	}
-	return appendWithBodies(dst, m, newRawMembers(bodies)), true, nil
+	raw := newRawMembers(bodies)
+	if r.rawHead != nil {
+		content, _ := m.ObjectValue().Get("content")
+		dst = appendWithBodies(append(dst, r.rawHead...), content, raw)
+		return append(dst, r.rawTail...), true, nil
+	}
+	return appendWithBodies(dst, m, raw), true, nil
 }
 
 // keep takes back the body buffers of a reducer that is done: nothing the
