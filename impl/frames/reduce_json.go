@@ -41,14 +41,19 @@ func (r *ValueReducer) applyStored(frames [][]byte) error {
 // ApplyJSON is Apply(pi.ParseJSON(frame)) for one stored frame's JSON: a
 // syntax error is pi.ParseJSON's. Delta frames in the shape the encoder
 // writes them take a byte-level path that appends the decoded delta to the
-// block without building a JSON value; every other frame, and any delta
-// frame that differs from that shape in one byte, takes the general path.
-// Both give the same state, result and error.
+// block without building a JSON value, and text and thinking start frames
+// in its shape one that builds the block directly (applyBlockStart); every
+// other frame, and any such frame that differs from that shape in one
+// byte, takes the general path. Both give the same state, result and
+// error.
 func (r *ValueReducer) ApplyJSON(frame []byte) error {
 	if d, ok := parseDeltaFrame(frame); ok && jsTruthy(r.message) {
 		if done, err := r.applyDelta(d); done {
 			return err
 		}
+	}
+	if done, err := r.applyBlockStart(frame); done {
+		return err
 	}
 	if r.bodies {
 		if head, tail, ok := rawStart(frame); ok {

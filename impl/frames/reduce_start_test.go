@@ -207,11 +207,12 @@ func genStartLog(t *rapid.T) [][]byte {
 	return out
 }
 
-// AppendReducedJSON's byte-level start frames (rawStart) give what the
-// general path gives, message bytes or error, and so do ApplyJSON and
-// ReduceJSON; and the byte-level reader is taken often.
+// AppendReducedJSON's byte-level start frames (rawStart) and block start
+// frames (applyBlockStart) give what the general path gives, message bytes
+// or error, and so do ApplyJSON and ReduceJSON (which read block starts
+// byte by byte too); and both byte-level readers are taken often.
 func TestStartFramesMatchGeneral(t *testing.T) {
-	raw, lists := 0, 0
+	raw, blocks, lists := 0, 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		lines := genStartLog(t)
 		want := exactOutcome(lines)
@@ -230,17 +231,23 @@ func TestStartFramesMatchGeneral(t *testing.T) {
 			if _, _, ok := rawStart(l); ok {
 				raw++
 			}
+			r := NewValueReducer()
+			r.message = pi.ObjectValue(pi.NewObject())
+			if done, _ := r.applyBlockStart(l); done {
+				blocks++
+			}
 		}
 	})
-	if raw < lists/4 {
-		t.Fatalf("%d lists: %d raw start frames", lists, raw)
+	if raw < lists/4 || blocks < lists/4 {
+		t.Fatalf("%d lists: %d raw start frames, %d byte-level block starts", lists, raw, blocks)
 	}
 }
 
-// The encoder's own start frames take the byte-level reader.
+// The encoder's own start and block start frames take the byte-level
+// readers.
 func TestEncoderStartFramesTakeByteLevelPath(t *testing.T) {
 	enc := NewEncoder()
-	var starts int
+	var starts, blockStarts int
 	r := NewValueReducer()
 	r.bodies = true
 	for _, ev := range benchStream(1 << 10) {
@@ -257,9 +264,14 @@ func TestEncoderStartFramesTakeByteLevelPath(t *testing.T) {
 			if err := r.ApplyJSON(out); err != nil {
 				t.Fatal(err)
 			}
+		case strings.HasPrefix(string(out), `{"type":"text_start"`):
+			if done, err := r.applyBlockStart(out); !done || err != nil {
+				t.Fatalf("not read byte by byte (%v): %s", err, out)
+			}
+			blockStarts++
 		}
 	}
-	if starts != 1 {
-		t.Fatalf("%d start frames", starts)
+	if starts != 1 || blockStarts != 1 {
+		t.Fatalf("%d start frames, %d block starts", starts, blockStarts)
 	}
 }

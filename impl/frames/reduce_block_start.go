@@ -1,0 +1,58 @@
+package frames
+
+import "github.com/frameproof/frameproof/impl/pi"
+
+// The block start frames' shape, exactly as AppendFrame writes a text or
+// thinking block that starts without a signature:
+//
+//	{"type":"text_start","contentIndex":0,"content":{"type":"text","text":"..."}}
+//	{"type":"thinking_start","contentIndex":0,"content":{"type":"thinking","thinking":"..."}}
+const (
+	textStartOpen     = `{"type":"text_start","contentIndex":`
+	textStartBlock    = `,"content":{"type":"text","text":"`
+	thinkingStartOpen = `{"type":"thinking_start","contentIndex":`
+	thinkingBlock     = `,"content":{"type":"thinking","thinking":"`
+	blockStartClose   = `"}}`
+)
+
+// applyBlockStart is Apply for a block start frame in the shape above
+// whose text is in decodeLiteral's fast shape, once the message is there;
+// done is false for any other frame, which the general path reads.
+func (r *ValueReducer) applyBlockStart(frame []byte) (done bool, err error) {
+	var kind string
+	var rest []byte
+	switch {
+	case len(frame) > len(textStartOpen) && string(frame[:len(textStartOpen)]) == textStartOpen:
+		kind, rest = "text", frame[len(textStartOpen):]
+	case len(frame) > len(thinkingStartOpen) && string(frame[:len(thinkingStartOpen)]) == thinkingStartOpen:
+		kind, rest = "thinking", frame[len(thinkingStartOpen):]
+	default:
+		return false, nil
+	}
+	index, rest, ok := plainIndex(rest)
+	if !ok || !jsTruthy(r.message) {
+		return false, nil
+	}
+	open := textStartBlock
+	if kind == "thinking" {
+		open = thinkingBlock
+	}
+	if len(rest) < len(open)+len(blockStartClose) || string(rest[:len(open)]) != open || string(rest[len(rest)-len(blockStartClose):]) != blockStartClose {
+		return false, nil
+	}
+	text := ""
+	if raw := rest[len(open) : len(rest)-len(blockStartClose)]; len(raw) > 0 {
+		s, ok := decodeLiteral(nil, raw)
+		if !ok {
+			return false, nil
+		}
+		text = string(s)
+	}
+	o := pi.NewObject()
+	o.Set("type", pi.StringValue(kind))
+	o.Set(kind, pi.StringValue(text))
+	r.owned = true
+	err = r.appendBlock(pi.NumberValue(index), pi.ObjectValue(o), kind)
+	r.owned = false
+	return true, err
+}
