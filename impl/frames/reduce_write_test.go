@@ -280,3 +280,42 @@ func TestAppendReducedJSONManyOpenBlocks(t *testing.T) {
 		}
 	}
 }
+
+// copyBodies, which matches the prefix as seven words when it is 40 to 56
+// bytes long and byte by byte otherwise, takes the frames a plain compare
+// takes, and copies their literals: for prefixes of every length around
+// those bounds, and frames that differ from one in any byte.
+func TestCopyBodiesMatchesPlainCompare(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		digits := rapid.IntRange(1, 12).Draw(t, "digits")
+		typ := rapid.SampledFrom([]string{"text_delta", "thinking_delta", "toolcall_delta", "t"}).Draw(t, "type")
+		prefix := []byte(`{"type":"` + typ + `","contentIndex":` + strings.Repeat("7", digits) + `,"delta":"`)
+		var frames [][]byte
+		for n := rapid.IntRange(0, 8).Draw(t, "frames"); n > 0; n-- {
+			body := genPieces(t, func(string) bool { return rapid.IntRange(0, 5).Draw(t, "rare") == 0 })
+			f := append(append([]byte(string(prefix)), body...), `"}`...)
+			if rapid.IntRange(0, 5).Draw(t, "differ") == 0 {
+				at := rapid.IntRange(0, len(f)-1).Draw(t, "at")
+				f[at] ^= byte(rapid.IntRange(1, 255).Draw(t, "xor"))
+			}
+			if rapid.IntRange(0, 9).Draw(t, "cut") == 0 {
+				f = f[:rapid.IntRange(0, len(f)).Draw(t, "len")]
+			}
+			frames = append(frames, f)
+		}
+		var want []byte
+		took := 0
+		for _, f := range frames {
+			end := len(f) - 2
+			if end < len(prefix) || string(f[:len(prefix)]) != string(prefix) || string(f[end:]) != `"}` || !canonicalBody(f[len(prefix):end]) {
+				break
+			}
+			want = append(want, f[len(prefix):end]...)
+			took++
+		}
+		a := jsAccum{isStr: true, esc: true, buf: []byte("<")}
+		if n := a.copyBodies(frames, prefix); n != took || string(a.buf) != "<"+string(want) {
+			t.Fatalf("prefix %s: copyBodies took %d frames, %q; a plain compare takes %d, %q", prefix, n, a.buf, took, "<"+string(want))
+		}
+	})
+}
