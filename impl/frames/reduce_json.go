@@ -156,10 +156,16 @@ func (r *ValueReducer) appendRun(frames [][]byte) int {
 // deltaPrefix is how the fast shape's delta frames on this block start, up
 // to the delta's opening quote (made once per block).
 func (st *valueBlock) deltaPrefix(index float64) []byte {
-	if st.prefix == nil {
-		typ := map[string]string{"text": "text_delta", "thinking": "thinking_delta", "toolCall": "toolcall_delta"}[st.kind]
-		p := append([]byte(deltaOpen), typ...)
-		p = strconv.AppendInt(append(p, deltaIndex...), int64(index), 10)
+	if len(st.prefix) == 0 {
+		typ := "toolcall_delta"
+		switch st.kind {
+		case "text":
+			typ = "text_delta"
+		case "thinking":
+			typ = "thinking_delta"
+		}
+		p := append(growFor(st.prefix[:0], 72), deltaOpen...)
+		p = strconv.AppendInt(append(append(p, typ...), deltaIndex...), int64(index), 10)
 		st.prefix = append(p, deltaKey...)
 	}
 	return st.prefix

@@ -57,9 +57,16 @@ func (r *ValueReducer) startRaw(head, tail []byte) error {
 	if err := r.startCheck(); err != nil {
 		return err
 	}
-	o := pi.NewObject()
-	o.Set("content", pi.ArrayValue([]pi.JSONValue{}))
-	r.message, r.rawHead, r.rawTail = pi.ObjectValue(o), head, tail
+	if r.rawMsg == nil {
+		r.rawMsg = pi.NewObject()
+		r.rawMsg.Set("content", pi.ArrayValue(nil))
+	}
+	// A StoredReducer's last message object, its content's array reused:
+	// it only ever holds content (the reducer sets nothing else on the
+	// message), and nothing of the last message is reachable.
+	content, _ := r.rawMsg.Get("content")
+	r.rawMsg.Set("content", pi.ArrayValue(content.Array()[:0]))
+	r.message, r.rawHead, r.rawTail = pi.ObjectValue(r.rawMsg), head, tail
 	return nil
 }
 

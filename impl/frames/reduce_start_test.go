@@ -209,15 +209,22 @@ func genStartLog(t *rapid.T) [][]byte {
 
 // AppendReducedJSON's byte-level start frames (rawStart) and block start
 // frames (applyBlockStart) give what the general path gives, message bytes
-// or error, and so do ApplyJSON and ReduceJSON (which read block starts
-// byte by byte too); and both byte-level readers are taken often.
+// or error, and so do a StoredReducer that reduced other lists before,
+// ApplyJSON and ReduceJSON (which read block starts byte by byte too); and
+// both byte-level readers are taken often.
 func TestStartFramesMatchGeneral(t *testing.T) {
 	raw, blocks, lists := 0, 0, 0
+	shared := new(StoredReducer) // its message object, blocks and map reused from list to list
 	rapid.Check(t, func(t *rapid.T) {
 		lines := genStartLog(t)
 		want := exactOutcome(lines)
 		if got := writeOutcome(lines); got != want {
 			t.Fatalf("AppendReducedJSON %s\nexact path %s\nlines:\n%s", got, want, joinLines(lines))
+		}
+		for range 2 {
+			if got := writeOutcomeWith(shared, lines); got != want {
+				t.Fatalf("StoredReducer.AppendReducedJSON %s\nexact path %s\nlines:\n%s", got, want, joinLines(lines))
+			}
 		}
 		wantLine := outcome(lines, general)
 		if got := outcome(lines, (*ValueReducer).ApplyJSON); got != wantLine {

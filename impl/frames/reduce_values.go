@@ -41,6 +41,10 @@ type ValueReducer struct {
 	// rawHead, rawTail: with bodies, a start frame rawStart read; the
 	// message is then {content} alone, written between them.
 	rawHead, rawTail []byte
+	// rawMsg: the message object startRaw reuses; free: blocks to reuse
+	// (a StoredReducer's, from its last list).
+	rawMsg *pi.JSONObject
+	free   []*valueBlock
 	// owned: the frame being applied was parsed for this reducer alone
 	// (ApplyJSON), so what the reducer keeps of it needs no copy.
 	owned bool
@@ -261,10 +265,24 @@ func (r *ValueReducer) appendBlock(index, block pi.JSONValue, kind string) error
 	}
 	clone := r.clone(block)
 	r.message.ObjectValue().Set("content", pi.ArrayValue(append(content.Array(), clone)))
-	r.states[i] = &valueBlock{kind: kind, block: clone.ObjectValue(), json: accumOf(pi.StringValue(""))}
+	r.states[i] = r.newBlock(valueBlock{kind: kind, block: clone.ObjectValue(), json: accumOf(pi.StringValue(""))})
 	r.last = nil
 	r.order = append(r.order, i)
 	return nil
+}
+
+// newBlock is &b, in a free block when there is one (its prefix buffer
+// kept).
+func (r *ValueReducer) newBlock(b valueBlock) *valueBlock {
+	n := len(r.free)
+	if n == 0 {
+		return &b
+	}
+	st := r.free[n-1]
+	r.free = r.free[:n-1]
+	b.prefix = st.prefix[:0]
+	*st = b
+	return st
 }
 
 // active is activeBlock.

@@ -41,21 +41,27 @@ func AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
 // caller keeps dst. It is not safe for concurrent use.
 type StoredReducer struct {
 	spare [][]byte
+	// r is the reducer of the last list, kept for its states map, its
+	// order and free blocks, and its start frame's message object.
+	r ValueReducer
 }
 
 // maxSpare bounds the buffers a StoredReducer keeps (one per block whose
-// text it gathered, the largest last).
-const maxSpare = 8
+// text it gathered, the largest last); maxFree bounds its free blocks.
+const (
+	maxSpare = 8
+	maxFree  = 64
+)
 
 // AppendReducedJSON is the package's AppendReducedJSON.
 func (s *StoredReducer) AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
-	r := NewValueReducer()
-	r.bodies, r.spare = true, s.spare
+	r := s.reset()
 	defer s.keep(r)
 	if err := r.applyStored(frames); err != nil {
 		return dst, false, err
 	}
-	var bodies []rawMember
+	var list [4]rawMember
+	bodies := list[:0]
 	m, err := r.finish(&bodies)
 	if err != nil || m.IsUndefined() {
 		return dst, false, err
@@ -63,21 +69,43 @@ func (s *StoredReducer) AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, 
 	raw := newRawMembers(bodies)
 	if r.rawHead != nil {
 		content, _ := m.ObjectValue().Get("content")
-		dst = appendWithBodies(append(dst, r.rawHead...), content, raw)
+		dst = appendWithBodies(append(dst, r.rawHead...), content, &raw)
 		return append(dst, r.rawTail...), true, nil
 	}
-	return appendWithBodies(dst, m, raw), true, nil
+	return appendWithBodies(dst, m, &raw), true, nil
 }
 
-// keep takes back the body buffers of a reducer that is done: nothing the
-// caller holds refers to them (the message's JSON is a copy).
+// reset readies s.r for a new list: a ValueReducer as NewValueReducer
+// makes it, with the last list's map, order, free blocks and message
+// object taken over (nothing of the last list's message is reachable from
+// outside: its JSON was a copy).
+func (s *StoredReducer) reset() *ValueReducer {
+	r := &s.r
+	states := r.states
+	if states == nil {
+		states = map[float64]*valueBlock{}
+	} else {
+		clear(states)
+	}
+	*r = ValueReducer{states: states, order: r.order[:0], bodies: true, spare: s.spare, free: r.free, rawMsg: r.rawMsg}
+	return r
+}
+
+// keep takes back the body buffers and the blocks of a reducer that is
+// done: nothing the caller holds refers to them (the message's JSON is a
+// copy).
 func (s *StoredReducer) keep(r *ValueReducer) {
 	spare := r.spare
-	for _, st := range r.states {
-		for _, acc := range []*jsAccum{&st.text, &st.json} {
+	for _, i := range r.order {
+		st := r.states[i]
+		for _, acc := range [2]*jsAccum{&st.text, &st.json} {
 			if acc.esc && len(spare) < maxSpare {
 				spare = append(spare, acc.buf[:0])
 			}
+		}
+		if len(r.free) < maxFree {
+			*st = valueBlock{prefix: st.prefix[:0]}
+			r.free = append(r.free, st)
 		}
 	}
 	slices.SortFunc(spare, func(a, b []byte) int { return cmp.Compare(cap(a), cap(b)) })
@@ -100,8 +128,8 @@ type rawMembers struct {
 	index map[*pi.JSONObject]int
 }
 
-func newRawMembers(list []rawMember) *rawMembers {
-	m := &rawMembers{list: list}
+func newRawMembers(list []rawMember) rawMembers {
+	m := rawMembers{list: list}
 	if len(list) > 8 {
 		m.index = make(map[*pi.JSONObject]int, len(list))
 		for i, r := range list {
