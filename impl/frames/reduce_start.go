@@ -2,6 +2,7 @@ package frames
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -106,19 +107,37 @@ func literalAt(b []byte, word string) (int, bool) {
 }
 
 // canonicalString is the length of the string literal b starts with, when
-// its body is canonicalBody.
+// its body is canonicalBody: one pass that finds the closing quote and
+// checks the body on the way, plain ASCII eight bytes at a time.
 func canonicalString(b []byte) (int, bool) {
-	// The body ends at the first quote not escaped: a backslash always
-	// takes the byte after it.
-	for i := 1; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
+	for i := 1; ; {
+		for i+8 <= len(b) && pi.PlainJSONWord(le64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && pi.PlainJSONByte(b[i]) {
 			i++
-		case '"':
-			return i + 1, canonicalBody(b[1:i])
+		}
+		if i == len(b) {
+			return 0, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c == '\\':
+			if i+1 == len(b) || !stringifyEscape(b[i+1]) {
+				return 0, false
+			}
+			i += 2
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, false // not UTF-8, or a surrogate form
+			}
+			i += size
+		default:
+			return 0, false // a control character
 		}
 	}
-	return 0, false
 }
 
 // canonicalObject is canonicalJSON for an object; with contentAt, it is

@@ -282,3 +282,32 @@ func TestEncoderStartFramesTakeByteLevelPath(t *testing.T) {
 		t.Fatalf("%d start frames, %d block starts", starts, blockStarts)
 	}
 }
+
+// canonicalString's one pass finds the literal's end and judges its body
+// as the two steps do: the first quote no backslash takes, then
+// canonicalBody of what is before it.
+func TestCanonicalStringMatchesTwoSteps(t *testing.T) {
+	pieces := []string{"a", "abcdefgh", " ", "\x7f", `\"`, `\\`, `\n`, `\/`, `\u0041`, `\`, `"`, "é", "😀", "\xed\xa0\xbd", "\xff", "\xc3", "\x01"}
+	rapid.Check(t, func(t *rapid.T) {
+		b := []byte(`"`)
+		for _, p := range rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 10).Draw(t, "pieces") {
+			b = append(b, p...)
+		}
+		if rapid.Bool().Draw(t, "closed") {
+			b = append(b, `"x`...)
+		}
+		wantN, wantOK := 0, false
+		for i := 1; i < len(b); i++ {
+			if b[i] == '\\' {
+				i++
+			} else if b[i] == '"' {
+				wantN, wantOK = i+1, canonicalBody(b[1:i])
+				break
+			}
+		}
+		n, ok := canonicalString(b)
+		if ok != wantOK || ok && n != wantN {
+			t.Fatalf("canonicalString(%q) = %d, %v; two steps %d, %v", b, n, ok, wantN, wantOK)
+		}
+	})
+}
