@@ -319,3 +319,55 @@ func TestCopyBodiesMatchesPlainCompare(t *testing.T) {
 		}
 	})
 }
+
+// copyBodies takes exactly the frames canonicalBody takes one by one,
+// however long the run, wherever the literal that is not canonical falls,
+// and whatever it shares with its neighbours: a literal that ends in a
+// backslash or a lead byte before one that begins with what would
+// complete it (`\` + `n`, "\xc3" + "\xa9") is not canonical, though the
+// text joined would be.
+func TestCopyBodiesMatchesOneByOne(t *testing.T) {
+	prefix := []byte(`{"type":"text_delta","contentIndex":0,"delta":"`)
+	good := []string{"", "a", "abcdefgh", "abcdefgh é", `\"`, `\\`, `\n`, "é", "€", "😀", "abcdefghijklmnopq", `x\\\"é\n`}
+	halves := [][2]string{{`\`, `n`}, {`ab\`, `"c`}, {"\xc3", "\xa9"}, {"a\xe2\x82", "\xac"}, {"\xf0\x9f", "\x98\x80"}, {`\\\`, `\`}, {`\`, `u0041`}}
+	bad := []string{`\/`, `\u0041`, "\x01", `"`, "\xed\xa0\xbd", "\xff", `\`}
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int{1, 2, 7, 63, 64, 65, 131}).Draw(t, "frames")
+		lits := make([]string, n)
+		for i := range lits {
+			lits[i] = good[(i*5)%len(good)]
+		}
+		switch rapid.IntRange(0, 2).Draw(t, "flaw") {
+		case 1:
+			at := rapid.IntRange(0, n-1).Draw(t, "at")
+			b := rapid.SampledFrom(bad).Draw(t, "bad")
+			if rapid.Bool().Draw(t, "after") {
+				lits[at] += b
+			} else {
+				lits[at] = b + lits[at]
+			}
+		case 2:
+			if n > 1 {
+				at := rapid.IntRange(0, n-2).Draw(t, "at")
+				h := rapid.SampledFrom(halves).Draw(t, "halves")
+				lits[at], lits[at+1] = lits[at]+h[0], h[1]+lits[at+1]
+			}
+		}
+		frames := make([][]byte, n)
+		for i, l := range lits {
+			frames[i] = append(append(append([]byte(nil), prefix...), l...), `"}`...)
+		}
+		want, took := "", 0
+		for _, l := range lits {
+			if !canonicalBody([]byte(l)) {
+				break
+			}
+			want += l
+			took++
+		}
+		a := jsAccum{isStr: true, esc: true, buf: []byte("<")}
+		if got := a.copyBodies(frames, prefix); got != took || string(a.buf) != "<"+want {
+			t.Fatalf("copyBodies took %d frames (%d bytes); one by one %d (%d bytes)", got, len(a.buf)-1, took, len(want))
+		}
+	})
+}
