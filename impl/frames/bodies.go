@@ -26,7 +26,10 @@ const (
 // otherwise). One up to 8 bytes is the word that ends it, shifted down
 // (its frame's earlier bytes shifted out); one up to 16 is the two words
 // that start and end it, overlapping.
-func (a *jsAccum) copyBodies(frames [][]byte, prefix []byte) int {
+func (a *jsAccum) copyBodies(frames [][]byte, prefix []byte, lits *literalCache) int {
+	if lits == nil {
+		lits = new(literalCache)
+	}
 	p := len(prefix)
 	if p < 40 || p > 56 {
 		return a.copyBodiesAny(frames, prefix)
@@ -64,13 +67,13 @@ func (a *jsAccum) copyBodies(frames [][]byte, prefix []byte) int {
 		last := le64(b[end-8:])
 		if l <= 8 {
 			word := last >> (64 - 8*l) // a shift by 64 gives 0
-			if !pi.PlainJSONWord(word|plain<<(8*l)) && !canonicalBody(b[p:end]) {
+			if !pi.PlainJSONWord(word|plain<<(8*l)) && !lits.canonical(0, word, l, b[p:end]) {
 				break
 			}
 			binary.LittleEndian.PutUint64(out[w:], word)
 		} else {
 			first := le64(b[p:])
-			if !(pi.PlainJSONWord(first) && pi.PlainJSONWord(last)) && !canonicalBody(b[p:end]) {
+			if !(pi.PlainJSONWord(first) && pi.PlainJSONWord(last)) && !lits.canonical(first, last, l, b[p:end]) {
 				break
 			}
 			binary.LittleEndian.PutUint64(out[w:], first)
@@ -80,6 +83,34 @@ func (a *jsAccum) copyBodies(frames [][]byte, prefix []byte) int {
 	}
 	a.buf = out[:w]
 	return n
+}
+
+// literalCache remembers literals of 1 to 16 bytes that canonicalBody
+// found canonical, by the words that hold all their bytes: the word that
+// ends one up to 8 bytes (shifted down, first 0), or the two that start
+// and end one up to 16 (overlapping). Equal words and length are equal
+// bytes, so a hit is canonicalBody's answer, not a guess. Delta text
+// repeats its tokens (a few spellings of a few characters and escapes
+// make most of the literals that are not plain ASCII), and a hit costs a
+// multiply and a compare where canonicalBody reads byte by byte. A
+// StoredReducer keeps its cache from list to list.
+type literalCache [64]struct {
+	first, last uint64
+	l           int // 0: empty
+}
+
+// canonical is canonicalBody(lit) for the literal of l bytes those words
+// hold.
+func (c *literalCache) canonical(first, last uint64, l int, lit []byte) bool {
+	e := &c[((first^last)*0x9E3779B97F4A7C15+uint64(l))>>58]
+	if e.l == l && e.first == first && e.last == last {
+		return true
+	}
+	if !canonicalBody(lit) {
+		return false
+	}
+	e.first, e.last, e.l = first, last, l
+	return true
 }
 
 func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }

@@ -130,7 +130,7 @@ func (r *ValueReducer) appendRun(frames [][]byte) int {
 	}
 	prefix := st.deltaPrefix(r.lastIndex)
 	if r.bodies && acc.escape(&r.spare) {
-		return acc.copyBodies(frames, prefix)
+		return acc.copyBodies(frames, prefix, r.lits)
 	}
 	p, run, size := len(prefix), 0, 0
 	for ; run < len(frames); run++ {

@@ -45,6 +45,8 @@ type ValueReducer struct {
 	// (a StoredReducer's, from its last list).
 	rawMsg *pi.JSONObject
 	free   []*valueBlock
+	// lits: the literals copyBodies found canonical (a StoredReducer's).
+	lits *literalCache
 	// owned: the frame being applied was parsed for this reducer alone
 	// (ApplyJSON), so what the reducer keeps of it needs no copy.
 	owned bool

@@ -91,7 +91,11 @@ func (s *StoredReducer) reset() *ValueReducer {
 	} else {
 		clear(states)
 	}
-	*r = ValueReducer{states: states, order: r.order[:0], bodies: true, spare: s.spare, free: r.free, rawMsg: r.rawMsg}
+	lits := r.lits
+	if lits == nil {
+		lits = new(literalCache)
+	}
+	*r = ValueReducer{states: states, order: r.order[:0], bodies: true, spare: s.spare, free: r.free, rawMsg: r.rawMsg, lits: lits}
 	return r
 }
 

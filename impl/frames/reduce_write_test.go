@@ -314,7 +314,7 @@ func TestCopyBodiesMatchesPlainCompare(t *testing.T) {
 			took++
 		}
 		a := jsAccum{isStr: true, esc: true, buf: []byte("<")}
-		if n := a.copyBodies(frames, prefix); n != took || string(a.buf) != "<"+string(want) {
+		if n := a.copyBodies(frames, prefix, nil); n != took || string(a.buf) != "<"+string(want) {
 			t.Fatalf("prefix %s: copyBodies took %d frames, %q; a plain compare takes %d, %q", prefix, n, a.buf, took, "<"+string(want))
 		}
 	})
@@ -366,8 +366,104 @@ func TestCopyBodiesMatchesOneByOne(t *testing.T) {
 			took++
 		}
 		a := jsAccum{isStr: true, esc: true, buf: []byte("<")}
-		if got := a.copyBodies(frames, prefix); got != took || string(a.buf) != "<"+want {
+		if got := a.copyBodies(frames, prefix, nil); got != took || string(a.buf) != "<"+want {
 			t.Fatalf("copyBodies took %d frames (%d bytes); one by one %d (%d bytes)", got, len(a.buf)-1, took, len(want))
 		}
 	})
+}
+
+// A literalCache shared by many runs answers as canonicalBody does:
+// literals of 1 to 17 bytes from a few bytes and pieces, so that the same
+// literal comes back, others of the same length and words share its slot,
+// and literals that are not canonical (never cached) come between.
+func TestLiteralCacheMatchesCanonicalBody(t *testing.T) {
+	prefix := []byte(`{"type":"text_delta","contentIndex":0,"delta":"`)
+	pieces := []string{"a", "b", "é", `\"`, `\n`, `\/`, `\`, "\xc3", `"`, "€"}
+	lits := new(literalCache)
+	hits := 0
+	rapid.Check(t, func(t *rapid.T) {
+		var body []byte
+		for len(body) < rapid.IntRange(1, 17).Draw(t, "len") {
+			body = append(body, rapid.SampledFrom(pieces).Draw(t, "piece")...)
+		}
+		f := append(append(append([]byte(nil), prefix...), body...), `"}`...)
+		var a jsAccum
+		for range 2 { // the second time from the cache, when it is canonical
+			a.buf = a.buf[:0]
+			n := a.copyBodies([][]byte{f}, prefix, lits)
+			if want := canonicalBody(body); (n == 1) != want || n == 1 && string(a.buf) != string(body) {
+				t.Fatalf("literal %q: copyBodies took %d frames (%q), canonicalBody %v", body, n, a.buf, want)
+			}
+		}
+		for _, e := range lits {
+			if e.l > 0 {
+				hits++
+			}
+		}
+	})
+	if hits == 0 {
+		t.Fatal("the cache never held a literal")
+	}
+}
+
+// Literals that share a cache slot and the word that ends them, but not
+// the bytes that start them or their length: the one that is not
+// canonical must not be taken for the one that is.
+func TestLiteralCacheTellsSlotMatesApart(t *testing.T) {
+	prefix := []byte(`{"type":"text_delta","contentIndex":0,"delta":"`)
+	var canon, other [][]byte
+	for _, a := range []byte("ab\\\"/\x01\xc3\xa9nz") {
+		for _, b := range []byte("ab\\\"/\x01\xc3\xa9nz") {
+			lit := append([]byte{a, b}, "cdefghij"...)
+			if canonicalBody(lit) {
+				canon = append(canon, lit)
+			} else {
+				other = append(other, lit)
+			}
+		}
+	}
+	// And short ones that are the same word: a literal, and it with a NUL
+	// after it (the word that ends a literal of up to 8 bytes is shifted
+	// down, zeros above).
+	var short [][2][]byte
+	for _, a := range []string{"a", "ab", "é", `\n`, "abcdef", "abcdefg"} {
+		short = append(short, [2][]byte{[]byte(a), []byte(a + "\x00")})
+	}
+	slot := func(lit []byte) uint64 {
+		var first, last uint64
+		if len(lit) <= 8 {
+			var w [8]byte
+			copy(w[:], lit)
+			last = le64(w[:])
+		} else {
+			first, last = le64(lit), le64(lit[len(lit)-8:])
+		}
+		return ((first^last)*0x9E3779B97F4A7C15 + uint64(len(lit))) >> 58
+	}
+	var mates [][2][]byte
+	for _, c := range canon {
+		for _, o := range other {
+			mates = append(mates, [2][]byte{c, o})
+		}
+	}
+	pairs := 0
+	for _, m := range append(mates, short...) {
+		c, o := m[0], m[1]
+		if slot(c) != slot(o) {
+			continue
+		}
+		pairs++
+		lits := new(literalCache)
+		var a jsAccum
+		for _, lit := range [][]byte{c, o} {
+			a.buf = a.buf[:0]
+			f := append(append(append([]byte(nil), prefix...), lit...), `"}`...)
+			if n := a.copyBodies([][]byte{f}, prefix, lits); (n == 1) != canonicalBody(lit) {
+				t.Fatalf("after %q, literal %q: copyBodies took %d frames", c, lit, n)
+			}
+		}
+	}
+	if pairs == 0 {
+		t.Fatal("no two literals shared a slot")
+	}
 }
