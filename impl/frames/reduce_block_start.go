@@ -48,11 +48,25 @@ func (r *ValueReducer) applyBlockStart(frame []byte) (done bool, err error) {
 		}
 		text = string(s)
 	}
-	o := pi.NewObject()
+	o := r.blockObject(kind)
 	o.Set("type", pi.StringValue(kind))
 	o.Set(kind, pi.StringValue(text))
 	r.owned = true
 	err = r.appendBlock(pi.NumberValue(index), pi.ObjectValue(o), kind)
 	r.owned = false
 	return true, err
+}
+
+// blockObject is an object to build a block of this kind in: a free one
+// whose members are type and kind, in that order (Set replaces their
+// values), or a new one.
+func (r *ValueReducer) blockObject(kind string) *pi.JSONObject {
+	for n := len(r.freeObjects); n > 0; n = len(r.freeObjects) {
+		o := r.freeObjects[n-1]
+		r.freeObjects = r.freeObjects[:n-1]
+		if keys := o.Keys(); len(keys) == 2 && keys[0] == "type" && keys[1] == kind {
+			return o
+		}
+	}
+	return pi.NewObject()
 }

@@ -45,6 +45,9 @@ type ValueReducer struct {
 	// (a StoredReducer's, from its last list).
 	rawMsg *pi.JSONObject
 	free   []*valueBlock
+	// freeObjects: block objects of a StoredReducer's last list that hold
+	// two members, for applyBlockStart to reuse.
+	freeObjects []*pi.JSONObject
 	// lits: the literals copyBodies found canonical (a StoredReducer's).
 	lits *literalCache
 	// owned: the frame being applied was parsed for this reducer alone
@@ -267,23 +270,23 @@ func (r *ValueReducer) appendBlock(index, block pi.JSONValue, kind string) error
 	}
 	clone := r.clone(block)
 	r.message.ObjectValue().Set("content", pi.ArrayValue(append(content.Array(), clone)))
-	r.states[i] = r.newBlock(valueBlock{kind: kind, block: clone.ObjectValue(), json: accumOf(pi.StringValue(""))})
+	st := r.newBlock()
+	st.kind, st.block, st.json = kind, clone.ObjectValue(), accumOf(pi.StringValue(""))
+	r.states[i] = st
 	r.last = nil
 	r.order = append(r.order, i)
 	return nil
 }
 
-// newBlock is &b, in a free block when there is one (its prefix buffer
-// kept).
-func (r *ValueReducer) newBlock(b valueBlock) *valueBlock {
+// newBlock is a new zero block, a free one when there is one (its prefix
+// buffer kept).
+func (r *ValueReducer) newBlock() *valueBlock {
 	n := len(r.free)
 	if n == 0 {
-		return &b
+		return new(valueBlock)
 	}
 	st := r.free[n-1]
 	r.free = r.free[:n-1]
-	b.prefix = st.prefix[:0]
-	*st = b
 	return st
 }
 

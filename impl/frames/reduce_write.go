@@ -80,8 +80,8 @@ func (s *StoredReducer) AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, 
 }
 
 // reset readies s.r for a new list: a ValueReducer as NewValueReducer
-// makes it, with the last list's map, order, free blocks and message
-// object taken over (nothing of the last list's message is reachable from
+// makes it, with the last list's map, order, free blocks, block objects
+// and message object taken over (nothing of the last list's message is reachable from
 // outside: its JSON was a copy).
 func (s *StoredReducer) reset() *ValueReducer {
 	r := &s.r
@@ -95,7 +95,7 @@ func (s *StoredReducer) reset() *ValueReducer {
 	if lits == nil {
 		lits = new(literalCache)
 	}
-	*r = ValueReducer{states: states, order: r.order[:0], bodies: true, spare: s.spare, free: r.free, rawMsg: r.rawMsg, lits: lits}
+	*r = ValueReducer{states: states, order: r.order[:0], bodies: true, spare: s.spare, free: r.free, freeObjects: r.freeObjects, rawMsg: r.rawMsg, lits: lits}
 	return r
 }
 
@@ -110,6 +110,9 @@ func (s *StoredReducer) keep(r *ValueReducer) {
 			if acc.esc && len(spare) < maxSpare {
 				spare = append(spare, acc.buf[:0])
 			}
+		}
+		if o := st.block; o.Len() == 2 && len(r.freeObjects) < maxFree {
+			r.freeObjects = append(r.freeObjects, o)
 		}
 		if len(r.free) < maxFree {
 			*st = valueBlock{prefix: st.prefix[:0]}
