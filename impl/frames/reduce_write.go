@@ -29,12 +29,14 @@ import (
 // 47-byte prefix as seven words and the loop ≈ 3.5 ns, the copy ≈ 2 ns and
 // the word check of a plain literal ≈ 2 ns; a literal that is not plain
 // ASCII (7 in 16 of the bench stream's: é, \", \n) is checked byte by
-// byte, ≈ 10 ns more (a 16-byte SWAR check and a check of a whole run's
+// byte, ≈ 10 ns more, unless it is one of up to 16 bytes the
+// literalCache holds (a 16-byte SWAR check and a check of a whole run's
 // text in one pass both measured slower on the bench stream). That makes
-// ≈ 12.5 ns a frame at 64 KB; at 1 MB the 8 MB of frames no longer fit in
-// cache, and touching them alone costs ≈ 10 ns a frame. At 1 KB the fixed
-// cost of a message is ≈ 1.5 µs of its ≈ 3 µs: reading the start frame
-// (≈ 340 ns), building the block, and writing the message.
+// ≈ 12 ns a frame at 64 KB; at 1 MB the 8 MB of frames no longer fit in
+// cache, and touching them alone costs ≈ 10 ns a frame. At 1 KB (≈ 24 ns
+// a frame, one allocation a message) the fixed cost of a message is about
+// half: reading the start frame (≈ 340 ns, canonicalJSON), the block
+// start, and writing the message.
 func AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
 	var s StoredReducer
 	return s.AppendReducedJSON(dst, frames)
