@@ -150,7 +150,7 @@ func canonicalObject(b []byte, depth int, contentAt *int) (int, bool) {
 	if len(b) >= 2 && b[1] == '}' {
 		return 2, true
 	}
-	var keys [maxRawKeys][]byte
+	var keys [maxRawKeys]struct{ at, n int } // where the keys so far are in b
 	nkeys := 0
 	for i := 1; ; {
 		if i >= len(b) || b[i] != '"' {
@@ -165,11 +165,11 @@ func canonicalObject(b []byte, depth int, contentAt *int) (int, bool) {
 			return 0, false // an array index (ordered first) or JSON.parse's own case
 		}
 		for _, k := range keys[:nkeys] {
-			if string(k) == string(key) {
+			if k.n == len(key) && string(b[k.at:k.at+k.n]) == string(key) {
 				return 0, false
 			}
 		}
-		keys[nkeys], nkeys = key, nkeys+1
+		keys[nkeys].at, keys[nkeys].n, nkeys = i+1, len(key), nkeys+1
 		i += kn
 		if i >= len(b) || b[i] != ':' {
 			return 0, false
@@ -178,11 +178,16 @@ func canonicalObject(b []byte, depth int, contentAt *int) (int, bool) {
 		if contentAt != nil && string(key) == "content" {
 			*contentAt = i
 		}
-		vn, ok := canonicalJSON(b[i:], depth+1)
-		if !ok {
-			return 0, false
+		// One-digit integers (most of a partial's numbers) are read here.
+		if c := b[i]; c >= '0' && c <= '9' && i+1 < len(b) && (b[i+1] == ',' || b[i+1] == '}') {
+			i++
+		} else {
+			vn, ok := canonicalJSON(b[i:], depth+1)
+			if !ok {
+				return 0, false
+			}
+			i += vn
 		}
-		i += vn
 		if i >= len(b) {
 			return 0, false
 		}
@@ -205,11 +210,16 @@ func canonicalArray(b []byte, depth int) (int, bool) {
 		return 2, true
 	}
 	for i := 1; ; {
-		vn, ok := canonicalJSON(b[i:], depth+1)
-		if !ok {
-			return 0, false
+		// One-digit integers (most of a partial's numbers) are read here.
+		if c := b[i]; c >= '0' && c <= '9' && i+1 < len(b) && (b[i+1] == ',' || b[i+1] == '}') {
+			i++
+		} else {
+			vn, ok := canonicalJSON(b[i:], depth+1)
+			if !ok {
+				return 0, false
+			}
+			i += vn
 		}
-		i += vn
 		if i >= len(b) {
 			return 0, false
 		}
