@@ -2,8 +2,11 @@
 // Go: the AssistantMessageFrameEncoder (Encoder), reduceAssistantMessageFrames
 // (ReduceValues over stored JSON as pi-ai reads it, JS semantics included;
 // ReduceJSON and ValueReducer.ApplyJSON, the same from the stored bytes,
-// reading delta frames in the encoder's shape byte by byte; Reduce over
-// typed frames, the strict reading) and parseStreamingJson
+// reading delta frames and text and thinking start frames in the encoder's
+// shape byte by byte; AppendReducedJSON, the same straight to the
+// message's JSON, which copies canonical delta literals and writes a
+// canonical start frame's partial from its bytes; Reduce over typed
+// frames, the strict reading) and parseStreamingJson
 // (ParseStreamingJSON), frame for frame and byte for byte, with pi's exact
 // error messages (*Error, or V8's TypeError message where pi-ai would throw
 // one).

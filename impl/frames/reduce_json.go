@@ -41,13 +41,23 @@ func (r *ValueReducer) applyStored(frames [][]byte) error {
 // ApplyJSON is Apply(pi.ParseJSON(frame)) for one stored frame's JSON: a
 // syntax error is pi.ParseJSON's. Delta frames in the shape the encoder
 // writes them take a byte-level path that appends the decoded delta to the
-// block without building a JSON value; every other frame, and any delta
-// frame that differs from that shape in one byte, takes the general path.
-// Both give the same state, result and error.
+// block without building a JSON value, and text and thinking start frames
+// in its shape one that builds the block directly (applyBlockStart); every
+// other frame, and any such frame that differs from that shape in one
+// byte, takes the general path. Both give the same state, result and
+// error.
 func (r *ValueReducer) ApplyJSON(frame []byte) error {
 	if d, ok := parseDeltaFrame(frame); ok && jsTruthy(r.message) {
 		if done, err := r.applyDelta(d); done {
 			return err
+		}
+	}
+	if done, err := r.applyBlockStart(frame); done {
+		return err
+	}
+	if r.bodies {
+		if head, tail, ok := rawStart(frame); ok {
+			return r.startRaw(head, tail)
 		}
 	}
 	v, err := pi.ParseJSON(string(frame))
@@ -120,7 +130,7 @@ func (r *ValueReducer) appendRun(frames [][]byte) int {
 	}
 	prefix := st.deltaPrefix(r.lastIndex)
 	if r.bodies && acc.escape(&r.spare) {
-		return acc.copyBodies(frames, prefix)
+		return acc.copyBodies(frames, prefix, r.lits)
 	}
 	p, run, size := len(prefix), 0, 0
 	for ; run < len(frames); run++ {
@@ -146,10 +156,16 @@ func (r *ValueReducer) appendRun(frames [][]byte) int {
 // deltaPrefix is how the fast shape's delta frames on this block start, up
 // to the delta's opening quote (made once per block).
 func (st *valueBlock) deltaPrefix(index float64) []byte {
-	if st.prefix == nil {
-		typ := map[string]string{"text": "text_delta", "thinking": "thinking_delta", "toolCall": "toolcall_delta"}[st.kind]
-		p := append([]byte(deltaOpen), typ...)
-		p = strconv.AppendInt(append(p, deltaIndex...), int64(index), 10)
+	if len(st.prefix) == 0 {
+		typ := "toolcall_delta"
+		switch st.kind {
+		case "text":
+			typ = "text_delta"
+		case "thinking":
+			typ = "thinking_delta"
+		}
+		p := append(growFor(st.prefix[:0], 72), deltaOpen...)
+		p = strconv.AppendInt(append(append(p, typ...), deltaIndex...), int64(index), 10)
 		st.prefix = append(p, deltaKey...)
 	}
 	return st.prefix

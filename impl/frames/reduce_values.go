@@ -38,6 +38,18 @@ type ValueReducer struct {
 	// (jsAccum), for AppendReducedJSON; spare holds buffers for them.
 	bodies bool
 	spare  [][]byte
+	// rawHead, rawTail: with bodies, a start frame rawStart read; the
+	// message is then {content} alone, written between them.
+	rawHead, rawTail []byte
+	// rawMsg: the message object startRaw reuses; free: blocks to reuse
+	// (a StoredReducer's, from its last list).
+	rawMsg *pi.JSONObject
+	free   []*valueBlock
+	// freeObjects: block objects of a StoredReducer's last list that hold
+	// two members, for applyBlockStart to reuse.
+	freeObjects []*pi.JSONObject
+	// lits: the literals copyBodies found canonical (a StoredReducer's).
+	lits *literalCache
 	// owned: the frame being applied was parsed for this reducer alone
 	// (ApplyJSON), so what the reducer keeps of it needs no copy.
 	owned bool
@@ -78,11 +90,8 @@ func (r *ValueReducer) Apply(frame pi.JSONValue) error {
 		return err
 	}
 	if typ.Kind() == pi.String && typ.Str() == "start" {
-		if jsTruthy(r.message) {
-			return fail("Assistant message frame sequence contains more than one start frame")
-		}
-		if !r.frameBeforeStart.IsUndefined() {
-			return fail("%s frame appears before the start frame", pi.JSString(r.frameBeforeStart))
+		if err := r.startCheck(); err != nil {
+			return err
 		}
 		partial, _ := jsGet(frame, "partial")
 		r.message = r.clone(partial)
@@ -98,6 +107,18 @@ func (r *ValueReducer) Apply(frame pi.JSONValue) error {
 		return nil
 	}
 	return r.apply(typ.Str(), frame.ObjectValue())
+}
+
+// startCheck is the start frame's checks: no message yet, and no frame
+// before it.
+func (r *ValueReducer) startCheck() error {
+	if jsTruthy(r.message) {
+		return fail("Assistant message frame sequence contains more than one start frame")
+	}
+	if !r.frameBeforeStart.IsUndefined() {
+		return fail("%s frame appears before the start frame", pi.JSString(r.frameBeforeStart))
+	}
+	return nil
 }
 
 // apply handles one non-start frame; frame is an object (only objects have
@@ -249,10 +270,24 @@ func (r *ValueReducer) appendBlock(index, block pi.JSONValue, kind string) error
 	}
 	clone := r.clone(block)
 	r.message.ObjectValue().Set("content", pi.ArrayValue(append(content.Array(), clone)))
-	r.states[i] = &valueBlock{kind: kind, block: clone.ObjectValue(), json: accumOf(pi.StringValue(""))}
+	st := r.newBlock()
+	st.kind, st.block, st.json = kind, clone.ObjectValue(), accumOf(pi.StringValue(""))
+	r.states[i] = st
 	r.last = nil
 	r.order = append(r.order, i)
 	return nil
+}
+
+// newBlock is a new zero block, a free one when there is one (its prefix
+// buffer kept).
+func (r *ValueReducer) newBlock() *valueBlock {
+	n := len(r.free)
+	if n == 0 {
+		return new(valueBlock)
+	}
+	st := r.free[n-1]
+	r.free = r.free[:n-1]
+	return st
 }
 
 // active is activeBlock.

@@ -17,20 +17,26 @@ import (
 // the text the delta frames carried: their literals, already in
 // JSON.stringify's form, are copied into the message's JSON as they are.
 //
+// A start frame in the encoder's shape (a partial that is JSON.stringify's
+// own writing, content `[]`) is not parsed: the message is kept as its
+// content alone and written between the partial's bytes (rawStart); text
+// and thinking start frames in the encoder's shape build their block
+// without a parse (applyBlockStart). Anything else takes pi.ParseJSON.
+//
 // Speed (issue 14 asks for 50× pi-ai on `frameproof bench --family codec`,
 // ≈ 8–10 ns per frame against pi-ai's 400–500). Per delta frame of a run,
 // measured in CPU time on the shared 2-core machine: matching the block's
-// 47-byte prefix (one memequal) ≈ 4 ns, and the loop, word check and
-// store ≈ 4 ns, so that a stream of 4-byte plain deltas costs ≈ 12 ns a
-// frame with the fixed costs spread over it. A literal that is not plain
-// ASCII (7 in 16 of the bench stream's: é, U+FFFD, \") is checked byte by
-// byte, ≈ 10 ns more. At 1 MB the 8 MB of frames no longer fit in cache.
-// At 1 KB the fixed cost of a message dominates: ≈ 8 µs for its 121
-// frames, half of it pi.ParseJSON of the start frame (it builds every
-// object of the partial; objects below 16 members keep no key index).
-// 50× would take the prefix match and the checks in SIMD (or a frame log
-// that marks runs of deltas), and a start frame read without building its
-// objects.
+// 47-byte prefix as seven words and the loop ≈ 3.5 ns, the copy ≈ 2 ns and
+// the word check of a plain literal ≈ 2 ns; a literal that is not plain
+// ASCII (7 in 16 of the bench stream's: é, \", \n) is checked byte by
+// byte, ≈ 10 ns more, unless it is one of up to 16 bytes the
+// literalCache holds (a 16-byte SWAR check and a check of a whole run's
+// text in one pass both measured slower on the bench stream). That makes
+// ≈ 12 ns a frame at 64 KB; at 1 MB the 8 MB of frames no longer fit in
+// cache, and touching them alone costs ≈ 10 ns a frame. At 1 KB (≈ 24 ns
+// a frame, one allocation a message) the fixed cost of a message is about
+// half: reading the start frame (≈ 280 ns, canonicalJSON), the block
+// start, and writing the message.
 func AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
 	var s StoredReducer
 	return s.AppendReducedJSON(dst, frames)
@@ -41,37 +47,78 @@ func AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
 // caller keeps dst. It is not safe for concurrent use.
 type StoredReducer struct {
 	spare [][]byte
+	// r is the reducer of the last list, kept for its states map, its
+	// order and free blocks, and its start frame's message object.
+	r ValueReducer
 }
 
 // maxSpare bounds the buffers a StoredReducer keeps (one per block whose
-// text it gathered, the largest last).
-const maxSpare = 8
+// text it gathered, the largest last); maxFree bounds its free blocks.
+const (
+	maxSpare = 8
+	maxFree  = 64
+)
 
 // AppendReducedJSON is the package's AppendReducedJSON.
 func (s *StoredReducer) AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
-	r := NewValueReducer()
-	r.bodies, r.spare = true, s.spare
+	r := s.reset()
 	defer s.keep(r)
 	if err := r.applyStored(frames); err != nil {
 		return dst, false, err
 	}
-	var bodies []rawMember
+	var list [4]rawMember
+	bodies := list[:0]
 	m, err := r.finish(&bodies)
 	if err != nil || m.IsUndefined() {
 		return dst, false, err
 	}
-	return appendWithBodies(dst, m, newRawMembers(bodies)), true, nil
+	raw := newRawMembers(bodies)
+	if r.rawHead != nil {
+		content, _ := m.ObjectValue().Get("content")
+		dst = appendWithBodies(append(dst, r.rawHead...), content, &raw)
+		return append(dst, r.rawTail...), true, nil
+	}
+	return appendWithBodies(dst, m, &raw), true, nil
 }
 
-// keep takes back the body buffers of a reducer that is done: nothing the
-// caller holds refers to them (the message's JSON is a copy).
+// reset readies s.r for a new list: a ValueReducer as NewValueReducer
+// makes it, with the last list's map, order, free blocks, block objects
+// and message object taken over (nothing of the last list's message is reachable from
+// outside: its JSON was a copy).
+func (s *StoredReducer) reset() *ValueReducer {
+	r := &s.r
+	states := r.states
+	if states == nil {
+		states = map[float64]*valueBlock{}
+	} else {
+		clear(states)
+	}
+	lits := r.lits
+	if lits == nil {
+		lits = new(literalCache)
+	}
+	*r = ValueReducer{states: states, order: r.order[:0], bodies: true, spare: s.spare, free: r.free, freeObjects: r.freeObjects, rawMsg: r.rawMsg, lits: lits}
+	return r
+}
+
+// keep takes back the body buffers and the blocks of a reducer that is
+// done: nothing the caller holds refers to them (the message's JSON is a
+// copy).
 func (s *StoredReducer) keep(r *ValueReducer) {
 	spare := r.spare
-	for _, st := range r.states {
-		for _, acc := range []*jsAccum{&st.text, &st.json} {
+	for _, i := range r.order {
+		st := r.states[i]
+		for _, acc := range [2]*jsAccum{&st.text, &st.json} {
 			if acc.esc && len(spare) < maxSpare {
 				spare = append(spare, acc.buf[:0])
 			}
+		}
+		if o := st.block; o.Len() == 2 && len(r.freeObjects) < maxFree {
+			r.freeObjects = append(r.freeObjects, o)
+		}
+		if len(r.free) < maxFree {
+			*st = valueBlock{prefix: st.prefix[:0]}
+			r.free = append(r.free, st)
 		}
 	}
 	slices.SortFunc(spare, func(a, b []byte) int { return cmp.Compare(cap(a), cap(b)) })
@@ -94,8 +141,8 @@ type rawMembers struct {
 	index map[*pi.JSONObject]int
 }
 
-func newRawMembers(list []rawMember) *rawMembers {
-	m := &rawMembers{list: list}
+func newRawMembers(list []rawMember) rawMembers {
+	m := rawMembers{list: list}
 	if len(list) > 8 {
 		m.index = make(map[*pi.JSONObject]int, len(list))
 		for i, r := range list {

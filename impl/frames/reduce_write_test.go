@@ -280,3 +280,190 @@ func TestAppendReducedJSONManyOpenBlocks(t *testing.T) {
 		}
 	}
 }
+
+// copyBodies, which matches the prefix as seven words when it is 40 to 56
+// bytes long and byte by byte otherwise, takes the frames a plain compare
+// takes, and copies their literals: for prefixes of every length around
+// those bounds, and frames that differ from one in any byte.
+func TestCopyBodiesMatchesPlainCompare(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		digits := rapid.IntRange(1, 12).Draw(t, "digits")
+		typ := rapid.SampledFrom([]string{"text_delta", "thinking_delta", "toolcall_delta", "t"}).Draw(t, "type")
+		prefix := []byte(`{"type":"` + typ + `","contentIndex":` + strings.Repeat("7", digits) + `,"delta":"`)
+		var frames [][]byte
+		for n := rapid.IntRange(0, 8).Draw(t, "frames"); n > 0; n-- {
+			body := genPieces(t, func(string) bool { return rapid.IntRange(0, 5).Draw(t, "rare") == 0 })
+			f := append(append([]byte(string(prefix)), body...), `"}`...)
+			if rapid.IntRange(0, 5).Draw(t, "differ") == 0 {
+				at := rapid.IntRange(0, len(f)-1).Draw(t, "at")
+				f[at] ^= byte(rapid.IntRange(1, 255).Draw(t, "xor"))
+			}
+			if rapid.IntRange(0, 9).Draw(t, "cut") == 0 {
+				f = f[:rapid.IntRange(0, len(f)).Draw(t, "len")]
+			}
+			frames = append(frames, f)
+		}
+		var want []byte
+		took := 0
+		for _, f := range frames {
+			end := len(f) - 2
+			if end < len(prefix) || string(f[:len(prefix)]) != string(prefix) || string(f[end:]) != `"}` || !canonicalBody(f[len(prefix):end]) {
+				break
+			}
+			want = append(want, f[len(prefix):end]...)
+			took++
+		}
+		a := jsAccum{isStr: true, esc: true, buf: []byte("<")}
+		if n := a.copyBodies(frames, prefix, nil); n != took || string(a.buf) != "<"+string(want) {
+			t.Fatalf("prefix %s: copyBodies took %d frames, %q; a plain compare takes %d, %q", prefix, n, a.buf, took, "<"+string(want))
+		}
+	})
+}
+
+// copyBodies takes exactly the frames canonicalBody takes one by one,
+// however long the run, wherever the literal that is not canonical falls,
+// and whatever it shares with its neighbours: a literal that ends in a
+// backslash or a lead byte before one that begins with what would
+// complete it (`\` + `n`, "\xc3" + "\xa9") is not canonical, though the
+// text joined would be.
+func TestCopyBodiesMatchesOneByOne(t *testing.T) {
+	prefix := []byte(`{"type":"text_delta","contentIndex":0,"delta":"`)
+	good := []string{"", "a", "abcdefgh", "abcdefgh é", `\"`, `\\`, `\n`, "é", "€", "😀", "abcdefghijklmnopq", `x\\\"é\n`}
+	halves := [][2]string{{`\`, `n`}, {`ab\`, `"c`}, {"\xc3", "\xa9"}, {"a\xe2\x82", "\xac"}, {"\xf0\x9f", "\x98\x80"}, {`\\\`, `\`}, {`\`, `u0041`}}
+	bad := []string{`\/`, `\u0041`, "\x01", `"`, "\xed\xa0\xbd", "\xff", `\`}
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int{1, 2, 7, 63, 64, 65, 131}).Draw(t, "frames")
+		lits := make([]string, n)
+		for i := range lits {
+			lits[i] = good[(i*5)%len(good)]
+		}
+		switch rapid.IntRange(0, 2).Draw(t, "flaw") {
+		case 1:
+			at := rapid.IntRange(0, n-1).Draw(t, "at")
+			b := rapid.SampledFrom(bad).Draw(t, "bad")
+			if rapid.Bool().Draw(t, "after") {
+				lits[at] += b
+			} else {
+				lits[at] = b + lits[at]
+			}
+		case 2:
+			if n > 1 {
+				at := rapid.IntRange(0, n-2).Draw(t, "at")
+				h := rapid.SampledFrom(halves).Draw(t, "halves")
+				lits[at], lits[at+1] = lits[at]+h[0], h[1]+lits[at+1]
+			}
+		}
+		frames := make([][]byte, n)
+		for i, l := range lits {
+			frames[i] = append(append(append([]byte(nil), prefix...), l...), `"}`...)
+		}
+		want, took := "", 0
+		for _, l := range lits {
+			if !canonicalBody([]byte(l)) {
+				break
+			}
+			want += l
+			took++
+		}
+		a := jsAccum{isStr: true, esc: true, buf: []byte("<")}
+		if got := a.copyBodies(frames, prefix, nil); got != took || string(a.buf) != "<"+want {
+			t.Fatalf("copyBodies took %d frames (%d bytes); one by one %d (%d bytes)", got, len(a.buf)-1, took, len(want))
+		}
+	})
+}
+
+// A literalCache shared by many runs answers as canonicalBody does:
+// literals of 1 to 17 bytes from a few bytes and pieces, so that the same
+// literal comes back, others of the same length and words share its slot,
+// and literals that are not canonical (never cached) come between.
+func TestLiteralCacheMatchesCanonicalBody(t *testing.T) {
+	prefix := []byte(`{"type":"text_delta","contentIndex":0,"delta":"`)
+	pieces := []string{"a", "b", "é", `\"`, `\n`, `\/`, `\`, "\xc3", `"`, "€"}
+	lits := new(literalCache)
+	hits := 0
+	rapid.Check(t, func(t *rapid.T) {
+		var body []byte
+		for len(body) < rapid.IntRange(1, 17).Draw(t, "len") {
+			body = append(body, rapid.SampledFrom(pieces).Draw(t, "piece")...)
+		}
+		f := append(append(append([]byte(nil), prefix...), body...), `"}`...)
+		var a jsAccum
+		for range 2 { // the second time from the cache, when it is canonical
+			a.buf = a.buf[:0]
+			n := a.copyBodies([][]byte{f}, prefix, lits)
+			if want := canonicalBody(body); (n == 1) != want || n == 1 && string(a.buf) != string(body) {
+				t.Fatalf("literal %q: copyBodies took %d frames (%q), canonicalBody %v", body, n, a.buf, want)
+			}
+		}
+		for _, e := range lits {
+			if e.l > 0 {
+				hits++
+			}
+		}
+	})
+	if hits == 0 {
+		t.Fatal("the cache never held a literal")
+	}
+}
+
+// Literals that share a cache slot and the word that ends them, but not
+// the bytes that start them or their length: the one that is not
+// canonical must not be taken for the one that is.
+func TestLiteralCacheTellsSlotMatesApart(t *testing.T) {
+	prefix := []byte(`{"type":"text_delta","contentIndex":0,"delta":"`)
+	var canon, other [][]byte
+	for _, a := range []byte("ab\\\"/\x01\xc3\xa9nz") {
+		for _, b := range []byte("ab\\\"/\x01\xc3\xa9nz") {
+			lit := append([]byte{a, b}, "cdefghij"...)
+			if canonicalBody(lit) {
+				canon = append(canon, lit)
+			} else {
+				other = append(other, lit)
+			}
+		}
+	}
+	// And short ones that are the same word: a literal, and it with a NUL
+	// after it (the word that ends a literal of up to 8 bytes is shifted
+	// down, zeros above).
+	var short [][2][]byte
+	for _, a := range []string{"a", "ab", "é", `\n`, "abcdef", "abcdefg"} {
+		short = append(short, [2][]byte{[]byte(a), []byte(a + "\x00")})
+	}
+	slot := func(lit []byte) uint64 {
+		var first, last uint64
+		if len(lit) <= 8 {
+			var w [8]byte
+			copy(w[:], lit)
+			last = le64(w[:])
+		} else {
+			first, last = le64(lit), le64(lit[len(lit)-8:])
+		}
+		return ((first^last)*0x9E3779B97F4A7C15 + uint64(len(lit))) >> 58
+	}
+	var mates [][2][]byte
+	for _, c := range canon {
+		for _, o := range other {
+			mates = append(mates, [2][]byte{c, o})
+		}
+	}
+	pairs := 0
+	for _, m := range append(mates, short...) {
+		c, o := m[0], m[1]
+		if slot(c) != slot(o) {
+			continue
+		}
+		pairs++
+		lits := new(literalCache)
+		var a jsAccum
+		for _, lit := range [][]byte{c, o} {
+			a.buf = a.buf[:0]
+			f := append(append(append([]byte(nil), prefix...), lit...), `"}`...)
+			if n := a.copyBodies([][]byte{f}, prefix, lits); (n == 1) != canonicalBody(lit) {
+				t.Fatalf("after %q, literal %q: copyBodies took %d frames", c, lit, n)
+			}
+		}
+	}
+	if pairs == 0 {
+		t.Fatal("no two literals shared a slot")
+	}
+}

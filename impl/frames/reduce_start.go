@@ -1,0 +1,287 @@
+package frames
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// AppendReducedJSON's start frame, read without building its partial.
+//
+// pi-ai's reducer only ever reads and writes the message's content: every
+// other member of the partial is written back by JSON.stringify as JSON.parse
+// read it. When the partial's JSON is JSON.stringify's own writing of what
+// JSON.parse makes of it (canonicalJSON) and its content is `[]`, the
+// message's JSON is the partial's bytes before content's value, the content
+// array's JSON, and the partial's bytes after it. The encoder writes a fresh
+// message's start frame so; anything else takes the general path.
+
+// The start frame's shape, exactly as AppendFrame writes it for a partial
+// whose content is empty: {"type":"start","partial":{...,"content":[],...}}.
+const (
+	startOpen     = `{"type":"start","partial":`
+	contentMember = `"content":`
+)
+
+// maxRawDepth bounds the nesting canonicalJSON reads (pi.ParseJSON's own
+// bound is far above it); deeper partials take the general path.
+const maxRawDepth = 32
+
+// maxRawKeys bounds the members of an object canonicalJSON checks for
+// repeated keys, one against another.
+const maxRawKeys = 24
+
+// rawStart matches a start frame in the encoder's shape whose partial is
+// canonical and holds `"content":[]` at its top level, and returns the
+// partial's bytes before content's value (head) and after it (tail).
+func rawStart(frame []byte) (head, tail []byte, ok bool) {
+	if len(frame) < len(startOpen)+3 || string(frame[:len(startOpen)]) != startOpen || frame[len(frame)-1] != '}' {
+		return nil, nil, false
+	}
+	partial := frame[len(startOpen) : len(frame)-1]
+	if partial[0] != '{' {
+		return nil, nil, false
+	}
+	at := -1 // where content's value starts
+	n, ok := canonicalObject(partial, 0, &at)
+	if !ok || n != len(partial) || at < 0 || len(partial)-at < 2 || partial[at] != '[' || partial[at+1] != ']' {
+		return nil, nil, false
+	}
+	return partial[:at], partial[at+2:], true
+}
+
+// startRaw is Apply of a start frame rawStart matched: the message holds
+// only its (empty) content, and the rest of the partial is written from
+// head and tail.
+func (r *ValueReducer) startRaw(head, tail []byte) error {
+	if err := r.startCheck(); err != nil {
+		return err
+	}
+	if r.rawMsg == nil {
+		r.rawMsg = pi.NewObject()
+		r.rawMsg.Set("content", pi.ArrayValue(nil))
+	}
+	// A StoredReducer's last message object, its content's array reused:
+	// it only ever holds content (the reducer sets nothing else on the
+	// message), and nothing of the last message is reachable.
+	content, _ := r.rawMsg.Get("content")
+	r.rawMsg.Set("content", pi.ArrayValue(content.Array()[:0]))
+	r.message, r.rawHead, r.rawTail = pi.ObjectValue(r.rawMsg), head, tail
+	return nil
+}
+
+// canonicalJSON reports the length of the JSON value b starts with when it
+// is exactly what JSON.stringify(JSON.parse(value)) writes: no whitespace,
+// strings as canonicalBody, numbers as pi.AppendNumber writes them, objects
+// without repeated keys, keys that JS orders first (array indexes) or that
+// JSON.parse treats apart (__proto__). Anything else is false.
+func canonicalJSON(b []byte, depth int) (int, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	switch c := b[0]; {
+	case c == '"':
+		return canonicalString(b)
+	case c == '{':
+		return canonicalObject(b, depth, nil)
+	case c == '[':
+		return canonicalArray(b, depth)
+	case c == 't':
+		return literalAt(b, "true")
+	case c == 'f':
+		return literalAt(b, "false")
+	case c == 'n':
+		return literalAt(b, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return canonicalNumber(b)
+	}
+	return 0, false
+}
+
+func literalAt(b []byte, word string) (int, bool) {
+	if len(b) >= len(word) && string(b[:len(word)]) == word {
+		return len(word), true
+	}
+	return 0, false
+}
+
+// canonicalString is the length of the string literal b starts with, when
+// its body is canonicalBody: one pass that finds the closing quote and
+// checks the body on the way, plain ASCII eight bytes at a time.
+func canonicalString(b []byte) (int, bool) {
+	for i := 1; ; {
+		for i+8 <= len(b) && pi.PlainJSONWord(le64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && pi.PlainJSONByte(b[i]) {
+			i++
+		}
+		if i == len(b) {
+			return 0, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, true
+		case c == '\\':
+			if i+1 == len(b) || !stringifyEscape(b[i+1]) {
+				return 0, false
+			}
+			i += 2
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, false // not UTF-8, or a surrogate form
+			}
+			i += size
+		default:
+			return 0, false // a control character
+		}
+	}
+}
+
+// canonicalObject is canonicalJSON for an object; with contentAt, it is
+// the partial's top level, and *contentAt is set to where the value of its
+// content member starts.
+func canonicalObject(b []byte, depth int, contentAt *int) (int, bool) {
+	if depth >= maxRawDepth {
+		return 0, false
+	}
+	if len(b) >= 2 && b[1] == '}' {
+		return 2, true
+	}
+	var keys [maxRawKeys]struct{ at, n int } // where the keys so far are in b
+	nkeys := 0
+	for i := 1; ; {
+		if i >= len(b) || b[i] != '"' {
+			return 0, false
+		}
+		kn, ok := canonicalString(b[i:])
+		if !ok || nkeys == maxRawKeys {
+			return 0, false
+		}
+		key := b[i+1 : i+kn-1]
+		if len(key) > 0 && key[0] >= '0' && key[0] <= '9' || string(key) == "__proto__" {
+			return 0, false // an array index (ordered first) or JSON.parse's own case
+		}
+		for _, k := range keys[:nkeys] {
+			if k.n == len(key) && string(b[k.at:k.at+k.n]) == string(key) {
+				return 0, false
+			}
+		}
+		keys[nkeys].at, keys[nkeys].n, nkeys = i+1, len(key), nkeys+1
+		i += kn
+		if i >= len(b) || b[i] != ':' {
+			return 0, false
+		}
+		i++
+		if contentAt != nil && string(key) == "content" {
+			*contentAt = i
+		}
+		// One-digit integers (most of a partial's numbers) are read here.
+		if c := b[i]; c >= '0' && c <= '9' && i+1 < len(b) && (b[i+1] == ',' || b[i+1] == '}') {
+			i++
+		} else {
+			vn, ok := canonicalJSON(b[i:], depth+1)
+			if !ok {
+				return 0, false
+			}
+			i += vn
+		}
+		if i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+func canonicalArray(b []byte, depth int) (int, bool) {
+	if depth >= maxRawDepth {
+		return 0, false
+	}
+	if len(b) >= 2 && b[1] == ']' {
+		return 2, true
+	}
+	for i := 1; ; {
+		// One-digit integers (most of a partial's numbers) are read here.
+		if c := b[i]; c >= '0' && c <= '9' && i+1 < len(b) && (b[i+1] == ',' || b[i+1] == '}') {
+			i++
+		} else {
+			vn, ok := canonicalJSON(b[i:], depth+1)
+			if !ok {
+				return 0, false
+			}
+			i += vn
+		}
+		if i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// canonicalNumber is the length of the JSON number b starts with, when
+// pi.AppendNumber writes its value back as the same bytes (no -0, no
+// exponent or trailing zero JS would not write, no digits past what
+// round-trips).
+func canonicalNumber(b []byte) (int, bool) {
+	i := 0
+	if b[0] == '-' {
+		i++
+	}
+	start := i
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	digits := i - start
+	if digits == 0 {
+		return 0, false
+	}
+	if i == len(b) || (b[i] != '.' && b[i] != 'e' && b[i] != 'E') {
+		// An integer: canonical when it has no leading zero, is not -0,
+		// and is small enough to be exact (15 digits are).
+		switch {
+		case b[start] == '0':
+			return i, digits == 1 && start == 0
+		case digits <= 15:
+			return i, true
+		}
+	} else {
+		if b[i] == '.' {
+			i++
+			for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+				i++
+			}
+		}
+		if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+			i++
+			if i < len(b) && (b[i] == '+' || b[i] == '-') {
+				i++
+			}
+			for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+				i++
+			}
+		}
+	}
+	// The rest: as the general path reads and writes it.
+	f, err := strconv.ParseFloat(string(b[:i]), 64)
+	if err != nil {
+		return 0, false
+	}
+	var buf [32]byte
+	return i, string(pi.AppendNumber(buf[:0], f)) == string(b[:i])
+}
