@@ -11,6 +11,9 @@ func (r *runner) finalChecks() {
 		r.fail("store", "%v", err)
 		return
 	}
+	if !r.ls.viewAgrees() {
+		return
+	}
 	op, st := r.refOp()
 	r.check(op == "" && st == nil, "liveness", "run ended with operation %s unsettled", describe(op, st))
 	r.check(r.resultsCount() >= r.p.ops, "liveness", "%d of %d operations settled", r.resultsCount(), r.p.ops)

@@ -14,6 +14,8 @@ import (
 	modelframes "github.com/frameproof/frameproof/model/frames"
 	ml "github.com/frameproof/frameproof/model/lane"
 	"github.com/frameproof/frameproof/sim/lanecmp"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // The lockstep model: model/lane runs beside the lane process and is fed
@@ -630,6 +632,28 @@ func equalPrefix(a, b []string) bool {
 // store holds exactly the acknowledged commits) with the model's.
 func (ls *lockstep) compareState(where string) bool {
 	return ls.compareStorage(where, ls.r.ref)
+}
+
+// verifyViews makes every lockstep comparison of the reference store check
+// its incremental view against a full read (lanecmp.Reader.VerifyViews):
+// set by the tests that prove the two agree, never by a campaign.
+var verifyViews bool
+
+// viewAgrees checks, once a run ends, that the comparison's incremental
+// view of the reference store (lanecmp.Changes) still reads what a full
+// read of it does; it counts no check of its own, as it checks the
+// checker: a difference is a bug of the view, reported as a mismatch.
+func (ls *lockstep) viewAgrees() bool {
+	ref, keys := ls.r.ref, append(ls.m.ListKeys(), ls.keys()...)
+	view, err := ls.reader.ReadState(ref, ls.m.Lane(), ls.m.OpIDs(), keys)
+	full, ferr := ls.reader.ReadStateFull(ref, ls.m.Lane(), ls.m.OpIDs(), keys)
+	if fmt.Sprint(err) != fmt.Sprint(ferr) {
+		return !ls.mismatch("end of run", fmt.Errorf("lanecmp: incremental view read %v, a full read %v", err, ferr))
+	}
+	if d := cmp.Diff(full, view, cmpopts.EquateEmpty()); d != "" {
+		return !ls.mismatch("end of run", fmt.Errorf("lanecmp: incremental view differs from a full read (-full +view):\n%s", d))
+	}
+	return true
 }
 
 func (ls *lockstep) compareStorage(where string, st store.Storage) bool {
