@@ -1,7 +1,9 @@
 package invariants
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
@@ -50,6 +52,28 @@ type ViewReader struct {
 	entryMap     map[string]*pi.AssistantMessage
 	entryCount   int
 	lastEntrySeq int64
+	// parts are the ops, results and lists last read from that storage
+	// when it also logs what its commits wrote (changeLog): a Read reads
+	// again only what the commits since wrote
+	parts *parts
+	// VerifyParts, when set, makes every Read of such storage also read
+	// its ops, results and lists in full and fail unless the two agree:
+	// the proof that the incremental parts read what a full read does.
+	VerifyParts bool
+}
+
+// changeLog is seq-named storage that lists the addresses its commits wrote
+// (lanecmp.Changes: the simulator's reference store).
+type changeLog interface {
+	WrittenSince(from int) ([]store.Address, int)
+}
+
+// parts are what Read last read from a changeLog store, by address.
+type parts struct {
+	pos     int // the log position they are current to
+	ops     map[string]*lane.OpState
+	results map[string]bool
+	lists   map[string][]store.ListElement
 }
 
 // seqNamer is storage whose seqs name what it holds: every write gets a seq
@@ -95,22 +119,80 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 	if named {
 		v.canonicalSeqs = r.canonicalSeqs
 	}
-	for _, op := range ops {
-		if err := r.readOp(st, named, op, v); err != nil {
+	if cl, ok := st.(changeLog); ok && named {
+		if err := r.readParts(st, cl, ops, listKeys, v); err != nil {
 			return nil, err
 		}
-	}
-	for _, k := range listKeys {
-		all, err := readFrames(st, k)
-		if err != nil {
-			return nil, err
+		if r.VerifyParts {
+			if err := r.verifyParts(st, ops, listKeys, v); err != nil {
+				return nil, err
+			}
 		}
-		v.Lists[k] = all
+	} else {
+		for _, op := range ops {
+			if err := r.readOp(st, named, op, v); err != nil {
+				return nil, err
+			}
+		}
+		for _, k := range listKeys {
+			all, err := readFrames(st, k)
+			if err != nil {
+				return nil, err
+			}
+			v.Lists[k] = all
+		}
 	}
 	if err := r.readEntries(st, named, v); err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// readParts fills v's ops, results and lists as the loops of Read do, from
+// the parts the last Read kept, reading again (in Read's order, so the
+// first error is a full read's) only the operations and lists the commits
+// since wrote or that were not read before: the storage's seqs name its
+// records, so the rest read the same. A failed read drops the parts.
+func (r *ViewReader) readParts(st store.Storage, cl changeLog, ops, listKeys []string, v *View) error {
+	p := r.parts
+	r.parts = nil
+	from := math.MaxInt // new parts: everything is read, only the log's end is wanted
+	if p != nil {
+		from = p.pos
+	} else {
+		p = &parts{ops: map[string]*lane.OpState{}, results: map[string]bool{}, lists: map[string][]store.ListElement{}}
+	}
+	written, end := cl.WrittenSince(from)
+	p.pos = end
+	dirty := make(map[[2]string]bool, len(written))
+	for _, a := range written {
+		dirty[[2]string{a.Namespace, a.Key}] = true
+	}
+	for _, op := range ops {
+		st0, ok := p.ops[op]
+		if !ok || dirty[[2]string{lane.NSOpState, op}] || dirty[[2]string{lane.NSResult, op}] {
+			one := &View{Ops: map[string]*lane.OpState{}, Results: map[string]bool{}}
+			if err := r.readOp(st, true, op, one); err != nil {
+				return err
+			}
+			st0 = one.Ops[op]
+			p.ops[op], p.results[op] = st0, one.Results[op]
+		}
+		v.Ops[op], v.Results[op] = st0, p.results[op]
+	}
+	for _, k := range listKeys {
+		all, ok := p.lists[k]
+		if !ok || dirty[[2]string{lane.NSAssistantFrame, k}] {
+			var err error
+			if all, err = readFrames(st, k); err != nil {
+				return err
+			}
+			p.lists[k] = all
+		}
+		v.Lists[k] = all
+	}
+	r.parts = p
+	return nil
 }
 
 // readOp reads op's state (decoded once per seq or bytes) and whether its
@@ -259,4 +341,44 @@ func decodeEntry(raw []byte, parse func([]byte) (pi.JSONValue, error)) entryDeco
 	}
 	m, err := pi.DecodeAssistantMessage(mv, "entry.message")
 	return entryDecode{msg: m, err: err}
+}
+
+// verifyParts reads ops, results and lists in full and requires v's to be
+// the same: the same decoded state (the memo gives one seq one state), the
+// same result presence, the same elements by seq and bytes.
+func (r *ViewReader) verifyParts(st store.Storage, ops, listKeys []string, v *View) error {
+	full := &View{Ops: map[string]*lane.OpState{}, Results: map[string]bool{}, Lists: map[string][]store.ListElement{}}
+	for _, op := range ops {
+		if err := r.readOp(st, true, op, full); err != nil {
+			return fmt.Errorf("invariants: incremental parts read, a full read failed: %w", err)
+		}
+	}
+	for _, k := range listKeys {
+		all, err := readFrames(st, k)
+		if err != nil {
+			return fmt.Errorf("invariants: incremental parts read, a full read failed: %w", err)
+		}
+		full.Lists[k] = all
+	}
+	if len(full.Ops) != len(v.Ops) || len(full.Results) != len(v.Results) || len(full.Lists) != len(v.Lists) {
+		return fmt.Errorf("invariants: incremental parts hold %d ops, %d results, %d lists; a full read %d, %d, %d",
+			len(v.Ops), len(v.Results), len(v.Lists), len(full.Ops), len(full.Results), len(full.Lists))
+	}
+	for op, s := range full.Ops {
+		if got, ok := v.Ops[op]; !ok || got != s || v.Results[op] != full.Results[op] {
+			return fmt.Errorf("invariants: incremental parts differ from a full read at operation %s", op)
+		}
+	}
+	for k, els := range full.Lists {
+		got := v.Lists[k]
+		if len(got) != len(els) {
+			return fmt.Errorf("invariants: incremental parts hold %d elements of list %s, a full read %d", len(got), k, len(els))
+		}
+		for i, e := range els {
+			if got[i].Seq != e.Seq || !bytes.Equal(got[i].Value, e.Value) {
+				return fmt.Errorf("invariants: incremental parts differ from a full read at list %s element %d", k, i)
+			}
+		}
+	}
+	return nil
 }
