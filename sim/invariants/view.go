@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
@@ -74,6 +75,8 @@ type parts struct {
 	ops     map[string]*lane.OpState
 	results map[string]bool
 	lists   map[string][]store.ListElement
+	// lastOps and lastKeys are what that Read was asked for
+	lastOps, lastKeys []string
 }
 
 // seqNamer is storage whose seqs name what it holds: every write gets a seq
@@ -113,9 +116,7 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 		r.canonical = map[string]bool{}
 	}
 	named := r.seqNamed(st)
-	v := &View{Ops: make(map[string]*lane.OpState, len(ops)), Results: make(map[string]bool, len(ops)),
-		Lists: make(map[string][]store.ListElement, len(listKeys)), Entries: map[string]*pi.AssistantMessage{},
-		canonical: r.canonical}
+	v := &View{Entries: map[string]*pi.AssistantMessage{}, canonical: r.canonical}
 	if named {
 		v.canonicalSeqs = r.canonicalSeqs
 	}
@@ -129,6 +130,8 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 			}
 		}
 	} else {
+		v.Ops, v.Results = make(map[string]*lane.OpState, len(ops)), make(map[string]bool, len(ops))
+		v.Lists = make(map[string][]store.ListElement, len(listKeys))
 		for _, op := range ops {
 			if err := r.readOp(st, named, op, v); err != nil {
 				return nil, err
@@ -152,7 +155,10 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 // the parts the last Read kept, reading again (in Read's order, so the
 // first error is a full read's) only the operations and lists the commits
 // since wrote or that were not read before: the storage's seqs name its
-// records, so the rest read the same. A failed read drops the parts.
+// records, so the rest read the same. Asked for the same operations and
+// lists as last time, it updates the last views' maps in place and shares
+// them (views are read only, and valid until the next Read, as their
+// Entries are). A failed read drops the parts.
 func (r *ViewReader) readParts(st store.Storage, cl changeLog, ops, listKeys []string, v *View) error {
 	p := r.parts
 	r.parts = nil
@@ -160,7 +166,7 @@ func (r *ViewReader) readParts(st store.Storage, cl changeLog, ops, listKeys []s
 	if p != nil {
 		from = p.pos
 	} else {
-		p = &parts{ops: map[string]*lane.OpState{}, results: map[string]bool{}, lists: map[string][]store.ListElement{}}
+		p = &parts{}
 	}
 	written, end := cl.WrittenSince(from)
 	p.pos = end
@@ -168,29 +174,43 @@ func (r *ViewReader) readParts(st store.Storage, cl changeLog, ops, listKeys []s
 	for _, a := range written {
 		dirty[[2]string{a.Namespace, a.Key}] = true
 	}
+	old := *p
+	inPlace := p.ops != nil && slices.Equal(ops, p.lastOps) && slices.Equal(listKeys, p.lastKeys)
+	if !inPlace {
+		p.ops, p.results = make(map[string]*lane.OpState, len(ops)), make(map[string]bool, len(ops))
+		p.lists = make(map[string][]store.ListElement, len(listKeys))
+		p.lastOps, p.lastKeys = slices.Clone(ops), slices.Clone(listKeys)
+	}
 	for _, op := range ops {
-		st0, ok := p.ops[op]
-		if !ok || dirty[[2]string{lane.NSOpState, op}] || dirty[[2]string{lane.NSResult, op}] {
-			one := &View{Ops: map[string]*lane.OpState{}, Results: map[string]bool{}}
-			if err := r.readOp(st, true, op, one); err != nil {
+		s, ok := old.ops[op]
+		res := old.results[op]
+		reread := !ok || dirty[[2]string{lane.NSOpState, op}] || dirty[[2]string{lane.NSResult, op}]
+		if inPlace && !reread {
+			continue
+		}
+		if reread {
+			var err error
+			if s, res, err = r.readOpState(st, true, op); err != nil {
 				return err
 			}
-			st0 = one.Ops[op]
-			p.ops[op], p.results[op] = st0, one.Results[op]
 		}
-		v.Ops[op], v.Results[op] = st0, p.results[op]
+		p.ops[op], p.results[op] = s, res
 	}
 	for _, k := range listKeys {
-		all, ok := p.lists[k]
-		if !ok || dirty[[2]string{lane.NSAssistantFrame, k}] {
+		all, ok := old.lists[k]
+		reread := !ok || dirty[[2]string{lane.NSAssistantFrame, k}]
+		if inPlace && !reread {
+			continue
+		}
+		if reread {
 			var err error
 			if all, err = readFrames(st, k); err != nil {
 				return err
 			}
-			p.lists[k] = all
 		}
-		v.Lists[k] = all
+		p.lists[k] = all
 	}
+	v.Ops, v.Results, v.Lists = p.ops, p.results, p.lists
 	r.parts = p
 	return nil
 }
@@ -198,24 +218,33 @@ func (r *ViewReader) readParts(st store.Storage, cl changeLog, ops, listKeys []s
 // readOp reads op's state (decoded once per seq or bytes) and whether its
 // result exists into v.
 func (r *ViewReader) readOp(st store.Storage, named bool, op string, v *View) error {
-	sv, err := st.GetValue(lane.OpStateAddr(op))
+	s, res, err := r.readOpState(st, named, op)
 	if err != nil {
 		return err
 	}
-	v.Ops[op] = nil
+	v.Ops[op], v.Results[op] = s, res
+	return nil
+}
+
+// readOpState reads op's state (nil: none) and whether its result exists.
+func (r *ViewReader) readOpState(st store.Storage, named bool, op string) (*lane.OpState, bool, error) {
+	sv, err := st.GetValue(lane.OpStateAddr(op))
+	if err != nil {
+		return nil, false, err
+	}
+	var s *lane.OpState
 	if sv != nil {
 		d := r.decodeOp(named, sv)
 		if d.err != nil {
-			return fmt.Errorf("invariants: op %s: %w", op, d.err)
+			return nil, false, fmt.Errorf("invariants: op %s: %w", op, d.err)
 		}
-		v.Ops[op] = d.state
+		s = d.state
 	}
 	rv, err := st.GetValue(lane.ResultAddr(op))
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	v.Results[op] = rv != nil
-	return nil
+	return s, rv != nil, nil
 }
 
 // decodeOp decodes a stored op state through the memo: by seq on the

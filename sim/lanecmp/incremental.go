@@ -3,6 +3,7 @@ package lanecmp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/lane"
@@ -42,6 +43,12 @@ type view struct {
 	// ops are the parts read per operation, lists per list key (nil: empty)
 	ops   map[string]opPart
 	lists map[string][]string
+	// sOps, sResults and sLists are the state's maps of the last read
+	// (shared with it), asked for lastOps and lastKeys
+	sOps              map[string]ml.Op
+	sResults          map[string]ml.Result
+	sLists            map[string][]string
+	lastOps, lastKeys []string
 }
 
 // opPart is what ReadState keeps of one operation.
@@ -83,7 +90,7 @@ func (r *Reader) readIncremental(st Changes, laneName string, ops, listKeys []st
 
 func (r *Reader) readView(v *view, ops, listKeys []string) (ml.State, error) {
 	st := v.st
-	s := ml.State{Ops: map[string]ml.Op{}, Results: map[string]ml.Result{}, Lists: map[string][]string{}}
+	var s ml.State
 	fresh := v.pos < 0
 	from := v.pos
 	if fresh {
@@ -151,12 +158,22 @@ func (r *Reader) readView(v *view, ops, listKeys []string) (ml.State, error) {
 	}
 	s.Usage = v.usage[:len(v.usage):len(v.usage)]
 
-	if v.ops == nil {
-		v.ops, v.lists = map[string]opPart{}, map[string][]string{}
+	// the maps of the last read are updated in place when asked for the
+	// same operations and lists again, else this read makes its own
+	old := *v
+	inPlace := v.ops != nil && slices.Equal(ops, v.lastOps) && slices.Equal(listKeys, v.lastKeys)
+	if !inPlace {
+		v.ops, v.lists = make(map[string]opPart, len(ops)), make(map[string][]string, len(listKeys))
+		v.sOps, v.sResults, v.sLists = map[string]ml.Op{}, map[string]ml.Result{}, map[string][]string{}
+		v.lastOps, v.lastKeys = slices.Clone(ops), slices.Clone(listKeys)
 	}
 	for _, op := range ops {
-		p, ok := v.ops[op]
-		if !ok || touched(lane.OpStateAddr(op)) || touched(lane.OpMetaAddr(op)) || touched(lane.ResultAddr(op)) || prepWritten(preps, op) {
+		p, ok := old.ops[op]
+		reread := !ok || touched(lane.OpStateAddr(op)) || touched(lane.OpMetaAddr(op)) || touched(lane.ResultAddr(op)) || prepWritten(preps, op)
+		if inPlace && !reread {
+			continue
+		}
+		if reread {
 			one := ml.State{Ops: map[string]ml.Op{}, Results: map[string]ml.Result{}}
 			if err := r.readOp(st, op, &one); err != nil {
 				return s, err
@@ -164,34 +181,37 @@ func (r *Reader) readView(v *view, ops, listKeys []string) (ml.State, error) {
 			p = opPart{}
 			p.o, p.hasOp = one.Ops[op]
 			p.res, p.hasRes = one.Results[op]
-			v.ops[op] = p
 		}
+		v.ops[op] = p
+		delete(v.sOps, op)
+		delete(v.sResults, op)
 		if p.hasOp {
-			s.Ops[op] = p.o
+			v.sOps[op] = p.o
 		}
 		if p.hasRes {
-			s.Results[op] = p.res
+			v.sResults[op] = p.res
 		}
 	}
-	seen := make(map[string]bool, len(listKeys))
 	for _, k := range listKeys {
-		if seen[k] {
+		els, ok := old.lists[k]
+		reread := !ok || touched(store.Address{Namespace: lane.NSAssistantFrame, Key: k})
+		if inPlace && !reread {
 			continue
 		}
-		seen[k] = true
-		els, ok := v.lists[k]
-		if !ok || touched(store.Address{Namespace: lane.NSAssistantFrame, Key: k}) {
+		if reread {
 			one := ml.State{Lists: map[string][]string{}}
 			if err := r.readLists(st, []string{k}, &one); err != nil {
 				return s, err
 			}
 			els = one.Lists[k]
-			v.lists[k] = els
 		}
+		v.lists[k] = els
+		delete(v.sLists, k)
 		if els != nil {
-			s.Lists[k] = els
+			v.sLists[k] = els
 		}
 	}
+	s.Ops, s.Results, s.Lists = v.sOps, v.sResults, v.sLists
 	return s, nil
 }
 
