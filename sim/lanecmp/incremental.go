@@ -81,11 +81,39 @@ func (r *Reader) readIncremental(st Changes, laneName string, ops, listKeys []st
 		if ferr != nil {
 			return s, fmt.Errorf("lanecmp: incremental view read, full read failed: %w", ferr)
 		}
-		if d := cmp.Diff(full, s, cmpopts.EquateEmpty()); d != "" {
-			return s, fmt.Errorf("lanecmp: incremental view differs from a full read (-full +view):\n%s", d)
+		if err := viewDiff(full, s); err != nil {
+			return s, err
 		}
 	}
 	return s, nil
+}
+
+// VerifyView reads st's committed state as ReadState does (through the
+// incremental view, for a Changes store) and again in full, and returns an
+// error unless the two reads agree: the check, once a run ends, that the
+// view still follows the storage.
+func (r *Reader) VerifyView(st store.Storage, laneName string, ops, listKeys []string) error {
+	view, err := r.ReadState(st, laneName, ops, listKeys)
+	full, ferr := r.readFull(st, laneName, ops, listKeys)
+	if (err == nil) != (ferr == nil) || (err != nil && err.Error() != ferr.Error()) {
+		return fmt.Errorf("lanecmp: incremental view read %v, a full read %v", err, ferr)
+	}
+	if err != nil {
+		return nil
+	}
+	return viewDiff(full, view)
+}
+
+// viewDiff is nil when view holds what full does (equalStates first, the
+// diff only to explain).
+func viewDiff(full, view ml.State) error {
+	if equalStates(full, view) {
+		return nil
+	}
+	if d := cmp.Diff(full, view, cmpopts.EquateEmpty()); d != "" {
+		return fmt.Errorf("lanecmp: incremental view differs from a full read (-full +view):\n%s", d)
+	}
+	return nil
 }
 
 func (r *Reader) readView(v *view, ops, listKeys []string) (ml.State, error) {

@@ -75,4 +75,6 @@ func TestIncrementalViewReadsWhatAFullReadDoes(t *testing.T) {
 	commit(store.SetValueRaw(tip, []byte(`"e3"`)))
 	_, err := r.ReadState(st, "main", []string{"op1"}, []string{"op1:r1"})
 	require.ErrorContains(t, err, "incremental view differs from a full read")
+	r.VerifyViews = false // what a campaign's end-of-run check sees
+	require.ErrorContains(t, r.VerifyView(st, "main", []string{"op1"}, []string{"op1:r1"}), "incremental view differs from a full read")
 }
