@@ -325,10 +325,22 @@ func (r *Reader) canonical(raw []byte) string {
 		if r.frames == nil {
 			r.frames = map[string]string{}
 		}
-		c = ml.Canonical(raw)
-		r.frames[string(raw)] = c
+		key := string(raw)
+		c = canonicalJSON(key)
+		r.frames[key] = c
 	}
 	return c
+}
+
+// canonicalJSON is ml.Canonical(raw) (JSON.stringify(JSON.parse(raw)), or
+// raw when it is not JSON), written in one pass by pi.AppendRestringified
+// where that answers (byte for byte the same: TestCanonicalJSONIsTheModels),
+// else by ml.Canonical itself.
+func canonicalJSON(raw string) string {
+	if b, ok := pi.AppendRestringified(make([]byte, 0, len(raw)), raw); ok {
+		return string(b)
+	}
+	return ml.Canonical([]byte(raw))
 }
 
 // opOf keeps the fields of each leaf that the model states.

@@ -9,6 +9,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/memory"
+	ml "github.com/frameproof/frameproof/model/lane"
 )
 
 // changeStore is a seq-named memory store that logs the addresses its
@@ -77,4 +78,15 @@ func TestIncrementalViewReadsWhatAFullReadDoes(t *testing.T) {
 	require.ErrorContains(t, err, "incremental view differs from a full read")
 	r.VerifyViews = false // what a campaign's end-of-run check sees
 	require.ErrorContains(t, r.VerifyView(st, "main", []string{"op1"}, []string{"op1:r1"}), "incremental view differs from a full read")
+}
+
+// The Reader's canonical form of stored bytes is the model's (ml.Canonical),
+// for frames, messages and what is not JSON at all.
+func TestCanonicalJSONIsTheModels(t *testing.T) {
+	for _, raw := range []string{
+		`{"type":"text_delta","contentIndex":0,"delta":"h\u00e9","partial":{"role":"assistant","content":[{"type":"text","text":"hé"}]}}`,
+		`{"b":1,"a":2,"1":3,"0":4}`, `{"a":1,"a":2}`, `[1e400,-0,0.1]`, ` {"x" : "\ud83d"} `, `not json`, `{"a":`, ``,
+	} {
+		require.Equal(t, ml.Canonical([]byte(raw)), canonicalJSON(raw), raw)
+	}
 }
