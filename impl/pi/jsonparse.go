@@ -245,7 +245,7 @@ func (p *jsonParser) number() (JSONValue, error) {
 // newObjectOf is the object JSON.parse makes of these members in source
 // order: a repeated key keeps its first position and its last value.
 func newObjectOf(keys []string, vals []JSONValue) *JSONObject {
-	o := &JSONObject{keys: make([]string, 0, len(keys)), vals: make([]JSONValue, 0, len(keys))}
+	o := newSizedObject(len(keys))
 	for i, k := range keys {
 		o.Set(k, vals[i])
 	}
@@ -349,4 +349,62 @@ func (p *jsonParser) str() (string, error) {
 			p.i += n
 		}
 	}
+}
+
+// newSizedObject is an empty object with room for n members. Up to 8
+// members, the object and its key and value slices are one allocation
+// instead of three (most parsed objects are small); the slices are capped,
+// so a later Set past n grows them apart as before.
+func newSizedObject(n int) *JSONObject {
+	switch {
+	case n <= 1:
+		b := new(struct {
+			o JSONObject
+			k [1]string
+			v [1]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:1], b.v[:0:1]
+		return &b.o
+	case n == 2:
+		b := new(struct {
+			o JSONObject
+			k [2]string
+			v [2]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:2], b.v[:0:2]
+		return &b.o
+	case n == 3:
+		b := new(struct {
+			o JSONObject
+			k [3]string
+			v [3]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:3], b.v[:0:3]
+		return &b.o
+	case n == 4:
+		b := new(struct {
+			o JSONObject
+			k [4]string
+			v [4]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:4], b.v[:0:4]
+		return &b.o
+	case n <= 6:
+		b := new(struct {
+			o JSONObject
+			k [6]string
+			v [6]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:6], b.v[:0:6]
+		return &b.o
+	case n <= 8:
+		b := new(struct {
+			o JSONObject
+			k [8]string
+			v [8]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:8], b.v[:0:8]
+		return &b.o
+	}
+	return &JSONObject{keys: make([]string, 0, n), vals: make([]JSONValue, 0, n)}
 }
