@@ -306,8 +306,13 @@ func (o *JSONObject) Set(key string, v JSONValue) {
 	}
 	if cap(o.keys) == 0 {
 		// Most objects have a few members: start with room for them
-		// rather than growing through 1, 2 and 4.
-		o.keys, o.vals = make([]string, 0, 4), make([]JSONValue, 0, 4)
+		// rather than growing through 1, 2 and 4, keys and values in one
+		// allocation (capped: a fifth member grows them apart).
+		b := new(struct {
+			k [4]string
+			v [4]JSONValue
+		})
+		o.keys, o.vals = b.k[:0:4], b.v[:0:4]
 	}
 	o.keys = append(o.keys, key)
 	o.vals = append(o.vals, v)
