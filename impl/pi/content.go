@@ -173,8 +173,8 @@ func decodeContentListAs(v JSONValue, path string, whitelist bool, allowed ...st
 	if v.kind != Array {
 		return nil, &DecodeError{path, "expected array, got " + v.kind.String()}
 	}
-	out := make([]Content, 0, len(v.arr))
-	for i, e := range v.arr {
+	out := make([]Content, 0, len(v.arr()))
+	for i, e := range v.arr() {
 		c, err := decodeContent(e, fmt.Sprintf("%s[%d]", path, i), whitelist, allowed)
 		if err != nil {
 			return nil, err

@@ -170,7 +170,7 @@ func jsToString(v JSONValue) string {
 		return v.s
 	case Array:
 		out := ""
-		for i, e := range v.arr {
+		for i, e := range v.arr() {
 			if i > 0 {
 				out += ","
 			}

@@ -40,8 +40,8 @@ func (o *JSONObject) Delete(key string) {
 func DeepClone(v JSONValue) JSONValue {
 	switch v.kind {
 	case Array:
-		out := make([]JSONValue, len(v.arr))
-		for i, e := range v.arr {
+		out := make([]JSONValue, len(v.arr()))
+		for i, e := range v.arr() {
 			out[i] = DeepClone(e)
 		}
 		return ArrayValue(out)

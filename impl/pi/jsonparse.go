@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -26,9 +27,26 @@ func (e *SyntaxError) Error() string {
 // the first key's position; "\ud83d" escapes yield lone surrogates and
 // escaped or raw halves of a pair join into one character.
 func ParseJSON(s string) (JSONValue, error) {
-	var keys [16]string
-	var vals [16]JSONValue
-	p := jsonParser{s: s, keys: keys[:0], vals: vals[:0]}
+	p := parsers.Get().(*jsonParser)
+	p.s, p.i = s, 0
+	v, err := p.parse()
+	// The scratch goes back empty and holding no parsed value, so a pooled
+	// parser keeps nothing of this input alive.
+	clear(p.keys[:min(p.hi, cap(p.keys))])
+	clear(p.vals[:p.hi])
+	p.s, p.keys, p.vals, p.hi = "", p.keys[:0], p.vals[:0], 0
+	parsers.Put(p)
+	return v, err
+}
+
+// parsers holds parsers with their member scratch: a parser's scratch
+// escapes (the parse recurses through methods on it), so a fresh one per
+// call was a heap allocation of over a kilobyte, zeroed, for every parse.
+var parsers = sync.Pool{New: func() any {
+	return &jsonParser{keys: make([]string, 0, 16), vals: make([]JSONValue, 0, 16)}
+}}
+
+func (p *jsonParser) parse() (JSONValue, error) {
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
@@ -49,6 +67,9 @@ type jsonParser struct {
 	// its full size instead of grown.
 	keys []string
 	vals []JSONValue
+	// hi is the most members keys and vals have held at once in this
+	// parse: what ParseJSON clears before pooling the parser.
+	hi int
 }
 
 // maxDepth bounds recursion; V8 throws RangeError far deeper than any real
@@ -132,6 +153,7 @@ func (p *jsonParser) object(depth int) (JSONValue, error) {
 			return JSONValue{}, err
 		}
 		p.keys, p.vals = append(p.keys, key), append(p.vals, v)
+		p.hi = max(p.hi, len(p.vals))
 		p.space()
 		if p.i >= len(p.s) {
 			return JSONValue{}, p.fail("unterminated object")
@@ -164,6 +186,7 @@ func (p *jsonParser) array(depth int) (JSONValue, error) {
 			return JSONValue{}, err
 		}
 		p.vals = append(p.vals, v)
+		p.hi = max(p.hi, len(p.vals))
 		p.space()
 		if p.i >= len(p.s) {
 			return JSONValue{}, p.fail("unterminated array")
@@ -222,7 +245,7 @@ func (p *jsonParser) number() (JSONValue, error) {
 // newObjectOf is the object JSON.parse makes of these members in source
 // order: a repeated key keeps its first position and its last value.
 func newObjectOf(keys []string, vals []JSONValue) *JSONObject {
-	o := &JSONObject{keys: make([]string, 0, len(keys)), vals: make([]JSONValue, 0, len(keys))}
+	o := newSizedObject(len(keys))
 	for i, k := range keys {
 		o.Set(k, vals[i])
 	}
@@ -326,4 +349,62 @@ func (p *jsonParser) str() (string, error) {
 			p.i += n
 		}
 	}
+}
+
+// newSizedObject is an empty object with room for n members. Up to 8
+// members, the object and its key and value slices are one allocation
+// instead of three (most parsed objects are small); the slices are capped,
+// so a later Set past n grows them apart as before.
+func newSizedObject(n int) *JSONObject {
+	switch {
+	case n <= 1:
+		b := new(struct {
+			o JSONObject
+			k [1]string
+			v [1]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:1], b.v[:0:1]
+		return &b.o
+	case n == 2:
+		b := new(struct {
+			o JSONObject
+			k [2]string
+			v [2]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:2], b.v[:0:2]
+		return &b.o
+	case n == 3:
+		b := new(struct {
+			o JSONObject
+			k [3]string
+			v [3]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:3], b.v[:0:3]
+		return &b.o
+	case n == 4:
+		b := new(struct {
+			o JSONObject
+			k [4]string
+			v [4]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:4], b.v[:0:4]
+		return &b.o
+	case n <= 6:
+		b := new(struct {
+			o JSONObject
+			k [6]string
+			v [6]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:6], b.v[:0:6]
+		return &b.o
+	case n <= 8:
+		b := new(struct {
+			o JSONObject
+			k [8]string
+			v [8]JSONValue
+		})
+		b.o.keys, b.o.vals = b.k[:0:8], b.v[:0:8]
+		return &b.o
+	}
+	return &JSONObject{keys: make([]string, 0, n), vals: make([]JSONValue, 0, n)}
 }

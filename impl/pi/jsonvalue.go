@@ -30,21 +30,27 @@ func (k Kind) String() string {
 // ±Infinity, which partial-json can produce and JSON.stringify writes as
 // null). Values are immutable once built: arrays and objects share storage
 // on copy, which is what structuredClone-then-never-mutate needs.
+//
+// An array keeps its elements in obj's vals (obj has no keys then), so that
+// a value is 40 bytes instead of the 64 that a slice field of its own made
+// it: parsed trees, whose member slices hold values, are most of what the
+// simulator's checks allocate.
 type JSONValue struct {
 	kind Kind
 	b    bool
 	n    float64
 	s    string
-	arr  []JSONValue
-	obj  *JSONObject
+	obj  *JSONObject // the object's members, or an array's elements in vals
 }
 
 // Constructors.
-func NullValue() JSONValue               { return JSONValue{kind: Null} }
-func BoolValue(b bool) JSONValue         { return JSONValue{kind: Bool, b: b} }
-func NumberValue(n float64) JSONValue    { return JSONValue{kind: Number, n: n} }
-func StringValue(s string) JSONValue     { return JSONValue{kind: String, s: s} }
-func ArrayValue(a []JSONValue) JSONValue { return JSONValue{kind: Array, arr: a} }
+func NullValue() JSONValue            { return JSONValue{kind: Null} }
+func BoolValue(b bool) JSONValue      { return JSONValue{kind: Bool, b: b} }
+func NumberValue(n float64) JSONValue { return JSONValue{kind: Number, n: n} }
+func StringValue(s string) JSONValue  { return JSONValue{kind: String, s: s} }
+func ArrayValue(a []JSONValue) JSONValue {
+	return JSONValue{kind: Array, obj: &JSONObject{vals: a}}
+}
 func ObjectValue(o *JSONObject) JSONValue {
 	if o == nil {
 		o = NewObject()
@@ -61,8 +67,24 @@ func (v JSONValue) IsUndefined() bool        { return v.kind == Undefined }
 func (v JSONValue) Bool() bool               { return v.b }
 func (v JSONValue) Number() float64          { return v.n }
 func (v JSONValue) Str() string              { return v.s }
-func (v JSONValue) Array() []JSONValue       { return v.arr }
-func (v JSONValue) ObjectValue() *JSONObject { return v.obj }
+func (v JSONValue) Array() []JSONValue       { return v.arr() }
+func (v JSONValue) ObjectValue() *JSONObject { return v.object() }
+
+// arr is an array's elements (nil for any other kind).
+func (v JSONValue) arr() []JSONValue {
+	if v.kind != Array || v.obj == nil {
+		return nil
+	}
+	return v.obj.vals
+}
+
+// object is an object's members (nil for any other kind).
+func (v JSONValue) object() *JSONObject {
+	if v.kind != Object {
+		return nil
+	}
+	return v.obj
+}
 
 // Prop is v[key] as JS reads an own property: the member's value for an
 // object that has it, Undefined for anything else (no such member, or v is
@@ -92,11 +114,12 @@ func (v JSONValue) Equal(o JSONValue) bool {
 	case String:
 		return v.s == o.s
 	case Array:
-		if len(v.arr) != len(o.arr) {
+		a, b := v.arr(), o.arr()
+		if len(a) != len(b) {
 			return false
 		}
-		for i := range v.arr {
-			if !v.arr[i].Equal(o.arr[i]) {
+		for i := range a {
+			if !a[i].Equal(b[i]) {
 				return false
 			}
 		}
@@ -150,7 +173,7 @@ func (v JSONValue) AppendJSON(dst []byte) []byte {
 		return AppendQuote(dst, v.s)
 	case Array:
 		dst = append(dst, '[')
-		for i, e := range v.arr {
+		for i, e := range v.arr() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -283,8 +306,13 @@ func (o *JSONObject) Set(key string, v JSONValue) {
 	}
 	if cap(o.keys) == 0 {
 		// Most objects have a few members: start with room for them
-		// rather than growing through 1, 2 and 4.
-		o.keys, o.vals = make([]string, 0, 4), make([]JSONValue, 0, 4)
+		// rather than growing through 1, 2 and 4, keys and values in one
+		// allocation (capped: a fifth member grows them apart).
+		b := new(struct {
+			k [4]string
+			v [4]JSONValue
+		})
+		o.keys, o.vals = b.k[:0:4], b.v[:0:4]
 	}
 	o.keys = append(o.keys, key)
 	o.vals = append(o.vals, v)

@@ -110,6 +110,89 @@ func ParseObject(raw []byte) ([]ObjectField, error) {
 	return fields, nil
 }
 
+// splitCompactObject is ParseObject for the output of compactJSON (valid
+// JSON without insignificant space), which it scans directly instead of
+// through encoding/json's Decoder and its Token and RawMessage copies: the
+// same members and the same errors for such input. The values share
+// compact's bytes. Keys with an escape or a non-ASCII byte are unquoted by
+// encoding/json, as Token does.
+func splitCompactObject(compact []byte) ([]ObjectField, error) {
+	if len(compact) == 0 || compact[0] != '{' {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	var fields []ObjectField
+	i := 1
+	for compact[i] != '}' {
+		if compact[i] == ',' {
+			i++
+		}
+		end := skipCompactString(compact, i)
+		key, plain := compact[i+1:end-1], true
+		for _, c := range key {
+			if c == '\\' || c >= utf8.RuneSelf {
+				plain = false
+				break
+			}
+		}
+		var k string
+		if plain {
+			k = string(key)
+		} else if err := json.Unmarshal(compact[i:end], &k); err != nil {
+			return nil, err
+		}
+		for _, f := range fields {
+			if f.Key == k {
+				return nil, fmt.Errorf("duplicate key %q", k)
+			}
+		}
+		i = end + 1 // the ':'
+		vend := skipCompactValue(compact, i)
+		fields = append(fields, ObjectField{Key: k, Value: compact[i:vend:vend]})
+		i = vend
+	}
+	return fields, nil
+}
+
+// skipCompactString is the index after the string literal at b[i] ('"').
+func skipCompactString(b []byte, i int) int {
+	for j := i + 1; ; j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+}
+
+// skipCompactValue is the index after the value at b[i] of valid compact
+// JSON.
+func skipCompactValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipCompactString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; ; j++ {
+			switch b[j] {
+			case '"':
+				j = skipCompactString(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
+		j++
+	}
+	return j
+}
+
 // isArrayIndexKey reports whether JS would order key as an integer-like
 // property (canonical decimal below 2^32-1) ahead of string keys.
 func isArrayIndexKey(key string) bool {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/frameproof/frameproof/impl/env"
@@ -62,7 +63,7 @@ func (l *Line) Run(name string, work LineWork) env.Future {
 	n := l.seq
 	l.mu.Unlock()
 	if start {
-		l.exec.Go(fmt.Sprintf("line-actor#%d", n), l.actor)
+		l.exec.Go("line-actor#"+strconv.Itoa(n), l.actor)
 	}
 	return done
 }

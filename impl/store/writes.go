@@ -139,7 +139,7 @@ func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, extra
 	if err != nil {
 		return nil, fmt.Errorf("raw: %v", err)
 	}
-	fields, err := ParseObject(compact)
+	fields, err := splitCompactObject(compact)
 	if err != nil {
 		return nil, fmt.Errorf("raw: %v", err)
 	}

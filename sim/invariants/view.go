@@ -1,7 +1,10 @@
 package invariants
 
 import (
+	"bytes"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
@@ -50,6 +53,30 @@ type ViewReader struct {
 	entryMap     map[string]*pi.AssistantMessage
 	entryCount   int
 	lastEntrySeq int64
+	// parts are the ops, results and lists last read from that storage
+	// when it also logs what its commits wrote (changeLog): a Read reads
+	// again only what the commits since wrote
+	parts *parts
+	// VerifyParts, when set, makes every Read of such storage also read
+	// its ops, results and lists in full and fail unless the two agree:
+	// the proof that the incremental parts read what a full read does.
+	VerifyParts bool
+}
+
+// changeLog is seq-named storage that lists the addresses its commits wrote
+// (lanecmp.Changes: the simulator's reference store).
+type changeLog interface {
+	WrittenSince(from int) ([]store.Address, int)
+}
+
+// parts are what Read last read from a changeLog store, by address.
+type parts struct {
+	pos     int // the log position they are current to
+	ops     map[string]*lane.OpState
+	results map[string]bool
+	lists   map[string][]store.ListElement
+	// lastOps and lastKeys are what that Read was asked for
+	lastOps, lastKeys []string
 }
 
 // seqNamer is storage whose seqs name what it holds: every write gets a seq
@@ -89,23 +116,34 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 		r.canonical = map[string]bool{}
 	}
 	named := r.seqNamed(st)
-	v := &View{Ops: make(map[string]*lane.OpState, len(ops)), Results: make(map[string]bool, len(ops)),
-		Lists: make(map[string][]store.ListElement, len(listKeys)), Entries: map[string]*pi.AssistantMessage{},
-		canonical: r.canonical}
+	v := &View{Entries: map[string]*pi.AssistantMessage{}, canonical: r.canonical}
 	if named {
 		v.canonicalSeqs = r.canonicalSeqs
 	}
-	for _, op := range ops {
-		if err := r.readOp(st, named, op, v); err != nil {
+	if cl, ok := st.(changeLog); ok && named {
+		if err := r.readParts(st, cl, ops, listKeys, v); err != nil {
 			return nil, err
 		}
-	}
-	for _, k := range listKeys {
-		all, err := readFrames(st, k)
-		if err != nil {
-			return nil, err
+		if r.VerifyParts {
+			if err := r.verifyParts(st, ops, listKeys, v); err != nil {
+				return nil, err
+			}
 		}
-		v.Lists[k] = all
+	} else {
+		v.Ops, v.Results = make(map[string]*lane.OpState, len(ops)), make(map[string]bool, len(ops))
+		v.Lists = make(map[string][]store.ListElement, len(listKeys))
+		for _, op := range ops {
+			if err := r.readOp(st, named, op, v); err != nil {
+				return nil, err
+			}
+		}
+		for _, k := range listKeys {
+			all, err := readFrames(st, k)
+			if err != nil {
+				return nil, err
+			}
+			v.Lists[k] = all
+		}
 	}
 	if err := r.readEntries(st, named, v); err != nil {
 		return nil, err
@@ -113,27 +151,100 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 	return v, nil
 }
 
+// readParts fills v's ops, results and lists as the loops of Read do, from
+// the parts the last Read kept, reading again (in Read's order, so the
+// first error is a full read's) only the operations and lists the commits
+// since wrote or that were not read before: the storage's seqs name its
+// records, so the rest read the same. Asked for the same operations and
+// lists as last time, it updates the last views' maps in place and shares
+// them (views are read only, and valid until the next Read, as their
+// Entries are). A failed read drops the parts.
+func (r *ViewReader) readParts(st store.Storage, cl changeLog, ops, listKeys []string, v *View) error {
+	p := r.parts
+	r.parts = nil
+	from := math.MaxInt // new parts: everything is read, only the log's end is wanted
+	if p != nil {
+		from = p.pos
+	} else {
+		p = &parts{}
+	}
+	written, end := cl.WrittenSince(from)
+	p.pos = end
+	dirty := make(map[[2]string]bool, len(written))
+	for _, a := range written {
+		dirty[[2]string{a.Namespace, a.Key}] = true
+	}
+	old := *p
+	inPlace := p.ops != nil && slices.Equal(ops, p.lastOps) && slices.Equal(listKeys, p.lastKeys)
+	if !inPlace {
+		p.ops, p.results = make(map[string]*lane.OpState, len(ops)), make(map[string]bool, len(ops))
+		p.lists = make(map[string][]store.ListElement, len(listKeys))
+		p.lastOps, p.lastKeys = slices.Clone(ops), slices.Clone(listKeys)
+	}
+	for _, op := range ops {
+		s, ok := old.ops[op]
+		res := old.results[op]
+		reread := !ok || dirty[[2]string{lane.NSOpState, op}] || dirty[[2]string{lane.NSResult, op}]
+		if inPlace && !reread {
+			continue
+		}
+		if reread {
+			var err error
+			if s, res, err = r.readOpState(st, true, op); err != nil {
+				return err
+			}
+		}
+		p.ops[op], p.results[op] = s, res
+	}
+	for _, k := range listKeys {
+		all, ok := old.lists[k]
+		reread := !ok || dirty[[2]string{lane.NSAssistantFrame, k}]
+		if inPlace && !reread {
+			continue
+		}
+		if reread {
+			var err error
+			if all, err = readFrames(st, k); err != nil {
+				return err
+			}
+		}
+		p.lists[k] = all
+	}
+	v.Ops, v.Results, v.Lists = p.ops, p.results, p.lists
+	r.parts = p
+	return nil
+}
+
 // readOp reads op's state (decoded once per seq or bytes) and whether its
 // result exists into v.
 func (r *ViewReader) readOp(st store.Storage, named bool, op string, v *View) error {
-	sv, err := st.GetValue(lane.OpStateAddr(op))
+	s, res, err := r.readOpState(st, named, op)
 	if err != nil {
 		return err
 	}
-	v.Ops[op] = nil
+	v.Ops[op], v.Results[op] = s, res
+	return nil
+}
+
+// readOpState reads op's state (nil: none) and whether its result exists.
+func (r *ViewReader) readOpState(st store.Storage, named bool, op string) (*lane.OpState, bool, error) {
+	sv, err := st.GetValue(lane.OpStateAddr(op))
+	if err != nil {
+		return nil, false, err
+	}
+	var s *lane.OpState
 	if sv != nil {
 		d := r.decodeOp(named, sv)
 		if d.err != nil {
-			return fmt.Errorf("invariants: op %s: %w", op, d.err)
+			return nil, false, fmt.Errorf("invariants: op %s: %w", op, d.err)
 		}
-		v.Ops[op] = d.state
+		s = d.state
 	}
 	rv, err := st.GetValue(lane.ResultAddr(op))
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	v.Results[op] = rv != nil
-	return nil
+	return s, rv != nil, nil
 }
 
 // decodeOp decodes a stored op state through the memo: by seq on the
@@ -259,4 +370,44 @@ func decodeEntry(raw []byte, parse func([]byte) (pi.JSONValue, error)) entryDeco
 	}
 	m, err := pi.DecodeAssistantMessage(mv, "entry.message")
 	return entryDecode{msg: m, err: err}
+}
+
+// verifyParts reads ops, results and lists in full and requires v's to be
+// the same: the same decoded state (the memo gives one seq one state), the
+// same result presence, the same elements by seq and bytes.
+func (r *ViewReader) verifyParts(st store.Storage, ops, listKeys []string, v *View) error {
+	full := &View{Ops: map[string]*lane.OpState{}, Results: map[string]bool{}, Lists: map[string][]store.ListElement{}}
+	for _, op := range ops {
+		if err := r.readOp(st, true, op, full); err != nil {
+			return fmt.Errorf("invariants: incremental parts read, a full read failed: %w", err)
+		}
+	}
+	for _, k := range listKeys {
+		all, err := readFrames(st, k)
+		if err != nil {
+			return fmt.Errorf("invariants: incremental parts read, a full read failed: %w", err)
+		}
+		full.Lists[k] = all
+	}
+	if len(full.Ops) != len(v.Ops) || len(full.Results) != len(v.Results) || len(full.Lists) != len(v.Lists) {
+		return fmt.Errorf("invariants: incremental parts hold %d ops, %d results, %d lists; a full read %d, %d, %d",
+			len(v.Ops), len(v.Results), len(v.Lists), len(full.Ops), len(full.Results), len(full.Lists))
+	}
+	for op, s := range full.Ops {
+		if got, ok := v.Ops[op]; !ok || got != s || v.Results[op] != full.Results[op] {
+			return fmt.Errorf("invariants: incremental parts differ from a full read at operation %s", op)
+		}
+	}
+	for k, els := range full.Lists {
+		got := v.Lists[k]
+		if len(got) != len(els) {
+			return fmt.Errorf("invariants: incremental parts hold %d elements of list %s, a full read %d", len(got), k, len(els))
+		}
+		for i, e := range els {
+			if got[i].Seq != e.Seq || !bytes.Equal(got[i].Value, e.Value) {
+				return fmt.Errorf("invariants: incremental parts differ from a full read at list %s element %d", k, i)
+			}
+		}
+	}
+	return nil
 }

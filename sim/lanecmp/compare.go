@@ -43,6 +43,13 @@ type Reader struct {
 	values memo[valueMemo]
 	// named is the SeqNamed storage the memos key by seq (seqNamed)
 	named SeqNamed
+	// view is the state last read from named when it is a Changes store
+	// (readIncremental)
+	view *view
+	// VerifyViews, when set, makes every incremental read (ReadState of
+	// a Changes store) read everything again too and fail unless the two
+	// agree: the tests' proof that the view compares what a full read does.
+	VerifyViews bool
 }
 
 type valueMemo struct {
@@ -96,7 +103,24 @@ func (r *Reader) Compare(st store.Storage, m *ml.Model, extraListKeys ...string)
 // ReadState reads a lane's committed state from storage into the model's
 // plain form. Storage cannot enumerate lists or operations, so the caller
 // names them.
+//
+// From a Changes store (the simulator's reference) it reads again only what
+// the commits since its last read wrote; VerifyViews checks that against a
+// full read at every call.
 func (r *Reader) ReadState(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
+	if c, ok := st.(Changes); ok && r.seqNamed(st) {
+		return r.readIncremental(c, laneName, ops, listKeys)
+	}
+	return r.readFull(st, laneName, ops, listKeys)
+}
+
+// ReadStateFull is ReadState reading everything again, whatever st is: the
+// check that an incremental view still agrees with the storage it follows.
+func (r *Reader) ReadStateFull(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
+	return r.readFull(st, laneName, ops, listKeys)
+}
+
+func (r *Reader) readFull(st store.Storage, laneName string, ops, listKeys []string) (ml.State, error) {
 	s := ml.State{Ops: map[string]ml.Op{}, Results: map[string]ml.Result{}, Lists: map[string][]string{}}
 	tip, err := r.readJSON(st, lane.BranchTipAddr(laneName))
 	if err != nil {
@@ -132,10 +156,16 @@ func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 	if err != nil {
 		return fmt.Errorf("lanecmp: read entries: %w", err)
 	}
-	named := r.seqNamed(st)
 	if len(entries) > 0 {
 		s.Entries = make([]ml.Entry, 0, len(entries))
 	}
+	s.Entries, err = r.appendEntries(s.Entries, entries, r.seqNamed(st))
+	return err
+}
+
+// appendEntries appends the model form of entries (read from storage that
+// is SeqNamed when named is set).
+func (r *Reader) appendEntries(out []ml.Entry, entries []store.StoredEntry, named bool) ([]ml.Entry, error) {
 	for _, e := range entries {
 		memo, ok := r.entries.get(named, e.Seq, e.Entry.Raw)
 		if !ok {
@@ -150,15 +180,15 @@ func (r *Reader) readEntries(st store.Storage, s *ml.State) error {
 			r.entries.put(named, e.Seq, e.Entry.Raw, memo)
 		}
 		if memo.err != nil {
-			return fmt.Errorf("lanecmp: entry %s (seq %d): %w", e.Entry.ID, e.Seq, memo.err)
+			return out, fmt.Errorf("lanecmp: entry %s (seq %d): %w", e.Entry.ID, e.Seq, memo.err)
 		}
 		parent := ""
 		if e.Entry.ParentID != nil {
 			parent = *e.Entry.ParentID
 		}
-		s.Entries = append(s.Entries, ml.Entry{ID: e.Entry.ID, Parent: parent, Message: memo.message, Terminate: memo.terminate})
+		out = append(out, ml.Entry{ID: e.Entry.ID, Parent: parent, Message: memo.message, Terminate: memo.terminate})
 	}
-	return nil
+	return out, nil
 }
 
 func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
@@ -166,10 +196,15 @@ func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
 	if err != nil {
 		return fmt.Errorf("lanecmp: read usage: %w", err)
 	}
-	named := r.seqNamed(st)
 	if len(usage) > 0 {
 		s.Usage = make([]ml.UsageRow, 0, len(usage))
 	}
+	s.Usage, err = r.appendUsage(s.Usage, usage, r.seqNamed(st))
+	return err
+}
+
+// appendUsage appends the model form of usage rows, as appendEntries.
+func (r *Reader) appendUsage(out []ml.UsageRow, usage []store.StoredUsage, named bool) ([]ml.UsageRow, error) {
 	for _, u := range usage {
 		memo, ok := r.usage.get(named, u.Seq, u.Row.Raw)
 		if !ok {
@@ -181,11 +216,11 @@ func (r *Reader) readUsage(st store.Storage, s *ml.State) error {
 			r.usage.put(named, u.Seq, u.Row.Raw, memo)
 		}
 		if memo.err != nil {
-			return fmt.Errorf("lanecmp: usage row %s (seq %d): %w", u.Row.ID, u.Seq, memo.err)
+			return out, fmt.Errorf("lanecmp: usage row %s (seq %d): %w", u.Row.ID, u.Seq, memo.err)
 		}
-		s.Usage = append(s.Usage, ml.UsageRow{ID: u.Row.ID, EntryID: memo.entryID, Usage: memo.usage})
+		out = append(out, ml.UsageRow{ID: u.Row.ID, EntryID: memo.entryID, Usage: memo.usage})
 	}
-	return nil
+	return out, nil
 }
 
 func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
@@ -290,10 +325,22 @@ func (r *Reader) canonical(raw []byte) string {
 		if r.frames == nil {
 			r.frames = map[string]string{}
 		}
-		c = ml.Canonical(raw)
-		r.frames[string(raw)] = c
+		key := string(raw)
+		c = canonicalJSON(key)
+		r.frames[key] = c
 	}
 	return c
+}
+
+// canonicalJSON is ml.Canonical(raw) (JSON.stringify(JSON.parse(raw)), or
+// raw when it is not JSON), written in one pass by pi.AppendRestringified
+// where that answers (byte for byte the same: TestCanonicalJSONIsTheModels),
+// else by ml.Canonical itself.
+func canonicalJSON(raw string) string {
+	if b, ok := pi.AppendRestringified(make([]byte, 0, len(raw)), raw); ok {
+		return string(b)
+	}
+	return ml.Canonical([]byte(raw))
 }
 
 // opOf keeps the fields of each leaf that the model states.

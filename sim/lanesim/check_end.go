@@ -11,9 +11,14 @@ func (r *runner) finalChecks() {
 		r.fail("store", "%v", err)
 		return
 	}
+	if !r.ls.viewAgrees() {
+		return
+	}
 	op, st := r.refOp()
 	r.check(op == "" && st == nil, "liveness", "run ended with operation %s unsettled", describe(op, st))
 	r.check(r.resultsCount() >= r.p.ops, "liveness", "%d of %d operations settled", r.resultsCount(), r.p.ops)
+	// the last invariants check reads its incremental parts in full too
+	r.inv.views.VerifyParts = true
 	if !r.inv.check("end of run", nil, nil) {
 		return
 	}

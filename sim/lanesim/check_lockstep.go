@@ -667,6 +667,20 @@ func (ls *lockstep) compareState(where string) bool {
 	return ls.compareStorage(where, ls.r.ref)
 }
 
+// verifyViews makes every lockstep comparison of the reference store check
+// its incremental view against a full read (lanecmp.Reader.VerifyViews):
+// set by the tests that prove the two agree, never by a campaign.
+var verifyViews bool
+
+// viewAgrees checks, once a run ends, that the comparison's incremental
+// view of the reference store (lanecmp.Changes) still reads what a full
+// read of it does; it counts no check of its own, as it checks the
+// checker: a difference is a bug of the view, reported as a mismatch.
+func (ls *lockstep) viewAgrees() bool {
+	keys := append(ls.m.ListKeys(), ls.keys()...)
+	return !ls.mismatch("end of run", ls.reader.VerifyView(ls.r.ref, ls.m.Lane(), ls.m.OpIDs(), keys))
+}
+
 func (ls *lockstep) compareStorage(where string, st store.Storage) bool {
 	ls.r.checks++
 	return !ls.mismatch(where, ls.reader.Compare(st, ls.m, ls.keys()...))

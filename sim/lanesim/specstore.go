@@ -7,6 +7,7 @@ import (
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store"
 	mstore "github.com/frameproof/frameproof/model/store"
+	"github.com/frameproof/frameproof/sim/lanecmp"
 )
 
 // specStore is the simulator's store oracle: model/store's sequential
@@ -30,6 +31,9 @@ type specStore struct {
 	// its own instead of every read building them all again
 	entries []store.StoredEntry
 	usage   []store.StoredUsage
+	// written logs the value and list addresses of every write committed,
+	// in commit order (WrittenSince)
+	written []store.Address
 }
 
 func newSpecStore(clock env.Clock) *specStore {
@@ -45,7 +49,7 @@ func (s *specStore) body(seq int64, value string) json.RawMessage {
 	return json.RawMessage(value)
 }
 
-var _ store.Storage = (*specStore)(nil)
+var _ lanecmp.Changes = (*specStore)(nil)
 
 // toSpec converts erased writes; a write the specification cannot express
 // is an error naming it.
@@ -88,6 +92,9 @@ func (s *specStore) Commit(ws []store.Write) (store.CommitResult, error) {
 		return store.CommitResult{}, err
 	}
 	for i, w := range ws {
+		if w.Kind == store.WriteValue || w.Kind == store.WriteList {
+			s.written = append(s.written, store.Address{Namespace: w.Namespace, Key: w.Key})
+		}
 		switch {
 		case (w.Kind == store.WriteValue && w.Op == store.OpSet) || (w.Kind == store.WriteList && w.Op == store.OpAppend):
 			s.bytes[res.Seqs[i]] = json.RawMessage(mws[i].Value)
@@ -156,6 +163,17 @@ func (s *specStore) Close() error { return nil }
 // acknowledged commits only, never rolled back, so no seq ever names other
 // bytes.
 func (s *specStore) SeqsNameWrites() bool { return true }
+
+// WrittenSince makes the reference store a lanecmp.Changes: the lockstep
+// comparison after every commit reads again only the addresses the commits
+// since its last read wrote. Every value and list write of a commit the
+// specification accepted is logged (a rejected commit changes nothing).
+func (s *specStore) WrittenSince(from int) ([]store.Address, int) {
+	if from >= len(s.written) {
+		return nil, len(s.written)
+	}
+	return s.written[from:len(s.written):len(s.written)], len(s.written)
+}
 
 // rowsAreSpec checks the entries and usage rows the store serves (appended
 // at commit, so the checks after every commit read no copy) against

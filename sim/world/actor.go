@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sort"
+	"strconv"
 
 	"github.com/frameproof/frameproof/sim/trace"
 )
@@ -43,7 +44,7 @@ func (w *World) newActor(p *Process, name string, fn func()) *actor {
 	w.actorSeq++
 	a := &actor{
 		seq:  w.actorSeq,
-		name: fmt.Sprintf("%s#%d", name, w.actorSeq),
+		name: name + "#" + strconv.FormatInt(w.actorSeq, 10),
 		proc: p,
 		fn:   fn,
 		wake: make(chan bool),

@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/sim/trace"
@@ -79,7 +80,7 @@ func (p *Process) NewFuture(name string) env.Completer {
 func (p *Process) newFuture(name string) *Future {
 	w := p.w
 	w.futSeq++
-	f := &Future{w: w, owner: p, name: fmt.Sprintf("%s#%d", name, w.futSeq)}
+	f := &Future{w: w, owner: p, name: name + "#" + strconv.FormatInt(w.futSeq, 10)}
 	if !p.alive {
 		f.done, f.err = true, p.crashErr()
 		return f

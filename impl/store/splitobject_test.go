@@ -1,0 +1,72 @@
+package store
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// jsonText draws JSON text: objects (keys with escapes, non-ASCII bytes and
+// repeats), arrays, strings with escaped quotes and brackets, numbers and
+// literals, with space between tokens.
+func jsonText(t *rapid.T, depth int) string {
+	sp := rapid.SampledFrom([]string{"", " ", "\n\t "}).Draw(t, "space")
+	str := rapid.SampledFrom([]string{`"a"`, `"id"`, `"b\"}"`, `"\\"`, `"\u00e9"`, `"é"`, `"\ud800"`, `"x,y:]"`, `""`, `"a\/b"`, "\"\xff\""}).Draw(t, "string")
+	kinds := 4
+	if depth > 0 {
+		kinds = 6
+	}
+	switch rapid.IntRange(0, kinds-1).Draw(t, "kind") {
+	case 0:
+		return str
+	case 1:
+		return rapid.SampledFrom([]string{"0", "-1.5e+3", "12", "true", "false", "null"}).Draw(t, "literal")
+	case 2, 3:
+		return sp + str + sp
+	case 4:
+		n := rapid.IntRange(0, 4).Draw(t, "members")
+		parts := make([]string, n)
+		for i := range parts {
+			key := rapid.SampledFrom([]string{`"a"`, `"id"`, `"parentId"`, `"\u0061"`, `"é"`, `"k\"q"`, `"0"`, "\"\xfe\""}).Draw(t, "key")
+			parts[i] = sp + key + sp + ":" + sp + jsonText(t, depth-1) + sp
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	default:
+		n := rapid.IntRange(0, 3).Draw(t, "elements")
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = sp + jsonText(t, depth-1) + sp
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+}
+
+// splitCompactObject splits compactJSON's output exactly as ParseObject
+// does: the same keys (unquoted as encoding/json does), the same value
+// bytes, the same errors (not an object, duplicate key).
+func TestSplitCompactObjectIsParseObject(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		raw := jsonText(t, 3)
+		if rapid.Bool().Draw(t, "object") {
+			raw = "{" + `"id":` + raw + "," + `"v":` + jsonText(t, 3) + "}"
+		}
+		compact, err := compactJSON([]byte(raw))
+		if err != nil {
+			return
+		}
+		want, werr := ParseObject(compact)
+		got, gerr := splitCompactObject(compact)
+		if werr != nil || gerr != nil {
+			require.Equal(t, werr != nil, gerr != nil, "errors: ParseObject %v, split %v", werr, gerr)
+			require.Equal(t, werr.Error(), gerr.Error())
+			return
+		}
+		require.Equal(t, len(want), len(got), "members of %s", compact)
+		for i := range want {
+			require.Equal(t, want[i].Key, got[i].Key)
+			require.Equal(t, string(want[i].Value), string(got[i].Value))
+		}
+	})
+}
