@@ -848,8 +848,10 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 }
 
 // Cancel: durable cancel_requested on the current operation (no-op when
-// idle or already requested). A request that removed queued steer or
-// followUp items is followed by queue_update (requestOperationAbort).
+// idle or already requested: no transaction, no event). The request's
+// batch opens with operation_abort, naming the operation and the queued
+// steer and followUp messages it removes, in inbox order; queue_update
+// follows when it removed any (runtime/lane.ts requestOperationAbort).
 func (m *Model) Cancel() {
 	defer m.fillStateValues()
 	id, o, ok := m.current()
@@ -860,6 +862,7 @@ func (m *Model) Cancel() {
 	m.expectTX(m.cancelWrites(id)...)
 	o.CancelRequested, o.RequestedAt = true, m.now()
 	m.st.Ops[id] = o
+	m.emit(m.abortEvent(id), false)
 	if m.removeSteering() {
 		m.emit("queue_update", false)
 	}
@@ -950,6 +953,13 @@ func (m *Model) Capture() Snapshot {
 
 // Committed returns a copy of the committed state.
 func (m *Model) Committed() State { return m.st.clone() }
+
+// Current is the committed current operation ("" when idle) and whether
+// its control is cancel_requested (what a client shows as "aborting").
+func (m *Model) Current() (op string, cancelRequested bool) {
+	id, o, _ := m.current()
+	return id, o.CancelRequested
+}
 
 // Events returns the emitted events so far.
 func (m *Model) Events() []string { return append([]string(nil), m.events...) }

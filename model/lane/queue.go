@@ -3,6 +3,7 @@ package lane
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Queued input (runtime/lane.ts enqueue, requestOperationAbort): the lane's
@@ -39,6 +40,28 @@ func (m *Model) Enqueue(entryID, kind, message string) error {
 	m.queuedMsg[entryID] = message
 	m.emit("queue_update", false)
 	return nil
+}
+
+// abortEvent is operation_abort for op with the messages of the steer and
+// followUp items the request removes (before removeSteering).
+func (m *Model) abortEvent(op string) string {
+	var steer, followUp []string
+	for _, it := range m.st.Lane.Inbox {
+		switch it.Kind {
+		case "steer":
+			steer = append(steer, m.queuedMsg[it.EntryID])
+		case "followUp":
+			followUp = append(followUp, m.queuedMsg[it.EntryID])
+		}
+	}
+	return AbortEvent(op, steer, followUp)
+}
+
+// AbortEvent names operation_abort in the model's event vocabulary: the
+// operation, then the removed steer and followUp messages (canonical
+// JSON) in inbox order.
+func AbortEvent(op string, steer, followUp []string) string {
+	return "operation_abort:" + op + " steer=[" + strings.Join(steer, ",") + "] followUp=[" + strings.Join(followUp, ",") + "]"
 }
 
 // removeSteering drops the steer and followUp items and their pending

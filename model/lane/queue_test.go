@@ -49,3 +49,34 @@ func withoutValues(ws []TXWrite) []TXWrite {
 	}
 	return out
 }
+
+// runtime/lane.ts requestOperationAbort: the batch is operation_abort with
+// the removed steer and followUp messages, then queue_update when it
+// removed any; a repeated request emits nothing, and a request that
+// removes nothing emits operation_abort alone.
+func TestCancelEmitsOperationAbortBeforeQueueUpdate(t *testing.T) {
+	m := newModel()
+	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, BaseDelayMs: 10}))
+	must(t, m.Enqueue("s0", "steer", `{"m":"s0"}`))
+	must(t, m.Enqueue("n1", "nextRun", `{"m":"n1"}`))
+	must(t, m.Enqueue("f2", "followUp", `{"m":"f2"}`))
+	must(t, m.Enqueue("s3", "steer", `{"m":"s3"}`))
+	before := len(m.Events())
+	m.Cancel()
+	want := []string{`operation_abort:op steer=[{"m":"s0"},{"m":"s3"}] followUp=[{"m":"f2"}]`, "queue_update"}
+	if got := m.Events()[before:]; !reflect.DeepEqual(got, want) {
+		t.Fatalf("cancel events %q, want %q", got, want)
+	}
+	m.Cancel()
+	if got := m.Events()[before+2:]; len(got) != 0 {
+		t.Fatalf("repeated cancel events %q", got)
+	}
+
+	m = newModel()
+	must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, BaseDelayMs: 10}))
+	before = len(m.Events())
+	m.Cancel()
+	if got := m.Events()[before:]; !reflect.DeepEqual(got, []string{"operation_abort:op steer=[] followUp=[]"}) {
+		t.Fatalf("cancel events %q", got)
+	}
+}
