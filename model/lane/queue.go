@@ -2,6 +2,7 @@ package lane
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -94,3 +95,26 @@ func (m *Model) Inbox() []InboxItem { return append([]InboxItem(nil), m.st.Lane.
 // reads their pending entries back, so a removal the model expects cannot
 // hide, nor can a pending entry that should remain.
 func (m *Model) QueuedIDs() []string { return append([]string(nil), m.queued...) }
+
+// CancelQueued: one queued item of any kind is removed, with or without a
+// current operation (runtime/lane.ts cancelQueued): its pending entry is
+// deleted and the lane state set without it, in one transaction, and
+// queue_update follows. An id the inbox does not hold commits nothing; the
+// answer is "already_consumed" when an entry has the id, else
+// "not_found" ("cancelled" when it removed the item).
+func (m *Model) CancelQueued(entryID string) string {
+	defer m.fillStateValues()
+	i := slices.IndexFunc(m.st.Lane.Inbox, func(it InboxItem) bool { return it.EntryID == entryID })
+	if i == -1 {
+		m.expectTX()
+		if slices.ContainsFunc(m.st.Entries, func(e Entry) bool { return e.ID == entryID }) {
+			return "already_consumed"
+		}
+		return "not_found"
+	}
+	m.expectTX(deleteValue(nsPendingEntry, entryID), setValue(nsLaneState, m.cfg.Lane, ""))
+	m.st.Lane.Inbox = slices.Delete(slices.Clone(m.st.Lane.Inbox), i, i+1)
+	m.unpend(entryID)
+	m.emit("queue_update", false)
+	return "cancelled"
+}

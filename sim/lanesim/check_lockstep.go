@@ -98,6 +98,9 @@ type lockstep struct {
 	// process-local
 	items     []*lineItem
 	finalizes []finalizeReq
+	// unqueues are the queuer's CancelQueued calls admitted to the line and
+	// not yet at their turn, oldest first
+	unqueues  []*unqueueReq
 	stepping  bool
 	early     *ml.Outcome  // a single-TX step's outcome, applied at its commit
 	inflight  func() error // the model input of a commit in flight (not acked)
@@ -373,6 +376,8 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		return func() error { m.Cancel(); return nil }
 	case "enqueue":
 		return enqueueInput(ls, ws)
+	case "cancel-queued":
+		return ls.unqueueInput(ws)
 	case "finalize":
 		req, ok := ls.popFinalize()
 		return func() error {
@@ -510,6 +515,8 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		case (refusal != nil) != errors.Is(err, lane.ErrResultError):
 			ls.r.fail("model-mismatch", "finalize %s: impl %v, model refusal %v", req.status, err, refusal)
 		}
+	case it.name == "cancel-queued":
+		ls.unqueueDeclined(err)
 	case it.name == "tool-placement-read" && ls.stepping && err == nil:
 		// materializeReady emits the results' message events before the
 		// placement commits
@@ -840,7 +847,7 @@ func (ls *lockstep) restart(survived bool) bool {
 		return false
 	}
 	ls.m.Crash()
-	ls.items, ls.finalizes, ls.stepping, ls.early = nil, nil, false, nil
+	ls.items, ls.finalizes, ls.unqueues, ls.stepping, ls.early = nil, nil, nil, false, nil
 	ls.implBase, ls.modelBase = len(ls.impl), len(ls.m.Events())
 	return ls.compareStorage("reopened storage", ls.r.st.Storage)
 }
