@@ -198,6 +198,9 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 	}
 	it := &lineItem{name: cmd, queuedAt: float64(e.ls.r.w.Now().UnixMilli())}
 	e.ls.items = append(e.ls.items, it)
+	if cmd == "threshold-read" {
+		e.ls.r.cancelAim.readAdmitted(e.ls.r.ln)
+	}
 	if cmd == "start-run" && e.ls.starting {
 		// StartRun reads its clock right before it queues the run's
 		// acceptance, after its acquisition's transactions and their
@@ -531,6 +534,9 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		ls.recoverTurn = !skipped && it.name == "recovery-read"
 		if skipped && it.name == "threshold-read" {
 			ls.r.race(rowThreshold, ls.r.thresholdDeclined())
+		}
+		if skipped && ls.r.p.thresholdOver > 0 && (it.name == "finish" || it.name == "checkpoint") && ls.r.thresholdDeclined() == orderThresholdCancelled {
+			ls.r.race(rowThreshold, orderBoundaryCancelled+":"+it.name)
 		}
 		if !skipped && !readCommands[it.name] {
 			ls.r.fail("model-mismatch", "%s committed nothing although the operation is still what the step was dispatched on", it.name)
