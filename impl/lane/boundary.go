@@ -125,7 +125,10 @@ func (l *Lane) boundaryCommit(cur view, op string, p inboxPlacement, st *OpState
 // enqueue slips between them; this lane's one command decides at the
 // later of the two turns). pi's threshold check runs first
 // (prepareThreshold); a read that declines ends the step ("stale" when
-// the operation is gone). Without a threshold compaction the placement
+// the operation is gone). Like pi's planning continueOperation, the
+// command declines a run cancelled since the step read it (after the
+// threshold read, or after dispatch without one): nothing commits and the
+// next step reconciles. Without a threshold compaction the placement
 // takes followUp items when nothing else projects. A placed message starts
 // the next assistant step (assistant.ready at the boundary); otherwise a
 // threshold compaction moves to summary.deciding, or the run finishes
@@ -143,6 +146,12 @@ func (l *Lane) finishBoundary(op string, s *OpState) (StepResult, error) {
 	_, committed, err := l.command("finish", thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op {
 			return plan{}, l.staleTarget(cur)
+		}
+		if cur.op.State.At != LeafCheckpoint || cur.op.State.Control.CancelRequested {
+			// continueOperation: cancel_requested, so runCheckpoint's
+			// planning (and finishRunBoundary's replan) commits nothing
+			// and the next step reconciles the cancellation
+			return plan{}, nil
 		}
 		p, q, err := l.planBoundary(cur, th.prep == nil)
 		if err != nil {

@@ -3,6 +3,7 @@ package lane
 import (
 	"testing"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/stretchr/testify/require"
 )
@@ -39,5 +40,84 @@ func TestCancelTXRemovesSteeringAndWritesLaneState(t *testing.T) {
 		require.NoError(t, err)
 		require.JSONEq(t, `{"currentOperationId":"`+op+`","lastOperationId":null,"inbox":[{"entryId":"w1","kind":"write"}]}`, string(ls.Value))
 		require.True(t, h.stateOf(op).Control.CancelRequested)
+	})
+}
+
+// runtime/lane.ts requestOperationAbort: operation_abort carries the
+// operation's id, the removed steer messages and the removed followUp
+// messages (each pending entry's payload, in inbox order, empty arrays
+// when none), and comes before queue_update in the same batch.
+func TestRequestCancelEmitsOperationAbortWithRemovedMessages(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		op := h.start(1)
+		s1, err := l.Enqueue(QueueSteer, "s1")
+		require.NoError(t, err)
+		_, err = l.Enqueue(QueueNextRun, "n")
+		require.NoError(t, err)
+		s2, err := l.Enqueue(QueueSteer, "s2")
+		require.NoError(t, err)
+		want := map[string]string{}
+		for _, id := range []string{s1, s2} {
+			v, err := h.store.GetValue(PendingEntryAddr(id))
+			require.NoError(t, err)
+			p, err := pi.ParseJSON(string(v.Value))
+			require.NoError(t, err)
+			want[id] = string(p.Prop("payload").AppendJSON(nil))
+		}
+		h.resetEvents()
+		require.NoError(t, l.RequestCancel())
+		require.Equal(t, []string{"operation_abort", "queue_update"}, h.eventTypes())
+		ev := h.events[0]
+		require.Equal(t, op, ev.OperationID)
+		require.Equal(t, "main", ev.Lane)
+		require.Equal(t, "["+want[s1]+","+want[s2]+"]", string(ev.Steer.AppendJSON(nil)))
+		require.Equal(t, "[]", string(ev.FollowUp.AppendJSON(nil)))
+	})
+}
+
+// runtime/lane.ts requestOperationAbort: a repeated request (control
+// already cancel_requested, newlyRequested false) and a request with no
+// current operation commit nothing and emit nothing.
+func TestRequestCancelRepeatedOrIdleCommitsAndEmitsNothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		h.resetEvents()
+		require.NoError(t, l.RequestCancel()) // idle
+		require.Empty(t, h.tele)
+		require.Empty(t, h.eventTypes())
+		h.start(1)
+		require.NoError(t, l.RequestCancel())
+		h.resetEvents()
+		require.NoError(t, l.RequestCancel()) // repeated
+		require.Empty(t, h.tele)
+		require.Empty(t, h.eventTypes())
+	})
+}
+
+// runtime/lane.ts requestOperationAbort: a removed item whose pending
+// entry is not a message is pi's SessionInvariantError `Pending <kind>
+// entry <id> is missing its message`, which faults the harness; nothing
+// commits.
+func TestRequestCancelFaultsOnRemovedItemWithoutMessage(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		h.open()
+		op := h.start(1)
+		_, err := h.store.Commit([]store.Write{
+			store.SetValueRaw(valueAddr(NSPendingEntry, "f1"), []byte(`{"type":"custom","customType":"note"}`)),
+			store.SetValueRaw(LaneStateAddr("main"), []byte(`{"currentOperationId":"`+op+`","lastOperationId":null,"inbox":[{"entryId":"f1","kind":"followUp"}]}`)),
+		})
+		require.NoError(t, err)
+		l := h.open()
+		h.resetEvents()
+		err = l.RequestCancel()
+		var hf *HarnessFault
+		require.ErrorAs(t, err, &hf)
+		require.Equal(t, "Pending followUp entry f1 is missing its message", hf.Cause.Error())
+		require.Empty(t, h.tele)
+		require.False(t, h.stateOf(op).Control.CancelRequested)
 	})
 }

@@ -212,3 +212,33 @@ func TestStartLeavesDecodeAsPiStoresThem(t *testing.T) {
 	_, err := DecodeState([]byte(`{"control":{"status":"running"},"settings":{},"latestAssistantEntryId":null,"at":"checkpoint","continuation":{"kind":"later"},"triggerEntryId":"t1"}`))
 	require.ErrorContains(t, err, `unsupported checkpoint continuation "later"`)
 }
+
+// runtime/drive/checkpoint.ts runCheckpoint: the may_finish boundary's
+// planning continueOperation (and finishRunBoundary's after it) answers
+// cancel_requested for a run cancelled after the step read its
+// checkpoint, so the finish commits nothing and returns continue; the next
+// step reconciles the cancellation with the aborted terminal, where the
+// old finish command ignored the cancel and completed the run.
+func TestMayFinishBoundaryAfterCancelCommitsNothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		op := h.start(1)
+		h.provider.add(helloScript())
+		_, err := l.Step(StepOptions{})
+		require.NoError(t, err)
+		read := l.Current() // the step's dispatch reads the checkpoint
+		require.Equal(t, LeafCheckpoint, read.State.At)
+		require.Equal(t, ContinueMayFinish, read.State.Continuation.Kind)
+		require.NoError(t, l.RequestCancel())
+		commits := len(h.tele)
+		r, err := l.finishBoundary(op, read.State)
+		require.NoError(t, err)
+		require.Equal(t, StepResult{Kind: StepProgress}, r)
+		require.Len(t, h.tele, commits)
+		r, err = l.Step(StepOptions{})
+		require.NoError(t, err)
+		require.Equal(t, StepResult{Kind: StepSettled, Status: "aborted"}, r)
+		require.Contains(t, h.resultOf(op), `"status":"aborted"`)
+	})
+}

@@ -36,6 +36,7 @@
 //	                               (starting → checkpoint → assistant.ready → …;
 //	                               one Step runs a whole tool batch)
 //	(*Lane).RequestCancel          durable cancel_requested (+ Request.Abort)
+//	(*Lane).Enqueue / CancelQueued queue input / remove one queued item (enqueue, cancelQueued)
 //	(*Lane).Finalize[Async]        external terminal TX (deletes the frame list)
 //	(*Lane).Close                  controlled crash: seal + drain, no writes
 //	(*Lane).Snapshot               transcript + streamingMessage precedence

@@ -53,9 +53,11 @@ func TestEnqueueEmitsQueueUpdateWithEveryQueuedItem(t *testing.T) {
 	})
 }
 
-// runtime/lane.ts requestOperationAbort: a request that removes queued
-// steer and followUp items emits queue_update with the remaining queues; a
-// request that removes none, and a repeated request, emit no queue_update.
+// runtime/lane.ts requestOperationAbort: the batch opens with
+// operation_abort; a request that removes queued steer and followUp items
+// then emits queue_update with the remaining queues; a request that
+// removes none emits operation_abort alone, and a repeated request emits
+// nothing.
 func TestRequestCancelEmitsQueueUpdateOnlyWhenItRemovesQueuedInput(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
@@ -69,7 +71,7 @@ func TestRequestCancelEmitsQueueUpdateOnlyWhenItRemovesQueuedInput(t *testing.T)
 		require.NoError(t, err)
 		h.resetEvents()
 		require.NoError(t, l.RequestCancel())
-		require.Equal(t, []string{"queue_update"}, h.eventTypes())
+		require.Equal(t, []string{"operation_abort", "queue_update"}, h.eventTypes())
 		require.Equal(t, []string{"nextRun:" + n}, queueIDs(h.queueUpdates()[0]))
 		h.resetEvents()
 		require.NoError(t, l.RequestCancel()) // already cancel_requested
@@ -83,7 +85,7 @@ func TestRequestCancelEmitsQueueUpdateOnlyWhenItRemovesQueuedInput(t *testing.T)
 		require.NoError(t, err)
 		h.resetEvents()
 		require.NoError(t, l.RequestCancel()) // removes nothing
-		require.Empty(t, h.eventTypes())
+		require.Equal(t, []string{"operation_abort"}, h.eventTypes())
 	})
 }
 

@@ -38,6 +38,10 @@ const (
 	// from the inbox (runtime/lane.ts enqueue, boundary.ts
 	// boundaryPlacementEvents, acceptRun).
 	EvQueueUpdate EventType = "queue_update"
+	// operation_abort opens a cancel request's batch (runtime/lane.ts
+	// requestOperationAbort): the operation and the queued steer and
+	// followUp messages the request removed.
+	EvOperationAbort EventType = "operation_abort"
 	// lane_created follows the transaction that acquires the lane
 	// (runtime/harness.ts Harness.lane); config_update follows each
 	// pi.lane.config change (runtime/lane.ts setConfiguration, through the
@@ -107,6 +111,13 @@ type Event struct {
 	// Queues: queue_update's remaining queued items, pi's LaneQueuedItem
 	// list ({entryId, kind, type:"message", message}, in inbox order).
 	Queues pi.JSONValue
+	// OperationID: operation_abort, the operation marked cancel_requested
+	// (pi's operationId; the run events carry RunID). Steer and FollowUp:
+	// its removed queued messages by kind, in inbox order (pi's
+	// AgentMessage arrays, each a pending entry's payload; empty arrays
+	// when none was queued).
+	OperationID     string
+	Steer, FollowUp pi.JSONValue
 
 	// At: lane_created, the branch tip the lane was created at (nil: pi's
 	// null, the root).

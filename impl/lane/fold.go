@@ -8,12 +8,17 @@ import "github.com/frameproof/frameproof/impl/pi"
 // reaches a client: message_start (a pending assistant message) and
 // message_update set it, message_end and run_suspend drop it, and only while
 // the event's run is the operation the fold holds; run_start installs the
-// operation, run_end clears it; queue_update replaces the queued items.
+// operation, run_end clears it; operation_abort marks the operation it
+// names aborting; queue_update replaces the queued items.
 type ClientFold struct {
 	Lane        string
 	TipID       *string
 	Entries     []string // entry ids along the branch, root first
 	OperationID string   // "" when no operation is current
+	// Aborting is the operation's status "aborting" (pi's
+	// cancel_requested control; false: "open"), from the capture's state
+	// or an operation_abort naming the operation.
+	Aborting bool
 	// StreamingMessage is the operation's streaming message, nil if none.
 	StreamingMessage *pi.AssistantMessage
 	// StreamingRaw is the capture's untyped streaming message
@@ -27,6 +32,7 @@ type ClientFold struct {
 // NewClientFold starts a fold from a capture.
 func NewClientFold(s *Snapshot) *ClientFold {
 	f := &ClientFold{Lane: s.Lane, TipID: s.TipID, OperationID: s.OperationID, StreamingMessage: s.StreamingMessage, StreamingRaw: s.StreamingRaw, Queues: s.Queues}
+	f.Aborting = s.State != nil && s.State.Control.CancelRequested
 	for _, e := range s.Transcript {
 		f.Entries = append(f.Entries, e.ID)
 	}
@@ -44,8 +50,12 @@ func (f *ClientFold) Apply(ev Event) {
 	switch ev.Type {
 	case EvRunStart:
 		// a fresh operation: no streaming message yet
-		f.OperationID = ev.RunID
+		f.OperationID, f.Aborting = ev.RunID, false
 		f.setStreaming(nil)
+	case EvOperationAbort:
+		if f.OperationID != "" && ev.OperationID == f.OperationID {
+			f.Aborting = true
+		}
 	case EvMessageStart:
 		if matching && ev.Message != nil && ev.Message.StopReason == pi.StopPending {
 			f.setStreaming(ev.Message.Clone())
@@ -65,7 +75,7 @@ func (f *ClientFold) Apply(ev Event) {
 		f.Entries, f.TipID = append(f.Entries, id), &id
 	case EvRunEnd:
 		if matching {
-			f.OperationID = ""
+			f.OperationID, f.Aborting = "", false
 			f.setStreaming(nil)
 		}
 	}

@@ -155,3 +155,35 @@ func TestClientFoldFollowsQueueUpdates(t *testing.T) {
 		require.Equal(t, []string{"nextRun:" + n}, queueIDs(Event{Queues: fold.Queues}))
 	})
 }
+
+// runtime/reducer.ts reduceLaneSnapshot operation_abort: the operation the
+// event names (matchingOperation) turns "aborting"; an event naming
+// another operation or lane changes nothing; a capture of a cancelled
+// operation starts aborting (captureLaneSnapshot's status).
+func TestClientFoldMarksTheAbortedOperationAborting(t *testing.T) {
+	f := NewClientFold(&Snapshot{Lane: "main", OperationID: "op"})
+	f.Apply(Event{Type: EvOperationAbort, Lane: "main", OperationID: "other"})
+	f.Apply(Event{Type: EvOperationAbort, Lane: "side", OperationID: "op"})
+	require.False(t, f.Aborting)
+	f.Apply(Event{Type: EvOperationAbort, Lane: "main", OperationID: "op"})
+	require.True(t, f.Aborting)
+	f.Apply(Event{Type: EvRunEnd, Lane: "main", RunID: "op"})
+	require.False(t, f.Aborting)
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		h.start(1)
+		c, err := l.Capture()
+		require.NoError(t, err)
+		fold := NewClientFold(c)
+		h.resetEvents()
+		require.NoError(t, l.RequestCancel())
+		for _, ev := range h.events {
+			fold.Apply(ev)
+		}
+		require.True(t, fold.Aborting)
+		c, err = l.Capture()
+		require.NoError(t, err)
+		require.True(t, NewClientFold(c).Aborting)
+	})
+}

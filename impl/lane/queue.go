@@ -2,6 +2,7 @@ package lane
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
@@ -11,7 +12,8 @@ import (
 type QueueKind string
 
 // The kinds Enqueue accepts: runtime/lane.ts steer, followUp and nextRun.
-// A cancel request removes queued steer and followUp items (RequestCancel).
+// A cancel request removes queued steer and followUp items (RequestCancel);
+// CancelQueued removes one item of any kind.
 const (
 	QueueSteer    QueueKind = "steer"
 	QueueFollowUp QueueKind = "followUp"
@@ -70,4 +72,87 @@ func (l *Lane) Enqueue(kind QueueKind, text string) (string, error) {
 		return "", err
 	}
 	return id, nil
+}
+
+// CancelQueuedResult is what CancelQueued did (pi's CancelQueuedResult
+// kind, runtime/lane.ts cancelQueued).
+type CancelQueuedResult string
+
+// CancelQueued's results: the item was removed; it is no longer queued
+// because it became an entry (placed at a boundary or a run's acceptance);
+// no item and no entry has the id.
+const (
+	QueueCancelled       CancelQueuedResult = "cancelled"
+	QueueAlreadyConsumed CancelQueuedResult = "already_consumed"
+	QueueNotFound        CancelQueuedResult = "not_found"
+)
+
+// CancelQueued removes the queued inbox item entryID, as pi's
+// Lane.cancelQueued (runtime/lane.ts) does, with or without a current
+// operation. One transaction deletes the item's pending entry and sets
+// the lane state without the item; its batch is queue_update with the
+// remaining queues. An id the inbox does not hold commits nothing and is
+// QueueAlreadyConsumed when an entry has it, else QueueNotFound. A queued
+// item without a pending entry is pi's invariant error `Queued <kind>
+// entry <id> is missing its payload`, which faults the lane.
+func (l *Lane) CancelQueued(entryID string) (CancelQueuedResult, error) {
+	if err := l.usable(); err != nil {
+		return "", err
+	}
+	var result CancelQueuedResult
+	_, _, err := l.command("cancel-queued", func(cur view) (plan, error) {
+		items, err := readInbox(cur.laneState.Inbox)
+		if err != nil {
+			return plan{}, err
+		}
+		i := slices.IndexFunc(items, func(it queuedItem) bool { return it.id == entryID })
+		if i == -1 {
+			result, err = l.unqueuedResult(entryID)
+			return plan{}, err
+		}
+		result = QueueCancelled
+		return l.cancelQueuedPlan(cur, items, items[i])
+	})
+	if err != nil {
+		return "", err
+	}
+	return result, nil
+}
+
+// unqueuedResult is cancelQueued's answer for an id the inbox does not
+// hold: already_consumed when an entry has it (reader.getEntries).
+func (l *Lane) unqueuedResult(entryID string) (CancelQueuedResult, error) {
+	entries, err := l.cfg.Storage.Entries()
+	if err != nil {
+		return "", fmt.Errorf("lane: cancel queued: read entries: %w", err)
+	}
+	for _, e := range entries {
+		if e.Entry.ID == entryID {
+			return QueueAlreadyConsumed, nil
+		}
+	}
+	return QueueNotFound, nil
+}
+
+// cancelQueuedPlan removes it from the inbox items: its pending entry must
+// be stored; the remaining queues are read after (pi's order).
+func (l *Lane) cancelQueuedPlan(cur view, items []queuedItem, it queuedItem) (plan, error) {
+	stored, err := l.cfg.Storage.GetValue(PendingEntryAddr(it.id))
+	if err != nil {
+		return plan{}, fmt.Errorf("lane: cancel queued: read pending entry %s: %w", it.id, err)
+	}
+	if stored == nil {
+		return plan{}, &invariantError{fmt.Sprintf("Queued %s entry %s is missing its payload", it.kind, it.id)}
+	}
+	kept := withoutItems(items, []queuedItem{it})
+	queues, err := l.laneQueues(kept)
+	if err != nil {
+		return plan{}, err
+	}
+	next := cur.clone()
+	next.laneState.Inbox = kept
+	writes := []store.Write{store.DeleteValueRaw(PendingEntryAddr(it.id)), store.SetValueRaw(LaneStateAddr(l.cfg.Name), next.laneState.raw())}
+	return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event {
+		return []Event{{Type: EvQueueUpdate, Queues: queues}}
+	}}, nil
 }

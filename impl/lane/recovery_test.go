@@ -334,6 +334,8 @@ func TestRequiredAfterResponseNeverRunsForRestoredSynthetic(t *testing.T) {
 			runsBefore := h.hookRuns
 			if cancel {
 				require.NoError(t, h.lane.RequestCancel())
+				require.Equal(t, []string{"operation_abort"}, h.eventTypes())
+				h.resetEvents()
 			}
 			_, err := h.lane.Step(StepOptions{})
 			require.NoError(t, err)

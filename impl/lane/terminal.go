@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/frameproof/frameproof/impl/env"
-	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 )
 
@@ -131,98 +130,4 @@ func (l *Lane) FinalizeAsync(status string, opErr *OpError) env.Future {
 	var rec ResultRecord
 	fut, _ := l.commandAsync("finalize", l.terminatePlanner(status, opErr, "", &rec))
 	return fut
-}
-
-// RequestCancel durably marks the current operation cancel_requested (no-op
-// when idle or already cancelled). Like pi's requestOperationAbort it first
-// begins the abort of the current operation's drive synchronously, so an
-// effect not yet admitted is never started (the step awaits this command
-// and the next step reconciles); once the command completed it signals the
-// drive's abort (Request.Abort, retry waits). The TX: delete the pending
-// entries of queued steer and followUp items, set the op state, set the lane
-// state without those items; its batch is queue_update with the remaining
-// queues when an item was removed (pi's batch also opens with
-// operation_abort, which this lane does not emit).
-func (l *Lane) RequestCancel() error {
-	if err := l.usable(); err != nil {
-		return err
-	}
-	cancellation := l.beginAbort()
-	var op string
-	_, _, err := l.command("cancel", func(cur view) (plan, error) {
-		if cur.op == nil {
-			return plan{}, nil
-		}
-		op = cur.op.ID
-		if cur.op.State.Control.CancelRequested {
-			return plan{}, nil
-		}
-		next := cur.clone()
-		next.op.State.Control = Control{CancelRequested: true, RequestedAt: l.now()}
-		kept, removed, err := splitSteering(cur.laneState.Inbox)
-		if err != nil {
-			return plan{}, err
-		}
-		evs, err := l.cancelEvents(kept, removed)
-		if err != nil {
-			return plan{}, err
-		}
-		var writes []store.Write
-		for _, id := range removed {
-			writes = append(writes, store.DeleteValueRaw(valueAddr(NSPendingEntry, id)))
-		}
-		next.laneState.Inbox = kept
-		writes = append(writes, store.SetValueRaw(OpStateAddr(cur.op.ID), MarshalState(next.op.State)),
-			store.SetValueRaw(LaneStateAddr(l.cfg.Name), next.laneState.raw()))
-		return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event { return evs }}, nil
-	})
-	if cancellation != nil {
-		cancellation.Resolve(err)
-	}
-	if err != nil {
-		return err
-	}
-	// settleGate: signal on a new or a repeated request for the operation
-	if op != "" {
-		l.signalAbort(op)
-	}
-	return nil
-}
-
-// cancelEvents is requestOperationAbort's queue_update (runtime/lane.ts):
-// emitted when the request removed queued items, with the remaining queues.
-func (l *Lane) cancelEvents(kept pi.JSONValue, removed []string) ([]Event, error) {
-	if len(removed) == 0 {
-		return nil, nil
-	}
-	queues, err := l.laneQueues(kept)
-	if err != nil {
-		return nil, err
-	}
-	return []Event{{Type: EvQueueUpdate, Queues: queues}}, nil
-}
-
-// splitSteering separates queued steer/followUp items (cancellation removes
-// them) from the rest of the inbox, keeping order.
-func splitSteering(inbox pi.JSONValue) (kept pi.JSONValue, removed []string, err error) {
-	if inbox.IsUndefined() {
-		return inbox, nil, nil
-	}
-	if inbox.Kind() != pi.Array {
-		return inbox, nil, fmt.Errorf("lane: cancel: lane state inbox is not an array")
-	}
-	var keep []pi.JSONValue
-	for i, item := range inbox.Array() {
-		r := &reader{path: "laneState.inbox[" + itoa(i) + "]"}
-		kind, id := r.str(item, "kind"), r.str(item, "entryId")
-		if r.err != nil {
-			return inbox, nil, fmt.Errorf("lane: cancel: %w", r.err)
-		}
-		if kind == "steer" || kind == "followUp" {
-			removed = append(removed, id)
-			continue
-		}
-		keep = append(keep, item)
-	}
-	return pi.ArrayValue(keep), removed, nil
 }

@@ -63,9 +63,12 @@ type Config struct {
 	// (SyntheticRead), and the recovery's message_start/message_end follow
 	// it, as pi's recovery.ts hands them over once continueOperation
 	// returned, so a batch another caller committed meanwhile (an
-	// enqueue's queue_update) precedes them. Off, for a driver that lets
-	// no other command commit between a step's dispatch and its read,
-	// Step emits them.
+	// enqueue's queue_update) precedes them. Each is an emit of its own
+	// (pi's lane.emit, delivery awaited before the next), so such a batch
+	// may also fall between them: message_end is due once the driver
+	// reports it handed over (SyntheticEnd), or at the settlement at the
+	// latest. Off, for a driver that lets no other command commit between
+	// a step's dispatch and its settlement, Step emits both.
 	SyntheticAtRead bool
 	// Tools are the lane's configured tools (tools.go); a batch's calls of
 	// tools not configured are answered "unavailable", as pi answers them.
@@ -200,7 +203,10 @@ type Model struct {
 	// syntheticDue: the recovery's message_start/message_end are still to
 	// be emitted (Config.SyntheticAtRead, emitSynthetic).
 	syntheticDue bool
-	settled      *Outcome
+	// syntheticEndDue: message_start was emitted, message_end is still
+	// to be (SyntheticEnd)
+	syntheticEndDue bool
+	settled         *Outcome
 	// tx is the write list of the transaction the last input stands for
 	// (TakeTX); txKnown says whether the model states one for it.
 	tx      []TXWrite
@@ -334,7 +340,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
 	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
-	m.turns, m.th, m.asked, m.gone, m.syntheticDue = 0, nil, false, false, false
+	m.turns, m.th, m.asked, m.gone, m.syntheticDue, m.syntheticEndDue = 0, nil, false, false, false, false
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
@@ -406,8 +412,23 @@ func (m *Model) emitSynthetic() {
 	if m.syntheticDue {
 		m.syntheticDue = false
 		m.emit("message_start", true)
-		m.emit("message_end", true)
+		m.syntheticEndDue = true
+		if !m.cfg.SyntheticAtRead {
+			m.SyntheticEnd()
+		}
 	}
+}
+
+// SyntheticEnd: the recovery's message_end was handed over (after its
+// message_start's delivery, with Config.SyntheticAtRead); it reports
+// whether one was due.
+func (m *Model) SyntheticEnd() bool {
+	if !m.syntheticEndDue {
+		return false
+	}
+	m.syntheticEndDue = false
+	m.emit("message_end", true)
+	return true
 }
 
 // syntheticFor is the harness-owned response for a restored effect_pending:
@@ -677,6 +698,7 @@ func (m *Model) Settle() error {
 	switch {
 	case m.synthetic != nil:
 		m.emitSynthetic() // a driver that reports no SyntheticRead
+		m.SyntheticEnd()  // nor the hand-over of message_end
 		msg, resp = m.synthetic, o.ResponseEntryID
 		literal = m.durable(o.ResponseEntryID) == nil
 	case m.live != nil && m.live.hooked:
@@ -848,8 +870,10 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 }
 
 // Cancel: durable cancel_requested on the current operation (no-op when
-// idle or already requested). A request that removed queued steer or
-// followUp items is followed by queue_update (requestOperationAbort).
+// idle or already requested: no transaction, no event). The request's
+// batch opens with operation_abort, naming the operation and the queued
+// steer and followUp messages it removes, in inbox order; queue_update
+// follows when it removed any (runtime/lane.ts requestOperationAbort).
 func (m *Model) Cancel() {
 	defer m.fillStateValues()
 	id, o, ok := m.current()
@@ -860,6 +884,7 @@ func (m *Model) Cancel() {
 	m.expectTX(m.cancelWrites(id)...)
 	o.CancelRequested, o.RequestedAt = true, m.now()
 	m.st.Ops[id] = o
+	m.emit(m.abortEvent(id), false)
 	if m.removeSteering() {
 		m.emit("queue_update", false)
 	}
@@ -890,7 +915,7 @@ func (m *Model) Finalize(status, code, message string) (bool, error) {
 // appends, the live stream and the step in progress are gone.
 func (m *Model) Crash() {
 	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn, m.lost = nil, nil, nil, nil, nil, false, nil, false
-	m.syntheticDue = false
+	m.syntheticDue, m.syntheticEndDue = false, false
 	m.turns = 0
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false
@@ -950,6 +975,13 @@ func (m *Model) Capture() Snapshot {
 
 // Committed returns a copy of the committed state.
 func (m *Model) Committed() State { return m.st.clone() }
+
+// Current is the committed current operation ("" when idle) and whether
+// its control is cancel_requested (what a client shows as "aborting").
+func (m *Model) Current() (op string, cancelRequested bool) {
+	id, o, _ := m.current()
+	return id, o.CancelRequested
+}
 
 // Events returns the emitted events so far.
 func (m *Model) Events() []string { return append([]string(nil), m.events...) }

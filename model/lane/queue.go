@@ -2,7 +2,9 @@ package lane
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Queued input (runtime/lane.ts enqueue, requestOperationAbort): the lane's
@@ -41,6 +43,28 @@ func (m *Model) Enqueue(entryID, kind, message string) error {
 	return nil
 }
 
+// abortEvent is operation_abort for op with the messages of the steer and
+// followUp items the request removes (before removeSteering).
+func (m *Model) abortEvent(op string) string {
+	var steer, followUp []string
+	for _, it := range m.st.Lane.Inbox {
+		switch it.Kind {
+		case "steer":
+			steer = append(steer, m.queuedMsg[it.EntryID])
+		case "followUp":
+			followUp = append(followUp, m.queuedMsg[it.EntryID])
+		}
+	}
+	return AbortEvent(op, steer, followUp)
+}
+
+// AbortEvent names operation_abort in the model's event vocabulary: the
+// operation, then the removed steer and followUp messages (canonical
+// JSON) in inbox order.
+func AbortEvent(op string, steer, followUp []string) string {
+	return "operation_abort:" + op + " steer=[" + strings.Join(steer, ",") + "] followUp=[" + strings.Join(followUp, ",") + "]"
+}
+
 // removeSteering drops the steer and followUp items and their pending
 // entries (the state half of cancelWrites); it reports whether any went.
 func (m *Model) removeSteering() bool {
@@ -71,3 +95,26 @@ func (m *Model) Inbox() []InboxItem { return append([]InboxItem(nil), m.st.Lane.
 // reads their pending entries back, so a removal the model expects cannot
 // hide, nor can a pending entry that should remain.
 func (m *Model) QueuedIDs() []string { return append([]string(nil), m.queued...) }
+
+// CancelQueued: one queued item of any kind is removed, with or without a
+// current operation (runtime/lane.ts cancelQueued): its pending entry is
+// deleted and the lane state set without it, in one transaction, and
+// queue_update follows. An id the inbox does not hold commits nothing; the
+// answer is "already_consumed" when an entry has the id, else
+// "not_found" ("cancelled" when it removed the item).
+func (m *Model) CancelQueued(entryID string) string {
+	defer m.fillStateValues()
+	i := slices.IndexFunc(m.st.Lane.Inbox, func(it InboxItem) bool { return it.EntryID == entryID })
+	if i == -1 {
+		m.expectTX()
+		if slices.ContainsFunc(m.st.Entries, func(e Entry) bool { return e.ID == entryID }) {
+			return "already_consumed"
+		}
+		return "not_found"
+	}
+	m.expectTX(deleteValue(nsPendingEntry, entryID), setValue(nsLaneState, m.cfg.Lane, ""))
+	m.st.Lane.Inbox = slices.Delete(slices.Clone(m.st.Lane.Inbox), i, i+1)
+	m.unpend(entryID)
+	m.emit("queue_update", false)
+	return "cancelled"
+}

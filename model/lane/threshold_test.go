@@ -222,3 +222,43 @@ func TestModelThresholdReadSkipsAfterCancel(t *testing.T) {
 		t.Fatalf("skipped %t, outcome %+v", skipped, out)
 	}
 }
+
+// runtime/drive/checkpoint.ts runCheckpoint: after the threshold read, the
+// planning continueOperation (and finishRunBoundary's) answers a
+// cancellation that arrived since, so the may_finish boundary's finish
+// commits nothing and the step is plain progress; without a threshold
+// read (a registry that knows no model) the finish is the first turn and
+// declines the same way. The next step reconciles with the aborted
+// terminal.
+func TestModelMayFinishFinishSkipsAfterCancel(t *testing.T) {
+	for _, asks := range []bool{true, false} {
+		m, _ := thresholdRun(t, 1e9, &piCompaction)
+		turns(t, m, 2)
+		must(t, m.Checkpoint("s1"))
+		_, err := m.StepDone(true)
+		must(t, err)
+		atMayFinish(t, m, 1e9)
+		if !asks {
+			delete(m.cfg.ContextWindows, thresholdModel)
+		}
+		e, err := m.Step(false)
+		must(t, err)
+		if e != (Expect{Kind: "terminate", Status: "completed"}) {
+			t.Fatalf("step: %+v", e)
+		}
+		if asks {
+			turns(t, m, 1) // the threshold read
+		}
+		m.Cancel()
+		skipped, err := m.StepTurn() // the finish
+		must(t, err)
+		out, err := m.StepDone(true)
+		must(t, err)
+		if !skipped || out != (Outcome{Kind: "progress"}) {
+			t.Fatalf("asks %t: skipped %t, outcome %+v", asks, skipped, out)
+		}
+		if e, err := m.Step(false); err != nil || e != (Expect{Kind: "terminate", Status: "aborted"}) {
+			t.Fatalf("asks %t: next step %+v (%v)", asks, e, err)
+		}
+	}
+}

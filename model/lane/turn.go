@@ -32,6 +32,9 @@ type dispatch struct {
 // poll step takes a second turn while its first found the leaf current.
 // So does a checkpoint step that asks the threshold question: its first
 // command reads the branch (threshold.go), its second commits the boundary.
+// A may_finish boundary's finish declines a cancellation at either turn,
+// as runCheckpoint's planning continueOperation does: nothing commits and
+// the next step reconciles.
 func (m *Model) StepTurn() (skipped bool, err error) {
 	if m.plan == nil || m.turns >= 2 || (m.turn != nil && (*m.turn || (m.plan.Kind != "poll" && !m.asked))) {
 		return false, fmt.Errorf("model/lane: step turn without a dispatched step")
@@ -55,9 +58,12 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 		// (a cancelled effect_pending was dispatched as a recovery already)
 		moved = moved || (!d.cancel && o.CancelRequested)
 	case "terminate":
-		// a boundary's threshold read (its first turn, threshold.go) goes
-		// through continueOperation, which answers a cancellation
-		moved = moved || (m.asked && m.turns == 1 && o.CancelRequested)
+		// a may_finish boundary's commands, its threshold read (the first
+		// turn when it asks, threshold.go) and the finish (runCheckpoint's
+		// planning continueOperation, then finishRunBoundary's), answer a
+		// cancellation that arrived since dispatch; the aborted terminal
+		// (settleOperation) does not ask
+		moved = moved || (m.plan.Status == "completed" && o.CancelRequested)
 	default:
 		return false, fmt.Errorf("model/lane: step turn for a %s step, which has no command", m.plan.Kind)
 	}
@@ -69,7 +75,7 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 		if !m.cfg.SyntheticAtRead {
 			m.events = m.events[:d.events]
 		}
-		m.synthetic, m.syntheticDue = nil, false
+		m.synthetic, m.syntheticDue, m.syntheticEndDue = nil, false, false
 	}
 	return moved, nil
 }

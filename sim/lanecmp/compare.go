@@ -416,8 +416,19 @@ func EventString(ev lane.Event) string {
 		s += ":" + ev.Property
 	case lane.EvCompactionStart:
 		s += ":" + ev.Reason
+	case lane.EvOperationAbort:
+		return ml.AbortEvent(ev.OperationID, canonicalEach(ev.Steer), canonicalEach(ev.FollowUp))
 	}
 	return s
+}
+
+// canonicalEach is each element of an array as canonical JSON.
+func canonicalEach(v pi.JSONValue) []string {
+	var out []string
+	for _, e := range v.Array() {
+		out = append(out, ml.Canonical(e.AppendJSON(nil)))
+	}
+	return out
 }
 
 // CompareEvents checks the implementation's events against the model's:

@@ -10,7 +10,7 @@ import (
 
 func (r *runner) canceller() {
 	if r.p.thresholdOver > 0 && choice.Chance(r.w, "cancel-at-threshold-read", 1, 2) {
-		r.cancelAim.await(r)
+		r.cancelAim.await(r, choice.Chance(r.w, "cancel-after-threshold-read", 1, 2))
 	} else {
 		r.pauseSpread("cancel", 100)
 	}

@@ -20,11 +20,12 @@ type clientFoldChecker struct {
 	// captured: the fold still shows the reduction its capture read (an
 	// orphaned response no stream has replaced yet).
 	captured bool
-	// early are the queue_update events delivered before the client
-	// started: the queuer and the canceller run beside a restart, so
-	// theirs may reach the listener while the reopened lane is captured.
-	// pi's watch buffers from before its capture; queue_update replaces
-	// the queues, so folding them after the capture, in order, is safe.
+	// early are the queue_update and operation_abort events delivered
+	// before the client started: the queuer and the canceller run beside a
+	// restart, so theirs may reach the listener while the reopened lane is
+	// captured. pi's watch buffers from before its capture; queue_update
+	// replaces the queues and operation_abort only marks its operation
+	// aborting, so folding them after the capture, in order, is safe.
 	early []lane.Event
 }
 
@@ -56,7 +57,7 @@ func (c *clientFoldChecker) laneEvent(ev lane.Event) {
 	switch {
 	case c.fold != nil:
 		c.fold.Apply(ev)
-	case ev.Type == lane.EvQueueUpdate:
+	case ev.Type == lane.EvQueueUpdate || ev.Type == lane.EvOperationAbort:
 		c.early = append(c.early, ev)
 	}
 	switch {
@@ -86,7 +87,7 @@ func (c *clientFoldChecker) check(where string) bool {
 		"%s: the client fold follows operation %q, the lane's current operation is %s (no run_start?)", where, f.OperationID, cur.ID) {
 		return false
 	}
-	if !c.checkQueues(where) {
+	if !c.checkQueues(where) || !c.checkAborting(where) {
 		return false
 	}
 	if c.captured || c.open != 0 {
@@ -115,4 +116,21 @@ func (c *clientFoldChecker) checkQueues(where string) bool {
 		got = append(got, q.Prop("kind").Str()+":"+q.Prop("entryId").Str())
 	}
 	return r.check(slices.Equal(got, want), "invariant", "%s: the client fold shows the queues %v, the lane's inbox is %v", where, got, want)
+}
+
+// checkAborting: once every handed-over batch was delivered, the fold shows
+// the operation it follows "aborting" exactly when the model's committed
+// operation is cancel_requested (its capture's status, then the
+// operation_abort of the request that marked it: pi's reduceLaneSnapshot).
+// A cancel request whose batch lacks operation_abort shows here.
+func (c *clientFoldChecker) checkAborting(where string) bool {
+	r, f := c.r, c.fold
+	if r.ls.undelivered != 0 || f.OperationID == "" {
+		return true
+	}
+	op, cancelled := r.ls.m.Current()
+	if op != f.OperationID {
+		return true
+	}
+	return r.check(f.Aborting == cancelled, "invariant", "%s: the client fold shows operation %s aborting=%t, its control is cancel_requested=%t", where, op, f.Aborting, cancelled)
 }

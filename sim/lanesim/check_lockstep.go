@@ -98,6 +98,9 @@ type lockstep struct {
 	// process-local
 	items     []*lineItem
 	finalizes []finalizeReq
+	// unqueues are the queuer's CancelQueued calls admitted to the line and
+	// not yet at their turn, oldest first
+	unqueues  []*unqueueReq
 	stepping  bool
 	early     *ml.Outcome  // a single-TX step's outcome, applied at its commit
 	inflight  func() error // the model input of a commit in flight (not acked)
@@ -195,6 +198,9 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 	}
 	it := &lineItem{name: cmd, queuedAt: float64(e.ls.r.w.Now().UnixMilli())}
 	e.ls.items = append(e.ls.items, it)
+	if cmd == "threshold-read" {
+		e.ls.r.cancelAim.readAdmitted(e.ls.r.ln)
+	}
 	if cmd == "start-run" && e.ls.starting {
 		// StartRun reads its clock right before it queues the run's
 		// acceptance, after its acquisition's transactions and their
@@ -373,6 +379,8 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		return func() error { m.Cancel(); return nil }
 	case "enqueue":
 		return enqueueInput(ls, ws)
+	case "cancel-queued":
+		return ls.unqueueInput(ws)
 	case "finalize":
 		req, ok := ls.popFinalize()
 		return func() error {
@@ -510,6 +518,8 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		case (refusal != nil) != errors.Is(err, lane.ErrResultError):
 			ls.r.fail("model-mismatch", "finalize %s: impl %v, model refusal %v", req.status, err, refusal)
 		}
+	case it.name == "cancel-queued":
+		ls.unqueueDeclined(err)
 	case it.name == "tool-placement-read" && ls.stepping && err == nil:
 		// materializeReady emits the results' message events before the
 		// placement commits
@@ -524,6 +534,9 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		ls.recoverTurn = !skipped && it.name == "recovery-read"
 		if skipped && it.name == "threshold-read" {
 			ls.r.race(rowThreshold, ls.r.thresholdDeclined())
+		}
+		if skipped && ls.r.p.thresholdOver > 0 && (it.name == "finish" || it.name == "checkpoint") && ls.r.thresholdDeclined() == orderThresholdCancelled {
+			ls.r.race(rowThreshold, orderBoundaryCancelled+":"+it.name)
 		}
 		if !skipped && !readCommands[it.name] {
 			ls.r.fail("model-mismatch", "%s committed nothing although the operation is still what the step was dispatched on", it.name)
@@ -634,6 +647,11 @@ func (c lockstepCapture) reopened(ln *lane.Lane, _ *lane.Snapshot) bool {
 // onEvent records an implementation event and checks it against the
 // events the model says are due.
 func (ls *lockstep) onEvent(ev lane.Event) {
+	if ev.Type == lane.EvMessageEnd && ev.Recovery && ev.Synthetic {
+		// the recovery's message_end is a hand-over of its own: a batch
+		// committed while its message_start was delivered precedes it
+		ls.m.SyntheticEnd()
+	}
 	s := lanecmp.EventString(ev)
 	ls.impl = append(ls.impl, s)
 	if ls.compareEvents("event "+s, false) {
@@ -854,7 +872,7 @@ func (ls *lockstep) restart(survived bool) bool {
 		return false
 	}
 	ls.m.Crash()
-	ls.items, ls.finalizes, ls.stepping, ls.early = nil, nil, false, nil
+	ls.items, ls.finalizes, ls.unqueues, ls.stepping, ls.early = nil, nil, nil, false, nil
 	ls.implBase, ls.modelBase = len(ls.impl), len(ls.m.Events())
 	return ls.compareStorage("reopened storage", ls.r.st.Storage)
 }

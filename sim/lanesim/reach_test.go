@@ -51,3 +51,17 @@ func TestSwarmReachesRunReconfiguration(t *testing.T) {
 	})
 	require.GreaterOrEqual(t, reached[orderLaneReconfigured], 5, "%v", reached)
 }
+
+// runtime/lane.ts cancelQueued: the queuer's CancelQueued calls reach each
+// of pi's answers (the item removed, placed already, never queued or
+// removed by a cancel) in a bounded seed search, each compared with the
+// model's transaction, events and answer.
+func TestQueuerReachesEveryCancelQueuedAnswer(t *testing.T) {
+	reached := searchSwarm(t, 300, rowCancelQueued, func(r map[string]int) bool {
+		return r["cancelled"] >= 3 && r["already_consumed"] >= 1 && r["not_found"] >= 3
+	})
+	t.Logf("cancel-queued answers: %v", reached)
+	require.GreaterOrEqual(t, reached["cancelled"], 3, "%v", reached)
+	require.GreaterOrEqual(t, reached["already_consumed"], 1, "%v", reached)
+	require.GreaterOrEqual(t, reached["not_found"], 3, "%v", reached)
+}

@@ -27,6 +27,10 @@ const (
 	rowThreshold            = "threshold-compaction"
 	orderThresholdCancelled = "read-cancelled"
 	orderThresholdLost      = "read-lost"
+	// orderBoundaryCancelled+":"+command: the read found the run running
+	// and the boundary's commit (checkpoint or finish) a cancel committed
+	// in between (runCheckpoint's planning continueOperation declines it)
+	orderBoundaryCancelled = "boundary-cancelled"
 )
 
 // thresholdDeclined names why a threshold read found its checkpoint moved
@@ -82,20 +86,33 @@ func (ls *lockstep) thresholdTask(name string, ws []store.Write) string {
 // parks (await) until the driver, done with a step that left the run at a
 // checkpoint, admitted its capture (beforeCapture); the cancel then queues
 // behind the capture, and its commit waits (holdCommit) until the driver's
-// next step is dispatched and has admitted its read behind it.
+// next step is dispatched and has admitted its read behind it. Aimed after
+// the read instead (afterRead), the canceller parks until a threshold read
+// of a may_finish boundary is admitted (readAdmitted), so its cancel may
+// queue between the read and the finish, which must then decline.
 type cancelAim struct {
-	aim  env.Completer
-	hold bool
+	aim       env.Completer
+	hold      bool
+	afterRead bool
 }
 
-func (a *cancelAim) await(r *runner) {
-	a.aim, a.hold = r.w.NewFuture("cancel-aim"), true
+func (a *cancelAim) await(r *runner, afterRead bool) {
+	a.aim, a.hold, a.afterRead = r.w.NewFuture("cancel-aim"), !afterRead, afterRead
 	_ = a.aim.Wait()
 }
 
 // beforeCapture wakes the parked canceller at a running checkpoint.
 func (a *cancelAim) beforeCapture(ln *lane.Lane) {
-	if cur := ln.Current(); a.aim != nil && cur != nil && cur.State.At == lane.LeafCheckpoint && !cur.State.Control.CancelRequested {
+	if cur := ln.Current(); a.aim != nil && !a.afterRead && cur != nil && cur.State.At == lane.LeafCheckpoint && !cur.State.Control.CancelRequested {
+		a.release()
+	}
+}
+
+// readAdmitted wakes a canceller aimed after the threshold read of a
+// may_finish boundary, whose finish is the command that must decline (a
+// need_assistant boundary's read comes first in every run).
+func (a *cancelAim) readAdmitted(ln *lane.Lane) {
+	if cur := ln.Current(); a.afterRead && cur != nil && cur.State.Continuation.Kind == lane.ContinueMayFinish {
 		a.release()
 	}
 }

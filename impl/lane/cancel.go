@@ -1,0 +1,163 @@
+package lane
+
+import (
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// RequestCancel durably marks the current operation cancel_requested, as
+// pi's requestOperationAbort (runtime/lane.ts) does for it. Like pi it
+// first begins the abort of the current operation's drive synchronously, so
+// an effect not yet admitted is never started (the step awaits this command
+// and the next step reconciles); once the command completed it signals the
+// drive's abort (Request.Abort, retry waits).
+//
+// The TX: delete the pending entries of queued steer and followUp items,
+// set the op state, set the lane state without those items. Its batch is
+// operation_abort {operationId, steer, followUp} with the removed messages,
+// then queue_update with the remaining queues when an item was removed.
+//
+// A request that finds the operation already cancel_requested commits and
+// emits nothing and still signals the drive's abort (pi's repeat path,
+// newlyRequested false). With no current operation it commits and emits
+// nothing and returns nil: pi's requestOperationAbort takes the operation's
+// id and answers a mismatch there, a result error rather than a throw; this
+// lane's request names no operation, so there is nothing to mismatch.
+func (l *Lane) RequestCancel() error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	cancellation := l.beginAbort()
+	var op string
+	_, _, err := l.command("cancel", func(cur view) (plan, error) {
+		if cur.op == nil {
+			return plan{}, nil
+		}
+		op = cur.op.ID
+		if cur.op.State.Control.CancelRequested {
+			return plan{}, nil
+		}
+		return l.cancelPlan(cur)
+	})
+	if cancellation != nil {
+		cancellation.Resolve(err)
+	}
+	if err != nil {
+		return err
+	}
+	// settleGate: signal on a new or a repeated request for the operation
+	if op != "" {
+		l.signalAbort(op)
+	}
+	return nil
+}
+
+// cancelPlan is requestOperationAbort's commit for the current operation.
+func (l *Lane) cancelPlan(cur view) (plan, error) {
+	req, err := l.readAbortRequest(cur.laneState.Inbox)
+	if err != nil {
+		return plan{}, err
+	}
+	next := cur.clone()
+	next.op.State.Control = Control{CancelRequested: true, RequestedAt: l.now()}
+	next.laneState.Inbox = req.kept
+	var writes []store.Write
+	for _, it := range req.removed {
+		writes = append(writes, store.DeleteValueRaw(PendingEntryAddr(it.id)))
+	}
+	writes = append(writes, store.SetValueRaw(OpStateAddr(cur.op.ID), MarshalState(next.op.State)),
+		store.SetValueRaw(LaneStateAddr(l.cfg.Name), next.laneState.raw()))
+	evs := req.events(cur.op.ID)
+	return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event { return evs }}, nil
+}
+
+// abortRequest is what requestOperationAbort reads on the line: the queued
+// steer and followUp items it removes, their messages by kind (in inbox
+// order), the inbox without them and the queues that remain.
+type abortRequest struct {
+	kept            pi.JSONValue
+	removed         []queuedItem
+	steer, followUp []pi.JSONValue
+	queues          pi.JSONValue
+}
+
+// readAbortRequest reads the removed items' messages first (a pending
+// entry missing or not a message is pi's invariant error, which faults),
+// then the remaining queues (readLaneQueues), in pi's order.
+func (l *Lane) readAbortRequest(inbox pi.JSONValue) (abortRequest, error) {
+	kept, removed, err := splitSteering(inbox)
+	if err != nil {
+		return abortRequest{}, err
+	}
+	req := abortRequest{kept: kept, removed: removed, steer: []pi.JSONValue{}, followUp: []pi.JSONValue{}}
+	for _, it := range removed {
+		msg, err := l.removedMessage(it)
+		if err != nil {
+			return abortRequest{}, err
+		}
+		if it.kind == "steer" {
+			req.steer = append(req.steer, msg)
+		} else {
+			req.followUp = append(req.followUp, msg)
+		}
+	}
+	if req.queues, err = l.laneQueues(kept); err != nil {
+		return abortRequest{}, err
+	}
+	return req, nil
+}
+
+// removedMessage is a removed item's message: its pending entry's payload.
+func (l *Lane) removedMessage(it queuedItem) (pi.JSONValue, error) {
+	stored, err := l.cfg.Storage.GetValue(PendingEntryAddr(it.id))
+	if err != nil {
+		return pi.JSONValue{}, fmt.Errorf("lane: cancel: read pending entry %s: %w", it.id, err)
+	}
+	var v pi.JSONValue
+	if stored != nil {
+		if v, err = pi.ParseJSON(string(stored.Value)); err != nil {
+			return pi.JSONValue{}, fmt.Errorf("lane: cancel: pending entry %s: %w", it.id, err)
+		}
+	}
+	if !isString(v.Prop("type"), "message") {
+		return pi.JSONValue{}, &invariantError{fmt.Sprintf("Pending %s entry %s is missing its message", it.kind, it.id)}
+	}
+	return v.Prop("payload"), nil
+}
+
+// events is the request's batch: operation_abort, then queue_update when
+// it removed queued items (runtime/lane.ts requestOperationAbort).
+func (req abortRequest) events(op string) []Event {
+	evs := []Event{{Type: EvOperationAbort, OperationID: op, Steer: pi.ArrayValue(req.steer), FollowUp: pi.ArrayValue(req.followUp)}}
+	if len(req.removed) > 0 {
+		evs = append(evs, Event{Type: EvQueueUpdate, Queues: req.queues})
+	}
+	return evs
+}
+
+// splitSteering separates queued steer/followUp items (cancellation removes
+// them) from the rest of the inbox, keeping order.
+func splitSteering(inbox pi.JSONValue) (kept pi.JSONValue, removed []queuedItem, err error) {
+	if inbox.IsUndefined() {
+		return inbox, nil, nil
+	}
+	if inbox.Kind() != pi.Array {
+		return inbox, nil, fmt.Errorf("lane: cancel: lane state inbox is not an array")
+	}
+	var keep []pi.JSONValue
+	for i, item := range inbox.Array() {
+		r := &reader{path: "laneState.inbox[" + itoa(i) + "]"}
+		it := queuedItem{kind: r.str(item, "kind"), id: r.str(item, "entryId"), raw: item}
+		if r.err != nil {
+			return inbox, nil, fmt.Errorf("lane: cancel: %w", r.err)
+		}
+		if it.kind == "steer" || it.kind == "followUp" {
+			removed = append(removed, it)
+			continue
+		}
+		keep = append(keep, item)
+	}
+	return pi.ArrayValue(keep), removed, nil
+}
