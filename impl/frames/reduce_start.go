@@ -178,27 +178,11 @@ func canonicalObject(b []byte, depth int, contentAt *int) (int, bool) {
 		if contentAt != nil && string(key) == "content" {
 			*contentAt = i
 		}
-		// One-digit integers (most of a partial's numbers) are read here.
-		if c := b[i]; c >= '0' && c <= '9' && i+1 < len(b) && (b[i+1] == ',' || b[i+1] == '}') {
-			i++
-		} else {
-			vn, ok := canonicalJSON(b[i:], depth+1)
-			if !ok {
-				return 0, false
-			}
-			i += vn
+		next, end, ok := canonicalMember(b, i, depth, '}')
+		if !ok || end {
+			return next, ok
 		}
-		if i >= len(b) {
-			return 0, false
-		}
-		switch b[i] {
-		case ',':
-			i++
-		case '}':
-			return i + 1, true
-		default:
-			return 0, false
-		}
+		i = next
 	}
 }
 
@@ -210,28 +194,42 @@ func canonicalArray(b []byte, depth int) (int, bool) {
 		return 2, true
 	}
 	for i := 1; ; {
-		// One-digit integers (most of a partial's numbers) are read here.
-		if c := b[i]; c >= '0' && c <= '9' && i+1 < len(b) && (b[i+1] == ',' || b[i+1] == '}') {
-			i++
-		} else {
-			vn, ok := canonicalJSON(b[i:], depth+1)
-			if !ok {
-				return 0, false
-			}
-			i += vn
+		next, end, ok := canonicalMember(b, i, depth, ']')
+		if !ok || end {
+			return next, ok
 		}
-		if i >= len(b) {
-			return 0, false
-		}
-		switch b[i] {
-		case ',':
-			i++
-		case ']':
-			return i + 1, true
-		default:
-			return 0, false
-		}
+		i = next
 	}
+}
+
+// canonicalMember reads the value at b[i] and the ',' or closer after it:
+// where the next member starts, or (end) the length of the whole container.
+// A truncated container is not canonical: every index is checked, since
+// the bytes may be any stored line.
+func canonicalMember(b []byte, i, depth int, closer byte) (next int, end, ok bool) {
+	if i >= len(b) {
+		return 0, false, false
+	}
+	// One-digit integers (most of a partial's numbers) are read here.
+	if c := b[i]; c >= '0' && c <= '9' && i+1 < len(b) && (b[i+1] == ',' || b[i+1] == closer) {
+		i++
+	} else {
+		vn, ok := canonicalJSON(b[i:], depth+1)
+		if !ok {
+			return 0, false, false
+		}
+		i += vn
+	}
+	if i >= len(b) {
+		return 0, false, false
+	}
+	switch b[i] {
+	case ',':
+		return i + 1, false, true
+	case closer:
+		return i + 1, true, true
+	}
+	return 0, false, false
 }
 
 // canonicalNumber is the length of the JSON number b starts with, when

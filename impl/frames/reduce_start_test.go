@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -310,4 +311,31 @@ func TestCanonicalStringMatchesTwoSteps(t *testing.T) {
 			t.Fatalf("canonicalString(%q) = %d, %v; two steps %d, %v", b, n, ok, wantN, wantOK)
 		}
 	})
+}
+
+// A stored line can be cut anywhere (a torn write, a file edited by hand):
+// the start frame's canonical check must refuse every strict prefix of a
+// container without reading past its end, and the reducers must answer
+// every prefix without a panic. (The check once indexed b[i] after a
+// member's ':' and after an array's '[' unguarded.)
+func TestCanonicalJSONRefusesEveryTruncation(t *testing.T) {
+	full := []string{
+		`{"type":"start","partial":{"role":"assistant","content":[],"a":[1,2,[3]],"b":{"c":1,"d":[]},"e":"x"}}`,
+		`[1,[2,{"a":3}],{}]`,
+		`{"a":{"b":[0]}}`,
+	}
+	for _, in := range full {
+		n, ok := canonicalJSON([]byte(in), 0)
+		require.True(t, ok && n == len(in), "the whole of %s is canonical", in)
+		for cut := 0; cut < len(in); cut++ {
+			prefix := []byte(in[:cut])
+			n, ok := canonicalJSON(prefix, 0)
+			require.False(t, ok && n > 0 && (in[0] == '{' || in[0] == '['), "prefix %q accepted (%d)", prefix, n)
+			require.NotPanics(t, func() {
+				var s StoredReducer
+				_, _, _ = s.AppendReducedJSON(nil, [][]byte{prefix})
+				_, _ = ReduceJSON([][]byte{prefix})
+			}, "prefix %q", prefix)
+		}
+	}
 }
