@@ -31,7 +31,7 @@ func (l *Lane) RequestCancel() error {
 	}
 	cancellation := l.beginAbort()
 	var op string
-	_, _, err := l.command("cancel", func(cur view) (plan, error) {
+	fut, out := l.commandAsync("cancel", func(cur view) (plan, error) {
 		if cur.op == nil {
 			return plan{}, nil
 		}
@@ -41,6 +41,10 @@ func (l *Lane) RequestCancel() error {
 		}
 		return l.cancelPlan(cur)
 	})
+	// pi settles the gate and signals the drive in the command's
+	// materialize, before its batch is delivered: a listener handling
+	// operation_abort already sees the stream aborted
+	err := fut.Wait()
 	if cancellation != nil {
 		cancellation.Resolve(err)
 	}
@@ -51,6 +55,7 @@ func (l *Lane) RequestCancel() error {
 	if op != "" {
 		l.signalAbort(op)
 	}
+	l.awaitDelivery(out.delivery)
 	return nil
 }
 

@@ -83,13 +83,24 @@ func (l *Lane) pumpEvents() {
 		b := l.evq.batches[0]
 		l.evq.batches = l.evq.batches[1:]
 		l.mu.Unlock()
-		for _, ev := range b.evs {
-			l.deliverOne(ev)
-		}
+		l.deliverBatch(b)
+	}
+}
+
+// deliverBatch delivers b's events and resolves its delivery. A listener
+// that panics takes the lane call delivering it down with it, but not the
+// queue: the flags are cleared and b resolved on the way out, so the next
+// caller delivers the batches behind it (pi's bus isolates a throwing
+// handler and goes on draining).
+func (l *Lane) deliverBatch(b eventBatch) {
+	defer func() {
 		l.mu.Lock()
-		l.evq.pumping = false
+		l.evq.pumping, l.evq.calling = false, false
 		l.mu.Unlock()
 		b.done.Resolve(nil)
+	}()
+	for _, ev := range b.evs {
+		l.deliverOne(ev)
 	}
 }
 

@@ -179,3 +179,54 @@ func indexOf(xs []string, x string) int {
 	}
 	return -1
 }
+
+// events.ts HarnessEventBus: a handler that throws does not stop the bus;
+// later batches are still delivered. Here a listener panic propagates to
+// the lane call delivering it, and the next call's batch still reaches
+// the listener (the queue's flags used to stay set, so every later batch
+// was silently dropped).
+func TestListenerPanicLeavesTheQueueDelivering(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		h.start(1)
+		panicked := false
+		h.listener = func(ev Event) env.Future {
+			if ev.Type == EvQueueUpdate && !panicked {
+				panicked = true
+				panic("listener failed")
+			}
+			return nil
+		}
+		require.Panics(t, func() { _, _ = l.Enqueue(QueueNextRun, "first") })
+		h.resetEvents()
+		_, err := l.Enqueue(QueueNextRun, "second")
+		require.NoError(t, err)
+		require.Equal(t, []string{"queue_update"}, h.eventTypes())
+	})
+}
+
+// runtime/lane.ts requestOperationAbort: the gate is settled and the
+// drive's abort signalled in the command's materialize, before its batch
+// (operation_abort) is delivered, so a listener handling operation_abort
+// sees the stream already told to stop.
+func TestRequestCancelSignalsTheDriveBeforeDeliveringItsBatch(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		h := newHarness(t, b)
+		l := h.open()
+		h.start(1)
+		seen := false
+		h.listener = func(ev Event) env.Future {
+			if ev.Type == EvOperationAbort {
+				l.mu.Lock()
+				g := l.gate
+				seen = g != nil && g.signalled && g.cancellation != nil && g.cancellation.Done()
+				l.mu.Unlock()
+			}
+			return nil
+		}
+		require.NoError(t, l.RequestCancel())
+		require.Contains(t, h.eventTypes(), "operation_abort")
+		require.True(t, seen, "operation_abort was delivered before the drive's abort was signalled")
+	})
+}
