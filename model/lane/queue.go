@@ -91,6 +91,13 @@ func (m *Model) removeSteering() bool {
 // Inbox is the committed inbox, in order.
 func (m *Model) Inbox() []InboxItem { return append([]InboxItem(nil), m.st.Lane.Inbox...) }
 
+// QueuedMessage is the message queued as entryID (canonical JSON), which
+// pi's queue_update carries for a queued item (readLaneQueues).
+func (m *Model) QueuedMessage(entryID string) (string, bool) {
+	msg, ok := m.queuedMsg[entryID]
+	return msg, ok
+}
+
 // QueuedIDs lists every entry id ever queued, in queue order: a driver
 // reads their pending entries back, so a removal the model expects cannot
 // hide, nor can a pending entry that should remain.

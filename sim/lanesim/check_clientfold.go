@@ -5,6 +5,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
+	ml "github.com/frameproof/frameproof/model/lane"
 )
 
 // clientFoldChecker is a watching client: a capture folded with every event
@@ -113,7 +114,16 @@ func (c *clientFoldChecker) checkQueues(where string) bool {
 	}
 	got := []string{}
 	for _, q := range c.fold.Queues.Array() {
-		got = append(got, q.Prop("kind").Str()+":"+q.Prop("entryId").Str())
+		id := q.Prop("entryId").Str()
+		got = append(got, q.Prop("kind").Str()+":"+id)
+		// each item carries its queued message (readLaneQueues), the one
+		// its placement will commit
+		if msg, ok := r.ls.m.QueuedMessage(id); ok {
+			shown := ml.Canonical(q.Prop("message").AppendJSON(nil))
+			if !r.check(shown == msg, "invariant", "%s: the client fold shows queued item %s as %s, it was queued as %s", where, id, shown, msg) {
+				return false
+			}
+		}
 	}
 	return r.check(slices.Equal(got, want), "invariant", "%s: the client fold shows the queues %v, the lane's inbox is %v", where, got, want)
 }
