@@ -37,6 +37,11 @@ func (a *listenerActor) listen(ev lane.Event) env.Future {
 	if !r.alive() {
 		return nil
 	}
+	// every pi lane event names its lane (HarnessEvent.lane)
+	if ev.Lane != laneName {
+		r.fail("invariant", "a %s event names lane %q, it came from lane %q", ev.Type, ev.Lane, laneName)
+		return nil
+	}
 	r.emitLaneEvent(ev)
 	r.noteToolEvent(ev)
 	idx := -1
