@@ -344,6 +344,10 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
+	thresholdFault := ""
+	if ok && o.At == AtCheckpoint {
+		_, thresholdFault = m.thresholdAsks(id)
+	}
 	switch {
 	case !ok:
 		e = Expect{Kind: "idle"}
@@ -359,8 +363,8 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "terminate", Status: "aborted"}
 	case o.At == AtStarting:
 		e = Expect{Kind: "start"}
-	case o.At == AtCheckpoint && m.thresholdFault(id) != "":
-		e = Expect{Kind: "fault", Reason: m.thresholdFault(id)}
+	case o.At == AtCheckpoint && thresholdFault != "":
+		e = Expect{Kind: "fault", Reason: thresholdFault}
 	case o.At == AtCheckpoint && o.Continuation == NeedAssistant:
 		e = Expect{Kind: "checkpoint"}
 	case o.At == AtReady:

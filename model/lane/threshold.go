@@ -2,6 +2,7 @@ package lane
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -60,13 +61,6 @@ func (m *Model) thresholdAsks(op string) (asks bool, fault string) {
 	return c.Enabled && known, ""
 }
 
-// thresholdFault is pi's TypeError for a checkpoint step of op whose run
-// has no settings.compaction to ask with ("" none).
-func (m *Model) thresholdFault(op string) string {
-	_, fault := m.thresholdAsks(op)
-	return fault
-}
-
 // window is the registry's context window for the lane's model.
 func (m *Model) window() (float64, bool) {
 	if m.config == nil {
@@ -111,20 +105,22 @@ func (m *Model) answerThreshold(op string, o Op) thresholdAnswer {
 	return thresholdAnswer{}
 }
 
-// triggerGuard: a compaction at or after the trigger guards it (so does
-// any compaction when the trigger is not on the path); a trigger not on
-// the path otherwise is pi's invariant error.
+// triggerGuard is prepareCompactionThreshold's test, in pi's order: the
+// trigger's index is the first path entry with its id (findIndex), the
+// guard the last compaction (a scan from the end); a guard at or after the
+// trigger, or any guard when the trigger is not on the path, means no
+// compaction, and a trigger not on the path otherwise is pi's invariant
+// error.
 func triggerGuard(path []pathItem, trigger string) (guarded bool, fault string) {
-	at, guard := -1, -1
-	for i, p := range path {
-		if p.id == trigger {
-			at = i
-		}
-		if p.compaction {
-			guard = i
+	at := slices.IndexFunc(path, func(p pathItem) bool { return p.id == trigger })
+	newest := -1
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].compaction {
+			newest = i
+			break
 		}
 	}
-	if guard != -1 && guard >= at {
+	if newest >= at && newest != -1 {
 		return true, ""
 	}
 	if at == -1 {
