@@ -148,21 +148,17 @@ func splitSteering(inbox pi.JSONValue) (kept pi.JSONValue, removed []queuedItem,
 	if inbox.IsUndefined() {
 		return inbox, nil, nil
 	}
-	if inbox.Kind() != pi.Array {
-		return inbox, nil, fmt.Errorf("lane: cancel: lane state inbox is not an array")
+	items, err := readInbox(inbox)
+	if err != nil {
+		return inbox, nil, fmt.Errorf("lane: cancel: %w", err)
 	}
 	var keep []pi.JSONValue
-	for i, item := range inbox.Array() {
-		r := &reader{path: "laneState.inbox[" + itoa(i) + "]"}
-		it := queuedItem{kind: r.str(item, "kind"), id: r.str(item, "entryId"), raw: item}
-		if r.err != nil {
-			return inbox, nil, fmt.Errorf("lane: cancel: %w", r.err)
-		}
+	for _, it := range items {
 		if it.kind == "steer" || it.kind == "followUp" {
 			removed = append(removed, it)
 			continue
 		}
-		keep = append(keep, item)
+		keep = append(keep, it.raw)
 	}
 	return pi.ArrayValue(keep), removed, nil
 }

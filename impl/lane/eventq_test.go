@@ -180,8 +180,9 @@ func indexOf(xs []string, x string) int {
 	return -1
 }
 
-// events.ts HarnessEventBus: a handler that throws does not stop the bus;
-// later batches are still delivered. Here a listener panic propagates to
+// events.ts HarnessEventBus.deliver: a handler that throws does not stop
+// the bus (it is reported as handler_error); later batches are still
+// delivered (emitBatch's deliveryTail). Here a listener panic propagates to
 // the lane call delivering it, and the next call's batch still reaches
 // the listener (the queue's flags used to stay set, so every later batch
 // was silently dropped).
