@@ -160,8 +160,12 @@ func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResul
 	case partial == nil:
 		shape = &reshape{rewrite: errorMessageBeforeTimestamp}
 	}
-	l.emit(carrying(Event{Type: EvMessageStart, RunID: op, Recovery: true, Synthetic: true}, msg, rawMsg))
-	l.emit(carrying(Event{Type: EvMessageEnd, RunID: op, Recovery: true, Synthetic: true, EntryID: eff.ResponseEntryID}, msg, rawMsg))
+	// recovery.ts hands the pair over as one emitBatch: no other batch
+	// falls between message_start and message_end
+	l.awaitDelivery(l.handOver([]Event{
+		carrying(Event{Type: EvMessageStart, RunID: op, Recovery: true, Synthetic: true}, msg, rawMsg),
+		carrying(Event{Type: EvMessageEnd, RunID: op, Recovery: true, Synthetic: true, EntryID: eff.ResponseEntryID}, msg, rawMsg),
+	}))
 	if l.cfg.bugs.on(bugRecoveryRunsAfterResponse) && l.cfg.AfterResponse != nil {
 		if msg, err = l.cfg.AfterResponse(msg.Clone()); err != nil {
 			return StepResult{}, l.faultWith(err)

@@ -63,12 +63,9 @@ type Config struct {
 	// (SyntheticRead), and the recovery's message_start/message_end follow
 	// it, as pi's recovery.ts hands them over once continueOperation
 	// returned, so a batch another caller committed meanwhile (an
-	// enqueue's queue_update) precedes them. Each is an emit of its own
-	// (pi's lane.emit, delivery awaited before the next), so such a batch
-	// may also fall between them: message_end is due once the driver
-	// reports it handed over (SyntheticEnd), or at the settlement at the
-	// latest. Off, for a driver that lets no other command commit between
-	// a step's dispatch and its settlement, Step emits both.
+	// enqueue's queue_update) precedes them. Off, for a driver that lets
+	// no other command commit between a step's dispatch and its read,
+	// Step emits them.
 	SyntheticAtRead bool
 	// Tools are the lane's configured tools (tools.go); a batch's calls of
 	// tools not configured are answered "unavailable", as pi answers them.
@@ -203,10 +200,7 @@ type Model struct {
 	// syntheticDue: the recovery's message_start/message_end are still to
 	// be emitted (Config.SyntheticAtRead, emitSynthetic).
 	syntheticDue bool
-	// syntheticEndDue: message_start was emitted, message_end is still
-	// to be (SyntheticEnd)
-	syntheticEndDue bool
-	settled         *Outcome
+	settled      *Outcome
 	// tx is the write list of the transaction the last input stands for
 	// (TakeTX); txKnown says whether the model states one for it.
 	tx      []TXWrite
@@ -340,7 +334,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
 	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
-	m.turns, m.th, m.asked, m.gone, m.syntheticDue, m.syntheticEndDue = 0, nil, false, false, false, false
+	m.turns, m.th, m.asked, m.gone, m.syntheticDue = 0, nil, false, false, false
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
@@ -416,23 +410,8 @@ func (m *Model) emitSynthetic() {
 	if m.syntheticDue {
 		m.syntheticDue = false
 		m.emit("message_start", true)
-		m.syntheticEndDue = true
-		if !m.cfg.SyntheticAtRead {
-			m.SyntheticEnd()
-		}
+		m.emit("message_end", true)
 	}
-}
-
-// SyntheticEnd: the recovery's message_end was handed over (after its
-// message_start's delivery, with Config.SyntheticAtRead); it reports
-// whether one was due.
-func (m *Model) SyntheticEnd() bool {
-	if !m.syntheticEndDue {
-		return false
-	}
-	m.syntheticEndDue = false
-	m.emit("message_end", true)
-	return true
 }
 
 // syntheticFor is the harness-owned response for a restored effect_pending:
@@ -702,7 +681,6 @@ func (m *Model) Settle() error {
 	switch {
 	case m.synthetic != nil:
 		m.emitSynthetic() // a driver that reports no SyntheticRead
-		m.SyntheticEnd()  // nor the hand-over of message_end
 		msg, resp = m.synthetic, o.ResponseEntryID
 		literal = m.durable(o.ResponseEntryID) == nil
 	case m.live != nil && m.live.hooked:
@@ -919,7 +897,7 @@ func (m *Model) Finalize(status, code, message string) (bool, error) {
 // appends, the live stream and the step in progress are gone.
 func (m *Model) Crash() {
 	m.queue, m.live, m.plan, m.synthetic, m.settled, m.intentSeen, m.turn, m.lost = nil, nil, nil, nil, nil, false, nil, false
-	m.syntheticDue, m.syntheticEndDue = false, false
+	m.syntheticDue = false
 	m.turns = 0
 	m.aborting = ""
 	m.tx, m.txKnown = nil, false

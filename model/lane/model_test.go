@@ -2,7 +2,6 @@ package lane
 
 import (
 	"math"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -445,44 +444,4 @@ func TestFileOpsFollowPi(t *testing.T) {
 func startRunOn(m *Model, op, user string, run Run) error {
 	m.Acquire(runConfig(run))
 	return m.StartRun(op, user, run)
-}
-
-// runtime/drive/recovery.ts: the recovery's message_start and message_end
-// are two emits, each delivered before the next is handed over, so with
-// SyntheticAtRead a queue_update committed while message_start is being
-// delivered falls between them; message_end is due at SyntheticEnd, or at
-// the settlement at the latest.
-func TestSyntheticEndFollowsBatchesCommittedBetween(t *testing.T) {
-	for _, reported := range []bool{true, false} {
-		m := New(Config{Lane: "main", Now: func() float64 { return 1000 },
-			NewObserver: func() Observer { return &partialObserver{} }, SyntheticAtRead: true})
-		must(t, startRunOn(m, "op", "u1", Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 2, BaseDelayMs: 10}))
-		toReady(t, m, "s1")
-		_, err := m.Step(false)
-		must(t, err)
-		must(t, m.Intent("op", "r1", "g1", 1))
-		m.Crash()
-		e, err := m.Step(false)
-		must(t, err)
-		if e.Kind != "recover" {
-			t.Fatalf("orphan step: %+v", e)
-		}
-		before := len(m.Events())
-		if _, err := m.StepTurn(); err != nil {
-			t.Fatal(err)
-		}
-		must(t, m.SyntheticRead(1000))
-		must(t, m.Enqueue("n1", "nextRun", ""))
-		if reported && !m.SyntheticEnd() {
-			t.Fatal("message_end was not due")
-		}
-		if reported && m.SyntheticEnd() {
-			t.Fatal("message_end due twice")
-		}
-		must(t, m.Settle())
-		want := []string{"message_start(recovery)", "queue_update", "message_end(recovery)", "entry_added(recovery)"}
-		if got := m.Events()[before:]; !reflect.DeepEqual(got[:4], want) {
-			t.Fatalf("reported %t: events %q, want %q first", reported, got, want)
-		}
-	}
 }

@@ -75,7 +75,7 @@ func (m *Model) StepTurn() (skipped bool, err error) {
 		if !m.cfg.SyntheticAtRead {
 			m.events = m.events[:d.events]
 		}
-		m.synthetic, m.syntheticDue, m.syntheticEndDue = nil, false, false
+		m.synthetic, m.syntheticDue = nil, false
 	}
 	return moved, nil
 }

@@ -647,11 +647,6 @@ func (c lockstepCapture) reopened(ln *lane.Lane, _ *lane.Snapshot) bool {
 // onEvent records an implementation event and checks it against the
 // events the model says are due.
 func (ls *lockstep) onEvent(ev lane.Event) {
-	if ev.Type == lane.EvMessageEnd && ev.Recovery && ev.Synthetic {
-		// the recovery's message_end is a hand-over of its own: a batch
-		// committed while its message_start was delivered precedes it
-		ls.m.SyntheticEnd()
-	}
 	s := lanecmp.EventString(ev)
 	ls.impl = append(ls.impl, s)
 	if ls.compareEvents("event "+s, false) {
