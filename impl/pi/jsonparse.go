@@ -27,16 +27,36 @@ func (e *SyntaxError) Error() string {
 // the first key's position; "\ud83d" escapes yield lone surrogates and
 // escaped or raw halves of a pair join into one character.
 func ParseJSON(s string) (JSONValue, error) {
+	p := getParser(s)
+	v, err := p.parse()
+	p.release()
+	return v, err
+}
+
+// maxPooledScratch bounds the member scratch a pooled parser keeps: one
+// that parsed a huge object or array is left to the collector instead of
+// holding its scratch until the pool is next emptied.
+const maxPooledScratch = 1024
+
+// getParser takes a pooled parser positioned at the start of s.
+func getParser(s string) *jsonParser {
 	p := parsers.Get().(*jsonParser)
 	p.s, p.i = s, 0
-	v, err := p.parse()
-	// The scratch goes back empty and holding no parsed value, so a pooled
-	// parser keeps nothing of this input alive.
+	return p
+}
+
+// release returns p to the pool with its scratch empty and holding no
+// parsed value, so a pooled parser keeps nothing of its input alive.
+// (p.hi counts keys, which AppendRestringified may push past the value
+// scratch's capacity.)
+func (p *jsonParser) release() {
+	if cap(p.keys) > maxPooledScratch || cap(p.vals) > maxPooledScratch {
+		return
+	}
 	clear(p.keys[:min(p.hi, cap(p.keys))])
-	clear(p.vals[:p.hi])
+	clear(p.vals[:min(p.hi, cap(p.vals))])
 	p.s, p.keys, p.vals, p.hi = "", p.keys[:0], p.vals[:0], 0
 	parsers.Put(p)
-	return v, err
 }
 
 // parsers holds parsers with their member scratch: a parser's scratch

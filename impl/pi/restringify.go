@@ -11,8 +11,7 @@ import "math"
 // stored JSON in one byte form (the simulator's canonical frames) calls it
 // first and falls back to ParseJSON and AppendJSON.
 func AppendRestringified(dst []byte, s string) ([]byte, bool) {
-	p := parsers.Get().(*jsonParser)
-	p.s, p.i = s, 0
+	p := getParser(s)
 	n := len(dst)
 	p.space()
 	out, ok := p.restringify(dst, 0)
@@ -20,9 +19,7 @@ func AppendRestringified(dst []byte, s string) ([]byte, bool) {
 		p.space()
 		ok = p.i == len(p.s)
 	}
-	clear(p.keys[:min(p.hi, cap(p.keys))])
-	p.s, p.keys, p.vals, p.hi = "", p.keys[:0], p.vals[:0], 0
-	parsers.Put(p)
+	p.release()
 	if !ok {
 		return dst[:n], false
 	}
