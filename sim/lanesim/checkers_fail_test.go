@@ -384,3 +384,50 @@ func TestCheckForkCopiesRejectsOtherCopies(t *testing.T) {
 		require.Equal(t, tc.broken, r.failed, "%s: %s", name, r.msg)
 	}
 }
+
+// checkQueues reports a client fold whose queued item carries another
+// message than the one queued (pi's queue_update carries each item's
+// message: readLaneQueues).
+func TestCheckQueuesRejectsAnotherQueuedMessage(t *testing.T) {
+	const queued = `{"role":"user","content":[{"type":"text","text":"q"}],"timestamp":1}`
+	for _, broken := range []bool{false, true} {
+		r := bareRunner()
+		require.NoError(t, r.ls.m.Enqueue("e1", "steer", ml.Canonical([]byte(queued))))
+		shown := queued
+		if broken {
+			shown = `{"role":"user"}`
+		}
+		msg, err := pi.ParseJSON(shown)
+		require.NoError(t, err)
+		item := pi.NewObject()
+		item.Set("entryId", pi.StringValue("e1"))
+		item.Set("kind", pi.StringValue("steer"))
+		item.Set("type", pi.StringValue("message"))
+		item.Set("message", msg)
+		r.client.fold = &lane.ClientFold{Lane: laneName, Queues: pi.ArrayValue([]pi.JSONValue{pi.ObjectValue(item)})}
+		require.Equal(t, !broken, r.client.checkQueues("test"))
+		require.Equal(t, broken, r.failed, r.msg)
+		if broken {
+			require.Contains(t, r.msg, "shows queued item e1 as")
+		}
+	}
+}
+
+// The listener reports an event that names another lane (every pi lane
+// event carries its lane).
+func TestListenerRejectsAnEventOfAnotherLane(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		r := bareRunner()
+		// the model expects the queue_update an enqueue emits
+		require.NoError(t, r.ls.m.Enqueue("e1", "nextRun", `{"role":"user"}`))
+		name := laneName
+		if broken {
+			name = "other"
+		}
+		r.listener.listen(lane.Event{Type: lane.EvQueueUpdate, Lane: name})
+		require.Equal(t, broken, r.failed, r.msg)
+		if broken {
+			require.Contains(t, r.msg, `names lane "other"`)
+		}
+	}
+}
