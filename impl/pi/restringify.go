@@ -48,24 +48,14 @@ func (p *jsonParser) restringify(dst []byte, depth int) ([]byte, bool) {
 		}
 		for {
 			p.space()
-			var ok bool
+			var ok, end bool
 			if dst, ok = p.restringify(dst, depth+1); !ok {
 				return dst, false
 			}
-			p.space()
-			if p.i >= len(p.s) {
-				return dst, false
+			if end, ok = p.restringifySep(']'); !ok || end {
+				return append(dst, ']'), ok
 			}
-			switch p.s[p.i] {
-			case ',':
-				p.i++
-				dst = append(dst, ',')
-			case ']':
-				p.i++
-				return append(dst, ']'), true
-			default:
-				return dst, false
-			}
+			dst = append(dst, ',')
 		}
 	case c == '"':
 		str, err := p.str()
@@ -129,22 +119,31 @@ func (p *jsonParser) restringifyObject(dst []byte, depth int) ([]byte, bool) {
 		}
 		dst = AppendQuote(dst, key)
 		dst = append(dst, ':')
-		var ok bool
+		var ok, end bool
 		if dst, ok = p.restringify(dst, depth+1); !ok {
 			return dst, false
 		}
-		p.space()
-		if p.i >= len(p.s) {
-			return dst, false
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return append(dst, '}'), true
-		default:
-			return dst, false
+		if end, ok = p.restringifySep('}'); !ok || end {
+			return append(dst, '}'), ok
 		}
 	}
+}
+
+// restringifySep reads the space and the ',' or closer after a member:
+// end at the closer, !ok at anything else (the caller writes the comma
+// or closer; output after a failure is discarded).
+func (p *jsonParser) restringifySep(closer byte) (end, ok bool) {
+	p.space()
+	if p.i >= len(p.s) {
+		return false, false
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
+		return false, true
+	case closer:
+		p.i++
+		return true, true
+	}
+	return false, false
 }
