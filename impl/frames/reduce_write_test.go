@@ -373,7 +373,8 @@ func TestCopyBodiesMatchesOneByOne(t *testing.T) {
 }
 
 // A literalCache shared by many runs answers as canonicalBody does:
-// literals of 1 to 17 bytes from a few bytes and pieces, so that the same
+// literals of 1 to 27 bytes (one to three words, and past them) from a few
+// bytes and pieces, so that the same
 // literal comes back, others of the same length and words share its slot,
 // and literals that are not canonical (never cached) come between.
 func TestLiteralCacheMatchesCanonicalBody(t *testing.T) {
@@ -383,7 +384,7 @@ func TestLiteralCacheMatchesCanonicalBody(t *testing.T) {
 	hits := 0
 	rapid.Check(t, func(t *rapid.T) {
 		var body []byte
-		for len(body) < rapid.IntRange(1, 17).Draw(t, "len") {
+		for len(body) < rapid.IntRange(1, 25).Draw(t, "len") {
 			body = append(body, rapid.SampledFrom(pieces).Draw(t, "piece")...)
 		}
 		f := append(append(append([]byte(nil), prefix...), body...), `"}`...)
@@ -430,15 +431,39 @@ func TestLiteralCacheTellsSlotMatesApart(t *testing.T) {
 		short = append(short, [2][]byte{[]byte(a), []byte(a + "\x00")})
 	}
 	slot := func(lit []byte) uint64 {
-		var first, last uint64
-		if len(lit) <= 8 {
+		var first, mid, last uint64
+		switch {
+		case len(lit) <= 8:
 			var w [8]byte
 			copy(w[:], lit)
 			last = le64(w[:])
-		} else {
+		case len(lit) <= 16:
 			first, last = le64(lit), le64(lit[len(lit)-8:])
+		default:
+			first, mid, last = le64(lit), le64(lit[8:]), le64(lit[len(lit)-8:])
 		}
-		return ((first^last)*0x9E3779B97F4A7C15 + uint64(len(lit))) >> 58
+		return ((first^mid^last)*0x9E3779B97F4A7C15 + uint64(len(lit))) >> 58
+	}
+	// And ones of 17 to 24 bytes that share the words that start and end
+	// them but not the word between.
+	for l := 17; l <= 24; l++ {
+		var canonMid, otherMid [][]byte
+		for _, a := range []byte("ab\\\"/\x01\xc3\xa9nz") {
+			for _, b := range []byte("ab\\\"/\x01\xc3\xa9nz") {
+				lit := []byte("abcdefgh" + string([]byte{a, b}) + "ijklmnopqrstuv")[:l]
+				copy(lit[l-8:], "stuvwxyz")
+				if canonicalBody(lit) {
+					canonMid = append(canonMid, lit)
+				} else {
+					otherMid = append(otherMid, lit)
+				}
+			}
+		}
+		for _, c := range canonMid {
+			for _, o := range otherMid {
+				short = append(short, [2][]byte{c, o})
+			}
+		}
 	}
 	var mates [][2][]byte
 	for _, c := range canon {
