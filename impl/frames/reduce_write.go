@@ -61,6 +61,9 @@ const (
 
 // AppendReducedJSON is the package's AppendReducedJSON.
 func (s *StoredReducer) AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
+	if out, ok := s.appendSingle(dst, frames); ok {
+		return out, true, nil
+	}
 	r := s.reset()
 	defer s.keep(r)
 	if err := r.applyStored(frames); err != nil {

@@ -492,3 +492,80 @@ func TestLiteralCacheTellsSlotMatesApart(t *testing.T) {
 		t.Fatal("no two literals shared a slot")
 	}
 }
+
+// genSingleLog is a frame log in appendSingle's shape or a byte away from
+// it: a start frame, a text or thinking block's start at index 0 (now and
+// then another index, kind or text), and deltas on it drawn from the
+// pieces (now and then one that leaves the shape: another type, index or
+// envelope, a literal that is not canonical), and now and then a frame
+// after them.
+func genSingleLog(t *rapid.T) [][]byte {
+	odd := rapid.IntRange(2, 40).Draw(t, "odd")
+	rare := func(label string) bool { return rapid.IntRange(0, odd-1).Draw(t, label) == 0 }
+	kind, member := "text", "text"
+	if rapid.Bool().Draw(t, "thinking") {
+		kind, member = "thinking", "thinking"
+	}
+	start := `{"type":"start","partial":` + testPartial + `}`
+	if rare("otherStart") {
+		start = rapid.SampledFrom([]string{`{"type":"start","partial":{"content":[1]}}`, `{"type":"start", "partial":{}}`, `{"type":"text_end"}`}).Draw(t, "start")
+	}
+	index := "0"
+	if rare("index") {
+		index = rapid.SampledFrom([]string{"1", "00", "-0"}).Draw(t, "startIndex")
+	}
+	// The block's own text leaves the shape more often: one that is not
+	// canonical is decoded and written again by the general path.
+	text := genPieces(t, func(label string) bool { return rapid.IntRange(0, 3).Draw(t, label) == 0 })
+	blockStart := `{"type":"` + kind + `_start","contentIndex":` + index + `,"content":{"type":"` + kind + `","` + member + `":"` + text + `"}}`
+	if rare("otherBlock") {
+		blockStart = rapid.SampledFrom([]string{`{"type":"text_start","contentIndex":0,"content":{"type":"thinking","text":""}}`,
+			`{"type":"toolcall_start","contentIndex":0,"toolCall":{"type":"toolCall","id":"i","name":"n","arguments":{}}}`}).Draw(t, "blockStart")
+	}
+	lines := []string{start, blockStart}
+	for n := rapid.IntRange(0, 40).Draw(t, "deltas"); n > 0; n-- {
+		typ, at := kind, "0"
+		if rare("otherDelta") {
+			typ = rapid.SampledFrom([]string{"text", "thinking", "toolcall"}).Draw(t, "deltaType")
+			at = rapid.SampledFrom([]string{"0", "1", "01"}).Draw(t, "deltaIndex")
+		}
+		line := `{"type":"` + typ + `_delta","contentIndex":` + at + `,"delta":"` + genPieces(t, rare) + `"}`
+		if rare("envelope") {
+			line = strings.Replace(line, `,"delta"`, rapid.SampledFrom([]string{`, "delta"`, `,"d\u0065lta"`, `,"x":1,"delta"`}).Draw(t, "envelope"), 1)
+		}
+		lines = append(lines, line)
+	}
+	if rare("after") {
+		lines = append(lines, rapid.SampledFrom([]string{`{"type":"` + kind + `_end","contentIndex":0,"content":"done"}`,
+			`{"type":"done"}`, `{"type":"start","partial":{}}`}).Draw(t, "after"))
+	}
+	out := make([][]byte, len(lines))
+	for i, l := range lines {
+		out[i] = []byte(l)
+	}
+	return out
+}
+
+// A list in appendSingle's shape gives the general path's bytes, and one
+// a byte away from it what the general path gives (an error included),
+// through a fresh StoredReducer and one that reduced other lists before.
+func TestAppendSingleMatchesExact(t *testing.T) {
+	shared := new(StoredReducer)
+	single := 0
+	rapid.Check(t, func(t *rapid.T) {
+		lines := genSingleLog(t)
+		want := exactOutcome(lines)
+		if got := writeOutcome(lines); got != want {
+			t.Fatalf("AppendReducedJSON: %s\ngeneral path: %s", got, want)
+		}
+		if got := writeOutcomeWith(shared, lines); got != want {
+			t.Fatalf("AppendReducedJSON after other lists: %s\ngeneral path: %s", got, want)
+		}
+		if _, ok := new(StoredReducer).appendSingle(nil, lines); ok {
+			single++
+		}
+	})
+	if single == 0 {
+		t.Fatal("no list took appendSingle")
+	}
+}
