@@ -84,7 +84,12 @@ loop:
 			w += copy(out[w:], b[p:end])
 			continue
 		}
-		if !ok && !lits.hit(first, mid, last, l) && !lits.fill(first, mid, last, l, b[p:end]) {
+		if !ok {
+			// The cache's slot, written out (see cachedLiteral.is).
+			e := &lits[slotOf(first, mid, last, l)]
+			ok = e[0].is(first, mid, last, l) || e[1].is(first, mid, last, l)
+		}
+		if !ok && !lits.fill(first, mid, last, l, b[p:end]) {
 			break
 		}
 		if l <= 8 {
@@ -111,16 +116,22 @@ loop:
 // the literals that are not plain ASCII), and a hit costs a multiply and
 // a compare where canonicalBody reads byte by byte. A StoredReducer keeps
 // its cache from list to list.
-type literalCache [64]struct {
+//
+// A slot holds two literals, the last one filled first: two that share a
+// slot (two of the bench stream's seven) would otherwise evict each other
+// on every frame.
+type literalCache [64][2]cachedLiteral
+
+type cachedLiteral struct {
 	first, mid, last uint64
 	l                int // 0: empty
 }
 
-// hit reports whether the literal of l bytes those words hold is cached.
-// It is inlined into copyBodies' loop (a call there spills the loop's
+// is reports whether e holds the literal of l bytes those words hold.
+// copyBodies' loop checks a slot's two by it, written out (literalCache
+// as a method is not inlined, and a call there would spill the loop's
 // registers); fill is the call on a miss.
-func (c *literalCache) hit(first, mid, last uint64, l int) bool {
-	e := &c[slotOf(first, mid, last, l)]
+func (e *cachedLiteral) is(first, mid, last uint64, l int) bool {
 	return e.l == l && e.first == first && e.mid == mid && e.last == last
 }
 
@@ -129,13 +140,13 @@ func slotOf(first, mid, last uint64, l int) uint64 {
 }
 
 // fill is canonicalBody(lit) for a literal hit did not find, which it
-// caches when it is canonical.
+// caches when it is canonical (the slot's older literal dropped).
 func (c *literalCache) fill(first, mid, last uint64, l int, lit []byte) bool {
 	e := &c[slotOf(first, mid, last, l)]
 	if !canonicalBody(lit) {
 		return false
 	}
-	e.first, e.mid, e.last, e.l = first, mid, last, l
+	e[1], e[0] = e[0], cachedLiteral{first, mid, last, l}
 	return true
 }
 

@@ -396,9 +396,11 @@ func TestLiteralCacheMatchesCanonicalBody(t *testing.T) {
 				t.Fatalf("literal %q: copyBodies took %d frames (%q), canonicalBody %v", body, n, a.buf, want)
 			}
 		}
-		for _, e := range lits {
-			if e.l > 0 {
-				hits++
+		for _, slot := range lits {
+			for _, e := range slot {
+				if e.l > 0 {
+					hits++
+				}
 			}
 		}
 	})
@@ -490,6 +492,35 @@ func TestLiteralCacheTellsSlotMatesApart(t *testing.T) {
 	}
 	if pairs == 0 {
 		t.Fatal("no two literals shared a slot")
+	}
+	// A slot holds two: two canonical literals filled, then one that is
+	// not, in the same slot; then the first again, kept in the second way.
+	bySlot := map[uint64][2][][]byte{}
+	for i, group := range [][][]byte{canon, other} {
+		for _, lit := range group {
+			g := bySlot[slot(lit)]
+			g[i] = append(g[i], lit)
+			bySlot[slot(lit)] = g
+		}
+	}
+	triples := 0
+	for _, g := range bySlot {
+		if len(g[0]) < 2 || len(g[1]) == 0 {
+			continue
+		}
+		triples++
+		lits := new(literalCache)
+		var a jsAccum
+		for _, lit := range [][]byte{g[0][0], g[0][1], g[1][0], g[0][0], g[1][0]} {
+			a.buf = a.buf[:0]
+			f := append(append(append([]byte(nil), prefix...), lit...), `"}`...)
+			if n := a.copyBodies([][]byte{f}, prefix, lits); (n == 1) != canonicalBody(lit) {
+				t.Fatalf("literal %q after %q and %q: copyBodies took %d frames", lit, g[0][0], g[0][1], n)
+			}
+		}
+	}
+	if triples == 0 {
+		t.Fatal("no slot held two canonical literals and one other")
 	}
 }
 
