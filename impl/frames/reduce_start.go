@@ -1,6 +1,7 @@
 package frames
 
 import (
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -108,16 +109,11 @@ func literalAt(b []byte, word string) (int, bool) {
 
 // canonicalString is the length of the string literal b starts with, when
 // its body is canonicalBody: one pass that finds the closing quote and
-// checks the body on the way, plain ASCII eight bytes at a time.
+// checks the body on the way, skipping plain ASCII eight bytes at a time
+// (nextSpecial).
 func canonicalString(b []byte) (int, bool) {
 	for i := 1; ; {
-		for i+8 <= len(b) && pi.PlainJSONWord(le64(b[i:])) {
-			i += 8
-		}
-		for i < len(b) && pi.PlainJSONByte(b[i]) {
-			i++
-		}
-		if i == len(b) {
+		if i = nextSpecial(b, i); i == len(b) {
 			return 0, false
 		}
 		switch c := b[i]; {
@@ -138,6 +134,30 @@ func canonicalString(b []byte) (int, bool) {
 			return 0, false // a control character
 		}
 	}
+}
+
+// nextSpecial is the index of the first byte of b at or after i that is
+// not pi.PlainJSONByte, or len(b). A word's first such byte is found by
+// its mask's lowest bit (a partial's keys and strings are mostly shorter
+// than a word: one load finds the closing quote).
+func nextSpecial(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := plainMask(le64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(b) && pi.PlainJSONByte(b[i]) {
+		i++
+	}
+	return i
+}
+
+// plainMask is pi.PlainJSONWord's test as a mask: the high bit of the
+// bytes of x that are not plain, the lowest set bit exact (a borrow only
+// carries above a byte that is not plain, and may mark bytes above it).
+func plainMask(x uint64) uint64 {
+	q, bs := x^'"'*ones, x^'\\'*ones
+	return (x | (x-0x20*ones)&^x | (q-ones)&^q | (bs-ones)&^bs) & (0x80 * ones)
 }
 
 // canonicalObject is canonicalJSON for an object; with contentAt, it is
