@@ -284,11 +284,17 @@ func TestAppendReducedJSONManyOpenBlocks(t *testing.T) {
 // copyBodies, which matches the prefix as seven words when it is 40 to 56
 // bytes long and byte by byte otherwise, takes the frames a plain compare
 // takes, and copies their literals: for prefixes of every length around
-// those bounds, and frames that differ from one in any byte.
+// those bounds, and frames that differ from one in any byte. Each length
+// copyRun is compiled for (47, 48, 51, 52) is drawn as often as all the
+// others.
 func TestCopyBodiesMatchesPlainCompare(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		digits := rapid.IntRange(1, 12).Draw(t, "digits")
 		typ := rapid.SampledFrom([]string{"text_delta", "thinking_delta", "toolcall_delta", "t"}).Draw(t, "type")
+		if rapid.Bool().Draw(t, "compiled") {
+			digits = rapid.IntRange(1, 2).Draw(t, "digits12")
+			typ = rapid.SampledFrom([]string{"text_delta", "thinking_delta"}).Draw(t, "type12")
+		}
 		prefix := []byte(`{"type":"` + typ + `","contentIndex":` + strings.Repeat("7", digits) + `,"delta":"`)
 		var frames [][]byte
 		for n := rapid.IntRange(0, 8).Draw(t, "frames"); n > 0; n-- {
