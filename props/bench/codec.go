@@ -91,7 +91,7 @@ type codecStream struct {
 	rawEvents []json.RawMessage
 	frames    []pi.Frame
 	rawFrames []json.RawMessage
-	stored    [][]byte // rawFrames as a frame log holds them
+	stored    [][]byte // rawFrames as a frame log read back holds them (storedLines)
 	logBytes  int      // the frames' JSONL size, as the peer counts it
 }
 
@@ -121,9 +121,9 @@ func newCodecStream(pr *peer.Peer, size int) (*codecStream, error) {
 		appended = append(appended, string(out))
 		s.frames = append(s.frames, *f)
 		s.rawFrames = append(s.rawFrames, out)
-		s.stored = append(s.stored, out)
 		s.logBytes += len(out) + 1
 	}
+	s.stored = storedLines(s.rawFrames, s.logBytes)
 	peerFrames, errIndex, errMsg, err := pr.Encode(s.rawEvents)
 	if err != nil {
 		return nil, err
@@ -137,6 +137,22 @@ func newCodecStream(pr *peer.Peer, size int) (*codecStream, error) {
 		}
 	}
 	return s, checkReduced(pr, s)
+}
+
+// storedLines is the frame log's lines as a reader of it holds them: one
+// buffer of JSONL, the lines slices of it (without their newline, capped
+// at it). The frames themselves were allocated one by one among the
+// stream's other values, a layout no reader of a log sees (and pi-ai's
+// lines, strings the peer makes one after another, do not have either).
+func storedLines(frames []json.RawMessage, logBytes int) [][]byte {
+	log := make([]byte, 0, logBytes)
+	lines := make([][]byte, len(frames))
+	for i, f := range frames {
+		at := len(log)
+		log = append(append(log, f...), '\n')
+		lines[i] = log[at : at+len(f) : at+len(f)]
+	}
+	return lines
 }
 
 // checkReduced requires the stored-bytes reduction to give pi-ai's message
@@ -398,7 +414,7 @@ func codecTables(plan codecPlan, quick bool) []Table {
 				"ReduceJSON + AppendJSON ns/frame", "ParseJSON + ReduceValues ns/frame", "pi-ai / ParseJSON + ReduceValues",
 				"pi-ai parsed ns/frame", "Reduce parsed ns/frame", "pi-ai / Reduce"},
 			Notes: append(notes,
-				"\"stored\" is the same work on both sides, from the frame log's bytes to the message's bytes: pi-ai JSON.parses each stored line (the frame's JSON.stringify), runs reduceAssistantMessageFrames and JSON.stringifies the message (the peer's reduceBench with stored: true); frameproof runs frames.StoredReducer.AppendReducedJSON over the same lines (one StoredReducer for every pass, which keeps its text buffers, blocks and message object as the pass keeps its output buffer) (a byte-level path for frames in the encoder's shape: delta frames, whose literals it copies into the message's JSON as they are when they are JSON.stringify's own; the start frame, whose partial it writes from its bytes when they are JSON.stringify's own and its content is empty; text and thinking start frames; pi.ParseJSON + ValueReducer.Apply for the rest). Both sides' messages are checked byte-identical first. ReduceJSON + AppendJSON is the round trip through the message as a value (the byte-level path decodes each literal, AppendJSON encodes the text again); ParseJSON + ReduceValues is the round trip without the byte-level path.",
+				"\"stored\" is the same work on both sides, from the frame log's bytes to the message's bytes: pi-ai JSON.parses each stored line (the frame's JSON.stringify), runs reduceAssistantMessageFrames and JSON.stringifies the message (the peer's reduceBench with stored: true); frameproof runs frames.StoredReducer.AppendReducedJSON over the same lines, slices of one JSONL buffer as a reader of the log holds them (one StoredReducer for every pass, which keeps its text buffers, blocks and message object as the pass keeps its output buffer) (a byte-level path for frames in the encoder's shape: delta frames, whose literals it copies into the message's JSON as they are when they are JSON.stringify's own; the start frame, whose partial it writes from its bytes when they are JSON.stringify's own and its content is empty; text and thinking start frames; pi.ParseJSON + ValueReducer.Apply for the rest). Both sides' messages are checked byte-identical first. ReduceJSON + AppendJSON is the round trip through the message as a value (the byte-level path decodes each literal, AppendJSON encodes the text again); ParseJSON + ReduceValues is the round trip without the byte-level path.",
 				"\"parsed\" is the older comparison: pi-ai's reducer over frames already parsed in node, against the typed frames.Reduce over []pi.Frame (no parsing, no serialization on either side).",
 				"MB/s counts the frames' JSONL bytes (one JSON line plus newline per frame)."),
 		},
