@@ -1,6 +1,7 @@
 package frames
 
 import (
+	"math"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
@@ -112,6 +113,17 @@ func literalAt(b []byte, word string) (int, bool) {
 // checks the body on the way, skipping plain ASCII eight bytes at a time
 // (nextSpecial).
 func canonicalString(b []byte) (int, bool) {
+	// Most of a partial's keys and strings are plain and close within two
+	// words: found here without the loop's calls.
+	if len(b) >= 17 {
+		at, m := 1, plainMask(le64(b[1:]))
+		if m == 0 {
+			at, m = 9, plainMask(le64(b[9:]))
+		}
+		if j := at + bits.TrailingZeros64(m)>>3; m != 0 && b[j] == '"' {
+			return j + 1, true
+		}
+	}
 	for i := 1; ; {
 		if i = nextSpecial(b, i); i == len(b) {
 			return 0, false
@@ -170,8 +182,11 @@ func canonicalObject(b []byte, depth int, contentAt *int) (int, bool) {
 	if len(b) >= 2 && b[1] == '}' {
 		return 2, true
 	}
-	var keys [maxRawKeys]struct{ at, n int } // where the keys so far are in b
+	var keys [maxRawKeys]struct{ at, n int32 } // where the keys so far are in b
 	nkeys := 0
+	if len(b) > math.MaxInt32 {
+		return 0, false
+	}
 	for i := 1; ; {
 		if i >= len(b) || b[i] != '"' {
 			return 0, false
@@ -185,11 +200,11 @@ func canonicalObject(b []byte, depth int, contentAt *int) (int, bool) {
 			return 0, false // an array index (ordered first) or JSON.parse's own case
 		}
 		for _, k := range keys[:nkeys] {
-			if k.n == len(key) && string(b[k.at:k.at+k.n]) == string(key) {
+			if int(k.n) == len(key) && string(b[k.at:k.at+k.n]) == string(key) {
 				return 0, false
 			}
 		}
-		keys[nkeys].at, keys[nkeys].n, nkeys = i+1, len(key), nkeys+1
+		keys[nkeys].at, keys[nkeys].n, nkeys = int32(i+1), int32(len(key)), nkeys+1
 		i += kn
 		if i >= len(b) || b[i] != ':' {
 			return 0, false
@@ -230,9 +245,16 @@ func canonicalMember(b []byte, i, depth int, closer byte) (next int, end, ok boo
 	if i >= len(b) {
 		return 0, false, false
 	}
-	// One-digit integers (most of a partial's numbers) are read here.
+	// One-digit integers (most of a partial's numbers) are read here, and
+	// strings without canonicalJSON's dispatch.
 	if c := b[i]; c >= '0' && c <= '9' && i+1 < len(b) && (b[i+1] == ',' || b[i+1] == closer) {
 		i++
+	} else if c == '"' {
+		vn, ok := canonicalString(b[i:])
+		if !ok {
+			return 0, false, false
+		}
+		i += vn
 	} else {
 		vn, ok := canonicalJSON(b[i:], depth+1)
 		if !ok {
