@@ -55,7 +55,8 @@ type prefixLen interface {
 	[0]byte | [47]byte | [48]byte | [51]byte | [52]byte
 }
 
-// copyRun is copyBodies for a prefix of 40 to 56 bytes, P's length.
+// copyRun is copyBodies for a prefix of 40 to 56 bytes, P's length: it
+// grows the body when copyFrames runs out of room, and calls it again.
 func copyRun[P prefixLen](a *jsAccum, frames [][]byte, prefix []byte, lits *literalCache) int {
 	var z P
 	p := len(prefix)
@@ -63,23 +64,48 @@ func copyRun[P prefixLen](a *jsAccum, frames [][]byte, prefix []byte, lits *lite
 		p = len(z)
 	}
 	// The prefix as seven words, at 0, 8, 16, 24, 32, at5 and p-8 (at5 and
-	// p-8 overlap the others as p requires): one compare each. They are
-	// read from memory in the loop, which leaves the registers to the
-	// frame's words (measured: fewer spills, ≈ 10% a frame).
-	at5, at6 := min(40, p-8), p-8
+	// p-8 overlap the others as p requires): one compare each.
+	at5 := min(40, p-8)
 	var pw [7]uint64
 	for i := range 5 {
 		pw[i] = le64(prefix[8*i:])
 	}
-	pw[5], pw[6] = le64(prefix[at5:]), le64(prefix[at6:])
-	out, w := a.buf[:cap(a.buf)], len(a.buf)
+	pw[5], pw[6] = le64(prefix[at5:]), le64(prefix[p-8:])
 	n := 0
-loop:
-	for ; n < len(frames); n++ {
-		b := frames[n]
+	for {
+		k, w, full := copyFrames[P](a.buf[:cap(a.buf)], len(a.buf), frames[n:], p, &pw, lits)
+		a.buf, n = a.buf[:w], n+k
+		if !full {
+			return n
+		}
+		a.buf = growFor(a.buf, len(frames[n])+8)
+	}
+}
+
+// copyFrames is copyRun's loop, writing at out[w:]: it returns how many
+// frames it took, the body's length, and whether it stopped for room (the
+// next frame's literal and 8 bytes of slack). The room is grown outside,
+// so that the loop calls out only on a literal the cache does not hold,
+// and keeps its values in registers. The prefix words are read from
+// memory for the same reason.
+//
+// Most literals are a token or two: those up to 24 bytes are moved as one
+// to three 8-byte words, stored whole into the slack past the text, and
+// checked by a word test when they are plain ASCII (by the literalCache,
+// or byte by byte, otherwise). One up to 8 bytes is the word that ends it,
+// shifted down (its frame's earlier bytes shifted out); one up to 16 is
+// the two words that start and end it, overlapping; one up to 24 is those
+// and the word between.
+func copyFrames[P prefixLen](out []byte, w int, frames [][]byte, p int, pw *[7]uint64, lits *literalCache) (int, int, bool) {
+	var z P
+	if len(z) != 0 {
+		p = len(z)
+	}
+	at5, at6 := min(40, p-8), p-8
+	for n, b := range frames {
 		end := len(b) - 2
 		if end < p {
-			break
+			return n, w, false
 		}
 		_ = b[39]
 		x := (le64(b[0:]) ^ pw[0]) | (le64(b[8:]) ^ pw[1]) | (le64(b[16:]) ^ pw[2]) | (le64(b[24:]) ^ pw[3]) | (le64(b[32:]) ^ pw[4]) | (le64(b[at5:]) ^ pw[5])
@@ -87,12 +113,11 @@ loop:
 			x |= le64(b[at6:]) ^ pw[6]
 		}
 		if x != 0 || binary.LittleEndian.Uint16(b[end:]) != '"'|'}'<<8 {
-			break
+			return n, w, false
 		}
 		l := end - p
 		if len(out)-w < l+8 {
-			out = growFor(out[:w], l+8)
-			out = out[:cap(out)]
+			return n, w, true
 		}
 		var first, mid uint64
 		last := le64(b[end-8:])
@@ -109,7 +134,7 @@ loop:
 			ok = pi.PlainJSONWord(first) && pi.PlainJSONWord(mid) && pi.PlainJSONWord(last)
 		default:
 			if !canonicalBody(b[p:end]) {
-				break loop
+				return n, w, false
 			}
 			w += copy(out[w:], b[p:end])
 			continue
@@ -120,7 +145,7 @@ loop:
 			ok = e[0].is(first, mid, last, l) || e[1].is(first, mid, last, l)
 		}
 		if !ok && !lits.fill(first, mid, last, l, b[p:end]) {
-			break
+			return n, w, false
 		}
 		if l <= 8 {
 			binary.LittleEndian.PutUint64(out[w:], last)
@@ -132,8 +157,7 @@ loop:
 		}
 		w += l
 	}
-	a.buf = out[:w]
-	return n
+	return len(frames), w, false
 }
 
 // literalCache remembers literals of 1 to 24 bytes that canonicalBody
