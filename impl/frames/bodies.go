@@ -142,8 +142,15 @@ func copyFrames[P prefixLen](out []byte, w int, frames [][]byte, p int, pw *[7]u
 		var ok bool
 		switch {
 		case l <= 8:
-			last >>= 64 - 8*l // a shift by 64 gives 0
-			ok = pi.PlainJSONWord(last | plain<<(8*l))
+			if l == 0 {
+				continue
+			}
+			// The literal's l bytes shifted down, and plain bytes above
+			// them for the word test: the shift is below 64, which the
+			// mask tells the compiler (a plain shift would also handle 64).
+			sh := uint(64-8*l) & 63
+			last >>= sh
+			ok = pi.PlainJSONWord(last | plain&^(^uint64(0)>>sh))
 		case l <= 16:
 			first = le64(b[p:])
 			ok = pi.PlainJSONWord(first) && pi.PlainJSONWord(last)
