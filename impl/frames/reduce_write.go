@@ -21,22 +21,25 @@ import (
 // own writing, content `[]`) is not parsed: the message is kept as its
 // content alone and written between the partial's bytes (rawStart); text
 // and thinking start frames in the encoder's shape build their block
-// without a parse (applyBlockStart). Anything else takes pi.ParseJSON.
+// without a parse (applyBlockStart). Anything else takes pi.ParseJSON. A
+// list that is such a start frame, a text or thinking block's start at
+// index 0 and its deltas to the end (a message while its one block
+// streams) is written with no reducer at all, the deltas' literals copied
+// straight into dst (appendSingle).
 //
 // Speed (issue 14 asks for 50× pi-ai on `frameproof bench --family codec`,
 // ≈ 8–10 ns per frame against pi-ai's 400–500). Per delta frame of a run,
-// measured in CPU time on the shared 2-core machine: matching the block's
-// 47-byte prefix as seven words and the loop ≈ 3.5 ns, the copy ≈ 2 ns and
-// the word check of a plain literal ≈ 2 ns; a literal that is not plain
-// ASCII (7 in 16 of the bench stream's: é, \", \n) is checked byte by
-// byte, ≈ 10 ns more, unless it is one of up to 16 bytes the
-// literalCache holds (a 16-byte SWAR check and a check of a whole run's
-// text in one pass both measured slower on the bench stream). That makes
-// ≈ 12 ns a frame at 64 KB; at 1 MB the 8 MB of frames no longer fit in
-// cache, and touching them alone costs ≈ 10 ns a frame. At 1 KB (≈ 24 ns
-// a frame, one allocation a message) the fixed cost of a message is about
-// half: reading the start frame (≈ 280 ns, canonicalJSON), the block
-// start, and writing the message.
+// measured in CPU time on the shared 2-core machine, ≈ 7 ns at 64 KB and
+// 1 MB: copyFrames matches the block's 47-byte prefix as six words and
+// moves a literal of up to 24 bytes as one to three words, checked by a
+// word test when it is plain ASCII and by the literalCache otherwise (7
+// in 16 of the bench stream's literals: é, \"); the loop calls nothing,
+// and is compiled apart for each common prefix length. At 1 KB (≈ 9 ns a
+// frame) a message's fixed cost is ≈ 250 ns, nearly all of it checking
+// the start frame's partial (rawStart's canonicalJSON, ≈ 0.8 ns a byte).
+// The figures assume the frames are a log's lines (slices of one buffer):
+// lines allocated one by one among other values cost ≈ 2× at 1 MB, in
+// cache misses.
 func AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
 	var s StoredReducer
 	return s.AppendReducedJSON(dst, frames)
