@@ -137,9 +137,11 @@ func copyFrames[P prefixLen](out []byte, w int, frames [][]byte, p int, pw *[7]u
 		if len(out)-w < l+8 {
 			return n, w, needRoom
 		}
+		// The words are stored before they are judged (past the body, in
+		// out's slack, they are nothing until w moves over them): a plain
+		// literal moves on at once, one the cache holds after the lookup.
 		var first, mid uint64
 		last := le64(b[end-8:])
-		var ok bool
 		switch {
 		case l <= 8:
 			if l == 0 {
@@ -150,31 +152,34 @@ func copyFrames[P prefixLen](out []byte, w int, frames [][]byte, p int, pw *[7]u
 			// mask tells the compiler (a plain shift would also handle 64).
 			sh := uint(64-8*l) & 63
 			last >>= sh
-			ok = pi.PlainJSONWord(last | plain&^(^uint64(0)>>sh))
+			binary.LittleEndian.PutUint64(out[w:], last)
+			if pi.PlainJSONWord(last | plain&^(^uint64(0)>>sh)) {
+				w += l
+				continue
+			}
 		case l <= 16:
 			first = le64(b[p:])
-			ok = pi.PlainJSONWord(first) && pi.PlainJSONWord(last)
+			binary.LittleEndian.PutUint64(out[w:], first)
+			binary.LittleEndian.PutUint64(out[w+l-8:], last)
+			if pi.PlainJSONWord(first) && pi.PlainJSONWord(last) {
+				w += l
+				continue
+			}
 		case l <= 24:
 			first, mid = le64(b[p:]), le64(b[p+8:])
-			ok = pi.PlainJSONWord(first) && pi.PlainJSONWord(mid) && pi.PlainJSONWord(last)
-		default:
-			return n, w, needCheck
-		}
-		if !ok {
-			// The cache's slot, written out (see cachedLiteral.is).
-			e := &lits[slotOf(first, mid, last, l)]
-			ok = e[0].is(first, mid, last, l) || e[1].is(first, mid, last, l)
-		}
-		if !ok {
-			return n, w, needCheck
-		}
-		if l <= 8 {
-			binary.LittleEndian.PutUint64(out[w:], last)
-		} else {
-			// mid is 0 up to 16 bytes, and last overwrites it.
 			binary.LittleEndian.PutUint64(out[w:], first)
 			binary.LittleEndian.PutUint64(out[w+8:], mid)
 			binary.LittleEndian.PutUint64(out[w+l-8:], last)
+			if pi.PlainJSONWord(first) && pi.PlainJSONWord(mid) && pi.PlainJSONWord(last) {
+				w += l
+				continue
+			}
+		default:
+			return n, w, needCheck
+		}
+		// The cache's slot, written out (see cachedLiteral.is).
+		if e := &lits[slotOf(first, mid, last, l)]; !e[0].is(first, mid, last, l) && !e[1].is(first, mid, last, l) {
+			return n, w, needCheck
 		}
 		w += l
 	}
