@@ -29,13 +29,13 @@ import (
 //
 // Speed (issue 14 asks for 50× pi-ai on `frameproof bench --family codec`,
 // ≈ 8–10 ns per frame against pi-ai's 400–500). Per delta frame of a run,
-// measured in CPU time on the shared 2-core machine, ≈ 7 ns at 64 KB and
+// measured in CPU time on the shared 2-core machine, ≈ 6 ns at 64 KB and
 // 1 MB: copyFrames matches the block's 47-byte prefix as six words and
 // moves a literal of up to 24 bytes as one to three words, checked by a
 // word test when it is plain ASCII and by the literalCache otherwise (7
 // in 16 of the bench stream's literals: é, \"); the loop calls nothing,
-// and is compiled apart for each common prefix length. At 1 KB (≈ 9 ns a
-// frame) a message's fixed cost is ≈ 250 ns, nearly all of it checking
+// and is compiled apart for each common prefix length. At 1 KB (≈ 8–9 ns
+// a frame) a message's fixed cost is ≈ 250 ns, nearly all of it checking
 // the start frame's partial (rawStart's canonicalJSON, ≈ 0.8 ns a byte).
 // The figures assume the frames are a log's lines (slices of one buffer):
 // lines allocated one by one among other values cost ≈ 2× at 1 MB, in
