@@ -259,14 +259,14 @@ func (p *lineParser) find(r record, name string) (member, bool) {
 
 func (p *lineParser) keyIs(m member, name string) bool {
 	if m.esc {
-		return m.name == name
+		return decodeString(p.sc.b[m.ks:m.ke]) == name
 	}
 	return string(p.sc.b[m.ks+1:m.ke-1]) == name
 }
 
 func (p *lineParser) keyText(m member) string {
 	if m.esc {
-		return m.name
+		return decodeString(p.sc.b[m.ks:m.ke])
 	}
 	return string(p.sc.b[m.ks+1 : m.ke-1])
 }

@@ -1,6 +1,9 @@
 package jsonl
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // scanner checks JSON syntax exactly as JSON.parse accepts it (RFC 8259:
 // whitespace is space, tab, LF and CR; no trailing commas; numbers without
@@ -50,8 +53,14 @@ func (s *scanner) str(i int) (end int, esc, ok bool) {
 	b := s.b
 	j := i + 1
 	for {
-		// Eight bytes at a time while none is '"', '\\' or a control.
-		for j+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[j:])) {
+		// Eight bytes at a time while none is '"', '\\' or a control; the
+		// lowest flagged byte of the first word that has one is the first
+		// such byte, so no byte loop follows.
+		for j+8 <= len(b) {
+			if m := special8(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			j += 8
 		}
 		for j < len(b) && plain[b[j]] {
@@ -91,12 +100,14 @@ func (s *scanner) str(i int) (end int, esc, ok bool) {
 	}
 }
 
-// special8 reports whether any of eight bytes is '"', '\\' or below 0x20
-// (the classic SWAR has-zero-byte and has-less-than tests).
-func special8(x uint64) bool {
+// special8 flags the bytes of eight (little-endian) that are '"', '\\' or
+// below 0x20, by their high bits (the classic SWAR has-zero-byte and
+// has-less-than tests). A borrow can flag a byte above a flagged one
+// falsely, never one below it, so the lowest flag is exact.
+func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q, bs := x^('"'*ones), x^('\\'*ones)
-	return ((q-ones)&^q|(bs-ones)&^bs|(x-0x20*ones)&^x)&highs != 0
+	return ((q-ones)&^q | (bs-ones)&^bs | (x-0x20*ones)&^x) & highs
 }
 
 func isHex(c byte) bool {
@@ -258,12 +269,13 @@ func (s *scanner) nested(i int, stack []byte) (int, bool, []byte) {
 }
 
 // member is one top-level member of a record object: the key's span
-// (quotes included) and the value's span.
+// (quotes included) and the value's span. It holds no pointer (an escaped
+// key is decoded again when asked for, which is rare), so appending one
+// costs no write barrier while a GC runs, and it is small to copy.
 type member struct {
 	ks, ke, vs, ve int
-	esc            bool   // the key holds escapes; name is its decoded text
-	name           string // set only when esc
-	slot           int    // fieldSlot of the key
+	slot           int8 // fieldSlot of the key
+	esc            bool // the key holds escapes
 }
 
 // object scans the object at b[i] == '{', appending its members to ms.
@@ -282,10 +294,9 @@ func (s *scanner) object(i int, ms []member) (int, []member, bool) {
 		}
 		m := member{ks: i, ke: ke, esc: esc}
 		if esc {
-			m.name = decodeString(s.b[i:ke])
-			m.slot = fieldSlot(m.name)
+			m.slot = int8(fieldSlot(decodeString(s.b[i:ke])))
 		} else {
-			m.slot = fieldSlotBytes(s.b[i+1 : ke-1])
+			m.slot = int8(fieldSlotBytes(s.b[i+1 : ke-1]))
 		}
 		i = s.space(ke)
 		if i >= len(s.b) || s.b[i] != ':' {

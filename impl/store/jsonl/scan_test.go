@@ -92,3 +92,59 @@ func TestFieldSlotsAgree(t *testing.T) {
 	}
 	require.Equal(t, fKey, fieldSlot("key"))
 }
+
+// strReference is scanner.str one byte at a time, without the eight-byte
+// words: what the word loop must agree with.
+func strReference(b []byte, i int) (end int, esc, ok bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, esc, true
+		case c < 0x20:
+			return 0, false, false
+		case c == '\\':
+			esc = true
+			j++
+			if j >= len(b) {
+				return 0, false, false
+			}
+			switch b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(b) || !isHex(b[j+1]) || !isHex(b[j+2]) || !isHex(b[j+3]) || !isHex(b[j+4]) {
+					return 0, false, false
+				}
+				j += 4
+			default:
+				return 0, false, false
+			}
+		}
+	}
+	return 0, false, false
+}
+
+// The word-at-a-time string scan finds the same end, escapes and verdict
+// as the byte loop, wherever in a word the special byte falls.
+func TestStrAgreesWithByteLoop(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	// mostly plain bytes, so that strings run past several words
+	alphabet := []byte("abcdefghijklmnopqrstuvwxyz0123456789 é\xff\x80\x7f\x1f\x00\"\\u/nA")
+	for range 200_000 {
+		line := make([]byte, 1+rng.Intn(40))
+		line[0] = '"'
+		for k := 1; k < len(line); k++ {
+			if rng.Intn(6) == 0 {
+				line[k] = alphabet[len(alphabet)-11+rng.Intn(11)]
+			} else {
+				line[k] = alphabet[rng.Intn(len(alphabet)-11)]
+			}
+		}
+		var s scanner
+		s.reset(line)
+		end, esc, ok := s.str(0)
+		wantEnd, wantEsc, wantOK := strReference(line, 0)
+		if end != wantEnd || esc != wantEsc || ok != wantOK {
+			t.Fatalf("%q: str = %d %v %v, byte loop %d %v %v", line, end, esc, ok, wantEnd, wantEsc, wantOK)
+		}
+	}
+}
