@@ -16,8 +16,11 @@ import "github.com/frameproof/frameproof/impl/store"
 // and neither can have a later duplicate that JSON.parse would keep.
 type appendShape struct {
 	head, mid []byte // alias the file buffer, as values do
-	write     store.CommittedWrite
-	ok        bool
+	// writes holds the write, replayed in place (only its seq and value
+	// change), so a line copies no pointers but the value's.
+	writes [1]store.CommittedWrite
+	key    liveKey // keyOf(writes[0])
+	ok     bool
 }
 
 // learn records the line the general path just replayed as the shape,
@@ -38,7 +41,7 @@ func (a *appendShape) learn(p *lineParser, line []byte) {
 	if value.slot != fValue {
 		return
 	}
-	*a = appendShape{head: line[:seq.vs], mid: line[seq.ve:value.vs], write: w, ok: true}
+	*a = appendShape{head: line[:seq.vs], mid: line[seq.ve:value.vs], writes: [1]store.CommittedWrite{w}, key: keyOf(w), ok: true}
 }
 
 // match reports whether line has the shape, and returns its seq and value,

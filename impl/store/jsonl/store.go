@@ -299,14 +299,13 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 // line, and reports the failure if there is one.
 func (s *Store) replayAppend(p *lineParser, shape *appendShape, line []byte) bool {
 	seq, value, ok := shape.match(&p.sc, line)
-	if !ok || seq < s.state.NextSeq() || !s.live.has(keyOf(shape.write)) {
+	if !ok || seq < s.state.NextSeq() || !s.live.has(shape.key) {
 		return false
 	}
-	w := shape.write
+	w := &shape.writes[0]
 	w.Seq, w.Value = seq, value
-	p.writes[0], p.sizes[0] = w, int64(len(line))+1
-	s.state.Apply(p.writes[:1])
-	s.account(p.writes[:1], p.sizes[:1])
+	s.state.Apply(shape.writes[:])
+	*s.live.slot(shape.key) += int64(len(line)) + 1 // account's rule for an append
 	s.shapedLines++
 	return true
 }
