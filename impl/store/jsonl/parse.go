@@ -371,25 +371,45 @@ func (p *lineParser) valueOrList(kind store.WriteKind, index int, out *store.Com
 // as JSON.parse builds the object.
 func (p *lineParser) row(r record, drop ...string) json.RawMessage {
 	ms := p.members[r.m0:r.m1]
-	if !p.sc.ws && !p.needsJSOrder(ms) {
-		b := p.sc.b
-		out := make([]byte, 0, r.end-r.start)
-		out = append(out, '{')
-	next:
-		for _, m := range ms {
-			for _, d := range drop {
-				if p.keyIs(m, d) {
-					continue next
-				}
-			}
-			if len(out) > 1 {
-				out = append(out, ',')
-			}
-			out = append(out, b[m.ks:m.ve]...)
-		}
-		return append(out, '}')
+	if p.sc.ws || p.needsJSOrder(ms) {
+		return encodeObject(nil, without(p.objectFields(ms), drop...))
 	}
-	return encodeObject(nil, without(p.objectFields(ms), drop...))
+	// No key is escaped (needsJSOrder), so a member is dropped exactly when
+	// its slot is one of drop's. In a line without whitespace the kept
+	// members between two dropped ones are one run of bytes, commas
+	// included, copied at once.
+	var dropped uint16
+	for _, d := range drop {
+		dropped |= 1 << fieldSlot(d) // every name dropped is a slot's
+	}
+	b := p.sc.b
+	out := make([]byte, 1, r.end-r.start)
+	out[0] = '{'
+	run := -1 // the first member of the run being kept
+	for j, m := range ms {
+		if m.slot < 0 || dropped&(1<<m.slot) == 0 {
+			if run < 0 {
+				run = j
+			}
+			continue
+		}
+		if run >= 0 {
+			out = appendRun(out, b[ms[run].ks:ms[j-1].ve])
+			run = -1
+		}
+	}
+	if run >= 0 {
+		out = appendRun(out, b[ms[run].ks:ms[len(ms)-1].ve])
+	}
+	return append(out, '}')
+}
+
+// appendRun appends a run of members to an object being built after '{'.
+func appendRun(out, run []byte) []byte {
+	if len(out) > 1 {
+		out = append(out, ',')
+	}
+	return append(out, run...)
 }
 
 // objectFields returns the members as JSON.parse's object holds them:

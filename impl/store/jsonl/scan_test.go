@@ -148,3 +148,32 @@ func TestStrAgreesWithByteLoop(t *testing.T) {
 		}
 	}
 }
+
+// row's copy of runs of kept members builds the object the general path
+// (objectFields, without, encodeObject) builds, for any members in any
+// order, dropped ones anywhere among them.
+func TestRowRunsAgreeWithGeneralPath(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	keys := []string{"kind", "seq", "timestamp", "id", "type", "message", "usage", "entryId", "x"}
+	values := []string{`1`, `"s"`, `{"a":[1,{"b":2}]}`, `null`, `[]`, `"entry"`}
+	drops := [][]string{{"kind", "seq", "timestamp"}, {"kind", "seq"}, {}}
+	for range 20_000 {
+		perm := rng.Perm(len(keys))[:rng.Intn(len(keys)+1)]
+		var line strings.Builder
+		line.WriteByte('{')
+		for i, k := range perm {
+			if i > 0 {
+				line.WriteByte(',')
+			}
+			line.WriteString(`"` + keys[k] + `":` + values[rng.Intn(len(values))])
+		}
+		line.WriteByte('}')
+		var p lineParser
+		require.True(t, p.scan([]byte(line.String())), line.String())
+		r := p.records[0]
+		for _, drop := range drops {
+			want := encodeObject(nil, without(p.objectFields(p.members[r.m0:r.m1]), drop...))
+			require.Equal(t, string(want), string(p.row(r, drop...)), "%s without %v", line.String(), drop)
+		}
+	}
+}
