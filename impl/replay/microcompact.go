@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -32,41 +33,76 @@ func Microcompact(msgs []pi.Appender, o MicrocompactOptions) (out []pi.Appender,
 	if o.KeepRecent < 0 {
 		return nil, 0, fmt.Errorf("replay: microcompact: KeepRecent must be >= 0, got %d", o.KeepRecent)
 	}
-	compactable := map[string]bool{}
-	for _, t := range o.Tools {
-		compactable[t] = true
+	rank := callRanks(msgs, o.Tools)
+	out = append([]pi.Appender(nil), msgs...)
+	old := len(rank) - o.KeepRecent // the calls ranked below old are cleared
+	if old <= 0 {
+		return out, 0, nil
 	}
-	var ids []string
-	seen := map[string]bool{}
-	for _, m := range msgs {
-		if a, ok := m.(*pi.AssistantMessage); ok {
-			for _, c := range a.Content {
-				if tc, ok := c.(pi.ToolCall); ok && compactable[tc.Name] && !seen[tc.ID] {
-					seen[tc.ID] = true
-					ids = append(ids, tc.ID)
-				}
+	var todo []int // the indexes of the results to clear
+	for i, m := range out {
+		if r, ok := m.(*pi.ToolResultMessage); ok {
+			if k, call := rank[r.ToolCallID]; call && k < old && !isCleared(r) {
+				todo = append(todo, i)
 			}
 		}
 	}
-	out = append([]pi.Appender(nil), msgs...)
-	if len(ids) <= o.KeepRecent {
-		return out, 0, nil
+	// One allocation for all the copies and one for all their contents
+	// (each its own element, capped, so no two results share one).
+	copies := make([]pi.ToolResultMessage, len(todo))
+	contents := make([]pi.Content, len(todo))
+	for j, i := range todo {
+		c := &copies[j]
+		*c = *out[i].(*pi.ToolResultMessage)
+		contents[j] = clearedText
+		c.Content = contents[j : j+1 : j+1]
+		out[i] = c
 	}
-	clear := map[string]bool{}
-	for _, id := range ids[:len(ids)-o.KeepRecent] {
-		clear[id] = true
-	}
-	for i, m := range out {
-		r, ok := m.(*pi.ToolResultMessage)
-		if !ok || !clear[r.ToolCallID] || isCleared(r) {
+	return out, len(todo), nil
+}
+
+// clearedText is the content of a cleared result, boxed once (an
+// interface's value is never written through, so it can be shared).
+var clearedText pi.Content = pi.TextContent{Text: ClearedResult}
+
+// callRanks numbers the compactable calls' distinct ids in the order of
+// their first call. The ids are gathered first so that the map is made at
+// its final size: growing it rehashed every id already in it, the bulk of
+// the cost on a long record.
+func callRanks(msgs []pi.Appender, tools []string) map[string]int {
+	isTool := toolSet(tools)
+	var calls []string
+	for _, m := range msgs {
+		a, ok := m.(*pi.AssistantMessage)
+		if !ok {
 			continue
 		}
-		c := *r
-		c.Content = []pi.Content{pi.TextContent{Text: ClearedResult}}
-		out[i] = &c
-		cleared++
+		for _, c := range a.Content {
+			if tc, ok := c.(pi.ToolCall); ok && isTool(tc.Name) {
+				calls = append(calls, tc.ID)
+			}
+		}
 	}
-	return out, cleared, nil
+	rank := make(map[string]int, len(calls))
+	for _, id := range calls {
+		if _, dup := rank[id]; !dup {
+			rank[id] = len(rank)
+		}
+	}
+	return rank
+}
+
+// toolSet is membership in tools: a scan of a short list (the default has
+// seven names) costs less than hashing the name, a map beyond that.
+func toolSet(tools []string) func(string) bool {
+	if len(tools) <= 8 {
+		return func(name string) bool { return slices.Contains(tools, name) }
+	}
+	set := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		set[t] = true
+	}
+	return func(name string) bool { return set[name] }
 }
 
 func isCleared(r *pi.ToolResultMessage) bool {
