@@ -454,16 +454,27 @@ func parseObjectFields(line []byte) (fields []store.ObjectField, isObject, valid
 	return nil, false, ok && s.space(end) == len(line)
 }
 
-// needsJSOrder reports duplicate or integer-like keys, which JSON.parse
-// would merge or move.
+// needsJSOrder reports escaped, duplicate or integer-like keys, which
+// JSON.parse would merge or move (an escaped one is left to the general
+// path). Unescaped keys are alike exactly when their slots are, for the
+// names pi reads, so only the other keys are compared with each other.
 func (p *lineParser) needsJSOrder(ms []member) bool {
 	b := p.sc.b
+	var slots uint16
 	for i, m := range ms {
 		if m.esc || isDigit(b[m.ks+1]) {
 			return true
 		}
+		if m.slot >= 0 {
+			if slots&(1<<m.slot) != 0 {
+				return true
+			}
+			slots |= 1 << m.slot
+			continue
+		}
+		key := b[m.ks:m.ke]
 		for _, o := range ms[:i] {
-			if bytes.Equal(b[o.ks:o.ke], b[m.ks:m.ke]) {
+			if o.slot < 0 && o.ke-o.ks == len(key) && string(b[o.ks:o.ke]) == string(key) {
 				return true
 			}
 		}
