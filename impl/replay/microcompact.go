@@ -33,16 +33,15 @@ func Microcompact(msgs []pi.Appender, o MicrocompactOptions) (out []pi.Appender,
 	if o.KeepRecent < 0 {
 		return nil, 0, fmt.Errorf("replay: microcompact: KeepRecent must be >= 0, got %d", o.KeepRecent)
 	}
-	rank := callRanks(msgs, o.Tools)
+	first, cut := firstCalls(compactableCalls(msgs, o.Tools), o.KeepRecent)
 	out = append([]pi.Appender(nil), msgs...)
-	old := len(rank) - o.KeepRecent // the calls ranked below old are cleared
-	if old <= 0 {
+	if cut < 0 {
 		return out, 0, nil
 	}
 	var todo []int // the indexes of the results to clear
 	for i, m := range out {
 		if r, ok := m.(*pi.ToolResultMessage); ok {
-			if k, call := rank[r.ToolCallID]; call && k < old && !isCleared(r) {
+			if at, call := first[r.ToolCallID]; call && at < cut && !isCleared(r) {
 				todo = append(todo, i)
 			}
 		}
@@ -65,11 +64,8 @@ func Microcompact(msgs []pi.Appender, o MicrocompactOptions) (out []pi.Appender,
 // interface's value is never written through, so it can be shared).
 var clearedText pi.Content = pi.TextContent{Text: ClearedResult}
 
-// callRanks numbers the compactable calls' distinct ids in the order of
-// their first call. The ids are gathered first so that the map is made at
-// its final size: growing it rehashed every id already in it, the bulk of
-// the cost on a long record.
-func callRanks(msgs []pi.Appender, tools []string) map[string]int {
+// compactableCalls returns the ids of the compactable calls in call order.
+func compactableCalls(msgs []pi.Appender, tools []string) []string {
 	isTool := toolSet(tools)
 	var calls []string
 	for _, m := range msgs {
@@ -83,13 +79,32 @@ func callRanks(msgs []pi.Appender, tools []string) map[string]int {
 			}
 		}
 	}
-	rank := make(map[string]int, len(calls))
-	for _, id := range calls {
-		if _, dup := rank[id]; !dup {
-			rank[id] = len(rank)
+	return calls
+}
+
+// firstCalls maps each id of calls to the index of its first call, and
+// returns cut, the first call of the keep-th most recent id by first call:
+// the ids first called before cut are the ones cleared (cut is -1 when
+// there are at most keep ids). The map is made at its final size, since
+// growing it rehashed every id already in it, the bulk of the cost on a
+// long record; and it is filled from the last call back, so one write per
+// call leaves each id at its first call.
+func firstCalls(calls []string, keep int) (first map[string]int, cut int) {
+	first = make(map[string]int, len(calls))
+	for i := len(calls) - 1; i >= 0; i-- {
+		first[calls[i]] = i
+	}
+	if len(first) <= keep {
+		return first, -1
+	}
+	cut = len(calls) // keep 0: every id is cleared
+	for i, found := len(calls)-1, 0; found < keep; i-- {
+		if first[calls[i]] == i { // an id's first call, the latest not yet found
+			found++
+			cut = i
 		}
 	}
-	return rank
+	return first, cut
 }
 
 // toolSet is membership in tools: a scan of a short list (the default has

@@ -4,7 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"math/rand"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -197,4 +199,71 @@ func TestBoundResultErrorNamesItsMessage(t *testing.T) {
 	}
 	_, err := Project(msgs, Target{Wire: WireAnthropic, Provider: "p", Model: "m"}, Options{})
 	require.ErrorContains(t, err, "message 3: block 1: toolCall block in user or tool content")
+}
+
+// microcompactReference is Microcompact as its doc states it, by list
+// scans: the ids in first-call order, all but the keep last cleared.
+func microcompactReference(msgs []pi.Appender, keep int, tools []string) []string {
+	var ids []string
+	for _, m := range msgs {
+		if a, ok := m.(*pi.AssistantMessage); ok {
+			for _, c := range a.Content {
+				if tc, ok := c.(pi.ToolCall); ok && slices.Contains(tools, tc.Name) && !slices.Contains(ids, tc.ID) {
+					ids = append(ids, tc.ID)
+				}
+			}
+		}
+	}
+	var texts []string
+	for _, m := range msgs {
+		if r, ok := m.(*pi.ToolResultMessage); ok {
+			text := r.Content[0].(pi.TextContent).Text
+			if len(ids) > keep && slices.Contains(ids[:len(ids)-keep], r.ToolCallID) {
+				text = ClearedResult
+			}
+			texts = append(texts, text)
+		}
+	}
+	return texts
+}
+
+// Microcompact clears what the reference clears on random records whose
+// calls repeat ids, name tools outside the set and have results before,
+// after or without their call, for every keep from 0 past the id count
+// and for tool sets on both sides of toolSet's list/map switch.
+func TestMicrocompactAgreesWithReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	names := []string{"bash", "read", "grep", "web", "edit"}
+	long := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "bash", "read"}
+	for range 3000 {
+		var msgs []pi.Appender
+		for range rng.Intn(12) {
+			id := string(rune('a' + rng.Intn(8)))
+			if rng.Intn(2) == 0 {
+				call := pi.ToolCall{ID: id, Name: names[rng.Intn(len(names))], Arguments: pi.EmptyObject()}
+				msgs = append(msgs, asst(pi.StopToolUse, call))
+			} else {
+				msgs = append(msgs, &pi.ToolResultMessage{ToolCallID: id, ToolName: "bash", Content: []pi.Content{pi.TextContent{Text: "out-" + id}}})
+			}
+		}
+		for _, tools := range [][]string{{"bash", "read"}, long} {
+			for keep := 0; keep <= 9; keep++ {
+				out, n, err := Microcompact(msgs, MicrocompactOptions{KeepRecent: keep, Tools: tools})
+				require.NoError(t, err)
+				want := microcompactReference(msgs, keep, tools)
+				var got []string
+				cleared := 0
+				for _, m := range out {
+					if r, ok := m.(*pi.ToolResultMessage); ok {
+						got = append(got, r.Content[0].(pi.TextContent).Text)
+						if got[len(got)-1] == ClearedResult {
+							cleared++
+						}
+					}
+				}
+				require.Equal(t, want, got, "keep %d tools %v", keep, tools)
+				require.Equal(t, cleared, n)
+			}
+		}
+	}
 }
