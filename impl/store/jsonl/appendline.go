@@ -20,7 +20,12 @@ type appendShape struct {
 	// change), so a line copies no pointers but the value's.
 	writes [1]store.CommittedWrite
 	key    liveKey // keyOf(writes[0])
-	ok     bool
+	// vprefix is the learned value up to its last member's value, when the
+	// value is an object: a value that starts with the same bytes leaves
+	// the scanner in the same state there (expecting a value, inside one
+	// object), so the scan resumes there (scanValue).
+	vprefix []byte
+	ok      bool
 }
 
 // learn records the line the general path just replayed as the shape,
@@ -42,6 +47,26 @@ func (a *appendShape) learn(p *lineParser, line []byte) {
 		return
 	}
 	*a = appendShape{head: line[:seq.vs], mid: line[seq.ve:value.vs], writes: [1]store.CommittedWrite{w}, key: keyOf(w), ok: true}
+	if !p.sc.ws && line[value.vs] == '{' {
+		// The scanner accepted the line, so the value scans again.
+		_, ms, _ := p.sc.object(value.vs, p.scratch[:0])
+		p.scratch = ms
+		if len(ms) > 0 {
+			a.vprefix = line[value.vs:ms[len(ms)-1].vs]
+		}
+	}
+}
+
+// scanValue is scanner.value at vs, resumed after vprefix when the value
+// starts with it.
+func (a *appendShape) scanValue(s *scanner, line []byte, vs int) (int, bool) {
+	n := len(a.vprefix)
+	if n == 0 || len(line)-vs < n || string(line[vs:vs+n]) != string(a.vprefix) {
+		return s.value(vs)
+	}
+	end, ok, stack := s.nested(vs+n, append(s.stack[:0], '{'))
+	s.stack = stack[:0]
+	return end, ok
 }
 
 // match reports whether line has the shape, and returns its seq and value,
@@ -60,7 +85,7 @@ func (a *appendShape) match(s *scanner, line []byte) (seq int64, value []byte, o
 		return 0, nil, false
 	}
 	vs := end + len(a.mid)
-	ve, ok := s.value(vs)
+	ve, ok := a.scanValue(s, line, vs)
 	if !ok || ve != len(line)-1 || line[ve] != '}' || s.ws {
 		return 0, nil, false
 	}

@@ -187,3 +187,51 @@ func TestRowRunsAgreeWithGeneralPath(t *testing.T) {
 		}
 	}
 }
+
+// Resuming a value's scan after the learned prefix (appendShape.scanValue)
+// ends where, and fails when, scanning the whole value does, for values
+// that start with the prefix and then go on any way.
+func TestValueResumeAgreesWithScan(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	templates := []string{
+		`{"type":"text_delta","contentIndex":0,"delta":"streamed words 1 of the reply, "}`,
+		`{"a":{"b":[1,2]},"c":"d"}`,
+		`{"only":1}`,
+		`{"type":"toolcall_delta","contentIndex":1,"delta":"{\"path\":"}`,
+	}
+	alphabet := []byte("{}[]\":,\\ 0123456789-.etrufalsn\x01")
+	for _, tmpl := range templates {
+		var p lineParser
+		p.sc.reset([]byte(tmpl))
+		_, ms, ok := p.sc.object(0, nil)
+		require.True(t, ok, tmpl)
+		prefix := tmpl[:ms[len(ms)-1].vs]
+		a := appendShape{vprefix: []byte(prefix)}
+		for range 5000 {
+			// Mostly the tail is mutated, so the prefix matches; now and
+			// then the prefix, so it does not.
+			from := len(prefix)
+			if rng.Intn(4) == 0 {
+				from = 0
+			}
+			v := []byte(tmpl[from:])
+			for range rng.Intn(4) {
+				i := rng.Intn(len(v) + 1)
+				if rng.Intn(2) == 0 && i < len(v) {
+					v[i] = alphabet[rng.Intn(len(alphabet))]
+				} else {
+					v = append(v[:i], append([]byte{alphabet[rng.Intn(len(alphabet))]}, v[i:]...)...)
+				}
+			}
+			line := append([]byte(tmpl[:from]), v...)
+			var whole, resumed scanner
+			whole.reset(line)
+			resumed.reset(line)
+			wantEnd, wantOK := whole.value(0)
+			end, ok := a.scanValue(&resumed, line, 0)
+			if wantOK != ok || wantOK && (wantEnd != end || whole.ws != resumed.ws) {
+				t.Fatalf("%q: resumed %d %v (ws %v), whole %d %v (ws %v)", line, end, ok, resumed.ws, wantEnd, wantOK, whole.ws)
+			}
+		}
+	}
+}
