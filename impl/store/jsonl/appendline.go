@@ -29,24 +29,27 @@ type appendShape struct {
 }
 
 // learn records the line the general path just replayed as the shape,
-// when the line is one list append object (one record, which starts the
-// line, so is not in an array) whose last member is its value. Its seq member (the
-// last one, which JSON.parse keeps) comes before the value then, and every
-// other member is in head or mid.
+// when its last record is a list append object whose last member is its
+// value. Its seq member (the last one, which JSON.parse keeps) comes
+// before the value then, and every other member is in head or mid. The
+// record may close an array (a turn's intent line ends with the append
+// that starts its frame list): a record decodes from its own members
+// alone, so a line of its bytes alone decodes to the same write.
 func (a *appendShape) learn(p *lineParser, line []byte) {
 	a.ok = false
-	if len(p.records) != 1 || p.strict {
+	if len(p.records) == 0 || p.strict {
 		return
 	}
-	r, w := p.records[0], p.writes[0]
-	if !r.object || r.start != 0 || w.Kind != store.WriteList || w.Op != store.OpAppend {
+	last := len(p.records) - 1 // p.slots are the last record's
+	r, w := p.records[last], p.writes[last]
+	if !r.object || w.Kind != store.WriteList || w.Op != store.OpAppend {
 		return
 	}
 	seq, value := p.members[p.slots[fSeq]], p.members[r.m1-1]
 	if value.slot != fValue {
 		return
 	}
-	*a = appendShape{head: line[:seq.vs], mid: line[seq.ve:value.vs], writes: [1]store.CommittedWrite{w}, key: keyOf(w), ok: true}
+	*a = appendShape{head: line[r.start:seq.vs], mid: line[seq.ve:value.vs], writes: [1]store.CommittedWrite{w}, key: keyOf(w), ok: true}
 	if !p.sc.ws && line[value.vs] == '{' {
 		// The scanner accepted the line, so the value scans again.
 		_, ms, _ := p.sc.object(value.vs, p.scratch[:0])

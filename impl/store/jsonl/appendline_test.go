@@ -16,6 +16,7 @@ import (
 // members, escaped keys, seqs that are not plain or go back, values that
 // are not JSON, trailing bytes), with deletes and other records between.
 func appendLineVariants(seq int, key string) []string {
+	seq *= 2 // so that a line may hold two records, seq and seq+1
 	v := fmt.Sprintf(`{"type":"text_delta","contentIndex":0,"delta":"d%d"}`, seq)
 	ns := `"namespace":"pi.pending.assistant_frame"`
 	return []string{
@@ -52,6 +53,11 @@ func appendLineVariants(seq int, key string) []string {
 		fmt.Sprintf(`{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":{"type":"text_delta","contentIndex":0,"delta":"x","delta":{}}}`, seq, ns, key),
 		fmt.Sprintf(`{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":{"type":"text_delta","contentIndex":1,"delta":"y"}}`, seq, ns, key),
 		fmt.Sprintf(`{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":{"type":"text_delta","contentIndex":0,"delta","y"}}`, seq, ns, key),
+		// arrays that end with the append, and a line led by whitespace
+		fmt.Sprintf(`[{"kind":"value","op":"set","seq":%d,"namespace":"n","key":"k","value":1},{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":%s}]`, seq, seq+1, ns, key, v),
+		fmt.Sprintf(`[ {"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":%s} ]`, seq, ns, key, v),
+		fmt.Sprintf(`[{"kind":"list","op":"append","seq":%d,%s,"key":"other","value":%s},{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":%s}]`, seq, ns, v, seq+1, ns, key, v),
+		fmt.Sprintf(` {"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":%s}`, seq, ns, key, v),
 		fmt.Sprintf(`{"kind":"list","op":"delete","seq":%d,%s,"key":"%s"}`, seq, ns, key),
 		`[]`,
 		fmt.Sprintf(`{"kind":"value","op":"set","seq":%d,"namespace":"n","key":"%s","value":1}`, seq, key),
