@@ -190,12 +190,18 @@ func (p *jsonParser) object(depth int) (JSONValue, error) {
 	}
 }
 
+// emptyArray is the holder every parsed [] shares: an array's holder is
+// reachable only through arr(), which hands out its elements, and a slice of
+// none cannot be written through (an append to it allocates), so sharing
+// saves the allocation a holder of its own costs per empty array.
+var emptyArray = JSONObject{vals: []JSONValue{}}
+
 func (p *jsonParser) array(depth int) (JSONValue, error) {
 	p.i++ // [
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
-		return ArrayValue([]JSONValue{}), nil
+		return JSONValue{kind: Array, obj: &emptyArray}, nil
 	}
 	base := len(p.vals)
 	defer func() { p.vals = p.vals[:base] }()
