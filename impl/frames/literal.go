@@ -94,33 +94,37 @@ func unescape(e byte) byte {
 // \u escape, a control character, a bare quote, bytes that are not UTF-8)
 // is false; the caller decodes those.
 func canonicalBody(raw []byte) bool {
-	for i := 0; i < len(raw); {
-		if i+8 <= len(raw) && pi.PlainJSONWord(binary.LittleEndian.Uint64(raw[i:])) {
-			i += 8
-			continue
-		}
-		c := raw[i]
-		switch {
-		case pi.PlainJSONByte(c):
-			i++
-		case c == '\\':
-			if i+1 == len(raw) || !stringifyEscape(raw[i+1]) {
-				return false
-			}
-			i += 2
-		case c >= 0xC2 && c <= 0xDF && i+1 < len(raw) && raw[i+1]&0xC0 == 0x80:
-			i += 2
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(raw[i:])
-			if r == utf8.RuneError && size == 1 {
-				return false // not UTF-8, or a surrogate form
-			}
-			i += size
-		default:
+	for i := nextSpecial(raw, 0); i < len(raw); i = nextSpecial(raw, i) {
+		if i = canonicalSpecial(raw, i); i < 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// canonicalSpecial is the index past the character at b[i], a byte that is
+// not pi.PlainJSONByte, when JSON.stringify writes that character so inside
+// a string (an escape it writes, or UTF-8 without surrogate forms), and -1
+// otherwise (a bare quote, a control character, \/, a \u escape, bytes that
+// are not UTF-8). canonicalBody and canonicalString (which ends at the
+// quote first) share it.
+func canonicalSpecial(b []byte, i int) int {
+	switch c := b[i]; {
+	case c == '\\':
+		if i+1 == len(b) || !stringifyEscape(b[i+1]) {
+			return -1
+		}
+		return i + 2
+	case c >= 0xC2 && c <= 0xDF && i+1 < len(b) && b[i+1]&0xC0 == 0x80:
+		return i + 2 // a 2-byte character (Latin, Greek, Cyrillic...)
+	case c >= utf8.RuneSelf:
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return -1 // not UTF-8, or a surrogate form
+		}
+		return i + size
+	}
+	return -1
 }
 
 // stringifyEscape reports whether JSON.stringify writes the one-letter

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -124,28 +123,15 @@ func canonicalString(b []byte) (int, bool) {
 			return j + 1, true
 		}
 	}
-	for i := 1; ; {
-		if i = nextSpecial(b, i); i == len(b) {
+	for i := nextSpecial(b, 1); i < len(b); i = nextSpecial(b, i) {
+		if b[i] == '"' {
+			return i + 1, true
+		}
+		if i = canonicalSpecial(b, i); i < 0 {
 			return 0, false
 		}
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, true
-		case c == '\\':
-			if i+1 == len(b) || !stringifyEscape(b[i+1]) {
-				return 0, false
-			}
-			i += 2
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				return 0, false // not UTF-8, or a surrogate form
-			}
-			i += size
-		default:
-			return 0, false // a control character
-		}
 	}
+	return 0, false
 }
 
 // nextSpecial is the index of the first byte of b at or after i that is
