@@ -59,7 +59,25 @@ func TestBaselinePasses(t *testing.T) {
 // Each invariant rejects a deliberately broken view, and only that break
 // is needed to trip it.
 func TestEachInvariantRejectsABrokenView(t *testing.T) {
-	breaks := map[int]func(v *View){
+	breaks := brokenViews()
+	for _, c := range All {
+		br, ok := breaks[c.N]
+		require.True(t, ok, "invariant %d has no mutation test", c.N)
+		v := baseline(t)
+		require.NoError(t, c.Check(v), "invariant %d on baseline", c.N)
+		br(v)
+		err := c.Check(v)
+		require.Error(t, err, "invariant %d did not reject its broken view", c.N)
+		full := Check(v)
+		require.Error(t, full)
+		require.True(t, strings.HasPrefix(full.Error(), "invariant "), full.Error())
+	}
+}
+
+// brokenViews breaks the baseline for each invariant: only that break is
+// needed to trip it.
+func brokenViews() map[int]func(v *View) {
+	return map[int]func(v *View){
 		1: func(v *View) { v.Restored.State.ResponseEntryID = "R-other" },
 		2: func(v *View) {
 			v.Log = append(v.Log, LogItem{Frame: &lane.FrameRecord{OperationID: "C", ResponseEntryID: "R2", EventIndex: 9, Outcome: lane.FrameCommitted, Seq: 99}})
@@ -91,18 +109,6 @@ func TestEachInvariantRejectsABrokenView(t *testing.T) {
 			v.Snapshot = nil
 			v.Restored = nil
 		},
-	}
-	for _, c := range All {
-		br, ok := breaks[c.N]
-		require.True(t, ok, "invariant %d has no mutation test", c.N)
-		v := baseline(t)
-		require.NoError(t, c.Check(v), "invariant %d on baseline", c.N)
-		br(v)
-		err := c.Check(v)
-		require.Error(t, err, "invariant %d did not reject its broken view", c.N)
-		full := Check(v)
-		require.Error(t, full)
-		require.True(t, strings.HasPrefix(full.Error(), "invariant "), full.Error())
 	}
 }
 

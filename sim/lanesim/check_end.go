@@ -17,8 +17,9 @@ func (r *runner) finalChecks() {
 	op, st := r.refOp()
 	r.check(op == "" && st == nil, "liveness", "run ended with operation %s unsettled", describe(op, st))
 	r.check(r.resultsCount() >= r.p.ops, "liveness", "%d of %d operations settled", r.resultsCount(), r.p.ops)
-	// the last invariants check reads its incremental parts in full too
-	r.inv.views.VerifyParts = true
+	// the last invariants check reads its incremental parts in full too,
+	// and scans the whole log as well as the items since the last check
+	r.inv.views.VerifyParts, r.inv.scan.VerifyFull = true, true
 	if !r.inv.check("end of run", nil, nil) {
 		return
 	}

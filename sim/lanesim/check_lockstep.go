@@ -681,8 +681,10 @@ func (ls *lockstep) compareState(where string) bool {
 }
 
 // verifyViews makes every lockstep comparison of the reference store check
-// its incremental view against a full read (lanecmp.Reader.VerifyViews):
-// set by the tests that prove the two agree, never by a campaign.
+// its incremental view against a full read (lanecmp.Reader.VerifyViews),
+// and every invariants check its incremental log scan against a full scan
+// (invariants.LogScan.VerifyFull): set by the tests that prove the two
+// agree, never by a campaign.
 var verifyViews bool
 
 // viewAgrees checks, once a run ends, that the comparison's incremental

@@ -168,7 +168,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	// the checks' readers decode op states through the run's memo
 	r.inv.views.Decode, r.ls.reader.Decode = r.decodeState, r.decodeState
 	r.inv.views.Parse, r.ls.reader.Parse = r.parseJSON, r.parseJSON
-	r.ls.reader.VerifyViews, r.inv.views.VerifyParts = verifyViews, verifyViews
+	r.ls.reader.VerifyViews, r.inv.views.VerifyParts, r.inv.scan.VerifyFull = verifyViews, verifyViews, verifyViews
 	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
 	r.client = &clientFoldChecker{r: r}
 	r.checkers = newCheckers(r)

@@ -11,8 +11,10 @@ import (
 // The lockstep comparison reads the reference store through an incremental
 // view (lanecmp.Changes): on these runs of every scenario and backend, every
 // comparison also reads everything again and requires the two to agree
-// (verifyViews), so the view compares what the full read compared. The end
-// of every run checks the same once in campaigns too (viewAgrees).
+// (verifyViews), so the view compares what the full read compared; every
+// invariants check likewise scans the whole log as well as the items since
+// the last check (invariants.LogScan). The end of every run checks the same
+// once in campaigns too (viewAgrees, the invariants' end-of-run check).
 func TestIncrementalViewAgreesWithFullRead(t *testing.T) {
 	verifyViews = true
 	defer func() { verifyViews = false }()
