@@ -15,7 +15,7 @@ func (r *runner) race(row, order string) {
 		}
 	}
 	r.raceOrders[row] = append(r.raceOrders[row], order)
-	r.w.Note("race", trace.F("row", row), trace.F("order", order))
+	r.w.Note("race", trace.S("row", row), trace.S("order", order))
 }
 
 // noteCrashRaces records rows 5 and 6 at a crash.

@@ -244,7 +244,7 @@ func (r *runner) check(ok bool, kind, format string, args ...any) bool {
 func (r *runner) fault(what string) {
 	r.faults = append(r.faults, what)
 	r.rec.Fault(what, "")
-	r.w.Note("fault", trace.F("what", what))
+	r.w.Note("fault", trace.S("what", what))
 }
 
 // nextPlan draws the next provider response; the first response of a

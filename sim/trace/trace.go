@@ -33,10 +33,30 @@ import (
 type Field struct {
 	K string
 	V any
+	// s and i hold the value of a field built by S or I, which is written
+	// as V would be with that string or int64 in it, without boxing it
+	// (an allocation per detail of every scheduler record)
+	s    string
+	i    int64
+	kind fieldKind
 }
+
+type fieldKind uint8
+
+const (
+	fieldAny fieldKind = iota
+	fieldString
+	fieldInt
+)
 
 // F builds a Field.
 func F(k string, v any) Field { return Field{K: k, V: v} }
+
+// S builds a Field of a string: the same record as F(k, v).
+func S(k, v string) Field { return Field{K: k, s: v, kind: fieldString} }
+
+// I builds a Field of an int64: the same record as F(k, v).
+func I(k string, v int64) Field { return Field{K: k, i: v, kind: fieldInt} }
 
 // Record is one decoded trace line.
 type Record struct {
@@ -93,7 +113,14 @@ func (t *Trace) Add(step, at int64, proc, actor, act string, kv ...Field) {
 			}
 			b = appendString(b, f.K)
 			b = append(b, ':')
-			b = appendValue(b, f.V)
+			switch f.kind {
+			case fieldString:
+				b = appendString(b, f.s)
+			case fieldInt:
+				b = strconv.AppendInt(b, f.i, 10)
+			default:
+				b = appendValue(b, f.V)
+			}
 		}
 		b = append(b, '}')
 	}

@@ -98,3 +98,23 @@ func TestStringSliceFieldsAreJSON(t *testing.T) {
 		require.Equal(t, string(want), string(appendValue(nil, ss)), "%q", ss)
 	}
 }
+
+// S and I write what F writes with the same string or int64.
+func TestStringAndIntFieldsWriteWhatFWrites(t *testing.T) {
+	strs := []string{"", "plain", "quote\" back\\ nl\n ctl\x01 bad\xff é", "<&>"}
+	ints := []int64{0, -1, 1, 255, 256, -9223372036854775808, 9223372036854775807}
+	f, si := New(), New()
+	for _, s := range strs {
+		f.Add(1, 2, "p", "a", "s", F("k", s), F("k2", s))
+		si.Add(1, 2, "p", "a", "s", S("k", s), F("k2", s))
+	}
+	for _, i := range ints {
+		f.Add(1, 2, "p", "a", "i", F("k", i), F("s", "x"))
+		si.Add(1, 2, "p", "a", "i", I("k", i), S("s", "x"))
+	}
+	var fb, sb bytes.Buffer
+	require.NoError(t, f.WriteJSONL(&fb))
+	require.NoError(t, si.WriteJSONL(&sb))
+	require.Equal(t, fb.String(), sb.String())
+	require.Equal(t, f.Hash(), si.Hash())
+}

@@ -26,7 +26,7 @@ func (w *World) Sleep(d time.Duration) {
 	a.state = stSleeping
 	until := w.now + d
 	heap.Push(&w.timers, timer{at: until, seq: a.seq, a: a, gen: a.sleepGen})
-	w.park(a, "sleep", trace.F("d", d.String()), trace.F("until", int64(until)))
+	w.park(a, "sleep", trace.S("d", d.String()), trace.I("until", int64(until)))
 }
 
 // NewID returns a deterministic UUIDv7-shaped id: the 48-bit Unix

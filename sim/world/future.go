@@ -46,7 +46,7 @@ func (f *Future) Wait() error {
 	a.state = stWaiting
 	a.waitingOn = f
 	f.waiters = append(f.waiters, a)
-	w.park(a, "wait", trace.F("future", f.name))
+	w.park(a, "wait", trace.S("future", f.name))
 	return f.err
 }
 
@@ -72,9 +72,9 @@ func (f *Future) resolve(err error) {
 	}
 	f.waiters = nil
 	if err != nil {
-		w.note("resolve", trace.F("future", f.name), trace.F("err", err))
+		w.note("resolve", trace.S("future", f.name), trace.F("err", err))
 	} else {
-		w.note("resolve", trace.F("future", f.name))
+		w.note("resolve", trace.S("future", f.name))
 	}
 }
 

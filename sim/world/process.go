@@ -62,11 +62,11 @@ func (p *Process) Go(name string, fn func()) {
 		return
 	}
 	if !p.alive {
-		w.note("spawn-ignored", trace.F("name", name), trace.F("process", p.label))
+		w.note("spawn-ignored", trace.S("name", name), trace.S("process", p.label))
 		return
 	}
 	a := w.newActor(p, name, fn)
-	w.note("spawn", trace.F("child", a.name), trace.F("process", p.label))
+	w.note("spawn", trace.S("child", a.name), trace.S("process", p.label))
 }
 
 // NewFuture returns an unresolved future owned by this process: if the
@@ -116,7 +116,7 @@ func (p *Process) Crash() {
 		return
 	}
 	p.alive = false
-	w.note("crash", trace.F("process", p.label))
+	w.note("crash", trace.S("process", p.label))
 	self := false
 	for _, a := range w.actors {
 		if a.proc != p || a.state == stDone {

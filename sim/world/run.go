@@ -18,7 +18,7 @@ func (w *World) Run(main func()) error {
 	defer func() { w.running = false }()
 	if main != nil {
 		w.main = w.newActor(w.root, "main", main)
-		w.note("spawn", trace.F("child", w.main.name), trace.F("process", w.root.label))
+		w.note("spawn", trace.S("child", w.main.name), trace.S("process", w.root.label))
 	}
 	err := w.loop()
 	// Leave no goroutine behind, whatever the outcome.
