@@ -33,6 +33,9 @@ type actor struct {
 	wake      chan bool // true: continue; false: unwind (killed)
 	waitingOn *Future
 	sleepGen  uint64
+	// schedLabel labels the scheduling choices that pick this actor
+	// ("sched " + name), made the first time one does
+	schedLabel string
 }
 
 // killedSentinel is the panic value that unwinds a killed actor.

@@ -62,12 +62,15 @@ func (w *World) loop() error {
 		i := w.src.Intn("sched", options)
 		w.step++
 		if i >= n {
-			w.nameSched(options, SchedClock)
+			w.nameSched(options, "sched "+SchedClock)
 			w.advance()
 			continue
 		}
 		a := w.runnable[i]
-		w.nameSched(options, a.name)
+		if options >= 2 && a.schedLabel == "" {
+			a.schedLabel = "sched " + a.name
+		}
+		w.nameSched(options, a.schedLabel)
 		w.runnable = append(w.runnable[:i], w.runnable[i+1:]...)
 		w.runActor(a)
 	}
@@ -78,15 +81,15 @@ func (w *World) loop() error {
 const SchedClock = "clock"
 
 // nameSched relabels the scheduling choice just drawn over options with
-// what it picked ("sched driver#2", "sched clock"), when the source records
-// labels (choice.Namer). A draw over one option records nothing, so it is
-// not renamed.
-func (w *World) nameSched(options int, picked string) {
+// label, "sched " and what it picked ("sched driver#2", "sched clock"), when
+// the source records labels (choice.Namer). A draw over one option records
+// nothing, so it is not renamed.
+func (w *World) nameSched(options int, label string) {
 	if options < 2 {
 		return
 	}
 	if nm, ok := w.src.(choice.Namer); ok {
-		nm.NameLast("sched " + picked)
+		nm.NameLast(label)
 	}
 }
 
