@@ -234,6 +234,45 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 	return store.ResultOf(prepared, prepared[0].Seq, ts), nil
 }
 
+// recycleSQL empties every table Commit writes and sets next_seq back to
+// 1: the rows of a database Open has just created.
+const recycleSQL = `
+DELETE FROM entries;
+DELETE FROM usage;
+DELETE FROM kv_values;
+DELETE FROM list_elements;
+UPDATE meta SET value = 1 WHERE name = 'next_seq';
+`
+
+// Recycle empties the store, in one transaction, for a new user whose
+// commits take their timestamps from clock: afterwards every read answers
+// as in a database Open has just created, and the next commit gets seq 1.
+// It is for a caller that would otherwise close the store and create
+// another (the simulator, one empty InMemory database per run): opening a
+// database (the connection, its pragmas, the schema, the prepared
+// statements) costs several times as much. Only the caller that holds the
+// only Store open on the database may recycle it.
+func (s *Store) Recycle(clock env.Clock) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	tx, err := s.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: recycle: begin: %w", err)
+	}
+	if _, err := tx.Exec(recycleSQL); err != nil {
+		_ = tx.Rollback()
+		return fmt.Errorf("sqlite: recycle: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: recycle: %w", err)
+	}
+	s.nextSeq, s.clock = 1, clock
+	return nil
+}
+
 func apply(tx *sql.Tx, st *statements, writes []store.CommittedWrite) error {
 	for _, w := range writes {
 		var err error

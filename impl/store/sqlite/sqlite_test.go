@@ -289,3 +289,48 @@ func TestInMemoryConcurrentCreatesKeepCommits(t *testing.T) {
 		}
 	}
 }
+
+// A recycled store answers every read as a new one does and commits from
+// seq 1 with its new clock, like a store Open created, after any commits
+// (rejected ones included) and however often it is recycled.
+func TestRecycleIsANewStore(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	for _, inMemory := range []bool{false, true} {
+		rapid.Check(t, func(rt *rapid.T) {
+			n++
+			opts := sqlite.Options{Sync: sqlite.SyncNever, InMemory: inMemory}
+			db, err := sqlite.Open(filepath.Join(dir, fmt.Sprintf("r%d.db", n)), envtest.NewTickClock(0), opts)
+			require.NoError(rt, err)
+			defer func() { _ = db.Close() }()
+			for range rapid.IntRange(1, 3).Draw(rt, "recycles") {
+				for range rapid.IntRange(0, 6).Draw(rt, "commits before") {
+					_, _ = db.Commit(rapid.SliceOfN(rapid.Custom(genWrite), 0, 4).Draw(rt, "writes"))
+				}
+				start := rapid.Int64Range(0, 1e6).Draw(rt, "clock")
+				require.NoError(rt, db.Recycle(envtest.NewTickClock(start)))
+				fresh, err := sqlite.Open(filepath.Join(dir, fmt.Sprintf("f%d.db", n)), envtest.NewTickClock(start), opts)
+				require.NoError(rt, err)
+				diffReads(rt, fresh, db)
+				for range rapid.IntRange(0, 6).Draw(rt, "commits after") {
+					writes := rapid.SliceOfN(rapid.Custom(genWrite), 0, 4).Draw(rt, "writes")
+					wr, werr := fresh.Commit(writes)
+					gr, gerr := db.Commit(writes)
+					if werr != nil {
+						require.EqualError(rt, gerr, werr.Error())
+					} else {
+						require.NoError(rt, gerr)
+						require.Equal(rt, wr, gr)
+					}
+				}
+				diffReads(rt, fresh, db)
+				require.NoError(rt, fresh.Close())
+				n++
+			}
+		})
+	}
+	closed, err := sqlite.Open(filepath.Join(dir, "closed.db"), envtest.NewTickClock(0), sqlite.Options{Sync: sqlite.SyncNever})
+	require.NoError(t, err)
+	require.NoError(t, closed.Close())
+	require.ErrorIs(t, closed.Recycle(envtest.NewTickClock(0)), sqlite.ErrClosed)
+}
