@@ -276,12 +276,39 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
+// loadWord reads the first 8 bytes of w, little-endian.
+func loadWord(w string) uint64 {
+	_ = w[7]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainWord reports whether the 8 bytes of x are all plainByte: ASCII, not
+// a control character, not '"' and not '\\', all eight at once (SWAR):
+// (v - n*ones) &^ v has a byte's high bit set when that byte of v is below
+// n (exact for "any byte", which is all this needs), and a byte equal to c
+// is a zero byte of v ^ c*ones.
+func plainWord(x uint64) bool {
+	q := x ^ '"'*ones
+	bs := x ^ '\\'*ones
+	return (x|(x-0x20*ones)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
+}
+
 // appendString writes s as a JSON string: quotes, backslashes and control
 // characters escaped, valid UTF-8 kept as is, invalid bytes as U+FFFD.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	// the plain ASCII head (all of most strings) is copied as it is
+	// the plain ASCII head (all of most strings) is copied as it is; it is
+	// found 8 bytes at a time, then byte by byte
 	i := 0
+	for i+8 <= len(s) && plainWord(loadWord(s[i:i+8])) {
+		i += 8
+	}
 	for i < len(s) && plainByte[s[i]] {
 		i++
 	}

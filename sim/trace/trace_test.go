@@ -118,3 +118,38 @@ func TestStringAndIntFieldsWriteWhatFWrites(t *testing.T) {
 	require.Equal(t, fb.String(), sb.String())
 	require.Equal(t, f.Hash(), si.Hash())
 }
+
+// plainWord is plainByte for all eight bytes of a word: every byte value
+// in every position of an otherwise plain word, and random words.
+func TestPlainWordIsPlainByteEightTimes(t *testing.T) {
+	want := func(w []byte) bool {
+		for _, c := range w {
+			if !plainByte[c] {
+				return false
+			}
+		}
+		return true
+	}
+	w := []byte("abcdefgh")
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			v := append([]byte(nil), w...)
+			v[pos] = byte(c)
+			require.Equal(t, want(v), plainWord(loadWord(string(v))), "byte %#x at %d", c, pos)
+		}
+	}
+	seed := uint64(1)
+	for range 100000 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		v := make([]byte, 8)
+		for i := range v {
+			// mostly plain bytes, sometimes any
+			x := byte(seed >> (8 * i))
+			if x&3 != 0 {
+				x = 0x20 + x%0x60
+			}
+			v[i] = x
+		}
+		require.Equal(t, want(v), plainWord(loadWord(string(v))), "%q", v)
+	}
+}
