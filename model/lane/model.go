@@ -958,6 +958,11 @@ func (m *Model) Capture() Snapshot {
 // Committed returns a copy of the committed state.
 func (m *Model) Committed() State { return m.st.clone() }
 
+// CommittedShared returns the committed state itself, not a copy, for a
+// caller that only reads it before the model's next step (a comparison):
+// its slices and maps are the model's own and must not be changed.
+func (m *Model) CommittedShared() State { return m.st }
+
 // Current is the committed current operation ("" when idle) and whether
 // its control is cancel_requested (what a client shows as "aborting").
 func (m *Model) Current() (op string, cancelRequested bool) {

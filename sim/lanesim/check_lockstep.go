@@ -438,7 +438,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 func (ls *lockstep) laneConfigInput(ws []store.Write) func() error {
 	m, run := ls.m, modelRun(ls.r.runOptions())
 	return func() error {
-		if m.Committed().Config == "" {
+		if m.CommittedShared().Config == "" {
 			ls.r.race(rowLaneConfig, orderLaneCreated)
 		} else {
 			ls.r.race(rowLaneConfig, orderLaneReconfigured)
