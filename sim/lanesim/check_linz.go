@@ -3,6 +3,7 @@ package lanesim
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -175,7 +176,8 @@ func (l *linzState) crash(cause string) {
 }
 
 func appendKey(fr lane.FrameRecord, gen int) string {
-	return fmt.Sprintf("%s/%d/%d", fr.ResponseEntryID, fr.EventIndex, gen)
+	// fmt.Sprintf("%s/%d/%d", ...) without fmt: twice per frame
+	return fr.ResponseEntryID + "/" + strconv.Itoa(fr.EventIndex) + "/" + strconv.Itoa(gen)
 }
 
 func (l *linzState) appendCall(fr lane.FrameRecord) {

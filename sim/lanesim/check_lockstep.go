@@ -580,14 +580,17 @@ func (ls *lockstep) onFrame(fr lane.FrameRecord) {
 			}
 			ws := ls.frameTX[0]
 			ls.frameTX = ls.frameTX[1:]
-			if !ls.compareTX(fmt.Sprintf("frame append %s:%d", fr.ResponseEntryID, fr.EventIndex), ws) {
+			if !ls.compareTXAt(func() string { return fmt.Sprintf("frame append %s:%d", fr.ResponseEntryID, fr.EventIndex) }, ws) {
 				return
 			}
 		}
 	case lane.FrameDeclined:
 		err = ls.m.FrameDeclined(fr.ResponseEntryID, fr.EventIndex)
 	}
-	if !ls.mismatch(fmt.Sprintf("frame %s %s:%d", fr.Outcome, fr.ResponseEntryID, fr.EventIndex), err) && fr.Outcome == lane.FrameCommitted {
+	// where is formatted only for a mismatch
+	if err != nil {
+		ls.mismatch(fmt.Sprintf("frame %s %s:%d", fr.Outcome, fr.ResponseEntryID, fr.EventIndex), err)
+	} else if fr.Outcome == lane.FrameCommitted {
 		ls.compareState("after frame commit")
 	}
 }

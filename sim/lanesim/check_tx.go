@@ -13,12 +13,21 @@ import (
 // stands for. Every input that stands for a commit states its write list, so
 // a commit without one is a disagreement too.
 func (ls *lockstep) compareTX(where string, ws []store.Write) bool {
+	return ls.compareTXAt(func() string { return where }, ws)
+}
+
+// compareTXAt is compareTX naming where only for a failure (a frame's
+// commit names its frame, formatted only then).
+func (ls *lockstep) compareTXAt(where func() string, ws []store.Write) bool {
 	want, known := ls.m.TakeTX()
 	if !known {
-		ls.r.fail("model-mismatch", "%s: the model states no transaction for the commit %s", where, describeWrites(ws))
+		ls.r.fail("model-mismatch", "%s: the model states no transaction for the commit %s", where(), describeWrites(ws))
 		return false
 	}
 	ls.r.checks++
 	ls.r.txCompared++
-	return !ls.mismatch(where, ls.reader.CompareTX(ws, want))
+	if err := ls.reader.CompareTX(ws, want); err != nil {
+		return !ls.mismatch(where(), err)
+	}
+	return true
 }
