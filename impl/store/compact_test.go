@@ -1,8 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // compactJSON validates with json.Compact alone: it must reject exactly
@@ -31,5 +35,91 @@ func BenchmarkCompactJSON(b *testing.B) {
 		if _, err := compactJSON(raw); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// validCompact accepts only what json.Valid accepts and json.Compact leaves
+// as it is, so compactJSON's copy of it is json.Compact's result: texts
+// drawn from JSON's own bytes (most of them invalid), and valid JSON with
+// and without space.
+func TestValidCompactAcceptsOnlyCompactValidJSON(t *testing.T) {
+	check := func(t *rapid.T, in []byte) {
+		if !validCompact(in) {
+			return
+		}
+		if !json.Valid(in) {
+			t.Fatalf("%q: accepted, json.Valid rejects it", in)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, in); err != nil || !bytes.Equal(buf.Bytes(), in) {
+			t.Fatalf("%q: accepted, json.Compact gives %q, %v", in, buf.Bytes(), err)
+		}
+	}
+	alphabet := []string{"{", "}", "[", "]", ",", ":", `"`, `\`, "u", "0", "1", "9", "-", "+", ".", "e", "E",
+		"a", "F", "t", "true", "false", "null", "nul", " ", "\t", "\n", "\x01", "\x1f", "\x7f", "\xff", "é", `\"`, `\u00e9`, `\/`, `\x`}
+	rapid.Check(t, func(t *rapid.T) {
+		parts := rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 24).Draw(t, "parts")
+		check(t, []byte(strings.Join(parts, "")))
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		v := genJSONValue(t, 0)
+		compact, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !validCompact(compact) {
+			t.Fatalf("%q: json.Marshal's output turned down", compact)
+		}
+		check(t, compact)
+		indented, _ := json.MarshalIndent(v, "", " ")
+		check(t, indented)
+		// one byte changed, dropped or doubled
+		if len(compact) > 0 {
+			i := rapid.IntRange(0, len(compact)-1).Draw(t, "at")
+			b := []byte(rapid.SampledFrom(alphabet).Draw(t, "byte"))
+			check(t, append(append(append([]byte(nil), compact[:i]...), b...), compact[i+1:]...))
+			check(t, append(append([]byte(nil), compact[:i]...), compact[i+1:]...))
+			check(t, append(append([]byte(nil), compact[:i+1]...), compact[i:]...))
+		}
+	})
+	deep := strings.Repeat("[", maxCompactDepth+1) + strings.Repeat("]", maxCompactDepth+1)
+	if validCompact([]byte(deep)) {
+		t.Errorf("nesting deeper than maxCompactDepth accepted")
+	}
+	if got, err := compactJSON([]byte(deep)); err != nil || string(got) != deep {
+		t.Errorf("deep nesting: %q, %v", got, err)
+	}
+}
+
+func genJSONValue(t *rapid.T, depth int) any {
+	kind := rapid.IntRange(0, 6).Draw(t, "kind")
+	if depth > 3 {
+		kind %= 4
+	}
+	switch kind {
+	case 0:
+		return nil
+	case 1:
+		return rapid.Bool().Draw(t, "b")
+	case 2:
+		return rapid.Float64().Draw(t, "n")
+	case 3:
+		return rapid.String().Draw(t, "s")
+	case 4:
+		return rapid.Int64().Draw(t, "i")
+	case 5:
+		n := rapid.IntRange(0, 3).Draw(t, "len")
+		a := make([]any, n)
+		for i := range a {
+			a[i] = genJSONValue(t, depth+1)
+		}
+		return a
+	default:
+		n := rapid.IntRange(0, 3).Draw(t, "len")
+		m := map[string]any{}
+		for range n {
+			m[rapid.String().Draw(t, "k")] = genJSONValue(t, depth+1)
+		}
+		return m
 	}
 }

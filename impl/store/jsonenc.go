@@ -209,6 +209,13 @@ func isArrayIndexKey(key string) bool {
 // compactJSON validates raw as one JSON value and returns it compacted
 // (without re-escaping), so that each record fits on one JSONL line.
 func compactJSON(raw []byte) (json.RawMessage, error) {
+	// what writers commit is compact already: a copy is what json.Compact
+	// would return
+	if validCompact(raw) {
+		out := make([]byte, len(raw))
+		copy(out, raw)
+		return out, nil
+	}
 	// json.Compact scans and rejects exactly what json.Valid does (one
 	// pass instead of two); the output is at most len(raw) bytes
 	buf := bytes.NewBuffer(make([]byte, 0, len(raw)))
@@ -216,4 +223,156 @@ func compactJSON(raw []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("not valid JSON")
 	}
 	return json.RawMessage(buf.Bytes()), nil
+}
+
+// validCompact reports whether b is one JSON value json.Valid accepts with
+// no space outside its strings, for which json.Compact returns b as it is.
+// It may turn down such input (nesting deeper than maxCompactDepth), never
+// accept other input: RFC 8259's grammar, as encoding/json's scanner reads
+// it (any byte from 0x20 in a string, UTF-8 or not).
+func validCompact(b []byte) bool {
+	i, ok := compactValueEnd(b, 0, 0)
+	return ok && i == len(b)
+}
+
+// maxCompactDepth bounds validCompact's recursion (encoding/json's own
+// limit is 10000): deeper input takes json.Compact.
+const maxCompactDepth = 256
+
+// compactValueEnd is the index after the compact value at b[i], and
+// whether there is one.
+func compactValueEnd(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return compactStringEnd(b, i)
+	case c == '{' || c == '[':
+		if depth >= maxCompactDepth {
+			return i, false
+		}
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		i++
+		if i < len(b) && b[i] == end {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if c == '{' {
+				if i >= len(b) || b[i] != '"' {
+					return i, false
+				}
+				if i, ok = compactStringEnd(b, i); !ok || i >= len(b) || b[i] != ':' {
+					return i, false
+				}
+				i++
+			}
+			if i, ok = compactValueEnd(b, i, depth+1); !ok || i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case end:
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == 't':
+		return compactLiteralEnd(b, i, "true")
+	case c == 'f':
+		return compactLiteralEnd(b, i, "false")
+	case c == 'n':
+		return compactLiteralEnd(b, i, "null")
+	case c == '-' || '0' <= c && c <= '9':
+		return compactNumberEnd(b, i)
+	}
+	return i, false
+}
+
+func compactLiteralEnd(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
+// compactStringEnd is the index after the string literal at b[i] ('"').
+func compactStringEnd(b []byte, i int) (int, bool) {
+	for j := i + 1; j < len(b); {
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, true
+		case c == '\\':
+			if j+1 >= len(b) {
+				return j, false
+			}
+			switch b[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j += 2
+			case 'u':
+				if len(b)-j < 6 || !isHex(b[j+2]) || !isHex(b[j+3]) || !isHex(b[j+4]) || !isHex(b[j+5]) {
+					return j, false
+				}
+				j += 6
+			default:
+				return j, false
+			}
+		case c < 0x20:
+			return j, false
+		default:
+			j++
+		}
+	}
+	return len(b), false
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// compactNumberEnd is the index after the number at b[i]:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func compactNumberEnd(b []byte, i int) (int, bool) {
+	digits := func(j int) int {
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			j++
+		}
+		return j
+	}
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i = digits(i + 1)
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(i + 1)
+		if j == i+1 {
+			return j, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(i)
+		if j == i {
+			return j, false
+		}
+		i = j
+	}
+	return i, true
 }
