@@ -32,17 +32,17 @@ func (m *Model) fillStateValues() {
 		switch w.Namespace {
 		case nsOpState:
 			if v, ok := m.opStateValue(w.Key); ok {
-				m.tx[i].Value = string(v.AppendJSON(nil))
+				m.tx[i].Value = jsonText(v)
 			}
 		case nsOpMeta:
 			if v, ok := m.metaValue(w.Key); ok {
-				m.tx[i].Value = string(v.AppendJSON(nil))
+				m.tx[i].Value = jsonText(v)
 			}
 		case nsLaneState:
-			m.tx[i].Value = string(m.laneStateValue().AppendJSON(nil))
+			m.tx[i].Value = jsonText(m.laneStateValue())
 		case nsResult:
 			if v, ok := m.resultValue(w.Key); ok {
-				m.tx[i].Value = string(v.AppendJSON(nil))
+				m.tx[i].Value = jsonText(v)
 			}
 		}
 	}

@@ -122,7 +122,15 @@ func Canonical(raw []byte) string {
 	if err != nil {
 		return string(raw)
 	}
-	return string(v.AppendJSON(nil))
+	return jsonText(v)
+}
+
+// jsonText is string(v.AppendJSON(nil)), written in a buffer on the stack
+// when it fits (the string is a copy either way): a value built up from a
+// nil slice took an allocation per doubling.
+func jsonText(v pi.JSONValue) string {
+	var buf [512]byte
+	return string(v.AppendJSON(buf[:0]))
 }
 
 func messageJSON(v any) string {

@@ -175,9 +175,9 @@ func (r *Reader) appendEntries(out []ml.Entry, entries []store.StoredEntry, name
 			v, err := r.parse(e.Entry.Raw)
 			memo = entryMemo{err: err}
 			if err == nil {
-				memo.message = string(v.Prop("message").AppendJSON(nil))
+				memo.message = jsonText(v.Prop("message"))
 				if t := v.Prop("terminate"); !t.IsUndefined() {
-					memo.terminate = string(t.AppendJSON(nil))
+					memo.terminate = jsonText(t)
 				}
 			}
 			r.entries.put(named, e.Seq, e.Entry.Raw, memo)
@@ -214,7 +214,7 @@ func (r *Reader) appendUsage(out []ml.UsageRow, usage []store.StoredUsage, named
 			v, err := r.parse(u.Row.Raw)
 			memo = usageMemo{err: err}
 			if err == nil {
-				memo.entryID, memo.usage = str(v.Prop("entryId")), string(v.Prop("usage").AppendJSON(nil))
+				memo.entryID, memo.usage = str(v.Prop("entryId")), jsonText(v.Prop("usage"))
 			}
 			r.usage.put(named, u.Seq, u.Row.Raw, memo)
 		}
@@ -520,4 +520,11 @@ func readPreparation(st store.Storage, op, taskID string) (string, error) {
 		return "", nil
 	}
 	return ml.Canonical(v.Value), nil
+}
+
+// jsonText is string(v.AppendJSON(nil)), written in a buffer on the stack
+// when it fits (the string is a copy either way).
+func jsonText(v pi.JSONValue) string {
+	var buf [512]byte
+	return string(v.AppendJSON(buf[:0]))
 }
