@@ -15,8 +15,14 @@ type Seeded struct {
 
 // NewSeeded returns a recording PRNG source for seed.
 func NewSeeded(seed uint64) *Seeded {
-	return &Seeded{seed: seed, state: seed}
+	// room for a typical run's decisions, which the tape otherwise took
+	// in a dozen doublings (an empty tape still reads as none: Tape, Len)
+	return &Seeded{seed: seed, state: seed, tape: make(Tape, 0, seededTapeCap)}
 }
+
+// seededTapeCap is the tape's first capacity: a campaign run of the
+// default mix records a few hundred decisions.
+const seededTapeCap = 512
 
 // Seed returns the seed the source was created with.
 func (s *Seeded) Seed() uint64 { return s.seed }

@@ -25,7 +25,15 @@ type invariantChecker struct {
 	// scan checks the invariants that read the log over the items logged
 	// since the last check only (the log only grows)
 	scan invariants.LogScan
+	// events and frames hold the items the log points to, logSlab of
+	// them per allocation (a chunk is never grown, so pointers into it
+	// stay valid)
+	events []lane.Event
+	frames []lane.FrameRecord
 }
+
+// logSlab is how many events or frame records one allocation holds.
+const logSlab = 64
 
 func newInvariantChecker(r *runner) *invariantChecker {
 	return &invariantChecker{r: r, ops: map[string]bool{}}
@@ -40,11 +48,19 @@ func (c *invariantChecker) commit(e commitEvent) bool {
 
 // laneEvent and frame append to the invariants' log.
 func (c *invariantChecker) laneEvent(ev lane.Event) {
-	c.log = append(c.log, invariants.LogItem{Event: &ev})
+	if len(c.events) == cap(c.events) {
+		c.events = make([]lane.Event, 0, logSlab)
+	}
+	c.events = append(c.events, ev)
+	c.log = append(c.log, invariants.LogItem{Event: &c.events[len(c.events)-1]})
 }
 
 func (c *invariantChecker) frame(fr lane.FrameRecord) {
-	c.log = append(c.log, invariants.LogItem{Frame: &fr})
+	if len(c.frames) == cap(c.frames) {
+		c.frames = make([]lane.FrameRecord, 0, logSlab)
+	}
+	c.frames = append(c.frames, fr)
+	c.log = append(c.log, invariants.LogItem{Frame: &c.frames[len(c.frames)-1]})
 }
 
 // reopened checks the invariants on a reopened lane, with the operation it

@@ -86,11 +86,16 @@ const hashChunk = 8 << 10
 
 // New returns a trace that keeps every line in memory (for WriteJSONL) and
 // hashes it.
-func New() *Trace { return &Trace{keep: true, h: sha256.New()} }
+func New() *Trace { return &Trace{keep: true, h: sha256.New(), pend: newPend()} }
 
 // NewHashOnly returns a trace that only hashes; WriteJSONL then fails. Use it
 // for campaign runs, and re-run a failing seed with New to get the JSONL.
-func NewHashOnly() *Trace { return &Trace{h: sha256.New()} }
+func NewHashOnly() *Trace { return &Trace{h: sha256.New(), pend: newPend()} }
+
+// newPend is the pending lines' buffer, made once at the size they reach
+// before the hash takes them (a chunk and a line or so), rather than grown
+// by doubling in every run.
+func newPend() []byte { return make([]byte, 0, hashChunk+hashChunk/2) }
 
 // Add appends one record.
 func (t *Trace) Add(step, at int64, proc, actor, act string, kv ...Field) {
