@@ -79,12 +79,11 @@ func copyRun[P prefixLen](a *jsAccum, frames [][]byte, prefix []byte, lits *lite
 		case needRoom:
 			a.buf = growFor(a.buf, len(frames[n])+8)
 		case needCheck:
-			b := frames[n]
-			if !lits.check(b[p : len(b)-2]) {
+			k := a.checkRun(frames[n:], prefix, lits)
+			if k == 0 {
 				return n
 			}
-			a.buf = append(growFor(a.buf, len(b)), b[p:len(b)-2]...)
-			n++
+			n += k
 		default:
 			return n
 		}
@@ -218,10 +217,43 @@ func slotOf(first, mid, last uint64, l int) uint64 {
 	return ((first^mid^last)*0x9E3779B97F4A7C15 + uint64(l)) >> 58
 }
 
-// check is canonicalBody(lit) for a literal the loop found neither plain
-// nor cached, which it caches when it is canonical and 1 to 24 bytes long
-// (the slot's older literal dropped), by the words copyFrames reads it as.
-func (c *literalCache) check(lit []byte) bool {
+// checkRun copies the literals of the run's frames from frames[0], which
+// copyFrames found neither plain nor cached, while they are not plain:
+// each is checked byte by byte and cached (check), and the first plain one
+// goes back to copyFrames (a cached one stays: looking it up here costs
+// more than checking it, for the streams that come here). A stream of many distinct
+// literals that are not plain ASCII (CJK text: a few thousand characters,
+// one or two a delta) so stays in one loop instead of leaving copyFrames
+// and entering it again for every frame. It returns how many it took.
+func (a *jsAccum) checkRun(frames [][]byte, prefix []byte, lits *literalCache) int {
+	p := len(prefix)
+	for n, b := range frames {
+		end := len(b) - 2
+		if end < p || string(b[:p]) != string(prefix) || b[end] != '"' || b[end+1] != '}' {
+			return n
+		}
+		lit := b[p:end]
+		if n > 0 && nextSpecial(lit, 0) == len(lit) {
+			return n // plain ASCII: copyFrames' word test takes it
+		}
+		if !lits.check(b, p) {
+			return n
+		}
+		a.buf = append(growFor(a.buf, len(b)), lit...)
+	}
+	return len(frames)
+}
+
+// check is canonicalBody for the literal of frame b after its p-byte
+// prefix (up to its closing `"}`), which the loop found neither plain nor
+// cached; it caches the literal when it is canonical and 1 to 24 bytes
+// long (the slot's older literal dropped), by the words copyFrames reads
+// it as: the word that ends it shifted down (up to 8: the frame's earlier
+// bytes shifted out), the words that start and end it (up to 16), and the
+// word between (up to 24).
+func (c *literalCache) check(b []byte, p int) bool {
+	end := len(b) - 2
+	lit := b[p:end]
 	if !canonicalBody(lit) {
 		return false
 	}
@@ -230,9 +262,7 @@ func (c *literalCache) check(lit []byte) bool {
 	case l == 0 || l > 24:
 		return true
 	case l <= 8:
-		var w [8]byte
-		copy(w[:], lit)
-		last = le64(w[:])
+		last = le64(b[end-8:]) >> (uint(64-8*l) & 63)
 	case l <= 16:
 		first, last = le64(lit), le64(lit[l-8:])
 	default:

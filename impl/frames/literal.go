@@ -117,6 +117,8 @@ func canonicalSpecial(b []byte, i int) int {
 		return i + 2
 	case c >= 0xC2 && c <= 0xDF && i+1 < len(b) && b[i+1]&0xC0 == 0x80:
 		return i + 2 // a 2-byte character (Latin, Greek, Cyrillic...)
+	case c >= 0xE1 && c <= 0xEF && c != 0xED && i+2 < len(b) && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80:
+		return i + 3 // a 3-byte character (CJK...): E0's overlongs and ED's surrogates excepted
 	case c >= utf8.RuneSelf:
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size == 1 {
