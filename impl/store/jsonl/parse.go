@@ -380,7 +380,11 @@ func (p *lineParser) row(r record, drop ...string) json.RawMessage {
 	// included, copied at once.
 	var dropped uint16
 	for _, d := range drop {
-		dropped |= 1 << fieldSlot(d) // every name dropped is a slot's
+		slot := fieldSlot(d)
+		if slot < 0 { // no caller drops a name without a slot; the general path would
+			return encodeObject(nil, without(p.objectFields(ms), drop...))
+		}
+		dropped |= 1 << slot
 	}
 	b := p.sc.b
 	out := make([]byte, 1, r.end-r.start)

@@ -55,7 +55,8 @@ func (s *scanner) str(i int) (end int, esc, ok bool) {
 	for {
 		// Eight bytes at a time while none is '"', '\\' or a control; the
 		// lowest flagged byte of the first word that has one is the first
-		// such byte, so no byte loop follows.
+		// such byte, where the byte loop then stops at once (it only walks
+		// the last one to seven bytes of b).
 		for j+8 <= len(b) {
 			if m := special8(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 				j += bits.TrailingZeros64(m) >> 3

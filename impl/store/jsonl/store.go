@@ -305,7 +305,7 @@ func (s *Store) replayAppend(p *lineParser, shape *appendShape, line []byte) boo
 	w := &shape.writes[0]
 	w.Seq, w.Value = seq, value
 	s.state.Apply(shape.writes[:])
-	*s.live.slot(shape.key) += int64(len(line)) + 1 // account's rule for an append
+	s.accountAppend(shape.key, int64(len(line))+1)
 	s.shapedLines++
 	return true
 }
@@ -373,13 +373,17 @@ func (s *Store) account(writes []store.CommittedWrite, sizes []int64) {
 				s.dead += *n
 				*n = sizes[i]
 			case store.OpAppend:
-				*s.live.slot(k) += sizes[i]
+				s.accountAppend(k, sizes[i])
 			case store.OpDelete:
 				s.dead += s.live.remove(k) + sizes[i]
 			}
 		}
 	}
 }
+
+// accountAppend is account's rule for an append of size bytes to the list
+// at k: the list's live bytes grow (replayAppend's lines take it too).
+func (s *Store) accountAppend(k liveKey, size int64) { *s.live.slot(k) += size }
 
 // liveBytes counts each value's and list's live record bytes. The last
 // slot used is cached: a session appends runs of frames to one list.
