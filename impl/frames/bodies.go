@@ -17,16 +17,8 @@ const (
 // copyBodies appends to a body the literals of the frames that open frames
 // while they are delta frames that start with prefix and whose literal is
 // JSON.stringify's own, and returns how many it took. One pass matches and
-// copies each frame while it is in cache; the body grows by doubling, and
-// a StoredReducer's bodies arrive grown.
-//
-// Most literals are a token or two: those up to 24 bytes are moved as one
-// to three 8-byte words, stored whole into 8 bytes of slack past the text,
-// and checked by a word test when they are plain ASCII (by the
-// literalCache, or byte by byte, otherwise). One up to 8 bytes is the word
-// that ends it, shifted down (its frame's earlier bytes shifted out); one
-// up to 16 is the two words that start and end it, overlapping; one up to
-// 24 is those and the word between.
+// copies each frame while it is in cache (copyFrames says how); the body
+// grows by doubling, and a StoredReducer's bodies arrive grown.
 func (a *jsAccum) copyBodies(frames [][]byte, prefix []byte, lits *literalCache) int {
 	if lits == nil {
 		lits = new(literalCache)
@@ -90,16 +82,18 @@ func copyRun[P prefixLen](a *jsAccum, frames [][]byte, prefix []byte, lits *lite
 	}
 }
 
-// Why copyFrames stopped: at the end of the run, or for its caller to
-// grow the body or to check the next frame's literal.
+// stop is why copyFrames stopped: at the end of the run, or for its caller
+// to grow the body or to check the next frame's literal.
+type stop int
+
 const (
-	runEnd = iota
+	runEnd stop = iota
 	needRoom
 	needCheck
 )
 
 // copyFrames is copyRun's loop, writing at out[w:]: it returns how many
-// frames it took, the body's length, and why it stopped: the end of the
+// frames it took, the body's length and why it stopped: the end of the
 // run, no room for the next frame's literal and 8 bytes of slack, or a
 // literal that is neither plain nor cached, which copyRun checks byte by
 // byte. With both out of the loop it calls nothing, and keeps its values
@@ -113,7 +107,7 @@ const (
 // shifted down (its frame's earlier bytes shifted out); one up to 16 is
 // the two words that start and end it, overlapping; one up to 24 is those
 // and the word between.
-func copyFrames[P prefixLen](out []byte, w int, frames [][]byte, p int, pw *[7]uint64, lits *literalCache) (int, int, int) {
+func copyFrames[P prefixLen](out []byte, w int, frames [][]byte, p int, pw *[7]uint64, lits *literalCache) (took, bodyLen int, why stop) {
 	var z P
 	if len(z) != 0 {
 		p = len(z)
