@@ -27,19 +27,20 @@ import (
 // streams) is written with no reducer at all, the deltas' literals copied
 // straight into dst (appendSingle).
 //
-// Speed (issue 14 asks for 50× pi-ai on `frameproof bench --family codec`,
-// ≈ 8–10 ns per frame against pi-ai's 400–500). Per delta frame of a run,
-// measured in CPU time on the shared 2-core machine, ≈ 6 ns at 64 KB and
-// 1 MB: copyFrames matches the block's 47-byte prefix as six words and
-// moves a literal of up to 24 bytes as one to three words, checked by a
-// word test when it is plain ASCII and by the literalCache otherwise (7
-// in 16 of the bench stream's literals: é, \"); the loop calls nothing,
-// and is compiled apart for each common prefix length. At 1 KB (≈ 8–9 ns
-// a frame) a message's fixed cost is ≈ 250 ns, nearly all of it checking
-// the start frame's partial (rawStart's canonicalJSON, ≈ 0.8 ns a byte).
-// The figures assume the frames are a log's lines (slices of one buffer):
-// lines allocated one by one among other values cost ≈ 2× at 1 MB, in
-// cache misses.
+// Speed (issue 14: 50× pi-ai on `frameproof bench --family codec`; the
+// README's table holds the figures): per delta frame of a run copyFrames
+// matches the block's prefix as six or seven words and moves a literal of
+// up to 24 bytes as one to three words, checked by a word test when it is
+// plain ASCII and by the literalCache otherwise; the loop calls nothing,
+// and is compiled apart for each common prefix length. Literals the cache
+// misses (CJK text: BenchmarkReduceStoredScripts) go through checkRun,
+// byte by byte. At 1 KB a message's fixed cost is mostly checking the
+// start frame's partial (rawStart's canonicalJSON). A single-block list
+// with one literal outside the fast shape near its end is copied twice:
+// appendSingle gives up and the general path starts over. The bench's
+// frames are a log's lines (slices of one buffer); lines allocated one by
+// one among other values cost about twice as much at 1 MB, in cache
+// misses.
 func AppendReducedJSON(dst []byte, frames [][]byte) ([]byte, bool, error) {
 	var s StoredReducer
 	return s.AppendReducedJSON(dst, frames)
