@@ -1,0 +1,61 @@
+package store_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// sessionLines returns the committed writes of a pi session of about lines
+// lines, one transaction per line, shaped as props/bench's GenerateSession:
+// per turn a user entry, the intent (op state + first frame), 20 frames and
+// the settlement (assistant entry, usage, tip, frame-list delete, op state).
+func sessionLines(lines int) [][]store.CommittedWrite {
+	var out [][]store.CommittedWrite
+	seq := int64(1)
+	line := func(ws ...store.Write) {
+		c := make([]store.CommittedWrite, len(ws))
+		for i, w := range ws {
+			c[i] = store.CommittedWrite{Write: w, Seq: seq, Timestamp: 1767225600000}
+			seq++
+		}
+		out = append(out, c)
+	}
+	frame := json.RawMessage(`{"type":"text_delta","contentIndex":0,"delta":"streamed words of the reply, "}`)
+	parent := ""
+	for turn := 0; len(out) < lines; turn++ {
+		op, user, resp := fmt.Sprintf("op%d", turn), fmt.Sprintf("u%d", turn), fmt.Sprintf("r%d", turn)
+		frames := store.Address{Namespace: "pi.pending.assistant_frame", Key: op + ":" + resp, Kind: store.KindList}
+		state := store.Address{Namespace: "pi.op.state", Key: op, Kind: store.KindValue}
+		line(entry(user, parent))
+		line(store.SetValueRaw(state, json.RawMessage(`{"at":"assistant.effect_pending"}`)), store.AppendListRaw(frames, frame))
+		for range 20 {
+			line(store.AppendListRaw(frames, frame))
+		}
+		line(entry(resp, user), usage("us"+resp),
+			store.SetValueRaw(store.Address{Namespace: "pi.branch.tip", Key: "main", Kind: store.KindValue}, json.RawMessage(`"`+resp+`"`)),
+			store.DeleteListRaw(frames), store.SetValueRaw(state, json.RawMessage(`{"at":"settled"}`)))
+		parent = resp
+	}
+	return out[:lines]
+}
+
+// BenchmarkApplySession replays a session into a fresh State a line at a
+// time, as the JSONL open does: the State's share of opening a session.
+func BenchmarkApplySession(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		lines := sessionLines(n)
+		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				s := store.NewState()
+				for _, l := range lines {
+					s.Apply(l)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/line")
+		})
+	}
+}
