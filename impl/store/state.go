@@ -21,6 +21,12 @@ type State struct {
 	// lastList caches the list appended to last: replays and streams
 	// append runs of frames to one list.
 	lastList *listState
+	// spare is a deleted list kept for the next list created: a session
+	// deletes each response's frame list at settlement and then streams
+	// the next response, so one element array, grown once to a response's
+	// length, serves them all. No reader can see it: every accessor copies
+	// elements out, and a deleted list is in neither lists nor lastList.
+	spare *listState
 }
 
 // listKey is a list's address as pi keys it (PhysicalParts of namespace
@@ -133,27 +139,57 @@ func (s *State) Apply(writes []CommittedWrite) {
 				Seq:     w.Seq,
 			}
 		case WriteList:
-			pk := physicalListKey(w.Namespace, w.Key)
 			if w.Op == OpDelete {
-				delete(s.lists, pk)
-				s.lastList = nil
+				s.deleteList(physicalListKey(w.Namespace, w.Key))
 				break
 			}
-			l := s.lastList
-			if l == nil || l.addr.Namespace != w.Namespace || l.addr.Key != w.Key {
-				l = s.lists[pk]
-			}
-			if l == nil {
-				l = &listState{addr: Address{Namespace: w.Namespace, Key: w.Key, Kind: KindList}}
-				s.lists[pk] = l
-			}
-			if l.elements == nil {
-				l.elements = make([]ListElement, 0, 16) // a response streams many frames
-			}
-			l.elements = append(l.elements, ListElement{Seq: w.Seq, Value: w.Value})
-			s.lastList = l
+			s.appendList(w)
 		}
 		s.nextSeq = w.Seq + 1
+	}
+}
+
+// appendList appends w's value to its list, creating the list (from the
+// spare when there is one) on its first append.
+func (s *State) appendList(w CommittedWrite) {
+	l := s.lastList
+	if l == nil || l.addr.Namespace != w.Namespace || l.addr.Key != w.Key {
+		// Only a miss needs the physical key, which may build a string.
+		pk := physicalListKey(w.Namespace, w.Key)
+		if l = s.lists[pk]; l == nil {
+			l = s.newList(Address{Namespace: w.Namespace, Key: w.Key, Kind: KindList})
+			s.lists[pk] = l
+		}
+		s.lastList = l
+	}
+	l.elements = append(l.elements, ListElement{Seq: w.Seq, Value: w.Value})
+}
+
+// newList returns an empty list at addr, reusing the spare's elements.
+func (s *State) newList(addr Address) *listState {
+	l := s.spare
+	if l == nil {
+		return &listState{addr: addr, elements: make([]ListElement, 0, 16)} // a response streams many frames
+	}
+	s.spare = nil
+	l.addr = addr
+	return l
+}
+
+// deleteList removes the list at pk and keeps it as the spare when its
+// array is the larger. Its elements are cleared so that the spare holds
+// no values alive.
+func (s *State) deleteList(pk listKey) {
+	s.lastList = nil
+	l := s.lists[pk]
+	if l == nil {
+		return
+	}
+	delete(s.lists, pk)
+	if s.spare == nil || cap(l.elements) > cap(s.spare.elements) {
+		clear(l.elements)
+		l.elements = l.elements[:0]
+		s.spare = l
 	}
 }
 

@@ -1,0 +1,57 @@
+package store_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// A deleted list's element array is reused for the next list created
+// (State's spare). Nothing handed out before the delete may change when
+// the next list overwrites that array: a read page, a snapshot, the
+// entries of a snapshot, and a list key listing.
+func TestDeletedListMemoryDoesNotLeakIntoEarlierReads(t *testing.T) {
+	s := store.NewState()
+	a := store.Address{Namespace: "pi.pending.assistant_frame", Key: "op1:r1", Kind: store.KindList}
+	b := store.Address{Namespace: "pi.pending.assistant_frame", Key: "op2:r2", Kind: store.KindList}
+	seq := int64(1)
+	apply := func(w store.Write) {
+		s.Apply([]store.CommittedWrite{{Write: w, Seq: seq}})
+		seq++
+	}
+	for i := range 20 {
+		apply(store.AppendListRaw(a, json.RawMessage(`"a`+string(rune('a'+i))+`"`)))
+	}
+	asc, err := s.ReadList(a, store.ReadOptions{Limit: 100})
+	require.NoError(t, err)
+	desc, err := s.ReadList(a, store.ReadOptions{Limit: 100, Order: store.Desc})
+	require.NoError(t, err)
+	snap, keys := s.Snapshot(), s.ListKeys(a.Namespace)
+	want := deepCopy(t, []any{asc, desc, snap, keys})
+
+	apply(store.DeleteListRaw(a))
+	for range 40 { // past the first array's capacity, and within it
+		apply(store.AppendListRaw(b, json.RawMessage(`"b"`)))
+	}
+	got := deepCopy(t, []any{asc, desc, snap, keys})
+	require.Empty(t, cmp.Diff(want, got), "a reused array leaked into an earlier read")
+	gone, err := s.ReadList(a, store.ReadOptions{Limit: 100})
+	require.NoError(t, err)
+	require.Empty(t, gone)
+	page, err := s.ReadList(b, store.ReadOptions{Limit: 100})
+	require.NoError(t, err)
+	require.Len(t, page, 40)
+	require.Equal(t, int64(22), page[0].Seq)
+}
+
+// deepCopy round-trips v through JSON so that later writes to shared
+// memory cannot change the copy.
+func deepCopy(t *testing.T, v any) string {
+	raw, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(raw)
+}
