@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -16,8 +17,8 @@ type State struct {
 	entryIDs map[string]bool
 	usage    []StoredUsage
 	usageIDs map[string]bool
-	values   map[string]map[string]StoredValue // namespace → key → value
-	lists    map[listKey]*listState            // (namespace, key) → elements
+	values   map[string]map[string]valueCell // namespace → key → value
+	lists    map[listKey]*listState          // (namespace, key) → elements
 	// lastList caches the list appended to last: replays and streams
 	// append runs of frames to one list.
 	lastList *listState
@@ -39,6 +40,18 @@ func physicalListKey(namespace, key string) listKey {
 	return listKey{ns, k}
 }
 
+// valueCell is a StoredValue less its address, which is the cell's place in
+// values (namespace and key): 32 bytes where a StoredValue is 80, and a
+// session's maps hold one per operation.
+type valueCell struct {
+	value json.RawMessage
+	seq   int64
+}
+
+func (c valueCell) stored(namespace, key string) StoredValue {
+	return StoredValue{Address: Address{Namespace: namespace, Key: key, Kind: KindValue}, Value: c.value, Seq: c.seq}
+}
+
 type listState struct {
 	addr     Address
 	elements []ListElement // ascending seq
@@ -50,7 +63,7 @@ func NewState() *State {
 		nextSeq:  1,
 		entryIDs: map[string]bool{},
 		usageIDs: map[string]bool{},
-		values:   map[string]map[string]StoredValue{},
+		values:   map[string]map[string]valueCell{},
 		lists:    map[listKey]*listState{},
 	}
 }
@@ -110,7 +123,8 @@ func (s *State) Validate(writes []CommittedWrite) error {
 // Apply applies writes that Validate accepted. Applying unvalidated writes is
 // a programming error and may corrupt the state.
 func (s *State) Apply(writes []CommittedWrite) {
-	for _, w := range writes {
+	for i := range writes {
+		w := &writes[i] // a CommittedWrite is 120 bytes; the helpers take it by reference
 		switch w.Kind {
 		case WriteEntry:
 			s.entryIDs[w.Entry.ID] = true
@@ -119,25 +133,11 @@ func (s *State) Apply(writes []CommittedWrite) {
 			s.usageIDs[w.Usage.ID] = true
 			s.usage = append(s.usage, StoredUsage{Row: *w.Usage, Seq: w.Seq})
 		case WriteValue:
-			ns := s.values[w.Namespace]
 			if w.Op == OpDelete {
-				if ns != nil {
-					delete(ns, w.Key)
-					if len(ns) == 0 {
-						delete(s.values, w.Namespace)
-					}
-				}
+				s.deleteValue(w.Namespace, w.Key)
 				break
 			}
-			if ns == nil {
-				ns = map[string]StoredValue{}
-				s.values[w.Namespace] = ns
-			}
-			ns[w.Key] = StoredValue{
-				Address: Address{Namespace: w.Namespace, Key: w.Key, Kind: KindValue},
-				Value:   w.Value,
-				Seq:     w.Seq,
-			}
+			s.setValue(w)
 		case WriteList:
 			if w.Op == OpDelete {
 				s.deleteList(physicalListKey(w.Namespace, w.Key))
@@ -149,9 +149,32 @@ func (s *State) Apply(writes []CommittedWrite) {
 	}
 }
 
+// setValue sets w's value.
+func (s *State) setValue(w *CommittedWrite) {
+	ns := s.values[w.Namespace]
+	if ns == nil {
+		ns = map[string]valueCell{}
+		s.values[w.Namespace] = ns
+	}
+	ns[w.Key] = valueCell{value: w.Value, seq: w.Seq}
+}
+
+// deleteValue deletes the value at (namespace, key), and the namespace's
+// map with its last value.
+func (s *State) deleteValue(namespace, key string) {
+	ns := s.values[namespace]
+	if ns == nil {
+		return
+	}
+	delete(ns, key)
+	if len(ns) == 0 {
+		delete(s.values, namespace)
+	}
+}
+
 // appendList appends w's value to its list, creating the list (from the
 // spare when there is one) on its first append.
-func (s *State) appendList(w CommittedWrite) {
+func (s *State) appendList(w *CommittedWrite) {
 	l := s.lastList
 	if l == nil || l.addr.Namespace != w.Namespace || l.addr.Key != w.Key {
 		// Only a miss needs the physical key, which may build a string.
@@ -195,10 +218,11 @@ func (s *State) deleteList(pk listKey) {
 
 // GetValue returns the value at addr, or nil when absent.
 func (s *State) GetValue(addr Address) *StoredValue {
-	v, ok := s.values[addr.Namespace][addr.Key]
+	c, ok := s.values[addr.Namespace][addr.Key]
 	if !ok {
 		return nil
 	}
+	v := c.stored(addr.Namespace, addr.Key)
 	return &v
 }
 
@@ -208,9 +232,9 @@ func (s *State) GetValue(addr Address) *StoredValue {
 // points, not UTF-16 units). Addresses are required to be valid UTF-8.
 func (s *State) ScanValues(namespace, prefix string) []StoredValue {
 	out := []StoredValue{}
-	for k, v := range s.values[namespace] {
+	for k, c := range s.values[namespace] {
 		if strings.HasPrefix(k, prefix) {
-			out = append(out, v)
+			out = append(out, c.stored(namespace, k))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Address.Key < out[j].Address.Key })
@@ -273,8 +297,8 @@ func (s *State) Snapshot() []CommittedWrite {
 		out = append(out, CommittedWrite{Write: Write{Kind: WriteUsage, Usage: &u.Row}, Seq: u.Seq})
 	}
 	for ns, keys := range s.values {
-		for key, v := range keys {
-			out = append(out, CommittedWrite{Write: Write{Kind: WriteValue, Op: OpSet, Namespace: ns, Key: key, Value: v.Value}, Seq: v.Seq})
+		for key, c := range keys {
+			out = append(out, CommittedWrite{Write: Write{Kind: WriteValue, Op: OpSet, Namespace: ns, Key: key, Value: c.value}, Seq: c.seq})
 		}
 	}
 	for _, l := range s.lists {
