@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -13,9 +12,9 @@ import (
 // use; backends guard it.
 type State struct {
 	nextSeq  int64
-	entries  []StoredEntry
+	entries  rows[StoredEntry]
 	entryIDs map[string]bool
-	usage    []StoredUsage
+	usage    rows[StoredUsage]
 	usageIDs map[string]bool
 	values   map[string]map[string]valueCell // namespace → key → value
 	lists    map[listKey]*listState          // (namespace, key) → elements
@@ -128,10 +127,10 @@ func (s *State) Apply(writes []CommittedWrite) {
 		switch w.Kind {
 		case WriteEntry:
 			s.entryIDs[w.Entry.ID] = true
-			s.entries = append(s.entries, StoredEntry{Entry: *w.Entry, Seq: w.Seq, Timestamp: w.Timestamp})
+			s.entries.append(StoredEntry{Entry: *w.Entry, Seq: w.Seq, Timestamp: w.Timestamp})
 		case WriteUsage:
 			s.usageIDs[w.Usage.ID] = true
-			s.usage = append(s.usage, StoredUsage{Row: *w.Usage, Seq: w.Seq})
+			s.usage.append(StoredUsage{Row: *w.Usage, Seq: w.Seq})
 		case WriteValue:
 			if w.Op == OpDelete {
 				s.deleteValue(w.Namespace, w.Key)
@@ -277,22 +276,22 @@ func PageList(elems []ListElement, r ResolvedRead) []ListElement {
 }
 
 // Entries returns every entry in seq order.
-func (s *State) Entries() []StoredEntry { return slices.Clone(s.entries) }
+func (s *State) Entries() []StoredEntry { return s.entries.clone() }
 
 // Usage returns every usage row in seq order.
-func (s *State) Usage() []StoredUsage { return slices.Clone(s.usage) }
+func (s *State) Usage() []StoredUsage { return s.usage.clone() }
 
 // Snapshot returns every surviving record as a committed write, in seq order:
 // entries, usage rows, live values (set with their seq) and list elements
 // (one append per element). Replaying it into an empty state (after
 // AdvanceNextSeq) reproduces this state; it is what compaction writes.
 func (s *State) Snapshot() []CommittedWrite {
-	out := make([]CommittedWrite, 0, len(s.entries)+len(s.usage))
-	for _, e := range s.entries {
+	out := make([]CommittedWrite, 0, s.entries.len()+s.usage.len())
+	for e := range s.entries.all() {
 		e := e
 		out = append(out, CommittedWrite{Write: Write{Kind: WriteEntry, Entry: &e.Entry}, Seq: e.Seq, Timestamp: e.Timestamp})
 	}
-	for _, u := range s.usage {
+	for u := range s.usage.all() {
 		u := u
 		out = append(out, CommittedWrite{Write: Write{Kind: WriteUsage, Usage: &u.Row}, Seq: u.Seq})
 	}

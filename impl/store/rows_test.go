@@ -1,0 +1,39 @@
+package store
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// rows keeps order across chunk boundaries and past the chunk cap, and
+// never moves a chunk once allocated.
+func TestRowsKeepOrderAcrossChunks(t *testing.T) {
+	var r rows[int]
+	require.Nil(t, r.clone())
+	var want []int
+	var firstChunk *int
+	for i := range 3 * maxRowChunk {
+		r.append(i)
+		want = append(want, i)
+		if i == 0 {
+			firstChunk = &r.chunks[0][0]
+		}
+		require.Equal(t, i+1, r.len())
+	}
+	require.Equal(t, want, r.clone())
+	require.Equal(t, want, slices.Collect(r.all()))
+	require.Same(t, firstChunk, &r.chunks[0][0], "a chunk moved")
+	for _, c := range r.chunks {
+		require.LessOrEqual(t, cap(c), maxRowChunk)
+	}
+	var head []int
+	for v := range r.all() {
+		if v == 10 {
+			break
+		}
+		head = append(head, v)
+	}
+	require.Equal(t, want[:10], head)
+}
