@@ -11,13 +11,12 @@ import (
 // JSONL backends (pi's InMemoryStorageState). It is not safe for concurrent
 // use; backends guard it.
 type State struct {
-	nextSeq  int64
-	entries  rows[StoredEntry]
-	entryIDs map[string]bool
-	usage    rows[StoredUsage]
-	usageIDs map[string]bool
-	values   map[string]map[string]valueCell // namespace → key → value
-	lists    map[listKey]*listState          // (namespace, key) → elements
+	nextSeq int64
+	entries rows[StoredEntry]
+	ids     map[string]idKinds // entry and usage ids: one lookup answers HasEntryOrUsage
+	usage   rows[StoredUsage]
+	values  map[string]map[string]valueCell // namespace → key → value
+	lists   map[listKey]*listState          // (namespace, key) → elements
 	// lastList caches the list appended to last: replays and streams
 	// append runs of frames to one list.
 	lastList *listState
@@ -28,6 +27,15 @@ type State struct {
 	// elements out, and a deleted list is in neither lists nor lastList.
 	spare *listState
 }
+
+// idKinds says what an id names. Validated writes never give an entry and
+// a usage row one id, but the bits keep both answers exact if they did.
+type idKinds uint8
+
+const (
+	idEntry idKinds = 1 << iota
+	idUsage
+)
 
 // listKey is a list's address as pi keys it (PhysicalParts of namespace
 // and key); a struct rather than pi's physical-key string so that replaying
@@ -59,11 +67,10 @@ type listState struct {
 // NewState returns an empty state whose first seq is 1.
 func NewState() *State {
 	return &State{
-		nextSeq:  1,
-		entryIDs: map[string]bool{},
-		usageIDs: map[string]bool{},
-		values:   map[string]map[string]valueCell{},
-		lists:    map[listKey]*listState{},
+		nextSeq: 1,
+		ids:     map[string]idKinds{},
+		values:  map[string]map[string]valueCell{},
+		lists:   map[listKey]*listState{},
 	}
 }
 
@@ -80,10 +87,10 @@ func (s *State) AdvanceNextSeq(n int64) error {
 }
 
 // HasEntryOrUsage implements Lookup.
-func (s *State) HasEntryOrUsage(id string) bool { return s.entryIDs[id] || s.usageIDs[id] }
+func (s *State) HasEntryOrUsage(id string) bool { return s.ids[id] != 0 }
 
 // HasEntry implements Lookup.
-func (s *State) HasEntry(id string) bool { return s.entryIDs[id] }
+func (s *State) HasEntry(id string) bool { return s.ids[id]&idEntry != 0 }
 
 // Prepare stamps writes with seqs from NextSeq and timestamp and validates
 // them against the state. Nothing is applied. An empty transaction yields
@@ -126,10 +133,10 @@ func (s *State) Apply(writes []CommittedWrite) {
 		w := &writes[i] // a CommittedWrite is 120 bytes; the helpers take it by reference
 		switch w.Kind {
 		case WriteEntry:
-			s.entryIDs[w.Entry.ID] = true
+			s.ids[w.Entry.ID] |= idEntry
 			s.entries.append(StoredEntry{Entry: *w.Entry, Seq: w.Seq, Timestamp: w.Timestamp})
 		case WriteUsage:
-			s.usageIDs[w.Usage.ID] = true
+			s.ids[w.Usage.ID] |= idUsage
 			s.usage.append(StoredUsage{Row: *w.Usage, Seq: w.Seq})
 		case WriteValue:
 			if w.Op == OpDelete {

@@ -68,6 +68,11 @@ func requireSameState(t *testing.T, s *State, ref *refState, where string) {
 	require.Equal(t, ref.Entries(), s.Entries(), where)
 	require.Equal(t, ref.Usage(), s.Usage(), where)
 	require.Equal(t, ref.Snapshot(), s.Snapshot(), where)
+	for seq := s.NextSeq() - 8; seq <= s.NextSeq(); seq++ { // the ids a step can add
+		id := "id" + strconv.FormatInt(seq, 10)
+		require.Equal(t, ref.HasEntry(id), s.HasEntry(id), where)
+		require.Equal(t, ref.HasEntryOrUsage(id), s.HasEntryOrUsage(id), where)
+	}
 	cursor := s.NextSeq() / 2
 	for _, ns := range refNamespaces {
 		require.Equal(t, ref.ListKeys(ns), s.ListKeys(ns), where)
