@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -293,13 +295,24 @@ func (s *State) Usage() []StoredUsage { return s.usage.clone() }
 // (one append per element). Replaying it into an empty state (after
 // AdvanceNextSeq) reproduces this state; it is what compaction writes.
 func (s *State) Snapshot() []CommittedWrite {
-	out := make([]CommittedWrite, 0, s.entries.len()+s.usage.len())
-	for e := range s.entries.all() {
-		e := e
+	n := s.entries.len() + s.usage.len()
+	for _, keys := range s.values {
+		n += len(keys)
+	}
+	for _, l := range s.lists {
+		n += len(l.elements)
+	}
+	out := make([]CommittedWrite, 0, n)
+	// The writes point into one copy of the entries and one of the usage
+	// rows (a copy per row was an allocation per row): callers cannot
+	// reach the state's own rows.
+	entries, usage := s.entries.clone(), s.usage.clone()
+	for i := range entries {
+		e := &entries[i]
 		out = append(out, CommittedWrite{Write: Write{Kind: WriteEntry, Entry: &e.Entry}, Seq: e.Seq, Timestamp: e.Timestamp})
 	}
-	for u := range s.usage.all() {
-		u := u
+	for i := range usage {
+		u := &usage[i]
 		out = append(out, CommittedWrite{Write: Write{Kind: WriteUsage, Usage: &u.Row}, Seq: u.Seq})
 	}
 	for ns, keys := range s.values {
@@ -312,7 +325,8 @@ func (s *State) Snapshot() []CommittedWrite {
 			out = append(out, CommittedWrite{Write: Write{Kind: WriteList, Op: OpAppend, Namespace: l.addr.Namespace, Key: l.addr.Key, Value: el.Value}, Seq: el.Seq})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	// Seqs are unique, so any sort gives the one order.
+	slices.SortFunc(out, func(a, b CommittedWrite) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out
 }
 

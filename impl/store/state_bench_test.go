@@ -59,3 +59,17 @@ func BenchmarkApplySession(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSnapshotSession takes the snapshot compaction writes, of a
+// session state with one response still streaming.
+func BenchmarkSnapshotSession(b *testing.B) {
+	s := store.NewState()
+	for _, l := range sessionLines(10_000 + 12) { // ends mid-response
+		s.Apply(l)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		_ = s.Snapshot()
+	}
+}

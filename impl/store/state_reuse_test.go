@@ -55,3 +55,20 @@ func deepCopy(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(raw)
 }
+
+// Snapshot's writes point at copies: changing them leaves the state's
+// entries and usage rows as they were.
+func TestSnapshotDoesNotAliasRows(t *testing.T) {
+	s := store.NewState()
+	s.Apply([]store.CommittedWrite{{Write: entry("e1", ""), Seq: 1}, {Write: usage("u1"), Seq: 2}, {Write: entry("e2", "e1"), Seq: 3}})
+	want := deepCopy(t, []any{s.Entries(), s.Usage()})
+	for _, w := range s.Snapshot() {
+		if w.Entry != nil {
+			w.Entry.ID = "changed" // Raw bytes are shared, as they always were
+		}
+		if w.Usage != nil {
+			w.Usage.ID = "changed"
+		}
+	}
+	require.Equal(t, want, deepCopy(t, []any{s.Entries(), s.Usage()}))
+}
