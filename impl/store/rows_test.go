@@ -1,7 +1,9 @@
 package store
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,4 +38,20 @@ func TestRowsKeepOrderAcrossChunks(t *testing.T) {
 		head = append(head, v)
 	}
 	require.Equal(t, want[:10], head)
+}
+
+// sortBySeq puts any permutation of writes in seq order.
+func TestSortBySeqOrdersAnyPermutation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 40 {
+		ws := make([]CommittedWrite, n)
+		for i, p := range rng.Perm(n) {
+			ws[i] = CommittedWrite{Write: Write{Key: strconv.Itoa(p)}, Seq: int64(p)}
+		}
+		sortBySeq(ws)
+		for i, w := range ws {
+			require.Equal(t, int64(i), w.Seq)
+			require.Equal(t, strconv.Itoa(i), w.Key)
+		}
+	}
 }
