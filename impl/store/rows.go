@@ -1,7 +1,5 @@
 package store
 
-import "iter"
-
 // rows is an append-only sequence kept in chunks that never move. A slice
 // grown by append copies every row at each doubling and leaves the old
 // arrays as garbage: for a session's entries and usage rows, more than
@@ -36,17 +34,4 @@ func (r *rows[T]) clone() []T {
 		out = append(out, c...)
 	}
 	return out
-}
-
-// all yields every row in order.
-func (r *rows[T]) all() iter.Seq[T] {
-	return func(yield func(T) bool) {
-		for _, c := range r.chunks {
-			for _, v := range c {
-				if !yield(v) {
-					return
-				}
-			}
-		}
-	}
 }
