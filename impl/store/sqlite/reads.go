@@ -187,7 +187,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	serr := s.stmts.close()
-	if err := errors.Join(serr, s.db.Close()); err != nil {
+	if err := errors.Join(serr, s.conn.Close(), s.db.Close()); err != nil {
 		return fmt.Errorf("sqlite: close %s: %w", s.path, err)
 	}
 	return nil

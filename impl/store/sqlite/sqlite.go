@@ -44,6 +44,12 @@ type Store struct {
 	path  string
 	clock env.Clock
 	db    *sql.DB
+	// conn is db's only connection, held from Open to Close: every
+	// statement is prepared on it and runs on it directly, and a commit is
+	// the BEGIN IMMEDIATE and COMMIT statements prepared there (the ones
+	// database/sql's BeginTx and Commit run through the driver, which
+	// parses them again each time, and a sql.Tx's Stmt per statement).
+	conn  *sql.Conn
 	stmts statements
 
 	mu      sync.Mutex
@@ -127,7 +133,14 @@ func Open(path string, clock env.Clock, opts Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: read next_seq: %w", path, err)
 	}
-	if err := s.stmts.prepare(db); err != nil {
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: connection: %w", path, err)
+	}
+	s.conn = conn
+	if err := s.stmts.prepare(conn); err != nil {
+		_ = conn.Close()
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: prepare statements: %w", path, err)
 	}
@@ -157,7 +170,6 @@ func (s *Store) Path() string { return s.path }
 // txLookup answers store.Lookup with queries inside the commit's
 // transaction; the first query error is kept and fails the commit.
 type txLookup struct {
-	tx    *sql.Tx
 	stmts *statements
 	err   error
 }
@@ -167,7 +179,7 @@ func (l *txLookup) exists(stmt *sql.Stmt, args ...any) bool {
 		return false
 	}
 	var one int
-	err := l.tx.Stmt(stmt).QueryRow(args...).Scan(&one)
+	err := stmt.QueryRow(args...).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false
 	}
@@ -201,33 +213,32 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 	if len(prepared) == 0 {
 		return store.ResultOf(nil, s.nextSeq, ts), nil
 	}
-	tx, err := s.db.BeginTx(context.Background(), nil)
-	if err != nil {
+	if err := s.begin(); err != nil {
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: begin: %w", err)
 	}
-	lookup := &txLookup{tx: tx, stmts: &s.stmts}
+	lookup := &txLookup{stmts: &s.stmts}
 	verr := store.ValidateCommitted(prepared, s.nextSeq, lookup)
 	if lookup.err != nil {
-		_ = tx.Rollback()
+		s.rollback()
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: validate: %w", lookup.err)
 	}
 	if verr == nil {
 		verr = store.CheckUsageTotals(prepared)
 	}
 	if verr != nil {
-		_ = tx.Rollback()
+		s.rollback()
 		return store.CommitResult{}, verr
 	}
-	if err := apply(tx, &s.stmts, prepared); err != nil {
-		_ = tx.Rollback()
+	if err := apply(&s.stmts, prepared); err != nil {
+		s.rollback()
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
 	}
 	next := prepared[len(prepared)-1].Seq + 1
-	if _, err := tx.Stmt(s.stmts.setNextSeq).Exec(next); err != nil {
-		_ = tx.Rollback()
+	if _, err := s.stmts.setNextSeq.Exec(next); err != nil {
+		s.rollback()
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: next_seq: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commit(); err != nil {
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
 	}
 	s.nextSeq = next
@@ -235,14 +246,16 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 }
 
 // recycleSQL empties every table Commit writes and sets next_seq back to
-// 1: the rows of a database Open has just created.
-const recycleSQL = `
-DELETE FROM entries;
-DELETE FROM usage;
-DELETE FROM kv_values;
-DELETE FROM list_elements;
-UPDATE meta SET value = 1 WHERE name = 'next_seq';
-`
+// 1: the rows of a database Open has just created. Recycle prepares the
+// statements at its first call and keeps them (parsing them was most of a
+// recycle's CPU).
+var recycleSQL = []string{
+	`DELETE FROM entries`,
+	`DELETE FROM usage`,
+	`DELETE FROM kv_values`,
+	`DELETE FROM list_elements`,
+	`UPDATE meta SET value = 1 WHERE name = 'next_seq'`,
+}
 
 // Recycle empties the store, in one transaction, for a new user whose
 // commits take their timestamps from clock: afterwards every read answers
@@ -258,22 +271,64 @@ func (s *Store) Recycle(clock env.Clock) error {
 	if s.closed {
 		return ErrClosed
 	}
-	tx, err := s.db.BeginTx(context.Background(), nil)
-	if err != nil {
+	if s.stmts.recycle == nil {
+		prepared := make([]*sql.Stmt, 0, len(recycleSQL))
+		for _, q := range recycleSQL {
+			p, err := s.conn.PrepareContext(context.Background(), q)
+			if err != nil {
+				for _, p := range prepared {
+					_ = p.Close()
+				}
+				return fmt.Errorf("sqlite: recycle: prepare: %w", err)
+			}
+			prepared = append(prepared, p)
+		}
+		s.stmts.recycle = prepared
+	}
+	if err := s.begin(); err != nil {
 		return fmt.Errorf("sqlite: recycle: begin: %w", err)
 	}
-	if _, err := tx.Exec(recycleSQL); err != nil {
-		_ = tx.Rollback()
-		return fmt.Errorf("sqlite: recycle: %w", err)
+	for _, st := range s.stmts.recycle {
+		if _, err := st.Exec(); err != nil {
+			s.rollback()
+			return fmt.Errorf("sqlite: recycle: %w", err)
+		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commit(); err != nil {
 		return fmt.Errorf("sqlite: recycle: %w", err)
 	}
 	s.nextSeq, s.clock = 1, clock
 	return nil
 }
 
-func apply(tx *sql.Tx, st *statements, writes []store.CommittedWrite) error {
+// begin starts a write transaction. IMMEDIATE takes the write lock at
+// once, so that a commit waits for it (busy_timeout) before reading
+// anything rather than failing to upgrade a read lock midway (the mode the
+// connection's _txlock gave database/sql's BeginTx, which Store no longer
+// uses).
+func (s *Store) begin() error {
+	_, err := s.stmts.begin.Exec()
+	return err
+}
+
+// commit commits the transaction; when the COMMIT fails it rolls back
+// what may still be open, as the driver's Commit does, so that the
+// connection is outside any transaction again.
+func (s *Store) commit() error {
+	if _, err := s.stmts.commit.Exec(); err != nil {
+		s.rollback()
+		return err
+	}
+	return nil
+}
+
+// rollback rolls the transaction back. Its error is dropped, as the
+// callers' tx.Rollback errors were: the commit fails with the error that
+// made it roll back (a ROLLBACK outside a transaction, after a COMMIT
+// that ended it, fails harmlessly).
+func (s *Store) rollback() { _, _ = s.stmts.rollback.Exec() }
+
+func apply(st *statements, writes []store.CommittedWrite) error {
 	for _, w := range writes {
 		var err error
 		ns, key := []byte(w.Namespace), []byte(w.Key)
@@ -283,17 +338,17 @@ func apply(tx *sql.Tx, st *statements, writes []store.CommittedWrite) error {
 			if w.Entry.ParentID != nil {
 				parent = *w.Entry.ParentID
 			}
-			_, err = tx.Stmt(st.insertEntry).Exec(w.Seq, w.Entry.ID, parent, []byte(w.Entry.Raw), w.Timestamp)
+			_, err = st.insertEntry.Exec(w.Seq, w.Entry.ID, parent, []byte(w.Entry.Raw), w.Timestamp)
 		case w.Kind == store.WriteUsage:
-			_, err = tx.Stmt(st.insertUsage).Exec(w.Seq, w.Usage.ID, []byte(w.Usage.Raw))
+			_, err = st.insertUsage.Exec(w.Seq, w.Usage.ID, []byte(w.Usage.Raw))
 		case w.Kind == store.WriteValue && w.Op == store.OpSet:
-			_, err = tx.Stmt(st.setValue).Exec(ns, key, []byte(w.Value), w.Seq)
+			_, err = st.setValue.Exec(ns, key, []byte(w.Value), w.Seq)
 		case w.Kind == store.WriteValue && w.Op == store.OpDelete:
-			_, err = tx.Stmt(st.deleteValue).Exec(ns, key)
+			_, err = st.deleteValue.Exec(ns, key)
 		case w.Kind == store.WriteList && w.Op == store.OpAppend:
-			_, err = tx.Stmt(st.appendList).Exec(ns, key, w.Seq, []byte(w.Value))
+			_, err = st.appendList.Exec(ns, key, w.Seq, []byte(w.Value))
 		case w.Kind == store.WriteList && w.Op == store.OpDelete:
-			_, err = tx.Stmt(st.deleteList).Exec(ns, key)
+			_, err = st.deleteList.Exec(ns, key)
 		default:
 			err = fmt.Errorf("unknown write %s", w.Write)
 		}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 )
@@ -8,19 +9,24 @@ import (
 // statements are the store's SQL, prepared once at Open: parsing a
 // statement costs more than running it on the small rows a lane commits
 // (re-parsing every query was most of a commit's CPU time in the
-// simulator's profile). With one connection (Open sets MaxOpenConns 1),
-// database/sql keeps each one prepared on it, and Tx.Stmt reuses it inside
-// a transaction instead of preparing it again.
+// simulator's profile). They are prepared on the store's only connection
+// (Store.conn) and run there directly, the transaction's BEGIN IMMEDIATE,
+// COMMIT and ROLLBACK included.
 type statements struct {
 	hasEntryOrUsage, hasEntry *sql.Stmt
 	insertEntry, insertUsage  *sql.Stmt
 	setValue, deleteValue     *sql.Stmt
 	appendList, deleteList    *sql.Stmt
 	setNextSeq                *sql.Stmt
+	begin, commit, rollback   *sql.Stmt
 
 	getValue, scanValues *sql.Stmt
 	listAsc, listDesc    *sql.Stmt
 	allEntries, allUsage *sql.Stmt
+
+	// recycle are Recycle's statements (recycleSQL), prepared at its
+	// first call.
+	recycle []*sql.Stmt
 }
 
 // statementSQL pairs each statement with its text.
@@ -42,6 +48,9 @@ func (st *statements) statementSQL() []struct {
 		{&st.appendList, `INSERT INTO list_elements (namespace, key, seq, value) VALUES (?, ?, ?, ?)`},
 		{&st.deleteList, `DELETE FROM list_elements WHERE namespace = ? AND key = ?`},
 		{&st.setNextSeq, `UPDATE meta SET value = ? WHERE name = 'next_seq'`},
+		{&st.begin, `BEGIN IMMEDIATE`},
+		{&st.commit, `COMMIT`},
+		{&st.rollback, `ROLLBACK`},
 		{&st.getValue, `SELECT value, seq FROM kv_values WHERE namespace = ? AND key = ?`},
 		// Keys are BLOBs compared bytewise, so every key with the prefix
 		// sorts at or after it and before the first key without it.
@@ -57,11 +66,11 @@ func (st *statements) statementSQL() []struct {
 	}
 }
 
-// prepare prepares every statement on db; on an error it closes the ones
-// it prepared.
-func (st *statements) prepare(db *sql.DB) error {
+// prepare prepares every statement on conn; on an error it closes the
+// ones it prepared.
+func (st *statements) prepare(conn *sql.Conn) error {
 	for _, s := range st.statementSQL() {
-		p, err := db.Prepare(s.query)
+		p, err := conn.PrepareContext(context.Background(), s.query)
 		if err != nil {
 			return errors.Join(err, st.close())
 		}
@@ -79,5 +88,9 @@ func (st *statements) close() error {
 			*s.dst = nil
 		}
 	}
+	for _, p := range st.recycle {
+		errs = append(errs, p.Close())
+	}
+	st.recycle = nil
 	return errors.Join(errs...)
 }
