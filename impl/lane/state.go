@@ -287,8 +287,9 @@ func (s *OpState) Value() pi.JSONValue {
 	return jobj(kv...)
 }
 
-// MarshalState returns the state's JSON.stringify bytes.
-func MarshalState(s *OpState) []byte { return s.Value().AppendJSON(nil) }
+// MarshalState returns the state's JSON.stringify bytes: Value's, written
+// without building the value (appendState).
+func MarshalState(s *OpState) []byte { return appendState(make([]byte, 0, 512), s) }
 
 // DecodeState parses a stored operation state.
 func DecodeState(raw []byte) (*OpState, error) {
