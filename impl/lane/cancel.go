@@ -66,6 +66,7 @@ func (l *Lane) cancelPlan(cur view) (plan, error) {
 		return plan{}, err
 	}
 	next := cur.clone()
+	next.op.State = next.op.State.Clone()
 	next.op.State.Control = Control{CancelRequested: true, RequestedAt: l.now()}
 	next.laneState.Inbox = req.kept
 	var writes []store.Write

@@ -144,11 +144,14 @@ type view struct {
 	op        *Operation
 }
 
+// clone copies v and its operation. The operation's state is shared: a
+// state in a view is never written after it is made (a planner installs a
+// new state, or a Clone it then writes: cancelPlan, withCall), and what
+// leaves the lane (Current, Snapshot, Capture) is a Clone.
 func (v view) clone() view {
 	c := v
 	if v.op != nil {
 		op := *v.op
-		op.State = v.op.State.Clone()
 		c.op = &op
 	}
 	return c
@@ -285,7 +288,11 @@ func (l *Lane) Fault() error {
 func (l *Lane) Current() *Operation {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.view.clone().op
+	op := l.view.clone().op
+	if op != nil {
+		op.State = op.State.Clone()
+	}
+	return op
 }
 
 func (l *Lane) usable() error {

@@ -140,7 +140,7 @@ func (l *Lane) Capture() (*Snapshot, error) {
 func (l *Lane) capture(cur view, frames bool) (*Snapshot, error) {
 	s := &Snapshot{Lane: l.cfg.Name, TipID: cur.tip}
 	if cur.op != nil {
-		s.OperationID, s.State = cur.op.ID, cur.op.State
+		s.OperationID, s.State = cur.op.ID, cur.op.State.Clone()
 	}
 	tr, err := transcript(l, cur.tip)
 	if err != nil {

@@ -41,6 +41,7 @@ func (l *Lane) toolsTarget(cur view, op string) (*OpState, error) {
 // withCall is replaceCall on a copy of view cur's tools state.
 func withCall(cur view, c PlannedCall) view {
 	next := cur.clone()
+	next.op.State = next.op.State.Clone()
 	for i, old := range next.op.State.Calls {
 		if old.SourceIndex == c.SourceIndex && old.ResultEntryID == c.ResultEntryID {
 			next.op.State.Calls[i] = c
