@@ -288,8 +288,9 @@ func (s *OpState) Value() pi.JSONValue {
 }
 
 // MarshalState returns the state's JSON.stringify bytes: Value's, written
-// without building the value (appendState).
-func MarshalState(s *OpState) []byte { return appendState(make([]byte, 0, 512), s) }
+// without building the value (appendState), into one buffer (the states
+// the simulator writes are 100 to 830 bytes).
+func MarshalState(s *OpState) []byte { return appendState(make([]byte, 0, 896), s) }
 
 // DecodeState parses a stored operation state.
 func DecodeState(raw []byte) (*OpState, error) {
