@@ -294,7 +294,16 @@ func MarshalState(s *OpState) []byte { return appendState(make([]byte, 0, 896), 
 
 // DecodeState parses a stored operation state.
 func DecodeState(raw []byte) (*OpState, error) {
-	v, err := pi.ParseJSON(string(raw))
+	src := string(raw)
+	if s, ok := decodeWritten(src); ok {
+		return s, nil
+	}
+	return decodeTree(src)
+}
+
+// decodeTree decodes a stored operation state from its parsed tree.
+func decodeTree(src string) (*OpState, error) {
+	v, err := pi.ParseJSON(src)
 	if err != nil {
 		return nil, err
 	}

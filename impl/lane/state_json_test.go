@@ -2,6 +2,7 @@ package lane
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/frameproof/frameproof/impl/pi"
@@ -90,4 +91,115 @@ func TestAppendStateIsValueJSON(t *testing.T) {
 			t.Fatalf("appendState after a prefix: %s", got)
 		}
 	})
+}
+
+// drawSimpleState is drawState with the strings and numbers decodeWritten
+// reads itself, so that its fast path answers.
+func drawSimpleState(t *rapid.T) *OpState {
+	s := drawState(t)
+	id := func(label string) string { return rapid.StringMatching(`[a-zA-Z0-9_.:-]{0,6}`).Draw(t, label) }
+	n := func(label string) float64 {
+		return float64(rapid.Int64Range(-999999999999999, 999999999999999).Draw(t, label))
+	}
+	cfg := func() Configuration {
+		c := Configuration{Model: ModelRef{Provider: id("p"), ModelID: id("m")}, ThinkingLevel: id("t")}
+		for i, k := 0, rapid.IntRange(0, 3).Draw(t, "k"); i < k; i++ {
+			c.ActiveToolNames = append(c.ActiveToolNames, id("name"))
+		}
+		return c
+	}
+	s.Control.RequestedAt = n("requestedAt")
+	if s.LatestAssistantEntryID != nil {
+		x := id("latest")
+		s.LatestAssistantEntryID = &x
+	}
+	s.Gen.StepID, s.Gen.TriggerEntryID, s.Gen.Configuration = id("step"), id("trigger"), cfg()
+	s.Gen.RetryPolicy.BaseDelayMs = n("base")
+	if s.Gen.RetryPolicy.MaxAgentDelayMs != nil {
+		x := n("limit")
+		s.Gen.RetryPolicy.MaxAgentDelayMs = &x
+	}
+	s.NotBefore, s.IntendedOutputLimit, s.ContextWindow = n("notBefore"), n("out"), n("window")
+	s.Attempt, s.NextAttempt, s.Poll = int(n("attempt")), int(n("next")), int(n("poll"))
+	s.Gen.RetryPolicy.MaxAttempts = int(n("max"))
+	s.ErrorMessage, s.ResponseEntryID, s.UsageID, s.StepID, s.SourceEntryID = id("e"), id("r"), id("u"), id("s"), id("src")
+	s.TriggerEntryID, s.BatchAssistantEntryID, s.BatchTurnID = id("tr"), id("b"), id("turn")
+	c := cfg()
+	s.Configuration = &c
+	for i := range s.Calls {
+		s.Calls[i].ResultEntryID, s.Calls[i].Replay = id("res"), id("replay")
+		s.Calls[i].SourceIndex = rapid.IntRange(-5, 1<<40).Draw(t, "src")
+	}
+	return s
+}
+
+// mutate edits the text a little: a byte changed, inserted or removed, or
+// the text cut short.
+func mutate(t *rapid.T, raw []byte) []byte {
+	out := append([]byte(nil), raw...)
+	for k := rapid.IntRange(0, 2).Draw(t, "edits"); k > 0 && len(out) > 0; k-- {
+		i := rapid.IntRange(0, len(out)-1).Draw(t, "at")
+		b := rapid.SampledFrom([]byte(" \"\\,:{}[]0-9.eantrufl\x01\xc3")).Draw(t, "byte")
+		switch rapid.IntRange(0, 3).Draw(t, "how") {
+		case 0:
+			out[i] = b
+		case 1:
+			out = append(out[:i], append([]byte{b}, out[i:]...)...)
+		case 2:
+			out = append(out[:i], out[i+1:]...)
+		default:
+			out = out[:i]
+		}
+	}
+	return out
+}
+
+// DecodeState's fast path decodes what it accepts to the state the tree
+// decodes it to, on the bytes MarshalState writes and on edits of them; it
+// accepts what MarshalState writes from simple strings and integers.
+func TestDecodeWrittenIsDecodeState(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var s *OpState
+		if rapid.Bool().Draw(t, "simple") {
+			s = drawSimpleState(t)
+		} else {
+			s = drawState(t)
+		}
+		raw := MarshalState(s)
+		if rapid.Bool().Draw(t, "mutate") {
+			raw = mutate(t, raw)
+		}
+		fast, ok := decodeWritten(string(raw))
+		tree, err := decodeTree(string(raw))
+		if !ok {
+			return
+		}
+		if err != nil {
+			t.Fatalf("fast path accepted %s, the tree fails: %v", raw, err)
+		}
+		if !reflect.DeepEqual(fast, tree) {
+			t.Fatalf("%s:\nfast %#v\ntree %#v", raw, fast, tree)
+		}
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		s := drawSimpleState(t)
+		if _, ok := decodeWritten(string(MarshalState(s))); !ok && acceptable(s) {
+			t.Fatalf("fast path declined %s", MarshalState(s))
+		}
+	})
+}
+
+func hasOddCall(s *OpState) bool {
+	for _, c := range s.Calls {
+		if c.Status == "odd" {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptable: a state of a leaf, continuation and call statuses that
+// DecodeState knows.
+func acceptable(s *OpState) bool {
+	return s.At != "other" && !(s.At == LeafCheckpoint && s.Continuation.Kind == "x") && !(s.At == LeafTools && hasOddCall(s))
 }
