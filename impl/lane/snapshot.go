@@ -179,16 +179,20 @@ func transcript(l *Lane, tip *string) ([]TranscriptEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lane: snapshot: entries: %w", err)
 	}
-	byID := make(map[string]TranscriptEntry, len(entries))
-	for _, e := range entries {
-		byID[e.Entry.ID] = TranscriptEntry{ID: e.Entry.ID, ParentID: e.Entry.ParentID, Seq: e.Seq, Raw: e.Entry.Raw}
+	// the index of each id's last entry, as a map from id to entry
+	// overwritten in order keeps
+	byID := make(map[string]int, len(entries))
+	for i := range entries {
+		byID[entries[i].Entry.ID] = i
 	}
-	var rev []TranscriptEntry
+	rev := make([]TranscriptEntry, 0, len(entries))
 	for id := tip; id != nil; {
-		e, ok := byID[*id]
+		i, ok := byID[*id]
 		if !ok {
 			return nil, fmt.Errorf("lane: snapshot: branch entry %s is missing", *id)
 		}
+		se := &entries[i]
+		e := TranscriptEntry{ID: se.Entry.ID, ParentID: se.Entry.ParentID, Seq: se.Seq, Raw: se.Entry.Raw}
 		rev = append(rev, e)
 		id = e.ParentID
 		if len(rev) > len(entries) {
