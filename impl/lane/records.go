@@ -51,12 +51,21 @@ type LaneState struct {
 	Inbox              pi.JSONValue // array, kept opaque
 }
 
+// raw is {currentOperationId, lastOperationId, inbox} written directly
+// (TestRecordWritersAreJobj: the bytes of the jobj literal).
 func (s LaneState) raw() json.RawMessage {
-	inbox := s.Inbox
-	if inbox.IsUndefined() {
-		inbox = pi.ArrayValue(nil)
+	b := make([]byte, 0, 128)
+	b = append(b, `{"currentOperationId":`...)
+	b = appendOptStr(b, s.CurrentOperationID)
+	b = append(b, `,"lastOperationId":`...)
+	b = appendOptStr(b, s.LastOperationID)
+	b = append(b, `,"inbox":`...)
+	if s.Inbox.IsUndefined() {
+		b = append(b, "[]"...)
+	} else {
+		b = s.Inbox.AppendJSON(b)
 	}
-	return jobj("currentOperationId", s.CurrentOperationID, "lastOperationId", s.LastOperationID, "inbox", inbox).AppendJSON(nil)
+	return append(b, '}')
 }
 
 func decodeLaneState(raw []byte) (LaneState, error) {
@@ -81,17 +90,31 @@ type OpMeta struct {
 	PromptEntryIDs []string
 }
 
+// raw is {operationId, lane, sourceTipId, startedAt, intent} written
+// directly (TestRecordWritersAreJobj: the bytes of the jobj literal).
 func (m OpMeta) raw() json.RawMessage {
-	intent := jobj("kind", m.Kind)
+	b := make([]byte, 0, 192)
+	b = append(b, `{"operationId":`...)
+	b = pi.AppendQuote(b, m.OperationID)
+	b = append(b, `,"lane":`...)
+	b = pi.AppendQuote(b, m.Lane)
+	b = append(b, `,"sourceTipId":`...)
+	b = appendOptStr(b, m.SourceTipID)
+	b = append(b, `,"startedAt":`...)
+	b = appendNum(b, m.StartedAt)
+	b = append(b, `,"intent":{"kind":`...)
+	b = pi.AppendQuote(b, m.Kind)
 	if m.Kind == "run" {
-		ids := m.PromptEntryIDs
-		if ids == nil {
-			ids = []string{}
+		b = append(b, `,"promptEntryIds":[`...)
+		for i, id := range m.PromptEntryIDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = pi.AppendQuote(b, id)
 		}
-		intent = jobj("kind", m.Kind, "promptEntryIds", ids)
+		b = append(b, ']')
 	}
-	return jobj("operationId", m.OperationID, "lane", m.Lane, "sourceTipId", m.SourceTipID, "startedAt", m.StartedAt,
-		"intent", intent).AppendJSON(nil)
+	return append(b, "}}"...)
 }
 
 // decodeMeta reads a stored meta. lane and promptEntryIds are read when
@@ -128,13 +151,32 @@ type ResultRecord struct {
 	EndedAt     float64
 }
 
+// raw is the record's object literal written directly, error omitted when
+// nil (TestRecordWritersAreJobj: the bytes of the jobj literal).
 func (r ResultRecord) raw() json.RawMessage {
-	var e any
+	b := make([]byte, 0, 256)
+	b = append(b, `{"operationId":`...)
+	b = pi.AppendQuote(b, r.OperationID)
+	b = append(b, `,"kind":`...)
+	b = pi.AppendQuote(b, r.Kind)
+	b = append(b, `,"status":`...)
+	b = pi.AppendQuote(b, r.Status)
 	if r.Error != nil {
-		e = jobj("code", r.Error.Code, "message", r.Error.Message)
+		b = append(b, `,"error":{"code":`...)
+		b = pi.AppendQuote(b, r.Error.Code)
+		b = append(b, `,"message":`...)
+		b = pi.AppendQuote(b, r.Error.Message)
+		b = append(b, '}')
 	}
-	return jobj("operationId", r.OperationID, "kind", r.Kind, "status", r.Status, "error", e,
-		"fromTipId", r.FromTipID, "tipId", r.TipID, "startedAt", r.StartedAt, "endedAt", r.EndedAt).AppendJSON(nil)
+	b = append(b, `,"fromTipId":`...)
+	b = appendOptStr(b, r.FromTipID)
+	b = append(b, `,"tipId":`...)
+	b = appendOptStr(b, r.TipID)
+	b = append(b, `,"startedAt":`...)
+	b = appendNum(b, r.StartedAt)
+	b = append(b, `,"endedAt":`...)
+	b = appendNum(b, r.EndedAt)
+	return append(b, '}')
 }
 
 // messageEntryRaw is {id, parentId, type:"message", message}.

@@ -203,3 +203,68 @@ func hasOddCall(s *OpState) bool {
 func acceptable(s *OpState) bool {
 	return s.At != "other" && !(s.At == LeafCheckpoint && s.Continuation.Kind == "x") && !(s.At == LeafTools && hasOddCall(s))
 }
+
+// The references: the records' object literals as jobj builds them.
+func laneStateJobj(s LaneState) []byte {
+	inbox := s.Inbox
+	if inbox.IsUndefined() {
+		inbox = pi.ArrayValue(nil)
+	}
+	return jobj("currentOperationId", s.CurrentOperationID, "lastOperationId", s.LastOperationID, "inbox", inbox).AppendJSON(nil)
+}
+
+func opMetaJobj(m OpMeta) []byte {
+	intent := jobj("kind", m.Kind)
+	if m.Kind == "run" {
+		ids := m.PromptEntryIDs
+		if ids == nil {
+			ids = []string{}
+		}
+		intent = jobj("kind", m.Kind, "promptEntryIds", ids)
+	}
+	return jobj("operationId", m.OperationID, "lane", m.Lane, "sourceTipId", m.SourceTipID, "startedAt", m.StartedAt,
+		"intent", intent).AppendJSON(nil)
+}
+
+func resultJobj(r ResultRecord) []byte {
+	var e any
+	if r.Error != nil {
+		e = jobj("code", r.Error.Code, "message", r.Error.Message)
+	}
+	return jobj("operationId", r.OperationID, "kind", r.Kind, "status", r.Status, "error", e,
+		"fromTipId", r.FromTipID, "tipId", r.TipID, "startedAt", r.StartedAt, "endedAt", r.EndedAt).AppendJSON(nil)
+}
+
+func drawOptText(t *rapid.T, label string) *string {
+	if rapid.Bool().Draw(t, label+"Nil") {
+		return nil
+	}
+	s := drawText(t, label)
+	return &s
+}
+
+// LaneState, OpMeta and ResultRecord write the bytes of their jobj literals.
+func TestRecordWritersAreJobj(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ls := LaneState{CurrentOperationID: drawOptText(t, "cur"), LastOperationID: drawOptText(t, "last"), Inbox: drawOpaque(t, "inbox")}
+		if got, want := string(ls.raw()), string(laneStateJobj(ls)); got != want {
+			t.Fatalf("lane state:\n got %s\nwant %s", got, want)
+		}
+		m := OpMeta{OperationID: drawText(t, "op"), Lane: drawText(t, "lane"), SourceTipID: drawOptText(t, "tip"), StartedAt: drawNum(t, "at"),
+			Kind: rapid.SampledFrom([]string{"run", "other", ""}).Draw(t, "kind")}
+		if !rapid.Bool().Draw(t, "idsNil") {
+			m.PromptEntryIDs = rapid.SliceOfN(rapid.StringMatching(`[a-z"\\é]{0,3}`), 0, 3).Draw(t, "ids")
+		}
+		if got, want := string(m.raw()), string(opMetaJobj(m)); got != want {
+			t.Fatalf("meta:\n got %s\nwant %s", got, want)
+		}
+		r := ResultRecord{OperationID: drawText(t, "rop"), Kind: drawText(t, "rkind"), Status: drawText(t, "status"),
+			FromTipID: drawOptText(t, "from"), TipID: drawOptText(t, "rtip"), StartedAt: drawNum(t, "start"), EndedAt: drawNum(t, "end")}
+		if rapid.Bool().Draw(t, "err") {
+			r.Error = &OpError{Code: drawText(t, "code"), Message: drawText(t, "msg")}
+		}
+		if got, want := string(r.raw()), string(resultJobj(r)); got != want {
+			t.Fatalf("result:\n got %s\nwant %s", got, want)
+		}
+	})
+}
