@@ -217,6 +217,9 @@ func (d *stateDec) boolean() bool {
 
 // opaque parses the JSON value at the cursor with pi.ParseJSON.
 func (d *stateDec) opaque() pi.JSONValue {
+	if d.lit("{}") {
+		return pi.EmptyObject() // what pi.ParseJSON("{}") returns
+	}
 	end, ok := skipValue(d.s, d.i)
 	if !ok {
 		d.need("\x00")
