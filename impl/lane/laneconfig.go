@@ -62,7 +62,22 @@ func classifyLane(name string, tip, config, state *store.StoredValue) (acquired 
 // writes (session/types.ts LaneConfiguration: {model: {provider, modelId},
 // thinkingLevel, activeToolNames}); an error names the member that is not.
 func decodeLaneConfig(raw []byte) (*Configuration, error) {
-	v, err := pi.ParseJSON(string(raw))
+	src := string(raw)
+	// the bytes Configuration.value writes, read as DecodeState's fast path
+	// reads a state's configuration (TestDecodeLaneConfigFastPath)
+	d := &stateDec{s: src}
+	if c := d.config(); d.end() {
+		if len(c.ActiveToolNames) == 0 {
+			c.ActiveToolNames = nil // as the tree's appends leave it
+		}
+		return &c, nil
+	}
+	return decodeLaneConfigTree(src)
+}
+
+// decodeLaneConfigTree is decodeLaneConfig from the parsed tree.
+func decodeLaneConfigTree(src string) (*Configuration, error) {
+	v, err := pi.ParseJSON(src)
 	if err != nil {
 		return nil, err
 	}

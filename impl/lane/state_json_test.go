@@ -268,3 +268,34 @@ func TestRecordWritersAreJobj(t *testing.T) {
 		}
 	})
 }
+
+// decodeLaneConfig's fast path decodes what it accepts as the tree does,
+// and accepts what Configuration.value writes from simple strings.
+func TestDecodeLaneConfigFastPath(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var c Configuration
+		if rapid.Bool().Draw(t, "simple") {
+			c = drawSimpleState(t).Gen.Configuration
+		} else {
+			c = drawConfig(t)
+		}
+		raw := c.value().AppendJSON(nil)
+		if rapid.Bool().Draw(t, "mutate") {
+			raw = mutate(t, raw)
+		}
+		got, gotErr := decodeLaneConfig(raw)
+		want, wantErr := decodeLaneConfigTree(string(raw))
+		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+			t.Fatalf("%s: errors %v, tree %v", raw, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\n got %#v\nwant %#v", raw, got, want)
+		}
+	})
+	c := Configuration{Model: ModelRef{Provider: "p", ModelID: "m"}, ThinkingLevel: "off", ActiveToolNames: []string{"read", "bash"}}
+	d := &stateDec{s: string(c.value().AppendJSON(nil))}
+	d.config()
+	if !d.end() {
+		t.Fatal("the fast path declined a plain configuration")
+	}
+}
