@@ -1,12 +1,12 @@
 package store
 
 // refState is State as it was before the Apply speed work (issue 14),
-// copied from state.go and renamed, kept as the reference that
+// copied from state.go and renamed (less AdvanceNextSeq, which Apply's
+// work did not touch), kept as the reference that
 // TestStateMatchesReference compares State against: that work must not
 // change any result.
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -42,15 +42,6 @@ func newRefState() *refState {
 
 // NextSeq is the seq the next write will get.
 func (s *refState) NextSeq() int64 { return s.nextSeq }
-
-// AdvanceNextSeq raises nextSeq to n if n is larger (a header high-water mark).
-func (s *refState) AdvanceNextSeq(n int64) error {
-	if n < 1 || n > MaxSafeInteger {
-		return fmt.Errorf("Invalid storage sequence high-water mark: %d", n)
-	}
-	s.nextSeq = max(s.nextSeq, n)
-	return nil
-}
 
 // HasEntryOrUsage implements Lookup.
 func (s *refState) HasEntryOrUsage(id string) bool { return s.entryIDs[id] || s.usageIDs[id] }
