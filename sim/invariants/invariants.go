@@ -112,35 +112,7 @@ func restartAuthority(v *View) error {
 // 2: frame records of a response only ever target FramesAddr(op, resp), and
 // one response id belongs to one list key.
 func oneAddress(v *View) error {
-	// owner is the operation of each response's first committed frame:
-	// the log is read at every check, so a key is built only where two
-	// records of one response name different operations
-	owner := map[string]string{}
-	for _, it := range v.Log {
-		if f := it.Frame; f != nil && f.Outcome == lane.FrameCommitted {
-			prevOp, ok := owner[f.ResponseEntryID]
-			if !ok {
-				owner[f.ResponseEntryID] = f.OperationID
-				continue
-			}
-			if prevOp == f.OperationID {
-				continue
-			}
-			prev := lane.FramesAddr(prevOp, f.ResponseEntryID).Key
-			if key := lane.FramesAddr(f.OperationID, f.ResponseEntryID).Key; prev != key {
-				return fmt.Errorf("response %s written to %s and %s", f.ResponseEntryID, prev, key)
-			}
-		}
-	}
-	for k := range v.Lists {
-		_, resp := splitKey(k)
-		if op, ok := owner[resp]; ok {
-			if prev := lane.FramesAddr(op, resp).Key; prev != k {
-				return fmt.Errorf("response %s has lists %s and %s", resp, prev, k)
-			}
-		}
-	}
-	return nil
+	return freshScan().oneAddress(v, v.Log)
 }
 
 // 3: every element parses as a frame and re-serializes to the same bytes.
@@ -174,83 +146,26 @@ func elementsAreFrames(v *View) error {
 
 // 4: no frame was produced for a terminal event.
 func noTerminalFrames(v *View) error {
-	for _, it := range v.Log {
-		if f := it.Frame; f != nil && (f.EventType == pi.EventDone || f.EventType == pi.EventError) {
-			return fmt.Errorf("frame for terminal %s event of %s", f.EventType, f.ResponseEntryID)
-		}
-	}
-	return nil
+	return noTerminalFramesIn(v.Log)
 }
 
 // 5: per response, enqueued and committed frames follow provider event
 // order (strictly increasing event index and seq).
 func frameOrder(v *View) error {
-	lastEnq, lastCom, lastSeq := map[string]int{}, map[string]int{}, map[string]int64{}
-	for _, it := range v.Log {
-		f := it.Frame
-		if f == nil {
-			continue
-		}
-		switch f.Outcome {
-		case lane.FrameEnqueued:
-			if p, ok := lastEnq[f.ResponseEntryID]; ok && f.EventIndex <= p {
-				return fmt.Errorf("%s: frame of event %d enqueued after event %d", f.ResponseEntryID, f.EventIndex, p)
-			}
-			lastEnq[f.ResponseEntryID] = f.EventIndex
-		case lane.FrameCommitted:
-			if p, ok := lastCom[f.ResponseEntryID]; ok && (f.EventIndex <= p || f.Seq <= lastSeq[f.ResponseEntryID]) {
-				return fmt.Errorf("%s: frame of event %d committed out of order", f.ResponseEntryID, f.EventIndex)
-			}
-			lastCom[f.ResponseEntryID], lastSeq[f.ResponseEntryID] = f.EventIndex, f.Seq
-		}
-	}
-	for k, els := range v.Lists {
-		for i := 1; i < len(els); i++ {
-			if els[i].Seq <= els[i-1].Seq {
-				return fmt.Errorf("list %s: seq %d after %d", k, els[i].Seq, els[i-1].Seq)
-			}
-		}
-	}
-	return nil
+	return freshScan().frameOrder(v, v.Log)
 }
 
 // 6: at a live message_end, every frame enqueued for that response has
 // settled (committed or declined).
 func drainImpliesCommitted(v *View) error {
-	pending := map[string]int{}
-	for _, it := range v.Log {
-		if f := it.Frame; f != nil {
-			switch f.Outcome {
-			case lane.FrameEnqueued:
-				pending[f.ResponseEntryID]++
-			default:
-				pending[f.ResponseEntryID]--
-			}
-			continue
-		}
-		if e := it.Event; e.Type == lane.EvMessageEnd && !e.Recovery && pending[e.EntryID] > 0 {
-			return fmt.Errorf("message_end of %s with %d frame writes outstanding", e.EntryID, pending[e.EntryID])
-		}
-	}
-	return nil
+	return freshScan().drainImpliesCommitted(v.Log)
 }
 
 // 7: a synthetic (recovery or cancellation) settlement is never a success:
 // committed frames never stand in for provider completion. Only Synthetic
 // entries count; a recovery-tagged live replacement poll may succeed.
 func framesNeverComplete(v *View) error {
-	for _, it := range v.Log {
-		if e := it.Event; e != nil && e.Type == lane.EvEntryAdded && e.Synthetic {
-			m := v.Entries[e.EntryID]
-			if m == nil {
-				return fmt.Errorf("recovered entry %s not committed", e.EntryID)
-			}
-			if m.StopReason != pi.StopError && m.StopReason != pi.StopAborted {
-				return fmt.Errorf("recovered entry %s settled as %s", e.EntryID, m.StopReason)
-			}
-		}
-	}
-	return nil
+	return freshScan().framesNeverComplete(v, v.Log)
 }
 
 // 8: once a response entry is committed, its list is gone.
@@ -300,17 +215,7 @@ func noToolPlanFromInterrupted(v *View) error {
 
 // 11: no list at a structural generation's address.
 func structuralNoList(v *View) error {
-	for _, p := range v.Structural {
-		if els := v.Lists[lane.FramesAddr(p[0], p[1]).Key]; len(els) > 0 {
-			return fmt.Errorf("structural generation %s:%s wrote %d frames", p[0], p[1], len(els))
-		}
-		for _, it := range v.Log {
-			if f := it.Frame; f != nil && f.OperationID == p[0] && f.ResponseEntryID == p[1] {
-				return fmt.Errorf("structural generation %s:%s produced frame records", p[0], p[1])
-			}
-		}
-	}
-	return nil
+	return freshScan().structuralNoList(v, v.Log)
 }
 
 // 12: a list may only exist for its operation's current effect_pending
