@@ -58,31 +58,13 @@ func appendState(dst []byte, s *OpState) []byte {
 		dst = append(dst, `,"errorMessage":`...)
 		dst = pi.AppendQuote(dst, s.ErrorMessage)
 	case LeafDeferredSuspended:
-		dst = append(dst, `,"stepId":`...)
-		dst = pi.AppendQuote(dst, s.StepID)
-		dst = append(dst, `,"sourceEntryId":`...)
-		dst = pi.AppendQuote(dst, s.SourceEntryID)
-		dst = append(dst, `,"poll":`...)
-		dst = appendNum(dst, float64(s.Poll))
-		dst = append(dst, `,"configuration":`...)
-		dst = s.Configuration.appendJSON(dst)
-		dst = append(dst, `,"streamOptions":`...)
-		dst = appendObjOrEmpty(dst, s.StreamOptions)
+		dst = appendDeferredConfig(appendDeferredStep(dst, s), s)
 	case LeafDeferredEffectPending:
-		dst = append(dst, `,"stepId":`...)
-		dst = pi.AppendQuote(dst, s.StepID)
-		dst = append(dst, `,"sourceEntryId":`...)
-		dst = pi.AppendQuote(dst, s.SourceEntryID)
-		dst = append(dst, `,"poll":`...)
-		dst = appendNum(dst, float64(s.Poll))
-		dst = append(dst, `,"responseEntryId":`...)
+		dst = append(appendDeferredStep(dst, s), `,"responseEntryId":`...)
 		dst = pi.AppendQuote(dst, s.ResponseEntryID)
 		dst = append(dst, `,"usageId":`...)
 		dst = pi.AppendQuote(dst, s.UsageID)
-		dst = append(dst, `,"configuration":`...)
-		dst = s.Configuration.appendJSON(dst)
-		dst = append(dst, `,"streamOptions":`...)
-		dst = appendObjOrEmpty(dst, s.StreamOptions)
+		dst = appendDeferredConfig(dst, s)
 	case LeafCheckpoint:
 		dst = append(dst, `,"continuation":`...)
 		dst = s.Continuation.appendJSON(dst)
@@ -219,4 +201,24 @@ func (c PlannedCall) appendJSON(dst []byte) []byte {
 		dst = appendBool(dst, c.Terminate)
 	}
 	return append(dst, '}')
+}
+
+// appendDeferredStep writes the members both deferred leaves start with:
+// the step, its source entry and the poll count.
+func appendDeferredStep(dst []byte, s *OpState) []byte {
+	dst = append(dst, `,"stepId":`...)
+	dst = pi.AppendQuote(dst, s.StepID)
+	dst = append(dst, `,"sourceEntryId":`...)
+	dst = pi.AppendQuote(dst, s.SourceEntryID)
+	dst = append(dst, `,"poll":`...)
+	return appendNum(dst, float64(s.Poll))
+}
+
+// appendDeferredConfig writes the members both deferred leaves end with:
+// the generation's configuration and stream options.
+func appendDeferredConfig(dst []byte, s *OpState) []byte {
+	dst = append(dst, `,"configuration":`...)
+	dst = s.Configuration.appendJSON(dst)
+	dst = append(dst, `,"streamOptions":`...)
+	return appendObjOrEmpty(dst, s.StreamOptions)
 }
