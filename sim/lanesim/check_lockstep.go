@@ -196,7 +196,10 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 		// restart) is not the current line: its items never run
 		return f
 	}
-	it := &lineItem{name: cmd, queuedAt: float64(e.ls.r.w.Now().UnixMilli())}
+	// the item lives in its future: one allocation for both
+	lf := &lockFuture{Completer: f, e: e, item: lineItem{name: cmd, queuedAt: float64(e.ls.r.w.Now().UnixMilli())}}
+	it := &lf.item
+	lf.it = it
 	e.ls.items = append(e.ls.items, it)
 	if cmd == "threshold-read" {
 		e.ls.r.cancelAim.readAdmitted(e.ls.r.ln)
@@ -207,13 +210,14 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 		// lane_created/config_update deliveries (admission is synchronous)
 		e.ls.startedAt = it.queuedAt
 	}
-	return &lockFuture{Completer: f, e: e, it: it}
+	return lf
 }
 
 type lockFuture struct {
 	env.Completer
-	e  *lockExec
-	it *lineItem
+	e    *lockExec
+	it   *lineItem // &item
+	item lineItem
 }
 
 // Wait: a recovery step reads its clock as soon as its frame read returns.
@@ -251,10 +255,23 @@ func (f *batchFuture) Resolve(err error) {
 	f.Completer.Resolve(err)
 }
 
+// resolvedPrefix is how many items in front are resolved.
+func resolvedPrefix(items []*lineItem) int {
+	n := 0
+	for n < len(items) && items[n].resolved {
+		n++
+	}
+	return n
+}
+
 // head is the running line item: the oldest unresolved one.
 func (ls *lockstep) head() *lineItem {
-	for len(ls.items) > 0 && ls.items[0].resolved {
-		ls.items = ls.items[1:]
+	// drop the resolved items in front, keeping the slice's start so that
+	// appends reuse its array
+	if n := resolvedPrefix(ls.items); n > 0 {
+		k := copy(ls.items, ls.items[n:])
+		clear(ls.items[k:])
+		ls.items = ls.items[:k]
 	}
 	for _, it := range ls.items {
 		if !it.resolved {
