@@ -32,8 +32,23 @@ type invariantChecker struct {
 	frames []lane.FrameRecord
 }
 
-// logSlab is how many events or frame records one allocation holds.
-const logSlab = 64
+// logSlab is how many events or frame records one allocation holds at
+// most; a run's first chunk holds firstSlab and each next one twice the
+// last, so that a short run does not clear a full slab (an event is
+// ≈600 bytes).
+const (
+	logSlab   = 64
+	firstSlab = 8
+)
+
+// nextSlab is the capacity of the chunk after one of capacity c (0: none
+// yet).
+func nextSlab(c int) int {
+	if c == 0 {
+		return firstSlab
+	}
+	return min(2*c, logSlab)
+}
 
 func newInvariantChecker(r *runner) *invariantChecker {
 	return &invariantChecker{r: r, ops: map[string]bool{}}
@@ -49,7 +64,7 @@ func (c *invariantChecker) commit(e commitEvent) bool {
 // laneEvent and frame append to the invariants' log.
 func (c *invariantChecker) laneEvent(ev lane.Event) {
 	if len(c.events) == cap(c.events) {
-		c.events = make([]lane.Event, 0, logSlab)
+		c.events = make([]lane.Event, 0, nextSlab(cap(c.events)))
 	}
 	c.events = append(c.events, ev)
 	c.log = append(c.log, invariants.LogItem{Event: &c.events[len(c.events)-1]})
@@ -57,7 +72,7 @@ func (c *invariantChecker) laneEvent(ev lane.Event) {
 
 func (c *invariantChecker) frame(fr lane.FrameRecord) {
 	if len(c.frames) == cap(c.frames) {
-		c.frames = make([]lane.FrameRecord, 0, logSlab)
+		c.frames = make([]lane.FrameRecord, 0, nextSlab(cap(c.frames)))
 	}
 	c.frames = append(c.frames, fr)
 	c.log = append(c.log, invariants.LogItem{Frame: &c.frames[len(c.frames)-1]})
