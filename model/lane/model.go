@@ -973,6 +973,12 @@ func (m *Model) Current() (op string, cancelRequested bool) {
 // Events returns the emitted events so far.
 func (m *Model) Events() []string { return append([]string(nil), m.events...) }
 
+// EventsShared returns the emitted events themselves, not a copy, for a
+// caller that only reads them before the model's next step (a comparison):
+// the slice is the model's own (a step may truncate and overwrite it) and
+// must not be changed or kept.
+func (m *Model) EventsShared() []string { return m.events }
+
 // Transcript returns the entry ids along the branch, root first.
 func (m *Model) Transcript() []string {
 	parent := map[string]string{}

@@ -677,7 +677,7 @@ func (ls *lockstep) onEvent(ev lane.Event) {
 func (ls *lockstep) compareEvents(where string, exact bool) bool {
 	ls.r.checks++
 	impl := ls.impl[ls.implBase:]
-	model := ls.m.Events()[ls.modelBase:]
+	model := ls.m.EventsShared()[ls.modelBase:] // read here only
 	exact = exact && ls.undelivered == 0
 	if len(impl) > len(model) || (exact && len(impl) != len(model)) || !equalPrefix(impl, model) {
 		return !ls.mismatch(where, lanecmp.CompareEvents(impl, model, exact))
@@ -890,7 +890,7 @@ func (ls *lockstep) restart(survived bool) bool {
 	}
 	ls.m.Crash()
 	ls.items, ls.finalizes, ls.unqueues, ls.stepping, ls.early = nil, nil, nil, false, nil
-	ls.implBase, ls.modelBase = len(ls.impl), len(ls.m.Events())
+	ls.implBase, ls.modelBase = len(ls.impl), len(ls.m.EventsShared())
 	return ls.compareStorage("reopened storage", ls.r.st.Storage)
 }
 
