@@ -35,6 +35,8 @@ type Reader struct {
 	entries memo[entryMemo]
 	usage   memo[usageMemo]
 	frames  map[string]string
+	// canonBuf is canonical's scratch (what it keeps is copied out)
+	canonBuf []byte
 	// elements are the canonical frames of list elements read back
 	elements memo[string]
 	ops      memo[opMemo]
@@ -329,7 +331,10 @@ func (r *Reader) canonical(raw []byte) string {
 			r.frames = map[string]string{}
 		}
 		key := string(raw)
-		c = canonicalJSON(key)
+		c = canonicalJSONIn(r.canonBuf[:0], key)
+		if cap(r.canonBuf) < len(key) {
+			r.canonBuf = make([]byte, 0, 2*len(key))
+		}
 		r.frames[key] = c
 	}
 	return c
@@ -340,7 +345,17 @@ func (r *Reader) canonical(raw []byte) string {
 // where that answers (byte for byte the same: TestCanonicalJSONIsTheModels),
 // else by ml.Canonical itself.
 func canonicalJSON(raw string) string {
-	if b, ok := pi.AppendRestringified(make([]byte, 0, len(raw)), raw); ok {
+	var buf [512]byte
+	return canonicalJSONIn(buf[:0], raw)
+}
+
+// canonicalJSONIn is canonicalJSON writing into buf first: raw itself when
+// it is already in that form (most stored frames are), else a copy.
+func canonicalJSONIn(buf []byte, raw string) string {
+	if b, ok := pi.AppendRestringified(buf[:0], raw); ok {
+		if string(b) == raw {
+			return raw
+		}
 		return string(b)
 	}
 	return ml.Canonical([]byte(raw))
