@@ -47,6 +47,7 @@ const (
 	fieldAny fieldKind = iota
 	fieldString
 	fieldInt
+	fieldSeqName
 )
 
 // F builds a Field.
@@ -57,6 +58,10 @@ func S(k, v string) Field { return Field{K: k, s: v, kind: fieldString} }
 
 // I builds a Field of an int64: the same record as F(k, v).
 func I(k string, v int64) Field { return Field{K: k, i: v, kind: fieldInt} }
+
+// SN builds a Field of the string s + "#" + n in decimal without making
+// that string: the same record as S(k, s+"#"+strconv.FormatInt(n, 10)).
+func SN(k, s string, n int64) Field { return Field{K: k, s: s, i: n, kind: fieldSeqName} }
 
 // Record is one decoded trace line.
 type Record struct {
@@ -123,6 +128,8 @@ func (t *Trace) Add(step, at int64, proc, actor, act string, kv ...Field) {
 				b = appendString(b, f.s)
 			case fieldInt:
 				b = strconv.AppendInt(b, f.i, 10)
+			case fieldSeqName:
+				b = appendSeqName(b, f.s, f.i)
 			default:
 				b = appendValue(b, f.V)
 			}
@@ -302,6 +309,17 @@ func plainWord(x uint64) bool {
 	q := x ^ '"'*ones
 	bs := x ^ '\\'*ones
 	return (x|(x-0x20*ones)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
+}
+
+// appendSeqName writes s + "#" + n as appendString would: '#' and digits
+// are written as they are, and JSON's escapes are per character (an
+// invalid byte at the end of s stays invalid before '#'), so it is s's
+// string with "#n" before the closing quote.
+func appendSeqName(b []byte, s string, n int64) []byte {
+	b = appendString(b, s)
+	b = append(b[:len(b)-1], '#')
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, '"')
 }
 
 // appendString writes s as a JSON string: quotes, backslashes and control

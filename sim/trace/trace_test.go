@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -152,4 +153,23 @@ func TestPlainWordIsPlainByteEightTimes(t *testing.T) {
 		}
 		require.Equal(t, want(v), plainWord(loadWord(string(v))), "%q", v)
 	}
+}
+
+// SN(k, s, n) writes what S(k, s+"#"+n) writes, escapes and invalid
+// bytes at the end of s included.
+func TestSeqNameFieldWritesWhatSWrites(t *testing.T) {
+	strs := []string{"", "line:append", "quote\"", "back\\", "nl\n", "ctl\x01", "bad\xff", "cut\xe2\x82", "é", "a long plain future name of more than eight bytes", "\u2028"}
+	ints := []int64{0, 1, 42, -7, 9223372036854775807}
+	s, sn := New(), New()
+	for _, x := range strs {
+		for _, n := range ints {
+			s.Add(1, 2, "p", "a", "f", S("future", x+"#"+strconv.FormatInt(n, 10)), I("i", n))
+			sn.Add(1, 2, "p", "a", "f", SN("future", x, n), I("i", n))
+		}
+	}
+	var sb, snb bytes.Buffer
+	require.NoError(t, s.WriteJSONL(&sb))
+	require.NoError(t, sn.WriteJSONL(&snb))
+	require.Equal(t, sb.String(), snb.String())
+	require.Equal(t, s.Hash(), sn.Hash())
 }

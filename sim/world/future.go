@@ -1,6 +1,8 @@
 package world
 
 import (
+	"strconv"
+
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/sim/trace"
 )
@@ -9,7 +11,8 @@ import (
 type Future struct {
 	w       *World
 	owner   *Process
-	name    string
+	base    string // the name is base + "#" + seq (name), made when asked
+	seq     int64
 	done    bool
 	err     error
 	waiters []*actor
@@ -26,7 +29,12 @@ func (w *World) NewFuture(name string) env.Completer {
 }
 
 // Name returns the future's trace name.
-func (f *Future) Name() string { return f.name }
+func (f *Future) Name() string { return f.name() }
+
+func (f *Future) name() string { return f.base + "#" + strconv.FormatInt(f.seq, 10) }
+
+// traceName is the name as a trace detail, without making the string.
+func (f *Future) traceName() trace.Field { return trace.SN("future", f.base, f.seq) }
 
 // Done reports whether the future has resolved.
 func (f *Future) Done() bool { return f.done }
@@ -42,11 +50,14 @@ func (f *Future) Wait() error {
 		return f.err
 	}
 	w := f.w
-	a := w.self("Future.Wait(" + f.name + ")")
+	if w.current == nil {
+		w.self("Future.Wait(" + f.name() + ")") // panics with the name
+	}
+	a := w.self("Future.Wait")
 	a.state = stWaiting
 	a.waitingOn = f
 	f.waiters = append(f.waiters, a)
-	w.park(a, "wait", trace.S("future", f.name))
+	w.park(a, "wait", f.traceName())
 	return f.err
 }
 
@@ -72,9 +83,9 @@ func (f *Future) resolve(err error) {
 	}
 	f.waiters = nil
 	if err != nil {
-		w.note("resolve", trace.S("future", f.name), trace.F("err", err))
+		w.note("resolve", f.traceName(), trace.F("err", err))
 	} else {
-		w.note("resolve", trace.S("future", f.name))
+		w.note("resolve", f.traceName())
 	}
 }
 

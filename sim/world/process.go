@@ -2,7 +2,6 @@ package world
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/sim/trace"
@@ -80,7 +79,7 @@ func (p *Process) NewFuture(name string) env.Completer {
 func (p *Process) newFuture(name string) *Future {
 	w := p.w
 	w.futSeq++
-	f := &Future{w: w, owner: p, name: name + "#" + strconv.FormatInt(w.futSeq, 10)}
+	f := &Future{w: w, owner: p, base: name, seq: w.futSeq}
 	if !p.alive {
 		f.done, f.err = true, p.crashErr()
 		return f

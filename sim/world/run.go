@@ -97,7 +97,7 @@ func (w *World) waiters() []Waiter {
 	var out []Waiter
 	for _, a := range w.actors {
 		if a.state == stWaiting {
-			out = append(out, Waiter{Actor: a.name, Process: a.proc.label, Future: a.waitingOn.name})
+			out = append(out, Waiter{Actor: a.name, Process: a.proc.label, Future: a.waitingOn.name()})
 		}
 	}
 	return out
