@@ -52,12 +52,9 @@ func TestRequestCancelEmitsOperationAbortWithRemovedMessages(t *testing.T) {
 		h := newHarness(t, b)
 		l := h.open()
 		op := h.start(1)
-		s1, err := l.Enqueue(QueueSteer, "s1")
-		require.NoError(t, err)
-		_, err = l.Enqueue(QueueNextRun, "n")
-		require.NoError(t, err)
-		s2, err := l.Enqueue(QueueSteer, "s2")
-		require.NoError(t, err)
+		s1 := h.enqueue(QueueSteer, "s1")
+		h.enqueue(QueueNextRun, "n")
+		s2 := h.enqueue(QueueSteer, "s2")
 		want := map[string]string{}
 		for _, id := range []string{s1, s2} {
 			v, err := h.store.GetValue(PendingEntryAddr(id))

@@ -36,13 +36,11 @@ func queueIDs(ev Event) []string {
 func TestEnqueueEmitsQueueUpdateWithEveryQueuedItem(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
-		l := h.open()
+		h.open()
 		h.start(1)
 		h.resetEvents()
-		s, err := l.Enqueue(QueueSteer, "s")
-		require.NoError(t, err)
-		n, err := l.Enqueue(QueueNextRun, "n")
-		require.NoError(t, err)
+		s := h.enqueue(QueueSteer, "s")
+		n := h.enqueue(QueueNextRun, "n")
 		require.Equal(t, []string{"queue_update", "queue_update"}, h.eventTypes())
 		qs := h.queueUpdates()
 		require.Equal(t, []string{"steer:" + s}, queueIDs(qs[0]))
@@ -63,12 +61,9 @@ func TestRequestCancelEmitsQueueUpdateOnlyWhenItRemovesQueuedInput(t *testing.T)
 		h := newHarness(t, b)
 		l := h.open()
 		h.start(1)
-		n, err := l.Enqueue(QueueNextRun, "n")
-		require.NoError(t, err)
-		_, err = l.Enqueue(QueueSteer, "s")
-		require.NoError(t, err)
-		_, err = l.Enqueue(QueueFollowUp, "f")
-		require.NoError(t, err)
+		n := h.enqueue(QueueNextRun, "n")
+		h.enqueue(QueueSteer, "s")
+		h.enqueue(QueueFollowUp, "f")
 		h.resetEvents()
 		require.NoError(t, l.RequestCancel())
 		require.Equal(t, []string{"operation_abort", "queue_update"}, h.eventTypes())
@@ -81,8 +76,7 @@ func TestRequestCancelEmitsQueueUpdateOnlyWhenItRemovesQueuedInput(t *testing.T)
 		h := newHarness(t, b)
 		l := h.open()
 		h.start(1)
-		_, err := l.Enqueue(QueueNextRun, "n")
-		require.NoError(t, err)
+		h.enqueue(QueueNextRun, "n")
 		h.resetEvents()
 		require.NoError(t, l.RequestCancel()) // removes nothing
 		require.Equal(t, []string{"operation_abort"}, h.eventTypes())
@@ -101,8 +95,7 @@ func TestQueueUpdateNeverFallsInsideAnotherCommandsBatch(t *testing.T) {
 		_, err := l.StartRun(defaultRun(1))
 		require.NoError(t, err)
 		require.NoError(t, l.Finalize("aborted", nil))
-		_, err = l.Enqueue(QueueNextRun, "early")
-		require.NoError(t, err)
+		h.enqueue(QueueNextRun, "early")
 		h.resetEvents()
 		hold := env.Goroutines{}.NewFuture("hold")
 		enqueued := env.Goroutines{}.NewFuture("enqueued")
@@ -152,8 +145,7 @@ func TestListenerCallingTheLaneFromItsDeliveryDoesNotDeadlock(t *testing.T) {
 		h.listener = func(ev Event) env.Future {
 			if ev.Type == EvTurnStart && !fired {
 				fired = true
-				_, err := l.Enqueue(QueueNextRun, "from the listener")
-				require.NoError(t, err)
+				h.enqueue(QueueNextRun, "from the listener")
 			}
 			return nil
 		}
@@ -201,8 +193,7 @@ func TestListenerPanicLeavesTheQueueDelivering(t *testing.T) {
 		}
 		require.Panics(t, func() { _, _ = l.Enqueue(QueueNextRun, "first") })
 		h.resetEvents()
-		_, err := l.Enqueue(QueueNextRun, "second")
-		require.NoError(t, err)
+		h.enqueue(QueueNextRun, "second")
 		require.Equal(t, []string{"queue_update"}, h.eventTypes())
 	})
 }

@@ -129,15 +129,13 @@ func TestClientFoldFollowsQueueUpdates(t *testing.T) {
 		h := newHarness(t, b)
 		l := h.open()
 		h.start(1)
-		n, err := l.Enqueue(QueueNextRun, "n")
-		require.NoError(t, err)
+		n := h.enqueue(QueueNextRun, "n")
 		c, err := l.Capture()
 		require.NoError(t, err)
 		require.Equal(t, []string{"nextRun:" + n}, queueIDs(Event{Queues: c.Queues}))
 		fold := NewClientFold(c)
 		h.resetEvents()
-		s, err := l.Enqueue(QueueSteer, "s")
-		require.NoError(t, err)
+		s := h.enqueue(QueueSteer, "s")
 		for _, ev := range h.events {
 			fold.Apply(ev)
 		}

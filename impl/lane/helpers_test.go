@@ -485,3 +485,12 @@ func (h *harness) laneClock() env.Clock {
 	}
 	return h.clock
 }
+
+// enqueue is Lane.Enqueue for a test that needs it to succeed: the queued
+// item's entry id.
+func (h *harness) enqueue(kind QueueKind, text string) string {
+	h.t.Helper()
+	id, err := h.lane.Enqueue(kind, text)
+	require.NoError(h.t, err)
+	return id
+}
