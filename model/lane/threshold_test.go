@@ -155,6 +155,20 @@ func TestModelThresholdTriggerGuardAndMissingTrigger(t *testing.T) {
 
 // atMayFinish steps m's run (at assistant.ready) through a response r1 that
 // settles at the may_finish checkpoint, then lets the registry give window.
+// mayFinishRun is a threshold run (compaction on, a 1e9 window) whose
+// checkpoint settled and whose next step reached the may_finish boundary,
+// with window as the model's context window there (atMayFinish).
+func mayFinishRun(t *testing.T, window float64) *Model {
+	t.Helper()
+	m, _ := thresholdRun(t, 1e9, &piCompaction)
+	turns(t, m, 2)
+	must(t, m.Checkpoint("s1"))
+	_, err := m.StepDone(true)
+	must(t, err)
+	atMayFinish(t, m, window)
+	return m
+}
+
 func atMayFinish(t *testing.T, m *Model, window float64) {
 	t.Helper()
 	e, err := m.Step(false)
@@ -179,12 +193,7 @@ func atMayFinish(t *testing.T, m *Model, window float64) {
 // the threshold compacts instead of finishing; its task resumes the
 // may_finish checkpoint of the settled response.
 func TestModelThresholdMayFinishCompacts(t *testing.T) {
-	m, _ := thresholdRun(t, 1e9, &piCompaction)
-	turns(t, m, 2)
-	must(t, m.Checkpoint("s1"))
-	_, err := m.StepDone(true)
-	must(t, err)
-	atMayFinish(t, m, 16384)
+	m := mayFinishRun(t, 16384)
 	e, err := m.Step(false)
 	must(t, err)
 	if e != (Expect{Kind: "terminate", Status: "completed"}) {
@@ -205,13 +214,8 @@ func TestModelThresholdMayFinishCompacts(t *testing.T) {
 // arrives after dispatch ends the step at its first turn with plain
 // progress (not stale: the operation is still current).
 func TestModelThresholdReadSkipsAfterCancel(t *testing.T) {
-	m, _ := thresholdRun(t, 1e9, &piCompaction)
-	turns(t, m, 2)
-	must(t, m.Checkpoint("s1"))
-	_, err := m.StepDone(true)
-	must(t, err)
-	atMayFinish(t, m, 16384)
-	_, err = m.Step(false)
+	m := mayFinishRun(t, 16384)
+	_, err := m.Step(false)
 	must(t, err)
 	m.Cancel()
 	skipped, err := m.StepTurn()
@@ -232,12 +236,7 @@ func TestModelThresholdReadSkipsAfterCancel(t *testing.T) {
 // terminal.
 func TestModelMayFinishFinishSkipsAfterCancel(t *testing.T) {
 	for _, asks := range []bool{true, false} {
-		m, _ := thresholdRun(t, 1e9, &piCompaction)
-		turns(t, m, 2)
-		must(t, m.Checkpoint("s1"))
-		_, err := m.StepDone(true)
-		must(t, err)
-		atMayFinish(t, m, 1e9)
+		m := mayFinishRun(t, 1e9)
 		if !asks {
 			delete(m.cfg.ContextWindows, thresholdModel)
 		}
