@@ -431,3 +431,23 @@ func TestListenerRejectsAnEventOfAnotherLane(t *testing.T) {
 		}
 	}
 }
+
+// checkAborting reports a client fold whose current operation's aborting
+// flag is not the model's cancel_requested (pi's reduceLaneSnapshot marks
+// the operation aborting on operation_abort).
+func TestCheckAbortingRejectsAFoldThatMissedTheAbort(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		r := bareRunner()
+		run := ml.Run{UserText: "hi", Model: ml.ModelRef{Provider: "openai", ModelID: "gpt-test"}, MaxAttempts: 1}
+		for r.ls.m.Acquire(ml.LaneConfig{Model: run.Model}) {
+		}
+		require.NoError(t, r.ls.m.StartRun("op1", "u1", run))
+		r.ls.m.Cancel()
+		r.client.fold = &lane.ClientFold{Lane: laneName, OperationID: "op1", Aborting: !broken}
+		require.Equal(t, !broken, r.client.checkAborting("test"))
+		require.Equal(t, broken, r.failed, r.msg)
+		if broken {
+			require.Contains(t, r.msg, "aborting=false, its control is cancel_requested=true")
+		}
+	}
+}
