@@ -451,3 +451,24 @@ func TestCheckAbortingRejectsAFoldThatMissedTheAbort(t *testing.T) {
 		}
 	}
 }
+
+// A cancel-queued command that committed nothing is reported when the
+// model would have removed the item (pi's cancelQueued removes a queued
+// item in one transaction), and passes when the id was never queued.
+func TestUnqueueDeclinedRejectsAMissedRemoval(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		r := bareRunner()
+		require.NoError(t, r.ls.m.Enqueue("e1", "steer", `{"role":"user"}`))
+		r.ls.m.TakeTX()
+		id := "never-queued"
+		if broken {
+			id = "e1"
+		}
+		r.ls.unqueues = append(r.ls.unqueues, &unqueueReq{id: id})
+		r.ls.unqueueDeclined(nil)
+		require.Equal(t, broken, r.failed, r.msg)
+		if broken {
+			require.Contains(t, r.msg, "committed nothing; the model removes the queued item")
+		}
+	}
+}
