@@ -92,8 +92,8 @@ func (l *Lane) knownModel() (float64, bool) {
 func guardedTrigger(path []compaction.Entry, trigger string) (bool, error) {
 	triggerIndex, newest := -1, -1
 	for i, e := range path {
-		if e.ID == trigger {
-			triggerIndex = i
+		if e.ID == trigger && triggerIndex == -1 {
+			triggerIndex = i // findIndex: the first entry with the id
 		}
 		if e.Type == "compaction" {
 			newest = i

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/impl/compaction"
 	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/store"
 )
@@ -260,4 +261,15 @@ func TestThresholdReadAfterCancelCommitsNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, StepResult{Kind: StepProgress}, r)
 	require.Len(t, h.tele, commits)
+}
+
+// runtime/drive/structural.ts prepareCompactionThreshold: the trigger's
+// index is branch.findIndex(entry => entry.id === triggerEntryId), the
+// first entry with the id, so a compaction after it guards the trigger even
+// when a later entry repeats the id (the lane used to take the last one).
+func TestGuardedTriggerTakesTheFirstEntryWithTheID(t *testing.T) {
+	path := []compaction.Entry{{ID: "t"}, {ID: "c", Type: "compaction"}, {ID: "t"}}
+	guarded, err := guardedTrigger(path, "t")
+	require.NoError(t, err)
+	require.True(t, guarded)
 }
