@@ -117,9 +117,9 @@ func (l *Lane) readAbortRequest(inbox pi.JSONValue) (abortRequest, error) {
 
 // removedMessage is a removed item's message: its pending entry's payload.
 func (l *Lane) removedMessage(it queuedItem) (pi.JSONValue, error) {
-	stored, err := l.cfg.Storage.GetValue(PendingEntryAddr(it.id))
+	stored, err := l.readPending(it, "cancel: ")
 	if err != nil {
-		return pi.JSONValue{}, fmt.Errorf("lane: cancel: read pending entry %s: %w", it.id, err)
+		return pi.JSONValue{}, err
 	}
 	var v pi.JSONValue
 	if stored != nil {

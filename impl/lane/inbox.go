@@ -75,15 +75,27 @@ func (p placedInput) isMessage() bool { return isString(p.pending.Prop("type"), 
 // needs an entry projector, and frameproof configures none.
 func (p placedInput) projects() bool { return p.isMessage() }
 
+// readPending is the queued item's stored pending entry, nil when there is none; a read
+// error names the command (during: "" or "cancel: ", ...) and the entry.
+// What a missing or unparsable entry means differs by caller (pi words
+// each invariant its own way), so they decide.
+func (l *Lane) readPending(it queuedItem, during string) (*store.StoredValue, error) {
+	stored, err := l.cfg.Storage.GetValue(PendingEntryAddr(it.id))
+	if err != nil {
+		return nil, fmt.Errorf("lane: %sread pending entry %s: %w", during, it.id, err)
+	}
+	return stored, nil
+}
+
 // loadPending reads each item's pending entry value (boundary.ts load;
 // acceptRun's capture words the not-a-message fault "Pending", the
 // boundary "Queued").
 func (l *Lane) loadPending(items []queuedItem, notMessage string) ([]placedInput, error) {
 	out := make([]placedInput, 0, len(items))
 	for _, it := range items {
-		stored, err := l.cfg.Storage.GetValue(PendingEntryAddr(it.id))
+		stored, err := l.readPending(it, "")
 		if err != nil {
-			return nil, fmt.Errorf("lane: read pending entry %s: %w", it.id, err)
+			return nil, err
 		}
 		if stored == nil {
 			return nil, &invariantError{fmt.Sprintf("Pending %s entry %s is missing its payload", it.kind, it.id)}

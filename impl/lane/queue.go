@@ -137,9 +137,9 @@ func (l *Lane) unqueuedResult(entryID string) (CancelQueuedResult, error) {
 // cancelQueuedPlan removes it from the inbox items: its pending entry must
 // be stored; the remaining queues are read after (pi's order).
 func (l *Lane) cancelQueuedPlan(cur view, items []queuedItem, it queuedItem) (plan, error) {
-	stored, err := l.cfg.Storage.GetValue(PendingEntryAddr(it.id))
+	stored, err := l.readPending(it, "cancel queued: ")
 	if err != nil {
-		return plan{}, fmt.Errorf("lane: cancel queued: read pending entry %s: %w", it.id, err)
+		return plan{}, err
 	}
 	if stored == nil {
 		return plan{}, &invariantError{fmt.Sprintf("Queued %s entry %s is missing its payload", it.kind, it.id)}
