@@ -21,7 +21,15 @@ func TestParseJSONAllocations(t *testing.T) {
 	}{
 		{`[]`, 0},
 		{`[[],[],[]]`, 2}, // the outer holder and its elements
+		// one object per size class of newSizedObject: a cap written wrong
+		// in any case grows the slices apart and adds an allocation
+		{`{"a":1}`, 1},
+		{`{"a":1,"b":2}`, 1},
 		{`{"a":1,"b":"x","c":true}`, 1},
+		{`{"a":1,"b":2,"c":3,"d":4}`, 1},
+		{`{"a":1,"b":2,"c":3,"d":4,"e":5}`, 1},
+		{`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6}`, 1},
+		{`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7}`, 1},
 		{`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8}`, 1},
 		{`{"type":"text_delta","contentIndex":0,"delta":"hi"}`, 1},
 	} {
