@@ -54,9 +54,6 @@ func arrayIndex(key string) (int, bool) {
 	return n, err == nil
 }
 
-// jsTruthy is ToBoolean.
-func jsTruthy(v pi.JSONValue) bool { return pi.ToBoolean(v) }
-
 // jsStrictEqualNumber is `n === v` for a number n.
 func jsStrictEqualNumber(n float64, v pi.JSONValue) bool {
 	return v.Kind() == pi.Number && v.Number() == n
@@ -89,7 +86,7 @@ func jsAdd(a, b pi.JSONValue) pi.JSONValue {
 // jsParseStreamingJSON is parseStreamingJson(v) for any value: falsy
 // values give {} (`!partialJson`), other non-strings fail at `.trim()`.
 func jsParseStreamingJSON(v pi.JSONValue) (pi.JSONValue, error) {
-	if !jsTruthy(v) {
+	if !pi.ToBoolean(v) {
 		return pi.EmptyObject(), nil
 	}
 	if v.Kind() != pi.String {

@@ -30,7 +30,7 @@ func (r *ValueReducer) applyBlockStart(frame []byte) (done bool, err error) {
 		return false, nil
 	}
 	index, rest, ok := plainIndex(rest)
-	if !ok || !jsTruthy(r.message) {
+	if !ok || !pi.ToBoolean(r.message) {
 		return false, nil
 	}
 	open := textStartBlock

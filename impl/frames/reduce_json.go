@@ -47,7 +47,7 @@ func (r *ValueReducer) applyStored(frames [][]byte) error {
 // byte, takes the general path. Both give the same state, result and
 // error.
 func (r *ValueReducer) ApplyJSON(frame []byte) error {
-	if d, ok := parseDeltaFrame(frame); ok && jsTruthy(r.message) {
+	if d, ok := parseDeltaFrame(frame); ok && pi.ToBoolean(r.message) {
 		if done, err := r.applyDelta(d); done {
 			return err
 		}

@@ -97,7 +97,7 @@ func (r *ValueReducer) Apply(frame pi.JSONValue) error {
 		r.message = r.clone(partial)
 		return nil
 	}
-	if !jsTruthy(r.message) {
+	if !pi.ToBoolean(r.message) {
 		if k := r.frameBeforeStart.Kind(); k == pi.Undefined || k == pi.Null {
 			r.frameBeforeStart = typ
 		}
@@ -112,7 +112,7 @@ func (r *ValueReducer) Apply(frame pi.JSONValue) error {
 // startCheck is the start frame's checks: no message yet, and no frame
 // before it.
 func (r *ValueReducer) startCheck() error {
-	if jsTruthy(r.message) {
+	if pi.ToBoolean(r.message) {
 		return fail("Assistant message frame sequence contains more than one start frame")
 	}
 	if !r.frameBeforeStart.IsUndefined() {
@@ -333,7 +333,7 @@ func (r *ValueReducer) Finish() (pi.JSONValue, error) { return r.finish(nil) }
 // finish is Finish; with bodies, pending text held as a JSON body is not
 // decoded into the block but listed there, for the message's writer.
 func (r *ValueReducer) finish(bodies *[]rawMember) (pi.JSONValue, error) {
-	if !jsTruthy(r.message) {
+	if !pi.ToBoolean(r.message) {
 		return pi.JSONValue{}, nil
 	}
 	for _, i := range r.order {
