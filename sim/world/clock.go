@@ -1,6 +1,7 @@
 package world
 
 import (
+	"container/heap"
 	"encoding/binary"
 	"time"
 
@@ -24,7 +25,7 @@ func (w *World) Sleep(d time.Duration) {
 	a.sleepGen++
 	a.state = stSleeping
 	until := w.now + d
-	w.timers.push(timer{at: until, seq: a.seq, a: a, gen: a.sleepGen})
+	heap.Push(&w.timers, timer{at: until, seq: a.seq, a: a, gen: a.sleepGen})
 	w.park(a, "sleep", trace.S("d", d.String()), trace.I("until", int64(until)))
 }
 
@@ -65,54 +66,13 @@ func (h timerHeap) Less(i, j int) bool {
 	return h[i].seq < h[j].seq
 }
 func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-
-// push and pop are container/heap's Push and Pop, step for step (the same
-// order of equal elements), on the timers themselves rather than boxed in
-// an interface (an allocation per Sleep and per timer taken).
-func (h *timerHeap) push(t timer) {
-	*h = append(*h, t)
-	h.up(len(*h) - 1)
-}
-
-func (h *timerHeap) pop() timer {
-	n := len(*h) - 1
-	h.Swap(0, n)
-	h.down(0, n)
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timer)) }
+func (h *timerHeap) Pop() any {
 	old := *h
-	t := old[n]
-	old[n] = timer{}
-	*h = old[:n]
+	t := old[len(old)-1]
+	old[len(old)-1] = timer{}
+	*h = old[:len(old)-1]
 	return t
-}
-
-func (h timerHeap) up(j int) {
-	for {
-		i := (j - 1) / 2 // parent
-		if i == j || !h.Less(j, i) {
-			break
-		}
-		h.Swap(i, j)
-		j = i
-	}
-}
-
-func (h timerHeap) down(i0, n int) {
-	i := i0
-	for {
-		j1 := 2*i + 1
-		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
-			break
-		}
-		j := j1 // left child
-		if j2 := j1 + 1; j2 < n && h.Less(j2, j1) {
-			j = j2 // = 2*i + 2  // right child
-		}
-		if !h.Less(j, i) {
-			break
-		}
-		h.Swap(i, j)
-		i = j
-	}
 }
 
 // nextTimer drops stale entries and reports whether a live timer is pending.
@@ -121,7 +81,7 @@ func (w *World) nextTimer() (time.Duration, bool) {
 		if t := w.timers[0]; t.live() {
 			return t.at, true
 		}
-		w.timers.pop()
+		heap.Pop(&w.timers)
 	}
 	return 0, false
 }
@@ -134,21 +94,13 @@ func (w *World) advance() {
 		return
 	}
 	w.now = at
-	// woke reuses the world's buffer: the trace writes it out at once
-	woke := w.woke[:0]
+	var woke []string
 	for len(w.timers) > 0 && w.timers[0].at == at {
-		t := w.timers.pop()
+		t := heap.Pop(&w.timers).(timer)
 		if t.live() {
 			w.makeRunnable(t.a)
 			woke = append(woke, t.a.name)
 		}
 	}
-	if len(woke) == 0 {
-		woke = nil // written as null, as before
-	}
 	w.tr.Add(w.step, int64(w.now), "", "", "advance", trace.F("woke", woke))
-	if woke != nil {
-		clear(woke)
-		w.woke = woke[:0]
-	}
 }

@@ -65,7 +65,6 @@ type World struct {
 	finished int      // finished actors still in actors
 	runnable []*actor // sorted by seq
 	timers   timerHeap
-	woke     []string  // advance's scratch
 	unwind   []*actor  // killed actors whose goroutines must still unwind
 	idle     []*worker // goroutines of finished actors, ready for new ones
 	workers  int       // goroutines started
