@@ -81,3 +81,25 @@ func TestLogScanRescansALogThatDoesNotExtendTheScannedOne(t *testing.T) {
 	require.NoError(t, s.Check(v))
 	require.ErrorContains(t, s.Check(&bad), "invariant 4")
 }
+
+// VerifyFull reports a scan whose carried state a full scan would not
+// reach: here the scan forgets that it scanned the first item while its
+// state keeps what that item left, so it reads the item twice (a frame
+// "enqueued after" itself) where a full scan passes, and the disagreement
+// is the error.
+func TestLogScanVerifyFullReportsACorruptedCarry(t *testing.T) {
+	v := baseline(t)
+	for _, broken := range []bool{false, true} {
+		s := LogScan{VerifyFull: true}
+		require.NoError(t, s.Check(prefixOf(v, 1)))
+		if broken {
+			s.n--
+		}
+		err := s.Check(v)
+		if broken {
+			require.ErrorContains(t, err, "disagrees with a full scan")
+		} else {
+			require.NoError(t, err)
+		}
+	}
+}

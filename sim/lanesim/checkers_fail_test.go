@@ -472,3 +472,24 @@ func TestUnqueueDeclinedRejectsAMissedRemoval(t *testing.T) {
 		}
 	}
 }
+
+// A cancel-queued commit is reported when the model answers without one
+// (the id was never queued), and passes when the model removes the item.
+func TestUnqueueInputRejectsACommitForAnUnqueuedID(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		r := bareRunner()
+		require.NoError(t, r.ls.m.Enqueue("e1", "steer", `{"role":"user"}`))
+		r.ls.m.TakeTX()
+		id := "e1"
+		if broken {
+			id = "never-queued"
+		}
+		r.ls.unqueues = append(r.ls.unqueues, &unqueueReq{id: id})
+		err := r.ls.unqueueInput(nil)()
+		if broken {
+			require.ErrorContains(t, err, "the model answers not_found without a commit")
+		} else {
+			require.NoError(t, err)
+		}
+	}
+}
