@@ -126,7 +126,7 @@ func splitCompactObject(compact []byte) ([]ObjectField, error) {
 		if compact[i] == ',' {
 			i++
 		}
-		end := skipCompactString(compact, i)
+		end, _ := compactStringEnd(compact, i) // compact is valid: the literal ends
 		key, plain := compact[i+1:end-1], true
 		for _, c := range key {
 			if c == '\\' || c >= utf8.RuneSelf {
@@ -153,30 +153,20 @@ func splitCompactObject(compact []byte) ([]ObjectField, error) {
 	return fields, nil
 }
 
-// skipCompactString is the index after the string literal at b[i] ('"').
-func skipCompactString(b []byte, i int) int {
-	for j := i + 1; ; j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-}
-
 // skipCompactValue is the index after the value at b[i] of valid compact
 // JSON.
 func skipCompactValue(b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		return skipCompactString(b, i)
+		end, _ := compactStringEnd(b, i)
+		return end
 	case '{', '[':
 		depth := 0
 		for j := i; ; j++ {
 			switch b[j] {
 			case '"':
-				j = skipCompactString(b, j) - 1
+				end, _ := compactStringEnd(b, j)
+				j = end - 1
 			case '{', '[':
 				depth++
 			case '}', ']':
