@@ -12,6 +12,10 @@ import (
 // parsed [] shares one holder (emptyArray). A change that adds an
 // allocation to one of these shapes fails here.
 func TestParseJSONAllocations(t *testing.T) {
+	if raceEnabled {
+		// CI's plain `go test ./...` runs this test; the -race pass cannot.
+		t.Skip("allocation counts depend on sync.Pool, which -race drops from at random")
+	}
 	if got := unsafe.Sizeof(JSONValue{}); got != 40 {
 		t.Errorf("JSONValue is %d bytes, want 40", got)
 	}
