@@ -1,7 +1,7 @@
 package sqlite
 
 import (
-	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -17,20 +17,26 @@ func (s *Store) GetValue(addr store.Address) (*store.StoredValue, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
-	var raw []byte
-	var seq int64
-	err := s.stmts.getValue.QueryRow([]byte(addr.Namespace), []byte(addr.Key)).Scan(&raw, &seq)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+	var out *store.StoredValue
+	err := s.conn.Raw(func(any) error {
+		st := s.stmts.getValue
+		r, err := st.rows([]byte(addr.Namespace), []byte(addr.Key))
+		if err != nil {
+			return err
+		}
+		found, err := r.next()
+		if err == nil && found {
+			out = &store.StoredValue{Address: store.Address{Namespace: addr.Namespace, Key: addr.Key, Kind: store.KindValue}}
+			if out.Value, err = colBytes(st.dest[0]); err == nil {
+				out.Seq, err = colInt64(st.dest[1])
+			}
+		}
+		return r.done(err)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get value %s/%s: %w", addr.Namespace, addr.Key, err)
 	}
-	return &store.StoredValue{
-		Address: store.Address{Namespace: addr.Namespace, Key: addr.Key, Kind: store.KindValue},
-		Value:   raw,
-		Seq:     seq,
-	}, nil
+	return out, nil
 }
 
 // ScanValues returns namespace's values whose key starts with keyPrefix, in
@@ -41,29 +47,37 @@ func (s *Store) ScanValues(namespace, keyPrefix string) ([]store.StoredValue, er
 	if s.closed {
 		return nil, ErrClosed
 	}
-	// statements.scanValues stops at the first key without the prefix
-	rows, err := s.stmts.scanValues.Query([]byte(namespace), []byte(keyPrefix))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: scan values %s/%s*: %w", namespace, keyPrefix, err)
-	}
-	defer rows.Close()
 	out := []store.StoredValue{}
-	for rows.Next() {
-		var key, raw []byte
-		var seq int64
-		if err := rows.Scan(&key, &raw, &seq); err != nil {
-			return nil, fmt.Errorf("sqlite: scan values %s/%s*: %w", namespace, keyPrefix, err)
+	err := s.conn.Raw(func(any) error {
+		// statements.scanValues stops at the first key without the prefix
+		st := s.stmts.scanValues
+		r, err := st.rows([]byte(namespace), []byte(keyPrefix))
+		if err != nil {
+			return err
 		}
-		if !strings.HasPrefix(string(key), keyPrefix) {
-			break
+		for {
+			found, err := r.next()
+			if err != nil || !found {
+				return r.done(err)
+			}
+			key, _, err := colString(st.dest[0])
+			if err != nil {
+				return r.done(err)
+			}
+			if !strings.HasPrefix(key, keyPrefix) {
+				return r.done(nil)
+			}
+			v := store.StoredValue{Address: store.Address{Namespace: namespace, Key: key, Kind: store.KindValue}}
+			if v.Value, err = colBytes(st.dest[1]); err == nil {
+				v.Seq, err = colInt64(st.dest[2])
+			}
+			if err != nil {
+				return r.done(err)
+			}
+			out = append(out, v)
 		}
-		out = append(out, store.StoredValue{
-			Address: store.Address{Namespace: namespace, Key: string(key), Kind: store.KindValue},
-			Value:   raw,
-			Seq:     seq,
-		})
-	}
-	if err := rows.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: scan values %s/%s*: %w", namespace, keyPrefix, err)
 	}
 	return out, nil
@@ -80,29 +94,35 @@ func (s *Store) ReadList(addr store.Address, opts store.ReadOptions) ([]store.Li
 	if s.closed {
 		return nil, ErrClosed
 	}
-	stmt, bound := s.stmts.listAsc, int64(math.MinInt64)
+	st, bound := s.stmts.listAsc, int64(math.MinInt64)
 	if r.Order != store.Asc {
-		stmt, bound = s.stmts.listDesc, math.MaxInt64
+		st, bound = s.stmts.listDesc, math.MaxInt64
 	}
 	if r.Cursor != nil {
 		bound = *r.Cursor
 	}
-	rows, err := stmt.Query([]byte(addr.Namespace), []byte(addr.Key), bound, r.Limit)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: read list %s/%s: %w", addr.Namespace, addr.Key, err)
-	}
-	defer rows.Close()
 	out := []store.ListElement{}
-	for rows.Next() {
-		var el store.ListElement
-		var raw []byte
-		if err := rows.Scan(&el.Seq, &raw); err != nil {
-			return nil, fmt.Errorf("sqlite: read list %s/%s: %w", addr.Namespace, addr.Key, err)
+	err = s.conn.Raw(func(any) error {
+		rs, err := st.rows([]byte(addr.Namespace), []byte(addr.Key), bound, int64(r.Limit))
+		if err != nil {
+			return err
 		}
-		el.Value = raw
-		out = append(out, el)
-	}
-	if err := rows.Err(); err != nil {
+		for {
+			found, err := rs.next()
+			if err != nil || !found {
+				return rs.done(err)
+			}
+			var el store.ListElement
+			if el.Seq, err = colInt64(st.dest[0]); err == nil {
+				el.Value, err = colBytes(st.dest[1])
+			}
+			if err != nil {
+				return rs.done(err)
+			}
+			out = append(out, el)
+		}
+	})
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: read list %s/%s: %w", addr.Namespace, addr.Key, err)
 	}
 	return out, nil
@@ -116,30 +136,56 @@ func (s *Store) Entries() ([]store.StoredEntry, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
-	rows, err := s.stmts.allEntries.Query()
+	var out []store.StoredEntry
+	err := s.conn.Raw(func(any) error {
+		st := s.stmts.allEntries
+		r, err := st.rows()
+		if err != nil {
+			return err
+		}
+		for {
+			found, err := r.next()
+			if err != nil || !found {
+				return r.done(err)
+			}
+			e, err := entryRow(st.dest)
+			if err != nil {
+				return r.done(err)
+			}
+			out = append(out, e)
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read entries: %w", err)
 	}
-	defer rows.Close()
-	var out []store.StoredEntry
-	for rows.Next() {
-		var e store.StoredEntry
-		var parent sql.NullString
-		var raw []byte
-		if err := rows.Scan(&e.Seq, &e.Entry.ID, &parent, &raw, &e.Timestamp); err != nil {
-			return nil, fmt.Errorf("sqlite: read entries: %w", err)
-		}
-		if parent.Valid {
-			p := parent.String
-			e.Entry.ParentID = &p
-		}
-		e.Entry.Raw = raw
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: read entries: %w", err)
-	}
 	return out, nil
+}
+
+// entryRow is a row of statements.allEntries.
+func entryRow(row []driver.Value) (e store.StoredEntry, err error) {
+	if e.Seq, err = colInt64(row[0]); err != nil {
+		return e, err
+	}
+	id, ok, err := colString(row[1])
+	if err == nil && !ok {
+		err = errors.New("entry id is NULL")
+	}
+	if err != nil {
+		return e, err
+	}
+	e.Entry.ID = id
+	parent, ok, err := colString(row[2])
+	if err != nil {
+		return e, err
+	}
+	if ok {
+		e.Entry.ParentID = &parent
+	}
+	if e.Entry.Raw, err = colBytes(row[3]); err != nil {
+		return e, err
+	}
+	e.Timestamp, err = colInt64(row[4])
+	return e, err
 }
 
 // Usage returns every usage row in seq order (nil when there are none).
@@ -149,22 +195,35 @@ func (s *Store) Usage() ([]store.StoredUsage, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
-	rows, err := s.stmts.allUsage.Query()
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: read usage: %w", err)
-	}
-	defer rows.Close()
 	var out []store.StoredUsage
-	for rows.Next() {
-		var u store.StoredUsage
-		var raw []byte
-		if err := rows.Scan(&u.Seq, &u.Row.ID, &raw); err != nil {
-			return nil, fmt.Errorf("sqlite: read usage: %w", err)
+	err := s.conn.Raw(func(any) error {
+		st := s.stmts.allUsage
+		r, err := st.rows()
+		if err != nil {
+			return err
 		}
-		u.Row.Raw = raw
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
+		for {
+			found, err := r.next()
+			if err != nil || !found {
+				return r.done(err)
+			}
+			var u store.StoredUsage
+			var ok bool
+			if u.Seq, err = colInt64(st.dest[0]); err == nil {
+				if u.Row.ID, ok, err = colString(st.dest[1]); err == nil && !ok {
+					err = errors.New("usage id is NULL")
+				}
+			}
+			if err == nil {
+				u.Row.Raw, err = colBytes(st.dest[2])
+			}
+			if err != nil {
+				return r.done(err)
+			}
+			out = append(out, u)
+		}
+	})
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: read usage: %w", err)
 	}
 	return out, nil
@@ -186,7 +245,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	serr := s.stmts.close()
+	serr := s.conn.Raw(func(any) error { return s.stmts.close() })
 	if err := errors.Join(serr, s.conn.Close(), s.db.Close()); err != nil {
 		return fmt.Errorf("sqlite: close %s: %w", s.path, err)
 	}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -45,10 +46,11 @@ type Store struct {
 	clock env.Clock
 	db    *sql.DB
 	// conn is db's only connection, held from Open to Close: every
-	// statement is prepared on it and runs on it directly, and a commit is
-	// the BEGIN IMMEDIATE and COMMIT statements prepared there (the ones
-	// database/sql's BeginTx and Commit run through the driver, which
-	// parses them again each time, and a sql.Tx's Stmt per statement).
+	// statement is prepared on its driver connection and runs there
+	// directly, inside conn.Raw, and a commit is the BEGIN IMMEDIATE and
+	// COMMIT statements prepared there (the ones database/sql's BeginTx and
+	// Commit run through the driver, which parses them again each time,
+	// and a sql.Tx's Stmt per statement).
 	conn  *sql.Conn
 	stmts statements
 
@@ -139,7 +141,7 @@ func Open(path string, clock env.Clock, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: connection: %w", path, err)
 	}
 	s.conn = conn
-	if err := s.stmts.prepare(conn); err != nil {
+	if err := conn.Raw(s.stmts.prepare); err != nil {
 		_ = conn.Close()
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: prepare statements: %w", path, err)
@@ -174,20 +176,24 @@ type txLookup struct {
 	err   error
 }
 
-func (l *txLookup) exists(stmt *sql.Stmt, args ...any) bool {
+func (l *txLookup) exists(st *stmt, id string) bool {
 	if l.err != nil {
 		return false
 	}
-	var one int
-	err := stmt.QueryRow(args...).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false
-	}
+	r, err := st.rows(id)
 	if err != nil {
 		l.err = err
 		return false
 	}
-	return true
+	found, err := r.next()
+	if err == nil && found {
+		_, err = colInt64(st.dest[0])
+	}
+	if err = r.done(err); err != nil {
+		l.err = err
+		return false
+	}
+	return found
 }
 
 func (l *txLookup) HasEntryOrUsage(id string) bool {
@@ -205,6 +211,17 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 	if s.closed {
 		return store.CommitResult{}, ErrClosed
 	}
+	var res store.CommitResult
+	err := s.conn.Raw(func(any) error {
+		var err error
+		res, err = s.commitLocked(writes)
+		return err
+	})
+	return res, err
+}
+
+// commitLocked is Commit under s.mu, inside s.conn's Raw.
+func (s *Store) commitLocked(writes []store.Write) (store.CommitResult, error) {
 	ts := s.clock.Now().UnixMilli()
 	prepared, err := store.Prepare(writes, s.nextSeq, ts)
 	if err != nil {
@@ -234,7 +251,7 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
 	}
 	next := prepared[len(prepared)-1].Seq + 1
-	if _, err := s.stmts.setNextSeq.Exec(next); err != nil {
+	if err := s.stmts.setNextSeq.run(next); err != nil {
 		s.rollback()
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: next_seq: %w", err)
 	}
@@ -271,25 +288,23 @@ func (s *Store) Recycle(clock env.Clock) error {
 	if s.closed {
 		return ErrClosed
 	}
-	if s.stmts.recycle == nil {
-		prepared := make([]*sql.Stmt, 0, len(recycleSQL))
-		for _, q := range recycleSQL {
-			p, err := s.conn.PrepareContext(context.Background(), q)
-			if err != nil {
-				for _, p := range prepared {
-					_ = p.Close()
-				}
-				return fmt.Errorf("sqlite: recycle: prepare: %w", err)
-			}
-			prepared = append(prepared, p)
-		}
-		s.stmts.recycle = prepared
+	if err := s.conn.Raw(s.recycleLocked); err != nil {
+		return err
+	}
+	s.nextSeq, s.clock = 1, clock
+	return nil
+}
+
+// recycleLocked empties the tables, under s.mu, inside s.conn's Raw.
+func (s *Store) recycleLocked(dc any) error {
+	if err := s.stmts.prepareRecycle(dc); err != nil {
+		return fmt.Errorf("sqlite: recycle: prepare: %w", err)
 	}
 	if err := s.begin(); err != nil {
 		return fmt.Errorf("sqlite: recycle: begin: %w", err)
 	}
 	for _, st := range s.stmts.recycle {
-		if _, err := st.Exec(); err != nil {
+		if err := st.run(); err != nil {
 			s.rollback()
 			return fmt.Errorf("sqlite: recycle: %w", err)
 		}
@@ -297,7 +312,6 @@ func (s *Store) Recycle(clock env.Clock) error {
 	if err := s.commit(); err != nil {
 		return fmt.Errorf("sqlite: recycle: %w", err)
 	}
-	s.nextSeq, s.clock = 1, clock
 	return nil
 }
 
@@ -307,15 +321,14 @@ func (s *Store) Recycle(clock env.Clock) error {
 // connection's _txlock gave database/sql's BeginTx, which Store no longer
 // uses).
 func (s *Store) begin() error {
-	_, err := s.stmts.begin.Exec()
-	return err
+	return s.stmts.begin.run()
 }
 
 // commit commits the transaction; when the COMMIT fails it rolls back
 // what may still be open, as the driver's Commit does, so that the
 // connection is outside any transaction again.
 func (s *Store) commit() error {
-	if _, err := s.stmts.commit.Exec(); err != nil {
+	if err := s.stmts.commit.run(); err != nil {
 		s.rollback()
 		return err
 	}
@@ -326,7 +339,7 @@ func (s *Store) commit() error {
 // callers' tx.Rollback errors were: the commit fails with the error that
 // made it roll back (a ROLLBACK outside a transaction, after a COMMIT
 // that ended it, fails harmlessly).
-func (s *Store) rollback() { _, _ = s.stmts.rollback.Exec() }
+func (s *Store) rollback() { _ = s.stmts.rollback.run() }
 
 func apply(st *statements, writes []store.CommittedWrite) error {
 	for _, w := range writes {
@@ -334,21 +347,21 @@ func apply(st *statements, writes []store.CommittedWrite) error {
 		ns, key := []byte(w.Namespace), []byte(w.Key)
 		switch {
 		case w.Kind == store.WriteEntry:
-			var parent any
+			var parent driver.Value
 			if w.Entry.ParentID != nil {
 				parent = *w.Entry.ParentID
 			}
-			_, err = st.insertEntry.Exec(w.Seq, w.Entry.ID, parent, []byte(w.Entry.Raw), w.Timestamp)
+			err = st.insertEntry.run(w.Seq, w.Entry.ID, parent, []byte(w.Entry.Raw), w.Timestamp)
 		case w.Kind == store.WriteUsage:
-			_, err = st.insertUsage.Exec(w.Seq, w.Usage.ID, []byte(w.Usage.Raw))
+			err = st.insertUsage.run(w.Seq, w.Usage.ID, []byte(w.Usage.Raw))
 		case w.Kind == store.WriteValue && w.Op == store.OpSet:
-			_, err = st.setValue.Exec(ns, key, []byte(w.Value), w.Seq)
+			err = st.setValue.run(ns, key, []byte(w.Value), w.Seq)
 		case w.Kind == store.WriteValue && w.Op == store.OpDelete:
-			_, err = st.deleteValue.Exec(ns, key)
+			err = st.deleteValue.run(ns, key)
 		case w.Kind == store.WriteList && w.Op == store.OpAppend:
-			_, err = st.appendList.Exec(ns, key, w.Seq, []byte(w.Value))
+			err = st.appendList.run(ns, key, w.Seq, []byte(w.Value))
 		case w.Kind == store.WriteList && w.Op == store.OpDelete:
-			_, err = st.deleteList.Exec(ns, key)
+			err = st.deleteList.run(ns, key)
 		default:
 			err = fmt.Errorf("unknown write %s", w.Write)
 		}

@@ -2,40 +2,43 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"fmt"
+	"io"
 )
 
 // statements are the store's SQL, prepared once at Open: parsing a
 // statement costs more than running it on the small rows a lane commits
 // (re-parsing every query was most of a commit's CPU time in the
-// simulator's profile). They are prepared on the store's only connection
-// (Store.conn) and run there directly, the transaction's BEGIN IMMEDIATE,
-// COMMIT and ROLLBACK included.
+// simulator's profile). They are prepared on the driver connection under
+// the store's only connection (Store.conn) and run there directly, the
+// transaction's BEGIN IMMEDIATE, COMMIT and ROLLBACK included, always
+// inside Store.conn's Raw.
 type statements struct {
-	hasEntryOrUsage, hasEntry *sql.Stmt
-	insertEntry, insertUsage  *sql.Stmt
-	setValue, deleteValue     *sql.Stmt
-	appendList, deleteList    *sql.Stmt
-	setNextSeq                *sql.Stmt
-	begin, commit, rollback   *sql.Stmt
+	hasEntryOrUsage, hasEntry *stmt
+	insertEntry, insertUsage  *stmt
+	setValue, deleteValue     *stmt
+	appendList, deleteList    *stmt
+	setNextSeq                *stmt
+	begin, commit, rollback   *stmt
 
-	getValue, scanValues *sql.Stmt
-	listAsc, listDesc    *sql.Stmt
-	allEntries, allUsage *sql.Stmt
+	getValue, scanValues *stmt
+	listAsc, listDesc    *stmt
+	allEntries, allUsage *stmt
 
 	// recycle are Recycle's statements (recycleSQL), prepared at its
 	// first call.
-	recycle []*sql.Stmt
+	recycle []*stmt
 }
 
 // statementSQL pairs each statement with its text.
 func (st *statements) statementSQL() []struct {
-	dst   **sql.Stmt
+	dst   **stmt
 	query string
 } {
 	return []struct {
-		dst   **sql.Stmt
+		dst   **stmt
 		query string
 	}{
 		{&st.hasEntryOrUsage, `SELECT 1 FROM entries WHERE id = ?1 UNION ALL SELECT 1 FROM usage WHERE id = ?1 LIMIT 1`},
@@ -66,11 +69,11 @@ func (st *statements) statementSQL() []struct {
 	}
 }
 
-// prepare prepares every statement on conn; on an error it closes the
-// ones it prepared.
-func (st *statements) prepare(conn *sql.Conn) error {
+// prepare prepares every statement on the driver connection dc; on an
+// error it closes the ones it prepared.
+func (st *statements) prepare(dc any) error {
 	for _, s := range st.statementSQL() {
-		p, err := conn.PrepareContext(context.Background(), s.query)
+		p, err := prepareStmt(dc, s.query)
 		if err != nil {
 			return errors.Join(err, st.close())
 		}
@@ -79,18 +82,169 @@ func (st *statements) prepare(conn *sql.Conn) error {
 	return nil
 }
 
+// prepareRecycle prepares Recycle's statements on dc once; on an error it
+// closes the ones it prepared and leaves st.recycle nil.
+func (st *statements) prepareRecycle(dc any) error {
+	if st.recycle != nil {
+		return nil
+	}
+	prepared := make([]*stmt, 0, len(recycleSQL))
+	for _, q := range recycleSQL {
+		p, err := prepareStmt(dc, q)
+		if err != nil {
+			for _, p := range prepared {
+				_ = p.close()
+			}
+			return err
+		}
+		prepared = append(prepared, p)
+	}
+	st.recycle = prepared
+	return nil
+}
+
 // close closes every prepared statement.
 func (st *statements) close() error {
 	var errs []error
 	for _, s := range st.statementSQL() {
 		if *s.dst != nil {
-			errs = append(errs, (*s.dst).Close())
+			errs = append(errs, (*s.dst).close())
 			*s.dst = nil
 		}
 	}
 	for _, p := range st.recycle {
-		errs = append(errs, p.Close())
+		errs = append(errs, p.close())
 	}
 	st.recycle = nil
 	return errors.Join(errs...)
+}
+
+// stmt is a statement prepared on the driver connection, run through the
+// driver's own interfaces: database/sql's Stmt would take its locks,
+// convert and copy the arguments and every scanned column again, on top
+// of the driver's work. The driver copies every TEXT and BLOB column it
+// returns into new Go memory (modernc.org/sqlite's columnText and
+// columnBlob), so a row's values never alias memory the next row reuses.
+type stmt struct {
+	ds    driver.Stmt
+	exec  driver.StmtExecContext
+	query driver.StmtQueryContext
+	// args and dest are the arguments and the row of the last call,
+	// reused by the next (cleared after each, to hold on to nothing).
+	args []driver.NamedValue
+	dest []driver.Value
+}
+
+func prepareStmt(dc any, query string) (*stmt, error) {
+	pc, ok := dc.(driver.ConnPrepareContext)
+	if !ok {
+		return nil, fmt.Errorf("driver connection %T cannot prepare with a context", dc)
+	}
+	ds, err := pc.PrepareContext(context.Background(), query)
+	if err != nil {
+		return nil, err
+	}
+	exec, eok := ds.(driver.StmtExecContext)
+	q, qok := ds.(driver.StmtQueryContext)
+	if !eok || !qok {
+		return nil, errors.Join(fmt.Errorf("driver statement %T cannot execute or query with a context", ds), ds.Close())
+	}
+	return &stmt{ds: ds, exec: exec, query: q}, nil
+}
+
+func (s *stmt) close() error { return s.ds.Close() }
+
+// bind sets the arguments: each a driver.Value the driver binds as is
+// (int64, string, []byte or nil, the types database/sql's default
+// converter would have passed it).
+func (s *stmt) bind(vals []driver.Value) []driver.NamedValue {
+	s.args = s.args[:0]
+	for i, v := range vals {
+		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: v})
+	}
+	return s.args
+}
+
+// run executes the statement with vals.
+func (s *stmt) run(vals ...driver.Value) error {
+	_, err := s.exec.ExecContext(context.Background(), s.bind(vals))
+	clear(s.args)
+	return err
+}
+
+// rows runs a query: next reads its rows into s.dest, in order, and done
+// closes it.
+type rows struct {
+	s  *stmt
+	dr driver.Rows
+}
+
+func (s *stmt) rows(vals ...driver.Value) (rows, error) {
+	dr, err := s.query.QueryContext(context.Background(), s.bind(vals))
+	clear(s.args)
+	if err != nil {
+		return rows{}, err
+	}
+	if n := len(dr.Columns()); len(s.dest) != n {
+		s.dest = make([]driver.Value, n)
+	}
+	return rows{s: s, dr: dr}, nil
+}
+
+// next reads the next row into r.s.dest; false with a nil error after the
+// last row.
+func (r rows) next() (bool, error) {
+	err := r.dr.Next(r.s.dest)
+	if err == io.EOF {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// done closes the rows and returns err, or the close's error when err is
+// nil.
+func (r rows) done(err error) error {
+	clear(r.s.dest)
+	if cerr := r.dr.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// The column conversions are database/sql's Scan's for the types the
+// store's tables hold; any other value is an error, as a Scan that cannot
+// convert is.
+
+func colInt64(v driver.Value) (int64, error) {
+	if n, ok := v.(int64); ok {
+		return n, nil
+	}
+	return 0, fmt.Errorf("column holds %T, not an integer", v)
+}
+
+// colBytes returns a BLOB (or TEXT) column; NULL and an empty BLOB are nil.
+// The driver's []byte is already a copy of its own.
+func colBytes(v driver.Value) ([]byte, error) {
+	switch b := v.(type) {
+	case []byte:
+		return b, nil
+	case string:
+		return []byte(b), nil
+	case nil:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("column holds %T, not bytes", v)
+}
+
+// colString returns a TEXT (or BLOB) column; ok is false for NULL.
+func colString(v driver.Value) (s string, ok bool, err error) {
+	switch b := v.(type) {
+	case string:
+		return b, true, nil
+	case []byte:
+		return string(b), true, nil
+	case nil:
+		return "", false, nil
+	}
+	return "", false, fmt.Errorf("column holds %T, not text", v)
 }
