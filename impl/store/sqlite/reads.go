@@ -137,6 +137,7 @@ func (s *Store) Entries() ([]store.StoredEntry, error) {
 		return nil, ErrClosed
 	}
 	var out []store.StoredEntry
+	parents := s.parents[:0]
 	err := s.conn.Raw(func(any) error {
 		st := s.stmts.allEntries
 		r, err := st.rows()
@@ -148,44 +149,64 @@ func (s *Store) Entries() ([]store.StoredEntry, error) {
 			if err != nil || !found {
 				return r.done(err)
 			}
-			e, err := entryRow(st.dest)
+			e, parent, ok, err := entryRow(st.dest)
 			if err != nil {
 				return r.done(err)
+			}
+			if out == nil {
+				out = make([]store.StoredEntry, 0, s.entriesLen+4)
+			}
+			if ok {
+				parents = append(parents, parentAt{len(out), parent})
 			}
 			out = append(out, e)
 		}
 	})
+	if err == nil && len(parents) > 0 {
+		// the parent ids in one array, not one allocation each
+		ids := make([]string, len(parents))
+		for k, p := range parents {
+			ids[k] = p.id
+			out[p.row].Entry.ParentID = &ids[k]
+		}
+	}
+	clear(parents)
+	s.parents = parents[:0]
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read entries: %w", err)
 	}
+	s.entriesLen = len(out)
 	return out, nil
 }
 
-// entryRow is a row of statements.allEntries.
-func entryRow(row []driver.Value) (e store.StoredEntry, err error) {
+// parentAt is the parent id of Entries' row.
+type parentAt struct {
+	row int
+	id  string
+}
+
+// entryRow is a row of statements.allEntries but its parent id, which it
+// returns apart (ok false for NULL).
+func entryRow(row []driver.Value) (e store.StoredEntry, parent string, ok bool, err error) {
 	if e.Seq, err = colInt64(row[0]); err != nil {
-		return e, err
+		return e, "", false, err
 	}
 	id, ok, err := colString(row[1])
 	if err == nil && !ok {
 		err = errors.New("entry id is NULL")
 	}
 	if err != nil {
-		return e, err
+		return e, "", false, err
 	}
 	e.Entry.ID = id
-	parent, ok, err := colString(row[2])
-	if err != nil {
-		return e, err
-	}
-	if ok {
-		e.Entry.ParentID = &parent
+	if parent, ok, err = colString(row[2]); err != nil {
+		return e, "", false, err
 	}
 	if e.Entry.Raw, err = colBytes(row[3]); err != nil {
-		return e, err
+		return e, "", false, err
 	}
 	e.Timestamp, err = colInt64(row[4])
-	return e, err
+	return e, parent, ok, err
 }
 
 // Usage returns every usage row in seq order (nil when there are none).

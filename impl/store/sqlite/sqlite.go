@@ -57,6 +57,11 @@ type Store struct {
 	mu      sync.Mutex
 	nextSeq int64
 	closed  bool
+
+	// entriesLen is the length of Entries' last answer, the capacity its
+	// next starts with; parents is its scratch list of parent ids.
+	entriesLen int
+	parents    []parentAt
 }
 
 var _ store.Storage = (*Store)(nil)
