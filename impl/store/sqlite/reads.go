@@ -20,7 +20,7 @@ func (s *Store) GetValue(addr store.Address) (*store.StoredValue, error) {
 	var out *store.StoredValue
 	err := s.conn.Raw(func(any) error {
 		st := s.stmts.getValue
-		r, err := st.rows([]byte(addr.Namespace), []byte(addr.Key))
+		r, err := st.rows(s.stmts.addr(addr.Namespace, addr.Key))
 		if err != nil {
 			return err
 		}
@@ -51,7 +51,7 @@ func (s *Store) ScanValues(namespace, keyPrefix string) ([]store.StoredValue, er
 	err := s.conn.Raw(func(any) error {
 		// statements.scanValues stops at the first key without the prefix
 		st := s.stmts.scanValues
-		r, err := st.rows([]byte(namespace), []byte(keyPrefix))
+		r, err := st.rows(s.stmts.addr(namespace, keyPrefix))
 		if err != nil {
 			return err
 		}
@@ -103,7 +103,8 @@ func (s *Store) ReadList(addr store.Address, opts store.ReadOptions) ([]store.Li
 	}
 	out := []store.ListElement{}
 	err = s.conn.Raw(func(any) error {
-		rs, err := st.rows([]byte(addr.Namespace), []byte(addr.Key), bound, int64(r.Limit))
+		ns, key := s.stmts.addr(addr.Namespace, addr.Key)
+		rs, err := st.rows(ns, key, bound, int64(r.Limit))
 		if err != nil {
 			return err
 		}

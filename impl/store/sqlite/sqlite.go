@@ -349,7 +349,7 @@ func (s *Store) rollback() { _ = s.stmts.rollback.run() }
 func apply(st *statements, writes []store.CommittedWrite) error {
 	for _, w := range writes {
 		var err error
-		ns, key := []byte(w.Namespace), []byte(w.Key)
+		ns, key := st.addr(w.Namespace, w.Key)
 		switch {
 		case w.Kind == store.WriteEntry:
 			var parent driver.Value

@@ -334,3 +334,29 @@ func TestRecycleIsANewStore(t *testing.T) {
 	require.NoError(t, closed.Close())
 	require.ErrorIs(t, closed.Recycle(envtest.NewTickClock(0)), sqlite.ErrClosed)
 }
+
+// An empty key is an empty BLOB, not NULL, from a store's first statement
+// on (the driver binds a nil []byte as NULL).
+func TestEmptyKeyFirst(t *testing.T) {
+	for _, inMemory := range []bool{false, true} {
+		db, err := sqlite.Open(filepath.Join(t.TempDir(), "k.db"), envtest.NewTickClock(0), sqlite.Options{Sync: sqlite.SyncNever, InMemory: inMemory})
+		require.NoError(t, err)
+		addr := store.Address{Namespace: "a", Key: ""}
+		got, err := db.GetValue(addr)
+		require.NoError(t, err)
+		require.Nil(t, got)
+		_, err = db.Commit([]store.Write{store.SetValueRaw(addr, json.RawMessage(`1`)), store.AppendListRaw(addr, json.RawMessage(`2`))})
+		require.NoError(t, err)
+		got, err = db.GetValue(addr)
+		require.NoError(t, err)
+		require.NotNil(t, got)
+		assert.JSONEq(t, `1`, string(got.Value))
+		vals, err := db.ScanValues("a", "")
+		require.NoError(t, err)
+		assert.Len(t, vals, 1)
+		els, err := db.ReadList(addr, store.ReadOptions{})
+		require.NoError(t, err)
+		assert.Len(t, els, 1)
+		require.NoError(t, db.Close())
+	}
+}

@@ -30,6 +30,23 @@ type statements struct {
 	// recycle are Recycle's statements (recycleSQL), prepared at its
 	// first call.
 	recycle []*stmt
+
+	// nsBuf and keyBuf are addr's buffers.
+	nsBuf, keyBuf []byte
+}
+
+// addr returns namespace and key as the BLOB arguments of one statement
+// call, in buffers the next call reuses: the driver copies a []byte
+// argument into SQLite's memory when it binds it (modernc.org/sqlite's
+// bindBlob), so they are free again once the call has returned. They are
+// never nil, which the driver would bind as NULL, not as an empty BLOB.
+func (st *statements) addr(namespace, key string) ([]byte, []byte) {
+	if st.nsBuf == nil {
+		st.nsBuf, st.keyBuf = make([]byte, 0, 64), make([]byte, 0, 64)
+	}
+	st.nsBuf = append(st.nsBuf[:0], namespace...)
+	st.keyBuf = append(st.keyBuf[:0], key...)
+	return st.nsBuf, st.keyBuf
 }
 
 // statementSQL pairs each statement with its text.
