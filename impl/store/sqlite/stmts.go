@@ -87,37 +87,53 @@ func (st *statements) statementSQL() []struct {
 }
 
 // prepare prepares every statement on the driver connection dc; on an
-// error it closes the ones it prepared.
+// error none stays prepared.
 func (st *statements) prepare(dc any) error {
-	for _, s := range st.statementSQL() {
-		p, err := prepareStmt(dc, s.query)
-		if err != nil {
-			return errors.Join(err, st.close())
-		}
-		*s.dst = p
+	list := st.statementSQL()
+	queries := make([]string, len(list))
+	for i, s := range list {
+		queries[i] = s.query
+	}
+	prepared, err := prepareAll(dc, queries)
+	if err != nil {
+		return err
+	}
+	for i, s := range list {
+		*s.dst = prepared[i]
 	}
 	return nil
 }
 
-// prepareRecycle prepares Recycle's statements on dc once; on an error it
-// closes the ones it prepared and leaves st.recycle nil.
+// prepareRecycle prepares Recycle's statements on dc once; on an error
+// st.recycle stays nil.
 func (st *statements) prepareRecycle(dc any) error {
 	if st.recycle != nil {
 		return nil
 	}
-	prepared := make([]*stmt, 0, len(recycleSQL))
-	for _, q := range recycleSQL {
-		p, err := prepareStmt(dc, q)
-		if err != nil {
-			for _, p := range prepared {
-				_ = p.close()
-			}
-			return err
-		}
-		prepared = append(prepared, p)
+	prepared, err := prepareAll(dc, recycleSQL)
+	if err != nil {
+		return err
 	}
 	st.recycle = prepared
 	return nil
+}
+
+// prepareAll prepares queries on dc, in order; on an error it closes the
+// ones it prepared.
+func prepareAll(dc any, queries []string) ([]*stmt, error) {
+	prepared := make([]*stmt, 0, len(queries))
+	for _, q := range queries {
+		p, err := prepareStmt(dc, q)
+		if err != nil {
+			errs := []error{err}
+			for _, p := range prepared {
+				errs = append(errs, p.close())
+			}
+			return nil, errors.Join(errs...)
+		}
+		prepared = append(prepared, p)
+	}
+	return prepared, nil
 }
 
 // close closes every prepared statement.
