@@ -360,3 +360,47 @@ func TestEmptyKeyFirst(t *testing.T) {
 		require.NoError(t, db.Close())
 	}
 }
+
+// What a read returns is the caller's: later rows, reads and commits
+// (which reuse the driver's row and argument slices and SQLite's pages)
+// never change it.
+func TestReadsDoNotAlias(t *testing.T) {
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "a.db"), envtest.NewTickClock(0), sqlite.Options{Sync: sqlite.SyncNever, InMemory: true})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, db.Close()) }()
+	commitRound := func(round int) {
+		var writes []store.Write
+		for i := range 4 {
+			addr := store.Address{Namespace: "a", Key: fmt.Sprintf("k%d", i)}
+			v := json.RawMessage(fmt.Sprintf(`{"round":%d,"i":%d}`, round, i))
+			writes = append(writes, store.SetValueRaw(addr, v), store.AppendListRaw(addr, v))
+		}
+		writes = append(writes, entry(fmt.Sprintf("e%d", round), nil), usage(fmt.Sprintf("u%d", round)))
+		_, err := db.Commit(writes)
+		require.NoError(t, err)
+	}
+	commitRound(0)
+	read := func() any {
+		vals, err := db.ScanValues("a", "")
+		require.NoError(t, err)
+		one, err := db.GetValue(store.Address{Namespace: "a", Key: "k0"})
+		require.NoError(t, err)
+		els, err := db.ReadList(store.Address{Namespace: "a", Key: "k1"}, store.ReadOptions{})
+		require.NoError(t, err)
+		ents, err := db.Entries()
+		require.NoError(t, err)
+		us, err := db.Usage()
+		require.NoError(t, err)
+		return []any{vals, one, els, ents, us}
+	}
+	first := read()
+	saved, err := json.Marshal(first)
+	require.NoError(t, err)
+	for round := 1; round < 4; round++ {
+		commitRound(round)
+		read()
+	}
+	again, err := json.Marshal(first)
+	require.NoError(t, err)
+	require.JSONEq(t, string(saved), string(again))
+}
