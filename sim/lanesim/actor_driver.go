@@ -21,16 +21,23 @@ const simRetryCapMs = 75.0
 var simCompaction = ml.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 8}
 
 func (r *runner) runOptions() lane.RunOptions {
-	limit := simRetryCapMs
 	c := simCompaction
 	settings, err := pi.ParseJSON(fmt.Sprintf(`{"compaction":{"enabled":%t,"reserveTokens":%v,"keepRecentTokens":%v}%s}`,
 		c.Enabled, c.ReserveTokens, c.KeepRecentTokens, r.p.queueSettings()))
 	if err != nil {
 		panic(err) // a constant
 	}
+	o := r.runOptionsUnset()
+	o.Settings = settings
+	return o
+}
+
+// runOptionsUnset is runOptions without its Settings (which only a run's
+// start reads): generation, at every process start, takes the rest.
+func (r *runner) runOptionsUnset() lane.RunOptions {
+	limit := simRetryCapMs
 	return lane.RunOptions{UserText: "question", Configuration: r.runConfiguration(),
-		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50, MaxAgentDelayMs: &limit},
-		Settings:    settings}
+		RetryPolicy: lane.RetryPolicy{MaxAttempts: r.p.maxAttempts, BaseDelayMs: 50, MaxAgentDelayMs: &limit}}
 }
 
 // simConfigurations are the lane configurations a swarm seed may start its
@@ -64,7 +71,7 @@ func (r *runner) runConfiguration() lane.Configuration {
 // boundary: every run of a campaign uses runOptions' (pi's lane
 // configuration, which is durable there, stays the same across restarts).
 func (r *runner) generation() *lane.GenerationConfig {
-	o := r.runOptions()
+	o := r.runOptionsUnset()
 	return &lane.GenerationConfig{Configuration: o.Configuration, StreamOptions: o.StreamOptions, RetryPolicy: o.RetryPolicy}
 }
 
