@@ -3,6 +3,7 @@ package lanesim
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/replay"
@@ -41,7 +42,31 @@ func (c *wireChecker) end() {
 	if len(lines) == 0 {
 		return
 	}
-	msgs, err := replay.DecodeTranscript(strings.Join(lines, "\n"))
+	c.transcript(strings.Join(lines, "\n"))
+}
+
+// transcript checks one final transcript (its messages, one a line), or
+// takes the verdict of a check of the same text: the check reads nothing
+// else (replay's projections and model/wire's rules of the simulator's
+// provider and model), so a text it passed once passes again with as many
+// checks. A failing check is never remembered: it runs, and reports, again.
+func (c *wireChecker) transcript(data string) {
+	r := c.r
+	if n, ok := wireVerdicts.get(data); ok {
+		r.checks += n
+		return
+	}
+	failed, before := r.failed, r.checks
+	c.check(data)
+	if !failed && !r.failed {
+		wireVerdicts.put(data, r.checks-before)
+	}
+}
+
+// check is the wire check of a transcript text.
+func (c *wireChecker) check(data string) {
+	r := c.r
+	msgs, err := replay.DecodeTranscript(data)
 	if err != nil {
 		r.fail("wire", "final transcript does not decode: %v", err)
 		return
@@ -178,4 +203,54 @@ func walkJSON(v pi.JSONValue, f func(*pi.JSONObject)) {
 			walkJSON(e, f)
 		}
 	}
+}
+
+// verdicts remembers, by transcript text, the number of checks of a wire
+// check that passed them all (wireChecker.transcript). Runs of a campaign
+// share it (the same seed on another backend often ends with the same
+// transcript): it keeps the latest texts up to maxBytes of them, none
+// longer than maxText.
+type verdicts struct {
+	maxBytes, maxText int
+	mu                sync.Mutex
+	n                 map[string]int
+	order             []string // oldest first
+	bytes             int
+}
+
+// wireVerdicts are the wire check's verdicts of this process.
+var wireVerdicts = &verdicts{maxBytes: maxVerdictBytes, maxText: maxVerdictText}
+
+// the bounds of wireVerdicts (the default campaign's final transcripts
+// are about 1 KB)
+const maxVerdictBytes, maxVerdictText = 4 << 20, 64 << 10
+
+func (v *verdicts) get(data string) (int, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	n, ok := v.n[data]
+	return n, ok
+}
+
+func (v *verdicts) put(data string, checks int) {
+	if len(data) > v.maxText {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if _, ok := v.n[data]; ok {
+		return
+	}
+	if v.n == nil {
+		v.n = map[string]int{}
+	}
+	for len(v.order) > 0 && v.bytes+len(data) > v.maxBytes {
+		old := v.order[0]
+		v.order = v.order[1:]
+		v.bytes -= len(old)
+		delete(v.n, old)
+	}
+	v.n[data] = checks
+	v.order = append(v.order, data)
+	v.bytes += len(data)
 }
