@@ -36,6 +36,7 @@ type runner struct {
 	toolOpen    []string
 	toolOpenGen int
 	refOpMemo   refOpMemo
+	resultsMemo resultsMemo
 	// telemetrySeq is the seq of the last telemetry record checked
 	// (check_telemetry.go)
 	telemetrySeq int64

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/frameproof/frameproof/impl/env/envtest"
+	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
 )
 
@@ -54,4 +55,33 @@ func TestSpecStoreRowsAreTheSpecifications(t *testing.T) {
 	s.entries[1].Seq--
 	s.usage = s.usage[:1]
 	require.ErrorContains(t, s.rowsAreSpec(), "usage rows")
+}
+
+// resultsCount, read once per reference seq, is the reference's number of
+// results after every commit: results set, overwritten and deleted, an
+// empty commit and a rejected one (which change nothing).
+func TestResultsCountFollowsTheReference(t *testing.T) {
+	r := bareRunner()
+	r.ref = newSpecStore(envtest.NewTickClock(0))
+	set := func(op string) store.Write {
+		return store.SetValueRaw(lane.ResultAddr(op), json.RawMessage(`{"op":"`+op+`"}`))
+	}
+	entry := store.InsertEntry(store.Entry{ID: "e", Raw: json.RawMessage(`{}`)})
+	for i, ws := range [][]store.Write{
+		nil,
+		{set("a")},
+		{set("b"), set("a")},
+		{},
+		{entry},
+		{entry, set("c")}, // rejected: e exists
+		{store.DeleteValueRaw(lane.ResultAddr("a"))},
+		{set("d"), set("e")},
+	} {
+		if ws != nil {
+			_, _ = r.ref.Commit(ws)
+		}
+		require.Equal(t, countResults(r.ref), r.resultsCount(), "after commit %d", i)
+		require.Equal(t, countResults(r.ref), r.resultsCount(), "after commit %d, again", i)
+	}
+	require.Equal(t, 3, r.resultsCount())
 }
