@@ -25,7 +25,11 @@ type specStore struct {
 	spec  *mstore.Spec
 	clock env.Clock
 	raw   map[string]json.RawMessage // entry and usage row bodies by id
-	bytes map[int64]json.RawMessage  // value and list element bodies by seq
+	// bytes are the value and list element bodies, indexed by seq (seqs
+	// are dense: every write takes the next)
+	bytes []keptBody
+	// mws is toSpec's scratch (the specification keeps no write list)
+	mws []mstore.Write
 	// entries and usage are what Entries and Usage return (shared, read
 	// only): the specification only appends them, so each commit appends
 	// its own instead of every read building them all again
@@ -37,39 +41,46 @@ type specStore struct {
 }
 
 func newSpecStore(clock env.Clock) *specStore {
-	return &specStore{spec: mstore.New(), clock: clock, raw: map[string]json.RawMessage{}, bytes: map[int64]json.RawMessage{}}
+	return &specStore{spec: mstore.New(), clock: clock, raw: map[string]json.RawMessage{}}
+}
+
+// keptBody is the bytes written at a seq (ok: a value or list element
+// was written there).
+type keptBody struct {
+	b  json.RawMessage
+	ok bool
 }
 
 // body is the bytes written at seq (value, the specification's copy, when
 // they were not kept).
 func (s *specStore) body(seq int64, value string) json.RawMessage {
-	if b, ok := s.bytes[seq]; ok {
-		return b
+	if seq >= 0 && seq < int64(len(s.bytes)) && s.bytes[seq].ok {
+		return s.bytes[seq].b
 	}
 	return json.RawMessage(value)
 }
 
 var _ lanecmp.Changes = (*specStore)(nil)
 
-// toSpec converts erased writes; a write the specification cannot express
-// is an error naming it.
-func toSpec(ws []store.Write) ([]mstore.Write, error) {
-	out := make([]mstore.Write, len(ws))
+// toSpec appends the specification's form of erased writes to out; a
+// write the specification cannot express is an error naming it.
+func toSpec(out []mstore.Write, ws []store.Write) ([]mstore.Write, error) {
 	for i, w := range ws {
 		addr := mstore.Addr{Namespace: w.Namespace, Key: w.Key}
+		var mw mstore.Write
 		switch {
 		case w.Kind == store.WriteEntry && w.Entry != nil:
-			out[i] = mstore.Write{Kind: mstore.Entry, ID: w.Entry.ID, ParentID: w.Entry.ParentID}
+			mw = mstore.Write{Kind: mstore.Entry, ID: w.Entry.ID, ParentID: w.Entry.ParentID}
 		case w.Kind == store.WriteUsage && w.Usage != nil:
-			out[i] = mstore.Write{Kind: mstore.Usage, ID: w.Usage.ID}
+			mw = mstore.Write{Kind: mstore.Usage, ID: w.Usage.ID}
 		case w.Kind == store.WriteValue && w.Op == store.OpSet:
-			out[i] = mstore.Write{Kind: mstore.Value, Op: mstore.Set, Addr: addr, Value: string(w.Value)}
+			mw = mstore.Write{Kind: mstore.Value, Op: mstore.Set, Addr: addr, Value: string(w.Value)}
 		case w.Kind == store.WriteValue && w.Op == store.OpDelete:
-			out[i] = mstore.Write{Kind: mstore.Value, Op: mstore.Delete, Addr: addr}
+			mw = mstore.Write{Kind: mstore.Value, Op: mstore.Delete, Addr: addr}
 		case w.Kind == store.WriteList && w.Op == store.OpAppend:
-			out[i] = mstore.Write{Kind: mstore.List, Op: mstore.Append, Addr: addr, Value: string(w.Value)}
+			mw = mstore.Write{Kind: mstore.List, Op: mstore.Append, Addr: addr, Value: string(w.Value)}
 		case w.Kind == store.WriteList && w.Op == store.OpDelete:
-			out[i] = mstore.Write{Kind: mstore.List, Op: mstore.Delete, Addr: addr}
+			mw = mstore.Write{Kind: mstore.List, Op: mstore.Delete, Addr: addr}
 		default:
 			return nil, fmt.Errorf("lanesim: write %d (%s %s) has no model form", i, w.Kind, w.Op)
 		}
@@ -78,15 +89,17 @@ func toSpec(ws []store.Write) ([]mstore.Write, error) {
 				return nil, err
 			}
 		}
+		out = append(out, mw)
 	}
 	return out, nil
 }
 
 func (s *specStore) Commit(ws []store.Write) (store.CommitResult, error) {
-	mws, err := toSpec(ws)
+	mws, err := toSpec(s.mws[:0], ws)
 	if err != nil {
 		return store.CommitResult{}, err
 	}
+	s.mws = mws
 	res, err := s.spec.Commit(mws, s.clock.Now().UnixMilli())
 	if err != nil {
 		return store.CommitResult{}, err
@@ -97,7 +110,11 @@ func (s *specStore) Commit(ws []store.Write) (store.CommitResult, error) {
 		}
 		switch {
 		case (w.Kind == store.WriteValue && w.Op == store.OpSet) || (w.Kind == store.WriteList && w.Op == store.OpAppend):
-			s.bytes[res.Seqs[i]] = json.RawMessage(mws[i].Value)
+			seq := res.Seqs[i]
+			for int64(len(s.bytes)) <= seq {
+				s.bytes = append(s.bytes, keptBody{})
+			}
+			s.bytes[seq] = keptBody{json.RawMessage(mws[i].Value), true}
 		case w.Entry != nil && w.Kind == store.WriteEntry:
 			raw := append(json.RawMessage(nil), w.Entry.Raw...)
 			s.raw[w.Entry.ID] = raw

@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/frameproof/frameproof/impl/env/envtest"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
+	mstore "github.com/frameproof/frameproof/model/store"
 )
 
 // The reference store's Entries and Usage, appended at each commit, are
@@ -84,4 +86,65 @@ func TestResultsCountFollowsTheReference(t *testing.T) {
 		require.Equal(t, countResults(r.ref), r.resultsCount(), "after commit %d, again", i)
 	}
 	require.Equal(t, 3, r.resultsCount())
+}
+
+// The bytes the reference store serves for a value or list element are the
+// ones written at its seq: its specification's string of them, through
+// random commits (sets, deletes, appends, rows between them, rejected
+// commits).
+func TestSpecStoreServesTheWrittenBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := newSpecStore(envtest.NewTickClock(0))
+		keys := []string{"a", "b", "c"}
+		for i, n := 0, rapid.IntRange(1, 30).Draw(t, "commits"); i < n; i++ {
+			var ws []store.Write
+			for j, m := 0, rapid.IntRange(0, 4).Draw(t, "writes"); j < m; j++ {
+				k := rapid.SampledFrom(keys).Draw(t, "key")
+				body := json.RawMessage(fmt.Sprintf(`{"v":%d}`, rapid.IntRange(0, 9).Draw(t, "v")))
+				switch rapid.IntRange(0, 4).Draw(t, "kind") {
+				case 0:
+					ws = append(ws, store.SetValueRaw(store.Address{Namespace: "ns", Key: k, Kind: store.KindValue}, body))
+				case 1:
+					ws = append(ws, store.DeleteValueRaw(store.Address{Namespace: "ns", Key: k, Kind: store.KindValue}))
+				case 2:
+					ws = append(ws, store.AppendListRaw(store.Address{Namespace: "ls", Key: k, Kind: store.KindList}, body))
+				case 3:
+					ws = append(ws, store.DeleteListRaw(store.Address{Namespace: "ls", Key: k, Kind: store.KindList}))
+				default:
+					ws = append(ws, store.InsertEntry(store.Entry{ID: k, Raw: body})) // rejected again
+				}
+			}
+			_, _ = s.Commit(ws)
+		}
+		vs, err := s.ScanValues("ns", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range s.spec.ScanValues("ns", "") {
+			got, _ := s.GetValue(store.Address{Namespace: "ns", Key: v.Key})
+			if got == nil || string(got.Value) != v.Value || got.Seq != v.Seq {
+				t.Fatalf("value %s: served %+v, specification %+v", v.Key, got, v)
+			}
+		}
+		for _, v := range vs {
+			if w, _ := s.spec.GetValue(mstore.Addr{Namespace: "ns", Key: v.Address.Key}); string(v.Value) != w.Value {
+				t.Fatalf("scanned value %s: %s, specification %s", v.Address.Key, v.Value, w.Value)
+			}
+		}
+		for _, k := range keys {
+			els, err := s.ReadList(store.Address{Namespace: "ls", Key: k, Kind: store.KindList}, store.ReadOptions{Limit: 10_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := s.spec.ReadList(mstore.Addr{Namespace: "ls", Key: k}, nil, false, 10_000)
+			if len(els) != len(want) {
+				t.Fatalf("list %s: %d elements, specification %d", k, len(els), len(want))
+			}
+			for i := range els {
+				if string(els[i].Value) != want[i].Value || els[i].Seq != want[i].Seq {
+					t.Fatalf("list %s element %d: %s@%d, specification %s@%d", k, i, els[i].Value, els[i].Seq, want[i].Value, want[i].Seq)
+				}
+			}
+		}
+	})
 }
