@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/replay"
 	"github.com/frameproof/frameproof/model/wire"
@@ -21,28 +22,40 @@ func (c *wireChecker) end() {
 		r.fail("wire", "final snapshot: %v", err)
 		return
 	}
-	var lines []string
-	for _, e := range snap.Transcript {
+	if text, ok := c.messages(snap.Transcript); ok && text != "" {
+		c.transcript(text)
+	}
+}
+
+// messages is the transcript's messages, one a line (pi.Marshal of each,
+// joined by newlines, written into one buffer): "" when no entry holds
+// one; false (the run failed) when an entry is no object.
+func (c *wireChecker) messages(es []lane.TranscriptEntry) (string, bool) {
+	r := c.r
+	var text []byte
+	lines := 0
+	for _, e := range es {
 		v, err := r.parseJSON(e.Raw)
 		if err != nil || v.Kind() != pi.Object {
 			r.fail("wire", "transcript entry %s is not an object", e.ID)
-			return
+			return "", false
 		}
 		m, ok := v.ObjectValue().Get("message")
 		if !ok {
 			continue
 		}
-		raw, err := pi.Marshal(m)
-		if err != nil {
+		if m.IsUndefined() {
+			_, err := pi.Marshal(m) // the error Marshal gives it
 			r.fail("wire", "transcript entry %s: %v", e.ID, err)
-			return
+			return "", false
 		}
-		lines = append(lines, string(raw))
+		if lines > 0 {
+			text = append(text, '\n')
+		}
+		text = m.AppendJSON(text)
+		lines++
 	}
-	if len(lines) == 0 {
-		return
-	}
-	c.transcript(strings.Join(lines, "\n"))
+	return string(text), true
 }
 
 // transcript checks one final transcript (its messages, one a line), or

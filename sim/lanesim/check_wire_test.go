@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 )
 
@@ -131,4 +132,45 @@ func TestWireVerdictsStayBounded(t *testing.T) {
 	require.Equal(t, []int{2, 4}, []int{b, c})
 	require.Equal(t, 8, v.bytes)
 	require.Equal(t, []string{"bbbb", "cccc"}, v.order)
+}
+
+// The wire check's transcript text is its messages' pi.Marshal, joined by
+// newlines, for random entries (with a message or none, messages of every
+// JSON kind, strings that need escaping); an entry that is no object fails
+// the run.
+func TestWireMessagesAreTheMarshaledLines(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var es []lane.TranscriptEntry
+		var lines []string
+		broken := false
+		for i, n := 0, rapid.IntRange(0, 6).Draw(t, "entries"); i < n; i++ {
+			msg := rapid.SampledFrom([]string{``, `{"role":"user","content":"q"}`, `"a\u00e9\n\"b"`, `[1,2.5,-0,1e300]`,
+				`{"role":"assistant","content":[{"type":"text","text":"<\u2028>"}],"b":true,"n":null}`, `{}`}).Draw(t, "message")
+			raw := `{"id":"e","type":"message"}`
+			if msg != "" {
+				raw = `{"id":"e","message":` + msg + `}`
+			}
+			if rapid.IntRange(0, 9).Draw(t, "notObject") == 0 {
+				raw, broken = `["e"]`, true
+			}
+			es = append(es, lane.TranscriptEntry{ID: "e", Raw: []byte(raw)})
+			if v, err := pi.ParseJSON(raw); err == nil && v.Kind() == pi.Object {
+				if m, ok := v.ObjectValue().Get("message"); ok {
+					b, err := pi.Marshal(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					lines = append(lines, string(b))
+				}
+			}
+		}
+		r := bareRunner()
+		text, ok := (&wireChecker{r: r}).messages(es)
+		if ok == broken || r.failed != broken {
+			t.Fatalf("ok %v, failed %v, an entry no object %v", ok, r.failed, broken)
+		}
+		if want := strings.Join(lines, "\n"); !broken && text != want {
+			t.Fatalf("text %q, want %q", text, want)
+		}
+	})
 }
