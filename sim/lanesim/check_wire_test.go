@@ -80,6 +80,26 @@ func TestWireVerdictsAreByText(t *testing.T) {
 	})
 }
 
+// A run with planted bugs checks every transcript itself: it neither takes
+// a verdict from the memo (a bug may change what the projections make of
+// a text the unbroken code passed) nor leaves one there.
+func TestWireVerdictsAreNotUsedWithBugs(t *testing.T) {
+	withVerdicts(func(v *verdicts) {
+		good := transcriptText(toolTurn("question", "call_1_a", pi.StopToolUse, "contents of a.txt")...)
+		r := bareRunner()
+		r.opts.Bugs = []string{"any"}
+		(&wireChecker{r: r}).transcript(good)
+		require.False(t, r.failed, r.msg)
+		require.NotContains(t, v.n, good, "a run with bugs left its verdict")
+
+		v.put(good, 1000) // a verdict no check of this text gives
+		r = bareRunner()
+		r.opts.Bugs = []string{"any"}
+		(&wireChecker{r: r}).transcript(good)
+		require.Equal(t, wireCheckOf(good, false).checks, r.checks, "a run with bugs took the memo's verdict")
+	})
+}
+
 // The memoized wire check and the check itself agree on every transcript of
 // a random sequence (passing ones, texts that fail to decode, results lost
 // or not bound), the same text drawn again or not.
