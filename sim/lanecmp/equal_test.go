@@ -101,3 +101,34 @@ func TestEqualStatesSeesEveryField(t *testing.T) {
 	require.True(t, equalStates(a, b))
 	require.Empty(t, cmp.Diff(a, b, cmpopts.EquateEmpty()))
 }
+
+// equalForms tells apart two snapshot forms that differ in any one field,
+// and cmp.Diff agrees; it equates only what cmp.Diff with EquateEmpty
+// equates (nil and empty transcripts), and CompareForms reports each
+// difference.
+func TestEqualFormsSeesEveryField(t *testing.T) {
+	require.Equal(t, 4, reflect.TypeOf(ml.Snapshot{}).NumField(), "ml.Snapshot has fields equalForms does not compare")
+	full := func() ml.Snapshot {
+		return ml.Snapshot{Transcript: []string{"e1", "e2"}, StreamingMessage: `{"role":"assistant"}`, Live: true, Truncated: true}
+	}
+	require.True(t, equalForms(full(), full()))
+	require.NoError(t, CompareForms(full(), full(), "snapshot"))
+	for name, change := range map[string]func(*ml.Snapshot){
+		"transcript id":     func(s *ml.Snapshot) { s.Transcript[1] = "e3" },
+		"transcript length": func(s *ml.Snapshot) { s.Transcript = s.Transcript[:1] },
+		"no transcript":     func(s *ml.Snapshot) { s.Transcript = nil },
+		"streaming":         func(s *ml.Snapshot) { s.StreamingMessage = "" },
+		"live":              func(s *ml.Snapshot) { s.Live = false },
+		"truncated":         func(s *ml.Snapshot) { s.Truncated = false },
+	} {
+		s := full()
+		change(&s)
+		require.False(t, equalForms(full(), s), name)
+		require.NotEmpty(t, cmp.Diff(full(), s, cmpopts.EquateEmpty()), name)
+		require.Error(t, CompareForms(s, full(), "snapshot"), name)
+	}
+	a, b := ml.Snapshot{}, ml.Snapshot{Transcript: []string{}}
+	require.True(t, equalForms(a, b))
+	require.Empty(t, cmp.Diff(a, b, cmpopts.EquateEmpty()))
+	require.NoError(t, CompareForms(a, b, "capture"))
+}
