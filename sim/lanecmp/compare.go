@@ -228,16 +228,33 @@ func (r *Reader) appendUsage(out []ml.UsageRow, usage []store.StoredUsage, named
 }
 
 func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
+	p, err := r.readOpPart(st, op)
+	if err != nil {
+		return err
+	}
+	if p.hasOp {
+		s.Ops[op] = p.o
+	}
+	if p.hasRes {
+		s.Results[op] = p.res
+	}
+	return nil
+}
+
+// readOpPart reads what ReadState keeps of one operation: its state (with
+// the preparation a summary.deciding state names) and its result.
+func (r *Reader) readOpPart(st store.Storage, op string) (opPart, error) {
+	var p opPart
 	sv, err := st.GetValue(lane.OpStateAddr(op))
 	if err != nil {
-		return fmt.Errorf("lanecmp: read op state %s: %w", op, err)
+		return p, fmt.Errorf("lanecmp: read op state %s: %w", op, err)
 	}
 	meta, err := st.GetValue(lane.OpMetaAddr(op))
 	if err != nil {
-		return fmt.Errorf("lanecmp: read op meta %s: %w", op, err)
+		return p, fmt.Errorf("lanecmp: read op meta %s: %w", op, err)
 	}
 	if (sv == nil) != (meta == nil) {
-		return fmt.Errorf("lanecmp: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
+		return p, fmt.Errorf("lanecmp: op %s: state present=%t but meta present=%t", op, sv != nil, meta != nil)
 	}
 	if sv != nil {
 		named := r.seqNamed(st)
@@ -255,30 +272,31 @@ func (r *Reader) readOp(st store.Storage, op string, s *ml.State) error {
 			r.ops.put(named, sv.Seq, sv.Value, memo)
 		}
 		if memo.err != nil {
-			return fmt.Errorf("lanecmp: op state %s: %w", op, memo.err)
+			return p, fmt.Errorf("lanecmp: op state %s: %w", op, memo.err)
 		}
 		o := memo.op
 		if o.At == string(lane.LeafSummaryDeciding) {
 			if o.Preparation, err = readPreparation(st, op, memo.taskID); err != nil {
-				return err
+				return p, err
 			}
 		}
-		s.Ops[op] = o
+		p.o, p.hasOp = o, true
 	} else if left, err := st.ScanValues(lane.NSPreparation, op+":"); err != nil {
-		return fmt.Errorf("lanecmp: scan preparations of %s: %w", op, err)
+		return p, fmt.Errorf("lanecmp: scan preparations of %s: %w", op, err)
 	} else if len(left) > 0 {
-		return fmt.Errorf("lanecmp: op %s has no state but its preparation %s survives", op, left[0].Address.Key)
+		return p, fmt.Errorf("lanecmp: op %s has no state but its preparation %s survives", op, left[0].Address.Key)
 	}
 	rv, err := r.readJSON(st, lane.ResultAddr(op))
 	if err != nil {
-		return err
+		return p, err
 	}
 	if !rv.IsUndefined() {
 		e := rv.Prop("error")
-		s.Results[op] = ml.Result{Status: str(rv.Prop("status")), ErrorCode: str(e.Prop("code")), ErrorMessage: str(e.Prop("message")),
+		p.res = ml.Result{Status: str(rv.Prop("status")), ErrorCode: str(e.Prop("code")), ErrorMessage: str(e.Prop("message")),
 			TipID: str(rv.Prop("tipId")), FromTipID: str(rv.Prop("fromTipId"))}
+		p.hasRes = true
 	}
-	return nil
+	return p, nil
 }
 
 func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) error {
@@ -289,29 +307,41 @@ func (r *Reader) readLists(st store.Storage, listKeys []string, s *ml.State) err
 			continue
 		}
 		seen[k] = true
-		els, err := st.ReadList(store.Address{Namespace: lane.NSAssistantFrame, Key: k, Kind: store.KindList}, store.ReadOptions{Limit: 10_000})
+		out, err := r.readList(st, k, named)
 		if err != nil {
-			return fmt.Errorf("lanecmp: read frame list %s: %w", k, err)
+			return err
 		}
-		if len(els) == 0 {
-			continue
+		if out != nil {
+			s.Lists[k] = out
 		}
-		out := make([]string, len(els))
-		for i, e := range els {
-			if !named {
-				out[i] = r.canonical(e.Value)
-				continue
-			}
-			c, ok := r.elements.bySeq[e.Seq]
-			if !ok {
-				c = r.canonical(e.Value)
-				r.elements.put(true, e.Seq, nil, c)
-			}
-			out[i] = c
-		}
-		s.Lists[k] = out
 	}
 	return nil
+}
+
+// readList reads the frame list k in the model's form (nil when it is
+// empty), from storage that is SeqNamed when named is set.
+func (r *Reader) readList(st store.Storage, k string, named bool) ([]string, error) {
+	els, err := st.ReadList(store.Address{Namespace: lane.NSAssistantFrame, Key: k, Kind: store.KindList}, store.ReadOptions{Limit: 10_000})
+	if err != nil {
+		return nil, fmt.Errorf("lanecmp: read frame list %s: %w", k, err)
+	}
+	if len(els) == 0 {
+		return nil, nil
+	}
+	out := make([]string, len(els))
+	for i, e := range els {
+		if !named {
+			out[i] = r.canonical(e.Value)
+			continue
+		}
+		c, ok := r.elements.bySeq[e.Seq]
+		if !ok {
+			c = r.canonical(e.Value)
+			r.elements.put(true, e.Seq, nil, c)
+		}
+		out[i] = c
+	}
+	return out, nil
 }
 
 // parse is Parse, or pi.ParseJSON.

@@ -202,13 +202,10 @@ func (r *Reader) readView(v *view, ops, listKeys []string) (ml.State, error) {
 			continue
 		}
 		if reread {
-			one := ml.State{Ops: map[string]ml.Op{}, Results: map[string]ml.Result{}}
-			if err := r.readOp(st, op, &one); err != nil {
+			var err error
+			if p, err = r.readOpPart(st, op); err != nil {
 				return s, err
 			}
-			p = opPart{}
-			p.o, p.hasOp = one.Ops[op]
-			p.res, p.hasRes = one.Results[op]
 		}
 		v.ops[op] = p
 		delete(v.sOps, op)
@@ -227,11 +224,10 @@ func (r *Reader) readView(v *view, ops, listKeys []string) (ml.State, error) {
 			continue
 		}
 		if reread {
-			one := ml.State{Lists: map[string][]string{}}
-			if err := r.readLists(st, []string{k}, &one); err != nil {
+			var err error
+			if els, err = r.readList(st, k, true); err != nil {
 				return s, err
 			}
-			els = one.Lists[k]
 		}
 		v.lists[k] = els
 		delete(v.sLists, k)
