@@ -3,7 +3,6 @@ package lanesim
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -87,7 +86,9 @@ type lockstep struct {
 	// implementation's events anywhere; the model states what was due)
 	impl                []string
 	implBase, modelBase int
-	frameKeys           map[string]bool
+	// frameKeys are the frame lists of the responses the lane enqueued a
+	// frame for, sorted, without repeats
+	frameKeys []string
 	// undelivered counts the current process's event batches handed over
 	// and not yet delivered: a step that committed no batch of its own
 	// returns without awaiting another caller's (pi's command awaits only
@@ -136,7 +137,7 @@ type lockstep struct {
 var modelMutant string
 
 func newLockstep(r *runner) *lockstep {
-	ls := &lockstep{r: r, frameKeys: map[string]bool{}}
+	ls := &lockstep{r: r}
 	ls.m = ml.New(ml.Config{
 		Lane: laneName,
 		Now: func() float64 {
@@ -586,7 +587,7 @@ func (ls *lockstep) onFrame(fr lane.FrameRecord) {
 	var err error
 	switch fr.Outcome {
 	case lane.FrameEnqueued:
-		ls.frameKeys[ml.FramesKey(fr.OperationID, fr.ResponseEntryID)] = true
+		ls.noteFrameKey(ml.FramesKey(fr.OperationID, fr.ResponseEntryID))
 		err = ls.m.FrameEnqueued(fr.ResponseEntryID, fr.EventIndex, fr.EventType, fr.Frame)
 	case lane.FrameCommitted:
 		ls.m.TakeTX()
@@ -721,11 +722,18 @@ func (ls *lockstep) compareStorage(where string, st store.Storage) bool {
 	return !ls.mismatch(where, ls.reader.Compare(st, ls.m, ls.keys()...))
 }
 
-// keys are the frame lists the model knows, sorted: the comparison reads
-// them in this order, so the first read error it reports is the same on
-// every run of a seed.
-func (ls *lockstep) keys() []string {
-	return slices.Sorted(maps.Keys(ls.frameKeys))
+// keys are the frame lists the lane enqueued frames for, sorted: the
+// comparison reads them in this order, so the first read error it reports
+// is the same on every run of a seed. The slice is ls's own, kept sorted
+// as keys arrive (noteFrameKey), not sorted again at every comparison: a
+// caller only reads it.
+func (ls *lockstep) keys() []string { return ls.frameKeys }
+
+// noteFrameKey adds k to the sorted frameKeys unless it is there.
+func (ls *lockstep) noteFrameKey(k string) {
+	if i, found := slices.BinarySearch(ls.frameKeys, k); !found {
+		ls.frameKeys = slices.Insert(ls.frameKeys, i, k)
+	}
 }
 
 func (ls *lockstep) compareSnapshot(where string, snap *lane.Snapshot) bool {
