@@ -172,9 +172,12 @@ type Model struct {
 	st      State
 	ops     map[string]*opInfo
 	streams map[string]*stream
-	events  []string
-	used    map[string]bool
-	queued  []string // every entry id ever queued (QueuedIDs)
+	// opIDs and listKeys are OpIDs and ListKeys as last listed (nil: to
+	// list again); an operation or stream added clears them
+	opIDs, listKeys []string
+	events          []string
+	used            map[string]bool
+	queued          []string // every entry id ever queued (QueuedIDs)
 	// queuedMsg is each queued item's message (canonical JSON), which a
 	// placement commits as its entry's message (inbox.go)
 	queuedMsg map[string]string
@@ -299,6 +302,7 @@ func (m *Model) StartRun(op, userEntry string, run Run) error {
 	}
 	run.StepID = ""
 	m.ops[op] = &opInfo{run: run, fromTip: m.st.Tip, trigger: userEntry, started: m.now()}
+	m.opIDs = nil
 	// acceptRun captures queued input before the prompt (inbox.go)
 	captured := m.acceptedItems(run)
 	m.expectTX(m.acceptWrites(op, userEntry, captured)...)
@@ -502,6 +506,7 @@ func (m *Model) Intent(op, resp, usage string, attempt int) error {
 		s.obs = m.cfg.NewObserver()
 	}
 	m.streams[resp] = s
+	m.listKeys = nil
 	m.live = s
 	return nil
 }
@@ -999,17 +1004,30 @@ func (m *Model) Transcript() []string {
 	return out
 }
 
-// OpIDs lists every operation the model has seen, sorted.
-func (m *Model) OpIDs() []string { return sortedKeys(m.ops) }
+// OpIDs lists every operation the model has seen, sorted. The list is
+// the model's own, listed again only after an operation was added: the
+// caller must not change it (its capacity is its length, so an append
+// copies).
+func (m *Model) OpIDs() []string {
+	if m.opIDs == nil {
+		m.opIDs = sortedKeys(m.ops)
+	}
+	return m.opIDs[:len(m.opIDs):len(m.opIDs)]
+}
 
 // ListKeys lists the frame-list key of every reserved response, sorted:
 // the addresses a comparison must read (storage cannot enumerate lists).
+// Like OpIDs, the list is the model's own, listed again only after a
+// response was reserved.
 func (m *Model) ListKeys() []string {
-	set := map[string]bool{}
-	for resp, s := range m.streams {
-		set[FramesKey(s.op, resp)] = true
+	if m.listKeys == nil {
+		set := map[string]bool{}
+		for resp, s := range m.streams {
+			set[FramesKey(s.op, resp)] = true
+		}
+		m.listKeys = sortedKeys(set)
 	}
-	return sortedKeys(set)
+	return m.listKeys[:len(m.listKeys):len(m.listKeys)]
 }
 
 // Lane is the configured lane name.

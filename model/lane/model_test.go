@@ -445,3 +445,39 @@ func startRunOn(m *Model, op, user string, run Run) error {
 	m.Acquire(runConfig(run))
 	return m.StartRun(op, user, run)
 }
+
+// OpIDs and ListKeys, kept between the inputs that add an operation or a
+// stream, list what listing the maps again lists, and an append to either
+// leaves the kept list alone.
+func TestListedKeysFollowTheMaps(t *testing.T) {
+	m := newModel()
+	listed := func(when string) {
+		t.Helper()
+		set := map[string]bool{}
+		for resp, s := range m.streams {
+			set[FramesKey(s.op, resp)] = true
+		}
+		if got, want := strings.Join(m.OpIDs(), ","), strings.Join(sortedKeys(m.ops), ","); got != want {
+			t.Fatalf("%s: OpIDs %s, the operations %s", when, got, want)
+		}
+		if got, want := strings.Join(m.ListKeys(), ","), strings.Join(sortedKeys(set), ","); got != want {
+			t.Fatalf("%s: ListKeys %s, the streams' keys %s", when, got, want)
+		}
+		_ = append(m.OpIDs(), "zz")
+		_ = append(m.ListKeys(), "zz")
+	}
+	listed("new")
+	run := Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 1, BaseDelayMs: 10}
+	must(t, startRunOn(m, "op", "u1", run))
+	listed("started")
+	toReady(t, m, "s1")
+	listed("ready")
+	if _, err := m.Step(false); err != nil {
+		t.Fatal(err)
+	}
+	must(t, m.Intent("op", "r1", "g1", 1))
+	listed("intent")
+	if len(m.OpIDs()) != 1 || len(m.ListKeys()) != 1 {
+		t.Fatalf("OpIDs %q, ListKeys %q", m.OpIDs(), m.ListKeys())
+	}
+}
