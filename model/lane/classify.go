@@ -110,7 +110,7 @@ func (m *Model) settleOverflow(s *settling, info *opInfo) outcome {
 	if err != nil {
 		return outcome{fault: err.Error()}
 	}
-	prep, ok, thrown := preparation(path, info.run.Compaction)
+	prep, _, ok, thrown := preparation(path, info.run.Compaction)
 	if thrown != "" {
 		return outcome{fault: thrown}
 	}

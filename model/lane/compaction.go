@@ -154,14 +154,15 @@ func inContext(msg pi.JSONValue) bool {
 }
 
 // preparation states prepareCompaction + durableCompactionPreparation for a
-// path of message entries after an optional leading compaction: "" and
-// false when there is nothing to compact, an error string when pi throws.
-func preparation(path []pathItem, settings *Compaction) (string, bool, string) {
+// path of message entries after an optional leading compaction, and its
+// tokensBefore (what pi's shouldCompact reads of it): "" and false when
+// there is nothing to compact, an error string when pi throws.
+func preparation(path []pathItem, settings *Compaction) (prep string, before float64, ok bool, thrown string) {
 	if len(path) == 0 || path[len(path)-1].compaction {
-		return "", false, ""
+		return "", 0, false, ""
 	}
 	if settings == nil {
-		return "", false, noCompactionSettings
+		return "", 0, false, noCompactionSettings
 	}
 	prev, msgs, ctx := compactable(path)
 	keep, split, turnStart := cutAt(msgs, settings.KeepRecentTokens)
@@ -179,14 +180,15 @@ func preparation(path []pathItem, settings *Compaction) (string, bool, string) {
 	out.Set("turnPrefixMessages", pi.ArrayValue(append([]pi.JSONValue{}, prefix...)))
 	out.Set("retainedTail", pi.ArrayValue(append([]pi.JSONValue{}, msgs[keep:]...)))
 	out.Set("isSplitTurn", pi.BoolValue(split))
-	out.Set("tokensBefore", pi.NumberValue(tokensBefore(ctx)))
+	before = tokensBefore(ctx)
+	out.Set("tokensBefore", pi.NumberValue(before))
 	if prev != nil && !prev.summary.IsUndefined() {
 		out.Set("previousSummary", prev.summary)
 	}
 	out.Set("fileOps", fileOps(prev, append(append([]pi.JSONValue(nil), msgs[:summarizeEnd]...), prefix...)))
 	s, _ := pi.ParseJSON(settings.JSON())
 	out.Set("settings", s)
-	return string(pi.ObjectValue(out).AppendJSON(nil)), true, ""
+	return string(pi.ObjectValue(out).AppendJSON(nil)), before, true, ""
 }
 
 // compactable is what a path can compact: the newest leading compaction

@@ -342,9 +342,11 @@ func (m *Model) Step(permit bool) (Expect, error) {
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
-	thresholdFault := ""
+	// a checkpoint step asks the threshold question (or faults for want
+	// of settings to ask with): asked once, for the switch and m.asked
+	asks, thresholdFault := false, ""
 	if ok && o.At == AtCheckpoint {
-		_, thresholdFault = m.thresholdAsks(id)
+		asks, thresholdFault = m.thresholdAsks(id)
 	}
 	switch {
 	case !ok:
@@ -402,7 +404,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		}
 	}
 	if e.Kind == "checkpoint" || e.Kind == "terminate" && e.Status == "completed" {
-		m.asked, _ = m.thresholdAsks(id)
+		m.asked = asks // both kinds are steps of a checkpoint leaf
 	}
 	m.plan = &e
 	return e, nil

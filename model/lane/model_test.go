@@ -309,7 +309,7 @@ func parsed(t *testing.T, raw string) pi.JSONValue {
 func TestPreparationRules(t *testing.T) {
 	s := &Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 5}
 	u1 := `{"role":"user","content":"aaaaaaaaaaaa","timestamp":1}`
-	if _, ok, thrown := preparation([]pathItem{{message: parsed(t, u1)}, {compaction: true}}, s); ok || thrown != "" {
+	if _, _, ok, thrown := preparation([]pathItem{{message: parsed(t, u1)}, {compaction: true}}, s); ok || thrown != "" {
 		t.Fatalf("a branch ending in a compaction has nothing to compact: ok=%t thrown=%q", ok, thrown)
 	}
 	a1 := `{"role":"assistant","content":[{"type":"text","text":"bbbbbbbbbbbbbbbb"}],"stopReason":"stop","usage":{"input":50,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":60},"timestamp":2}`
@@ -320,12 +320,16 @@ func TestPreparationRules(t *testing.T) {
 	for _, raw := range []string{u1, a1, u2, a2, u3} {
 		path = append(path, pathItem{message: parsed(t, raw)})
 	}
-	got, ok, thrown := preparation(path, s)
+	got, before, ok, thrown := preparation(path, s)
 	want := `{"kind":"compaction","messagesToSummarize":[` + u1 + `,` + a1 + `],"turnPrefixMessages":[` + u2 +
 		`],"retainedTail":[` + a2 + `,` + u3 + `],"isSplitTurn":true,"tokensBefore":68,` +
 		`"fileOps":{"read":[],"written":[],"edited":[]},"settings":{"enabled":true,"reserveTokens":16384,"keepRecentTokens":5}}`
 	if !ok || thrown != "" || got != want {
 		t.Fatalf("preparation ok=%t thrown=%q\n got %s\nwant %s", ok, thrown, got, want)
+	}
+	// the threshold question reads the preparation's tokensBefore
+	if before != 68 {
+		t.Fatalf("preparation's tokensBefore %v, its JSON states 68", before)
 	}
 }
 

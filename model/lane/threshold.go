@@ -94,12 +94,11 @@ func (m *Model) answerThreshold(op string, o Op) thresholdAnswer {
 		return thresholdAnswer{fault: fault}
 	}
 	c := m.ops[op].run.Compaction
-	prep, ok, thrown := preparation(path, c)
+	prep, before, ok, thrown := preparation(path, c)
 	if thrown != "" || !ok {
 		return thresholdAnswer{fault: thrown}
 	}
-	_, _, ctx := compactable(path)
-	if w, _ := m.window(); tokensBefore(ctx) > w-c.ReserveTokens {
+	if w, _ := m.window(); before > w-c.ReserveTokens {
 		return thresholdAnswer{prep: prep}
 	}
 	return thresholdAnswer{}
