@@ -6,6 +6,7 @@ import (
 	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
 	mstore "github.com/frameproof/frameproof/model/store"
 )
 
@@ -128,11 +129,12 @@ func (l *reducedList) tailSeq() (int64, bool) {
 // of the list: a list deleted at settlement and re-created by a later
 // operation, or anything else, starts afresh.
 func (r *runner) committedList(op, resp string) (*reducedList, error) {
-	els, err := r.committedFrames(op, resp)
+	a := lane.FramesAddr(op, resp)
+	els, err := r.committedFrames(a)
 	if err != nil {
 		return nil, err
 	}
-	key := lane.FramesAddr(op, resp).Key
+	key := a.Key
 	l := r.reducedLists[key]
 	if l == nil || !l.heads(els) {
 		l = &reducedList{red: frames.NewReducer()}
@@ -176,12 +178,12 @@ func (l *reducedList) add(e mstore.Stored) {
 	}
 }
 
-// committedFrames reads every committed frame of op/resp from the reference
-// store, all pages (one page would hide the tail of a long stream). It
-// reads model/store directly: the frames' bytes are shared, not copied.
-func (r *runner) committedFrames(op, resp string) ([]mstore.Stored, error) {
+// committedFrames reads every committed frame of the frame list a from the
+// reference store, all pages (one page would hide the tail of a long
+// stream). It reads model/store directly: the frames' bytes are shared, not
+// copied.
+func (r *runner) committedFrames(a store.Address) ([]mstore.Stored, error) {
 	const page = 10_000
-	a := lane.FramesAddr(op, resp)
 	addr := mstore.Addr{Namespace: a.Namespace, Key: a.Key}
 	var els []mstore.Stored
 	var cursor *int64
@@ -189,6 +191,9 @@ func (r *runner) committedFrames(op, resp string) ([]mstore.Stored, error) {
 		got, err := r.ref.spec.ReadList(addr, cursor, false, page)
 		if err != nil {
 			return nil, err
+		}
+		if cursor == nil && len(got) < page {
+			return got, nil // one page, the read's own slice: no copy of it
 		}
 		els = append(els, got...)
 		if len(got) < page {
