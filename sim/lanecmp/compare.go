@@ -369,6 +369,19 @@ func (r *Reader) canonical(raw []byte) string {
 	return c
 }
 
+// canonicalOnce is ml.Canonical(raw) not remembered: for bytes no later
+// read canonicalizes again (an operation state, a lane state, a result a
+// transaction wrote), which the memo would only copy and keep for the
+// rest of the run.
+func (r *Reader) canonicalOnce(raw []byte) string {
+	s := string(raw)
+	c := canonicalJSONIn(r.canonBuf[:0], s)
+	if cap(r.canonBuf) < len(s) {
+		r.canonBuf = make([]byte, 0, 2*len(s))
+	}
+	return c
+}
+
 // canonicalJSON is ml.Canonical(raw) (JSON.stringify(JSON.parse(raw)), or
 // raw when it is not JSON), written in one pass by pi.AppendRestringified
 // where that answers (byte for byte the same: TestCanonicalJSONIsTheModels),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
 	ml "github.com/frameproof/frameproof/model/lane"
 )
@@ -51,17 +52,19 @@ func DiffTX(got, want []ml.TXWrite) error {
 }
 
 // CompareTX is DiffTX(TXWrites(ws), want), rendering a write's value only
-// where the model states one (most writes, operation states among them, are
-// compared by address alone), through the Reader's memo of canonical frames
-// (a frame's bytes are canonicalized again when the comparison of the
-// committed state reads them back); a mismatch is explained by DiffTX in
-// full.
+// where the model states one, through the Reader's memo of canonical JSON
+// for a frame or the lane's configuration (their bytes are canonicalized
+// again when the comparison of the committed state reads them back), once
+// for any other value; a mismatch is explained by DiffTX in full.
 func (r *Reader) CompareTX(ws []store.Write, want []ml.TXWrite) error {
 	ok := len(ws) == len(want)
 	for i := 0; ok && i < len(ws); i++ {
 		var canonical func([]byte) string
 		if want[i].Value != "" {
-			canonical = r.canonical
+			canonical = r.canonicalOnce
+			if ns := ws[i].Namespace; ns == lane.NSAssistantFrame || ns == lane.NSLaneConfig {
+				canonical = r.canonical
+			}
 		}
 		ok = agrees(txWrite(ws[i], canonical), want[i])
 	}
