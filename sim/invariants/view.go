@@ -116,7 +116,7 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 		r.canonical = map[string]bool{}
 	}
 	named := r.seqNamed(st)
-	v := &View{Entries: map[string]*pi.AssistantMessage{}, canonical: r.canonical}
+	v := &View{canonical: r.canonical} // readEntries gives it its Entries
 	if named {
 		v.canonicalSeqs = r.canonicalSeqs
 	}
@@ -317,7 +317,7 @@ func (r *ViewReader) readEntries(st store.Storage, named bool, v *View) error {
 			r.entryMap, r.entryCount = make(map[string]*pi.AssistantMessage, len(es)), 0
 		}
 		v.Entries = r.entryMap
-	} else if len(es) > 0 {
+	} else {
 		v.Entries = make(map[string]*pi.AssistantMessage, len(es))
 	}
 	for _, e := range es[start:] {
