@@ -1,7 +1,7 @@
 package lanesim
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
@@ -19,7 +19,9 @@ import (
 type invariantChecker struct {
 	r   *runner
 	log []invariants.LogItem
-	ops map[string]bool
+	// ops are the operations acknowledged commits touched, sorted, without
+	// repeats (kept sorted as they arrive: every check reads them in order)
+	ops []string
 	// views remembers decoded committed entries across checks.
 	views invariants.ViewReader
 	// scan checks the invariants that read the log over the items logged
@@ -51,7 +53,7 @@ func nextSlab(c int) int {
 }
 
 func newInvariantChecker(r *runner) *invariantChecker {
-	return &invariantChecker{r: r, ops: map[string]bool{}}
+	return &invariantChecker{r: r}
 }
 
 // commit checks the invariants after every acknowledged commit.
@@ -88,7 +90,9 @@ func (c *invariantChecker) reopened(ln *lane.Lane, snap *lane.Snapshot) bool {
 func (c *invariantChecker) noteOps(ws []store.Write) {
 	for _, w := range ws {
 		if w.Kind == store.WriteValue && (w.Namespace == lane.NSOpState || w.Namespace == lane.NSOpMeta) {
-			c.ops[w.Key] = true
+			if i, found := slices.BinarySearch(c.ops, w.Key); !found {
+				c.ops = slices.Insert(c.ops, i, w.Key)
+			}
 		}
 	}
 }
@@ -100,18 +104,13 @@ func (c *invariantChecker) check(where string, snap *lane.Snapshot, restored *la
 		return false
 	}
 	r.checks++
-	ops := make([]string, 0, len(c.ops))
-	for op := range c.ops {
-		ops = append(ops, op)
-	}
-	sort.Strings(ops)
 	var keys []string
 	for _, k := range r.sortedListKeys() {
 		if a := r.listKeys[k]; a.Namespace == lane.NSAssistantFrame {
 			keys = append(keys, a.Key)
 		}
 	}
-	v, err := c.views.Read(r.ref, ops, keys)
+	v, err := c.views.Read(r.ref, c.ops, keys)
 	if err != nil {
 		r.fail("invariant", "%s: read the committed state: %v", where, err)
 		return false

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store"
 )
 
 // keys kept sorted as they arrive are the set's keys sorted, as the
@@ -19,6 +22,31 @@ func TestFrameKeysAreTheSortedSet(t *testing.T) {
 			set[k] = true
 			if got, want := ls.keys(), slices.Sorted(maps.Keys(set)); !slices.Equal(got, want) {
 				t.Fatalf("keys %q, the set sorted %q", got, want)
+			}
+		}
+	})
+}
+
+// The invariants' operations, kept sorted as commits touch them, are the
+// set of operation states and metas written, sorted (what each check
+// sorted from a set before).
+func TestInvariantOpsAreTheSortedSet(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := newInvariantChecker(nil)
+		set := map[string]bool{}
+		for range rapid.IntRange(0, 20).Draw(t, "commits") {
+			var ws []store.Write
+			for range rapid.IntRange(0, 4).Draw(t, "writes") {
+				ns := rapid.SampledFrom([]string{lane.NSOpState, lane.NSOpMeta, lane.NSResult, lane.NSBranchTip}).Draw(t, "ns")
+				key := rapid.StringMatching(`op[0-9]{1,2}`).Draw(t, "key")
+				ws = append(ws, store.SetValueRaw(store.Address{Namespace: ns, Key: key, Kind: store.KindValue}, []byte(`{}`)))
+				if ns == lane.NSOpState || ns == lane.NSOpMeta {
+					set[key] = true
+				}
+			}
+			c.noteOps(ws)
+			if want := slices.Sorted(maps.Keys(set)); !slices.Equal(c.ops, want) {
+				t.Fatalf("ops %q, the set sorted %q", c.ops, want)
 			}
 		}
 	})
