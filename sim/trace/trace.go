@@ -105,15 +105,49 @@ func newPend() []byte { return make([]byte, 0, hashChunk+hashChunk/2) }
 // Add appends one record.
 func (t *Trace) Add(step, at int64, proc, actor, act string, kv ...Field) {
 	start := len(t.pend)
-	b := append(t.pend, `{"step":`...)
-	b = strconv.AppendInt(b, step, 10)
-	b = append(b, `,"t":`...)
-	b = strconv.AppendInt(b, at, 10)
+	b := appendHead(t.pend, step, at)
 	b = append(b, `,"proc":`...)
 	b = appendString(b, proc)
 	b = append(b, `,"actor":`...)
 	b = appendString(b, actor)
 	b = append(b, `,"act":`...)
+	t.finish(b, start, act, kv)
+}
+
+// Who is a record's proc and actor, written once (NewWho) for an actor
+// that adds many records.
+type Who struct{ frag string }
+
+// NewWho is proc and actor as Add writes them.
+func NewWho(proc, actor string) Who {
+	b := []byte(`,"proc":`)
+	b = appendString(b, proc)
+	b = append(b, `,"actor":`...)
+	b = appendString(b, actor)
+	b = append(b, `,"act":`...)
+	return Who{frag: string(b)}
+}
+
+// AddWho appends one record: the same line as Add with who's proc and
+// actor.
+func (t *Trace) AddWho(step, at int64, who Who, act string, kv ...Field) {
+	start := len(t.pend)
+	b := appendHead(t.pend, step, at)
+	b = append(b, who.frag...)
+	t.finish(b, start, act, kv)
+}
+
+// appendHead writes a record's step and time.
+func appendHead(b []byte, step, at int64) []byte {
+	b = append(b, `{"step":`...)
+	b = strconv.AppendInt(b, step, 10)
+	b = append(b, `,"t":`...)
+	return strconv.AppendInt(b, at, 10)
+}
+
+// finish writes the record's act and details after its head and who (the
+// line began at start of b) and adds the line.
+func (t *Trace) finish(b []byte, start int, act string, kv []Field) {
 	b = appendString(b, act)
 	if len(kv) > 0 {
 		b = append(b, `,"kv":{`...)

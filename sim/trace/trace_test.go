@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 func TestLinesAreCanonicalJSON(t *testing.T) {
@@ -172,4 +173,31 @@ func TestSeqNameFieldWritesWhatSWrites(t *testing.T) {
 	require.NoError(t, sn.WriteJSONL(&snb))
 	require.Equal(t, sb.String(), snb.String())
 	require.Equal(t, s.Hash(), sn.Hash())
+}
+
+// AddWho with NewWho(proc, actor) adds the line Add(proc, actor) adds, for
+// any strings (escapes and invalid bytes among them), and the same hash.
+func TestAddWhoIsAdd(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := New(), New()
+		str := rapid.OneOf(rapid.String(), rapid.StringMatching(`[a-z]{0,6}(@[0-9])?(#[0-9]{1,3})?`),
+			rapid.Map(rapid.SliceOf(rapid.Byte()), func(bs []byte) string { return string(bs) }))
+		for i := range rapid.IntRange(1, 5).Draw(t, "records") {
+			proc, actor, act := str.Draw(t, "proc"), str.Draw(t, "actor"), str.Draw(t, "act")
+			step, at := int64(i), rapid.Int64().Draw(t, "t")
+			kv := []Field{S("k", str.Draw(t, "v")), I("n", rapid.Int64().Draw(t, "n"))}[:rapid.IntRange(0, 2).Draw(t, "kv")]
+			a.Add(step, at, proc, actor, act, kv...)
+			b.AddWho(step, at, NewWho(proc, actor), act, kv...)
+		}
+		var ab, bb bytes.Buffer
+		if err := a.WriteJSONL(&ab); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.WriteJSONL(&bb); err != nil {
+			t.Fatal(err)
+		}
+		if ab.String() != bb.String() || a.Hash() != b.Hash() || a.Size() != b.Size() {
+			t.Fatalf("Add wrote\n%s\nAddWho wrote\n%s", ab.String(), bb.String())
+		}
+	})
 }

@@ -36,6 +36,18 @@ type actor struct {
 	// schedLabel labels the scheduling choices that pick this actor
 	// ("sched " + name), made the first time one does
 	schedLabel string
+	// who is the actor's proc and actor in its trace records, written the
+	// first time it adds one (hasWho)
+	who    trace.Who
+	hasWho bool
+}
+
+// traceWho is a's proc label and name as its trace records write them.
+func (a *actor) traceWho() trace.Who {
+	if !a.hasWho {
+		a.who, a.hasWho = trace.NewWho(a.proc.label, a.name), true
+	}
+	return a.who
 }
 
 // killedSentinel is the panic value that unwinds a killed actor.
@@ -114,7 +126,7 @@ func (w *World) actorMain(a *actor, wk *worker) {
 		case a.killed:
 			// Unwound after a crash (or the end of the run); whatever its
 			// deferred code did, a dead actor leaves no trace but this.
-			w.tr.Add(w.step, int64(w.now), a.proc.label, a.name, "unwound")
+			w.tr.AddWho(w.step, int64(w.now), a.traceWho(), "unwound")
 		case r != nil:
 			w.failActor(a, fmt.Sprint(r), r, string(debug.Stack()))
 		case !returned:
@@ -191,7 +203,7 @@ func (w *World) kill(a *actor) {
 	} else {
 		a.state = stDone
 		w.finished++
-		w.tr.Add(w.step, int64(w.now), a.proc.label, a.name, "unwound")
+		w.tr.AddWho(w.step, int64(w.now), a.traceWho(), "unwound")
 	}
 }
 

@@ -154,11 +154,11 @@ func (w *World) Note(act string, kv ...trace.Field) {
 }
 
 func (w *World) note(act string, kv ...trace.Field) {
-	proc, name := "", ""
 	if w.current != nil {
-		proc, name = w.current.proc.label, w.current.name
+		w.tr.AddWho(w.step, int64(w.now), w.current.traceWho(), act, kv...)
+		return
 	}
-	w.tr.Add(w.step, int64(w.now), proc, name, act, kv...)
+	w.tr.Add(w.step, int64(w.now), "", "", act, kv...)
 }
 
 // Stop ends the run successfully after the running actor's next scheduling
