@@ -2,13 +2,16 @@ package lanesim
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
+	ml "github.com/frameproof/frameproof/model/lane"
 )
 
 // keys kept sorted as they arrive are the set's keys sorted, as the
@@ -50,4 +53,28 @@ func TestInvariantOpsAreTheSortedSet(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sameCut, which decides whether a waiting capture gains a cut, answers
+// what reflect.DeepEqual answers, nil and empty transcripts apart.
+func TestSameCutIsDeepEqual(t *testing.T) {
+	require.Equal(t, 4, reflect.TypeOf(ml.Snapshot{}).NumField(), "ml.Snapshot has fields sameCut does not compare")
+	snap := rapid.Custom(func(t *rapid.T) ml.Snapshot {
+		s := ml.Snapshot{StreamingMessage: rapid.SampledFrom([]string{"", "m", "n"}).Draw(t, "msg"),
+			Live: rapid.Bool().Draw(t, "live"), Truncated: rapid.Bool().Draw(t, "truncated")}
+		if rapid.Bool().Draw(t, "transcript") {
+			s.Transcript = rapid.SliceOfN(rapid.SampledFrom([]string{"e1", "e2"}), 0, 2).Draw(t, "ids")
+		}
+		return s
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := snap.Draw(t, "a"), snap.Draw(t, "b")
+		if sameCut(a, b) != reflect.DeepEqual(a, b) {
+			t.Fatalf("sameCut(%#v, %#v) = %t", a, b, sameCut(a, b))
+		}
+		if !sameCut(a, a) {
+			t.Fatalf("sameCut(%#v, itself) = false", a)
+		}
+	})
+	require.False(t, sameCut(ml.Snapshot{}, ml.Snapshot{Transcript: []string{}}))
 }
