@@ -77,6 +77,8 @@ type parts struct {
 	lists   map[string][]store.ListElement
 	// lastOps and lastKeys are what that Read was asked for
 	lastOps, lastKeys []string
+	// dirty is readParts' scratch: the addresses written since
+	dirty map[[2]string]bool
 }
 
 // seqNamer is storage whose seqs name what it holds: every write gets a seq
@@ -170,7 +172,11 @@ func (r *ViewReader) readParts(st store.Storage, cl changeLog, ops, listKeys []s
 	}
 	written, end := cl.WrittenSince(from)
 	p.pos = end
-	dirty := make(map[[2]string]bool, len(written))
+	if p.dirty == nil {
+		p.dirty = make(map[[2]string]bool, len(written))
+	}
+	clear(p.dirty)
+	dirty := p.dirty
 	for _, a := range written {
 		dirty[[2]string{a.Namespace, a.Key}] = true
 	}

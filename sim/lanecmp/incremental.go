@@ -49,6 +49,10 @@ type view struct {
 	sResults          map[string]ml.Result
 	sLists            map[string][]string
 	lastOps, lastKeys []string
+	// dirty and preps are readView's scratch: the addresses written since
+	// the last read, and the preparation keys among them
+	dirty map[[2]string]bool
+	preps []string
 }
 
 // opPart is what ReadState keeps of one operation.
@@ -125,14 +129,18 @@ func (r *Reader) readView(v *view, ops, listKeys []string) (ml.State, error) {
 		from = math.MaxInt // everything is read: only the log's end is wanted
 	}
 	written, end := st.WrittenSince(from)
-	dirty := make(map[[2]string]bool, len(written))
-	var preps []string
+	if v.dirty == nil {
+		v.dirty = make(map[[2]string]bool, len(written))
+	}
+	clear(v.dirty)
+	dirty, preps := v.dirty, v.preps[:0]
 	for _, a := range written {
 		dirty[[2]string{a.Namespace, a.Key}] = true
 		if a.Namespace == lane.NSPreparation {
 			preps = append(preps, a.Key)
 		}
 	}
+	v.preps = preps
 	touched := func(a store.Address) bool { return fresh || dirty[[2]string{a.Namespace, a.Key}] }
 	v.pos = end
 
