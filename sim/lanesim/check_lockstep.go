@@ -670,18 +670,24 @@ func (c lockstepCapture) reopened(ln *lane.Lane, _ *lane.Snapshot) bool {
 func (ls *lockstep) onEvent(ev lane.Event) {
 	s := lanecmp.EventString(ev)
 	ls.impl = append(ls.impl, s)
-	if ls.compareEvents("event "+s, false) {
+	if ls.compareEventsAt(func() string { return "event " + s }, false) {
 		ls.r.seqs.checkEventSeq(ev)
 	}
 }
 
 func (ls *lockstep) compareEvents(where string, exact bool) bool {
+	return ls.compareEventsAt(func() string { return where }, exact)
+}
+
+// compareEventsAt is compareEvents naming where only for a mismatch (an
+// event's comparison names the event, formatted only then).
+func (ls *lockstep) compareEventsAt(where func() string, exact bool) bool {
 	ls.r.checks++
 	impl := ls.impl[ls.implBase:]
 	model := ls.m.EventsShared()[ls.modelBase:] // read here only
 	exact = exact && ls.undelivered == 0
 	if len(impl) > len(model) || (exact && len(impl) != len(model)) || !equalPrefix(impl, model) {
-		return !ls.mismatch(where, lanecmp.CompareEvents(impl, model, exact))
+		return !ls.mismatch(where(), lanecmp.CompareEvents(impl, model, exact))
 	}
 	return true
 }
