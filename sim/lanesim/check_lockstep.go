@@ -832,10 +832,11 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		r.fail("model-mismatch", "step (%s): impl returned %+v, model expects %+v", exp.Kind, got, want)
 		return res, nil, false
 	}
-	if !ls.compareState("step " + exp.Kind) {
+	what := "step " + exp.Kind // the checks' where, made once
+	if !ls.compareState(what) {
 		return res, nil, false
 	}
-	if !ls.compareEvents("step "+exp.Kind, true) {
+	if !ls.compareEvents(what, true) {
 		return res, nil, false
 	}
 	snap, err := r.ln.Snapshot()
@@ -844,13 +845,13 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		return res, nil, false
 	}
 	// the capture waits on the line: the snapshot checks come first
-	if !ls.compareSnapshot("snapshot after step "+exp.Kind, snap) ||
-		!r.client.check("step "+exp.Kind) || !r.inv.check("step "+exp.Kind, snap, nil) {
+	if !ls.compareSnapshot("snapshot after "+what, snap) ||
+		!r.client.check(what) || !r.inv.check(what, snap, nil) {
 		return res, nil, false
 	}
 	r.finalizer.beforeCapture(r.ln)
 	r.cancelAim.beforeCapture(r.ln)
-	return res, nil, ls.compareCapture("capture after step "+exp.Kind, r.ln)
+	return res, nil, ls.compareCapture("capture after "+what, r.ln)
 }
 
 // stepFaulted checks a step the model says faults: the lane reports a
