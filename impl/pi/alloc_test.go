@@ -24,7 +24,15 @@ func TestParseJSONAllocations(t *testing.T) {
 		allocs float64
 	}{
 		{`[]`, 0},
-		{`[[],[],[]]`, 2}, // the outer holder and its elements
+		{`[[],[],[]]`, 1}, // the outer holder with its elements
+		// one array per size class of newArrayOf
+		{`[1]`, 1},
+		{`[1,2]`, 1},
+		{`[1,2,3]`, 1},
+		{`[1,2,3,4]`, 1},
+		{`[1,2,3,4,5]`, 1},
+		{`[1,2,3,4,5,6,7,8]`, 1},
+		{`[1,2,3,4,5,6,7,8,9]`, 2},
 		// one object per size class of newSizedObject: a cap written wrong
 		// in any case grows the slices apart and adds an allocation
 		{`{"a":1}`, 1},
@@ -46,6 +54,36 @@ func TestParseJSONAllocations(t *testing.T) {
 			t.Errorf("ParseJSON(%s): %v allocations, want %v", tc.in, got, tc.allocs)
 		}
 	}
+}
+
+// TestEmptyArrayValueShares: ArrayValue of an empty, non-nil slice shares
+// the parser's holder of [] (no allocation) and is what ParseJSON("[]") is;
+// ArrayValue(nil) keeps its nil elements.
+func TestEmptyArrayValueShares(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts under -race")
+	}
+	empty := make([]JSONValue, 0, 4)
+	if got := testing.AllocsPerRun(100, func() { _ = ArrayValue(empty) }); got != 0 {
+		t.Errorf("ArrayValue(empty): %v allocations, want 0", got)
+	}
+	v, p := ArrayValue(empty), mustParseForTest(t, "[]")
+	if !v.Equal(p) || v.String() != "[]" || v.Array() == nil || len(v.Array()) != 0 || cap(v.Array()) != 0 {
+		t.Errorf("ArrayValue(empty) = %s (%d/%d elements), want []", v, len(v.Array()), cap(v.Array()))
+	}
+	if n := ArrayValue(nil); n.Array() != nil || n.String() != "[]" {
+		t.Errorf("ArrayValue(nil) = %s with elements %v, want [] with nil elements", n, n.Array())
+	}
+}
+
+// mustParseForTest is ParseJSON that fails t on an error.
+func mustParseForTest(t *testing.T, s string) JSONValue {
+	t.Helper()
+	v, err := ParseJSON(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 func BenchmarkParseJSONShapes(b *testing.B) {

@@ -3,7 +3,6 @@ package pi
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -222,7 +221,7 @@ func (p *jsonParser) array(depth int) (JSONValue, error) {
 			p.i++
 		case ']':
 			p.i++
-			return ArrayValue(slices.Clone(p.vals[base:])), nil
+			return JSONValue{kind: Array, obj: newArrayOf(p.vals[base:])}, nil
 		default:
 			return JSONValue{}, p.fail("expected ',' or ']' in array")
 		}
@@ -433,4 +432,48 @@ func newSizedObject(n int) *JSONObject {
 		return &b.o
 	}
 	return &JSONObject{keys: make([]string, 0, n), vals: make([]JSONValue, 0, n)}
+}
+
+// newArrayOf is the holder of a parsed array with a copy of elems. Up to 8
+// elements, the holder and its elements are one allocation instead of two
+// (a holder and a clone); the elements are capped at their count, so an
+// append to them copies, as one to a clone of exactly their size may.
+func newArrayOf(elems []JSONValue) *JSONObject {
+	var o *JSONObject
+	switch n := len(elems); {
+	case n <= 1:
+		b := new(struct {
+			o JSONObject
+			v [1]JSONValue
+		})
+		o, b.o.vals = &b.o, b.v[:n:n]
+	case n == 2:
+		b := new(struct {
+			o JSONObject
+			v [2]JSONValue
+		})
+		o, b.o.vals = &b.o, b.v[:]
+	case n == 3:
+		b := new(struct {
+			o JSONObject
+			v [3]JSONValue
+		})
+		o, b.o.vals = &b.o, b.v[:]
+	case n == 4:
+		b := new(struct {
+			o JSONObject
+			v [4]JSONValue
+		})
+		o, b.o.vals = &b.o, b.v[:]
+	case n <= 8:
+		b := new(struct {
+			o JSONObject
+			v [8]JSONValue
+		})
+		o, b.o.vals = &b.o, b.v[:n:n]
+	default:
+		o = &JSONObject{vals: make([]JSONValue, n)}
+	}
+	copy(o.vals, elems)
+	return o
 }

@@ -49,6 +49,10 @@ func BoolValue(b bool) JSONValue      { return JSONValue{kind: Bool, b: b} }
 func NumberValue(n float64) JSONValue { return JSONValue{kind: Number, n: n} }
 func StringValue(s string) JSONValue  { return JSONValue{kind: String, s: s} }
 func ArrayValue(a []JSONValue) JSONValue {
+	if a != nil && len(a) == 0 {
+		// what the parser makes of [] (emptyArray): no holder of its own
+		return JSONValue{kind: Array, obj: &emptyArray}
+	}
 	return JSONValue{kind: Array, obj: &JSONObject{vals: a}}
 }
 func ObjectValue(o *JSONObject) JSONValue {
