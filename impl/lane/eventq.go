@@ -17,13 +17,20 @@ import "github.com/frameproof/frameproof/impl/env"
 // eventBatch is one batch and the future resolved once every event of it
 // was delivered.
 type eventBatch struct {
-	evs  []Event
-	done env.Completer
+	evs []Event
+	// one is the batch's event when single is set (emit's batch of one,
+	// held here rather than in a slice of its own)
+	one    Event
+	single bool
+	done   env.Completer
 }
 
 // eventQueue is the lane's queue of undelivered batches.
 type eventQueue struct {
+	// batches[head:] are queued; the slice restarts at its front whenever
+	// it empties, so the queue reuses its array
 	batches []eventBatch
+	head    int
 	pumping bool // a caller is delivering
 	// calling: the delivering caller is inside the listener's call. A
 	// caller that finds it so may be that very call (a listener calling
@@ -37,8 +44,20 @@ func (l *Lane) handOver(evs []Event) env.Future {
 	if len(evs) == 0 || l.cfg.Listener == nil {
 		return nil
 	}
-	b := eventBatch{evs: evs, done: l.cfg.Exec.NewFuture("lane:events")}
+	return l.queueBatch(eventBatch{evs: evs})
+}
+
+// queueBatch queues b with its delivery future and returns that future.
+func (l *Lane) queueBatch(b eventBatch) env.Future {
+	b.done = l.cfg.Exec.NewFuture("lane:events")
 	l.mu.Lock()
+	if q := &l.evq; q.head > 0 && len(q.batches) == cap(q.batches) {
+		// full with delivered slots at its front: move the queued
+		// batches there instead of growing the array
+		n := copy(q.batches, q.batches[q.head:])
+		clear(q.batches[n:])
+		q.batches, q.head = q.batches[:n], 0
+	}
 	l.evq.batches = append(l.evq.batches, b)
 	l.mu.Unlock()
 	return b.done
@@ -68,20 +87,28 @@ func (l *Lane) awaitDelivery(f env.Future) {
 
 // emit hands one event over outside a command and awaits its delivery
 // (pi's emit: emitBatch of one event).
-func (l *Lane) emit(ev Event) { l.awaitDelivery(l.handOver([]Event{ev})) }
+func (l *Lane) emit(ev Event) {
+	if l.cfg.Listener == nil {
+		return
+	}
+	l.awaitDelivery(l.queueBatch(eventBatch{one: ev, single: true}))
+}
 
 // pumpEvents delivers queued batches in order unless another caller
 // already is (it delivers ours too).
 func (l *Lane) pumpEvents() {
 	for {
 		l.mu.Lock()
-		if l.evq.pumping || len(l.evq.batches) == 0 {
+		if l.evq.pumping || len(l.evq.batches) == l.evq.head {
 			l.mu.Unlock()
 			return
 		}
 		l.evq.pumping = true
-		b := l.evq.batches[0]
-		l.evq.batches = l.evq.batches[1:]
+		b := l.evq.batches[l.evq.head]
+		l.evq.batches[l.evq.head] = eventBatch{}
+		if l.evq.head++; l.evq.head == len(l.evq.batches) {
+			l.evq.batches, l.evq.head = l.evq.batches[:0], 0
+		}
 		l.mu.Unlock()
 		l.deliverBatch(b)
 	}
@@ -99,6 +126,10 @@ func (l *Lane) deliverBatch(b eventBatch) {
 		l.mu.Unlock()
 		b.done.Resolve(nil)
 	}()
+	if b.single {
+		l.deliverOne(b.one)
+		return
+	}
 	for _, ev := range b.evs {
 		l.deliverOne(ev)
 	}

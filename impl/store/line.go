@@ -24,8 +24,11 @@ import (
 type Line struct {
 	exec env.Executor
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// queue[head:] are the items not yet taken; the slice restarts at its
+	// front whenever it empties, so the queue reuses its array
 	queue   []*lineItem
+	head    int
 	running bool  // a line actor is alive and will drain queue
 	sealed  error // first Seal error, nil while open
 	tail    env.Future
@@ -55,6 +58,13 @@ func (l *Line) Run(name string, work LineWork) env.Future {
 		return done
 	}
 	item := &lineItem{name: name, work: work, done: done, settled: l.exec.NewFuture("line-settled:" + name)}
+	if l.head > 0 && len(l.queue) == cap(l.queue) {
+		// full with taken slots at its front: move the queued items
+		// there instead of growing the array
+		n := copy(l.queue, l.queue[l.head:])
+		clear(l.queue[n:])
+		l.queue, l.head = l.queue[:n], 0
+	}
 	l.queue = append(l.queue, item)
 	l.tail = item.settled
 	l.seq++
@@ -136,14 +146,16 @@ func (l *Line) tailLocked() env.Future {
 func (l *Line) actor() {
 	for {
 		l.mu.Lock()
-		if len(l.queue) == 0 {
+		if len(l.queue) == l.head {
 			l.running = false
 			l.mu.Unlock()
 			return
 		}
-		item := l.queue[0]
-		l.queue[0] = nil
-		l.queue = l.queue[1:]
+		item := l.queue[l.head]
+		l.queue[l.head] = nil
+		if l.head++; l.head == len(l.queue) {
+			l.queue, l.head = l.queue[:0], 0
+		}
 		sealed := l.sealed
 		l.mu.Unlock()
 		if sealed != nil {

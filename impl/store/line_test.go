@@ -217,3 +217,47 @@ func TestLineProperty(t *testing.T) {
 		}
 	})
 }
+
+// TestLineStaysFIFOWhileItNeverEmpties: items that submit more items keep
+// the queue from emptying while its front is taken, so the queue moves its
+// items to the front of its array instead of growing it (Run); the order
+// must stay the submission order through every such move.
+func TestLineStaysFIFOWhileItNeverEmpties(t *testing.T) {
+	const total = 500
+	l := store.NewLine(exec)
+	rec := &recorder{}
+	var mu sync.Mutex
+	next := 0
+	var submit func(width int)
+	submit = func(width int) {
+		for range width {
+			mu.Lock()
+			if next == total {
+				mu.Unlock()
+				return
+			}
+			i := next
+			next++
+			work := rec.work(i, nil)
+			// submitted under mu: ids in submission order (Run never blocks)
+			l.Run(fmt.Sprint(i), func() error {
+				err := work()
+				submit(1 + i%3) // 1 to 3 more: the queue grows and shrinks
+				return err
+			})
+			mu.Unlock()
+		}
+	}
+	submit(5)
+	// each drain waits for the tail it saw, whose work has submitted the
+	// next items first: a drain that ran nothing new means none are left
+	for seen := -1; seen != len(rec.snapshot()); {
+		seen = len(rec.snapshot())
+		require.NoError(t, l.Drain())
+	}
+	want := make([]int, total)
+	for i := range want {
+		want[i] = i
+	}
+	assert.Equal(t, want, rec.snapshot())
+}
