@@ -33,6 +33,31 @@ type Line struct {
 	sealed  error // first Seal error, nil while open
 	tail    env.Future
 	seq     int // items submitted, for actor names
+	// names holds the future names of the item names seen so far (a
+	// lane's are a few constants), so a Run does not concatenate them
+	names map[string]itemNames
+}
+
+// itemNames are the names of an item's two futures.
+type itemNames struct{ done, settled string }
+
+// maxCachedNames bounds Line.names.
+const maxCachedNames = 64
+
+// namesLocked is the names of the futures of an item called name; l.mu is
+// held.
+func (l *Line) namesLocked(name string) itemNames {
+	if n, ok := l.names[name]; ok {
+		return n
+	}
+	n := itemNames{done: "line:" + name, settled: "line-settled:" + name}
+	if len(l.names) < maxCachedNames {
+		if l.names == nil {
+			l.names = make(map[string]itemNames)
+		}
+		l.names[name] = n
+	}
+	return n
 }
 
 type lineItem struct {
@@ -49,7 +74,10 @@ func NewLine(exec env.Executor) *Line {
 
 // Run enqueues work and returns its future without waiting.
 func (l *Line) Run(name string, work LineWork) env.Future {
-	done := l.exec.NewFuture("line:" + name)
+	l.mu.Lock()
+	names := l.namesLocked(name)
+	l.mu.Unlock()
+	done := l.exec.NewFuture(names.done)
 	l.mu.Lock()
 	if l.sealed != nil {
 		err := l.sealed
@@ -57,7 +85,7 @@ func (l *Line) Run(name string, work LineWork) env.Future {
 		done.Resolve(err)
 		return done
 	}
-	item := &lineItem{name: name, work: work, done: done, settled: l.exec.NewFuture("line-settled:" + name)}
+	item := &lineItem{name: name, work: work, done: done, settled: l.exec.NewFuture(names.settled)}
 	if l.head > 0 && len(l.queue) == cap(l.queue) {
 		// full with taken slots at its front: move the queued items
 		// there instead of growing the array

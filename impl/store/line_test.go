@@ -261,3 +261,34 @@ func TestLineStaysFIFOWhileItNeverEmpties(t *testing.T) {
 	}
 	assert.Equal(t, want, rec.snapshot())
 }
+
+// namingExec records the names of the futures it makes.
+type namingExec struct {
+	env.Goroutines
+	mu    sync.Mutex
+	names []string
+}
+
+func (e *namingExec) NewFuture(name string) env.Completer {
+	e.mu.Lock()
+	e.names = append(e.names, name)
+	e.mu.Unlock()
+	return e.Goroutines.NewFuture(name)
+}
+
+// TestLineFutureNames: every item's futures are named "line:"+name and
+// "line-settled:"+name, for names seen before (Line.names) and past the
+// names it keeps.
+func TestLineFutureNames(t *testing.T) {
+	e := &namingExec{}
+	l := store.NewLine(e)
+	var want []string
+	for i := range 3 * 100 {
+		name := fmt.Sprint("item", i%100) // 100 names, each three times
+		require.NoError(t, l.Run(name, func() error { return nil }).Wait())
+		want = append(want, "line:"+name, "line-settled:"+name)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	assert.Equal(t, want, e.names)
+}
