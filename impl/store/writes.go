@@ -152,8 +152,7 @@ func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, extra
 			return nil, fmt.Errorf("raw has integer-like key %q, which JS would reorder", f.Key)
 		}
 		if f.Key == "id" {
-			var got string
-			if err := json.Unmarshal(f.Value, &got); err != nil || got != id {
+			if !jsonStringIs(f.Value, id) {
 				return nil, fmt.Errorf("raw id %s does not match ID %q", f.Value, id)
 			}
 			sawID = true
@@ -170,10 +169,43 @@ func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, extra
 	return compact, nil
 }
 
+// jsonStringIs reports whether the JSON value v (valid, compact) decodes,
+// as json.Unmarshal into a string, to s: a plain string (printable ASCII
+// between its quotes, no escapes) is compared as it is, anything else
+// decoded by json.Unmarshal.
+func jsonStringIs(v []byte, s string) bool {
+	if inner, ok := plainJSONString(v); ok {
+		return string(inner) == s
+	}
+	var got string
+	return json.Unmarshal(v, &got) == nil && got == s
+}
+
+// plainJSONString is the text between v's quotes when v is a JSON string
+// of printable ASCII without escapes: what json.Unmarshal decodes it to.
+func plainJSONString(v []byte) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	inner := v[1 : len(v)-1]
+	for _, c := range inner {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return nil, false
+		}
+	}
+	return inner, true
+}
+
 func checkParentField(fields []ObjectField, parent *string) error {
 	for _, f := range fields {
 		if f.Key != "parentId" {
 			continue
+		}
+		if inner, ok := plainJSONString(f.Value); ok {
+			if parent == nil || string(inner) != *parent {
+				return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
+			}
+			return nil
 		}
 		var got *string
 		if err := json.Unmarshal(f.Value, &got); err != nil {
