@@ -1,6 +1,9 @@
 package pi
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // StopReason is why a response ended; "pending" while it streams.
 type StopReason string
@@ -376,15 +379,38 @@ type Appender interface{ AppendJSON(dst []byte) []byte }
 
 // Marshal returns JSON.stringify(v) for pi vocabulary values, without HTML
 // escaping and without encoding/json's re-compaction.
+//
+// The text is written into a pooled buffer and copied out at its size: an
+// append from nil grew the result through several arrays on its way.
 func Marshal(v any) ([]byte, error) {
+	bp := marshalBufs.Get().(*[]byte)
+	var buf []byte
 	switch x := v.(type) {
 	case JSONValue:
 		if x.kind == Undefined {
+			marshalBufs.Put(bp)
 			return nil, errNotSerializable
 		}
-		return x.AppendJSON(nil), nil
+		buf = x.AppendJSON((*bp)[:0])
 	case Appender:
-		return x.AppendJSON(nil), nil
+		buf = x.AppendJSON((*bp)[:0])
+	default:
+		marshalBufs.Put(bp)
+		return nil, fmt.Errorf("pi: Marshal: unsupported type %T", v)
 	}
-	return nil, fmt.Errorf("pi: Marshal: unsupported type %T", v)
+	var out []byte
+	if len(buf) > 0 { // else nil, as an append of nothing to nil is
+		out = make([]byte, len(buf))
+		copy(out, buf)
+	}
+	if cap(buf) <= maxPooledMarshal {
+		*bp = buf
+		marshalBufs.Put(bp)
+	}
+	return out, nil
 }
+
+// maxPooledMarshal bounds the buffers Marshal pools.
+const maxPooledMarshal = 64 << 10
+
+var marshalBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
