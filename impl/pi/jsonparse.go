@@ -313,6 +313,20 @@ func (p *jsonParser) str() (string, error) {
 	// Fast path: plain ASCII/UTF-8 with no escapes, no controls and no
 	// surrogate forms that could need re-joining.
 	for p.i < len(p.s) {
+		// 8 plain bytes at a time (plainWord: ASCII, not a control, '"'
+		// or '\\'), then byte by byte to the next byte that needs a look,
+		// at most to the end of the window the word test turned down (as
+		// appendQuoted)
+		for p.i+8 <= len(p.s) && plainWord(loadWord(p.s[p.i:p.i+8])) {
+			p.i += 8
+		}
+		end := min(p.i+8, len(p.s))
+		for p.i < end && plainByte[p.s[p.i]] {
+			p.i++
+		}
+		if p.i == end {
+			continue
+		}
 		c := p.s[p.i]
 		if c == '"' {
 			s := p.s[start:p.i]
@@ -322,15 +336,12 @@ func (p *jsonParser) str() (string, error) {
 		if c == '\\' || c < 0x20 {
 			break
 		}
-		if c >= utf8.RuneSelf {
-			r, n := decodeUnit(p.s, p.i)
-			if (r >= 0xD800 && r <= 0xDFFF) || (r == utf8.RuneError && n == 1) {
-				break
-			}
-			p.i += n
-			continue
+		// c >= utf8.RuneSelf
+		r, n := decodeUnit(p.s, p.i)
+		if (r >= 0xD800 && r <= 0xDFFF) || (r == utf8.RuneError && n == 1) {
+			break
 		}
-		p.i++
+		p.i += n
 	}
 	buf := make([]byte, 0, p.i-start+16)
 	buf = append(buf, p.s[start:p.i]...)
