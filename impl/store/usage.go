@@ -29,11 +29,10 @@ func UsageFoldError(usage json.RawMessage) error {
 	default: // a number, string, boolean or array has no cost member
 		return ErrUsageUndefined
 	}
-	var members map[string]json.RawMessage // the last duplicate wins, as in JSON.parse
-	if err := json.Unmarshal(usage, &members); err != nil {
+	cost, ok, err := member(usage, "cost")
+	if err != nil {
 		return err
 	}
-	cost, ok := members["cost"]
 	switch {
 	case !ok:
 		return ErrUsageUndefined
@@ -55,13 +54,38 @@ func CheckUsageTotals(writes []CommittedWrite) error {
 		if w.Kind != WriteUsage {
 			continue
 		}
-		var row map[string]json.RawMessage // the last duplicate wins, as in JSON.parse
-		if err := json.Unmarshal(w.Usage.Raw, &row); err != nil {
+		usage, _, err := member(w.Usage.Raw, "usage")
+		if err != nil {
 			return err // unreachable: Prepare checked the row is one object
 		}
-		if err := UsageFoldError(row["usage"]); err != nil {
+		if err := UsageFoldError(usage); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// member is the value of the JSON object obj's member key, as
+// json.Unmarshal into a map of raw values finds it (the last duplicate
+// wins, as in JSON.parse). A compact object without repeated keys (what
+// Prepare commits) is split in place (splitCompactObject: the same keys
+// and the same value bytes); anything else is decoded into the map as
+// before.
+func member(obj json.RawMessage, key string) (json.RawMessage, bool, error) {
+	if validCompact(obj) {
+		if fields, err := splitCompactObject(obj); err == nil {
+			for _, f := range fields {
+				if f.Key == key {
+					return f.Value, true, nil
+				}
+			}
+			return nil, false, nil
+		}
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &members); err != nil {
+		return nil, false, err
+	}
+	v, ok := members[key]
+	return v, ok, nil
 }
