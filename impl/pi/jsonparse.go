@@ -26,16 +26,7 @@ func (e *SyntaxError) Error() string {
 // the first key's position; "\ud83d" escapes yield lone surrogates and
 // escaped or raw halves of a pair join into one character.
 func ParseJSON(s string) (JSONValue, error) {
-	return parseJSON(s, true)
-}
-
-// parseJSON is ParseJSON; arena=false makes every container on its own
-// (the general path the tests compare the arena with).
-func parseJSON(s string, arena bool) (JSONValue, error) {
 	p := getParser(s)
-	if arena {
-		p.makeArena()
-	}
 	v, err := p.parse()
 	p.release()
 	return v, err
@@ -64,7 +55,6 @@ func (p *jsonParser) release() {
 	clear(p.keys[:min(p.hi, cap(p.keys))])
 	clear(p.vals[:min(p.hi, cap(p.vals))])
 	p.s, p.keys, p.vals, p.hi = "", p.keys[:0], p.vals[:0], 0
-	p.arena = arena{} // it belongs to the parsed value
 	parsers.Put(p)
 }
 
@@ -99,10 +89,6 @@ type jsonParser struct {
 	// hi is the most members keys and vals have held at once in this
 	// parse: what ParseJSON clears before pooling the parser.
 	hi int
-	// arena holds the parsed containers' storage when makeArena sized
-	// one (empty otherwise, and once used up: newObject and newArray then
-	// allocate each container on its own)
-	arena arena
 }
 
 // maxDepth bounds recursion; V8 throws RangeError far deeper than any real
@@ -162,9 +148,6 @@ func (p *jsonParser) object(depth int) (JSONValue, error) {
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		if o := p.arena.object(); o != nil {
-			return JSONValue{kind: Object, obj: o}, nil
-		}
 		return ObjectValue(NewObject()), nil
 	}
 	kbase, vbase := len(p.keys), len(p.vals)
@@ -199,7 +182,7 @@ func (p *jsonParser) object(depth int) (JSONValue, error) {
 			p.i++
 		case '}':
 			p.i++
-			return JSONValue{kind: Object, obj: p.newObject(p.keys[kbase:], p.vals[vbase:])}, nil
+			return ObjectValue(newObjectOf(p.keys[kbase:], p.vals[vbase:])), nil
 		default:
 			return JSONValue{}, p.fail("expected ',' or '}' in object")
 		}
@@ -238,7 +221,7 @@ func (p *jsonParser) array(depth int) (JSONValue, error) {
 			p.i++
 		case ']':
 			p.i++
-			return JSONValue{kind: Array, obj: p.newArray(p.vals[base:])}, nil
+			return JSONValue{kind: Array, obj: newArrayOf(p.vals[base:])}, nil
 		default:
 			return JSONValue{}, p.fail("expected ',' or ']' in array")
 		}
