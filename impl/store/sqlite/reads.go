@@ -19,19 +19,15 @@ func (s *Store) GetValue(addr store.Address) (*store.StoredValue, error) {
 	}
 	var out *store.StoredValue
 	err := s.conn.Raw(func(any) error {
-		st := s.stmts.getValue
-		r, err := st.rows(s.stmts.addr(addr.Namespace, addr.Key))
-		if err != nil {
-			return err
-		}
-		found, err := r.next()
-		if err == nil && found {
+		ns, key := s.stmts.addr(addr.Namespace, addr.Key)
+		return s.stmts.getValue.each(func(row []driver.Value) (bool, error) {
 			out = &store.StoredValue{Address: store.Address{Namespace: addr.Namespace, Key: addr.Key, Kind: store.KindValue}}
-			if out.Value, err = colBytes(st.dest[0]); err == nil {
-				out.Seq, err = colInt64(st.dest[1])
+			var err error
+			if out.Value, err = colBytes(row[0]); err == nil {
+				out.Seq, err = colInt64(row[1])
 			}
-		}
-		return r.done(err)
+			return false, err
+		}, ns, key)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: get value %s/%s: %w", addr.Namespace, addr.Key, err)
@@ -50,32 +46,19 @@ func (s *Store) ScanValues(namespace, keyPrefix string) ([]store.StoredValue, er
 	out := []store.StoredValue{}
 	err := s.conn.Raw(func(any) error {
 		// statements.scanValues stops at the first key without the prefix
-		st := s.stmts.scanValues
-		r, err := st.rows(s.stmts.addr(namespace, keyPrefix))
-		if err != nil {
-			return err
-		}
-		for {
-			found, err := r.next()
-			if err != nil || !found {
-				return r.done(err)
-			}
-			key, _, err := colString(st.dest[0])
-			if err != nil {
-				return r.done(err)
-			}
-			if !strings.HasPrefix(key, keyPrefix) {
-				return r.done(nil)
+		ns, prefix := s.stmts.addr(namespace, keyPrefix)
+		return s.stmts.scanValues.each(func(row []driver.Value) (bool, error) {
+			key, _, err := colString(row[0])
+			if err != nil || !strings.HasPrefix(key, keyPrefix) {
+				return false, err
 			}
 			v := store.StoredValue{Address: store.Address{Namespace: namespace, Key: key, Kind: store.KindValue}}
-			if v.Value, err = colBytes(st.dest[1]); err == nil {
-				v.Seq, err = colInt64(st.dest[2])
-			}
-			if err != nil {
-				return r.done(err)
+			if v.Value, err = colBytes(row[1]); err == nil {
+				v.Seq, err = colInt64(row[2])
 			}
 			out = append(out, v)
-		}
+			return err == nil, err
+		}, ns, prefix)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: scan values %s/%s*: %w", namespace, keyPrefix, err)
@@ -104,24 +87,15 @@ func (s *Store) ReadList(addr store.Address, opts store.ReadOptions) ([]store.Li
 	out := []store.ListElement{}
 	err = s.conn.Raw(func(any) error {
 		ns, key := s.stmts.addr(addr.Namespace, addr.Key)
-		rs, err := st.rows(ns, key, bound, int64(r.Limit))
-		if err != nil {
-			return err
-		}
-		for {
-			found, err := rs.next()
-			if err != nil || !found {
-				return rs.done(err)
-			}
+		return st.each(func(row []driver.Value) (bool, error) {
 			var el store.ListElement
-			if el.Seq, err = colInt64(st.dest[0]); err == nil {
-				el.Value, err = colBytes(st.dest[1])
-			}
-			if err != nil {
-				return rs.done(err)
+			var err error
+			if el.Seq, err = colInt64(row[0]); err == nil {
+				el.Value, err = colBytes(row[1])
 			}
 			out = append(out, el)
-		}
+			return err == nil, err
+		}, ns, key, bound, int64(r.Limit))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read list %s/%s: %w", addr.Namespace, addr.Key, err)
@@ -140,19 +114,10 @@ func (s *Store) Entries() ([]store.StoredEntry, error) {
 	var out []store.StoredEntry
 	parents := s.parents[:0]
 	err := s.conn.Raw(func(any) error {
-		st := s.stmts.allEntries
-		r, err := st.rows()
-		if err != nil {
-			return err
-		}
-		for {
-			found, err := r.next()
-			if err != nil || !found {
-				return r.done(err)
-			}
-			e, parent, ok, err := entryRow(st.dest)
+		return s.stmts.allEntries.each(func(row []driver.Value) (bool, error) {
+			e, parent, ok, err := entryRow(row)
 			if err != nil {
-				return r.done(err)
+				return false, err
 			}
 			if out == nil {
 				out = make([]store.StoredEntry, 0, s.entriesLen+4)
@@ -161,7 +126,8 @@ func (s *Store) Entries() ([]store.StoredEntry, error) {
 				parents = append(parents, parentAt{len(out), parent})
 			}
 			out = append(out, e)
-		}
+			return true, nil
+		})
 	})
 	if err == nil && len(parents) > 0 {
 		// the parent ids in one array, not one allocation each
@@ -219,31 +185,21 @@ func (s *Store) Usage() ([]store.StoredUsage, error) {
 	}
 	var out []store.StoredUsage
 	err := s.conn.Raw(func(any) error {
-		st := s.stmts.allUsage
-		r, err := st.rows()
-		if err != nil {
-			return err
-		}
-		for {
-			found, err := r.next()
-			if err != nil || !found {
-				return r.done(err)
-			}
+		return s.stmts.allUsage.each(func(row []driver.Value) (bool, error) {
 			var u store.StoredUsage
 			var ok bool
-			if u.Seq, err = colInt64(st.dest[0]); err == nil {
-				if u.Row.ID, ok, err = colString(st.dest[1]); err == nil && !ok {
+			var err error
+			if u.Seq, err = colInt64(row[0]); err == nil {
+				if u.Row.ID, ok, err = colString(row[1]); err == nil && !ok {
 					err = errors.New("usage id is NULL")
 				}
 			}
 			if err == nil {
-				u.Row.Raw, err = colBytes(st.dest[2])
-			}
-			if err != nil {
-				return r.done(err)
+				u.Row.Raw, err = colBytes(row[2])
 			}
 			out = append(out, u)
-		}
+			return err == nil, err
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read usage: %w", err)

@@ -185,16 +185,13 @@ func (l *txLookup) exists(st *stmt, id string) bool {
 	if l.err != nil {
 		return false
 	}
-	r, err := st.rows(id)
+	found := false
+	err := st.each(func(row []driver.Value) (bool, error) {
+		found = true
+		_, err := colInt64(row[0])
+		return false, err
+	}, id)
 	if err != nil {
-		l.err = err
-		return false
-	}
-	found, err := r.next()
-	if err == nil && found {
-		_, err = colInt64(st.dest[0])
-	}
-	if err = r.done(err); err != nil {
 		l.err = err
 		return false
 	}

@@ -205,40 +205,30 @@ func (s *stmt) run(vals ...driver.Value) error {
 	return err
 }
 
-// rows runs a query: next reads its rows into s.dest, in order, and done
-// closes it.
-type rows struct {
-	s  *stmt
-	dr driver.Rows
-}
-
-func (s *stmt) rows(vals ...driver.Value) (rows, error) {
+// each runs the query with vals and hands row every result row in order
+// (in s.dest, which the next row overwrites), until row returns false or
+// an error; it closes the rows and returns the first error.
+func (s *stmt) each(row func(dest []driver.Value) (more bool, err error), vals ...driver.Value) error {
 	dr, err := s.query.QueryContext(context.Background(), s.bind(vals))
 	clear(s.args)
 	if err != nil {
-		return rows{}, err
+		return err
 	}
 	if n := len(dr.Columns()); len(s.dest) != n {
 		s.dest = make([]driver.Value, n)
 	}
-	return rows{s: s, dr: dr}, nil
-}
-
-// next reads the next row into r.s.dest; false with a nil error after the
-// last row.
-func (r rows) next() (bool, error) {
-	err := r.dr.Next(r.s.dest)
-	if err == io.EOF {
-		return false, nil
+	more := true
+	for more && err == nil {
+		if err = dr.Next(s.dest); err == io.EOF {
+			err = nil
+			break
+		}
+		if err == nil {
+			more, err = row(s.dest)
+		}
 	}
-	return err == nil, err
-}
-
-// done closes the rows and returns err, or the close's error when err is
-// nil.
-func (r rows) done(err error) error {
-	clear(r.s.dest)
-	if cerr := r.dr.Close(); err == nil {
+	clear(s.dest)
+	if cerr := dr.Close(); err == nil {
 		err = cerr
 	}
 	return err
