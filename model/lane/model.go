@@ -186,6 +186,8 @@ type Model struct {
 	// (laneconfig.go)
 	config    *LaneConfig
 	tipStored bool
+	// jsonBuf is fillStateValues' buffer, kept from one value to the next
+	jsonBuf []byte
 
 	// process-local
 	live       *stream

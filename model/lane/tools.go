@@ -95,34 +95,6 @@ type toolCall struct {
 	message   string // outcome_ready: the staged tool result message
 }
 
-// value is the batch literal: {assistantEntryId, configuration, turnId,
-// calls}, each call {status, sourceIndex, resultEntryId} followed by replay
-// (effect_pending) or terminate (outcome_ready, completed), as the object
-// literals of tools.ts and tool-placement.ts build them. A call the driver
-// named no id for gets "", which no lane writes.
-func (b toolBatch) value(o Op, configuration pi.JSONValue) pi.JSONValue {
-	calls := make([]pi.JSONValue, len(o.ToolCalls))
-	for i, src := range o.ToolCalls {
-		id, c := "", toolCall{status: callPlanned}
-		if i < len(b.ids) {
-			id = b.ids[i]
-		}
-		if i < len(b.calls) {
-			c = b.calls[i]
-		}
-		kv := []any{"status", pi.StringValue(c.status), "sourceIndex", num(src), "resultEntryId", pi.StringValue(id)}
-		switch c.status {
-		case callEffectPending:
-			kv = append(kv, "replay", pi.StringValue(c.replay))
-		case callOutcomeReady, callCompleted:
-			kv = append(kv, "terminate", pi.BoolValue(c.terminate))
-		}
-		calls[i] = object(kv...)
-	}
-	return object("assistantEntryId", pi.StringValue(o.LatestAssistantEntryID), "configuration", configuration,
-		"turnId", pi.StringValue(b.turn), "calls", pi.ArrayValue(calls))
-}
-
 // planBatch starts the batch of a response settling into tools: every call
 // planned, the response kept as the calls' source.
 func (info *opInfo) planBatch(o Op, resp *pi.AssistantMessage) {
