@@ -116,11 +116,16 @@ type Result struct{ Status, ErrorCode, ErrorMessage, TipID, FromTipID string }
 func FramesKey(op, resp string) string { return op + ":" + resp }
 
 // Canonical re-serializes JSON through pi's vocabulary so that both sides
-// of a comparison use one byte form. Invalid JSON is returned as is.
+// of a comparison use one byte form. Invalid JSON is returned as is, and
+// so is a text already in that form (isCanonical), without the parse.
 func Canonical(raw []byte) string {
-	v, err := pi.ParseJSON(string(raw))
+	s := string(raw)
+	if isCanonical(s) {
+		return s
+	}
+	v, err := pi.ParseJSON(s)
 	if err != nil {
-		return string(raw)
+		return s
 	}
 	return jsonText(v)
 }
