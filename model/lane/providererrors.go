@@ -2,6 +2,7 @@ package lane
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -19,6 +20,11 @@ import (
 type errorRow struct {
 	pattern string
 	re      *regexp.Regexp // pattern, case-insensitive, compiled when the table is built
+	// literal is the pattern in lower case when it is plain ASCII text
+	// with no regexp syntax ("" otherwise): on an ASCII text, the
+	// case-insensitive pattern matches exactly where the lowered text
+	// contains it (only non-ASCII K and S fold onto ASCII letters).
+	literal string
 	match   bool
 }
 
@@ -80,13 +86,36 @@ func rows(match bool, patterns ...string) []errorRow {
 	out := make([]errorRow, len(patterns))
 	for i, p := range patterns {
 		out[i] = errorRow{pattern: p, re: regexp.MustCompile("(?i)" + p), match: match}
+		if isASCII(p) && !strings.ContainsAny(p, `\.+*?()|[]{}^$`) {
+			out[i].literal = strings.ToLower(p)
+		}
 	}
 	return out
 }
 
-// decide reads a table: the first matching row's verdict, else false.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// decide reads a table: the first matching row's verdict, else false. On
+// an ASCII text a literal row is a substring test of the lowered text.
 func decide(table []errorRow, text string) (verdict, matched bool) {
+	lower, ascii := "", isASCII(text)
+	if ascii {
+		lower = strings.ToLower(text)
+	}
 	for _, r := range table {
+		if r.literal != "" && ascii {
+			if strings.Contains(lower, r.literal) {
+				return r.match, true
+			}
+			continue
+		}
 		if r.re.MatchString(text) {
 			return r.match, true
 		}
