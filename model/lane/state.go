@@ -139,6 +139,15 @@ func jsonText(v pi.JSONValue) string {
 }
 
 func messageJSON(v any) string {
+	// the messages the model stores, written into a buffer on the stack
+	// (Marshal writes the same bytes from nil)
+	var buf [1024]byte
+	switch x := v.(type) {
+	case *pi.AssistantMessage:
+		return Canonical(x.AppendJSON(buf[:0]))
+	case *pi.UserMessage:
+		return Canonical(x.AppendJSON(buf[:0]))
+	}
 	b, err := pi.Marshal(v)
 	if err != nil {
 		return "<unmarshalable: " + err.Error() + ">"
@@ -146,7 +155,10 @@ func messageJSON(v any) string {
 	return Canonical(b)
 }
 
-func usageJSON(u pi.Usage) string { return Canonical(u.AppendJSON(nil)) }
+func usageJSON(u pi.Usage) string {
+	var buf [256]byte
+	return Canonical(u.AppendJSON(buf[:0]))
+}
 
 func (s State) clone() State {
 	c := s
