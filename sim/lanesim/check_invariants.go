@@ -104,13 +104,7 @@ func (c *invariantChecker) check(where string, snap *lane.Snapshot, restored *la
 		return false
 	}
 	r.checks++
-	var keys []string
-	for _, k := range r.sortedListKeys() {
-		if a := r.listKeys[k]; a.Namespace == lane.NSAssistantFrame {
-			keys = append(keys, a.Key)
-		}
-	}
-	v, err := c.views.Read(r.ref, c.ops, keys)
+	v, err := c.views.Read(r.ref, c.ops, r.sortedFrameKeys())
 	if err != nil {
 		r.fail("invariant", "%s: read the committed state: %v", where, err)
 		return false

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
@@ -113,14 +112,14 @@ func (r *runner) diffStores(got, want store.Storage) string {
 	return ""
 }
 
-func (r *runner) sortedListKeys() []string {
-	ks := make([]string, 0, len(r.listKeys))
-	for k := range r.listKeys {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+// sortedListKeys is listKeys' keys in sorted order: read only, and valid
+// until the next noteLists.
+func (r *runner) sortedListKeys() []string { return r.listOrder[:len(r.listOrder):len(r.listOrder)] }
+
+// sortedFrameKeys is the keys of the assistant-frame lists of listKeys in
+// sortedListKeys' order (within one namespace, the order of the keys):
+// read only, and valid until the next noteLists.
+func (r *runner) sortedFrameKeys() []string { return r.frameKeys[:len(r.frameKeys):len(r.frameKeys)] }
 
 // referenceChecker applies every acknowledged commit to the reference (the
 // store oracle, model/store) first, so that every later subscriber reads
@@ -145,11 +144,24 @@ func (c *referenceChecker) commit(e commitEvent) bool {
 	return true
 }
 
-// noteLists remembers every list a commit the reference took wrote to.
+// noteLists remembers every list a commit the reference took wrote to,
+// keeping sortedListKeys and sortedFrameKeys sorted as keys arrive rather
+// than sorting at every check.
 func (r *runner) noteLists(ws []store.Write) {
 	for _, w := range ws {
-		if w.Kind == store.WriteList {
-			r.listKeys[store.PhysicalKey(w.Namespace, w.Key)] = store.Address{Namespace: w.Namespace, Key: w.Key, Kind: store.KindList}
+		if w.Kind != store.WriteList {
+			continue
+		}
+		pk := store.PhysicalKey(w.Namespace, w.Key)
+		if _, ok := r.listKeys[pk]; ok {
+			continue
+		}
+		r.listKeys[pk] = store.Address{Namespace: w.Namespace, Key: w.Key, Kind: store.KindList}
+		i, _ := slices.BinarySearch(r.listOrder, pk)
+		r.listOrder = slices.Insert(r.listOrder, i, pk)
+		if w.Namespace == lane.NSAssistantFrame {
+			i, _ := slices.BinarySearch(r.frameKeys, w.Key)
+			r.frameKeys = slices.Insert(r.frameKeys, i, w.Key)
 		}
 	}
 }

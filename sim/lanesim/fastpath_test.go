@@ -78,3 +78,38 @@ func TestSameCutIsDeepEqual(t *testing.T) {
 	})
 	require.False(t, sameCut(ml.Snapshot{}, ml.Snapshot{Transcript: []string{}}))
 }
+
+// The list keys kept sorted as commits write lists are the old code's:
+// listKeys' keys sorted, and the assistant-frame lists' keys in that order
+// (what every invariants check sorted and filtered before).
+func TestListKeysAreTheSortedSet(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := bareRunner()
+		nss := []string{lane.NSAssistantFrame, lane.NSOpState, "x", "x\x00y", ""}
+		for range rapid.IntRange(0, 20).Draw(t, "commits") {
+			var ws []store.Write
+			for range rapid.IntRange(0, 4).Draw(t, "writes") {
+				a := store.Address{Namespace: rapid.SampledFrom(nss).Draw(t, "ns"), Key: rapid.StringMatching(`[a-c\x00]{0,3}`).Draw(t, "key"), Kind: store.KindList}
+				if rapid.Bool().Draw(t, "list") {
+					ws = append(ws, store.AppendListRaw(a, []byte(`1`)))
+				} else {
+					ws = append(ws, store.SetValueRaw(store.Address{Namespace: a.Namespace, Key: a.Key}, []byte(`1`)))
+				}
+			}
+			r.noteLists(ws)
+			want := slices.Sorted(maps.Keys(r.listKeys))
+			if got := r.sortedListKeys(); !slices.Equal(got, want) {
+				t.Fatalf("list keys %q, the set sorted %q", got, want)
+			}
+			var frames []string
+			for _, k := range want {
+				if a := r.listKeys[k]; a.Namespace == lane.NSAssistantFrame {
+					frames = append(frames, a.Key)
+				}
+			}
+			if got := r.sortedFrameKeys(); !slices.Equal(got, frames) {
+				t.Fatalf("frame keys %q, the set's frame lists %q", got, frames)
+			}
+		}
+	})
+}

@@ -63,6 +63,10 @@ type runner struct {
 	// backend must show after recovery.
 	ref      *specStore // the store oracle: model/store (specstore.go)
 	listKeys map[string]store.Address
+	// listOrder is listKeys' keys in sorted order, and frameKeys the keys
+	// of its assistant-frame lists in that order (noteLists keeps both:
+	// listKeys only grows)
+	listOrder, frameKeys []string
 	// foreignNS are the value namespaces of the rows the store started
 	// with (storeinputs.go), compared like the lane's
 	foreignNS []string
