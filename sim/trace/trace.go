@@ -118,9 +118,12 @@ func (t *Trace) Add(step, at int64, proc, actor, act string, kv ...Field) {
 // that adds many records.
 type Who struct{ frag string }
 
-// NewWho is proc and actor as Add writes them.
+// NewWho is proc and actor as Add writes them, written into a stack
+// buffer (the usual labels fit) so that the fragment's string is its one
+// allocation.
 func NewWho(proc, actor string) Who {
-	b := []byte(`,"proc":`)
+	var buf [128]byte
+	b := append(buf[:0], `,"proc":`...)
 	b = appendString(b, proc)
 	b = append(b, `,"actor":`...)
 	b = appendString(b, actor)

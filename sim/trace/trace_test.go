@@ -176,11 +176,12 @@ func TestSeqNameFieldWritesWhatSWrites(t *testing.T) {
 }
 
 // AddWho with NewWho(proc, actor) adds the line Add(proc, actor) adds, for
-// any strings (escapes and invalid bytes among them), and the same hash.
+// any strings (escapes and invalid bytes among them, and labels too long
+// for NewWho's stack buffer), and the same hash.
 func TestAddWhoIsAdd(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := New(), New()
-		str := rapid.OneOf(rapid.String(), rapid.StringMatching(`[a-z]{0,6}(@[0-9])?(#[0-9]{1,3})?`),
+		str := rapid.OneOf(rapid.String(), rapid.StringMatching(`[a-z]{0,6}(@[0-9])?(#[0-9]{1,3})?`), rapid.StringMatching(`[a-z"]{50,140}`),
 			rapid.Map(rapid.SliceOf(rapid.Byte()), func(bs []byte) string { return string(bs) }))
 		for i := range rapid.IntRange(1, 5).Draw(t, "records") {
 			proc, actor, act := str.Draw(t, "proc"), str.Draw(t, "actor"), str.Draw(t, "act")
