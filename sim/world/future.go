@@ -16,6 +16,9 @@ type Future struct {
 	done    bool
 	err     error
 	waiters []*actor
+	// first backs waiters for its first waiter (most futures have one at
+	// most), so that waiting allocates nothing
+	first [1]*actor
 }
 
 // NewFuture returns an unresolved future owned by the running actor's
@@ -56,6 +59,9 @@ func (f *Future) Wait() error {
 	a := w.self("Future.Wait")
 	a.state = stWaiting
 	a.waitingOn = f
+	if f.waiters == nil {
+		f.waiters = f.first[:0]
+	}
 	f.waiters = append(f.waiters, a)
 	w.park(a, "wait", f.traceName())
 	return f.err
@@ -81,7 +87,7 @@ func (f *Future) resolve(err error) {
 		a.waitingOn = nil
 		w.makeRunnable(a)
 	}
-	f.waiters = nil
+	f.waiters, f.first[0] = nil, nil
 	if err != nil {
 		w.note("resolve", f.traceName(), trace.F("err", err))
 	} else {

@@ -258,3 +258,47 @@ func TestStopEndsTheRunAndUnwinds(t *testing.T) {
 	require.True(t, unwound, "the sleeping actor must be unwound")
 	requireNoLeak(t, before)
 }
+
+// Every waiter of a future wakes once with its error: the first, kept in
+// the future itself, and the later ones; a waiter whose process crashes
+// leaves the others waiting, and the future wakes only them.
+func TestFutureWakesEveryWaiter(t *testing.T) {
+	for n := 1; n <= 4; n++ {
+		for crash := -1; crash < n; crash++ {
+			w := newWorld(5, Options{})
+			woke := make([]int, n)
+			err := w.Run(func() {
+				f := w.NewFuture("f")
+				victim := w.NewProcess("victim")
+				for i := range n {
+					p := w.Root()
+					if i == crash {
+						p = victim
+					}
+					p.Go(fmt.Sprintf("waiter%d", i), func() {
+						if e := f.Wait(); e != nil && e.Error() == "done" {
+							woke[i]++
+						}
+					})
+				}
+				for range 3 {
+					w.Yield()
+				}
+				victim.Crash()
+				w.Yield()
+				f.Resolve(errors.New("done"))
+				for range 3 {
+					w.Yield()
+				}
+			})
+			require.NoError(t, err)
+			for i := range n {
+				want := 1
+				if i == crash {
+					want = 0
+				}
+				require.Equal(t, want, woke[i], "waiter %d of %d (crashed: %d)", i, n, crash)
+			}
+		}
+	}
+}
