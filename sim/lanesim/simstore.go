@@ -12,7 +12,7 @@ var errDeadProcess = errors.New("lanesim: commit from a crashed process")
 // alive reports whether the running actor's process is alive (callbacks
 // from a dead process's unwinding code are ignored).
 func (r *runner) alive() bool {
-	_, p := r.w.Current()
+	p := r.w.CurrentProcess()
 	return p == nil || p.Alive()
 }
 

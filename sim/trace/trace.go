@@ -131,6 +131,18 @@ func NewWho(proc, actor string) Who {
 	return Who{frag: string(b)}
 }
 
+// NewWhoSN is NewWho(proc, actor+"#"+n in decimal) without making that
+// string (as SN).
+func NewWhoSN(proc, actor string, n int64) Who {
+	var buf [128]byte
+	b := append(buf[:0], `,"proc":`...)
+	b = appendString(b, proc)
+	b = append(b, `,"actor":`...)
+	b = appendSeqName(b, actor, n)
+	b = append(b, `,"act":`...)
+	return Who{frag: string(b)}
+}
+
 // AddWho appends one record: the same line as Add with who's proc and
 // actor.
 func (t *Trace) AddWho(step, at int64, who Who, act string, kv ...Field) {

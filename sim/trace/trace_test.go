@@ -202,3 +202,15 @@ func TestAddWhoIsAdd(t *testing.T) {
 		}
 	})
 }
+
+// NewWhoSN(proc, actor, n) is NewWho(proc, actor+"#"+n), for any strings
+// and numbers (labels too long for the stack buffer among them).
+func TestNewWhoSNIsNewWho(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		str := rapid.OneOf(rapid.String(), rapid.StringMatching(`[a-z]{0,6}(@[0-9])?`), rapid.StringMatching(`[a-z"]{50,140}`))
+		proc, actor, n := str.Draw(t, "proc"), str.Draw(t, "actor"), rapid.Int64().Draw(t, "n")
+		if got, want := NewWhoSN(proc, actor, n), NewWho(proc, actor+"#"+strconv.FormatInt(n, 10)); got != want {
+			t.Fatalf("NewWhoSN %q, NewWho %q", got.frag, want.frag)
+		}
+	})
+}

@@ -23,8 +23,12 @@ const (
 // actor is one simulated thread of control, backed by a goroutine that only
 // runs while it holds the baton.
 type actor struct {
-	seq       int64
-	name      string // "name#seq", unique within the world
+	seq int64
+	// base is the name the actor was started with; its name, unique
+	// within the world, is base + "#" + seq (name), made when asked:
+	// the trace writes it from base and seq
+	base      string
+	fullName  string
 	proc      *Process
 	fn        func()
 	state     actorState
@@ -45,10 +49,31 @@ type actor struct {
 // traceWho is a's proc label and name as its trace records write them.
 func (a *actor) traceWho() trace.Who {
 	if !a.hasWho {
-		a.who, a.hasWho = trace.NewWho(a.proc.label, a.name), true
+		a.who, a.hasWho = trace.NewWhoSN(a.proc.label, a.base, a.seq), true
 	}
 	return a.who
 }
+
+// name is the actor's name, base + "#" + seq.
+func (a *actor) name() string {
+	if a.fullName == "" {
+		a.fullName = a.base + "#" + strconv.FormatInt(a.seq, 10)
+	}
+	return a.fullName
+}
+
+// schedName is "sched " + a.name(), written without making the name.
+func (a *actor) schedName() string {
+	var buf [64]byte
+	b := append(buf[:0], "sched "...)
+	b = append(b, a.base...)
+	b = append(b, '#')
+	b = strconv.AppendInt(b, a.seq, 10)
+	return string(b)
+}
+
+// nameField is the actor's name as a trace detail, without making it.
+func (a *actor) nameField(k string) trace.Field { return trace.SN(k, a.base, a.seq) }
 
 // killedSentinel is the panic value that unwinds a killed actor.
 type killedSentinel struct{}
@@ -59,7 +84,7 @@ func (w *World) newActor(p *Process, name string, fn func()) *actor {
 	w.actorSeq++
 	a := &actor{
 		seq:  w.actorSeq,
-		name: name + "#" + strconv.FormatInt(w.actorSeq, 10),
+		base: name,
 		proc: p,
 		fn:   fn,
 		wake: make(chan bool),
@@ -145,7 +170,7 @@ func (w *World) actorMain(a *actor, wk *worker) {
 func (w *World) failActor(a *actor, text string, value any, stack string) {
 	w.note("panic", trace.F("value", text))
 	if w.panicErr == nil {
-		w.panicErr = &PanicError{Step: w.step, Actor: a.name, Value: value, Text: text, Stack: stack}
+		w.panicErr = &PanicError{Step: w.step, Actor: a.name(), Value: value, Text: text, Stack: stack}
 	}
 }
 

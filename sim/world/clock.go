@@ -99,7 +99,7 @@ func (w *World) advance() {
 		t := heap.Pop(&w.timers).(timer)
 		if t.live() {
 			w.makeRunnable(t.a)
-			woke = append(woke, t.a.name)
+			woke = append(woke, t.a.name())
 		}
 	}
 	w.tr.Add(w.step, int64(w.now), "", "", "advance", trace.F("woke", woke))

@@ -65,7 +65,7 @@ func (p *Process) Go(name string, fn func()) {
 		return
 	}
 	a := w.newActor(p, name, fn)
-	w.note("spawn", trace.S("child", a.name), trace.S("process", p.label))
+	w.note("spawn", a.nameField("child"), trace.S("process", p.label))
 }
 
 // NewFuture returns an unresolved future owned by this process: if the
@@ -153,7 +153,7 @@ func (p *Process) Actors() []string {
 	var out []string
 	for _, a := range p.w.actors {
 		if a.proc == p && !a.killed && a.state != stDone {
-			out = append(out, a.name)
+			out = append(out, a.name())
 		}
 	}
 	return out

@@ -18,7 +18,7 @@ func (w *World) Run(main func()) error {
 	defer func() { w.running = false }()
 	if main != nil {
 		w.main = w.newActor(w.root, "main", main)
-		w.note("spawn", trace.S("child", w.main.name), trace.S("process", w.root.label))
+		w.note("spawn", w.main.nameField("child"), trace.S("process", w.root.label))
 	}
 	err := w.loop()
 	// Leave no goroutine behind, whatever the outcome.
@@ -68,7 +68,7 @@ func (w *World) loop() error {
 		}
 		a := w.runnable[i]
 		if options >= 2 && a.schedLabel == "" {
-			a.schedLabel = "sched " + a.name
+			a.schedLabel = a.schedName()
 		}
 		w.nameSched(options, a.schedLabel)
 		w.runnable = append(w.runnable[:i], w.runnable[i+1:]...)
@@ -97,7 +97,7 @@ func (w *World) waiters() []Waiter {
 	var out []Waiter
 	for _, a := range w.actors {
 		if a.state == stWaiting {
-			out = append(out, Waiter{Actor: a.name, Process: a.proc.label, Future: a.waitingOn.name()})
+			out = append(out, Waiter{Actor: a.name(), Process: a.proc.label, Future: a.waitingOn.name()})
 		}
 	}
 	return out
@@ -106,11 +106,11 @@ func (w *World) waiters() []Waiter {
 func (w *World) budgetError() *BudgetError {
 	e := &BudgetError{MaxSteps: w.opts.MaxSteps, Waiting: w.waiters()}
 	for _, a := range w.runnable {
-		e.Runnable = append(e.Runnable, a.name)
+		e.Runnable = append(e.Runnable, a.name())
 	}
 	for _, a := range w.actors {
 		if a.state == stSleeping {
-			e.Sleeping = append(e.Sleeping, a.name)
+			e.Sleeping = append(e.Sleeping, a.name())
 		}
 	}
 	return e

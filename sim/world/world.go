@@ -135,13 +135,21 @@ func (w *World) Root() *Process { return w.root }
 // Process.Env to bind another process.
 func (w *World) Env(fs env.FS) env.Env { return w.root.Env(fs) }
 
+// CurrentProcess is Current's process, without making the actor's name.
+func (w *World) CurrentProcess() *Process {
+	if w.current == nil {
+		return nil
+	}
+	return w.current.proc
+}
+
 // Current returns the name of the running actor ("" when none) and its
 // process (nil when none).
 func (w *World) Current() (actor string, proc *Process) {
 	if w.current == nil {
 		return "", nil
 	}
-	return w.current.name, w.current.proc
+	return w.current.name(), w.current.proc
 }
 
 // Note appends a record to the trace on behalf of the running actor (or of

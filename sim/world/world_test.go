@@ -1,6 +1,7 @@
 package world
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -300,5 +301,46 @@ func TestFutureWakesEveryWaiter(t *testing.T) {
 				require.Equal(t, want, woke[i], "waiter %d of %d (crashed: %d)", i, n, crash)
 			}
 		}
+	}
+}
+
+// CurrentProcess is Current's process, nil outside an actor; an actor's
+// name, made when Current asks for it, is the one its trace records and
+// spawn note carry.
+func TestCurrentProcessIsCurrents(t *testing.T) {
+	w := newWorld(6, Options{})
+	require.Nil(t, w.CurrentProcess())
+	names := map[string]bool{}
+	require.NoError(t, w.Run(func() {
+		svc := w.NewProcess("svc")
+		for i := range 3 {
+			p := w.Root()
+			if i == 1 {
+				p = svc
+			}
+			p.Go(strings.Repeat("x", 70*i), func() {
+				name, p := w.Current()
+				require.Same(t, p, w.CurrentProcess())
+				names[name] = true
+				w.Yield()
+			})
+		}
+		w.Yield()
+		w.Yield()
+	}))
+	recs, err := w.Trace().Records()
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, r := range recs {
+		seen[r.Actor] = true
+		if r.Act == "spawn" {
+			var kv struct{ Child string }
+			require.NoError(t, json.Unmarshal(r.KV, &kv))
+			seen[kv.Child] = true
+		}
+	}
+	require.Len(t, names, 3)
+	for n := range names {
+		require.True(t, seen[n], "actor %q not in the trace", n)
 	}
 }
