@@ -43,16 +43,6 @@ type LogScan struct {
 	framePairs map[[2]string]bool
 }
 
-// freshScan is a LogScan that has scanned nothing: the package's Check runs
-// invariants 2, 4–7 and 11 as one over the whole log, so that the two
-// readings share their rules and VerifyFull compares what the scan carried
-// from earlier calls with what a scan from the start derives.
-func freshScan() *LogScan {
-	s := &LogScan{}
-	s.reset()
-	return s
-}
-
 func (s *LogScan) reset() {
 	*s = LogScan{VerifyFull: s.VerifyFull,
 		owner: map[string]string{}, lastEnq: map[string]int{}, lastCom: map[string]int{},

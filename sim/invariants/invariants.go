@@ -109,10 +109,16 @@ func restartAuthority(v *View) error {
 	return nil
 }
 
+// Invariants 2, 5, 6, 7 and 11 run LogScan's rules over the whole log, so
+// that a LogScan's Check and the package's share their rules (VerifyFull
+// compares what the scan carried from earlier calls with what a scan from
+// the start derives); each starts from a scan holding only the state its
+// rule keeps.
+
 // 2: frame records of a response only ever target FramesAddr(op, resp), and
 // one response id belongs to one list key.
 func oneAddress(v *View) error {
-	return freshScan().oneAddress(v, v.Log)
+	return (&LogScan{owner: map[string]string{}}).oneAddress(v, v.Log)
 }
 
 // 3: every element parses as a frame and re-serializes to the same bytes.
@@ -152,20 +158,20 @@ func noTerminalFrames(v *View) error {
 // 5: per response, enqueued and committed frames follow provider event
 // order (strictly increasing event index and seq).
 func frameOrder(v *View) error {
-	return freshScan().frameOrder(v, v.Log)
+	return (&LogScan{lastEnq: map[string]int{}, lastCom: map[string]int{}, lastSeq: map[string]int64{}}).frameOrder(v, v.Log)
 }
 
 // 6: at a live message_end, every frame enqueued for that response has
 // settled (committed or declined).
 func drainImpliesCommitted(v *View) error {
-	return freshScan().drainImpliesCommitted(v.Log)
+	return (&LogScan{pending: map[string]int{}}).drainImpliesCommitted(v.Log)
 }
 
 // 7: a synthetic (recovery or cancellation) settlement is never a success:
 // committed frames never stand in for provider completion. Only Synthetic
 // entries count; a recovery-tagged live replacement poll may succeed.
 func framesNeverComplete(v *View) error {
-	return freshScan().framesNeverComplete(v, v.Log)
+	return new(LogScan).framesNeverComplete(v, v.Log)
 }
 
 // 8: once a response entry is committed, its list is gone.
@@ -215,7 +221,7 @@ func noToolPlanFromInterrupted(v *View) error {
 
 // 11: no list at a structural generation's address.
 func structuralNoList(v *View) error {
-	return freshScan().structuralNoList(v, v.Log)
+	return (&LogScan{framePairs: map[[2]string]bool{}}).structuralNoList(v, v.Log)
 }
 
 // 12: a list may only exist for its operation's current effect_pending
