@@ -286,6 +286,10 @@ func appendValue(b []byte, v any) []byte {
 		if out, ok := appendPlainStrings(b, x); ok {
 			return out
 		}
+	case *[]string:
+		if x != nil { // the slice's record, as encoding/json writes it
+			return appendValue(b, *x)
+		}
 	case error:
 		return appendString(b, x.Error())
 	case fmt.Stringer:

@@ -91,14 +91,16 @@ func TestAppendStringEscapesAfterAPlainHead(t *testing.T) {
 	}
 }
 
-// A []string field is encoded as encoding/json encodes it, on the fast path
-// and off it.
+// A []string field, or a pointer to one, is encoded as encoding/json
+// encodes it, on the fast path and off it.
 func TestStringSliceFieldsAreJSON(t *testing.T) {
 	for _, ss := range [][]string{nil, {}, {"a"}, {"main#1", "lane@2/committer#7"}, {"<a>"}, {"x&y"}, {"q\""}, {"é"}, {"tab\t"}, {"\u2028"}} {
 		want, err := json.Marshal(ss)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(appendValue(nil, ss)), "%q", ss)
+		require.Equal(t, string(want), string(appendValue(nil, &ss)), "&%q", ss)
 	}
+	require.Equal(t, "null", string(appendValue(nil, (*[]string)(nil))))
 }
 
 // S and I write what F writes with the same string or int64.

@@ -94,7 +94,7 @@ func (w *World) advance() {
 		return
 	}
 	w.now = at
-	var woke []string
+	woke := w.woke[:0]
 	for len(w.timers) > 0 && w.timers[0].at == at {
 		t := heap.Pop(&w.timers).(timer)
 		if t.live() {
@@ -102,5 +102,13 @@ func (w *World) advance() {
 			woke = append(woke, t.a.name())
 		}
 	}
-	w.tr.Add(w.step, int64(w.now), "", "", "advance", trace.F("woke", woke))
+	w.woke = woke
+	// the names are the record's detail through a pointer to the reused
+	// slice (a slice itself is boxed at every advance), and none is null,
+	// as a nil slice is
+	f := trace.F("woke", nil)
+	if len(woke) > 0 {
+		f = trace.F("woke", &w.woke)
+	}
+	w.tr.Add(w.step, int64(w.now), "", "", "advance", f)
 }

@@ -65,9 +65,11 @@ type World struct {
 	finished int      // finished actors still in actors
 	runnable []*actor // sorted by seq
 	timers   timerHeap
-	unwind   []*actor  // killed actors whose goroutines must still unwind
-	idle     []*worker // goroutines of finished actors, ready for new ones
-	workers  int       // goroutines started
+	// woke is advance's scratch: the names of the actors it wakes
+	woke    []string
+	unwind  []*actor  // killed actors whose goroutines must still unwind
+	idle    []*worker // goroutines of finished actors, ready for new ones
+	workers int       // goroutines started
 
 	current  *actor
 	back     chan struct{}

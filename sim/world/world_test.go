@@ -344,3 +344,31 @@ func TestCurrentProcessIsCurrents(t *testing.T) {
 		require.True(t, seen[n], "actor %q not in the trace", n)
 	}
 }
+
+// A clock advance records the actors it wakes, in timer order (a due
+// timer whose sleeper's process crashed wakes no one); the list reused
+// from one advance is not the next one's.
+func TestAdvanceRecordsWhomItWakes(t *testing.T) {
+	w := newWorld(7, Options{})
+	require.NoError(t, w.Run(func() {
+		start := w.Now()
+		until := func(d time.Duration) func() { return func() { w.Sleep(start.Add(d).Sub(w.Now())) } }
+		victim := w.NewProcess("victim")
+		victim.Go("gone", until(time.Second))
+		w.Go("a", until(2*time.Second))
+		w.Go("b", until(2*time.Second))
+		w.Go("c", until(3*time.Second))
+		w.Sleep(time.Second / 2)
+		victim.Crash()
+		w.Sleep(4 * time.Second)
+	}))
+	recs, err := w.Trace().Records()
+	require.NoError(t, err)
+	var woke []string
+	for _, r := range recs {
+		if r.Act == "advance" {
+			woke = append(woke, string(r.KV))
+		}
+	}
+	require.Equal(t, []string{`{"woke":["main#1"]}`, `{"woke":["a#3","b#4"]}`, `{"woke":["c#5"]}`, `{"woke":["main#1"]}`}, woke)
+}
