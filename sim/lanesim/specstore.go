@@ -49,6 +49,10 @@ func newSpecStore(clock env.Clock) *specStore {
 type keptBody struct {
 	b  json.RawMessage
 	ok bool
+	// sv is what GetValue returned for the value at this seq (shared, read
+	// only, as the bytes): a seq names one write at one address, so the
+	// same value, address and seq are found again
+	sv *store.StoredValue
 }
 
 // body is the bytes written at seq (value, the specification's copy, when
@@ -114,7 +118,7 @@ func (s *specStore) Commit(ws []store.Write) (store.CommitResult, error) {
 			for int64(len(s.bytes)) <= seq {
 				s.bytes = append(s.bytes, keptBody{})
 			}
-			s.bytes[seq] = keptBody{json.RawMessage(mws[i].Value), true}
+			s.bytes[seq] = keptBody{b: json.RawMessage(mws[i].Value), ok: true}
 		case w.Entry != nil && w.Kind == store.WriteEntry:
 			raw := append(json.RawMessage(nil), w.Entry.Raw...)
 			s.raw[w.Entry.ID] = raw
@@ -133,6 +137,13 @@ func (s *specStore) GetValue(a store.Address) (*store.StoredValue, error) {
 	v, ok := s.spec.GetValue(mstore.Addr{Namespace: a.Namespace, Key: a.Key})
 	if !ok {
 		return nil, nil
+	}
+	if seq := v.Seq; seq >= 0 && seq < int64(len(s.bytes)) && s.bytes[seq].ok {
+		kb := &s.bytes[seq]
+		if kb.sv == nil || kb.sv.Address.Namespace != a.Namespace || kb.sv.Address.Key != a.Key {
+			kb.sv = &store.StoredValue{Address: store.Address{Namespace: a.Namespace, Key: a.Key, Kind: store.KindValue}, Value: kb.b, Seq: seq}
+		}
+		return kb.sv, nil
 	}
 	return &store.StoredValue{Address: store.Address{Namespace: a.Namespace, Key: a.Key, Kind: store.KindValue}, Value: s.body(v.Seq, v.Value), Seq: v.Seq}, nil
 }

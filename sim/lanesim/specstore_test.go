@@ -3,6 +3,7 @@ package lanesim
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -115,6 +116,15 @@ func TestSpecStoreServesTheWrittenBytes(t *testing.T) {
 				}
 			}
 			_, _ = s.Commit(ws)
+			// every read after every commit, kept or not, is the value
+			// the specification holds, as a StoredValue of its own
+			for _, v := range s.spec.ScanValues("ns", "") {
+				got, err := s.GetValue(store.Address{Namespace: "ns", Key: v.Key, Kind: store.KindList})
+				want := &store.StoredValue{Address: store.Address{Namespace: "ns", Key: v.Key, Kind: store.KindValue}, Value: json.RawMessage(v.Value), Seq: v.Seq}
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Fatalf("commit %d, value %s: served %+v, specification %+v", i, v.Key, got, want)
+				}
+			}
 		}
 		vs, err := s.ScanValues("ns", "")
 		if err != nil {
