@@ -314,8 +314,41 @@ func TestPrefixCheckerRejectsAnotherPrefix(t *testing.T) {
 			r.streams["r1"] = &simStream{observed: []string{observed}}
 			(&prefixChecker{r}).committedFrame(lane.FrameRecord{OperationID: "op", ResponseEntryID: "r1", Seq: tc.seq})
 			require.Equal(t, tc.broken != "", r.failed, r.msg)
+			if tc.seq == tail {
+				require.Equal(t, 1, r.checks, "the reduction is one check, passed or failed")
+			}
 			if tc.broken != "" {
 				require.Contains(t, r.msg, tc.broken)
+			}
+		})
+	}
+}
+
+// referenceChecker reports an acknowledged commit whose seqs are not the
+// reference's, and counts one check either way.
+func TestReferenceCheckerRejectsOtherSeqs(t *testing.T) {
+	ws := []store.Write{store.SetValueRaw(lane.LaneStateAddr(laneName), []byte(`{"a":1}`)), store.AppendListRaw(lane.FramesAddr("op", "r1"), []byte(`1`))}
+	for _, tc := range []struct {
+		name   string
+		seqs   []int64
+		broken bool
+	}{
+		{"the reference's seqs", []int64{1, 2}, false},
+		{"other seqs", []int64{1, 3}, true},
+		{"too few", []int64{1}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := bareRunner()
+			r.ref = newSpecStore(envtest.NewClock(envtest.Epoch))
+			checks := r.checks
+			ok := (&referenceChecker{r}).commit(commitEvent{ws: ws, res: store.CommitResult{FirstSeq: 1, Seqs: tc.seqs}})
+			require.Equal(t, !tc.broken, ok)
+			require.Equal(t, tc.broken, r.failed, r.msg)
+			require.Equal(t, checks+1, r.checks)
+			if tc.broken {
+				require.Contains(t, r.msg, "acknowledged seqs")
+			} else {
+				require.Len(t, r.sortedFrameKeys(), 1, "the commit's list noted")
 			}
 		})
 	}
