@@ -52,17 +52,8 @@ func (c *canonicalScan) value(depth int) bool {
 			if !c.value(depth + 1) {
 				return false
 			}
-			if c.i >= len(c.s) {
-				return false
-			}
-			switch c.s[c.i] {
-			case ',':
-				c.i++
-			case ']':
-				c.i++
-				return true
-			default:
-				return false
+			if more, ok := c.after(']'); !more {
+				return ok
 			}
 		}
 	case b == '"':
@@ -119,19 +110,27 @@ func (c *canonicalScan) object(depth int) bool {
 		if !c.value(depth + 1) {
 			return false
 		}
-		if c.i >= len(c.s) {
-			return false
-		}
-		switch c.s[c.i] {
-		case ',':
-			c.i++
-		case '}':
-			c.i++
-			return true
-		default:
-			return false
+		if more, ok := c.after('}'); !more {
+			return ok
 		}
 	}
+}
+
+// after reads what follows a member or element: a comma (more to come),
+// or the container's close (done, ok); anything else is not canonical.
+func (c *canonicalScan) after(close byte) (more, ok bool) {
+	if c.i >= len(c.s) {
+		return false, false
+	}
+	switch c.s[c.i] {
+	case ',':
+		c.i++
+		return true, true
+	case close:
+		c.i++
+		return false, true
+	}
+	return false, false
 }
 
 // integerLike: a key of digits only (every integer-like key is one; the

@@ -168,23 +168,13 @@ func (m *Model) appendOpStateJSON(dst []byte, op string) ([]byte, bool) {
 		dst = append(dst, `,"errorMessage":`...)
 		dst = appendStr(dst, o.RetryError)
 	case AtDeferredSuspend:
-		dst = append(dst, `,"stepId":`...)
-		dst = appendStr(dst, r.StepID)
-		dst = append(dst, `,"sourceEntryId":`...)
-		dst = appendStr(dst, o.SourceEntryID)
-		dst = append(dst, `,"poll":`...)
-		dst = appendInt(dst, o.Poll)
+		dst = appendDeferredStep(dst, &r, &o)
 		dst = append(dst, `,"configuration":`...)
 		dst = appendConfigJSON(dst, runConfig(r))
 		dst = append(dst, `,"streamOptions":`...)
 		dst = appendOrEmpty(dst, r.StreamOptions)
 	case AtDeferredEffect:
-		dst = append(dst, `,"stepId":`...)
-		dst = appendStr(dst, r.StepID)
-		dst = append(dst, `,"sourceEntryId":`...)
-		dst = appendStr(dst, o.SourceEntryID)
-		dst = append(dst, `,"poll":`...)
-		dst = appendInt(dst, o.Poll)
+		dst = appendDeferredStep(dst, &r, &o)
 		dst = append(dst, `,"responseEntryId":`...)
 		dst = appendStr(dst, o.ResponseEntryID)
 		dst = append(dst, `,"usageId":`...)
@@ -312,4 +302,15 @@ func (b toolBatch) appendJSON(dst []byte, o Op, c LaneConfig) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, "]}"...)
+}
+
+// appendDeferredStep writes the members both deferred leaves begin with:
+// the run's step, the entry the deferred tool call came from and the poll.
+func appendDeferredStep(dst []byte, r *Run, o *Op) []byte {
+	dst = append(dst, `,"stepId":`...)
+	dst = appendStr(dst, r.StepID)
+	dst = append(dst, `,"sourceEntryId":`...)
+	dst = appendStr(dst, o.SourceEntryID)
+	dst = append(dst, `,"poll":`...)
+	return appendInt(dst, o.Poll)
 }
