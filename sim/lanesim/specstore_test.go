@@ -27,12 +27,13 @@ func TestSpecStoreRowsAreTheSpecifications(t *testing.T) {
 		return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(fmt.Sprintf(`{"id":%q}`, id))})
 	}
 	a := "a"
-	for _, ws := range [][]store.Write{
+	for i, ws := range [][]store.Write{
 		{entry("a", nil), usage("u1")},
 		{entry("b", &a), entry("a", nil)}, // rejected: a exists
 		{entry("c", &a), usage("u2"), entry("d", nil)},
 	} {
-		_, _ = s.Commit(ws)
+		_, err := s.Commit(ws)
+		require.Equal(t, i == 1, err != nil, "commit %d: %v", i, err)
 	}
 	es, err := s.Entries()
 	require.NoError(t, err)
@@ -81,7 +82,8 @@ func TestResultsCountFollowsTheReference(t *testing.T) {
 		{set("d"), set("e")},
 	} {
 		if ws != nil {
-			_, _ = r.ref.Commit(ws)
+			_, err := r.ref.Commit(ws)
+			require.Equal(t, i == 5, err != nil, "commit %d: %v", i, err)
 		}
 		require.Equal(t, countResults(r.ref), r.resultsCount(), "after commit %d", i)
 		require.Equal(t, countResults(r.ref), r.resultsCount(), "after commit %d, again", i)
