@@ -102,6 +102,19 @@ func ptr[T any](v T) *T { return &v }
 
 // The SQLite backend answers every read exactly like the memory backend
 // after the same commits, including rejected ones, across reopens.
+// commitBoth commits writes to want and to got and requires the same
+// answer: the same error, or the same result.
+func commitBoth(rt *rapid.T, want, got store.Storage, writes []store.Write) {
+	wr, werr := want.Commit(writes)
+	gr, gerr := got.Commit(writes)
+	if werr != nil {
+		require.EqualError(rt, gerr, werr.Error())
+		return
+	}
+	require.NoError(rt, gerr)
+	require.Equal(rt, wr, gr)
+}
+
 func TestMatchesMemoryBackend(t *testing.T) {
 	dir := t.TempDir()
 	n := 0
@@ -114,15 +127,7 @@ func TestMatchesMemoryBackend(t *testing.T) {
 		require.NoError(rt, err)
 		defer func() { _ = db.Close() }()
 		for range rapid.IntRange(1, 12).Draw(rt, "commits") {
-			writes := rapid.SliceOfN(rapid.Custom(genWrite), 0, 4).Draw(rt, "writes")
-			wr, werr := mem.Commit(writes)
-			gr, gerr := db.Commit(writes)
-			if werr != nil {
-				require.EqualError(rt, gerr, werr.Error())
-			} else {
-				require.NoError(rt, gerr)
-				require.Equal(rt, wr, gr)
-			}
+			commitBoth(rt, mem, db, rapid.SliceOfN(rapid.Custom(genWrite), 0, 4).Draw(rt, "writes"))
 			if rapid.IntRange(0, 5).Draw(rt, "reopen") == 0 {
 				require.NoError(rt, db.Close())
 				db, err = sqlite.Open(path, sc, sqlite.Options{Sync: sqlite.SyncNever})
@@ -313,15 +318,7 @@ func TestRecycleIsANewStore(t *testing.T) {
 				require.NoError(rt, err)
 				diffReads(rt, fresh, db)
 				for range rapid.IntRange(0, 6).Draw(rt, "commits after") {
-					writes := rapid.SliceOfN(rapid.Custom(genWrite), 0, 4).Draw(rt, "writes")
-					wr, werr := fresh.Commit(writes)
-					gr, gerr := db.Commit(writes)
-					if werr != nil {
-						require.EqualError(rt, gerr, werr.Error())
-					} else {
-						require.NoError(rt, gerr)
-						require.Equal(rt, wr, gr)
-					}
+					commitBoth(rt, fresh, db, rapid.SliceOfN(rapid.Custom(genWrite), 0, 4).Draw(rt, "writes"))
 				}
 				diffReads(rt, fresh, db)
 				require.NoError(rt, fresh.Close())
