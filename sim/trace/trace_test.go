@@ -116,11 +116,7 @@ func TestStringAndIntFieldsWriteWhatFWrites(t *testing.T) {
 		f.Add(1, 2, "p", "a", "i", F("k", i), F("s", "x"))
 		si.Add(1, 2, "p", "a", "i", I("k", i), S("s", "x"))
 	}
-	var fb, sb bytes.Buffer
-	require.NoError(t, f.WriteJSONL(&fb))
-	require.NoError(t, si.WriteJSONL(&sb))
-	require.Equal(t, fb.String(), sb.String())
-	require.Equal(t, f.Hash(), si.Hash())
+	requireSameTrace(t, f, si)
 }
 
 // plainWord is plainByte for all eight bytes of a word: every byte value
@@ -170,11 +166,7 @@ func TestSeqNameFieldWritesWhatSWrites(t *testing.T) {
 			sn.Add(1, 2, "p", "a", "f", SN("future", x, n), I("i", n))
 		}
 	}
-	var sb, snb bytes.Buffer
-	require.NoError(t, s.WriteJSONL(&sb))
-	require.NoError(t, sn.WriteJSONL(&snb))
-	require.Equal(t, sb.String(), snb.String())
-	require.Equal(t, s.Hash(), sn.Hash())
+	requireSameTrace(t, s, sn)
 }
 
 // AddWho with NewWho(proc, actor) adds the line Add(proc, actor) adds, for
@@ -192,16 +184,7 @@ func TestAddWhoIsAdd(t *testing.T) {
 			a.Add(step, at, proc, actor, act, kv...)
 			b.AddWho(step, at, NewWho(proc, actor), act, kv...)
 		}
-		var ab, bb bytes.Buffer
-		if err := a.WriteJSONL(&ab); err != nil {
-			t.Fatal(err)
-		}
-		if err := b.WriteJSONL(&bb); err != nil {
-			t.Fatal(err)
-		}
-		if ab.String() != bb.String() || a.Hash() != b.Hash() || a.Size() != b.Size() {
-			t.Fatalf("Add wrote\n%s\nAddWho wrote\n%s", ab.String(), bb.String())
-		}
+		requireSameTrace(t, a, b)
 	})
 }
 
@@ -215,4 +198,15 @@ func TestNewWhoSNIsNewWho(t *testing.T) {
 			t.Fatalf("NewWhoSN %q, NewWho %q", got.frag, want.frag)
 		}
 	})
+}
+
+// requireSameTrace requires two traces to write the same lines and to
+// have the same size and hash.
+func requireSameTrace(t require.TestingT, want, got *Trace) {
+	var wb, gb bytes.Buffer
+	require.NoError(t, want.WriteJSONL(&wb))
+	require.NoError(t, got.WriteJSONL(&gb))
+	require.Equal(t, wb.String(), gb.String())
+	require.Equal(t, want.Size(), got.Size())
+	require.Equal(t, want.Hash(), got.Hash())
 }
