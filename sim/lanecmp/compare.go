@@ -382,17 +382,11 @@ func (r *Reader) canonicalOnce(raw []byte) string {
 	return c
 }
 
-// canonicalJSON is ml.Canonical(raw) (JSON.stringify(JSON.parse(raw)), or
-// raw when it is not JSON), written in one pass by pi.AppendRestringified
+// canonicalJSONIn is ml.Canonical(raw) (JSON.stringify(JSON.parse(raw)),
+// or raw when it is not JSON), written into buf by pi.AppendRestringified
 // where that answers (byte for byte the same: TestCanonicalJSONIsTheModels),
-// else by ml.Canonical itself.
-func canonicalJSON(raw string) string {
-	var buf [512]byte
-	return canonicalJSONIn(buf[:0], raw)
-}
-
-// canonicalJSONIn is canonicalJSON writing into buf first: raw itself when
-// it is already in that form (most stored frames are), else a copy.
+// else by ml.Canonical itself: raw itself when it is already in that form
+// (most stored frames are), else a copy.
 func canonicalJSONIn(buf []byte, raw string) string {
 	if b, ok := pi.AppendRestringified(buf[:0], raw); ok {
 		if string(b) == raw {

@@ -85,8 +85,11 @@ func TestIncrementalViewReadsWhatAFullReadDoes(t *testing.T) {
 func TestCanonicalJSONIsTheModels(t *testing.T) {
 	for _, raw := range []string{
 		`{"type":"text_delta","contentIndex":0,"delta":"h\u00e9","partial":{"role":"assistant","content":[{"type":"text","text":"hé"}]}}`,
-		`{"b":1,"a":2,"1":3,"0":4}`, `{"a":1,"a":2}`, `[1e400,-0,0.1]`, ` {"x" : "\ud83d"} `, `not json`, `{"a":`, ``,
+		`{"b":1,"a":2,"1":3,"0":4}`, `{"a":1,"a":2}`, `[1e400,-0,0.1]`, `[1E2]`, ` {"x" : "\ud83d"} `, `not json`, `{"a":`, ``,
 	} {
-		require.Equal(t, ml.Canonical([]byte(raw)), canonicalJSON(raw), raw)
+		// the Reader's scratch as it is: empty, too small, or large enough
+		for _, buf := range [][]byte{nil, make([]byte, 0, 4), make([]byte, 0, 512)} {
+			require.Equal(t, ml.Canonical([]byte(raw)), canonicalJSONIn(buf, raw), raw)
+		}
 	}
 }
