@@ -732,8 +732,9 @@ func (ls *lockstep) compareStorage(where string, st store.Storage) bool {
 // comparison reads them in this order, so the first read error it reports
 // is the same on every run of a seed. The slice is ls's own, kept sorted
 // as keys arrive (noteFrameKey), not sorted again at every comparison: a
-// caller only reads it.
-func (ls *lockstep) keys() []string { return ls.frameKeys }
+// caller only reads it, and its capacity ends at its length, so an append
+// copies instead of writing into ls's array (as sortedListKeys).
+func (ls *lockstep) keys() []string { return ls.frameKeys[:len(ls.frameKeys):len(ls.frameKeys)] }
 
 // noteFrameKey adds k to the sorted frameKeys unless it is there.
 func (ls *lockstep) noteFrameKey(k string) {
