@@ -114,25 +114,13 @@ func (t *Trace) Add(step, at int64, proc, actor, act string, kv ...Field) {
 	t.finish(b, start, act, kv)
 }
 
-// Who is a record's proc and actor, written once (NewWho) for an actor
+// Who is a record's proc and actor, written once (NewWhoSN) for an actor
 // that adds many records.
 type Who struct{ frag string }
 
-// NewWho is proc and actor as Add writes them, written into a stack
-// buffer (the usual labels fit) so that the fragment's string is its one
-// allocation.
-func NewWho(proc, actor string) Who {
-	var buf [128]byte
-	b := append(buf[:0], `,"proc":`...)
-	b = appendString(b, proc)
-	b = append(b, `,"actor":`...)
-	b = appendString(b, actor)
-	b = append(b, `,"act":`...)
-	return Who{frag: string(b)}
-}
-
-// NewWhoSN is NewWho(proc, actor+"#"+n in decimal) without making that
-// string (as SN).
+// NewWhoSN is proc and actor+"#"+n (n in decimal) as Add writes them,
+// without making that string (as SN), written into a stack buffer (the
+// usual labels fit) so that the fragment's string is its one allocation.
 func NewWhoSN(proc, actor string, n int64) Who {
 	var buf [128]byte
 	b := append(buf[:0], `,"proc":`...)

@@ -210,3 +210,15 @@ func requireSameTrace(t require.TestingT, want, got *Trace) {
 	require.Equal(t, want.Size(), got.Size())
 	require.Equal(t, want.Hash(), got.Hash())
 }
+
+// NewWho is proc and actor as Add writes them: the oracle NewWhoSN and
+// AddWho are tested against (the world names every actor with a number,
+// so only NewWhoSN is used outside tests).
+func NewWho(proc, actor string) Who {
+	b := []byte(`,"proc":`)
+	b = appendString(b, proc)
+	b = append(b, `,"actor":`...)
+	b = appendString(b, actor)
+	b = append(b, `,"act":`...)
+	return Who{frag: string(b)}
+}
