@@ -133,6 +133,10 @@ func (s *specStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	return store.CommitResult{FirstSeq: res.FirstSeq, Seqs: res.Seqs, Timestamp: res.Timestamp}, nil
 }
 
+// GetValue answers from the specification. Unlike the backends, it hands
+// every reader of one seq the same StoredValue (the value's bytes were
+// shared already): the simulator's readers only read what it returns, and
+// one that wrote to it would change every later read of that seq.
 func (s *specStore) GetValue(a store.Address) (*store.StoredValue, error) {
 	v, ok := s.spec.GetValue(mstore.Addr{Namespace: a.Namespace, Key: a.Key})
 	if !ok {
