@@ -70,11 +70,25 @@ const maxHead = 64
 // encoder will reject), with the frame on the stack. Kept out of
 // AppendFrame so the hot path's stack frame stays small.
 func (e *Encoder) appendEncoded(dst []byte, ev *pi.Event) ([]byte, bool, error) {
+	if ev.Type == pi.EventStart && !e.terminal {
+		return e.appendStart(dst, ev)
+	}
 	var f pi.Frame
 	if ok, err := e.encode(ev, &f); !ok {
 		return dst, false, err
 	}
 	return f.AppendJSON(dst), true, nil
+}
+
+// appendStart is encode's start with the frame's message on the stack
+// (a message a pi.Frame points to goes to the heap): once per stream, but
+// the largest frame of a short one.
+func (e *Encoder) appendStart(dst []byte, ev *pi.Event) ([]byte, bool, error) {
+	if err := e.begin(ev); err != nil {
+		return dst, false, err
+	}
+	m := startMessage(ev.Partial)
+	return pi.AppendStartFrame(dst, &m), true, nil
 }
 
 // appendCheckpoint writes a toolcall_checkpoint frame (once per tool call).

@@ -151,6 +151,32 @@ func TestAppendFrameDeltaAllocatesNothing(t *testing.T) {
 	}
 }
 
+// A whole short stream (a start, a thinking and a text block open at once,
+// their deltas and ends, done) allocates at most the encoder through
+// AppendFrame: starting a block and writing the start frame, the fixed cost
+// of a stream, allocate nothing when dst has room.
+func TestAppendFrameShortStreamAllocatesOnlyTheEncoder(t *testing.T) {
+	live := msg(pi.ThinkingContent{}, pi.TextContent{Text: ""})
+	delta := func(typ pi.EventType, i int) *pi.Event {
+		return &pi.Event{Type: typ, ContentIndex: pi.Index(i), Delta: "hé \"x\"", Partial: live}
+	}
+	stream := []*pi.Event{ev(pi.EventStart, 0, msg()), ev(pi.EventThinkingStart, 0, live), ev(pi.EventTextStart, 1, live),
+		delta(pi.EventThinkingDelta, 0), delta(pi.EventTextDelta, 1), delta(pi.EventTextDelta, 1),
+		{Type: pi.EventThinkingEnd, ContentIndex: pi.Index(0), Content: "hé", Partial: live},
+		{Type: pi.EventTextEnd, ContentIndex: pi.Index(1), Content: "hé", Partial: live},
+		{Type: pi.EventDone, Reason: pi.StopStop, Message: live}}
+	buf := make([]byte, 0, 1024)
+	allocs := testing.AllocsPerRun(100, func() {
+		e := NewEncoder()
+		for _, x := range stream {
+			if _, _, err := e.AppendFrame(buf[:0], x); err != nil {
+				t.Fatalf("%s: %v", x.Type, err)
+			}
+		}
+	})
+	require.LessOrEqual(t, allocs, 1.0)
+}
+
 // AppendFrame's shortcut (a block's deltas passing through whole) must not
 // swallow what the full path rejects: a delta of another kind to the same
 // index, a delta after the terminal event, an invalid index.

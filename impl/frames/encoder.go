@@ -36,10 +36,11 @@ type openBlock struct {
 }
 
 // Encoder is pi-ai's AssistantMessageFrameEncoder for one assistant stream.
-// The zero value is ready to use.
+// The zero value is ready to use. An Encoder must not be copied once used:
+// it holds pointers into itself (hot).
 type Encoder struct {
 	started, terminal bool
-	blocks            map[int]*openBlock
+	blocks            openBlocks
 	// hot caches the block the last delta went to (hotIndex), since a
 	// stream sends runs of deltas to one block; nil when not cached.
 	hot      *openBlock
@@ -52,14 +53,12 @@ type Encoder struct {
 func NewEncoder() *Encoder { return &Encoder{} }
 
 // OpenBlocks is how many blocks the encoder tracks (for state-size checks).
-func (e *Encoder) OpenBlocks() int { return len(e.blocks) }
+func (e *Encoder) OpenBlocks() int { return e.blocks.count() }
 
 // RetainedBytes is the size of the buffered tool-call JSON the encoder holds.
 func (e *Encoder) RetainedBytes() int {
 	n := 0
-	for _, b := range e.blocks {
-		n += len(b.snapshot) + len(b.catchupJS)
-	}
+	e.blocks.each(func(b *openBlock) { n += len(b.snapshot) + len(b.catchupJS) })
 	return n
 }
 
@@ -122,15 +121,25 @@ func (e *Encoder) encode(ev *pi.Event, f *pi.Frame) (ok bool, err error) {
 // checks and write its frame into *f (ok false: no frame).
 
 func (e *Encoder) start(ev *pi.Event, f *pi.Frame) (bool, error) {
+	if err := e.begin(ev); err != nil {
+		return false, err
+	}
+	m := startMessage(ev.Partial)
+	*f = pi.Frame{Type: pi.FrameStart, Partial: &m}
+	return true, nil
+}
+
+// begin is the start event's checks and state change; the frame is
+// {type: "start", partial: startMessage(ev.Partial)}.
+func (e *Encoder) begin(ev *pi.Event) error {
 	if e.started {
-		return false, fail("Assistant message stream contains more than one start event")
+		return fail("Assistant message stream contains more than one start event")
 	}
 	if ev.Partial == nil {
-		return false, fail("frames: start event has no partial")
+		return fail("frames: start event has no partial")
 	}
 	e.started = true
-	*f = pi.Frame{Type: pi.FrameStart, Partial: cloneStartMessage(ev.Partial)}
-	return true, nil
+	return nil
 }
 
 func (e *Encoder) textStart(ev *pi.Event, f *pi.Frame) (bool, error) {
@@ -139,10 +148,10 @@ func (e *Encoder) textStart(ev *pi.Event, f *pi.Frame) (bool, error) {
 		return false, err
 	}
 	text := c.(pi.TextContent)
-	if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindText, covered: pi.UTF16Len(text.Text)}); err != nil {
+	if err := e.startBlock(ev.ContentIndex, openBlock{kind: kindText, covered: pi.UTF16Len(text.Text)}); err != nil {
 		return false, err
 	}
-	*f = pi.Frame{Type: pi.FrameTextStart, ContentIndex: ev.ContentIndex, Block: text}
+	*f = pi.Frame{Type: pi.FrameTextStart, ContentIndex: ev.ContentIndex, Block: c} // c, not text: boxing text again would allocate
 	return true, nil
 }
 
@@ -152,10 +161,10 @@ func (e *Encoder) thinkingStart(ev *pi.Event, f *pi.Frame) (bool, error) {
 		return false, err
 	}
 	th := c.(pi.ThinkingContent)
-	if err := e.startBlock(ev.ContentIndex, &openBlock{kind: kindThinking, covered: pi.UTF16Len(th.Thinking)}); err != nil {
+	if err := e.startBlock(ev.ContentIndex, openBlock{kind: kindThinking, covered: pi.UTF16Len(th.Thinking)}); err != nil {
 		return false, err
 	}
-	*f = pi.Frame{Type: pi.FrameThinkingStart, ContentIndex: ev.ContentIndex, Block: th}
+	*f = pi.Frame{Type: pi.FrameThinkingStart, ContentIndex: ev.ContentIndex, Block: c}
 	return true, nil
 }
 
@@ -171,14 +180,14 @@ func (e *Encoder) toolCallStart(ev *pi.Event, f *pi.Frame) (bool, error) {
 		return false, fail("Tool-call arguments are not JSON-serializable")
 	}
 	snapshot := stringify(tc.Arguments)
-	st := &openBlock{kind: kindToolCall, caughtUp: snapshot == emptyParsedToolArguments}
+	st := openBlock{kind: kindToolCall, caughtUp: snapshot == emptyParsedToolArguments}
 	if !st.caughtUp {
 		st.snapshot = snapshot
 	}
 	if err := e.startBlock(ev.ContentIndex, st); err != nil {
 		return false, err
 	}
-	*f = pi.Frame{Type: pi.FrameToolCallStart, ContentIndex: ev.ContentIndex, Block: tc}
+	*f = pi.Frame{Type: pi.FrameToolCallStart, ContentIndex: ev.ContentIndex, Block: c}
 	return true, nil
 }
 
@@ -240,10 +249,10 @@ func (e *Encoder) toolCallEnd(ev *pi.Event, f *pi.Frame) (bool, error) {
 	return true, nil
 }
 
-// cloneStartMessage copies the metadata pi's start frame keeps, with empty
+// startMessage copies the metadata pi's start frame keeps, with empty
 // content and stopReason "pending".
-func cloneStartMessage(m *pi.AssistantMessage) *pi.AssistantMessage {
-	return &pi.AssistantMessage{
+func startMessage(m *pi.AssistantMessage) pi.AssistantMessage {
+	return pi.AssistantMessage{
 		Content:               []pi.Content{},
 		API:                   m.API,
 		Provider:              m.Provider,
@@ -283,17 +292,14 @@ func eventBlock(ev *pi.Event, want blockKind) (pi.Content, error) {
 	return c, nil
 }
 
-func (e *Encoder) startBlock(i pi.ContentIndex, st *openBlock) error {
+func (e *Encoder) startBlock(i pi.ContentIndex, st openBlock) error {
 	if err := assertContentIndex(i); err != nil {
 		return err
 	}
-	if _, dup := e.blocks[i.N]; dup {
+	if e.blocks.get(i.N) != nil {
 		return fail("Assistant message block %d starts more than once", i.N)
 	}
-	if e.blocks == nil {
-		e.blocks = map[int]*openBlock{}
-	}
-	e.blocks[i.N] = st
+	e.blocks.add(i.N, st)
 	return nil
 }
 
@@ -303,8 +309,7 @@ func (e *Encoder) block(i pi.ContentIndex, kind blockKind) (*openBlock, error) {
 		if err := assertContentIndex(i); err != nil {
 			return nil, err
 		}
-		var ok bool
-		if st, ok = e.blocks[i.N]; !ok {
+		if st = e.blocks.get(i.N); st == nil {
 			return nil, fail("Assistant message %s block %d has not started", kind, i.N)
 		}
 		e.hot, e.hotIndex = st, i.N
@@ -319,7 +324,7 @@ func (e *Encoder) endBlock(i pi.ContentIndex, kind blockKind) error {
 	if _, err := e.block(i, kind); err != nil {
 		return err
 	}
-	delete(e.blocks, i.N)
+	e.blocks.remove(i.N)
 	if e.hotIndex == i.N {
 		e.hot = nil
 	}

@@ -55,14 +55,11 @@ type Frame struct {
 
 // AppendJSON writes the frame exactly as JSON.stringify writes pi's frame.
 func (f *Frame) AppendJSON(dst []byte) []byte {
+	if f.Type == FrameStart {
+		return AppendStartFrame(dst, f.Partial)
+	}
 	dst = append(dst, `{"type":`...)
 	dst = AppendQuote(dst, string(f.Type))
-	if f.Type == FrameStart {
-		if f.Partial != nil {
-			dst = f.Partial.AppendJSON(append(dst, `,"partial":`...))
-		}
-		return append(dst, '}')
-	}
 	dst = appendFrameIndex(dst, f.ContentIndex)
 	switch f.Type {
 	case FrameTextStart, FrameThinkingStart, FrameToolCallStart:
@@ -90,6 +87,18 @@ func (f *Frame) AppendJSON(dst []byte) []byte {
 		dst = appendOptValue(dst, "arguments", f.Arguments)
 		dst = appendOptString(dst, "thoughtSignature", f.ThoughtSignature)
 		dst = appendOptString(dst, "namespace", f.Namespace)
+	}
+	return append(dst, '}')
+}
+
+// AppendStartFrame writes the start frame with partial m (none when nil)
+// exactly as (&Frame{Type: FrameStart, Partial: m}).AppendJSON does, since
+// that calls it. Unlike a Frame's Partial, which the interface call on its
+// Block sends to the heap, m may live on the caller's stack.
+func AppendStartFrame(dst []byte, m *AssistantMessage) []byte {
+	dst = append(dst, `{"type":"start"`...)
+	if m != nil {
+		dst = m.AppendJSON(append(dst, `,"partial":`...))
 	}
 	return append(dst, '}')
 }
