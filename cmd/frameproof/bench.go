@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/frameproof/frameproof/props/bench"
@@ -13,7 +14,8 @@ func init() {
 	register("bench", "run the side-by-side benchmark families and print the README's tables", runBench)
 }
 
-// runBench runs the named families (all by default) and prints each table.
+// runBench runs the named families (by default all but the campaign
+// family, which needs --base) and prints each table.
 // A family that fails to run is an environment error (exit 4): the tables are
 // the README's figures, so a partial run must not look like a complete one.
 func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -21,24 +23,36 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	family := fs.String("family", "", "comma-separated families to run (default: all)")
 	quick := fs.Bool("quick", false, "small sizes and few iterations (a smoke run, not figures)")
 	peerDir := fs.String("peer-dir", "", "the pi-ai peer directory (default: corpus/peers/pi-ai from the working directory)")
+	base := fs.String("base", "", "a frameproof binary built from the commit to compare against (the campaign family)")
+	pairs := fs.Int("pairs", 0, "campaign family: how many base/this pairs to run (default 3, 1 with --quick)")
 	help := func(w io.Writer) {
 		fmt.Fprintln(w, "families:")
 		for _, f := range bench.Families() {
 			fmt.Fprintf(w, "  %-10s %s\n", f.Name, f.Summary)
 		}
 	}
-	if code := parseFlags(fs, args, "usage: frameproof bench [--family a,b] [--quick] [--peer-dir DIR]", help, stdout, stderr); code >= 0 {
+	if code := parseFlags(fs, args, benchUsage, help, stdout, stderr); code >= 0 {
 		return code
 	}
 	if code := noArgs(fs, stderr); code >= 0 {
 		return code
+	}
+	if *pairs < 0 {
+		return usageError(stderr, "bench", "--pairs must not be negative, got %d", *pairs)
 	}
 	selected, err := selectFamilies(*family)
 	if err != nil {
 		fmt.Fprintf(stderr, "frameproof bench: %v\n", err)
 		return exitUsage
 	}
-	opts := bench.Options{Quick: *quick, PeerDir: *peerDir}
+	campaign := slices.ContainsFunc(selected, func(f bench.Family) bool { return f.Name == "campaign" })
+	switch {
+	case (*base != "" || *pairs != 0) && !campaign:
+		return usageError(stderr, "bench", "--base and --pairs are the campaign family's (add --family campaign)")
+	case campaign && *base == "":
+		return usageError(stderr, "bench", "--family campaign needs --base BIN, a frameproof binary built from the commit to compare against")
+	}
+	opts := bench.Options{Quick: *quick, PeerDir: *peerDir, Base: *base, Pairs: *pairs}
 	ctx, stop := interruptContext()
 	defer stop()
 	for _, f := range selected {
@@ -57,9 +71,13 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return exitPass
 }
 
+const benchUsage = "usage: frameproof bench [--family a,b] [--quick] [--peer-dir DIR] [--base BIN [--pairs N]]"
+
+// selectFamilies is the named families, or the default run's (every family
+// but those that run only when named).
 func selectFamilies(list string) ([]bench.Family, error) {
 	if list == "" {
-		return bench.Families(), nil
+		return bench.Defaults(), nil
 	}
 	var out []bench.Family
 	for _, name := range strings.Split(list, ",") {

@@ -92,14 +92,15 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 			badValue:  [][]string{{"recover", "--now", "soon", "x.jsonl"}, {"recover", "--max-input", "0", "x.jsonl"}, {"recover", "--max-input", "10", out("session.jsonl")}, {"recover", "--backup", "b", "x.jsonl"}, {"recover"}, {"recover", "--apply", "--backup", out("session.jsonl"), out("session.jsonl")}},
 			artifacts: [][]string{{"recover", "--apply", "--backup", filepath.Join(blocked, "b.jsonl"), out("session.jsonl")}}},
 		"bench": {ok: benchOK(), extra: []string{"bench", "extra"},
-			badValue: [][]string{{"bench", "--quick=maybe"}, {"bench", "--family", "nope"}}},
+			badValue: [][]string{{"bench", "--quick=maybe"}, {"bench", "--family", "nope"}, {"bench", "--family", "campaign"},
+				{"bench", "--base", "fp", "--family", "codec"}, {"bench", "--family", "campaign", "--base", "fp", "--pairs", "-1"}}},
 	}
 }
 
 // benchOK is the smallest bench run: no families registered, nothing to
-// run; otherwise the first family as a smoke run.
+// run; otherwise the default run's first family as a smoke run.
 func benchOK() []string {
-	fams := bench.Families()
+	fams := bench.Defaults()
 	if len(fams) == 0 {
 		return []string{"bench"}
 	}
@@ -265,7 +266,7 @@ func TestDevFullThroughTheBinary(t *testing.T) {
 	require.NoError(t, err)
 	dir, blocked := edgeDirs(t)
 	for name, c := range edgeCases(dir, blocked) {
-		if name == "bench" && len(bench.Families()) == 0 {
+		if name == "bench" && len(bench.Defaults()) == 0 {
 			continue // writes nothing without registered families
 		}
 		cmd := procgroup.CommandContext(t.Context(), exe, c.ok...)

@@ -24,6 +24,12 @@ type Options struct {
 	// that compare against node read it. Empty means "find it from the
 	// working directory".
 	PeerDir string
+	// Base is a frameproof binary built from the commit to compare
+	// against (the campaign family's other side), Self this build's
+	// (empty: the running executable), and Pairs how many times the
+	// campaign family runs the two (0: its default).
+	Base, Self string
+	Pairs      int
 }
 
 // Table is one family's result: a header row and data rows, plus notes
@@ -40,6 +46,10 @@ type Family struct {
 	Name    string
 	Summary string
 	Run     func(ctx context.Context, opts Options) ([]Table, error)
+	// OnRequest keeps the family out of the default run: it runs only
+	// when named (it needs an option the default run lacks, or takes
+	// minutes).
+	OnRequest bool
 }
 
 var families = map[string]Family{}
@@ -50,6 +60,18 @@ func Register(f Family) {
 		panic("bench: family registered twice: " + f.Name)
 	}
 	families[f.Name] = f
+}
+
+// Defaults returns the families the default run runs (all but the
+// OnRequest ones), sorted by name.
+func Defaults() []Family {
+	var out []Family
+	for _, f := range Families() {
+		if !f.OnRequest {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Families returns every registered family, sorted by name.

@@ -15,7 +15,7 @@ import (
 func TestFamiliesQuick(t *testing.T) {
 	for _, f := range Families() {
 		t.Run(f.Name, func(t *testing.T) {
-			tables, err := f.Run(context.Background(), Options{Quick: true})
+			tables, err := f.Run(context.Background(), testOptions(t))
 			require.NoError(t, err)
 			require.NotEmpty(t, tables, "family %s printed no table", f.Name)
 			for _, tb := range tables {
