@@ -20,11 +20,13 @@ type appendShape struct {
 	// change), so a line copies no pointers but the value's.
 	writes [1]store.CommittedWrite
 	key    liveKey // keyOf(writes[0])
-	// vprefix is the learned value up to its last member's value, when the
-	// value is an object: a value that starts with the same bytes leaves
-	// the scanner in the same state there (expecting a value, inside one
-	// object), so the scan resumes there (scanValue).
+	// vprefix is a value that match scanned, up to its last member's
+	// value, when the value is an object without whitespace: any value that
+	// starts with the same bytes leaves the scanner in the same state there
+	// (expecting a value, inside one object), whatever line it is on, so
+	// the scan resumes there (scanValue) and learn keeps it.
 	vprefix []byte
+	scratch []member // the members of a value scanned to relearn vprefix
 	ok      bool
 }
 
@@ -49,26 +51,30 @@ func (a *appendShape) learn(p *lineParser, line []byte) {
 	if value.slot != fValue {
 		return
 	}
-	*a = appendShape{head: line[r.start:seq.vs], mid: line[seq.ve:value.vs], writes: [1]store.CommittedWrite{w}, key: keyOf(w), ok: true}
-	if !p.sc.ws && line[value.vs] == '{' {
-		// The scanner accepted the line, so the value scans again.
-		_, ms, _ := p.sc.object(value.vs, p.scratch[:0])
-		p.scratch = ms
-		if len(ms) > 0 {
-			a.vprefix = line[value.vs:ms[len(ms)-1].vs]
-		}
-	}
+	a.head, a.mid = line[r.start:seq.vs], line[seq.ve:value.vs]
+	a.writes, a.key, a.ok = [1]store.CommittedWrite{w}, keyOf(w), true
 }
 
 // scanValue is scanner.value at vs, resumed after vprefix when the value
-// starts with it.
+// starts with it. An object value that does not is scanned member by
+// member instead, and its prefix becomes vprefix: the value learn saw is
+// often not the frames' (a turn's first append is its start frame), and
+// the frames that follow are alike.
 func (a *appendShape) scanValue(s *scanner, line []byte, vs int) (int, bool) {
 	n := len(a.vprefix)
-	if n == 0 || len(line)-vs < n || string(line[vs:vs+n]) != string(a.vprefix) {
+	if n > 0 && len(line)-vs >= n && string(line[vs:vs+n]) == string(a.vprefix) {
+		end, ok, stack := s.nested(vs+n, append(s.stack[:0], '{'))
+		s.stack = stack[:0]
+		return end, ok
+	}
+	if vs >= len(line) || line[vs] != '{' {
 		return s.value(vs)
 	}
-	end, ok, stack := s.nested(vs+n, append(s.stack[:0], '{'))
-	s.stack = stack[:0]
+	end, ms, ok := s.object(vs, a.scratch[:0])
+	a.scratch = ms
+	if ok && !s.ws && len(ms) > 0 {
+		a.vprefix = line[vs:ms[len(ms)-1].vs]
+	}
 	return end, ok
 }
 

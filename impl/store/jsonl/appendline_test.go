@@ -53,6 +53,10 @@ func appendLineVariants(seq int, key string) []string {
 		fmt.Sprintf(`{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":{"type":"text_delta","contentIndex":0,"delta":"x","delta":{}}}`, seq, ns, key),
 		fmt.Sprintf(`{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":{"type":"text_delta","contentIndex":1,"delta":"y"}}`, seq, ns, key),
 		fmt.Sprintf(`{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":{"type":"text_delta","contentIndex":0,"delta","y"}}`, seq, ns, key),
+		// another object value, which the scan learns its prefix from in turn
+		fmt.Sprintf(`{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":{"type":"start","partial":{"role":"assistant"}}}`, seq, ns, key),
+		fmt.Sprintf(`{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":{"type":"start","partial":}}`, seq, ns, key),
+		fmt.Sprintf(`{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":{"type":"start","partial":{"role":"assistant"}, "x":1}}`, seq, ns, key),
 		// arrays that end with the append, and a line led by whitespace
 		fmt.Sprintf(`[{"kind":"value","op":"set","seq":%d,"namespace":"n","key":"k","value":1},{"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":%s}]`, seq, seq+1, ns, key, v),
 		fmt.Sprintf(`[ {"kind":"list","op":"append","seq":%d,%s,"key":"%s","value":%s} ]`, seq, ns, key, v),
