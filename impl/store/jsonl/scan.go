@@ -22,8 +22,16 @@ func (s *scanner) reset(b []byte) {
 	s.ws = false
 }
 
-// space skips whitespace from i.
+// space skips whitespace from i. Compact JSON has none, so one byte above
+// ' ' returns at once, inlined where it is called.
 func (s *scanner) space(i int) int {
+	if i < len(s.b) && s.b[i] > ' ' {
+		return i
+	}
+	return s.skipSpace(i)
+}
+
+func (s *scanner) skipSpace(i int) int {
 	j := i
 	for j < len(s.b) {
 		switch s.b[j] {
@@ -55,8 +63,9 @@ func (s *scanner) str(i int) (end int, esc, ok bool) {
 	for {
 		// Eight bytes at a time while none is '"', '\\' or a control; the
 		// lowest flagged byte of the first word that has one is the first
-		// such byte, where the byte loop then stops at once (it only walks
-		// the last one to seven bytes of b).
+		// such byte. Only when no word is left (the last one to seven
+		// bytes of b) are bytes looked at one at a time; a flagged byte
+		// that is less than eight from the end stops that loop at once.
 		for j+8 <= len(b) {
 			if m := special8(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 				j += bits.TrailingZeros64(m) >> 3
@@ -64,8 +73,10 @@ func (s *scanner) str(i int) (end int, esc, ok bool) {
 			}
 			j += 8
 		}
-		for j < len(b) && plain[b[j]] {
-			j++
+		if j+8 > len(b) {
+			for j < len(b) && plain[b[j]] {
+				j++
+			}
 		}
 		if j >= len(b) {
 			return 0, false, false
