@@ -304,22 +304,30 @@ func (s *scanner) object(i int, ms []member) (int, []member, bool) {
 		if !ok {
 			return 0, ms, false
 		}
-		m := member{ks: i, ke: ke, esc: esc}
+		ks, slot := i, 0
 		if esc {
-			m.slot = int8(fieldSlot(decodeString(s.b[i:ke])))
+			slot = fieldSlot(decodeString(s.b[i:ke]))
 		} else {
-			m.slot = int8(fieldSlotBytes(s.b[i+1 : ke-1]))
+			slot = fieldSlotBytes(s.b[i+1 : ke-1])
 		}
 		i = s.space(ke)
 		if i >= len(s.b) || s.b[i] != ':' {
 			return 0, ms, false
 		}
-		m.vs = s.space(i + 1)
-		if m.ve, ok = s.scalarOrValue(m.vs); !ok {
+		vs := s.space(i + 1)
+		ve, ok := s.scalarOrValue(vs)
+		if !ok {
 			return 0, ms, false
 		}
-		ms = append(ms, m)
-		i = s.space(m.ve)
+		// The fields are stored into the list in place: a member built on
+		// the stack and copied in is read back by wide loads that each
+		// span several of its just-written fields, which the CPU cannot
+		// forward from its store buffer, so every copy stalled.
+		ms = append(ms, member{})
+		m := &ms[len(ms)-1]
+		m.ks, m.ke, m.vs, m.ve = ks, ke, vs, ve
+		m.slot, m.esc = int8(slot), esc
+		i = s.space(ve)
 		if i >= len(s.b) {
 			return 0, ms, false
 		}
