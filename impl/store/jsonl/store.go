@@ -299,13 +299,17 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 // line, and reports the failure if there is one.
 func (s *Store) replayAppend(p *lineParser, shape *appendShape, line []byte) bool {
 	seq, value, ok := shape.match(&p.sc, line)
-	if !ok || seq < s.state.NextSeq() || !s.live.has(shape.key) {
+	if !ok || seq < s.state.NextSeq() {
+		return false
+	}
+	live := s.live.existing(&shape.key)
+	if live == nil {
 		return false
 	}
 	w := &shape.writes[0]
 	w.Seq, w.Value = seq, value
 	s.state.Apply(shape.writes[:])
-	s.accountAppend(shape.key, int64(len(line))+1)
+	*live += int64(len(line)) + 1 // accountAppend's rule
 	s.shapedLines++
 	return true
 }
@@ -382,7 +386,8 @@ func (s *Store) account(writes []store.CommittedWrite, sizes []int64) {
 }
 
 // accountAppend is account's rule for an append of size bytes to the list
-// at k: the list's live bytes grow (replayAppend's lines take it too).
+// at k: the list's live bytes grow (replayAppend applies it to the
+// counter it looked up).
 func (s *Store) accountAppend(k liveKey, size int64) { *s.live.slot(k) += size }
 
 // liveBytes counts each value's and list's live record bytes. The last
@@ -401,6 +406,20 @@ func (l *liveBytes) has(k liveKey) bool {
 	}
 	_, ok := l.m[k]
 	return ok
+}
+
+// existing returns k's counter, or nil when k has none, as slot would
+// have returned it (has, then slot). k is passed by reference: a liveKey
+// is 40 bytes, and replayAppend's key is the same one line after line.
+func (l *liveBytes) existing(k *liveKey) *int64 {
+	if l.last != nil && *k == l.lastKey {
+		return l.last
+	}
+	n := l.m[*k]
+	if n != nil {
+		l.lastKey, l.last = *k, n
+	}
+	return n
 }
 
 // slot returns k's counter, creating it at zero.
