@@ -52,7 +52,7 @@ func (a *appendShape) learn(p *lineParser, line []byte) {
 		return
 	}
 	a.head, a.mid = line[r.start:seq.vs], line[seq.ve:value.vs]
-	a.writes, a.key, a.ok = [1]store.CommittedWrite{w}, keyOf(w), true
+	a.writes, a.key, a.ok = [1]store.CommittedWrite{w}, keyOf(&w), true
 }
 
 // scanValue is scanner.value at vs, resumed after vprefix when the value

@@ -86,7 +86,7 @@ func snapshotContent(header Header, records []store.CommittedWrite) ([]byte, liv
 		content = appendTransaction(content, []store.CommittedWrite{w}, sizes)
 		content = append(content, '\n')
 		if w.Kind == store.WriteValue || w.Kind == store.WriteList {
-			*live.slot(keyOf(w)) += sizes[0]
+			*live.slot(keyOf(&w)) += sizes[0]
 		}
 	}
 	return content, live

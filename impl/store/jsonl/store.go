@@ -282,7 +282,7 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 		return piCommitError(err)
 	}
 	for i := range writes {
-		if err := s.addressAtApply(p, writes[i], i); err != nil {
+		if err := s.addressAtApply(p, &writes[i], i); err != nil {
 			return err
 		}
 		s.state.Apply(writes[i : i+1])
@@ -316,10 +316,12 @@ func (s *Store) replayAppend(p *lineParser, shape *appendShape, line []byte) boo
 
 // validate is validateCommittedWrites for a replayed line. Most lines hold
 // only value and list writes, for which the rule is the seq order alone;
-// those skip the id bookkeeping.
+// those skip the id bookkeeping. Writes are looked at in place, not
+// copied: a CommittedWrite is 120 bytes, just written by the parser.
 func (s *Store) validate(writes []store.CommittedWrite) error {
 	prev := s.state.NextSeq() - 1
-	for _, w := range writes {
+	for i := range writes {
+		w := &writes[i]
 		if w.Kind == store.WriteEntry || w.Kind == store.WriteUsage {
 			return s.state.Validate(writes)
 		}
@@ -336,7 +338,7 @@ func (s *Store) validate(writes []store.CommittedWrite) error {
 // list. Deletes build none, so any namespace and key replay. It also folds
 // each usage row into the totals (addUsage), which a row without usage or
 // usage.cost fails.
-func (s *Store) addressAtApply(p *lineParser, w store.CommittedWrite, i int) error {
+func (s *Store) addressAtApply(p *lineParser, w *store.CommittedWrite, i int) error {
 	switch {
 	case w.Kind == store.WriteUsage:
 		return p.addrs[i].usage
@@ -358,7 +360,7 @@ type liveKey struct {
 	ns, key string
 }
 
-func keyOf(w store.CommittedWrite) liveKey {
+func keyOf(w *store.CommittedWrite) liveKey {
 	ns, key := store.PhysicalParts(w.Namespace, w.Key)
 	return liveKey{w.Kind[0], ns, key}
 }
@@ -367,7 +369,8 @@ func keyOf(w store.CommittedWrite) liveKey {
 // bytes are its set record; a list's are its append records. Overwritten or
 // deleted records, and delete records themselves, are dead.
 func (s *Store) account(writes []store.CommittedWrite, sizes []int64) {
-	for i, w := range writes {
+	for i := range writes {
+		w := &writes[i]
 		switch w.Kind {
 		case store.WriteValue, store.WriteList:
 			k := keyOf(w)
