@@ -59,7 +59,6 @@ type lineParser struct {
 	strict  bool
 	records []record
 	members []member
-	scratch []member // the members of a nested object (usage.go)
 	writes  []store.CommittedWrite
 	sizes   []int64
 	addrs   []addrCheck

@@ -342,6 +342,67 @@ func (s *scanner) object(i int, ms []member) (int, []member, bool) {
 	}
 }
 
+// lastMember returns the value span of the last member named name (JSON.parse
+// keeps the last duplicate) of the object at b[i] == '{', an object the
+// scanner has already accepted: its values are skipped, not checked again.
+func (s *scanner) lastMember(i int, name string) (vs, ve int, found bool) {
+	b := s.b
+	for i = s.space(i + 1); b[i] != '}'; {
+		ke, esc, _ := s.str(i)
+		var named bool
+		if esc {
+			named = decodeString(b[i:ke]) == name
+		} else {
+			named = string(b[i+1:ke-1]) == name
+		}
+		i = s.space(s.space(ke) + 1) // past the colon
+		end := s.skip(i)
+		if named {
+			vs, ve, found = i, end, true
+		}
+		if i = s.space(end); b[i] == ',' {
+			i = s.space(i + 1)
+		}
+	}
+	return vs, ve, found
+}
+
+// skip returns the end of the value at i, one the scanner has already
+// accepted: strings are stepped over whole, containers by counting their
+// brackets outside strings, and a number or literal ends at the first
+// byte that cannot be in one.
+func (s *scanner) skip(i int) int {
+	b := s.b
+	depth := 0
+	for {
+		switch b[i] {
+		case '"':
+			i, _, _ = s.str(i)
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			depth--
+			i++
+		default:
+			i++
+			if depth == 0 {
+				for i < len(b) && inScalar(b[i]) {
+					i++
+				}
+			}
+		}
+		if depth == 0 {
+			return i
+		}
+	}
+}
+
+// inScalar reports the bytes a number or literal may hold.
+func inScalar(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'z' || c == '-' || c == '+' || c == '.' || c == 'E'
+}
+
 // scalarOrValue is value with a direct path for strings and numbers, the
 // bulk of a record's members.
 func (s *scanner) scalarOrValue(i int) (int, bool) {

@@ -235,3 +235,57 @@ func TestValueResumeAgreesWithScan(t *testing.T) {
 		}
 	}
 }
+
+// lastMember and skip, which walk an object the scanner accepted without
+// checking it again, find what the checking scan finds: the value span of
+// the last member of each name (object's members, last first, as keyIs
+// reads them), for accepted objects made by mutating usage-like seeds.
+func TestLastMemberAgreesWithObjectScan(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	seeds := []string{
+		`{"input":30,"output":20,"cacheRead":0,"totalTokens":50,"cost":{"input":0,"output":0,"total":0}}`,
+		`{"cost":null,"cost":{"a":[1,-2.5e+3,true,"}"]}}`,
+		` { "co\u0073t" : [ {} , [] , "x\"]" ] , "input" : -0 } `,
+		`{"cost":5,"x":false,"cost":"null","y":null}`,
+		`{"input":-1.5E+7,"x":2e-3,"cost":true,"y":0.25}`,
+		`{}`,
+	}
+	names := []string{"cost", "input", "x", "y", "a"}
+	alphabet := []byte(`{}[]":,\ 0123456789-+.eEtrufalsn`)
+	checked := 0
+	for range 100_000 {
+		line := []byte(seeds[rng.Intn(len(seeds))])
+		for range rng.Intn(3) {
+			k := rng.Intn(len(line))
+			if rng.Intn(2) == 0 {
+				line[k] = alphabet[rng.Intn(len(alphabet))]
+			} else {
+				line = append(line[:k], append([]byte{alphabet[rng.Intn(len(alphabet))]}, line[k:]...)...)
+			}
+		}
+		var p lineParser
+		p.sc.reset(line)
+		i := p.sc.space(0)
+		if !scanValid(line) || line[i] != '{' {
+			continue
+		}
+		_, ms, ok := p.sc.object(i, nil)
+		require.True(t, ok, "%s", line)
+		for _, m := range ms {
+			require.Equal(t, m.ve, p.sc.skip(m.vs), "skip of %s in %s", line[m.vs:m.ve], line)
+		}
+		for _, name := range names {
+			wantVS, wantVE, wantFound := 0, 0, false
+			for j := len(ms) - 1; j >= 0; j-- {
+				if p.keyIs(ms[j], name) {
+					wantVS, wantVE, wantFound = ms[j].vs, ms[j].ve, true
+					break
+				}
+			}
+			vs, ve, found := p.sc.lastMember(i, name)
+			require.Equal(t, []any{wantVS, wantVE, wantFound}, []any{vs, ve, found}, "member %q of %s", name, line)
+		}
+		checked++
+	}
+	require.Greater(t, checked, 10_000) // the mutations leave enough objects accepted
+}

@@ -19,17 +19,14 @@ func (p *lineParser) usageApplyError(r record) error {
 	default: // a number, string, boolean or array has no cost member
 		return store.ErrUsageUndefined
 	}
-	// The scanner accepted the line, so the object scans again; its
-	// members go to a scratch list, as p.members holds the records'.
-	_, ms, _ := p.sc.object(m.vs, p.scratch[:0])
-	p.scratch = ms
-	for j := len(ms) - 1; j >= 0; j-- { // the last duplicate wins, as in JSON.parse
-		if p.keyIs(ms[j], "cost") {
-			if string(p.raw(ms[j])) == "null" {
-				return store.ErrUsageNull
-			}
-			return nil
-		}
+	// The scanner accepted the line, so the object's members are walked
+	// without checking them again.
+	vs, ve, found := p.sc.lastMember(m.vs, "cost")
+	switch {
+	case !found:
+		return store.ErrUsageUndefined
+	case string(p.sc.b[vs:ve]) == "null":
+		return store.ErrUsageNull
 	}
-	return store.ErrUsageUndefined
+	return nil
 }
