@@ -50,6 +50,9 @@ type View struct {
 	// canonicalSeqs, when set (views a ViewReader read from storage whose
 	// seqs name its records), is canonical keyed by the element's seq.
 	canonicalSeqs map[int64]bool
+	// parseFrame, when set (with canonicalSeqs), parses an element by its
+	// seq (ViewReader.Frame)
+	parseFrame func(seq int64, value []byte) (*pi.Frame, error)
 }
 
 // Checker is one invariant.
@@ -132,7 +135,7 @@ func elementsAreFrames(v *View) error {
 			} else if v.canonical[string(e.Value)] {
 				continue
 			}
-			f, err := pi.ParseFrame(string(e.Value))
+			f, err := v.frameOf(e)
 			if err != nil {
 				return fmt.Errorf("list %s seq %d: %v", k, e.Seq, err)
 			}
@@ -148,6 +151,14 @@ func elementsAreFrames(v *View) error {
 		}
 	}
 	return nil
+}
+
+// frameOf parses a committed element, through parseFrame when set.
+func (v *View) frameOf(e store.ListElement) (*pi.Frame, error) {
+	if v.parseFrame != nil {
+		return v.parseFrame(e.Seq, e.Value)
+	}
+	return pi.ParseFrame(string(e.Value))
 }
 
 // 4: no frame was produced for a terminal event.

@@ -52,6 +52,37 @@ func TestSeqKeyedFrameMemoStillCatchesBadFrames(t *testing.T) {
 	require.Error(t, check(a))
 }
 
+// A ViewReader's Frame hook parses the elements of seq-named storage in
+// pi.ParseFrame's place, and invariant 3 still refuses an element that
+// parses but is not canonical, or does not parse.
+func TestFrameHookStillCatchesBadFrames(t *testing.T) {
+	frames := store.Address{Namespace: lane.NSAssistantFrame, Key: "op1:r1", Kind: store.KindList}
+	good := frameJSON(t, &pi.Frame{Type: pi.FrameTextStart, ContentIndex: pi.Index(0), Block: pi.TextContent{Text: "a"}})
+	reordered := []byte(`{"contentIndex":0,"type":"text_start","content":{"type":"text","text":"a"}}`) // parses, not canonical
+	var asked []int64
+	for _, tc := range []struct {
+		name string
+		el   []byte
+		ok   bool
+	}{{"canonical", good, true}, {"not canonical", reordered, false}, {"not a frame", []byte(`{"type": 1}`), false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ViewReader{Frame: func(seq int64, value []byte) (*pi.Frame, error) {
+				asked = append(asked, seq)
+				return pi.ParseFrame(string(value))
+			}}
+			st := seqStore{memory.New(envtest.NewClock(envtest.Epoch))}
+			_, err := st.Commit([]store.Write{store.AppendListRaw(frames, tc.el)})
+			require.NoError(t, err)
+			v, err := r.Read(st, nil, []string{"op1:r1"})
+			require.NoError(t, err)
+			asked = nil
+			err = elementsAreFrames(v)
+			require.Equal(t, tc.ok, err == nil, "%v", err)
+			require.Len(t, asked, 1, "parsed through the hook")
+		})
+	}
+}
+
 // fixedEntries is seq-named storage whose entries are whatever the test
 // says.
 type fixedEntries struct {

@@ -34,6 +34,11 @@ type ViewReader struct {
 	// Parse, when set, parses entries instead of pi.ParseJSON, likewise;
 	// the values it returns are only read.
 	Parse func([]byte) (pi.JSONValue, error)
+	// Frame, when set, parses the committed list element of seq instead of
+	// pi.ParseFrame, for the seq-named storage only (where a seq names its
+	// bytes): a caller that parses the same frames elsewhere shares its
+	// memo; the frames it returns are only read.
+	Frame func(seq int64, value []byte) (*pi.Frame, error)
 
 	entries map[string]entryDecode
 	ops     map[string]opDecode
@@ -120,7 +125,7 @@ func (r *ViewReader) Read(st store.Storage, ops []string, listKeys []string) (*V
 	named := r.seqNamed(st)
 	v := &View{canonical: r.canonical} // readEntries gives it its Entries
 	if named {
-		v.canonicalSeqs = r.canonicalSeqs
+		v.canonicalSeqs, v.parseFrame = r.canonicalSeqs, r.Frame
 	}
 	if cl, ok := st.(changeLog); ok && named {
 		if err := r.readParts(st, cl, ops, listKeys, v); err != nil {

@@ -149,7 +149,7 @@ func (r *runner) committedList(op, resp string) (*reducedList, error) {
 		r.reducedLists[key] = l
 	}
 	for _, e := range els[len(l.seqs):] {
-		l.add(e)
+		l.add(e, r.frameAt)
 	}
 	return l, nil
 }
@@ -167,13 +167,13 @@ func (l *reducedList) heads(els []mstore.Stored) bool {
 	return true
 }
 
-// add parses the next frame and applies it.
-func (l *reducedList) add(e mstore.Stored) {
+// add parses the next frame (through parse, the run's memo) and applies it.
+func (l *reducedList) add(e mstore.Stored, parse func(seq int64, value string) (*pi.Frame, error)) {
 	l.seqs, l.vals = append(l.seqs, e.Seq), append(l.vals, e.Value)
 	if l.parseErr != nil {
 		return
 	}
-	f, err := pi.ParseFrame(e.Value)
+	f, err := parse(e.Seq, e.Value)
 	if err != nil {
 		l.parseErr = err
 		return

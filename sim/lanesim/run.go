@@ -42,6 +42,7 @@ type runner struct {
 	telemetrySeq int64
 	states       map[string]decodedState // decodeState's memo
 	parsed       map[string]parsedJSON   // parseJSON's memo
+	frames       map[int64]parsedFrame   // frameAt's memo
 	// reducedLists are the reference's frame lists as the prefix checks
 	// last read and reduced them, by list key (check_prefix.go)
 	reducedLists map[string]*reducedList
@@ -173,6 +174,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	// the checks' readers decode op states through the run's memo
 	r.inv.views.Decode, r.ls.reader.Decode = r.decodeState, r.decodeState
 	r.inv.views.Parse, r.ls.reader.Parse = r.parseJSON, r.parseJSON
+	r.inv.views.Frame = func(seq int64, value []byte) (*pi.Frame, error) { return r.frameAt(seq, string(value)) }
 	r.ls.reader.VerifyViews, r.inv.views.VerifyParts, r.inv.scan.VerifyFull = verifyViews, verifyViews, verifyViews
 	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
 	r.client = &clientFoldChecker{r: r}
@@ -518,6 +520,27 @@ func (r *runner) parseJSON(raw []byte) (pi.JSONValue, error) {
 	v, err := pi.ParseJSON(string(raw))
 	r.parsed[string(raw)] = parsedJSON{v, err}
 	return v, err
+}
+
+// frameAt parses the reference's committed frame of seq once per run:
+// invariant 3 and the prefix checks both parse every committed frame, and
+// the reference's seqs name its records, so the seq alone keys the memo.
+// The frames it returns are only read.
+func (r *runner) frameAt(seq int64, value string) (*pi.Frame, error) {
+	if p, ok := r.frames[seq]; ok {
+		return p.f, p.err
+	}
+	if r.frames == nil {
+		r.frames = map[int64]parsedFrame{}
+	}
+	f, err := pi.ParseFrame(value)
+	r.frames[seq] = parsedFrame{f, err}
+	return f, err
+}
+
+type parsedFrame struct {
+	f   *pi.Frame
+	err error
 }
 
 type parsedJSON struct {
