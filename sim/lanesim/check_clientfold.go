@@ -84,9 +84,12 @@ func (c *clientFoldChecker) check(where string) bool {
 	if f == nil || r.ln.Fault() != nil || r.closing || r.closed {
 		return true
 	}
-	if cur := r.ln.Current(); cur != nil && !r.check(f.OperationID == cur.ID, "invariant",
-		"%s: the client fold follows operation %q, the lane's current operation is %s (no run_start?)", where, f.OperationID, cur.ID) {
-		return false
+	if cur := r.ln.Current(); cur != nil {
+		if f.OperationID != cur.ID {
+			return r.check(false, "invariant", "%s: the client fold follows operation %q, the lane's current operation is %s (no run_start?)",
+				where, f.OperationID, cur.ID)
+		}
+		r.pass()
 	}
 	if !c.checkQueues(where) || !c.checkAborting(where) {
 		return false
@@ -94,7 +97,10 @@ func (c *clientFoldChecker) check(where string) bool {
 	if c.captured || c.open != 0 {
 		return true
 	}
-	return r.check(f.StreamingMessage == nil, "invariant", "%s: the client fold keeps a streaming message after its stream ended:\n%s", where, marshalMsg(f.StreamingMessage))
+	if f.StreamingMessage != nil {
+		return r.check(false, "invariant", "%s: the client fold keeps a streaming message after its stream ended:\n%s", where, marshalMsg(f.StreamingMessage))
+	}
+	return r.pass()
 }
 
 // checkQueues: once every handed-over batch was delivered, the fold's
@@ -120,12 +126,16 @@ func (c *clientFoldChecker) checkQueues(where string) bool {
 		// its placement will commit
 		if msg, ok := r.ls.m.QueuedMessage(id); ok {
 			shown := ml.Canonical(q.Prop("message").AppendJSON(nil))
-			if !r.check(shown == msg, "invariant", "%s: the client fold shows queued item %s as %s, it was queued as %s", where, id, shown, msg) {
-				return false
+			if shown != msg {
+				return r.check(false, "invariant", "%s: the client fold shows queued item %s as %s, it was queued as %s", where, id, shown, msg)
 			}
+			r.pass()
 		}
 	}
-	return r.check(slices.Equal(got, want), "invariant", "%s: the client fold shows the queues %v, the lane's inbox is %v", where, got, want)
+	if !slices.Equal(got, want) {
+		return r.check(false, "invariant", "%s: the client fold shows the queues %v, the lane's inbox is %v", where, got, want)
+	}
+	return r.pass()
 }
 
 // checkAborting: once every handed-over batch was delivered, the fold shows
@@ -142,5 +152,8 @@ func (c *clientFoldChecker) checkAborting(where string) bool {
 	if op != f.OperationID {
 		return true
 	}
-	return r.check(f.Aborting == cancelled, "invariant", "%s: the client fold shows operation %s aborting=%t, its control is cancel_requested=%t", where, op, f.Aborting, cancelled)
+	if f.Aborting != cancelled {
+		return r.check(false, "invariant", "%s: the client fold shows operation %s aborting=%t, its control is cancel_requested=%t", where, op, f.Aborting, cancelled)
+	}
+	return r.pass()
 }

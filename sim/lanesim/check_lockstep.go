@@ -306,7 +306,7 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 	}
 	if stepCommands[it.name] && ls.stepping {
 		skipped, err := ls.m.StepTurn()
-		if ls.mismatch("step turn ("+it.name+")", err) {
+		if err != nil && ls.mismatch("step turn ("+it.name+")", err) {
 			return
 		}
 		if skipped {
@@ -543,10 +543,12 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		// placement commits
 		ls.mismatch("tool placement read", ls.m.ToolPlacementRead())
 	case laterCommands[it.name] && ls.stepping && (err == nil || lostFault(err) || strings.Contains(err.Error(), "no longer current")):
-		ls.mismatch("command turn ("+it.name+")", ls.m.CommandTurn())
+		if err := ls.m.CommandTurn(); err != nil {
+			ls.mismatch("command turn ("+it.name+")", err)
+		}
 	case stepCommands[it.name] && ls.stepping && (err == nil || lostFault(err) || strings.Contains(err.Error(), "no longer current")):
 		skipped, serr := ls.m.StepTurn()
-		if ls.mismatch("step turn ("+it.name+")", serr) {
+		if serr != nil && ls.mismatch("step turn ("+it.name+")", serr) {
 			return
 		}
 		ls.recoverTurn = !skipped && it.name == "recovery-read"
@@ -617,7 +619,10 @@ func (ls *lockstep) onFrame(fr lane.FrameRecord) {
 // the error event pi-ai's providers turn it into (stopReason "error", the
 // failure's message, the latest partial).
 func (ls *lockstep) providerEvent(ev *pi.Event) {
-	ls.mismatch("provider event "+string(ev.Type), ls.m.ProviderEvent(ev))
+	// the where is built only for a mismatch: this runs at every event
+	if err := ls.m.ProviderEvent(ev); err != nil {
+		ls.mismatch("provider event "+string(ev.Type), err)
+	}
 }
 
 func (ls *lockstep) transportFailure(last *pi.AssistantMessage, err error) {
@@ -808,7 +813,7 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 		// a command found its operation finalized (pi's fault): the model
 		// says so at the step's end
 		want, err := ls.m.StepDone(true)
-		if ls.mismatch("step done ("+exp.Kind+")", err) {
+		if err != nil && ls.mismatch("step done ("+exp.Kind+")", err) {
 			return res, nil, false
 		}
 		if want.Kind != "fault" {
@@ -824,7 +829,7 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 	if ls.early != nil {
 		want = *ls.early // StepDone ran at the step's commit
 	} else if !done {
-		if want, err = ls.m.StepDone(true); ls.mismatch("step done ("+exp.Kind+")", err) {
+		if want, err = ls.m.StepDone(true); err != nil && ls.mismatch("step done ("+exp.Kind+")", err) {
 			return res, nil, false
 		}
 	}

@@ -10,13 +10,20 @@ import (
 type seqChecker struct {
 	r *runner
 	// lastSeq is the last acknowledged seq; rowSeq the seq each
-	// acknowledged entry ("entry:id") and usage row ("usage:id") got
+	// acknowledged entry and usage row got
 	lastSeq int64
-	rowSeq  map[string]int64
+	rowSeq  map[rowKey]int64
+}
+
+// rowKey names an entry or a usage row (their ids are apart: a struct,
+// not a joined string, so that no key is built at every commit and event).
+type rowKey struct {
+	usage bool
+	id    string
 }
 
 func newSeqChecker(r *runner) *seqChecker {
-	return &seqChecker{r: r, rowSeq: map[string]int64{}}
+	return &seqChecker{r: r, rowSeq: map[rowKey]int64{}}
 }
 
 func (c *seqChecker) commit(e commitEvent) bool { return c.checkSeqs(e.ws, e.res) }
@@ -30,22 +37,24 @@ func (c *seqChecker) checkSeqs(ws []store.Write, res store.CommitResult) bool {
 	for i := 0; ok && i < len(ws); i++ {
 		ok = res.Seqs[i] == res.FirstSeq+int64(i)
 	}
-	if !r.check(ok, "store", "acknowledged seqs %v (first %d) for %d writes: not consecutive in write order", res.Seqs, res.FirstSeq, len(ws)) {
-		return false
+	if !ok {
+		return r.check(false, "store", "acknowledged seqs %v (first %d) for %d writes: not consecutive in write order", res.Seqs, res.FirstSeq, len(ws))
 	}
+	r.pass()
 	if len(ws) == 0 {
 		return true
 	}
-	if !r.check(res.FirstSeq > c.lastSeq, "store", "acknowledged first seq %d does not follow the previous transaction's last seq %d", res.FirstSeq, c.lastSeq) {
-		return false
+	if res.FirstSeq <= c.lastSeq {
+		return r.check(false, "store", "acknowledged first seq %d does not follow the previous transaction's last seq %d", res.FirstSeq, c.lastSeq)
 	}
+	r.pass()
 	c.lastSeq = res.Seqs[len(res.Seqs)-1]
 	for i, w := range ws {
 		switch {
 		case w.Kind == store.WriteEntry && w.Entry != nil:
-			c.rowSeq["entry:"+w.Entry.ID] = res.Seqs[i]
+			c.rowSeq[rowKey{id: w.Entry.ID}] = res.Seqs[i]
 		case w.Kind == store.WriteUsage && w.Usage != nil:
-			c.rowSeq["usage:"+w.Usage.ID] = res.Seqs[i]
+			c.rowSeq[rowKey{usage: true, id: w.Usage.ID}] = res.Seqs[i]
 		}
 	}
 	return true
@@ -56,15 +65,18 @@ func (c *seqChecker) checkSeqs(ws []store.Write, res store.CommitResult) bool {
 // event emitted before its commit, or naming another write's seq, fails.
 func (c *seqChecker) checkEventSeq(ev lane.Event) bool {
 	r := c.r
-	var key string
+	var key rowKey
 	switch ev.Type {
 	case lane.EvEntryAdded:
-		key = "entry:" + ev.EntryID
+		key = rowKey{id: ev.EntryID}
 	case lane.EvUsage:
-		key = "usage:" + ev.UsageID
+		key = rowKey{usage: true, id: ev.UsageID}
 	default:
 		return true
 	}
 	seq, ok := c.rowSeq[key]
-	return r.check(ok && seq == ev.Seq, "events", "%s event carries seq %d; its row's acknowledged write got %d (acknowledged: %v)", ev.Type, ev.Seq, seq, ok)
+	if !ok || seq != ev.Seq {
+		return r.check(false, "events", "%s event carries seq %d; its row's acknowledged write got %d (acknowledged: %v)", ev.Type, ev.Seq, seq, ok)
+	}
+	return r.pass()
 }

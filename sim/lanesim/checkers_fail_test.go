@@ -526,3 +526,44 @@ func TestUnqueueInputRejectsACommitForAnUnqueuedID(t *testing.T) {
 		}
 	}
 }
+
+// checkSeqs reports an acknowledged commit whose seqs are not consecutive
+// or do not follow the last commit's, and checkEventSeq an event whose seq
+// is not its row's.
+func TestSeqCheckerRejectsOtherSeqs(t *testing.T) {
+	entry := store.Write{Kind: store.WriteEntry, Entry: &store.Entry{ID: "e1"}}
+	usage := store.Write{Kind: store.WriteUsage, Usage: &store.UsageRow{ID: "u1"}}
+	for _, tc := range []struct {
+		name  string
+		res   []store.CommitResult // the commits of entry, then of usage
+		event lane.Event
+		want  string // the failure, "" for none
+	}{
+		{"sound", []store.CommitResult{{FirstSeq: 3, Seqs: []int64{3}}, {FirstSeq: 4, Seqs: []int64{4}}},
+			lane.Event{Type: lane.EvUsage, UsageID: "u1", Seq: 4}, ""},
+		{"not consecutive", []store.CommitResult{{FirstSeq: 3, Seqs: []int64{4}}}, lane.Event{},
+			"acknowledged seqs [4] (first 3) for 1 writes: not consecutive in write order"},
+		{"a step back", []store.CommitResult{{FirstSeq: 3, Seqs: []int64{3}}, {FirstSeq: 3, Seqs: []int64{3}}}, lane.Event{},
+			"acknowledged first seq 3 does not follow the previous transaction's last seq 3"},
+		{"another row's seq", []store.CommitResult{{FirstSeq: 3, Seqs: []int64{3}}, {FirstSeq: 4, Seqs: []int64{4}}},
+			lane.Event{Type: lane.EvEntryAdded, EntryID: "e1", Seq: 4}, "entry_added event carries seq 4; its row's acknowledged write got 3 (acknowledged: true)"},
+		{"an unacknowledged row", []store.CommitResult{{FirstSeq: 3, Seqs: []int64{3}}},
+			lane.Event{Type: lane.EvUsage, UsageID: "u1", Seq: 4}, "usage event carries seq 4; its row's acknowledged write got 0 (acknowledged: false)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := bareRunner()
+			ok := true
+			for i, res := range tc.res {
+				ok = ok && r.seqs.checkSeqs([]store.Write{entry, usage}[i:i+1], res)
+			}
+			if ok && tc.event.Type != "" {
+				ok = r.seqs.checkEventSeq(tc.event)
+			}
+			require.Equal(t, tc.want == "", ok)
+			require.Equal(t, tc.want != "", r.failed, r.msg)
+			if tc.want != "" {
+				require.Contains(t, r.msg, tc.want)
+			}
+		})
+	}
+}

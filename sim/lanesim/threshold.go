@@ -103,7 +103,10 @@ func (a *cancelAim) await(r *runner, afterRead bool) {
 
 // beforeCapture wakes the parked canceller at a running checkpoint.
 func (a *cancelAim) beforeCapture(ln *lane.Lane) {
-	if cur := ln.Current(); a.aim != nil && !a.afterRead && cur != nil && cur.State.At == lane.LeafCheckpoint && !cur.State.Control.CancelRequested {
+	if a.aim == nil || a.afterRead {
+		return // nothing to release: spare every capture the op's copy
+	}
+	if cur := ln.Current(); cur != nil && cur.State.At == lane.LeafCheckpoint && !cur.State.Control.CancelRequested {
 		a.release()
 	}
 }
@@ -112,7 +115,10 @@ func (a *cancelAim) beforeCapture(ln *lane.Lane) {
 // may_finish boundary, whose finish is the command that must decline (a
 // need_assistant boundary's read comes first in every run).
 func (a *cancelAim) readAdmitted(ln *lane.Lane) {
-	if cur := ln.Current(); a.afterRead && cur != nil && cur.State.Continuation.Kind == lane.ContinueMayFinish {
+	if a.aim == nil || !a.afterRead {
+		return
+	}
+	if cur := ln.Current(); cur != nil && cur.State.Continuation.Kind == lane.ContinueMayFinish {
 		a.release()
 	}
 }
