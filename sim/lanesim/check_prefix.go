@@ -37,13 +37,13 @@ func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 		r.fail("model", "committed frames of %s do not reduce: %v", fr.ResponseEntryID, err)
 		return
 	}
-	want, reduced := s.observed[fr.EventIndex], marshalMsg(got)
+	want, reduced := s.observed[fr.EventIndex], r.msgJSON(got)
 	// r.check's arguments are boxed only for a failure, not at every frame
-	if reduced == want {
+	if string(reduced) == want {
 		r.checks++
 		return
 	}
-	r.check(false, "model", "committed prefix of %s after event %d reduces to\n%s\nthe model observer says\n%s", fr.ResponseEntryID, fr.EventIndex, reduced, want)
+	r.check(false, "model", "committed prefix of %s after event %d reduces to\n%s\nthe model observer says\n%s", fr.ResponseEntryID, fr.EventIndex, string(reduced), want)
 }
 
 // committedReduction reduces every committed frame of op/resp in the

@@ -573,7 +573,7 @@ func (s *simStream) Next() (pi.Event, error) {
 	s.last = c.Partial
 	s.r.ls.providerEvent(&c)
 	s.obs.Observe(&c)
-	s.observed = append(s.observed, marshalMsg(s.obs.Message()))
+	s.observed = append(s.observed, string(s.r.msgJSON(s.obs.Message())))
 	s.consumed++
 	return ev, nil
 }
@@ -583,6 +583,19 @@ func marshalMsg(m *pi.AssistantMessage) string {
 		return "null"
 	}
 	return string(m.AppendJSON(nil))
+}
+
+// msgJSON is marshalMsg's bytes in the run's scratch buffer, valid until
+// its next call: the marshals at every provider event and committed frame
+// no longer grow a fresh buffer each (AppendJSON from nil doubles its way
+// up to the message's size).
+func (r *runner) msgJSON(m *pi.AssistantMessage) []byte {
+	if m == nil {
+		r.msgBuf = append(r.msgBuf[:0], "null"...)
+	} else {
+		r.msgBuf = m.AppendJSON(r.msgBuf[:0])
+	}
+	return r.msgBuf
 }
 
 // maxPollCrashes bounds the crashes aimed at deferred polls in one run.

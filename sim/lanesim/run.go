@@ -43,6 +43,7 @@ type runner struct {
 	states       map[string]decodedState // decodeState's memo
 	parsed       map[string]parsedJSON   // parseJSON's memo
 	frames       map[int64]parsedFrame   // frameAt's memo
+	msgBuf       []byte                  // msgJSON's scratch
 	// reducedLists are the reference's frame lists as the prefix checks
 	// last read and reduced them, by list key (check_prefix.go)
 	reducedLists map[string]*reducedList
