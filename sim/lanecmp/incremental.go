@@ -44,7 +44,7 @@ type view struct {
 	ops   map[string]opPart
 	lists map[string][]string
 	// sOps, sResults and sLists are the state's maps of the last read
-	// (shared with it), asked for lastOps and lastKeys
+	// (shared with it), asked for lastOps and lastKeys (keepOnly)
 	sOps              map[string]ml.Op
 	sResults          map[string]ml.Result
 	sLists            map[string][]string
@@ -194,26 +194,19 @@ func (r *Reader) readView(v *view, ops, listKeys []string) (ml.State, error) {
 	}
 	s.Usage = v.usage[:len(v.usage):len(v.usage)]
 
-	// the maps of the last read are updated in place when asked for the
-	// same operations and lists again, else this read makes its own
-	old := *v
-	inPlace := v.ops != nil && slices.Equal(ops, v.lastOps) && slices.Equal(listKeys, v.lastKeys)
-	if !inPlace {
-		v.ops, v.lists = make(map[string]opPart, len(ops)), make(map[string][]string, len(listKeys))
-		v.sOps, v.sResults, v.sLists = map[string]ml.Op{}, map[string]ml.Result{}, map[string][]string{}
-		v.lastOps, v.lastKeys = slices.Clone(ops), slices.Clone(listKeys)
-	}
+	// the maps of the last read are updated in place: what is no longer
+	// asked for is dropped, what was not read before or was written since
+	// is read again
+	v.keepOnly(ops, listKeys)
 	for _, op := range ops {
-		p, ok := old.ops[op]
+		_, ok := v.ops[op]
 		reread := !ok || touched(lane.OpStateAddr(op)) || touched(lane.OpMetaAddr(op)) || touched(lane.ResultAddr(op)) || prepWritten(preps, op)
-		if inPlace && !reread {
+		if !reread {
 			continue
 		}
-		if reread {
-			var err error
-			if p, err = r.readOpPart(st, op); err != nil {
-				return s, err
-			}
+		p, err := r.readOpPart(st, op)
+		if err != nil {
+			return s, err
 		}
 		v.ops[op] = p
 		delete(v.sOps, op)
@@ -226,16 +219,13 @@ func (r *Reader) readView(v *view, ops, listKeys []string) (ml.State, error) {
 		}
 	}
 	for _, k := range listKeys {
-		els, ok := old.lists[k]
-		reread := !ok || touched(store.Address{Namespace: lane.NSAssistantFrame, Key: k})
-		if inPlace && !reread {
+		_, ok := v.lists[k]
+		if ok && !touched(store.Address{Namespace: lane.NSAssistantFrame, Key: k}) {
 			continue
 		}
-		if reread {
-			var err error
-			if els, err = r.readList(st, k, true); err != nil {
-				return s, err
-			}
+		els, err := r.readList(st, k, true)
+		if err != nil {
+			return s, err
 		}
 		v.lists[k] = els
 		delete(v.sLists, k)
@@ -245,6 +235,37 @@ func (r *Reader) readView(v *view, ops, listKeys []string) (ml.State, error) {
 	}
 	s.Ops, s.Results, s.Lists = v.sOps, v.sResults, v.sLists
 	return s, nil
+}
+
+// keepOnly makes the view's maps hold the operations and lists of ops and
+// listKeys only: a read asked for other ones drops the parts of those no
+// longer asked for (a later read asking again reads them afresh, as a
+// rebuilt view would) instead of copying the others into new maps. The
+// state a read returns shares the maps, so it is valid until the next.
+func (v *view) keepOnly(ops, listKeys []string) {
+	if v.ops == nil {
+		v.ops, v.lists = make(map[string]opPart, len(ops)), make(map[string][]string, len(listKeys))
+		v.sOps, v.sResults, v.sLists = make(map[string]ml.Op, len(ops)), make(map[string]ml.Result, len(ops)), make(map[string][]string, len(listKeys))
+	}
+	if !slices.Equal(ops, v.lastOps) {
+		for _, op := range v.lastOps {
+			if !slices.Contains(ops, op) {
+				delete(v.ops, op)
+				delete(v.sOps, op)
+				delete(v.sResults, op)
+			}
+		}
+		v.lastOps = append(v.lastOps[:0], ops...)
+	}
+	if !slices.Equal(listKeys, v.lastKeys) {
+		for _, k := range v.lastKeys {
+			if !slices.Contains(listKeys, k) {
+				delete(v.lists, k)
+				delete(v.sLists, k)
+			}
+		}
+		v.lastKeys = append(v.lastKeys[:0], listKeys...)
+	}
 }
 
 // prepWritten reports whether one of the written preparation keys is op's

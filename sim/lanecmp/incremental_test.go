@@ -80,6 +80,36 @@ func TestIncrementalViewReadsWhatAFullReadDoes(t *testing.T) {
 	require.ErrorContains(t, r.VerifyView(st, "main", []string{"op1"}, []string{"op1:r1"}), "incremental view differs from a full read")
 }
 
+// A read asked for fewer operations or lists drops theirs from the view:
+// one written while no read asked for it is read afresh when asked again.
+func TestIncrementalViewRereadsWhatItStoppedReading(t *testing.T) {
+	st := &changeStore{seqStore: seqStore{memory.New(envtest.NewClock(envtest.Epoch))}}
+	l1 := store.Address{Namespace: lane.NSAssistantFrame, Key: "op1:r1", Kind: store.KindList}
+	l2 := store.Address{Namespace: lane.NSAssistantFrame, Key: "op1:r2", Kind: store.KindList}
+	result := lane.ResultAddr("op1")
+	var r Reader
+	commit := func(ws ...store.Write) {
+		t.Helper()
+		_, err := st.Commit(ws)
+		require.NoError(t, err)
+	}
+	read := func(ops []string, keys ...string) {
+		t.Helper()
+		got, err := r.ReadState(st, "main", ops, keys)
+		require.NoError(t, err)
+		want, err := new(Reader).ReadStateFull(st, "main", ops, keys)
+		require.NoError(t, err)
+		require.True(t, equalStates(want, got), "view %+v, full read %+v", got, want)
+	}
+	commit(store.AppendListRaw(l1, []byte(`{"type":"start"}`)), store.AppendListRaw(l2, []byte(`{"type":"start"}`)),
+		store.SetValueRaw(result, []byte(`{"status":"completed"}`)))
+	read([]string{"op1"}, "op1:r1", "op1:r2")
+	read(nil, "op1:r2")
+	commit(store.AppendListRaw(l1, []byte(`{"type":"text_end"}`)), store.SetValueRaw(result, []byte(`{"status":"failed"}`)))
+	read(nil, "op1:r2") // the writes since are not its lists'
+	read([]string{"op1"}, "op1:r1", "op1:r2")
+}
+
 // The Reader's canonical form of stored bytes is the model's (ml.Canonical),
 // for frames, messages and what is not JSON at all.
 func TestCanonicalJSONIsTheModels(t *testing.T) {
