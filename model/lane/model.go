@@ -3,6 +3,7 @@ package lane
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -994,17 +995,16 @@ func (m *Model) Transcript() []string {
 	for _, e := range m.st.Entries {
 		parent[e.ID] = e.Parent
 	}
-	var rev []string
+	// walked from the tip into a slice sized for every entry, then turned
+	// around in place: one allocation per call (a snapshot at every step)
+	out := make([]string, 0, len(m.st.Entries))
 	for id := m.st.Tip; id != ""; id = parent[id] {
-		rev = append(rev, id)
-		if len(rev) > len(m.st.Entries) {
+		out = append(out, id)
+		if len(out) > len(m.st.Entries) {
 			break
 		}
 	}
-	out := make([]string, len(rev))
-	for i, id := range rev {
-		out[len(rev)-1-i] = id
-	}
+	slices.Reverse(out)
 	return out
 }
 

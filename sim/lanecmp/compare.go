@@ -535,6 +535,9 @@ func (r *Reader) SnapshotForm(s *lane.Snapshot) (ml.Snapshot, error) {
 
 func snapshotForm(s *lane.Snapshot, canonical func([]byte) string) (ml.Snapshot, error) {
 	got := ml.Snapshot{Live: s.Live, Truncated: s.FramesTruncated}
+	if n := len(s.Transcript); n > 0 {
+		got.Transcript = make([]string, 0, n) // one allocation, not a doubling per few ids
+	}
 	for _, e := range s.Transcript {
 		got.Transcript = append(got.Transcript, e.ID)
 	}
