@@ -49,29 +49,34 @@ func (a *listenerActor) listen(ev lane.Event) env.Future {
 	if s := r.cur; s != nil && (ev.Type == lane.EvMessageStart || ev.Type == lane.EvMessageUpdate) && !ev.Recovery && ev.Prompt == nil {
 		idx, resp = s.consumed-1, s.req.ResponseEntryID
 	}
-	mark := func() {
-		if idx >= 0 {
-			if a.delivered[resp] == nil {
-				a.delivered[resp] = map[int]bool{}
-			}
-			a.delivered[resp][idx] = true
-		}
-	}
 	switch choice.Weighted(r.w, "listener", []int{2, 2, 1}) {
 	case 0:
-		mark()
+		a.mark(resp, idx)
 		return nil
 	case 1:
 		f := r.w.NewFuture("listener")
-		r.w.Go("listener", func() { r.w.Yield(); mark(); f.Resolve(nil) })
+		r.w.Go("listener", func() { r.w.Yield(); a.mark(resp, idx); f.Resolve(nil) })
 		return f
 	default:
 		f := r.w.NewFuture("listener")
 		r.w.Go("listener", func() {
 			r.w.Sleep(time.Duration(choice.Range(r.w, "listener-ms", 1, 10)) * time.Millisecond)
-			mark()
+			a.mark(resp, idx)
 			f.Resolve(nil)
 		})
 		return f
 	}
+}
+
+// mark records that event idx of resp was delivered (idx < 0: an event
+// that names no provider event). A method, not a closure: the listener's
+// synchronous deliveries allocate nothing for it.
+func (a *listenerActor) mark(resp string, idx int) {
+	if idx < 0 {
+		return
+	}
+	if a.delivered[resp] == nil {
+		a.delivered[resp] = map[int]bool{}
+	}
+	a.delivered[resp][idx] = true
 }
