@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +66,7 @@ func runCampaign(ctx context.Context, o Options) ([]Table, error) {
 	args := campaignArgs(o.Quick)
 	t := campaignTable(o, self, args)
 	var base, this campaignRun
+	var bases, theirs []campaignRun
 	for pair := 1; pair <= o.pairs(); pair++ {
 		if base, err = runChildCampaign(ctx, o.Base, args, o.Quick); err != nil {
 			return nil, fmt.Errorf("base %s: %w", o.Base, err)
@@ -71,16 +74,20 @@ func runCampaign(ctx context.Context, o Options) ([]Table, error) {
 		if this, err = runChildCampaign(ctx, self, args, o.Quick); err != nil {
 			return nil, fmt.Errorf("this build %s: %w", self, err)
 		}
-		t.Rows = append(t.Rows, campaignRow(pair, base, this))
+		bases, theirs = append(bases, base), append(theirs, this)
+		t.Rows = append(t.Rows, campaignRow(strconv.Itoa(pair), base, this))
+	}
+	if len(bases) > 1 {
+		t.Rows = append(t.Rows, campaignRow("median", medianRun(bases), medianRun(theirs)))
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Each side's last campaign: base %d runs of %d steps (%.0f a run), this build %d runs of %d steps (%.0f a run).",
 		base.runs, base.steps, float64(base.steps)/float64(base.runs), this.runs, this.steps, float64(this.steps)/float64(this.runs)))
 	return []Table{t}, nil
 }
 
-func campaignRow(pair int, base, this campaignRun) []string {
+func campaignRow(label string, base, this campaignRun) []string {
 	seconds := func(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
-	return []string{strconv.Itoa(pair),
+	return []string{label,
 		seconds(base.cpu()) + " (" + seconds(base.wall) + " s)", Num(base.runsPer(base.cpu())),
 		seconds(this.cpu()) + " (" + seconds(this.wall) + " s)", Num(this.runsPer(this.cpu())),
 		Ratio(this.runsPer(this.cpu()), base.runsPer(base.cpu())),
@@ -94,7 +101,7 @@ func campaignTable(o Options, self string, args []string) Table {
 		Header: []string{"pair", "base CPU-s (wall)", "base runs per CPU-s", "this CPU-s (wall)", "this runs per CPU-s",
 			"per CPU-s", "per wall-s", "user time only"},
 		Notes: []string{
-			fmt.Sprintf("`frameproof bench --family campaign --base %s --pairs %d`: each pair runs `%s` by the base build (%s), then by this one (%s), as child processes, one after the other. CPU-s is the child's user + system time (getrusage of the child: every thread, GC included); the ratios are this build's runs per second over the base's, per CPU-s, per wall-s and per user-CPU-s (a build that spends more in the kernel shows it in the gap between the first and the last).",
+			fmt.Sprintf("`frameproof bench --family campaign --base %s --pairs %d`: each pair runs `%s` by the base build (%s), then by this one (%s), as child processes, one after the other. CPU-s is the child's user + system time (getrusage of the child: every thread, GC included); the ratios are this build's runs per second over the base's, per CPU-s, per wall-s and per user-CPU-s (a build that spends more in the kernel shows it in the gap between the first and the last). The median row pairs each side's campaign of median CPU time.",
 				o.Base, o.pairs(), "frameproof "+strings.Join(args, " "), o.Base, self),
 		},
 	}
@@ -102,6 +109,15 @@ func campaignTable(o Options, self string, args []string) Table {
 		t.Notes = append(t.Notes, "--quick: two seeds a cell, a smoke run, not figures.")
 	}
 	return t
+}
+
+// medianRun is each side's median pair: the run of median CPU time (the
+// lower middle one of an even count), whole, so its row's figures are one
+// campaign's. On a shared machine one pair can land in a burst of load;
+// the median row is the figure that does not hang on one pair.
+func medianRun(runs []campaignRun) campaignRun {
+	sorted := slices.SortedFunc(slices.Values(runs), func(a, b campaignRun) int { return cmp.Compare(a.cpu(), b.cpu()) })
+	return sorted[(len(sorted)-1)/2]
 }
 
 // throughputLine is the campaign's summary line, the same in every build

@@ -78,7 +78,15 @@ func TestRunChildCampaign(t *testing.T) {
 func TestCampaignRowRatios(t *testing.T) {
 	base := campaignRun{user: 3e9, sys: 1e9, wall: 4e9, runs: 100}
 	this := campaignRun{user: 2e9, sys: 0, wall: 1e9, runs: 100}
-	require.Equal(t, []string{"1", "4.0 (4.0 s)", "25.0", "2.0 (1.0 s)", "50.0", "2.0×", "4.0×", "1.5×"}, campaignRow(1, base, this))
+	require.Equal(t, []string{"1", "4.0 (4.0 s)", "25.0", "2.0 (1.0 s)", "50.0", "2.0×", "4.0×", "1.5×"}, campaignRow("1", base, this))
+}
+
+// The median row's run is one whole campaign, the middle one by CPU time.
+func TestMedianRun(t *testing.T) {
+	runs := []campaignRun{{user: 9e9, runs: 1}, {user: 2e9, runs: 2}, {user: 5e9, sys: 1e9, runs: 3}, {user: 1e9, runs: 4}}
+	require.Equal(t, 2, medianRun(runs).runs, "the lower middle of four")
+	require.Equal(t, 3, medianRun(runs[:3]).runs)
+	require.Equal(t, 1, medianRun(runs[:1]).runs)
 }
 
 func TestCampaignNeedsBase(t *testing.T) {
