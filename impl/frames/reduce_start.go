@@ -286,6 +286,8 @@ func canonicalNumber(b []byte) (int, bool) {
 		case digits <= 15:
 			return i, true
 		}
+	} else if n, ok := plainDecimal(b, start, i); ok {
+		return n, true
 	} else {
 		if b[i] == '.' {
 			i++
@@ -310,4 +312,36 @@ func canonicalNumber(b []byte) (int, bool) {
 	}
 	var buf [32]byte
 	return i, string(pi.AppendNumber(buf[:0], f)) == string(b[:i])
+}
+
+// plainDecimal is the length of the number b starts with when its digits
+// from start are an integer part (point at b[point]), a fraction without
+// trailing zero and no exponent, of at most 15 significant digits, below
+// 1 with at most five zeros after the point: AppendNumber writes it back
+// as it is (15 digits round-trip, so no shorter digits name the same
+// double, and JS writes 1e-6 and above without exponent). Otherwise false,
+// for ParseFloat to decide: it is most of the cost of a partial's costs.
+func plainDecimal(b []byte, start, point int) (int, bool) {
+	if b[point] != '.' || b[start] == '0' && point-start != 1 {
+		return 0, false
+	}
+	f, j := point+1, point+1
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == f || b[j-1] == '0' || j < len(b) && (b[j] == 'e' || b[j] == 'E') {
+		return 0, false
+	}
+	sig := point - start + j - f
+	if b[start] == '0' {
+		z := f
+		for b[z] == '0' {
+			z++
+		}
+		if z-f > 5 {
+			return 0, false
+		}
+		sig = j - z
+	}
+	return j, sig <= 15
 }

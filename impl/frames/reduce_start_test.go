@@ -1,6 +1,7 @@
 package frames
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -352,5 +353,49 @@ func TestCanonicalJSONRefusesEveryTruncation(t *testing.T) {
 				_, _ = ReduceJSON([][]byte{prefix})
 			}, "prefix %q", prefix)
 		}
+	}
+}
+
+// plainDecimal accepts only decimals that AppendNumber writes back as they
+// are (ParseFloat's reading, canonicalNumber's general path), and most of
+// a partial's costs: fractions with leading zeros, 15 and 16 significant
+// digits, trailing zeros and exponents around them.
+func TestPlainDecimalIsAppendNumberOwn(t *testing.T) {
+	// The bounds, each side: five and six zeros after the point, 15 and 16
+	// digits, a trailing zero, a leading zero, an exponent.
+	for text, want := range map[string]bool{"0.000001": true, "0.0000001": false, "-0.00123": true, "412.5": true,
+		"0.123456789012345": true, "0.8000000000000001": false, "12345678901234.5": true, "123456789012345.5": false,
+		"0.10": false, "00.1": false, "1.5e3": false, "1.": false} {
+		_, ok := plainDecimal([]byte(text), 0, strings.IndexByte(text, '.'))
+		require.Equal(t, want, ok, text)
+	}
+	accepted, checks := 0, 0
+	rapid.Check(t, func(t *rapid.T) {
+		digits := func(label string, n int) string {
+			return rapid.StringOfN(rapid.RuneFrom([]rune("0123456789")), n, n, -1).Draw(t, label)
+		}
+		sign := rapid.SampledFrom([]string{"", "-"}).Draw(t, "sign")
+		whole := rapid.SampledFrom([]string{"0", "00", "1" + digits("whole", rapid.IntRange(0, 15).Draw(t, "wholeLen"))}).Draw(t, "int")
+		frac := strings.Repeat("0", rapid.IntRange(0, 8).Draw(t, "zeros")) + digits("frac", rapid.IntRange(0, 17).Draw(t, "fracLen"))
+		after := rapid.SampledFrom([]string{"", ",", "}", "e5", "E-3", "0"}).Draw(t, "after")
+		text := sign + whole + "." + frac + after
+		checks++
+		b := []byte(text)
+		start := len(sign)
+		n, ok := plainDecimal(b, start, start+len(whole))
+		if !ok {
+			return
+		}
+		accepted++
+		f, err := strconv.ParseFloat(text[:n], 64)
+		if err != nil {
+			t.Fatalf("plainDecimal accepts %q of %q, which ParseFloat rejects: %v", text[:n], text, err)
+		}
+		if back := string(pi.AppendNumber(nil, f)); back != text[:n] {
+			t.Fatalf("plainDecimal accepts %q of %q, which AppendNumber writes back as %q", text[:n], text, back)
+		}
+	})
+	if accepted < checks/10 || accepted == checks {
+		t.Fatalf("plainDecimal accepted %d of %d decimals", accepted, checks)
 	}
 }
