@@ -124,13 +124,25 @@ func medianRun(runs []campaignRun) campaignRun {
 // since the first: "throughput: N runs, M steps in ...".
 var throughputLine = regexp.MustCompile(`(?m)^throughput: (\d+) runs, (\d+) steps `)
 
+// campaignTimeout bounds one child campaign: 6ec268c's takes ≈2 minutes
+// on this project's machine, so a child past this is stuck, not slow.
+const campaignTimeout = 30 * time.Minute
+
+// childOutputLimit is how much of each of a child's outputs is kept: a
+// campaign's summary is a few KB.
+const childOutputLimit = 64 << 10
+
 // runChildCampaign runs bin with args and reads its cost from the child's
 // rusage and its size from its throughput line. A campaign that does not
 // pass (exit 0; under quick, 3 as well) gives no figure.
 func runChildCampaign(ctx context.Context, bin string, args []string, quick bool) (campaignRun, error) {
+	ctx, cancel := context.WithTimeout(ctx, campaignTimeout)
+	defer cancel()
 	cmd := procgroup.CommandContext(ctx, bin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	// Only the ends are read (the summary, the reason of a failure): a
+	// child that writes without end cannot grow this process's memory.
+	out, errb := procgroup.NewTail(childOutputLimit), procgroup.NewTail(childOutputLimit)
+	cmd.Stdout, cmd.Stderr = out, errb
 	cmd.Dir = os.TempDir() // where a tape directory would go, not the caller's tree
 	start := time.Now()
 	err := cmd.Run()

@@ -69,7 +69,7 @@ type Peer struct {
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
 	outR   *os.File // read end of stdout; ours, so Wait never closes it under us
-	stderr *tailBuffer
+	stderr *procgroup.Tail
 	exited chan struct{} // closed when the process has exited and stderr is drained
 	wait   error         // cmd.Wait's result, valid once exited is closed
 	hello  Hello
@@ -134,7 +134,7 @@ func StartCommandWithin(cmd *exec.Cmd, helloTimeout time.Duration) (*Peer, error
 		return nil, fmt.Errorf("peer: start %s: %w", cmd.Path, err)
 	}
 	cmd.Stdout = outW
-	tail := &tailBuffer{limit: 64 << 10}
+	tail := procgroup.NewTail(64 << 10)
 	cmd.Stderr = tail
 	err = cmd.Start()
 	_ = outW.Close()
@@ -370,27 +370,4 @@ func truncate(b []byte) []byte {
 		return b[:max]
 	}
 	return b
-}
-
-// tailBuffer keeps the last limit bytes written to it (the peer's stderr).
-type tailBuffer struct {
-	mu    sync.Mutex
-	limit int
-	buf   []byte
-}
-
-func (t *tailBuffer) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if over := len(t.buf) - t.limit; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
