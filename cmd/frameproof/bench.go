@@ -45,12 +45,12 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "frameproof bench: %v\n", err)
 		return exitUsage
 	}
-	campaign := slices.ContainsFunc(selected, func(f bench.Family) bool { return f.Name == "campaign" })
+	at := slices.IndexFunc(selected, func(f bench.Family) bool { return f.NeedsBase })
 	switch {
-	case (*base != "" || *pairs != 0) && !campaign:
-		return usageError(stderr, "bench", "--base and --pairs are the campaign family's (add --family campaign)")
-	case campaign && *base == "":
-		return usageError(stderr, "bench", "--family campaign needs --base BIN, a frameproof binary built from the commit to compare against")
+	case (*base != "" || *pairs != 0) && at < 0:
+		return usageError(stderr, "bench", "--base and --pairs are for a family that compares with a base build (--family campaign)")
+	case at >= 0 && *base == "":
+		return usageError(stderr, "bench", "the %s family needs --base BIN, a frameproof binary built from the commit to compare against", selected[at].Name)
 	}
 	opts := bench.Options{Quick: *quick, PeerDir: *peerDir, Base: *base, Pairs: *pairs}
 	ctx, stop := interruptContext()

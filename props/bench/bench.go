@@ -46,10 +46,10 @@ type Family struct {
 	Name    string
 	Summary string
 	Run     func(ctx context.Context, opts Options) ([]Table, error)
-	// OnRequest keeps the family out of the default run: it runs only
-	// when named (it needs an option the default run lacks, or takes
-	// minutes).
-	OnRequest bool
+	// NeedsBase marks a family that compares this build with a base
+	// binary (Options.Base): it runs only when named, since the default
+	// run has no base.
+	NeedsBase bool
 }
 
 var families = map[string]Family{}
@@ -63,11 +63,11 @@ func Register(f Family) {
 }
 
 // Defaults returns the families the default run runs (all but the
-// OnRequest ones), sorted by name.
+// NeedsBase ones), sorted by name.
 func Defaults() []Family {
 	var out []Family
 	for _, f := range Families() {
-		if !f.OnRequest {
+		if !f.NeedsBase {
 			out = append(out, f)
 		}
 	}

@@ -29,7 +29,7 @@ func init() {
 		Name:      "campaign",
 		Summary:   "the default campaign (sim -q) of this build beside --base BIN's, alternated in pairs (only when named)",
 		Run:       runCampaign,
-		OnRequest: true,
+		NeedsBase: true,
 	})
 }
 
