@@ -3,8 +3,6 @@ package lane
 import (
 	"fmt"
 	"slices"
-
-	"github.com/frameproof/frameproof/impl/pi"
 )
 
 // LaneConfig is pi.lane.config, the lane's durable configuration
@@ -18,17 +16,10 @@ type LaneConfig struct {
 	ActiveToolNames []string
 }
 
-// value is the stored object, in the order pi's literal writes it
+// json is the stored object, in the order pi's literal writes it
 // (runtime/harness.ts Harness.lane: {model: {provider, modelId},
-// thinkingLevel, activeToolNames}).
-func (c LaneConfig) value() pi.JSONValue {
-	names := make([]pi.JSONValue, len(c.ActiveToolNames))
-	for i, n := range c.ActiveToolNames {
-		names[i] = pi.StringValue(n)
-	}
-	return object("model", object("provider", pi.StringValue(c.Model.Provider), "modelId", pi.StringValue(c.Model.ModelID)),
-		"thinkingLevel", pi.StringValue(c.ThinkingLevel), "activeToolNames", pi.ArrayValue(names))
-}
+// thinkingLevel, activeToolNames}); appendConfigJSON writes it.
+func (c LaneConfig) json() string { return string(appendConfigJSON(nil, c)) }
 
 func (c LaneConfig) equal(d LaneConfig) bool {
 	return c.Model == d.Model && c.ThinkingLevel == d.ThinkingLevel && slices.Equal(c.ActiveToolNames, d.ActiveToolNames)
@@ -61,14 +52,14 @@ func (m *Model) Acquire(c LaneConfig) bool {
 		return true
 	}
 	next, property := m.config.step(c)
-	m.expectTX(setValue(nsLaneConfig, m.cfg.Lane, string(next.value().AppendJSON(nil))))
+	m.expectTX(setValue(nsLaneConfig, m.cfg.Lane, next.json()))
 	m.setConfig(next)
 	m.emit("config_update:"+property, false)
 	return true
 }
 
 func (m *Model) createLane(c LaneConfig) {
-	config := setValue(nsLaneConfig, m.cfg.Lane, string(c.value().AppendJSON(nil)))
+	config := setValue(nsLaneConfig, m.cfg.Lane, c.json())
 	if m.tipStored {
 		m.expectTX(config, setValue(nsLaneState, m.cfg.Lane, ""))
 	} else {
@@ -81,7 +72,7 @@ func (m *Model) createLane(c LaneConfig) {
 
 func (m *Model) setConfig(c LaneConfig) {
 	m.config = &c
-	m.st.Config = string(c.value().AppendJSON(nil))
+	m.st.Config = c.json()
 }
 
 // step is the configuration after the first of pi's setters that moves c
@@ -108,7 +99,7 @@ func (m *Model) acquired(r Run) error {
 		return fmt.Errorf("model/lane: the lane has no pi.lane.config (pi's Harness.lane creates it before a run)")
 	case !m.config.equal(runConfig(r)):
 		return fmt.Errorf("model/lane: the run's configuration %s is not the lane's %s (pi's setConfiguration writes it first)",
-			runConfig(r).value().AppendJSON(nil), m.st.Config)
+			runConfig(r).json(), m.st.Config)
 	}
 	return nil
 }

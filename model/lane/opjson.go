@@ -246,7 +246,8 @@ func (info *opInfo) appendGenerationContextJSON(dst []byte) []byte {
 	return append(dst, `},"overflowRecoveryUsed":false}`...)
 }
 
-// appendConfigJSON appends the lane configuration (LaneConfig.value).
+// appendConfigJSON appends the lane configuration (LaneConfig.json; its
+// tree, LaneConfig.value, is the test's reference).
 func appendConfigJSON(dst []byte, c LaneConfig) []byte {
 	dst = append(dst, `{"model":{"provider":`...)
 	dst = appendStr(dst, c.Model.Provider)

@@ -180,3 +180,16 @@ func (b toolBatch) value(o Op, configuration pi.JSONValue) pi.JSONValue {
 	return object("assistantEntryId", pi.StringValue(o.LatestAssistantEntryID), "configuration", configuration,
 		"turnId", pi.StringValue(b.turn), "calls", pi.ArrayValue(calls))
 }
+
+// value is the stored object as a tree, in the order pi's literal writes
+// it: the reference appendConfigJSON is tested against
+// (runtime/harness.ts Harness.lane: {model: {provider, modelId},
+// thinkingLevel, activeToolNames}).
+func (c LaneConfig) value() pi.JSONValue {
+	names := make([]pi.JSONValue, len(c.ActiveToolNames))
+	for i, n := range c.ActiveToolNames {
+		names[i] = pi.StringValue(n)
+	}
+	return object("model", object("provider", pi.StringValue(c.Model.Provider), "modelId", pi.StringValue(c.Model.ModelID)),
+		"thinkingLevel", pi.StringValue(c.ThinkingLevel), "activeToolNames", pi.ArrayValue(names))
+}
