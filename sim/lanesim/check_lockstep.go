@@ -3,7 +3,6 @@ package lanesim
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/env"
@@ -743,9 +742,7 @@ func (ls *lockstep) keys() []string { return ls.frameKeys[:len(ls.frameKeys):len
 
 // noteFrameKey adds k to the sorted frameKeys unless it is there.
 func (ls *lockstep) noteFrameKey(k string) {
-	if i, found := slices.BinarySearch(ls.frameKeys, k); !found {
-		ls.frameKeys = slices.Insert(ls.frameKeys, i, k)
-	}
+	ls.frameKeys = insertSorted(ls.frameKeys, k)
 }
 
 func (ls *lockstep) compareSnapshot(where string, snap *lane.Snapshot) bool {

@@ -159,11 +159,17 @@ func (r *runner) noteLists(ws []store.Write) {
 			continue
 		}
 		r.listKeys[pk] = store.Address{Namespace: w.Namespace, Key: w.Key, Kind: store.KindList}
-		i, _ := slices.BinarySearch(r.listOrder, pk)
-		r.listOrder = slices.Insert(r.listOrder, i, pk)
+		r.listOrder = insertSorted(r.listOrder, pk)
 		if w.Namespace == lane.NSAssistantFrame {
-			i, _ := slices.BinarySearch(r.frameKeys, w.Key)
-			r.frameKeys = slices.Insert(r.frameKeys, i, w.Key)
+			r.frameKeys = insertSorted(r.frameKeys, w.Key)
 		}
 	}
+}
+
+// insertSorted adds k to the sorted set s (a no-op when s holds it).
+func insertSorted(s []string, k string) []string {
+	if i, found := slices.BinarySearch(s, k); !found {
+		s = slices.Insert(s, i, k)
+	}
+	return s
 }
