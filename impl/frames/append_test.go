@@ -123,6 +123,19 @@ func TestDeltaAfterEndOfCachedBlockFails(t *testing.T) {
 	require.EqualError(t, err, "Assistant message text block 0 has not started")
 }
 
+// A delta to a block that has ended is refused even when a later block
+// took the ended block's inline slot: endBlock drops the encoder's cached
+// block with it (pi-ai's AssistantMessageFrameEncoder deletes the block's
+// state from its Map at the end event, so the delta finds none).
+func TestAppendFrameDeltaAfterEndWithSlotReused(t *testing.T) {
+	live := msg(pi.TextContent{Text: ""}, pi.TextContent{Text: ""})
+	d0 := &pi.Event{Type: pi.EventTextDelta, ContentIndex: pi.Index(0), Delta: "x", Partial: live}
+	end0 := &pi.Event{Type: pi.EventTextEnd, ContentIndex: pi.Index(0), Content: "x", Partial: live}
+	_, err := twinRun(t, []*pi.Event{ev(pi.EventStart, 0, msg()), ev(pi.EventTextStart, 0, live), d0, end0,
+		ev(pi.EventTextStart, 1, live), d0})
+	require.EqualError(t, err, "Assistant message text block 0 has not started")
+}
+
 // A delta event in steady state allocates nothing when dst has room: the
 // per-event cost of a frame log does not include the garbage collector.
 func TestAppendFrameDeltaAllocatesNothing(t *testing.T) {

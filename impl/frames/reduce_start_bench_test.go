@@ -21,7 +21,7 @@ func rawStartFrames() []struct {
 	diag.Set("requestId", pi.StringValue("req_011CZ3kq7bN5"))
 	diag.Set("retries", pi.NumberValue(1))
 	diag.Set("latencyMs", pi.NumberValue(412.5))
-	real, _, _ := NewEncoder().AppendFrame(nil, &pi.Event{Type: pi.EventStart, Partial: &pi.AssistantMessage{
+	provider, _, _ := NewEncoder().AppendFrame(nil, &pi.Event{Type: pi.EventStart, Partial: &pi.AssistantMessage{
 		Content: []pi.Content{pi.TextContent{}}, API: "anthropic-messages", Provider: "anthropic",
 		Model: "claude-sonnet-4-5-20250929", ResponseID: &id, Diagnostics: pi.ObjectValue(diag),
 		Usage: pi.Usage{Input: 1234, Output: 56, CacheRead: 20480, CacheWrite: 512, TotalTokens: 22282,
@@ -30,7 +30,7 @@ func rawStartFrames() []struct {
 	return []struct {
 		name  string
 		frame []byte
-	}{{"small", small}, {"real", real}}
+	}{{"small", small}, {"real", provider}}
 }
 
 func BenchmarkRawStart(b *testing.B) {
