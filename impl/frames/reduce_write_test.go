@@ -148,13 +148,9 @@ func genPieces(t *rapid.T, rare func(string) bool) string {
 // and so does a StoredReducer that reduced the lists before (its buffers
 // reused), twice in a row.
 func TestAppendReducedJSONMatchesExact(t *testing.T) {
-	copied, total, messages, lists := 0, 0, 0, 0
 	shared := new(StoredReducer)
 	rapid.Check(t, func(t *rapid.T) {
-		lines := genTextLog(t)
-		if rapid.IntRange(0, 3).Draw(t, "stored") == 0 {
-			lines = genStoredLines(t)
-		}
+		lines := genReduceLog(t)
 		want := exactOutcome(lines)
 		if got := writeOutcome(lines); got != want {
 			t.Fatalf("AppendReducedJSON %s\nexact path %s\nlines:\n%s", got, want, joinLines(lines))
@@ -164,10 +160,25 @@ func TestAppendReducedJSONMatchesExact(t *testing.T) {
 				t.Fatalf("StoredReducer.AppendReducedJSON %s\nexact path %s\nlines:\n%s", got, want, joinLines(lines))
 			}
 		}
-		lists++
-		if strings.HasPrefix(want, "{") {
-			messages++
-		}
+	})
+}
+
+// genReduceLog is a text log (genTextLog), or one time in four any stored
+// lines (genStoredLines).
+func genReduceLog(t *rapid.T) [][]byte {
+	if rapid.IntRange(0, 3).Draw(t, "stored") == 0 {
+		return genStoredLines(t)
+	}
+	return genTextLog(t)
+}
+
+// Most of TestAppendReducedJSONMatchesExact's lists reduce to a message,
+// and most delta frames in the encoder's envelope are copied, but not
+// all: the comparison is about the text, and must not pass by erroring.
+func TestReduceLogsReachMessagesAndCopies(t *testing.T) {
+	copied, total := 0, 0
+	logs := sample(genReduceLog, 200)
+	for _, lines := range logs {
 		for _, l := range lines {
 			if d, ok := parseDeltaFrame(l); ok {
 				total++
@@ -176,14 +187,13 @@ func TestAppendReducedJSONMatchesExact(t *testing.T) {
 				}
 			}
 		}
-	})
-	// Most lists must reduce to a message, and most delta frames in the
-	// encoder's envelope be copied: the comparison is about the text, and
-	// must not pass by erroring.
-	if messages < lists/2 || copied < total/2 || copied == total {
-		t.Fatalf("%d of %d lists reduced to a message; %d of %d delta frames had canonical literals", messages, lists, copied, total)
 	}
-	t.Logf("%d of %d lists reduced to a message; %d of %d delta frames had canonical literals", messages, lists, copied, total)
+	messages := count(logs, func(lines [][]byte) bool { return strings.HasPrefix(exactOutcome(lines), "{") })
+	requireShare(t, "lists that reduce to a message", messages, len(logs), 1, 2)
+	requireShare(t, "delta frames with canonical literals", copied, total, 1, 2)
+	if copied == total {
+		t.Fatalf("all %d delta literals canonical", total)
+	}
 }
 
 // The split surrogate pair, the case a body cannot carry: each half alone
@@ -387,14 +397,9 @@ func TestCopyBodiesMatchesOneByOne(t *testing.T) {
 // and literals that are not canonical (never cached) come between.
 func TestLiteralCacheMatchesCanonicalBody(t *testing.T) {
 	prefix := []byte(`{"type":"text_delta","contentIndex":0,"delta":"`)
-	pieces := []string{"a", "b", "é", `\"`, `\n`, `\/`, `\`, "\xc3", `"`, "€"}
 	lits := new(literalCache)
-	hits := 0
 	rapid.Check(t, func(t *rapid.T) {
-		var body []byte
-		for n := rapid.IntRange(1, 25).Draw(t, "len"); len(body) < n; {
-			body = append(body, rapid.SampledFrom(pieces).Draw(t, "piece")...)
-		}
+		body := genLiteralBody(t)
 		f := append(append(append([]byte(nil), prefix...), body...), `"}`...)
 		var a jsAccum
 		for range 2 { // the second time from the cache, when it is canonical
@@ -406,7 +411,7 @@ func TestLiteralCacheMatchesCanonicalBody(t *testing.T) {
 		}
 		// A canonical literal that is not plain is cached by the words
 		// copyFrames reads it as from its frame, so the next one hits.
-		if l := len(body); canonicalBody(body) && l <= 24 && !plainBytes(body) {
+		if l := len(body); cachedByWords(body) {
 			end := len(f) - 2
 			var first, mid uint64
 			last := le64(f[end-8:])
@@ -423,17 +428,34 @@ func TestLiteralCacheMatchesCanonicalBody(t *testing.T) {
 				t.Fatalf("literal %q: not cached by the words the loop reads", body)
 			}
 		}
-		for _, slot := range lits {
-			for _, e := range slot {
-				if e.l > 0 {
-					hits++
-				}
-			}
-		}
 	})
-	if hits == 0 {
-		t.Fatal("the cache never held a literal")
+}
+
+// genLiteralBody is a delta literal of 1 to 25 bytes and more, of pieces
+// plain, escaped, not canonical (a lone backslash, a cut UTF-8 sequence,
+// a raw quote) and non-ASCII.
+func genLiteralBody(t *rapid.T) []byte {
+	pieces := []string{"a", "b", "é", `\"`, `\n`, `\/`, `\`, "\xc3", `"`, "€"}
+	var body []byte
+	for n := rapid.IntRange(1, 25).Draw(t, "len"); len(body) < n; {
+		body = append(body, rapid.SampledFrom(pieces).Draw(t, "piece")...)
 	}
+	return body
+}
+
+// cachedByWords reports whether the literal cache keeps body by the words
+// copyFrames reads it as: canonical, not plain, at most three words.
+func cachedByWords(body []byte) bool {
+	return canonicalBody(body) && len(body) <= 24 && !plainBytes(body)
+}
+
+// TestLiteralCacheMatchesCanonicalBody's literals are often ones the
+// cache holds, and often not.
+func TestLiteralBodiesReachTheCache(t *testing.T) {
+	bodies := sample(genLiteralBody, 200)
+	cached := count(bodies, cachedByWords)
+	requireShare(t, "literals the cache holds", cached, len(bodies), 1, 5)
+	requireShare(t, "literals it does not", len(bodies)-cached, len(bodies), 1, 10)
 }
 
 // plainBytes reports whether every byte of b is pi.PlainJSONByte.
@@ -569,8 +591,7 @@ func TestLiteralCacheTellsSlotMatesApart(t *testing.T) {
 // after them.
 func genSingleLog(t *rapid.T) [][]byte {
 	// Half the lists are clean (nothing rare: the shape appendSingle
-	// takes), so that even -short's 20 checks reach it (the counter in
-	// TestAppendSingleMatchesExact requires one).
+	// takes), so that many reach it (TestSingleLogsReachAppendSingle).
 	clean := rapid.Bool().Draw(t, "clean")
 	odd := rapid.IntRange(2, 40).Draw(t, "odd")
 	rare := func(label string) bool { return !clean && rapid.IntRange(0, odd-1).Draw(t, label) == 0 }
@@ -623,7 +644,6 @@ func genSingleLog(t *rapid.T) [][]byte {
 // through a fresh StoredReducer and one that reduced other lists before.
 func TestAppendSingleMatchesExact(t *testing.T) {
 	shared := new(StoredReducer)
-	single := 0
 	rapid.Check(t, func(t *rapid.T) {
 		lines := genSingleLog(t)
 		want := exactOutcome(lines)
@@ -633,11 +653,17 @@ func TestAppendSingleMatchesExact(t *testing.T) {
 		if got := writeOutcomeWith(shared, lines); got != want {
 			t.Fatalf("AppendReducedJSON after other lists: %s\ngeneral path: %s", got, want)
 		}
-		if _, ok := new(StoredReducer).appendSingle(nil, lines); ok {
-			single++
-		}
 	})
-	if single == 0 {
-		t.Fatal("no list took appendSingle")
-	}
+}
+
+// Many of TestAppendSingleMatchesExact's lists take appendSingle, and
+// many do not.
+func TestSingleLogsReachAppendSingle(t *testing.T) {
+	logs := sample(genSingleLog, 200)
+	single := count(logs, func(lines [][]byte) bool {
+		_, ok := new(StoredReducer).appendSingle(nil, lines)
+		return ok
+	})
+	requireShare(t, "lists appendSingle takes", single, len(logs), 1, 4)
+	requireShare(t, "lists it does not", len(logs)-single, len(logs), 1, 10)
 }

@@ -120,24 +120,35 @@ func openOutcome(t require.TestingT, content string, opts Options) (string, int)
 // exactly as the general path does: the same state, seqs and dead bytes,
 // or the same error at the same line.
 func TestAppendShapeOpensAsGeneralPath(t *testing.T) {
-	shaped, lines := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		content := genAppendSession(t)
-		got, n := openOutcome(t, content, Options{})
+		got, _ := openOutcome(t, content, Options{})
 		want, _ := openOutcome(t, content, Options{generalOnly: true})
 		if got != want {
 			t.Fatalf("append shape:\n%s\ngeneral path:\n%s\nfile:\n%s", got, want, content)
 		}
-		if !strings.HasPrefix(got, "error") {
+	})
+}
+
+// TestAppendShapeOpensAsGeneralPath means something only if the shape
+// carries many of the lines of the files that open. Counted on a fixed
+// sample (the seeds 1..200): inside rapid.Check the share varies with
+// rapid's random seed, and a floor there fails now and then on a correct
+// store.
+func TestAppendSessionsReachTheShape(t *testing.T) {
+	shaped, lines := 0, 0
+	gen := rapid.Custom(genAppendSession)
+	for seed := 1; seed <= 200; seed++ {
+		content := gen.Example(seed)
+		if got, n := openOutcome(t, content, Options{}); !strings.HasPrefix(got, "error") {
 			shaped += n
 			lines += strings.Count(content, "\n") - 1
 		}
-	})
-	// The comparison means something only if the shape carries many of
-	// the lines of the files that open.
-	if shaped < lines/3 {
+	}
+	if shaped*3 < lines {
 		t.Fatalf("%d of %d lines of the files that opened replayed by the append shape", shaped, lines)
 	}
+	t.Logf("%d of %d lines of the files that opened replayed by the append shape", shaped, lines)
 }
 
 // Every near miss learned as the shape and followed by every other, after
