@@ -747,19 +747,43 @@ func (p *lineParser) includesNUL(raw []byte) bool {
 
 // ---- strict ----
 
+// pairwiseKeys is the most members duplicateKey compares pair by pair;
+// a record has about eight.
+const pairwiseKeys = 16
+
+// duplicateKey is the key (decoded) of the first member of ms whose key an
+// earlier member has too. Above pairwiseKeys members it keeps a set, so
+// that a line of a million members is read in linear time, not quadratic.
+func (p *lineParser) duplicateKey(ms []member) (string, bool) {
+	if len(ms) <= pairwiseKeys {
+		for i, m := range ms {
+			for _, o := range ms[:i] {
+				if k := p.keyText(m); p.keyText(o) == k {
+					return k, true
+				}
+			}
+		}
+		return "", false
+	}
+	seen := make(map[string]struct{}, len(ms))
+	for _, m := range ms {
+		k := p.keyText(m)
+		if _, dup := seen[k]; dup {
+			return k, true
+		}
+		seen[k] = struct{}{}
+	}
+	return "", false
+}
+
 // strictCheck applies frameproof's own record rules (Options.Strict): no
 // duplicate keys, string ids and addresses, a parentId on every entry, a
 // value on every set and append, pi's address rules on every value and list
 // write (deletes included), and the shape checks Commit applies to caller
 // writes, so that a file holds only what Commit could have written.
 func (p *lineParser) strictCheck(r record, out *store.CommittedWrite) error {
-	ms := p.members[r.m0:r.m1]
-	for i, m := range ms {
-		for _, o := range ms[:i] {
-			if p.keyText(o) == p.keyText(m) {
-				return fmt.Errorf("%w: duplicate key %q", errTxWrite, p.keyText(m))
-			}
-		}
+	if k, dup := p.duplicateKey(p.members[r.m0:r.m1]); dup {
+		return fmt.Errorf("%w: duplicate key %q", errTxWrite, k)
 	}
 	isString := func(name string) bool {
 		m, ok := p.find(r, name)

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -204,6 +205,33 @@ func TestPiRefusesRepeatedSeq(t *testing.T) {
 	// does not make the records' own seqs repeat.
 	s := mustOpen(t, strings.Replace(hdr, `"cwd":"/w"`, `"cwd":"/w","nextSeq":9`, 1)+rec1)
 	assert.Equal(t, int64(9), s.NextSeq())
+}
+
+// Options.Strict finds a repeated key among many members as among few
+// (duplicateKey's set above pairwiseKeys), escaped or not, and accepts
+// many distinct ones.
+func TestStrictDuplicateKeyAmongManyMembers(t *testing.T) {
+	// The record has six members of its own, and the repeated key makes
+	// one more: 0 and pairwiseKeys-7 extra members are compared pair by
+	// pair, pairwiseKeys-6 and more through the set.
+	for _, n := range []int{0, pairwiseKeys - 7, pairwiseKeys - 6, 5000} {
+		var extra strings.Builder
+		for i := range n {
+			fmt.Fprintf(&extra, `,"x%d":%d`, i, i)
+		}
+		rec := `{"kind":"value","op":"set","seq":1,"namespace":"n","key":"k","value":1` + extra.String()
+		s, _, err := openContent(t, hdr+rec+"}\n", Options{Strict: true})
+		require.NoError(t, err, "%d distinct members", n)
+		require.NoError(t, s.Close())
+		dups := map[string]string{`,"value":2`: "value", `,"v\u0061lue":2`: "value"}
+		if n > 0 {
+			dups[`,"x0":0`] = "x0"
+		}
+		for dup, key := range dups {
+			_, _, err := openContent(t, hdr+rec+dup+"}\n", Options{Strict: true})
+			requireLineError(t, err, "2", `Invalid JSONL transaction write: duplicate key "`+key+`"`)
+		}
+	}
 }
 
 // Options.Strict refuses each record above that pi opens.
