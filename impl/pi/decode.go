@@ -1,6 +1,9 @@
 package pi
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // DecodeError names the JSON path of a field that does not fit pi's types.
 type DecodeError struct {
@@ -154,31 +157,38 @@ func (f *fields) done() error {
 
 // jsToString is String(v) for the values a decoded contentIndex can hold.
 func jsToString(v JSONValue) string {
+	if v.kind == String {
+		return v.s
+	}
+	return string(appendJSString(nil, v))
+}
+
+// appendJSString appends String(v). An array is its elements' strings
+// joined by commas (Array.prototype.join), built in one buffer: a stored
+// array of n elements costs O(n), where `out += ...` copied the string so
+// far at each element.
+func appendJSString(dst []byte, v JSONValue) []byte {
 	switch v.kind {
 	case Undefined:
-		return "undefined"
+		return append(dst, "undefined"...)
 	case Null:
-		return "null"
+		return append(dst, "null"...)
 	case Bool:
-		if v.b {
-			return "true"
-		}
-		return "false"
+		return strconv.AppendBool(dst, v.b)
 	case Number:
-		return FormatNumber(v.n)
+		return AppendNumber(dst, v.n)
 	case String:
-		return v.s
+		return append(dst, v.s...)
 	case Array:
-		out := ""
 		for i, e := range v.arr() {
 			if i > 0 {
-				out += ","
+				dst = append(dst, ',')
 			}
 			if e.kind != Undefined && e.kind != Null {
-				out += jsToString(e)
+				dst = appendJSString(dst, e)
 			}
 		}
-		return out
+		return dst
 	}
-	return "[object Object]"
+	return append(dst, "[object Object]"...)
 }
