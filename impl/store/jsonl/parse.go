@@ -464,6 +464,7 @@ func parseObjectFields(line []byte) (fields []store.ObjectField, isObject, valid
 func (p *lineParser) needsJSOrder(ms []member) bool {
 	b := p.sc.b
 	var slots uint16
+	var others map[string]struct{} // the other keys so far, past pairwiseKeys members
 	for i, m := range ms {
 		if m.esc || isDigit(b[m.ks+1]) {
 			return true
@@ -476,6 +477,16 @@ func (p *lineParser) needsJSOrder(ms []member) bool {
 			continue
 		}
 		key := b[m.ks:m.ke]
+		if len(ms) > pairwiseKeys { // a set, so that many members cost linear time
+			if others == nil {
+				others = make(map[string]struct{}, len(ms))
+			}
+			if _, dup := others[string(key)]; dup {
+				return true
+			}
+			others[string(key)] = struct{}{}
+			continue
+		}
 		for _, o := range ms[:i] {
 			if o.slot < 0 && o.ke-o.ks == len(key) && string(b[o.ks:o.ke]) == string(key) {
 				return true
@@ -747,8 +758,8 @@ func (p *lineParser) includesNUL(raw []byte) bool {
 
 // ---- strict ----
 
-// pairwiseKeys is the most members duplicateKey compares pair by pair;
-// a record has about eight.
+// pairwiseKeys is the most members duplicateKey and needsJSOrder compare
+// pair by pair; a record has about eight.
 const pairwiseKeys = 16
 
 // duplicateKey is the key (decoded) of the first member of ms whose key an
