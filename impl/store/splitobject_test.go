@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,6 +53,16 @@ func TestSplitCompactObjectIsParseObject(t *testing.T) {
 		if rapid.Bool().Draw(t, "object") {
 			raw = "{" + `"id":` + raw + "," + `"v":` + jsonText(t, 3) + "}"
 		}
+		if rapid.IntRange(0, 3).Draw(t, "wide") == 0 {
+			// More members than hasKey compares one by one
+			// (pairwiseFields), a repeat among them now and then.
+			var b strings.Builder
+			b.WriteString(`{"id":0`)
+			for n := rapid.IntRange(pairwiseFields-2, pairwiseFields+8).Draw(t, "width"); n > 0; n-- {
+				b.WriteString(`,"f` + strconv.Itoa(rapid.IntRange(0, 60).Draw(t, "field")) + `":` + jsonText(t, 1))
+			}
+			raw = b.String() + "}"
+		}
 		compact, err := compactJSON([]byte(raw))
 		if err != nil {
 			return
@@ -69,4 +80,24 @@ func TestSplitCompactObjectIsParseObject(t *testing.T) {
 			require.Equal(t, string(want[i].Value), string(got[i].Value))
 		}
 	})
+}
+
+// Past pairwiseFields members a repeated key is still found, whether it
+// repeats a key from before the set was built or after, and distinct keys
+// are kept in order.
+func TestSplitCompactObjectWide(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"id":0`)
+	for i := range 3 * pairwiseFields {
+		b.WriteString(`,"f` + strconv.Itoa(i) + `":` + strconv.Itoa(i))
+	}
+	distinct := b.String() + "}"
+	fields, err := splitCompactObject([]byte(distinct))
+	require.NoError(t, err)
+	require.Len(t, fields, 3*pairwiseFields+1)
+	require.Equal(t, "f47", fields[48].Key)
+	for _, repeat := range []string{"id", "f3", "f40"} {
+		_, err := splitCompactObject([]byte(b.String() + `,"` + repeat + `":1}`))
+		require.EqualError(t, err, `duplicate key "`+repeat+`"`)
+	}
 }
