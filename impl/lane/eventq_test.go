@@ -107,11 +107,10 @@ func TestQueueUpdateNeverFallsInsideAnotherCommandsBatch(t *testing.T) {
 			}
 			fired = true
 			// run_start's delivery holds the rest of the run's batch while
-			// an enqueue commits behind it on the line
-			env.Goroutines{}.Go("enqueue", func() {
-				_, err := l.Enqueue(QueueSteer, "s")
-				enqueued.Resolve(err)
-			})
+			// an enqueue commits behind it on the line. The hook is set
+			// before the enqueue starts: set after, it missed a commit that
+			// came first, and the delivery waited forever (one run in about
+			// a hundred under -race).
 			h.mu.Lock()
 			h.onTele = func(r TelemetryRecord) {
 				if r.Namespace == NSPendingEntry && r.Op == "set" {
@@ -119,6 +118,10 @@ func TestQueueUpdateNeverFallsInsideAnotherCommandsBatch(t *testing.T) {
 				}
 			}
 			h.mu.Unlock()
+			env.Goroutines{}.Go("enqueue", func() {
+				_, err := l.Enqueue(QueueSteer, "s")
+				enqueued.Resolve(err)
+			})
 			return hold
 		}
 		h.mu.Unlock()
