@@ -104,9 +104,9 @@ func jsParseStreamingJSON(v pi.JSONValue) (pi.JSONValue, error) {
 // surrogates are copied onto it as they are, and the message's JSON copies
 // it back. Appending such a body is appending its string: JSON.stringify
 // writes a string one character at a time, and only surrogates join
-// across a boundary, which a side without surrogates cannot. Any other
-// delta turns the body back into the string for good (left), which keeps a
-// block's cost linear.
+// across a boundary, which a side without surrogates cannot. A non-string
+// delta appends its String the same way. Any other delta turns the body
+// back into the string for good (left), which keeps a block's cost linear.
 type jsAccum struct {
 	isStr bool
 	esc   bool
@@ -123,16 +123,23 @@ func accumOf(v pi.JSONValue) jsAccum {
 }
 
 func (a *jsAccum) add(delta pi.JSONValue) {
-	if a.isStr && delta.Kind() == pi.String {
-		if a.esc && utf8.ValidString(delta.Str()) {
-			a.buf = appendBody(a.buf, delta.Str())
-			return
-		}
-		a.unescape()
-		a.buf = appendJS(a.buf, delta.Str())
+	if !a.isStr {
+		*a = accumOf(jsAdd(a.value(), delta))
 		return
 	}
-	*a = accumOf(jsAdd(a.value(), delta))
+	// A string plus anything is the string and String(ToPrimitive(x)):
+	// appended in place, so a block's missing, numeric or null deltas
+	// cost their own length, not the text's.
+	s := delta.Str()
+	if delta.Kind() != pi.String {
+		s = pi.JSString(jsToPrimitive(delta))
+	}
+	if a.esc && utf8.ValidString(s) {
+		a.buf = appendBody(a.buf, s)
+		return
+	}
+	a.unescape()
+	a.buf = appendJS(a.buf, s)
 }
 
 func (a *jsAccum) value() pi.JSONValue {
