@@ -105,8 +105,9 @@ func jsParseStreamingJSON(v pi.JSONValue) (pi.JSONValue, error) {
 // it back. Appending such a body is appending its string: JSON.stringify
 // writes a string one character at a time, and only surrogates join
 // across a boundary, which a side without surrogates cannot. A non-string
-// delta appends its String the same way. Any other delta turns the body
-// back into the string for good (left), which keeps a block's cost linear.
+// delta appends its String(ToPrimitive(x)) the same way. A delta whose
+// string holds a surrogate turns the body back into the string for good
+// (left), which keeps a block's cost linear.
 type jsAccum struct {
 	isStr bool
 	esc   bool
