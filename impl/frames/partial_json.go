@@ -18,10 +18,11 @@ import (
 // deeper than maxPartialDepth), this returns an error instead, which the
 // callers treat like any other partial-json exception.
 func partialParse(units []uint16) (pi.JSONValue, error) {
+	return newPartialParser(units).parse()
+}
+
+func newPartialParser(units []uint16) *partialParser {
 	s := jsTrim(units)
-	if len(s) == 0 {
-		return pi.JSONValue{}, errPartial
-	}
 	p := &partialParser{s: s, lastBackslash: -1, lastE: -1, setter: map[*pi.JSONObject]*protoState{}}
 	for i, c := range s {
 		switch c {
@@ -30,6 +31,13 @@ func partialParse(units []uint16) (pi.JSONValue, error) {
 		case 'e':
 			p.lastE = i
 		}
+	}
+	return p
+}
+
+func (p *partialParser) parse() (pi.JSONValue, error) {
+	if len(p.s) == 0 {
+		return pi.JSONValue{}, errPartial
 	}
 	return p.any(0)
 }
@@ -52,6 +60,10 @@ type partialParser struct {
 	lastBackslash int
 	lastE         int
 	setter        map[*pi.JSONObject]*protoState
+	whole         wholePrefix
+	// retry, when set, replaces retryAtLastE: tests put the literal
+	// JSON.parse retry there to check the cheap one against.
+	retry func(p *partialParser, start int) (pi.JSONValue, error)
 }
 
 func (p *partialParser) at(i int) (uint16, bool) {
@@ -289,10 +301,122 @@ func (p *partialParser) number() (pi.JSONValue, error) {
 	if len(text) == 1 && text[0] == '-' {
 		return pi.JSONValue{}, errPartial
 	}
-	if v, err := jsonParseUnits(p.substring(start, p.lastE)); err == nil {
+	if p.retry != nil {
+		return p.retry(p, start)
+	}
+	return p.retryAtLastE(start)
+}
+
+// retryAtLastE is parseNum's last resort after JSON.parse of the number's
+// text s[start:p.i] failed: JSON.parse(jsonString.substring(start,
+// jsonString.lastIndexOf("e"))). Done literally it converts and parses
+// O(N) units per failed number, and a failure inside a nested container
+// does not end the parse, so `[[-e,[-e,…` cost O(N²). The outcome is known
+// without that work:
+//   - lastE > p.i: the substring is the text, then the ',', ']' or '}'
+//     that ended it, then more. The text starts with none of '"', '{',
+//     '[' or blank, so it holds at most a number or literal token, which
+//     that character can neither continue nor follow: a failure.
+//   - start <= lastE <= p.i: a prefix of the text, parsed at the cost of
+//     the scan just done.
+//   - 0 <= lastE < start: substring swaps its bounds, giving s[lastE:start],
+//     which starts with 'e': a failure.
+//   - lastE = -1: substring clamps it to 0 and swaps, giving s[0:start],
+//     all the input before the number, which can be a whole JSON text
+//     once partial-json has lost track of the nesting: in
+//     `[{"a":[ ]},"[{","",1] x` the x is retried as the text before it,
+//     which parses. See wholePrefix.
+func (p *partialParser) retryAtLastE(start int) (pi.JSONValue, error) {
+	switch {
+	case p.lastE > p.i:
+		return pi.JSONValue{}, errPartial
+	case p.lastE >= start:
+		return p.parsedOrPartial(p.s[start:p.lastE])
+	case p.lastE >= 0:
+		return pi.JSONValue{}, errPartial
+	}
+	return p.whole.parse(p.s, start)
+}
+
+func (p *partialParser) parsedOrPartial(u []uint16) (pi.JSONValue, error) {
+	if v, err := jsonParseUnits(u); err == nil {
 		return v, nil
 	}
 	return pi.JSONValue{}, errPartial
+}
+
+// wholePrefix is JSON.parse(s.substring(0, start)) for the numbers of one
+// parse, in O(N) for all of them. A number nests only in a container, so
+// s[0] is '[' or '{', and s[0:start] is a JSON text only if that container
+// closes at some c, found by matching brackets outside strings, with JSON
+// blanks alone from c up to start; start is not blank (parseAny skipped
+// them), so only start == end can succeed, and only then is s[0:start]
+// parsed. The value is kept: the same start comes back only where an array
+// parses one '}' again and again (the JS never ends; array() gives up with
+// an error), and such an array and all it holds are discarded, so sharing
+// the value is not observable.
+type wholePrefix struct {
+	done  bool
+	end   int // -1: s[0] opens no container that closes
+	value pi.JSONValue
+	err   error
+	tried bool
+}
+
+func (w *wholePrefix) parse(s []uint16, start int) (pi.JSONValue, error) {
+	if len(s) == 0 || (s[0] != '[' && s[0] != '{') {
+		// Unreachable (see above); the literal retry keeps it exact.
+		v, err := jsonParseUnits(s[:min(start, len(s))])
+		if err != nil {
+			return pi.JSONValue{}, errPartial
+		}
+		return v, nil
+	}
+	if !w.done {
+		w.done, w.end = true, blankEnd(s, containerEnd(s))
+	}
+	if start != w.end {
+		return pi.JSONValue{}, errPartial
+	}
+	if !w.tried {
+		w.tried = true
+		w.value, w.err = jsonParseUnits(s[:start])
+		if w.err != nil {
+			w.err = errPartial
+		}
+	}
+	return w.value, w.err
+}
+
+// containerEnd is the index after the bracket that closes s[0], counting
+// brackets of either kind outside strings (exact for a JSON text), or -1.
+func containerEnd(s []uint16) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// blankEnd skips JSON.parse's blanks from i (-1 stays -1).
+func blankEnd(s []uint16, i int) int {
+	for i >= 0 && i < len(s) && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // propertyKey is ToPropertyKey(v) for a value JSON.parse produced.
