@@ -34,6 +34,11 @@ var handPickedStreamingJSON = []string{
 	"{\"0\":{\"1\":[\"2\"", "{\"[object Object]\":1", "{\"a\":{}}", "{\"a\":[]}", "{\"a\":[] ,", "{\"a\" : [ 1 , ", "{\"b\":{ }, \"c\":1", "[{ }, 2", "[ ], 1",
 	// partial-json skips one UTF-16 unit as the colon, half of an astral character
 	"{\"a\"é\"x\"}", "{\"a\"😀1}", "[{\"a\"😀1},2]", "[{\"a\"😀\"x\"},2]",
+	// parseNum's retry JSON.parse(substring(start, lastIndexOf("e"))): with
+	// no 'e' it is all the text before the number, which parses once `[ ]`
+	// has desynced the nesting (retryAtLastE's cases, each side of a number)
+	"[{\"a\":[ ]},\"[{\",\"\",1] x", "[{\"a\":[ ]},\"[{\",\"\",1],x", "[{\"a\":[ ]},\"[{\",\"\",{\"b\":[1,2]}] 7x",
+	"[[-e,[-e,[-e,", "[{\"a\":-e,{\"a\":-e,", "[[-x,[-x,", "[[1e5],[-x,[-x", "[1ex,2",
 }
 
 func quoteInputs(in []string) []json.RawMessage {
