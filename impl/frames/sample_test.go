@@ -34,10 +34,11 @@ func count[V any](vs []V, pred func(V) bool) int {
 	return n
 }
 
-// requireShare fails unless got is at least num/den of total.
+// requireShare fails unless got is at least num/den of total, and total
+// is not zero (a sample with none of what is counted reaches nothing).
 func requireShare(t *testing.T, what string, got, total, num, den int) {
 	t.Helper()
-	if got*den < total*num {
+	if total == 0 || got*den < total*num {
 		t.Fatalf("%s: %d of %d, under %d/%d", what, got, total, num, den)
 	}
 	t.Logf("%s: %d of %d", what, got, total)
