@@ -170,3 +170,21 @@ func TestNonStringDeltasKeepBodyForm(t *testing.T) {
 		}
 	}
 }
+
+// A lone high surrogate ending the text and a non-string delta whose
+// String starts with the low one join into one character, as JS's `+=`
+// joins the UTF-16 units, in the value form and in the body form.
+func TestAddJoinsSplitPairThroughNonStringDelta(t *testing.T) {
+	const hi, lo = "\xed\xa0\xbd", "\xed\xb8\x80" // U+D83D, U+DE00 in WTF-8
+	for _, escaped := range []bool{false, true} {
+		a := accumOf(pi.StringValue("x" + hi))
+		if escaped {
+			var spare [][]byte
+			a.escape(&spare)
+		}
+		a.add(pi.ArrayValue([]pi.JSONValue{pi.StringValue(lo), pi.NumberValue(1)}))
+		if got := a.value(); got.Str() != "x😀,1" {
+			t.Errorf("escaped %v: got %q, want %q", escaped, got.Str(), "x😀,1")
+		}
+	}
+}
