@@ -120,6 +120,9 @@ func TestQueueUpdateNeverFallsInsideAnotherCommandsBatch(t *testing.T) {
 			h.mu.Unlock()
 			env.Goroutines{}.Go("enqueue", func() {
 				_, err := l.Enqueue(QueueSteer, "s")
+				if err != nil {
+					hold.Resolve(nil) // no commit to wait for: fail below, not hang
+				}
 				enqueued.Resolve(err)
 			})
 			return hold
