@@ -51,15 +51,7 @@ func BenchmarkNonStringDeltas(b *testing.B) {
 			})
 			b.Run("write/"+name, func(b *testing.B) {
 				b.ReportAllocs()
-				var buf []byte
-				var s StoredReducer
-				for b.Loop() {
-					var err error
-					if buf, _, err = s.AppendReducedJSON(buf[:0], lines); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/frame")
+				loopAppendReduced(b, lines)
 			})
 		}
 	}
