@@ -123,7 +123,7 @@ func splitCompactObject(compact []byte) ([]ObjectField, error) {
 	// room for a row's usual members at once instead of growing through
 	// 1, 2 and 4
 	fields := make([]ObjectField, 0, 8)
-	var seen map[string]struct{}
+	var seen KeySet
 	i := 1
 	for compact[i] != '}' {
 		if compact[i] == ',' {
@@ -143,7 +143,7 @@ func splitCompactObject(compact []byte) ([]ObjectField, error) {
 		} else if err := json.Unmarshal(compact[i:end], &k); err != nil {
 			return nil, err
 		}
-		if hasKey(fields, k, &seen) {
+		if seen.Add(k) {
 			return nil, fmt.Errorf("duplicate key %q", k)
 		}
 		i = end + 1 // the ':'
@@ -152,35 +152,6 @@ func splitCompactObject(compact []byte) ([]ObjectField, error) {
 		i = vend
 	}
 	return fields, nil
-}
-
-// pairwiseFields is the most fields hasKey compares one by one; a row has
-// about eight.
-const pairwiseFields = 16
-
-// hasKey reports whether one of fields has key k, which is added to the
-// set past pairwiseFields fields (*seen, built then from fields), so that
-// an object of a million members is split in linear time.
-func hasKey(fields []ObjectField, k string, seen *map[string]struct{}) bool {
-	if len(fields) < pairwiseFields {
-		for _, f := range fields {
-			if f.Key == k {
-				return true
-			}
-		}
-		return false
-	}
-	if *seen == nil {
-		*seen = make(map[string]struct{}, 2*len(fields))
-		for _, f := range fields {
-			(*seen)[f.Key] = struct{}{}
-		}
-	}
-	if _, dup := (*seen)[k]; dup {
-		return true
-	}
-	(*seen)[k] = struct{}{}
-	return false
 }
 
 // skipCompactValue is the index after the value at b[i] of valid compact

@@ -54,11 +54,11 @@ func TestSplitCompactObjectIsParseObject(t *testing.T) {
 			raw = "{" + `"id":` + raw + "," + `"v":` + jsonText(t, 3) + "}"
 		}
 		if rapid.IntRange(0, 3).Draw(t, "wide") == 0 {
-			// More members than hasKey compares one by one
-			// (pairwiseFields), a repeat among them now and then.
+			// More members than KeySet compares one by one
+			// (PairwiseKeys), a repeat among them now and then.
 			var b strings.Builder
 			b.WriteString(`{"id":0`)
-			for n := rapid.IntRange(pairwiseFields-2, pairwiseFields+8).Draw(t, "width"); n > 0; n-- {
+			for n := rapid.IntRange(PairwiseKeys-2, PairwiseKeys+8).Draw(t, "width"); n > 0; n-- {
 				b.WriteString(`,"f` + strconv.Itoa(rapid.IntRange(0, 60).Draw(t, "field")) + `":` + jsonText(t, 1))
 			}
 			raw = b.String() + "}"
@@ -82,22 +82,43 @@ func TestSplitCompactObjectIsParseObject(t *testing.T) {
 	})
 }
 
-// Past pairwiseFields members a repeated key is still found, whether it
+// Past PairwiseKeys members a repeated key is still found, whether it
 // repeats a key from before the set was built or after, and distinct keys
 // are kept in order.
 func TestSplitCompactObjectWide(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"id":0`)
-	for i := range 3 * pairwiseFields {
+	for i := range 3 * PairwiseKeys {
 		b.WriteString(`,"f` + strconv.Itoa(i) + `":` + strconv.Itoa(i))
 	}
 	distinct := b.String() + "}"
 	fields, err := splitCompactObject([]byte(distinct))
 	require.NoError(t, err)
-	require.Len(t, fields, 3*pairwiseFields+1)
+	require.Len(t, fields, 3*PairwiseKeys+1)
 	require.Equal(t, "f47", fields[48].Key)
 	for _, repeat := range []string{"id", "f3", "f40"} {
 		_, err := splitCompactObject([]byte(b.String() + `,"` + repeat + `":1}`))
 		require.EqualError(t, err, `duplicate key "`+repeat+`"`)
+	}
+}
+
+// BenchmarkSplitCompactObject splits an entry row of eight members, the
+// usual size, and objects of 1,000 and 10,000, which cost linear time.
+func BenchmarkSplitCompactObject(b *testing.B) {
+	row := `{"type":"message","id":"e1","parentId":"e0","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"},"a":1,"b":[2]}`
+	for _, n := range []int{0, 1000, 10000} {
+		var o strings.Builder
+		o.WriteString(row[:len(row)-1])
+		for i := range n {
+			o.WriteString(`,"k` + strconv.Itoa(i) + `":0`)
+		}
+		obj := []byte(o.String() + "}")
+		b.Run(strconv.Itoa(8+n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := splitCompactObject(obj); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -464,7 +464,7 @@ func parseObjectFields(line []byte) (fields []store.ObjectField, isObject, valid
 func (p *lineParser) needsJSOrder(ms []member) bool {
 	b := p.sc.b
 	var slots uint16
-	var others map[string]struct{} // the other keys so far, past pairwiseKeys members
+	var others map[string]struct{} // the other keys so far, past store.PairwiseKeys members
 	for i, m := range ms {
 		if m.esc || isDigit(b[m.ks+1]) {
 			return true
@@ -477,7 +477,10 @@ func (p *lineParser) needsJSOrder(ms []member) bool {
 			continue
 		}
 		key := b[m.ks:m.ke]
-		if len(ms) > pairwiseKeys { // a set, so that many members cost linear time
+		// Past store.PairwiseKeys members, a set, so that many members cost
+		// linear time. Not store.KeySet: the keys are compared as the
+		// line's bytes, with no string made for them on every open.
+		if len(ms) > store.PairwiseKeys {
 			if others == nil {
 				others = make(map[string]struct{}, len(ms))
 			}
@@ -758,31 +761,14 @@ func (p *lineParser) includesNUL(raw []byte) bool {
 
 // ---- strict ----
 
-// pairwiseKeys is the most members duplicateKey and needsJSOrder compare
-// pair by pair; a record has about eight.
-const pairwiseKeys = 16
-
 // duplicateKey is the key (decoded) of the first member of ms whose key an
-// earlier member has too. Above pairwiseKeys members it keeps a set, so
-// that a line of a million members is read in linear time, not quadratic.
+// earlier member has too, found in linear time (store.KeySet).
 func (p *lineParser) duplicateKey(ms []member) (string, bool) {
-	if len(ms) <= pairwiseKeys {
-		for i, m := range ms {
-			for _, o := range ms[:i] {
-				if k := p.keyText(m); p.keyText(o) == k {
-					return k, true
-				}
-			}
-		}
-		return "", false
-	}
-	seen := make(map[string]struct{}, len(ms))
+	var seen store.KeySet
 	for _, m := range ms {
-		k := p.keyText(m)
-		if _, dup := seen[k]; dup {
+		if k := p.keyText(m); seen.Add(k) {
 			return k, true
 		}
-		seen[k] = struct{}{}
 	}
 	return "", false
 }

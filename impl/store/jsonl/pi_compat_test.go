@@ -208,13 +208,13 @@ func TestPiRefusesRepeatedSeq(t *testing.T) {
 }
 
 // Options.Strict finds a repeated key among many members as among few
-// (duplicateKey's set above pairwiseKeys), escaped or not, and accepts
+// (store.KeySet's set above store.PairwiseKeys), escaped or not, and accepts
 // many distinct ones.
 func TestStrictDuplicateKeyAmongManyMembers(t *testing.T) {
 	// The record has six members of its own, and the repeated key makes
-	// one more: 0 and pairwiseKeys-7 extra members are compared pair by
-	// pair, pairwiseKeys-6 and more through the set.
-	for _, n := range []int{0, pairwiseKeys - 7, pairwiseKeys - 6, 5000} {
+	// one more: 0 and store.PairwiseKeys-7 extra members are compared pair by
+	// pair, store.PairwiseKeys-6 and more through the set.
+	for _, n := range []int{0, store.PairwiseKeys - 7, store.PairwiseKeys - 6, 5000} {
 		var extra strings.Builder
 		for i := range n {
 			fmt.Fprintf(&extra, `,"x%d":%d`, i, i)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frameproof/frameproof/impl/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -175,10 +176,10 @@ func TestRowRunsAgreeWithGeneralPath(t *testing.T) {
 			names[i] = keys[k]
 		}
 		// One line in four has more members than needsJSOrder compares
-		// pair by pair (pairwiseKeys): fillers among them, a repeat now
+		// pair by pair (store.PairwiseKeys): fillers among them, a repeat now
 		// and then.
 		if rng.Intn(4) == 0 {
-			for range pairwiseKeys + rng.Intn(8) {
+			for range store.PairwiseKeys + rng.Intn(8) {
 				at := rng.Intn(len(names) + 1)
 				names = append(names[:at], append([]string{fmt.Sprintf("f%d", rng.Intn(40))}, names[at:]...)...)
 			}
