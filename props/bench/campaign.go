@@ -138,6 +138,16 @@ const childOutputLimit = 64 << 10
 func runChildCampaign(ctx context.Context, bin string, args []string, quick bool) (campaignRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, campaignTimeout)
 	defer cancel()
+	// The child runs in the temp directory (below), where a relative path
+	// such as ./fp-base would name nothing: it is resolved here, against
+	// the caller's directory. A bare name is left to PATH.
+	if strings.ContainsRune(bin, filepath.Separator) && !filepath.IsAbs(bin) {
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			return campaignRun{}, err
+		}
+		bin = abs
+	}
 	cmd := procgroup.CommandContext(ctx, bin, args...)
 	// Only the ends are read (the summary, the reason of a failure): a
 	// child that writes without end cannot grow this process's memory.
@@ -148,8 +158,11 @@ func runChildCampaign(ctx context.Context, bin string, args []string, quick bool
 	err := cmd.Run()
 	wall := time.Since(start)
 	var exit *exec.ExitError
+	errors.As(err, &exit)
 	switch {
-	case errors.As(err, &exit) && quick && exit.ExitCode() == 3:
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return campaignRun{}, fmt.Errorf("killed at its deadline (a campaign gets at most %v): %s", campaignTimeout, lastLine(errb.Bytes(), out.Bytes()))
+	case exit != nil && quick && exit.ExitCode() == 3:
 	case exit != nil:
 		return campaignRun{}, fmt.Errorf("%v: %s", err, lastLine(errb.Bytes(), out.Bytes()))
 	case err != nil:

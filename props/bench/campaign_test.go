@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -21,13 +22,27 @@ var frameproofBinary = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	buildDir = dir
 	bin := filepath.Join(dir, "frameproof")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/frameproof/frameproof/cmd/frameproof").CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/frameproof/frameproof/cmd/frameproof").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build: %w\n%s", err, out)
 	}
 	return bin, nil
 })
+
+// buildDir holds frameproofBinary's build, removed after the tests.
+var buildDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
 
 // testOptions is Options{Quick: true} with a frameproof binary on both
 // sides of the campaign family.
@@ -71,6 +86,26 @@ func TestRunChildCampaign(t *testing.T) {
 	require.ErrorContains(t, err, "ran no scenario")
 	_, err = runChildCampaign(ctx, filepath.Join(t.TempDir(), "missing"), nil, false)
 	require.Error(t, err)
+}
+
+// A relative --base names a binary from the caller's directory, though
+// the child runs in the temp directory.
+func TestRunChildCampaignRelativePath(t *testing.T) {
+	bin := fakeCampaign(t, "throughput: 5 runs, 50 steps in 1s\nverdict: PASS", 0)
+	t.Chdir(filepath.Dir(bin))
+	r, err := runChildCampaign(context.Background(), "."+string(filepath.Separator)+filepath.Base(bin), nil, false)
+	require.NoError(t, err)
+	require.Equal(t, 5, r.runs)
+}
+
+// A child stopped at its deadline says so, not only "signal: killed".
+func TestRunChildCampaignDeadline(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "slow-frameproof")
+	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\necho started >&2\nexec sleep 60\n"), 0o755))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := runChildCampaign(ctx, bin, nil, false)
+	require.ErrorContains(t, err, "killed at its deadline")
 }
 
 // The ratios are this build's runs per second over the base's: a build
