@@ -125,8 +125,9 @@ func TestDeltaAfterEndOfCachedBlockFails(t *testing.T) {
 
 // A delta to a block that has ended is refused even when a later block
 // took the ended block's inline slot: endBlock drops the encoder's cached
-// block with it (pi-ai's AssistantMessageFrameEncoder deletes the block's
-// state from its Map at the end event, so the delta finds none).
+// block with it (pi-ai utils/assistant-message-frame.js
+// AssistantMessageFrameEncoder.endBlock deletes the block's state from its
+// blocks Map, so the delta's AssistantMessageFrameEncoder.block finds none).
 func TestAppendFrameDeltaAfterEndWithSlotReused(t *testing.T) {
 	live := msg(pi.TextContent{Text: ""}, pi.TextContent{Text: ""})
 	d0 := &pi.Event{Type: pi.EventTextDelta, ContentIndex: pi.Index(0), Delta: "x", Partial: live}

@@ -1,7 +1,8 @@
 package frames
 
 // openBlocks is the encoder's started, unended blocks by content index, as
-// pi-ai's encoder keeps them in a Map. A provider streams one block at a
+// pi-ai utils/assistant-message-frame.js AssistantMessageFrameEncoder keeps
+// them in its blocks Map (startBlock, block, endBlock). A provider streams one block at a
 // time, or a thinking block beside the text or tool call it leads to, so
 // the first inlineBlocks blocks open at once live in the encoder itself and
 // starting one allocates nothing (a start per block is most of the fixed

@@ -10,9 +10,10 @@ import (
 // TestOpenBlocksIsAMap runs random opens and ends over a few content
 // indexes, so that more blocks are open at once than there are inline
 // slots, freed slots are taken again and the map holds the overflow, and
-// requires openBlocks to answer as the map it stands for (pi-ai's
-// encoder's Map of open blocks), with every handed-out state still the
-// block's own after later opens and ends.
+// requires openBlocks to answer as the map it stands for (pi-ai
+// utils/assistant-message-frame.js AssistantMessageFrameEncoder's blocks
+// Map: startBlock sets, block gets, endBlock deletes), with every
+// handed-out state still the block's own after later opens and ends.
 func TestOpenBlocksIsAMap(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var b openBlocks
