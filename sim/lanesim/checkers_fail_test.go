@@ -567,3 +567,38 @@ func TestSeqCheckerRejectsOtherSeqs(t *testing.T) {
 		})
 	}
 }
+
+// I1 (intentChecker.streamOpen): a provider request whose response has no
+// committed intent is reported, one whose intent is committed is not.
+func TestIntentCheckerRejectsARequestWithoutIntent(t *testing.T) {
+	for _, committed := range []bool{true, false} {
+		r := bareRunner()
+		if committed {
+			r.intents["r1"] = true
+		}
+		r.intent.streamOpen(&simStream{r: r, req: lane.Request{OperationID: "op", ResponseEntryID: "r1"}})
+		require.Equal(t, !committed, r.failed, r.msg)
+		if !committed {
+			require.Contains(t, r.msg, "I1: provider request for r1 without its committed intent")
+		}
+	}
+}
+
+// checkClientFold reports a client fold that follows another operation
+// than the lane's current one.
+func TestCheckClientFoldRejectsAnotherOperation(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		st, _, op := effectPendingTwins(t)
+		r := bareRunner()
+		r.ln = openTestLane(t, st)
+		r.client.fold = &lane.ClientFold{Lane: laneName, OperationID: op}
+		if broken {
+			r.client.fold.OperationID = "another"
+		}
+		r.client.check("test")
+		require.Equal(t, broken, r.failed, r.msg)
+		if broken {
+			require.Contains(t, r.msg, `the client fold follows operation "another"`)
+		}
+	}
+}
