@@ -403,17 +403,11 @@ type liveBytes struct {
 
 func newLiveBytes() liveBytes { return liveBytes{m: map[liveKey]*int64{}} }
 
-func (l *liveBytes) has(k liveKey) bool {
-	if l.last != nil && k == l.lastKey {
-		return true
-	}
-	_, ok := l.m[k]
-	return ok
-}
+func (l *liveBytes) has(k liveKey) bool { return l.existing(&k) != nil }
 
-// existing returns k's counter, or nil when k has none, as slot would
-// have returned it (has, then slot). k is passed by reference: a liveKey
-// is 40 bytes, and replayAppend's key is the same one line after line.
+// existing returns k's counter, or nil when k has none: the one lookup
+// behind has and slot. k is passed by reference: a liveKey is 40 bytes,
+// and replayAppend's key is the same one line after line.
 func (l *liveBytes) existing(k *liveKey) *int64 {
 	if l.last != nil && *k == l.lastKey {
 		return l.last
@@ -427,14 +421,11 @@ func (l *liveBytes) existing(k *liveKey) *int64 {
 
 // slot returns k's counter, creating it at zero.
 func (l *liveBytes) slot(k liveKey) *int64 {
-	if l.last != nil && k == l.lastKey {
-		return l.last
+	if n := l.existing(&k); n != nil {
+		return n
 	}
-	n := l.m[k]
-	if n == nil {
-		n = new(int64)
-		l.m[k] = n
-	}
+	n := new(int64)
+	l.m[k] = n
 	l.lastKey, l.last = k, n
 	return n
 }
