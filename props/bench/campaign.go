@@ -124,8 +124,9 @@ func medianRun(runs []campaignRun) campaignRun {
 // since the first: "throughput: N runs, M steps in ...".
 var throughputLine = regexp.MustCompile(`(?m)^throughput: (\d+) runs, (\d+) steps `)
 
-// campaignTimeout bounds one child campaign: 6ec268c's takes ≈2 minutes
-// on this project's machine, so a child past this is stuck, not slow.
+// campaignTimeout bounds one child campaign: 6ec268c's took 80-100 s
+// wall in the README's campaign table, so a child past this is stuck,
+// not slow.
 const campaignTimeout = 30 * time.Minute
 
 // childOutputLimit is how much of each of a child's outputs is kept: a
