@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frameproof/frameproof/props/peer"
+
 	"github.com/stretchr/testify/require"
 
 	impl "github.com/frameproof/frameproof/impl/provider"
@@ -51,11 +53,9 @@ func TestProviderFuzzExitCodes(t *testing.T) {
 // --peer adds codec-peer-identical (pi-ai's encoder on the adapter's events);
 // without node it is an environment error (exit 4), never a pass.
 func TestProviderFuzzPeerFlag(t *testing.T) {
+	peer.Require(t, peer.PiAI)
 	var out, errb bytes.Buffer
 	code := dispatch([]string{"provider", "fuzz", "--wire", "gemini", "--adapter", "go", "--seeds", "20", "--peer", "--corpus", t.TempDir()}, nil, &out, &errb)
-	if code == exitIO && os.Getenv("FRAMEPROOF_REQUIRE_PEER") != "1" {
-		t.Skip("pi-ai peer unavailable: ", errb.String())
-	}
 	require.Equal(t, exitPass, code, out.String()+errb.String())
 	out.Reset()
 	code = dispatch([]string{"provider", "fuzz", "--wire", "chat", "--adapter", "go", "--seeds", "20", "--codec=false", "--corpus", t.TempDir()}, nil, &out, &errb)

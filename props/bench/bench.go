@@ -13,6 +13,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/frameproof/frameproof/props/peer"
 )
 
 // Options are the knobs every family receives.
@@ -50,6 +52,13 @@ type Family struct {
 	// binary (Options.Base): it runs only when named, since the default
 	// run has no base.
 	NeedsBase bool
+	// Peer is the pinned npm peer the family measures against, if any:
+	// tests install it (peer.Require) before running the family.
+	Peer peer.Name
+	// NeedsNode marks a family that runs node without a peer (the JSONL
+	// family's JSON.parse floor); without node it fails with
+	// peer.ErrUnavailable.
+	NeedsNode bool
 }
 
 var families = map[string]Family{}

@@ -26,6 +26,7 @@ func init() {
 		Name:    "codec",
 		Summary: "frame encoding (+ JSON) and reduce vs pi-ai 1.0.3 in node",
 		Run:     runCodec,
+		Peer:    peer.PiAI,
 	})
 }
 

@@ -2,9 +2,7 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,16 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// runQuick runs a family in quick mode; a missing pi-ai peer skips the test
-// unless FRAMEPROOF_REQUIRE_PEER=1 (as peer.Open does for peer tests).
+// runQuick runs a family in quick mode, installing its peer first; a peer
+// that cannot be installed skips the test unless FRAMEPROOF_REQUIRE_PEER=1.
 func runQuick(t *testing.T, name string) []Table {
 	t.Helper()
 	f, ok := Lookup(name)
 	require.True(t, ok, "family %q is not registered", name)
+	needs(t, f)
 	tables, err := f.Run(context.Background(), Options{Quick: true})
-	if errors.Is(err, peer.ErrUnavailable) && os.Getenv(peer.RequireEnv) != "1" {
-		t.Skipf("%v (set %s=1 to fail instead)", err, peer.RequireEnv)
-	}
 	require.NoError(t, err)
 	return tables
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frameproof/frameproof/props/peer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,6 +16,7 @@ import (
 func TestFamiliesQuick(t *testing.T) {
 	for _, f := range Families() {
 		t.Run(f.Name, func(t *testing.T) {
+			needs(t, f)
 			tables, err := f.Run(context.Background(), testOptions(t))
 			require.NoError(t, err)
 			require.NotEmpty(t, tables, "family %s printed no table", f.Name)
@@ -32,6 +34,18 @@ func TestFamiliesQuick(t *testing.T) {
 				require.NoError(t, Render(&b, tb))
 			}
 		})
+	}
+}
+
+// needs installs what f runs against (its peer, or node), or skips the test
+// with one line naming what is missing, unless FRAMEPROOF_REQUIRE_PEER=1.
+func needs(t *testing.T, f Family) {
+	t.Helper()
+	if f.Peer != "" {
+		peer.Require(t, f.Peer)
+	}
+	if f.NeedsNode {
+		peer.RequireNode(t)
 	}
 }
 

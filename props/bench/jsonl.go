@@ -14,14 +14,16 @@ import (
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
+	"github.com/frameproof/frameproof/props/peer"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
 
 func init() {
 	Register(Family{
-		Name:    "jsonl",
-		Summary: "JSONL open and compaction vs node's line-by-line JSON.parse of the same pi-format file",
-		Run:     runJSONL,
+		Name:      "jsonl",
+		Summary:   "JSONL open and compaction vs node's line-by-line JSON.parse of the same pi-format file",
+		NeedsNode: true,
+		Run:       runJSONL,
 	})
 }
 
@@ -67,7 +69,7 @@ func jsonlSizes(quick bool) []jsonlSize {
 func runJSONL(ctx context.Context, opts Options) ([]Table, error) {
 	nodeBin, err := exec.LookPath("node")
 	if err != nil {
-		return nil, fmt.Errorf("jsonl: node not found on PATH: %w", err)
+		return nil, fmt.Errorf("jsonl: %w: node not found on PATH", peer.ErrUnavailable)
 	}
 	dir, err := os.MkdirTemp("", "frameproof-bench-jsonl-")
 	if err != nil {

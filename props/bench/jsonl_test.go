@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,11 +30,9 @@ func TestGenerateSessionOpens(t *testing.T) {
 // The family runs in quick mode and reports one row with both sides. Without
 // node it is skipped, unless FRAMEPROOF_REQUIRE_PEER=1 (CI) makes that a failure.
 func TestJSONLFamilyQuick(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil && os.Getenv("FRAMEPROOF_REQUIRE_PEER") != "1" {
-		t.Skip("node not on PATH")
-	}
 	f, ok := Lookup("jsonl")
 	require.True(t, ok)
+	needs(t, f)
 	tables, err := f.Run(context.Background(), Options{Quick: true})
 	require.NoError(t, err)
 	require.Len(t, tables, 1)

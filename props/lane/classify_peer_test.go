@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -118,14 +117,9 @@ process.stdin.on("end", () => {
 // isContextOverflow and isRecoverableLength (utils/retry.js,
 // utils/overflow.js), run in the pinned peer, on generated error messages.
 func TestModelClassificationMatchesPeer(t *testing.T) {
-	dir, err := peer.Dir()
-	node, lookErr := exec.LookPath("node")
-	if err != nil || lookErr != nil {
-		if os.Getenv("FRAMEPROOF_REQUIRE_PEER") == "1" {
-			t.Fatalf("pi-ai peer required: dir %v, node %v", err, lookErr)
-		}
-		t.Skipf("pi-ai peer unavailable: dir %v, node %v", err, lookErr)
-	}
+	dir := peer.Require(t, peer.PiAI)
+	node, err := exec.LookPath("node")
+	require.NoError(t, err)
 	n := 3000
 	if testing.Short() {
 		n = 600

@@ -2,12 +2,14 @@ package lane_test
 
 import (
 	"encoding/json"
-	"github.com/frameproof/frameproof/props/peer/procgroup"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/frameproof/frameproof/props/peer/procgroup"
+	"github.com/stretchr/testify/require"
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/props/peer"
@@ -23,18 +25,12 @@ type retryCase struct {
 // pi-ai 1.0.3 dist/utils/retry.js retryDelayMs: lane.RetryDelay agrees with
 // the peer on a grid of bases, attempts and caps (unset, small, huge, zero).
 func TestRetryDelayMatchesPeerRetryDelayMs(t *testing.T) {
-	dir, err := peer.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := peer.Require(t, peer.PiAI)
 	node, err := exec.LookPath("node")
+	require.NoError(t, err)
 	script := filepath.Join(dir, "node_modules", "@earendil-works", "pi-ai", "dist", "utils", "retry.js")
-	if _, serr := os.Stat(script); err != nil || serr != nil {
-		if os.Getenv(peer.RequireEnv) == "1" {
-			t.Fatalf("peer unavailable: node %v, %v", err, serr)
-		}
-		t.Skipf("peer unavailable (set %s=1 to fail instead)", peer.RequireEnv)
-	}
+	_, err = os.Stat(script)
+	require.NoError(t, err, "the pinned pi-ai ships dist/utils/retry.js")
 	caps := []*float64{nil, ptr(0), ptr(2500), ptr(1e12)}
 	var cases []retryCase
 	for _, base := range []float64{0, 1, 50, 1000, 1.5, 3e15} {

@@ -14,7 +14,7 @@ const RelDir = "corpus/peers/pi-ai"
 // ErrUnavailable marks a peer that cannot run on this machine (no node on
 // PATH, node_modules not installed). Tests skip on it unless
 // FRAMEPROOF_REQUIRE_PEER=1. Any other Start failure is a real failure.
-var ErrUnavailable = errors.New("peer: pi-ai peer unavailable")
+var ErrUnavailable = errors.New("peer: unavailable")
 
 // DirEnv overrides Dir, for running the CLI outside the module tree.
 const DirEnv = "FRAMEPROOF_PEER_DIR"
@@ -60,11 +60,11 @@ func moduleRoot(dir string) (string, error) {
 func checkInstalled(dir string) (string, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		return "", fmt.Errorf("%w: node not found on PATH", ErrUnavailable)
+		return "", fmt.Errorf("%w: pi-ai: node not found on PATH", ErrUnavailable)
 	}
 	pkg := filepath.Join(dir, "node_modules", "@earendil-works", "pi-ai", "package.json")
 	if _, err := os.Stat(pkg); err != nil {
-		return "", fmt.Errorf("%w: %s missing (run: npm ci --prefix %s)", ErrUnavailable, pkg, RelDir)
+		return "", fmt.Errorf("%w: pi-ai: %s missing (run: npm ci --prefix %s)", ErrUnavailable, pkg, RelDir)
 	}
 	return node, nil
 }

@@ -33,11 +33,12 @@ func decideOpen(startErr error, required bool) openAction {
 	}
 }
 
-// Open starts the pi-ai peer for a test and closes it in t.Cleanup. When the
-// peer is unavailable it skips the test, unless FRAMEPROOF_REQUIRE_PEER=1.
+// Open starts the pi-ai peer for a test, installing it on first use
+// (Require), and closes it in t.Cleanup. When the peer is unavailable it
+// skips the test, unless FRAMEPROOF_REQUIRE_PEER=1.
 func Open(t testing.TB) *Peer {
 	t.Helper()
-	p, err := Start()
+	p, err := StartIn(Require(t, PiAI))
 	switch decideOpen(err, os.Getenv(RequireEnv) == "1") {
 	case openSkip:
 		t.Skipf("%v (set %s=1 to fail instead)", err, RequireEnv)

@@ -30,6 +30,7 @@ var knownPiAIDeviations = map[impl.Wire]map[string]bool{
 
 func startPiAIOrSkip(t *testing.T, streams int) *ExecSubject {
 	t.Helper()
+	peer.Require(t, peer.PiAI)
 	s, err := StartPiAI(streams, 10*time.Minute)
 	if errors.Is(err, peer.ErrUnavailable) && os.Getenv("FRAMEPROOF_REQUIRE_PEER") != "1" {
 		t.Skip(err)
