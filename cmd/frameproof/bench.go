@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -11,13 +12,13 @@ import (
 )
 
 func init() {
-	register("bench", "run the side-by-side benchmark families and print the README's tables", runBench)
+	register("bench", "run the side-by-side benchmark families and print the tables of docs/BENCH.md (--write updates it)", runBench)
 }
 
 // runBench runs the named families (by default all but the campaign
 // family, which needs --base) and prints each table.
 // A family that fails to run is an environment error (exit 4): the tables are
-// the README's figures, so a partial run must not look like a complete one.
+// docs/BENCH.md's figures, so a partial run must not look like a complete one.
 func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	family := fs.String("family", "", "comma-separated families to run (default: all)")
@@ -25,6 +26,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	peerDir := fs.String("peer-dir", "", "the pi-ai peer directory (default: corpus/peers/pi-ai from the working directory)")
 	base := fs.String("base", "", "a frameproof binary built from the commit to compare against (the campaign family)")
 	pairs := fs.Int("pairs", 0, "campaign family: how many base/this pairs to run (default 3, 1 with --quick)")
+	write := fs.String("write", "", "also write each family's tables into its section of this Markdown file (docs/BENCH.md), after every family ran")
 	help := func(w io.Writer) {
 		fmt.Fprintln(w, "families:")
 		for _, f := range bench.Families() {
@@ -52,9 +54,13 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case at >= 0 && *base == "":
 		return usageError(stderr, "bench", "the %s family needs --base BIN, a frameproof binary built from the commit to compare against", selected[at].Name)
 	}
+	if err := checkOutputFile("--write", *write); err != nil {
+		return ioError(stderr, "bench", "%v", err)
+	}
 	opts := bench.Options{Quick: *quick, PeerDir: *peerDir, Base: *base, Pairs: *pairs}
 	ctx, stop := interruptContext()
 	defer stop()
+	sections := map[string][]byte{}
 	for _, f := range selected {
 		tables, err := f.Run(ctx, opts)
 		if err != nil {
@@ -67,8 +73,39 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 				return exitIO
 			}
 		}
+		if sections[f.Name], err = bench.RenderSection(f.Name, opts, tables); err != nil {
+			return ioError(stderr, "bench", "%v", err)
+		}
+	}
+	if *write != "" {
+		if err := writeSections(*write, selected, sections); err != nil {
+			return ioError(stderr, "bench", "--write %s: %v", *write, err)
+		}
 	}
 	return exitPass
+}
+
+// writeSections replaces (or appends) each family's section of the
+// Markdown file at path, all at once: the file is written whole to a
+// temporary file beside it, synced and renamed over it, so a failed run
+// leaves the previous figures.
+func writeSections(path string, fams []bench.Family, sections map[string][]byte) error {
+	const maxDoc = 16 << 20
+	var doc []byte
+	if _, err := os.Stat(path); err == nil {
+		if doc, _, err = readBounded(path, path, "a document's", maxDoc); err != nil {
+			return err
+		}
+	} else {
+		doc = []byte("# Measured speed\n\nEach section below is written by `frameproof bench --write docs/BENCH.md` (one family: `--family NAME`); do not edit it by hand.\n")
+	}
+	for _, f := range fams {
+		var err error
+		if doc, err = bench.ReplaceSection(doc, f.Name, sections[f.Name]); err != nil {
+			return err
+		}
+	}
+	return writeFileAtomic(path, doc)
 }
 
 const benchUsage = "usage: frameproof bench [--family a,b] [--quick] [--peer-dir DIR] [--base BIN [--pairs N]]"

@@ -211,6 +211,32 @@ func interruptContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// writeFileAtomic replaces path with data: a temporary file beside it,
+// synced, then renamed over it, so a reader sees the old bytes or the new,
+// never a mix, and a failed write leaves the old file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".frameproof-write-*")
+	if err != nil {
+		return unwrapPath(err)
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // after a successful rename there is nothing to remove
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(name, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	return err
+}
+
 // readBounded reads at most maxBytes of path. The exit code that goes with
 // an error is 2 for a file that is missing or larger than the bound (a wrong
 // argument), 4 for one that cannot be read. label prefixes every message

@@ -93,7 +93,8 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 			artifacts: [][]string{{"recover", "--apply", "--backup", filepath.Join(blocked, "b.jsonl"), out("session.jsonl")}}},
 		"bench": {ok: benchOK(), extra: []string{"bench", "extra"},
 			badValue: [][]string{{"bench", "--quick=maybe"}, {"bench", "--family", "nope"}, {"bench", "--family", "campaign"},
-				{"bench", "--base", "fp", "--family", "codec"}, {"bench", "--family", "campaign", "--base", "fp", "--pairs", "-1"}}},
+				{"bench", "--base", "fp", "--family", "codec"}, {"bench", "--family", "campaign", "--base", "fp", "--pairs", "-1"}},
+			artifacts: [][]string{append(benchOK(), "--write", filepath.Join(blocked, "BENCH.md"))}},
 	}
 }
 

@@ -28,7 +28,7 @@ import (
 // straight into dst (appendSingle).
 //
 // Speed (issue 14: 50× pi-ai on `frameproof bench --family codec`; the
-// README's table holds the figures): per delta frame of a run copyFrames
+// codec section of docs/BENCH.md holds the figures): per delta frame of a run copyFrames
 // matches the block's prefix as six or seven words and moves a literal of
 // up to 24 bytes as one to three words, checked by a word test when it is
 // plain ASCII and by the literalCache otherwise; the loop calls nothing,

@@ -2,7 +2,7 @@
 // the pi-ai peer, store commits vs a raw write+fsync loop, JSONL open vs
 // node's bare JSON.parse, replay, simulator) and renders each as a table with
 // both sides and their ratio. `frameproof bench` prints every table; the
-// README's figures are pasted from its output, never hand-edited.
+// sections of docs/BENCH.md are written by --write, never by hand.
 //
 // Each family lives in its own file and registers itself with Register.
 package bench
@@ -59,6 +59,32 @@ type Family struct {
 	// family's JSON.parse floor); without node it fails with
 	// peer.ErrUnavailable.
 	NeedsNode bool
+	// Shape is what Run returns for opts without its figures: each table's
+	// title, header and row count, from the same sizes Run measures. A test
+	// holds a quick run to it, and docs/BENCH.md's tables to the full run's.
+	Shape func(opts Options) []TableShape
+}
+
+// TableShape is what a table's figures do not change: its title, its
+// columns and how many rows it has.
+type TableShape struct {
+	Title  string
+	Header []string
+	Rows   int
+}
+
+// Shape returns t's shape.
+func (t Table) Shape() TableShape {
+	return TableShape{Title: t.Title, Header: t.Header, Rows: len(t.Rows)}
+}
+
+// shapesOf is the shapes of tables, each with rows rows.
+func shapesOf(rows int, tables ...Table) []TableShape {
+	out := make([]TableShape, len(tables))
+	for i, t := range tables {
+		out[i] = TableShape{Title: t.Title, Header: t.Header, Rows: rows}
+	}
+	return out
 }
 
 var families = map[string]Family{}
@@ -67,6 +93,9 @@ var families = map[string]Family{}
 func Register(f Family) {
 	if _, dup := families[f.Name]; dup {
 		panic("bench: family registered twice: " + f.Name)
+	}
+	if f.Shape == nil {
+		panic("bench: family without a Shape: " + f.Name)
 	}
 	families[f.Name] = f
 }

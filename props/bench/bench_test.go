@@ -36,8 +36,9 @@ func TestRegisterListsAndLooksUp(t *testing.T) {
 	t.Cleanup(func() { families = saved })
 	families = map[string]Family{}
 	run := func(context.Context, Options) ([]Table, error) { return nil, nil }
-	Register(Family{Name: "zeta", Summary: "z", Run: run})
-	Register(Family{Name: "alpha", Summary: "a", Run: run})
+	shape := func(Options) []TableShape { return nil }
+	Register(Family{Name: "zeta", Summary: "z", Run: run, Shape: shape})
+	Register(Family{Name: "alpha", Summary: "a", Run: run, Shape: shape})
 	var names []string
 	for _, f := range Families() {
 		names = append(names, f.Name)
@@ -48,5 +49,6 @@ func TestRegisterListsAndLooksUp(t *testing.T) {
 	require.Equal(t, "z", f.Summary)
 	_, ok = Lookup("nope")
 	require.False(t, ok)
-	require.Panics(t, func() { Register(Family{Name: "alpha", Run: run}) })
+	require.Panics(t, func() { Register(Family{Name: "alpha", Run: run, Shape: shape}) })
+	require.Panics(t, func() { Register(Family{Name: "beta", Run: run}) }, "a family without a Shape")
 }

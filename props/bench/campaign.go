@@ -30,6 +30,13 @@ func init() {
 		Summary:   "the default campaign (sim -q) of this build beside --base BIN's, alternated in pairs (only when named)",
 		Run:       runCampaign,
 		NeedsBase: true,
+		Shape: func(o Options) []TableShape {
+			rows := o.pairs() // a row a pair, and the median of more than one
+			if rows > 1 {
+				rows++
+			}
+			return shapesOf(rows, campaignTable(o, "", nil))
+		},
 	})
 }
 
@@ -125,7 +132,7 @@ func medianRun(runs []campaignRun) campaignRun {
 var throughputLine = regexp.MustCompile(`(?m)^throughput: (\d+) runs, (\d+) steps `)
 
 // campaignTimeout bounds one child campaign: 6ec268c's took 80-100 s
-// wall in the README's campaign table, so a child past this is stuck,
+// wall in docs/BENCH.md's campaign table, so a child past this is stuck,
 // not slow.
 const campaignTimeout = 30 * time.Minute
 

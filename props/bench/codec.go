@@ -26,7 +26,11 @@ func init() {
 		Name:    "codec",
 		Summary: "frame encoding (+ JSON) and reduce vs pi-ai 1.0.3 in node",
 		Run:     runCodec,
-		Peer:    peer.PiAI,
+		Shape: func(o Options) []TableShape {
+			plan := codecPlanFor(o)
+			return shapesOf(len(plan.sizes), codecTables(plan, o.Quick)...)
+		},
+		Peer: peer.PiAI,
 	})
 }
 

@@ -17,9 +17,15 @@ func TestFamiliesQuick(t *testing.T) {
 	for _, f := range Families() {
 		t.Run(f.Name, func(t *testing.T) {
 			needs(t, f)
-			tables, err := f.Run(context.Background(), testOptions(t))
+			opts := testOptions(t)
+			tables, err := f.Run(context.Background(), opts)
 			require.NoError(t, err)
 			require.NotEmpty(t, tables, "family %s printed no table", f.Name)
+			shapes := make([]TableShape, len(tables))
+			for i, tb := range tables {
+				shapes[i] = tb.Shape()
+			}
+			require.Equal(t, f.Shape(opts), shapes, "family %s's Shape against its run", f.Name)
 			for _, tb := range tables {
 				require.NotEmpty(t, tb.Title)
 				require.GreaterOrEqual(t, len(tb.Header), 2, "%s: a table needs a label and a figure column", tb.Title)

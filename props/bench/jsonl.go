@@ -23,7 +23,10 @@ func init() {
 		Name:      "jsonl",
 		Summary:   "JSONL open and compaction vs node's line-by-line JSON.parse of the same pi-format file",
 		NeedsNode: true,
-		Run:       runJSONL,
+		Shape: func(o Options) []TableShape {
+			return shapesOf(len(jsonlSizes(o.Quick)), jsonlTable())
+		},
+		Run: runJSONL,
 	})
 }
 
@@ -77,7 +80,20 @@ func runJSONL(ctx context.Context, opts Options) ([]Table, error) {
 	}
 	defer os.RemoveAll(dir)
 
-	t := Table{
+	t := jsonlTable()
+	for _, size := range jsonlSizes(opts.Quick) {
+		row, err := jsonlRow(ctx, nodeBin, dir, size)
+		if err != nil {
+			return nil, err
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return []Table{t}, nil
+}
+
+// jsonlTable is the family's table before its rows.
+func jsonlTable() Table {
+	return Table{
 		Title: "JSONL open vs node's line-by-line JSON.parse (the floor of pi's open)",
 		Header: []string{"lines", "MB", "frameproof open CPU ns/line", "node JSON.parse CPU ns/line", "open vs node (CPU)",
 			"frameproof open wall ns/line", "node wall ns/line", "frameproof compact CPU ns/line"},
@@ -89,14 +105,6 @@ func runJSONL(ctx context.Context, opts Options) ([]Table, error) {
 				"Command: `go run ./cmd/frameproof bench --family jsonl`.",
 		},
 	}
-	for _, size := range jsonlSizes(opts.Quick) {
-		row, err := jsonlRow(ctx, nodeBin, dir, size)
-		if err != nil {
-			return nil, err
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return []Table{t}, nil
 }
 
 func jsonlRow(ctx context.Context, nodeBin, dir string, size jsonlSize) ([]string, error) {

@@ -14,6 +14,10 @@ func init() {
 		Name:    "replay",
 		Summary: "replay projection: ns and allocations per stored message per wire at 100/10k/100k messages, and microcompact",
 		Run:     runReplay,
+		Shape: func(o Options) []TableShape {
+			wall, cpu, allocs := replayTables(replaySizes(o))
+			return shapesOf(len(replayRows()), wall, cpu, allocs)
+		},
 	})
 }
 
@@ -25,25 +29,36 @@ func replaySizes(o Options) []int {
 	return []int{100, 10_000, 100_000}
 }
 
+// replayTables are the family's three tables before their rows: one
+// column per transcript size.
+func replayTables(sizes []int) (wall, cpu, allocs Table) {
+	header := []string{"wire"}
+	for _, n := range sizes {
+		header = append(header, msgCountLabel(n))
+	}
+	wall = Table{Title: "Replay: wall ns per stored message", Header: header}
+	cpu = Table{Title: "Replay: CPU ns per stored message (process user+system, incl. GC)", Header: header}
+	allocs = Table{Title: "Replay: heap allocations per stored message", Header: header}
+	return wall, cpu, allocs
+}
+
+// replayRows are the rows: every wire of the registry, then microcompact.
+func replayRows() []string {
+	return append(append([]string{}, impl.Wires...), "microcompact")
+}
+
 // runReplay projects props/replay.LargeTranscript on every wire (the
 // transcript's own model, so reasoning crosses where the wire allows) and
 // microcompacts it, and reports per stored message: wall ns, process CPU ns
 // (steadier on a shared machine), and heap allocations.
 func runReplay(ctx context.Context, o Options) ([]Table, error) {
 	sizes := replaySizes(o)
-	header := []string{"wire"}
-	for _, n := range sizes {
-		header = append(header, msgCountLabel(n))
-	}
-	wall := Table{Title: "Replay: wall ns per stored message", Header: header}
-	cpu := Table{Title: "Replay: CPU ns per stored message (process user+system, incl. GC)", Header: header}
-	allocs := Table{Title: "Replay: heap allocations per stored message", Header: header}
+	wall, cpu, allocs := replayTables(sizes)
 	transcripts := make([][]pi.Appender, len(sizes))
 	for i, n := range sizes {
 		transcripts[i] = replay.LargeTranscript(n)
 	}
-	rows := append(append([]string{}, impl.Wires...), "microcompact")
-	for _, name := range rows {
+	for _, name := range replayRows() {
 		rw, rc, ra := []string{name}, []string{name}, []string{name}
 		for i, n := range sizes {
 			if err := ctx.Err(); err != nil {

@@ -16,6 +16,9 @@ func init() {
 		Name:    "sim",
 		Summary: "simulator scenarios/s and steps/s per backend, beside the kernel's steps/s (actors that only yield)",
 		Run:     runSim,
+		Shape: func(Options) []TableShape {
+			return shapesOf(len(simScenarios)*len(lanesim.Backends()), simTable())
+		},
 	})
 }
 
@@ -26,6 +29,15 @@ var simScenarios = []string{"append-order", "crash-with-queued-writes", "mix"}
 // kernelActors is the yield loop's world size: a few actors, as in a lane
 // scenario (submitters, the line, the provider, the clock).
 const kernelActors = 8
+
+// simTable is the family's table before its rows: one per scenario and
+// backend.
+func simTable() Table {
+	return Table{
+		Title:  "Simulator: scenarios and steps per second (one core, consecutive seeds)",
+		Header: []string{"scenario", "backend", "scenarios/s (wall)", "scenarios per CPU-s", "steps/scenario", "steps per CPU-s", "kernel steps per CPU-s", "kernel ÷ sim"},
+	}
+}
 
 // runSim runs each scenario on each backend over consecutive seeds for the
 // budget and reports throughput beside the kernel's: how many scheduler
@@ -51,10 +63,7 @@ func runSim(ctx context.Context, o Options) ([]Table, error) {
 	// time spent waiting for a core; the wall rate is kept beside it.
 	kernel := float64(kernelSteps) / (ks.CPUNs / 1e9)
 
-	t := Table{
-		Title:  "Simulator: scenarios and steps per second (one core, consecutive seeds)",
-		Header: []string{"scenario", "backend", "scenarios/s (wall)", "scenarios per CPU-s", "steps/scenario", "steps per CPU-s", "kernel steps per CPU-s", "kernel ÷ sim"},
-	}
+	t := simTable()
 	for _, name := range simScenarios {
 		sc, ok := lanesim.ScenarioByName(name)
 		if !ok {

@@ -12,9 +12,8 @@ import (
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
-	"github.com/frameproof/frameproof/impl/store/memory"
-	"github.com/frameproof/frameproof/impl/store/sqlite"
 )
 
 func init() {
@@ -22,6 +21,9 @@ func init() {
 		Name:    "store",
 		Summary: "store commits/s per backend and sync mode at 1 and 64 submitters, beside a raw write+fsync loop of the same bytes",
 		Run:     runStore,
+		Shape: func(Options) []TableShape {
+			return shapesOf(len(storeSubmitters)*len(storeCases()), storeTable())
+		},
 	})
 }
 
@@ -29,33 +31,52 @@ func init() {
 // delta appended to a response's frame list, the store's hottest commit.
 var storeFrame = json.RawMessage(`{"type":"text_delta","contentIndex":0,"delta":"hello world, this is a streamed delta"}`)
 
-// storeCase is one row: how to open the store in dir, and its fsync count
-// (nil where the backend does not expose one).
+// storeCase is one row: how to open the store in dir.
 type storeCase struct {
 	backend, sync string
 	durable       bool // sync=always: compared with the raw write+fsync ceiling
 	open          func(dir string) (store.Storage, error)
-	syncs         func(store.Storage) (int, bool)
 }
 
+// storeCases are the rows, from the backend registry: a store in memory
+// once, a durable one with fsync on every commit and without.
 func storeCases() []storeCase {
-	jsonlSyncs := func(s store.Storage) (int, bool) { return s.(*jsonl.Store).Stats().Syncs, true }
-	openJSONL := func(mode jsonl.SyncMode) func(string) (store.Storage, error) {
-		return func(dir string) (store.Storage, error) {
-			return jsonl.Create(env.Production(), filepath.Join(dir, "s.jsonl"), jsonl.Header{ID: "bench", Cwd: "/"}, jsonl.Options{Sync: mode})
+	var out []storeCase
+	for _, b := range backends.All() {
+		create := func(sync backends.Sync) func(string) (store.Storage, error) {
+			return func(dir string) (store.Storage, error) {
+				return b.Create(env.Production(), dir, backends.Options{Sync: sync, Session: "bench"})
+			}
 		}
-	}
-	openSQLite := func(mode sqlite.SyncMode) func(string) (store.Storage, error) {
-		return func(dir string) (store.Storage, error) {
-			return sqlite.Open(filepath.Join(dir, "s.db"), env.SystemClock{}, sqlite.Options{Sync: mode})
+		if !b.Durable {
+			out = append(out, storeCase{backend: b.Name, sync: "—", open: create(backends.SyncAlways)})
+			continue
 		}
+		out = append(out,
+			storeCase{backend: b.Name, sync: "always", durable: true, open: create(backends.SyncAlways)},
+			storeCase{backend: b.Name, sync: "never", open: create(backends.SyncNever)})
 	}
-	return []storeCase{
-		{backend: "memory", sync: "—", open: func(string) (store.Storage, error) { return memory.New(env.SystemClock{}), nil }},
-		{backend: "jsonl", sync: "always", durable: true, open: openJSONL(jsonl.SyncAlways), syncs: jsonlSyncs},
-		{backend: "jsonl", sync: "never", open: openJSONL(jsonl.SyncNever), syncs: jsonlSyncs},
-		{backend: "sqlite", sync: "always", durable: true, open: openSQLite(sqlite.SyncAlways)},
-		{backend: "sqlite", sync: "never", open: openSQLite(sqlite.SyncNever)},
+	return out
+}
+
+// fsyncCount is a store's fsync count where it keeps one (the JSONL
+// store's Stats); ok is false elsewhere.
+func fsyncCount(s store.Storage) (int, bool) {
+	if j, ok := s.(*jsonl.Store); ok {
+		return j.Stats().Syncs, true
+	}
+	return 0, false
+}
+
+// storeSubmitters are the submitter counts each case runs at.
+var storeSubmitters = []int{1, 64}
+
+// storeTable is the family's table before its rows: one per submitter
+// count and case.
+func storeTable() Table {
+	return Table{
+		Title:  "Store: commits per second (one frame append per commit)",
+		Header: []string{"store", "sync", "submitters", "commits/s", "ceiling: write+fsync/s", "store/ceiling", "commits/fsync"},
 	}
 }
 
@@ -73,11 +94,8 @@ func runStore(ctx context.Context, o Options) ([]Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := Table{
-		Title:  "Store: commits per second (one frame append per commit)",
-		Header: []string{"store", "sync", "submitters", "commits/s", "ceiling: write+fsync/s", "store/ceiling", "commits/fsync"},
-	}
-	for _, sub := range []int{1, 64} {
+	t := storeTable()
+	for _, sub := range storeSubmitters {
 		for i, c := range storeCases() {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -145,10 +163,8 @@ func storeRun(c storeCase, dir string, sub int, budget time.Duration) (float64, 
 	wg.Wait()
 	elapsed := time.Since(start)
 	perSync := "n/a"
-	if c.syncs != nil {
-		if n, ok := c.syncs(s); ok && n > 0 {
-			perSync = fmt.Sprintf("%.1f", float64(commits.Load())/float64(n))
-		}
+	if n, ok := fsyncCount(s); ok && n > 0 {
+		perSync = fmt.Sprintf("%.1f", float64(commits.Load())/float64(n))
 	}
 	if err := s.Close(); err != nil && firstErr == nil {
 		firstErr = err
