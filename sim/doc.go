@@ -16,9 +16,14 @@
 //   - sim/linz     — records client-visible operations for porcupine with
 //     step-based timestamps, indefinite (crash-cut) operations and fault
 //     annotations for the HTML visualization.
+//   - sim/lanecmp  — compares the lane under test with model/lane,
+//     transaction by transaction (write lists with their values), and
+//     event by event.
+//   - sim/invariants — the seed's invariants over a run's committed log and
+//     store state, checked incrementally after every acknowledged commit.
 //
 // The scenarios live in sim/lanesim: one lane (provider, lane loop, line
-// committer, finalizer, canceller, reader, poller, crasher) on the memory,
-// jsonl and sqlite stores, built on these packages and run by
+// committer, finalizer, canceller, reader, poller, crasher) on every store
+// of impl/store/backends' registry, built on these packages and run by
 // `frameproof sim`. See the package doc of sim/world for the actor model.
 package sim

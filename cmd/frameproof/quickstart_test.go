@@ -70,3 +70,17 @@ func TestQuickstartCommands(t *testing.T) {
 		assert.NoError(t, err, "README names %s", m)
 	}
 }
+
+// The README stays a page a newcomer reads (issue 27: under about 200
+// lines), and its set-up section holds the two commands that work on a
+// fresh machine: the main job and the tests.
+func TestReadmeFitsOnAFewScreens(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	readme := string(data)
+	assert.Less(t, strings.Count(readme, "\n"), 200, "README.md grew past a few screens: move detail to docs/")
+	setup, _, found := strings.Cut(readme[strings.Index(readme, "## Set up"):], "## Quickstart")
+	require.True(t, found, "README.md has a Set up section before its quickstart")
+	assert.Equal(t, []string{"go run ./cmd/frameproof sim", "go test ./..."},
+		regexp.MustCompile("(?m)^go [^\n]+$").FindAllString(setup, -1))
+}

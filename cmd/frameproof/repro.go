@@ -250,7 +250,7 @@ type targetFlags struct {
 func addTargetFlags(fs *flag.FlagSet) *targetFlags {
 	return &targetFlags{
 		scenario: fs.String("scenario", "", "scenario name"),
-		backend:  fs.String("backend", "", "store backend: memory, jsonl or sqlite"),
+		backend:  fs.String("backend", "", "store backend: "+strings.Join(activeSuite.Backends(), ", ")),
 		bug:      fs.String("bug", "", "inject the named bug(s), comma-separated"),
 		force:    new(bool),
 	}

@@ -1,7 +1,8 @@
 // Package store is frameproof's transactional store: typed value and list
 // addresses, all-or-none commits under one global write sequence, and the FIFO
-// mutation Line with fenced work. Backends (memory, jsonl, sqlite) implement
-// Storage; see pi-durability-facts.md §1–3 for the rules they follow.
+// mutation Line with fenced work. The backends implement Storage, each in its
+// own package and listed once, in impl/store/backends; see
+// pi-durability-facts.md §1–3 for the rules they follow.
 //
 // This file is the package's public contract, shared by impl/lane and sim/.
 package store

@@ -24,8 +24,8 @@
 // a shrunk tape) reproduces a run byte for byte. Scenarios are profiles of the
 // same runner, one per row of the seed's race table plus close-vs-settlement,
 // storage faults, the retry cap, deferred replacement, fork/migration,
-// structural generation and a random mix; each runs on the memory, jsonl and
-// sqlite backends.
+// structural generation and a random mix; each runs on every backend of
+// impl/store/backends' registry.
 //
 // Checks run after every acknowledged commit, on every event, frame,
 // snapshot and after_response call, after every step and restart and at
