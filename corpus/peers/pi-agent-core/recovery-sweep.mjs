@@ -9,8 +9,8 @@
 // JsonlSessionRepo, handed to a fresh harness, and `lane.resume` runs until
 // the first of: a provider call (the stream never yields), a retry wait
 // (its timer never fires), or resume returning. The lines pi appended by
-// then are pi's reopen; the one committed right after pi emitted a
-// `message_end` with `recovery: true` is pi's recovery transaction.
+// then are pi's reopen; the one committed right after pi emitted an
+// assistant `message_end` with `recovery: true` is pi's recovery transaction.
 //
 // Determinism: Date.now is a virtual clock (runs start at RUN_T0 and only a
 // retry wait moves it; every reopen reads REOPEN_T), Math.random is a seeded
@@ -20,7 +20,7 @@
 // Output: one JSON line per crash point on stdout:
 //   {"run","k","of","crashed":"<image text>","reopen":["<line>",...],
 //    "recovery":<index in reopen or -1>,"cut":"provider|retry_wait|resume|error",
-//    "detail":"..."}
+//    "detail":"...","harness":{"retry":{...},"streamOptions":{...}}}
 // and last a summary line {"summary":{...}}. Usage:
 //   node recovery-sweep.mjs [--runs a,b] [--every N] [--list]
 // --every N keeps every N-th crash point of each run (and its last) — the CI slice.
@@ -30,6 +30,10 @@ import { tmpdir } from "node:os";
 import { join, dirname, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentHarness, JsonlSessionRepo, BACKGROUND_CONTEXT } from "@earendil-works/pi-agent-core";
+
+// pi's default retry option (harness/config.js DEFAULT_RETRY_POLICY), printed
+// for runs that do not set one
+const DEFAULT_RETRY_POLICY = { enabled: true, maxRetries: 3, baseDelayMs: 1_000 };
 import { NodeExecutionEnv } from "@earendil-works/pi-agent-core/harness/env/nodejs";
 import {
 	createModels,
@@ -270,7 +274,9 @@ async function reopen(name, image, rel) {
 		const before = image.split("\n").length - 1;
 		let recoveryAt = -1;
 		harness.events.on("message_end", (ev) => {
-			if (ev.recovery === true && recoveryAt < 0) {
+			// pi's tool leaf also marks replayed tool outcomes recovery: true;
+			// only an assistant message_end is an orphaned response's recovery
+			if (ev.recovery === true && ev.message?.role === "assistant" && recoveryAt < 0) {
 				recoveryAt = readFileSync(path, "utf8").split("\n").length - 1 - before;
 			}
 		});
@@ -310,6 +316,12 @@ async function main() {
 		const second = await runOnce(name);
 		if (first.text !== second.text && process.env.SWEEP_DEBUG) { writeFileSync("/tmp/a.jsonl", first.text); writeFileSync("/tmp/b.jsonl", second.text); } if (first.text !== second.text) throw new Error(`${name}: two runs wrote different bytes (not deterministic)`);
 		const lines = first.text.split("\n").slice(0, -1);
+		// the harness options a reopening implementation needs to continue
+		// the run as pi does (pi keeps them in the process, not the file)
+		const harness = {
+			retry: RUNS[name].options?.retry ?? DEFAULT_RETRY_POLICY,
+			streamOptions: RUNS[name].options?.streamOptions ?? {},
+		};
 		const n = lines.length - 1;
 		summary.runs++;
 		for (let k = 1; k <= n; k++) {
@@ -318,7 +330,7 @@ async function main() {
 			const r = await reopen(name, image, first.rel);
 			summary.points++;
 			if (r.recovery >= 0) summary.recoveries++;
-			process.stdout.write(`${JSON.stringify({ run: name, k, of: n, crashed: image, ...r })}\n`);
+			process.stdout.write(`${JSON.stringify({ run: name, k, of: n, crashed: image, ...r, harness })}\n`);
 		}
 	}
 	process.stdout.write(`${JSON.stringify({ summary })}\n`);
