@@ -47,7 +47,7 @@ func CompareAll(pts []Point, sum Summary) (Report, error) {
 // Counts are a report's figures.
 type Counts struct {
 	Points, Agreements, RecoverAgreements, LaneAgreements, Recoveries int
-	Shapes                                                           []Shape
+	Shapes                                                            []Shape
 }
 
 // Counts tallies the report; Shapes are the distinct recovery shapes met,
