@@ -35,6 +35,9 @@ func runPiRecoverySweep(args []string, _ io.Reader, stdout, stderr io.Writer) in
 	if *every < 1 {
 		return usageError(stderr, "pi-recovery-sweep", "--every must be positive, got %d", *every)
 	}
+	if err := checkOutputDir("--corpus-out", *corpusOut); err != nil {
+		return ioError(stderr, "pi-recovery-sweep", "%v", err)
+	}
 	dir := *peerDir
 	if dir == "" {
 		d, err := peer.Ensure(peer.PiAgentCore)
