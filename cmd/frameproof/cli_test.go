@@ -91,6 +91,12 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 			extra:     []string{"recover", out("session.jsonl"), "extra"},
 			badValue:  [][]string{{"recover", "--now", "soon", "x.jsonl"}, {"recover", "--max-input", "0", "x.jsonl"}, {"recover", "--max-input", "10", out("session.jsonl")}, {"recover", "--backup", "b", "x.jsonl"}, {"recover"}, {"recover", "--apply", "--backup", out("session.jsonl"), out("session.jsonl")}},
 			artifacts: [][]string{{"recover", "--apply", "--backup", filepath.Join(blocked, "b.jsonl"), out("session.jsonl")}}},
+		// the sweep runs node on the pinned pi-agent-core peer (installed on
+		// first use): its last crash point of the text run only
+		"pi-recovery-sweep": {ok: []string{"pi-recovery-sweep", "--runs", "text", "--every", "100"},
+			extra:     []string{"pi-recovery-sweep", "extra"},
+			badValue:  [][]string{{"pi-recovery-sweep", "--every", "0"}, {"pi-recovery-sweep", "--every", "x"}},
+			artifacts: [][]string{{"pi-recovery-sweep", "--runs", "text", "--every", "100", "--corpus-out", filepath.Join(blocked, "c")}}},
 		"bench": {ok: benchOK(), extra: []string{"bench", "extra"},
 			badValue: [][]string{{"bench", "--quick=maybe"}, {"bench", "--family", "nope"}, {"bench", "--family", "campaign"},
 				{"bench", "--base", "fp", "--family", "codec"}, {"bench", "--family", "campaign", "--base", "fp", "--pairs", "-1"}},
