@@ -54,10 +54,7 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var argv []string
 	if *execCmd != "" {
-		if argv, err = splitWords(*execCmd); err == nil && len(argv) == 0 {
-			err = errors.New("--exec: empty command")
-		}
-		if err != nil {
+		if argv, err = commandWords("--exec", *execCmd); err != nil {
 			return usageError(stderr, "conform", "%v", err)
 		}
 	}
@@ -247,7 +244,7 @@ func splitWords(s string) ([]string, error) {
 		case c == '\'':
 			j := strings.IndexByte(s[i+1:], '\'')
 			if j < 0 {
-				return nil, fmt.Errorf("--exec: unterminated single quote in %q", s)
+				return nil, fmt.Errorf("unterminated single quote in %q", s)
 			}
 			cur.WriteString(s[i+1 : i+1+j])
 			i += j + 1
@@ -261,12 +258,12 @@ func splitWords(s string) ([]string, error) {
 				cur.WriteByte(s[i])
 			}
 			if i >= len(s) {
-				return nil, fmt.Errorf("--exec: unterminated double quote in %q", s)
+				return nil, fmt.Errorf("unterminated double quote in %q", s)
 			}
 			inWord = true
 		case c == '\\':
 			if i+1 >= len(s) {
-				return nil, fmt.Errorf("--exec: trailing backslash in %q", s)
+				return nil, fmt.Errorf("trailing backslash in %q", s)
 			}
 			i++
 			cur.WriteByte(s[i])

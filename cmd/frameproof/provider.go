@@ -41,6 +41,7 @@ type fuzzConfig struct {
 func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && isHelpArg(args[0]) {
 		fmt.Fprintln(stdout, providerUsage)
+		printExits(stdout, providerWho)
 		return exitPass
 	}
 	if len(args) == 0 || args[0] != "fuzz" {
