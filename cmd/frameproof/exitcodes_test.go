@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,5 +90,27 @@ func TestBenchRefusesZeroPairs(t *testing.T) {
 		code, stdout, stderr := run(args...)
 		assert.Equal(t, exitUsage, code, "%v: %s", args, stdout+stderr)
 		assert.Contains(t, stderr, "--pairs must be at least 1", "%v", args)
+	}
+}
+
+// conform --exec and provider fuzz --exec split their command with the
+// same parser: a quoted path with a space runs in both (issue 29 class 9:
+// provider fuzz split on blanks), and the child's garbage hello is exit 4,
+// the environment class, in both (class 8: conform said 3).
+func TestExecCommandsShareOneParserAndOneHelloCode(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "an adapter dir")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	marker := filepath.Join(dir, "ran")
+	adapter := filepath.Join(dir, "adapter.sh")
+	require.NoError(t, os.WriteFile(adapter, []byte("#!/bin/sh\n: > '"+marker+"'\necho 'garbage, not a hello'\n"), 0o755))
+	for _, args := range [][]string{
+		{"conform", "--exec", "'" + adapter + "' --flag", "--ops", "parse"},
+		{"provider", "fuzz", "--wire", "anthropic-messages", "--exec", "'" + adapter + "' --flag", "--seeds", "1", "--save", "0"},
+	} {
+		require.NoError(t, os.RemoveAll(marker))
+		code, stdout, stderr := run(args...)
+		assert.Equal(t, exitCode(classEnvironment), code, "%v: %s", args, stdout+stderr)
+		assert.FileExists(t, marker, "%v did not run the quoted path", args)
+		assert.Contains(t, stdout+stderr, "hello", "%v", args)
 	}
 }
