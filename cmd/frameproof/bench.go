@@ -39,8 +39,11 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if code := noArgs(fs, stderr); code >= 0 {
 		return code
 	}
-	if *pairs < 0 {
-		return usageError(stderr, "bench", "--pairs must not be negative, got %d", *pairs)
+	pairsSet := false
+	fs.Visit(func(f *flag.Flag) { pairsSet = pairsSet || f.Name == "pairs" })
+	if pairsSet && *pairs < 1 {
+		// 0 is the unset default (3 pairs); asked for, it is no campaign.
+		return usageError(stderr, "bench", "--pairs must be at least 1, got %d", *pairs)
 	}
 	selected, err := selectFamilies(*family)
 	if err != nil {
@@ -49,7 +52,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	at := slices.IndexFunc(selected, func(f bench.Family) bool { return f.NeedsBase })
 	switch {
-	case (*base != "" || *pairs != 0) && at < 0:
+	case (*base != "" || pairsSet) && at < 0:
 		return usageError(stderr, "bench", "--base and --pairs are for a family that compares with a base build (--family campaign)")
 	case at >= 0 && *base == "":
 		return usageError(stderr, "bench", "the %s family needs --base BIN, a frameproof binary built from the commit to compare against", selected[at].Name)
@@ -63,14 +66,16 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	sections := map[string][]byte{}
 	for _, f := range selected {
 		tables, err := f.Run(ctx, opts)
+		if err != nil && ctx.Err() != nil {
+			fmt.Fprintf(stderr, "frameproof bench: %s: interrupted\n", f.Name)
+			return exitCode(classInterrupted)
+		}
 		if err != nil {
-			fmt.Fprintf(stderr, "frameproof bench: %s: %v\n", f.Name, err)
-			return exitIO
+			return envError(stderr, "bench", "%s: %v", f.Name, err)
 		}
 		for _, t := range tables {
 			if err := bench.Render(stdout, t); err != nil {
-				fmt.Fprintf(stderr, "frameproof bench: writing output: %v\n", err)
-				return exitIO
+				return ioError(stderr, "bench", "writing output: %v", err)
 			}
 		}
 		if sections[f.Name], err = bench.RenderSection(f.Name, opts, tables); err != nil {

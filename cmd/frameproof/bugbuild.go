@@ -36,8 +36,8 @@ func needsBugBuild(suite campaign.Suite, bugs []string) bool {
 }
 
 // runBugBuild runs `frameproof args...` (args[0] the subcommand) in a build
-// with the bug switches and returns its exit code: 2 with the command to
-// run when the toolchain or the source is missing.
+// with the bug switches and returns its exit code: the environment class's
+// (4) with the command to run when the toolchain or the source is missing.
 func runBugBuild(args []string, stdout, stderr io.Writer) int {
 	who := args[0]
 	if os.Getenv(bugBuildEnv) != "" {
@@ -45,7 +45,8 @@ func runBugBuild(args []string, stdout, stderr io.Writer) int {
 	}
 	goTool, root, err := bugBuildSource()
 	if err != nil {
-		return usageError(stderr, who, "--bug needs the bug switches, which this build lacks (%v): run go run -tags %s ./cmd/frameproof %s from a frameproof checkout",
+		// The flags are fine; the machine lacks what --bug needs.
+		return envError(stderr, who, "--bug needs the bug switches, which this build lacks (%v): run go run -tags %s ./cmd/frameproof %s from a frameproof checkout",
 			err, lanesim.BugsTag, shellJoin(args))
 	}
 	dir, err := bugBuildDir()
@@ -93,9 +94,9 @@ func buildWithBugs(goTool, root, bin, who string, stderr io.Writer) int {
 	if err := build.Run(); err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "frameproof %s: interrupted while building the bug switches in\n", who)
-			return exitInconclusive
+			return exitCode(classInterrupted)
 		}
-		return ioError(stderr, who, "go build -tags %s ./cmd/frameproof in %s: %v", lanesim.BugsTag, root, err)
+		return envError(stderr, who, "go build -tags %s ./cmd/frameproof in %s: %v", lanesim.BugsTag, root, err)
 	}
 	return -1
 }

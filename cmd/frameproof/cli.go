@@ -92,6 +92,7 @@ func printHelp(fs *flag.FlagSet, usageLine string, help func(io.Writer), w io.Wr
 		fmt.Fprintln(w)
 		help(w)
 	}
+	printExits(w, fs.Name())
 }
 
 // usageError prints "frameproof WHO: message" and returns exit 2.

@@ -1,19 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/frameproof/frameproof/props/corpus"
 	"github.com/frameproof/frameproof/props/peer"
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
 
 // conform certifies an implementation of pi-ai's frame codec against the
@@ -54,10 +54,7 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var argv []string
 	if *execCmd != "" {
-		if argv, err = splitWords(*execCmd); err == nil && len(argv) == 0 {
-			err = errors.New("--exec: empty command")
-		}
-		if err != nil {
+		if argv, err = commandWords("--exec", *execCmd); err != nil {
 			return usageError(stderr, "conform", "%v", err)
 		}
 	}
@@ -78,22 +75,31 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return ioError(stderr, "conform", "%v", trimPrefix(err, "corpus"))
 	}
 
+	// SIGINT or SIGTERM kills the implementation's process group (where a
+	// terminal's Ctrl-C does not reach it), ends the run and reports it
+	// interrupted.
+	ctx, stopSignals := interruptContext()
+	defer stopSignals()
 	rep := &Report{Schema: ReportSchema, Command: "conform", CorpusVersion: corpusVersion}
 	var subject corpus.Codec = corpus.GoCodec{}
 	rep.Implementation = &ReportImplementation{Name: "frameproof", Version: version + " (impl/frames, in-process)"}
 	if *execCmd != "" {
-		p, stop, err := startExec(argv, *timeout)
+		p, stop, err := startExec(ctx, argv, *timeout)
 		if err != nil {
 			rep.Implementation = &ReportImplementation{Name: "(unavailable)", Command: *execCmd}
-			rep.Note = err.Error()
-			fmt.Fprintln(stderr, "frameproof conform:", err)
-			code := finishConform(rep, *asJSON, *junit, stdout, stderr)
-			if notStarted(err) {
-				// The certificate still says why there is no verdict; the
-				// exit code says the environment, not the subject, failed.
-				return outputCode(code, err)
+			interrupted := ctx.Err() != nil
+			if !interrupted {
+				rep.Note = err.Error()
+				fmt.Fprintln(stderr, "frameproof conform:", err)
 			}
-			return code // it started but its hello is wrong: inconclusive
+			code := finishConform(rep, interrupted, *asJSON, *junit, stdout, stderr)
+			if interrupted {
+				return code
+			}
+			// Not started, no hello or a garbage one: the certificate says
+			// why there is no verdict; the exit code says the environment,
+			// not the subject, failed (as provider fuzz says it).
+			return outputCode(code, err)
 		}
 		defer func() { _ = stop() }()
 		h := p.Hello()
@@ -102,26 +108,29 @@ func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		subject = p
 	}
 
-	aborted := checkVectors(rep, subject, vectors, !*asJSON, *quiet, stdout, stderr)
-	if closer, ok := subject.(interface{ Close() error }); ok && aborted == "" {
+	aborted := checkVectors(ctx, rep, subject, vectors, !*asJSON, *quiet, stdout, stderr)
+	if closer, ok := subject.(interface{ Close() error }); ok && aborted == "" && ctx.Err() == nil {
 		// The protocol requires a clean exit (status 0) when stdin closes.
 		if err := closer.Close(); err != nil {
 			rep.Note = "protocol violation at end of input: " + err.Error()
 		}
 	}
-	return finishConform(rep, *asJSON, *junit, stdout, stderr)
+	return finishConform(rep, ctx.Err() != nil, *asJSON, *junit, stdout, stderr)
 }
 
 // checkVectors runs every vector through the subject into rep, printing
 // each case as text when asked, and returns why the rest were skipped ("":
 // none was): after a transport failure the stream may be out of step.
-func checkVectors(rep *Report, subject corpus.Codec, vectors []corpus.CodecVector, text, quiet bool, stdout, stderr io.Writer) (aborted string) {
+func checkVectors(ctx context.Context, rep *Report, subject corpus.Codec, vectors []corpus.CodecVector, text, quiet bool, stdout, stderr io.Writer) (aborted string) {
 	tty := isTTY(stderr)
 	for i, v := range vectors {
 		if tty && i%25 == 0 {
 			fmt.Fprintf(stderr, "\rconform: %d/%d vectors", i, len(vectors))
 		}
 		c := ReportCase{Name: v.Name}
+		if aborted == "" && ctx.Err() != nil {
+			aborted = "interrupted"
+		}
 		if aborted != "" {
 			c.Status, c.Detail = statusSkipped, "not run: "+aborted
 			rep.add(v.Op, c)
@@ -133,6 +142,10 @@ func checkVectors(rep *Report, subject corpus.Codec, vectors []corpus.CodecVecto
 		case errors.As(err, &perr):
 			// The implementation rejected the request; the stream stays in step.
 			c.Status, c.Detail = statusError, "protocol violation: "+err.Error()
+		case err != nil && ctx.Err() != nil:
+			// The interrupt killed the implementation mid-request.
+			c.Status, c.Detail = statusSkipped, "not run: interrupted"
+			aborted = "interrupted"
 		case err != nil:
 			// Transport or framing failure: the stream may be out of step.
 			c.Status, c.Detail = statusError, err.Error()
@@ -153,8 +166,13 @@ func checkVectors(rep *Report, subject corpus.Codec, vectors []corpus.CodecVecto
 	return aborted
 }
 
-func finishConform(rep *Report, asJSON bool, junit string, stdout, stderr io.Writer) int {
-	code := rep.writeJUnitKeeping(junit, "frameproof conform", rep.finish(), stderr)
+func finishConform(rep *Report, interrupted, asJSON bool, junit string, stdout, stderr io.Writer) int {
+	rep.finish()
+	if interrupted {
+		markInterrupted(rep)
+		fmt.Fprintln(stderr, "frameproof conform: interrupted: the implementation's process group was killed")
+	}
+	code := rep.writeJUnitKeeping(junit, "frameproof conform", rep.ExitCode, stderr)
 	if asJSON {
 		_ = rep.writeJSON(stdout) // dispatch's checked stdout reports a failed write
 		return code
@@ -205,9 +223,10 @@ func codecDir(flagValue string, stderr io.Writer) (string, int) {
 // the timeout, which covers the hello wait and every request after it: when
 // it fires the whole group is killed, so a hung request (or a wrapper whose
 // child holds the pipe) fails instead of blocking forever.
-func startExec(argv []string, timeout time.Duration) (*peer.Peer, func() error, error) {
+func startExec(ctx context.Context, argv []string, timeout time.Duration) (*peer.Peer, func() error, error) {
 	began := time.Now()
-	p, err := peer.StartCommandWithin(exec.Command(argv[0], argv[1:]...), timeout)
+	// ctx done (an interrupt) kills the group too, the hello wait included.
+	p, err := peer.StartCommandWithin(procgroup.CommandContext(ctx, argv[0], argv[1:]...), timeout)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -216,15 +235,6 @@ func startExec(argv []string, timeout time.Duration) (*peer.Peer, func() error, 
 		timer.Stop()
 		return p.Close() // idempotent
 	}, nil
-}
-
-// notStarted reports whether the operating system could not start the
-// command at all (not found, not executable), as opposed to a command that
-// started and then broke the protocol.
-func notStarted(err error) bool {
-	var pathErr *fs.PathError
-	var execErr *exec.Error
-	return errors.As(err, &pathErr) || errors.As(err, &execErr)
 }
 
 // splitWords splits a command line like a POSIX shell word list: blanks
@@ -247,7 +257,7 @@ func splitWords(s string) ([]string, error) {
 		case c == '\'':
 			j := strings.IndexByte(s[i+1:], '\'')
 			if j < 0 {
-				return nil, fmt.Errorf("--exec: unterminated single quote in %q", s)
+				return nil, fmt.Errorf("unterminated single quote in %q", s)
 			}
 			cur.WriteString(s[i+1 : i+1+j])
 			i += j + 1
@@ -261,12 +271,12 @@ func splitWords(s string) ([]string, error) {
 				cur.WriteByte(s[i])
 			}
 			if i >= len(s) {
-				return nil, fmt.Errorf("--exec: unterminated double quote in %q", s)
+				return nil, fmt.Errorf("unterminated double quote in %q", s)
 			}
 			inWord = true
 		case c == '\\':
 			if i+1 >= len(s) {
-				return nil, fmt.Errorf("--exec: trailing backslash in %q", s)
+				return nil, fmt.Errorf("trailing backslash in %q", s)
 			}
 			i++
 			cur.WriteByte(s[i])

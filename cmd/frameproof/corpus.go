@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ const corpusUsage = "usage: frameproof corpus run [--json] [--junit FILE] [--cor
 func runCorpus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && isHelpArg(args[0]) {
 		fmt.Fprintln(stdout, corpusUsage)
+		printExits(stdout, "corpus run")
 		return exitPass
 	}
 	if len(args) == 0 || args[0] != "run" {
@@ -56,11 +58,16 @@ func runCorpus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if v, err := corpus.CodecVersion(corpus.CodecDir(dir)); err == nil {
 		rep.CorpusVersion = v
 	}
+	var loadErr error
 	for _, f := range families {
 		out, err := f.Run(dir)
 		if err != nil {
-			// A family that cannot be read is a broken corpus: a failure.
-			rep.add(f.Name, ReportCase{Name: f.Name + "/(load)", Status: statusFail, Detail: err.Error()})
+			// A family that cannot be read (no entries, an unreadable or
+			// malformed file) is no verdict on its entries: an I/O error,
+			// as conform's for the same vectors.
+			rep.add(f.Name, ReportCase{Name: f.Name + "/(load)", Status: statusError, Detail: err.Error()})
+			fmt.Fprintf(stderr, "frameproof corpus run: %s\n", trimPrefix(err, "corpus"))
+			loadErr = cmp.Or(loadErr, err)
 			continue
 		}
 		for _, o := range out {
@@ -71,7 +78,7 @@ func runCorpus(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			rep.add(f.Name, c)
 		}
 	}
-	code = rep.writeJUnitKeeping(*junit, "frameproof corpus run", rep.finish(), stderr)
+	code = rep.writeJUnitKeeping(*junit, "frameproof corpus run", outputCode(rep.finish(), loadErr), stderr)
 	if *asJSON {
 		_ = rep.writeJSON(stdout) // dispatch's checked stdout reports a failed write
 		return code

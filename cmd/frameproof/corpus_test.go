@@ -56,8 +56,38 @@ func TestCorpusRunFailsOnBrokenEntry(t *testing.T) {
 	assert.Contains(t, stdout, ": FAIL\n")
 
 	code, stdout, _ = run("corpus", "run", "--corpus", tmp, "--family", "replay", "--json")
-	require.Equal(t, exitFail, code, "a missing family is a broken corpus")
+	require.Equal(t, exitIO, code, "a family with no entries is an I/O error, as in conform")
 	assert.Contains(t, stdout, "replay/(load)")
+}
+
+// A corpus run that cannot read its entries has no verdict on them: exit 4
+// (I/O), the code conform gives the same vectors (issue 29 class 8: corpus
+// run said 1, "a failure found"): an empty corpus directory, and a vector
+// file that cannot be read.
+func TestCorpusRunUnreadableIsAnIOErrorAsInConform(t *testing.T) {
+	empty := t.TempDir()
+	code, stdout, stderr := run("corpus", "run", "--corpus", empty)
+	assert.Equal(t, exitIO, code, stdout+stderr)
+	assert.Contains(t, stderr, "no codec vectors")
+	code, _, _ = run("conform", "--self", "--corpus", empty)
+	assert.Equal(t, exitIO, code, "conform agrees")
+
+	if os.Geteuid() == 0 {
+		t.Skip("root reads a file without read permission")
+	}
+	root, err := corpus.Root()
+	require.NoError(t, err)
+	tmp := t.TempDir()
+	dst := filepath.Join(tmp, "vectors", "codec")
+	require.NoError(t, os.MkdirAll(dst, 0o755))
+	data, err := os.ReadFile(filepath.Join(corpus.CodecDir(root), "parse-edge.jsonl"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dst, "parse-edge.jsonl"), data, 0o000))
+	code, stdout, stderr = run("corpus", "run", "--corpus", tmp, "--family", "codec")
+	assert.Equal(t, exitIO, code, stdout+stderr)
+	assert.Contains(t, stderr, "permission denied")
+	code, _, _ = run("conform", "--self", "--corpus", tmp)
+	assert.Equal(t, exitIO, code, "conform agrees")
 }
 
 func TestCorpusRunUsage(t *testing.T) {

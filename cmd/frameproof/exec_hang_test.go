@@ -18,14 +18,18 @@ import (
 // the whole process group, the wrapper's child included.
 func TestConformTimeoutKillsAWrappersChild(t *testing.T) {
 	const hello = `{"hello":"frameproof-stdio","version":1,"implementation":"wrapped","implementationVersion":"0"}`
-	for name, tc := range map[string]struct{ script, want string }{
-		"no hello":         {script: "sleep 600 & echo $! > %s; wait", want: "no hello line within 2s"},
-		"hangs on request": {script: "echo '" + hello + "'; sleep 600 & echo $! > %s; wait", want: "not run"},
+	for name, tc := range map[string]struct {
+		script, want string
+		code         int
+	}{
+		// no hello: the environment class, as in provider fuzz below
+		"no hello":         {script: "sleep 600 & echo $! > %s; wait", want: "no hello line within 2s", code: exitIO},
+		"hangs on request": {script: "echo '" + hello + "'; sleep 600 & echo $! > %s; wait", want: "not run", code: exitInconclusive},
 	} {
 		t.Run(name, func(t *testing.T) {
 			script, pidFile := wrapperScript(t, tc.script)
 			code, out := runUnhung(t, "conform", "--exec", "sh "+script, "--timeout", "2s", "--ops", "parse")
-			assert.Equal(t, exitInconclusive, code, out)
+			assert.Equal(t, tc.code, code, out)
 			assert.Contains(t, out, tc.want)
 			assertDead(t, pidFile)
 		})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,4 +139,67 @@ func TestMutateInterruptedBySignal(t *testing.T) {
 	assert.Equal(t, exitInconclusive, cmd.ProcessState.ExitCode(), errb.String())
 	assert.Contains(t, errb.String(), "interrupted before the score was known")
 	assert.True(t, procgroup.EventuallyDead(killer), "the killer's test process %d outlived mutate", killer)
+}
+
+// SIGINT or SIGTERM to a command that runs a child in its own process group
+// (conform --exec, provider fuzz --exec) kills that group, reports the run
+// "interrupted" and exits 3, through the real binary and real signals
+// (issue 29 class 7: before, frameproof died with 130/143 and the child ran
+// on). The child is a shell that starts a sleeper in its group, writes both
+// pids and waits: silent (no hello) or, for conform, after its hello, so the
+// interrupt lands in the hello wait or in a request.
+func TestChildCommandsInterruptedBySignal(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	const hello = `{"hello":"frameproof-stdio","version":1,"implementation":"sleeper","implementationVersion":"0"}`
+	for _, tc := range []struct {
+		name, script string
+		args         func(script string) []string
+	}{
+		{"conform/no hello", "", func(s string) []string { return []string{"conform", "--exec", "sh " + s, "--ops", "parse"} }},
+		{"conform/in a request", "echo '" + hello + "'; ", func(s string) []string {
+			return []string{"conform", "--exec", "sh " + s, "--ops", "parse"}
+		}},
+		{"provider fuzz/no hello", "", func(s string) []string {
+			return []string{"provider", "fuzz", "--wire", "anthropic-messages", "--exec", "sh " + s, "--seeds", "1", "--save", "0"}
+		}},
+	} {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+			t.Run(tc.name+"/"+sig.String(), func(t *testing.T) {
+				dir := t.TempDir()
+				pids := filepath.Join(dir, "pids")
+				script := filepath.Join(dir, "child.sh")
+				body := tc.script + "sleep 600 & echo $$ $! > " + pids + ".tmp; mv " + pids + ".tmp " + pids + "; wait\n"
+				require.NoError(t, os.WriteFile(script, []byte(body), 0o644))
+				cmd := exec.Command(exe, tc.args(script)...)
+				cmd.Env = append(os.Environ(), "FRAMEPROOF_AS_CLI=fake-suite")
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				require.NoError(t, cmd.Start())
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				waitForFile(t, pids, done)
+				data, err := os.ReadFile(pids)
+				require.NoError(t, err)
+				var shell, sleeper int
+				_, err = fmt.Sscan(string(data), &shell, &sleeper)
+				require.NoError(t, err)
+				defer syscall.Kill(-shell, syscall.SIGKILL) // only if the assertions below failed
+				if tc.script != "" {
+					time.Sleep(100 * time.Millisecond) // let the hello be read; either way the group must die
+				}
+				require.NoError(t, cmd.Process.Signal(sig))
+				select {
+				case <-done:
+				case <-time.After(time.Minute): // a hang detector, not a speed bound
+					_ = cmd.Process.Kill()
+					t.Fatal("frameproof did not stop after the signal")
+				}
+				assert.Equal(t, exitInconclusive, cmd.ProcessState.ExitCode(), out.String())
+				assert.Contains(t, out.String(), "interrupted")
+				assert.True(t, procgroup.EventuallyDead(sleeper), "the child's sleeper %d outlived frameproof", sleeper)
+				assert.True(t, procgroup.EventuallyDead(shell), "the child %d outlived frameproof", shell)
+			})
+		}
+	}
 }

@@ -2,8 +2,10 @@
 // library calls, results out. Each subcommand lives in its own file and
 // registers itself in commands.
 //
-// Exit codes: 0 pass, 1 failure, 2 usage error, 3 inconclusive, 4 an I/O or
-// environment error (output or artifact not written, peer not started).
+// Exit codes: 0 pass, 1 failure, 2 usage error, 3 inconclusive or
+// interrupted, 4 an I/O or environment error (output or artifact not
+// written, peer not started); exitTable (exitcodes.go) maps every fault
+// class to its code, and says what the codes cannot see (a closed stdout).
 package main
 
 import (
@@ -82,6 +84,5 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
 	}
 	fmt.Fprintln(w, "")
-	fmt.Fprintln(w, "exit codes (every command): 0 pass, 1 failure found, 2 usage error, 3 inconclusive,")
-	fmt.Fprintln(w, "4 an I/O or environment error. Run the built binary: `go run` turns every non-zero exit into 1.")
+	printExitTable(w)
 }

@@ -31,9 +31,7 @@ func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	help := func(w io.Writer) {
 		fmt.Fprintln(w, "Each shard of a campaign runs `frameproof sim --shard i/n --json > sim-i.json` (with")
 		fmt.Fprintln(w, "--defer-coverage, so that a shard that misses a race order on its own is not inconclusive);")
-		fmt.Fprintln(w, "merge adds up their counts, race coverage and failures and judges the whole campaign:")
-		fmt.Fprintln(w, "0 pass, 1 failure, 2 usage error (reports of different campaigns), 3 inconclusive (a race")
-		fmt.Fprintln(w, "order no shard took, or a shard missing), 4 an I/O error.")
+		fmt.Fprintln(w, "merge adds up their counts, race coverage and failures and judges the whole campaign.")
 	}
 	if code := parseFlags(fs, args, mergeUsage, help, stdout, stderr); code >= 0 {
 		return code

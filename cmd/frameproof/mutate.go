@@ -42,15 +42,31 @@ func runMutate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if code := noArgs(fs, stderr); code >= 0 {
 		return code
 	}
-	if *budget < 0 {
+	// Every argument is checked before the killer's baseline run, which
+	// takes minutes: a typo is a usage error at once, not a failure later.
+	switch {
+	case *budget < 0:
 		return usageError(stderr, "mutate", "--budget: must not be negative, got %d", *budget)
+	case *timeout <= 0:
+		return usageError(stderr, "mutate", "--timeout %s: must be positive", *timeout)
+	case !(*minScore >= 0 && *minScore <= 100):
+		return usageError(stderr, "mutate", "--min-score %v: want a percentage from 0 to 100", *minScore)
 	}
-	cfg := mutate.Config{Root: *root, Seed: *seed, Budget: *budget, Timeout: *timeout, Killer: strings.Fields(*killer)}
+	killerArgv, err := commandWords("--killer", *killer)
+	if err != nil {
+		return usageError(stderr, "mutate", "%v", err)
+	}
+	cfg := mutate.Config{Root: *root, Seed: *seed, Budget: *budget, Timeout: *timeout, Killer: killerArgv}
 	for _, p := range strings.Split(*pkgs, ",") {
 		cfg.Pkgs = append(cfg.Pkgs, strings.TrimSpace(p))
 	}
 	if *only != "" {
-		cfg.Only = strings.Split(*only, ",")
+		for _, id := range strings.Split(*only, ",") {
+			cfg.Only = append(cfg.Only, strings.TrimSpace(id))
+		}
+	}
+	if err := mutate.Check(cfg); err != nil {
+		return usageError(stderr, "mutate", "%s", trimPrefix(err, "mutate: bad configuration"))
 	}
 	if *verbose {
 		cfg.Progress = stderr
@@ -62,22 +78,22 @@ func runMutate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := interruptContext()
 	defer stop()
 	reports, err := mutate.Run(ctx, cfg)
-	if errors.Is(err, mutate.ErrBaseline) {
-		fmt.Fprintf(stderr, "frameproof mutate: %v\n", err)
-		return exitFail
-	}
-	if err != nil && ctx.Err() != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
 		// Ctrl-C or SIGTERM: no verdict, not an environment failure.
 		fmt.Fprintln(stderr, "frameproof mutate: interrupted before the score was known")
-		return exitInconclusive
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "frameproof mutate: %v\n", err)
-		return exitIO
+		return exitCode(classInterrupted)
+	case errors.Is(err, mutate.ErrConfig):
+		return usageError(stderr, "mutate", "%s", trimPrefix(err, "mutate: bad configuration"))
+	case errors.Is(err, mutate.ErrBaseline):
+		// The killer cannot build or pass the unmutated tree: no mutant can
+		// be judged, and nothing about the mutants was found.
+		return envError(stderr, "mutate", "%s", trimPrefix(err, "mutate"))
+	case err != nil:
+		return ioError(stderr, "mutate", "%s", trimPrefix(err, "mutate"))
 	}
 	if err := mutate.Render(stdout, reports); err != nil {
-		fmt.Fprintf(stderr, "frameproof mutate: writing output: %v\n", err)
-		return exitIO
+		return ioError(stderr, "mutate", "writing output: %v", err)
 	}
 	for _, r := range reports {
 		if s := r.Score(); s >= 0 && s < *minScore {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -28,7 +29,8 @@ const providerWho = "provider fuzz"
 // fuzzConfig is a parsed `provider fuzz` command line.
 type fuzzConfig struct {
 	wire        impl.Wire
-	execCmd     string // "" runs the Go adapter
+	execCmd     string   // "" runs the Go adapter
+	argv        []string // execCmd split by commandWords, conform's parser
 	bug         impl.Bug
 	seed, seeds int
 	asJSON      bool
@@ -41,6 +43,7 @@ type fuzzConfig struct {
 func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && isHelpArg(args[0]) {
 		fmt.Fprintln(stdout, providerUsage)
+		printExits(stdout, providerWho)
 		return exitPass
 	}
 	if len(args) == 0 || args[0] != "fuzz" {
@@ -54,20 +57,41 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err := checkOutputDir("--corpus", cfg.corpusDir); err != nil {
 		return ioError(stderr, providerWho, "%v", err)
 	}
-	subject, command, closeSubject, err := cfg.startSubject()
+	// SIGINT or SIGTERM kills the adapter's and the peer's process groups
+	// (where a terminal's Ctrl-C does not reach them), stops the campaign
+	// before its next seed and reports it interrupted.
+	ctx, stopSignals := interruptContext()
+	defer stopSignals()
+	interrupted := func(sum provider.FuzzSummary) int {
+		sum.Interrupted = true
+		fmt.Fprintf(stderr, "frameproof provider fuzz: interrupted after %d of %d streams; the adapter's process group was killed\n", sum.Streams, cfg.seeds)
+		printFuzzSummary(stdout, sum, cfg)
+		if sum.Failed > 0 {
+			return exitFail
+		}
+		return exitCode(classInterrupted)
+	}
+	subject, command, closeSubject, err := cfg.startSubject(ctx)
+	if err != nil && ctx.Err() != nil {
+		return interrupted(provider.FuzzSummary{Wire: string(cfg.wire), Subject: "exec", Verdicts: map[string]int{}})
+	}
 	if err != nil {
-		return ioError(stderr, providerWho, "%v", err)
+		return envError(stderr, providerWho, "%v", err)
 	}
 	defer closeSubject()
 	opts := provider.FuzzOptions{Wire: cfg.wire, Subject: subject, Seed: cfg.seed, Seeds: cfg.seeds,
 		Run: provider.RunOptions{NoCodec: !cfg.codec}, CorpusDir: cfg.corpusDir, MaxSaved: cfg.maxSaved,
 		SaveError: func(err error) {
 			fmt.Fprintf(stderr, "frameproof provider fuzz: --corpus: %s\n", trimPrefix(err, "provider"))
-		}}
+		},
+		Stop: func() bool { return ctx.Err() != nil }}
 	if cfg.peer {
-		p, err := peer.Start()
+		p, err := peer.StartContext(ctx)
+		if err != nil && ctx.Err() != nil {
+			return interrupted(provider.FuzzSummary{Wire: string(cfg.wire), Subject: subject.Name(), Verdicts: map[string]int{}})
+		}
 		if err != nil {
-			return ioError(stderr, providerWho, "--peer: %s%s", trimPrefix(err, "peer"), peerHint)
+			return envError(stderr, providerWho, "--peer: %s%s", trimPrefix(err, "peer"), peerHint)
 		}
 		defer func() { _ = p.Close() }()
 		opts.Run.Peer = p
@@ -84,6 +108,12 @@ func runProvider(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	sum, err := provider.Fuzz(opts)
+	if ctx.Err() != nil {
+		if tty {
+			fmt.Fprintln(stderr)
+		}
+		return interrupted(sum)
+	}
 	if fe := (*provider.FuzzError)(nil); errors.As(err, &fe) {
 		fmt.Fprintf(stderr, "frameproof provider fuzz: seed %d: %s\n", fe.Seed, trimPrefix(fe.Err, "provider"))
 		return exitFail
@@ -144,6 +174,13 @@ func parseFuzzFlags(args []string, stdout, stderr io.Writer) (fuzzConfig, int) {
 	}
 	cfg := fuzzConfig{wire: wire, execCmd: *execCmd, bug: bug, seed: *first, seeds: *seeds, asJSON: *asJSON,
 		corpusDir: *corpusDir, maxSaved: *maxSaved, codec: *codec, peer: *usePeer, timeout: *timeout}
+	if cfg.execCmd != "" && cfg.execCmd != "pi-ai" {
+		// One parser for every command flag: quotes keep a path with
+		// blanks in one word, as in conform --exec.
+		if cfg.argv, err = commandWords("--exec", cfg.execCmd); err != nil {
+			return bad("%v", err)
+		}
+	}
 	if cfg.corpusDir != "" {
 		if info, err := os.Stat(cfg.corpusDir); err != nil || !info.IsDir() {
 			return bad("--corpus %s: not a directory", cfg.corpusDir)
@@ -157,7 +194,7 @@ func parseFuzzFlags(args []string, stdout, stderr io.Writer) (fuzzConfig, int) {
 
 // startSubject starts the adapter under test and returns it with the flags
 // that select it again (for reproduction lines) and its cleanup.
-func (cfg fuzzConfig) startSubject() (provider.Subject, string, func(), error) {
+func (cfg fuzzConfig) startSubject(ctx context.Context) (provider.Subject, string, func(), error) {
 	if cfg.execCmd == "" {
 		flags := "--adapter go"
 		if cfg.bug != impl.BugNone {
@@ -168,9 +205,9 @@ func (cfg fuzzConfig) startSubject() (provider.Subject, string, func(), error) {
 	var s *provider.ExecSubject
 	var err error
 	if cfg.execCmd == "pi-ai" {
-		s, err = provider.StartPiAI(cfg.seeds*200+100, cfg.timeout)
+		s, err = provider.StartPiAIContext(ctx, cfg.seeds*200+100, cfg.timeout)
 	} else {
-		s, err = provider.StartExec(strings.Fields(cfg.execCmd), "", cfg.seeds*200+100, cfg.timeout)
+		s, err = provider.StartExecContext(ctx, cfg.argv, "", cfg.seeds*200+100, cfg.timeout)
 	}
 	if err != nil {
 		msg := trimPrefix(err, "provider")
@@ -191,6 +228,9 @@ func printFuzzSummary(w io.Writer, sum provider.FuzzSummary, cfg fuzzConfig) {
 		return
 	}
 	fmt.Fprintf(w, "%s on %s: %d streams, %d failed\n", sum.Subject, sum.Wire, sum.Streams, sum.Failed)
+	if sum.Interrupted {
+		fmt.Fprintf(w, "interrupted: %d of %d streams ran\n", sum.Streams, cfg.seeds)
+	}
 	var rules []string
 	for r := range sum.Verdicts {
 		rules = append(rules, r)

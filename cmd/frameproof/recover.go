@@ -113,8 +113,6 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 func recoverHelp(w io.Writer) {
 	fmt.Fprintln(w, "SESSION.jsonl is a pi session file (one JSON entry a line, a header first).")
 	fmt.Fprintln(w, "A symbolic link is followed: the file it names is read and, with --apply, written.")
-	fmt.Fprintln(w, "Exit codes: 0 clean or applied, 1 orphans or broken rules found (or a file pi could")
-	fmt.Fprintln(w, "not open, named by line), 2 usage, 4 I/O.")
 }
 
 // sessionFile resolves SESSION to the regular file it names (following

@@ -102,16 +102,22 @@ func watchInterrupts(stderr io.Writer) (context.Context, func()) {
 	}
 }
 
-// markInterrupted gives an interrupted campaign its verdict: "interrupted",
-// exit 1 when it found a failure before the interrupt, else 3 (no verdict).
+// markInterrupted gives an interrupted run (a campaign, a conform run) its
+// verdict: "interrupted", exit 1 when it found a failure before the
+// interrupt, else the interrupted class's code (3, no verdict).
 func markInterrupted(rep *Report) {
-	rep.Verdict, rep.ExitCode = "interrupted", exitInconclusive
+	rep.Verdict, rep.ExitCode = "interrupted", exitCode(classInterrupted)
 	if rep.Failed > 0 {
 		rep.ExitCode = exitFail
 	}
 	note := "interrupted: the counts, coverage and failures cover only the runs finished before the interrupt"
+	if rep.Sim == nil {
+		note = "interrupted: the counts and failures cover only the checks finished before the interrupt"
+	}
 	rep.Note = strings.TrimPrefix(rep.Note+"; "+note, "; ")
-	rep.Sim.Verdict = rep.Verdict
+	if rep.Sim != nil {
+		rep.Sim.Verdict = rep.Verdict
+	}
 }
 
 func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -276,9 +282,7 @@ func parseBudget(s string) (int64, time.Duration, error) {
 // simHelp is what --help prints after the flags.
 func simHelp(w io.Writer, suite campaign.Suite) {
 	fmt.Fprintln(w, "Runs every scenario on every backend over seeds BASE..BASE+N-1 and checks invariants,")
-	fmt.Fprintln(w, "impl vs model and linearizability. Exit codes: 0 pass, 1 failure (each with its")
-	fmt.Fprintln(w, "reproduction command), 2 usage error, 3 inconclusive (a race row missed an order),")
-	fmt.Fprintln(w, "4 an I/O or environment error (a report or artifact not written).")
+	fmt.Fprintln(w, "impl vs model and linearizability. --budget ends the campaign: no seed starts after it.")
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "scenarios:")
 	for _, sc := range suite.Scenarios() {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -130,6 +131,9 @@ func printSimSummary(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "throughput: %d runs, %d steps in %.1fs wall on %d jobs (%.1f runs/s, %.0f steps/s)\n",
 		t.Runs, t.Steps, t.WallSeconds, t.Jobs, t.RunsPerSecond, t.StepsPerSecond)
 	fmt.Fprintf(w, "crash states: %d distinct disk images after %d simulated power losses\n", t.DistinctCrashImages, t.Crashes)
+	if ran, planned, why := seedsRun(sr.Cells); ran < planned {
+		fmt.Fprintf(w, "seeds: %d of %d planned ran (stopped by %s)\n", ran, planned, why)
+	}
 	printFailureGroups(w, sr.Failures)
 	for _, c := range sr.Cells {
 		if c.Error != "" {
@@ -346,4 +350,27 @@ func allCovered(rows []SimCoverage) bool {
 		}
 	}
 	return true
+}
+
+// seedsRun sums the cells' runs and planned seeds and names what stopped
+// the cells that ended early ("steps budget", "interrupted", ...).
+func seedsRun(cells []SimCell) (ran, planned int, why string) {
+	var reasons []string
+	for _, c := range cells {
+		ran += c.Runs
+		planned += c.Planned
+		r := c.StoppedBy
+		switch r {
+		case "":
+			continue
+		case "steps", "duration":
+			r += " budget"
+		case "failures":
+			r = "--max-failures"
+		}
+		if !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	return ran, planned, strings.Join(reasons, ", ")
 }

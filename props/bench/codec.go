@@ -55,7 +55,7 @@ func (p codecPlan) iterations(size int) int { return max(1, p.budget/size) }
 
 func runCodec(ctx context.Context, opts Options) (_ []Table, err error) {
 	plan := codecPlanFor(opts)
-	pr, err := startPeer(opts.PeerDir)
+	pr, err := startPeer(ctx, opts.PeerDir)
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +82,13 @@ func runCodec(ctx context.Context, opts Options) (_ []Table, err error) {
 	return tables, nil
 }
 
-func startPeer(dir string) (*peer.Peer, error) {
+// startPeer starts the pi-ai peer; ctx done (an interrupt) kills its
+// process group, which a terminal's Ctrl-C does not reach.
+func startPeer(ctx context.Context, dir string) (*peer.Peer, error) {
 	if dir == "" {
-		return peer.Start()
+		return peer.StartContext(ctx)
 	}
-	return peer.StartIn(dir)
+	return peer.StartInContext(ctx, dir)
 }
 
 // codecStream is one benchmark stream in every form both sides need.

@@ -108,8 +108,8 @@ var ErrBaseline = errors.New("mutate: the killer fails on the unmutated code")
 // test's cache, so packages a mutant cannot reach are not re-run), then
 // runs every sampled mutant of every package.
 func Run(ctx context.Context, cfg Config) ([]PackageReport, error) {
-	if len(cfg.Killer) < 2 || cfg.Killer[0] != "go" || cfg.Killer[1] != "test" {
-		return nil, fmt.Errorf("mutate: the killer must be a `go test` command, got %q", cfg.Killer)
+	if err := Check(cfg); err != nil {
+		return nil, err
 	}
 	root, err := filepath.Abs(cfg.Root)
 	if err != nil {

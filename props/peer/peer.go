@@ -14,6 +14,7 @@ package peer
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,20 +83,31 @@ type Peer struct {
 // pi-ai. It returns an error wrapping ErrUnavailable when node or
 // node_modules is missing.
 func Start() (*Peer, error) {
+	return StartContext(context.Background())
+}
+
+// StartContext is Start with the peer's whole process group killed when
+// ctx is done (an interrupt), the hello wait included.
+func StartContext(ctx context.Context) (*Peer, error) {
 	dir, err := Dir()
 	if err != nil {
 		return nil, err
 	}
-	return StartIn(dir)
+	return StartInContext(ctx, dir)
 }
 
 // StartIn is Start with the peer's directory given (a CLI's --peer-dir).
 func StartIn(dir string) (*Peer, error) {
+	return StartInContext(context.Background(), dir)
+}
+
+// StartInContext is StartIn with the peer's group killed when ctx is done.
+func StartInContext(ctx context.Context, dir string) (*Peer, error) {
 	node, err := checkInstalled(dir)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(node, "driver.mjs")
+	cmd := procgroup.CommandContext(ctx, node, "driver.mjs")
 	cmd.Dir = dir
 	p, err := StartCommand(cmd)
 	if err != nil {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,14 +50,20 @@ var maxAdapterLine = 256 << 20
 // StartExec starts argv as an external adapter and a loopback server for it
 // (bounded to maxStreams requests and lifetime).
 func StartExec(argv []string, dir string, maxStreams int, lifetime time.Duration) (*ExecSubject, error) {
+	return StartExecContext(context.Background(), argv, dir, maxStreams, lifetime)
+}
+
+// StartExecContext is StartExec with the adapter's whole process group
+// killed when ctx is done (an interrupt): a wait for its hello or a stream
+// then ends at once with an error.
+func StartExecContext(ctx context.Context, argv []string, dir string, maxStreams int, lifetime time.Duration) (*ExecSubject, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("provider: exec: empty command")
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
 	// Its own process group, killed as one: a wrapper's child (npx, a
 	// script) must not outlive the adapter or hold its pipes open.
-	procgroup.Own(cmd)
+	cmd := procgroup.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("provider: exec: %w", err)

@@ -30,6 +30,9 @@ type FuzzOptions struct {
 	// SaveError, when set, hears about every shrunk failure that could
 	// not be written to CorpusDir (the campaign goes on).
 	SaveError func(error)
+	// Stop, when set, is polled before every seed; once it reports true
+	// no more seeds run and the summary is marked Interrupted.
+	Stop func() bool
 }
 
 // FuzzSummary is the outcome of Fuzz, as `frameproof provider fuzz --json`
@@ -44,6 +47,8 @@ type FuzzSummary struct {
 	Corpus     []string       `json:"corpus,omitempty"`
 	// SaveErr is the last shrunk failure that could not be saved.
 	SaveErr error `json:"-"`
+	// Interrupted says Stop ended the campaign after Streams of the seeds.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // maxReproducers caps the reproduction lines a summary lists.
@@ -67,6 +72,10 @@ func Fuzz(opts FuzzOptions) (FuzzSummary, error) {
 	savedPerRules := map[string]int{}
 	gen := GenScenario(opts.Wire)
 	for seed := opts.Seed; seed < opts.Seed+opts.Seeds; seed++ {
+		if opts.Stop != nil && opts.Stop() {
+			sum.Interrupted = true
+			return sum, nil
+		}
 		if opts.Progress != nil && seed%50 == 0 {
 			opts.Progress(seed-opts.Seed, sum.Failed)
 		}

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +18,12 @@ const DriverFile = "providers-driver.mjs"
 // protocol. It returns an error wrapping peer.ErrUnavailable when node or the
 // pinned node_modules is missing.
 func StartPiAI(maxStreams int, lifetime time.Duration) (*ExecSubject, error) {
+	return StartPiAIContext(context.Background(), maxStreams, lifetime)
+}
+
+// StartPiAIContext is StartPiAI with the driver's process group killed
+// when ctx is done (an interrupt), the hello wait included.
+func StartPiAIContext(ctx context.Context, maxStreams int, lifetime time.Duration) (*ExecSubject, error) {
 	dir, err := peer.Dir()
 	if err != nil {
 		return nil, err
@@ -28,5 +35,5 @@ func StartPiAI(maxStreams int, lifetime time.Duration) (*ExecSubject, error) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@earendil-works", "pi-ai", "package.json")); err != nil {
 		return nil, fmt.Errorf("%w: %v", peer.ErrUnavailable, err)
 	}
-	return StartExec([]string{node, DriverFile}, dir, maxStreams, lifetime)
+	return StartExecContext(ctx, []string{node, DriverFile}, dir, maxStreams, lifetime)
 }

@@ -83,6 +83,36 @@ type Campaign struct {
 	// the campaign starts no more seeds (StoppedBy "interrupted") and a
 	// failure being shrunk keeps the smallest tape found so far.
 	Stop func() bool
+
+	// Now is the clock MaxDuration and the throughput figures read (nil:
+	// time.Now); tests pass a fake one.
+	Now func() time.Time
+}
+
+// now reads the campaign's clock.
+func (c Campaign) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// PlannedSeeds is how many of seeds (indexes 0..seeds-1) shard i of n
+// owns: the indexes with index%n == i. It is computed, not counted, so a
+// campaign of 2^63-1 seeds costs nothing before its first run.
+func PlannedSeeds(seeds, shard, shards int) int {
+	if shards < 1 {
+		shards = 1
+	}
+	if shard < 0 || seeds <= shard {
+		return 0
+	}
+	n := seeds - shard // >= 1, no overflow: 0 <= shard < seeds
+	planned := n / shards
+	if n%shards != 0 {
+		planned++
+	}
+	return planned
 }
 
 // stopped reports whether the campaign was asked to stop.
@@ -168,16 +198,18 @@ func (c Campaign) Execute() (Summary, error) {
 		Scenario: c.Scenario, Bug: c.Bug, BaseSeed: c.BaseSeed,
 		Shard: fmt.Sprintf("%d/%d", c.Shard, shards), Failures: []Failure{},
 	}
-	for i := c.Shard; i < c.Seeds; i += shards {
-		sum.Planned++
-	}
+	sum.Planned = PlannedSeeds(c.Seeds, c.Shard, shards)
 	images := map[uint64]bool{}
-	start := time.Now() // wall time only for throughput and MaxDuration
-	for i := c.Shard; i < c.Seeds; i += shards {
+	start := c.now() // wall time only for throughput and MaxDuration
+	// Every stop is checked before the next seed and ends the loop at once:
+	// after a budget or a stop nothing walks the rest of the seed range.
+	// The k-th seed of the shard has index Shard+k*shards < Seeds, so the
+	// index never overflows.
+	for k := 0; k < sum.Planned; k++ {
 		switch {
 		case c.MaxSteps > 0 && sum.Steps >= c.MaxSteps:
 			sum.StoppedBy = "steps"
-		case c.MaxDuration > 0 && time.Since(start) >= c.MaxDuration:
+		case c.MaxDuration > 0 && c.now().Sub(start) >= c.MaxDuration:
 			sum.StoppedBy = "duration"
 		case c.MaxFailures > 0 && len(sum.Failures) >= c.MaxFailures:
 			sum.StoppedBy = "failures"
@@ -187,6 +219,7 @@ func (c Campaign) Execute() (Summary, error) {
 		if sum.StoppedBy != "" {
 			break
 		}
+		i := c.Shard + k*shards
 		seed := c.BaseSeed + uint64(i)
 		src := choice.NewSeeded(seed)
 		r := c.Run(src)
@@ -206,7 +239,7 @@ func (c Campaign) Execute() (Summary, error) {
 		sum.Failures = append(sum.Failures, c.investigate(seed, r, src.Tape()))
 	}
 	sum.DistinctCrashImages = len(images)
-	elapsed := time.Since(start).Seconds()
+	elapsed := c.now().Sub(start).Seconds()
 	sum.DurationSeconds = elapsed
 	if elapsed > 0 {
 		sum.RunsPerSecond = float64(sum.Runs) / elapsed

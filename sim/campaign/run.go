@@ -40,6 +40,9 @@ type Options struct {
 	TempDir string
 	// Progress, when set, hears about every run and cell.
 	Progress Progress
+	// Now is the clock the duration budget and the throughput read (nil:
+	// time.Now); tests pass a fake one.
+	Now func() time.Time
 }
 
 // Progress is told about a campaign as it runs; calls come from the worker
@@ -113,10 +116,7 @@ func execute(ctx context.Context, opts Options) runResult {
 	for _, sc := range opts.Scenarios {
 		byName[sc.Name] = sc
 	}
-	planned := 0
-	for i := opts.Shard; i < opts.Seeds; i += opts.Shards {
-		planned++
-	}
+	planned := PlannedSeeds(opts.Seeds, opts.Shard, opts.Shards)
 	if opts.Progress != nil {
 		opts.Progress.Start(planned * len(cells))
 	}
@@ -132,7 +132,11 @@ func execute(ctx context.Context, opts Options) runResult {
 		maxDur = max(time.Nanosecond, opts.BudgetDuration*time.Duration(min(opts.Jobs, len(cells)))/time.Duration(len(cells)))
 	}
 
-	start := time.Now()
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(opts.Jobs, len(cells)) {
@@ -149,15 +153,25 @@ func execute(ctx context.Context, opts Options) runResult {
 			}
 		}()
 	}
-	for i := range cells {
-		if ctx.Err() != nil {
-			break // interrupted: the cells not started stay "not run"
+	dispatched := 0
+dispatch:
+	for dispatched < len(cells) {
+		select {
+		case <-ctx.Done():
+			break dispatch
+		case work <- dispatched:
+			dispatched++
 		}
-		work <- i
 	}
 	close(work)
 	wg.Wait()
-	return runResult{cells: cells, duration: time.Since(start)}
+	// Interrupted: the cells never started stay "not run", 0 of their
+	// planned seeds run.
+	for i := dispatched; i < len(cells); i++ {
+		cells[i].summary = Summary{Scenario: cells[i].scenario, BaseSeed: opts.BaseSeed, Planned: planned,
+			Shard: fmt.Sprintf("%d/%d", opts.Shard, opts.Shards), Failures: []Failure{}, StoppedBy: "interrupted"}
+	}
+	return runResult{cells: cells, duration: now().Sub(start)}
 }
 
 // runCell runs one scenario on one backend as a Campaign.
@@ -193,6 +207,7 @@ func runCell(ctx context.Context, sc Scenario, backend, dir string, opts Options
 		BaseSeed: opts.BaseSeed, Seeds: opts.Seeds, Shard: opts.Shard, Shards: opts.Shards,
 		MaxSteps: maxSteps, MaxDuration: maxDur, MaxFailures: opts.MaxFailures,
 		Stop:           func() bool { return ctx.Err() != nil },
+		Now:            opts.Now,
 		ShrinkAttempts: opts.ShrinkAttempts, NoShrink: opts.ShrinkAttempts == 0,
 		// OnRun follows the seed's first run directly (before any re-run
 		// or shrink replay), so last is that run's outcome.
