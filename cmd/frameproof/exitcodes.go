@@ -77,6 +77,8 @@ var commandExits = map[string][]exitUse{
 		{classInconclusive, "a race order no shard took, or a shard missing"}, {classIO, ""}},
 	"mutate": {{classPass, ""}, {classFailure, "a package scores below --min-score"}, {classUsage, "also a --root, --pkgs, --mutants or --killer that names nothing, checked before the killer runs"},
 		{classInterrupted, ""}, {classEnvironment, "the killer fails or cannot build on the unmutated code"}, {classIO, ""}},
+	"pi-recovery-sweep": {{classPass, "pi and frameproof agree at every crash point"}, {classFailure, "a crash point where they disagree"}, {classUsage, ""},
+		{classEnvironment, "node or the pi-agent-core peer missing or not installable, or the sweep script broke"}, {classIO, ""}},
 	"project": {{classPass, ""}, {classFailure, "the transcript is invalid or projects to nothing"}, {classUsage, ""}, {classIO, "stdin unreadable"}},
 	"provider fuzz": {{classPass, ""}, {classFailure, "a stream broke a rule"}, {classUsage, ""}, {classInterrupted, ""},
 		{classEnvironment, "the adapter or --peer not started, or no or a garbage hello"}, {classIO, "--corpus not writable"}},
