@@ -115,7 +115,7 @@ func TestRecoverApplyGuards(t *testing.T) {
 		assert.Equal(t, exitUsage, code, errs)
 		require.NoError(t, os.WriteFile(p+".tmp", []byte("precious"), 0o644))
 		code, _, errs = runRecoverCLI("--apply", p)
-		assert.Equal(t, exitIO, code, errs)
+		assert.Equal(t, exitPass, code, errs)
 		kept, err := os.ReadFile(p + ".tmp")
 		require.NoError(t, err)
 		assert.Equal(t, "precious", string(kept))
