@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -211,17 +212,66 @@ func interruptContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// readBounded reads at most maxBytes of path. The exit code that goes with
-// an error is 2 for a file that is missing or larger than the bound (a wrong
-// argument), 4 for one that cannot be read. label prefixes every message
-// ("--tape x.json", or the path itself); limitFlag names the bound's flag.
-func readBounded(path, label, limitFlag string, maxBytes int64) ([]byte, int, error) {
-	f, err := os.Open(path)
+// openRegular opens path for reading after checking, with os.Stat, that it
+// names a regular file (links followed): a FIFO would block open forever,
+// and a directory or device is no file argument. Every file argument of
+// every subcommand is opened through it. The open itself does not block
+// (O_NONBLOCK), and the opened file is checked again, so a path swapped for
+// a FIFO after the stat is refused too. The exit code that goes with an
+// error is 2 for a missing file (a wrong argument), 4 for one that is not
+// a regular file or cannot be opened. label prefixes every message.
+func openRegular(path, label string) (*os.File, fs.FileInfo, int, error) {
+	info, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, exitUsage, fmt.Errorf("%s: no such file", label)
+		return nil, nil, exitUsage, fmt.Errorf("%s: no such file", label)
+	}
+	if err == nil && !info.Mode().IsRegular() {
+		err = notRegular(info)
 	}
 	if err != nil {
-		return nil, exitIO, fmt.Errorf("%s: %w", label, unwrapPath(err))
+		return nil, nil, exitIO, fmt.Errorf("%s: %w", label, unwrapPath(err))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		if info, err = f.Stat(); err == nil && !info.Mode().IsRegular() {
+			err = notRegular(info)
+		}
+		if err != nil {
+			_ = f.Close()
+		}
+	}
+	if err != nil {
+		return nil, nil, exitIO, fmt.Errorf("%s: %w", label, unwrapPath(err))
+	}
+	return f, info, -1, nil
+}
+
+// notRegular is openRegular's refusal of a file that is not regular.
+func notRegular(info fs.FileInfo) error {
+	kind := "a " + info.Mode().Type().String()
+	switch t := info.Mode().Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		kind = "a FIFO"
+	case t&fs.ModeDir != 0:
+		kind = "a directory"
+	case t&fs.ModeSocket != 0:
+		kind = "a socket"
+	case t&fs.ModeDevice != 0:
+		kind = "a device"
+	}
+	return fmt.Errorf("not a regular file (%s)", kind)
+}
+
+// readBounded reads at most maxBytes of path, a regular file
+// (openRegular). The exit code that goes with an error is 2 for a file
+// that is missing or larger than the bound (a wrong argument), 4 for one
+// that is not a regular file or cannot be read. label prefixes every
+// message ("--tape x.json", or the path itself); limitFlag names the
+// bound's flag.
+func readBounded(path, label, limitFlag string, maxBytes int64) ([]byte, int, error) {
+	f, _, code, err := openRegular(path, label)
+	if err != nil {
+		return nil, code, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))

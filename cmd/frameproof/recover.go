@@ -176,7 +176,7 @@ func sessionFile(arg string) (string, fs.FileMode, int64, error) {
 		return "", 0, 0, fmt.Errorf("%s: %w", arg, unwrapPath(err))
 	}
 	if !info.Mode().IsRegular() {
-		return "", 0, 0, fmt.Errorf("%s: not a regular file (%s)", arg, info.Mode().Type())
+		return "", 0, 0, fmt.Errorf("%s: %w", arg, notRegular(info))
 	}
 	return path, info.Mode().Perm(), info.Size(), nil
 }
