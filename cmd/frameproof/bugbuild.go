@@ -199,7 +199,7 @@ const maxGoModScan = 64 << 10
 
 // declaresModule reports whether the go.mod at path declares modulePath.
 func declaresModule(path string) bool {
-	f, err := os.Open(path)
+	f, _, _, err := openRegular(path, path)
 	if err != nil {
 		return false
 	}

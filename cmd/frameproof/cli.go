@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -238,25 +240,169 @@ func writeFileAtomic(path string, data []byte) error {
 	return err
 }
 
-// readBounded reads at most maxBytes of path. The exit code that goes with
-// an error is 2 for a file that is missing or larger than the bound (a wrong
-// argument), 4 for one that cannot be read. label prefixes every message
-// ("--tape x.json", or the path itself); limitFlag names the bound's flag.
-func readBounded(path, label, limitFlag string, maxBytes int64) ([]byte, int, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, exitUsage, fmt.Errorf("%s: no such file", label)
+// openRegular opens path for reading after checking, with os.Stat, that it
+// names a regular file (links followed): a FIFO would block open forever,
+// and a directory or device is no file argument. Every file argument of
+// every subcommand is opened through it. The open itself does not block
+// (O_NONBLOCK), and the opened file is checked again, so a path swapped for
+// a FIFO after the stat is refused too. The exit code that goes with an
+// error follows the exit table: 2 for a file that is missing or not a
+// regular file (a wrong argument), 4 for one that cannot be opened. label
+// prefixes every message.
+func openRegular(path, label string) (*os.File, fs.FileInfo, int, error) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil, exitUsage, fmt.Errorf("%s: no such file", label)
+	case err != nil:
+		return nil, nil, exitIO, fmt.Errorf("%s: %w", label, unwrapPath(err))
+	case !info.Mode().IsRegular():
+		return nil, nil, exitUsage, fmt.Errorf("%s: %w", label, notRegular(info))
 	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		info, err = f.Stat()
+	}
+	switch {
+	case err != nil:
+		if f != nil {
+			_ = f.Close()
+		}
+		return nil, nil, exitIO, fmt.Errorf("%s: %w", label, unwrapPath(err))
+	case !info.Mode().IsRegular(): // swapped for something else since the stat
+		_ = f.Close()
+		return nil, nil, exitUsage, fmt.Errorf("%s: %w", label, notRegular(info))
+	}
+	return f, info, -1, nil
+}
+
+// notRegular is openRegular's refusal of a file that is not regular.
+func notRegular(info fs.FileInfo) error {
+	kind := "a " + info.Mode().Type().String()
+	switch t := info.Mode().Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		kind = "a FIFO"
+	case t&fs.ModeDir != 0:
+		kind = "a directory"
+	case t&fs.ModeSocket != 0:
+		kind = "a socket"
+	case t&fs.ModeDevice != 0:
+		kind = "a device"
+	}
+	return fmt.Errorf("not a regular file (%s)", kind)
+}
+
+// readBounded reads at most maxBytes of path, a regular file
+// (openRegular). The exit code that goes with an error is 2 for a file
+// that is missing or larger than the bound (a wrong argument), 4 for one
+// that is not a regular file or cannot be read. label prefixes every
+// message ("--tape x.json", or the path itself); limitFlag names the
+// bound's flag. The buffer is allocated once at the file's size, so a
+// read's peak memory is the file, not a multiple of it.
+func readBounded(path, label, limitFlag string, maxBytes int64) ([]byte, int, error) {
+	f, info, code, err := openRegular(path, label)
 	if err != nil {
-		return nil, exitIO, fmt.Errorf("%s: %w", label, unwrapPath(err))
+		return nil, code, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	tooLarge := fmt.Errorf("%s: larger than %s %d bytes", label, limitFlag, maxBytes)
+	if info.Size() > maxBytes {
+		return nil, exitUsage, tooLarge
+	}
+	data, err := readAtMost(f, info.Size(), maxBytes)
+	if errors.Is(err, errTooLarge) {
+		return nil, exitUsage, tooLarge
+	}
 	if err != nil {
 		return nil, exitIO, fmt.Errorf("%s: %w", label, unwrapPath(err))
 	}
-	if int64(len(data)) > maxBytes {
-		return nil, exitUsage, fmt.Errorf("%s: larger than %s %d bytes", label, limitFlag, maxBytes)
-	}
 	return data, -1, nil
+}
+
+// errTooLarge is readAtMost's error for input over its bound.
+var errTooLarge = errors.New("larger than the bound")
+
+// readAtMost reads r to its end, failing with errTooLarge once it holds
+// more than maxBytes, having read at most one byte past them. sizeHint is
+// the expected size (a regular file's, or 0): the buffer is allocated once
+// at that size, so a file read takes its size in memory and no more;
+// input of unknown size is read in chunks that are joined once at the
+// end, never grown by repeated doubling. No arithmetic overflows at
+// maxBytes = math.MaxInt64.
+func readAtMost(r io.Reader, sizeHint, maxBytes int64) ([]byte, error) {
+	const chunk = 1 << 20
+	sizeHint = max(min(sizeHint, maxBytes), 0)
+	// The first buffer takes the expected size plus one byte: reading that
+	// byte tells the end of the file from a file that grew.
+	firstCap := chunk
+	if sizeHint > 0 {
+		firstCap = int(min(sizeHint, math.MaxInt-1)) + 1
+	}
+	var parts [][]byte
+	total := int64(0)
+	buf := make([]byte, 0, firstCap)
+	for {
+		if len(buf) == cap(buf) {
+			parts = append(parts, buf)
+			buf = make([]byte, 0, chunk)
+		}
+		// Never ask for more than one byte past the bound.
+		want := cap(buf) - len(buf)
+		if left := maxBytes - total; left < int64(want) {
+			want = int(left) + 1
+		}
+		n, err := r.Read(buf[len(buf) : len(buf)+want])
+		buf = buf[:len(buf)+n]
+		total += int64(n)
+		if total > maxBytes {
+			return nil, errTooLarge
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(parts) == 0 {
+		return buf, nil
+	}
+	parts = append(parts, buf)
+	out := make([]byte, 0, total)
+	for i, p := range parts {
+		out = append(out, p...)
+		parts[i] = nil
+	}
+	return out, nil
+}
+
+// readStdinString reads r (stdin) whole into a string, failing with
+// errTooLarge once it holds more than maxBytes. A regular file is read
+// straight into a buffer of its size (the string is that buffer, not a
+// copy of it); a pipe goes through readAtMost's chunks, joined once.
+func readStdinString(r io.Reader, maxBytes int64) (string, error) {
+	f, ok := r.(*os.File)
+	if !ok {
+		b, err := readAtMost(r, 0, maxBytes)
+		return string(b), err
+	}
+	info, err := f.Stat()
+	off, serr := f.Seek(0, io.SeekCurrent)
+	if err != nil || serr != nil || !info.Mode().IsRegular() {
+		b, err := readAtMost(r, 0, maxBytes)
+		return string(b), err
+	}
+	size := max(info.Size()-off, 0)
+	if size > maxBytes {
+		return "", errTooLarge
+	}
+	var b strings.Builder
+	b.Grow(int(size) + 1) // the byte past the end tells a file that grew
+	if _, err := io.Copy(&b, io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1)); err != nil {
+		return "", err
+	}
+	if int64(b.Len()) > maxBytes {
+		return "", errTooLarge
+	}
+	return b.String(), nil
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/frameproof/frameproof/impl/frames"
 	"github.com/frameproof/frameproof/impl/pi"
@@ -28,30 +31,16 @@ var errLineTooLong = errors.New("line too long")
 
 // forEachLine calls fn with every non-blank line and its 1-based number.
 // A line longer than maxLine bytes stops the read with an error before the
-// rest of it is read.
+// rest of it is read. A line takes its own size in memory once (a long
+// line of a regular file is measured, then read again into a buffer of
+// its size) or, from a pipe, twice for a moment (its pieces, then the line
+// they are joined into); never a doubling buffer plus a copy.
 func forEachLine(r io.Reader, maxLine int, fn func(n int, line string) error) error {
-	br := bufio.NewReaderSize(r, 1<<16)
-	var buf []byte
+	lr := newLineReader(r, maxLine)
 	for n := 1; ; n++ {
-		buf = buf[:0]
-		var err error
-		for {
-			var chunk []byte
-			chunk, err = br.ReadSlice('\n')
-			if len(buf)+len(chunk) > maxLine+1 { // +1: the newline itself
-				return fmt.Errorf("line %d: %w: more than --max-line %d bytes", n, errLineTooLong, maxLine)
-			}
-			buf = append(buf, chunk...)
-			if !errors.Is(err, bufio.ErrBufferFull) {
-				break
-			}
-		}
-		line := string(buf)
-		if len(line) > 0 && line[len(line)-1] == '\n' {
-			line = line[:len(line)-1]
-			if len(line) > 0 && line[len(line)-1] == '\r' {
-				line = line[:len(line)-1]
-			}
+		line, err := lr.next(n)
+		if errors.Is(err, errLineTooLong) {
+			return err
 		}
 		if line != "" {
 			if ferr := fn(n, line); ferr != nil {
@@ -65,6 +54,98 @@ func forEachLine(r io.Reader, maxLine int, fn func(n int, line string) error) er
 			return &stdinError{err}
 		}
 	}
+}
+
+// lineReader reads lines of at most max bytes (the newline not counted).
+type lineReader struct {
+	r   io.Reader
+	br  *bufio.Reader
+	max int
+	// file is set when r is a regular file: a long line is measured
+	// first, then read again, at off, into a buffer of its size.
+	file *os.File
+	off  int64 // r's offset of br's next byte (with file)
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	l := &lineReader{r: r, br: bufio.NewReaderSize(r, 1<<16), max: max}
+	if f, ok := r.(*os.File); ok {
+		if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+			if off, err := f.Seek(0, io.SeekCurrent); err == nil {
+				l.file, l.off = f, off
+			}
+		}
+	}
+	return l
+}
+
+// tooLong reports whether a line of size bytes so far, ending with chunk,
+// is over the bound; the newline is not counted, and nothing overflows.
+func (l *lineReader) tooLong(size int, chunk []byte) bool {
+	if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+		size--
+	}
+	return size > l.max
+}
+
+// next returns line n without its newline (and a "\r" before it), with
+// io.EOF at the end of the input (the line then may be a last line without
+// a newline) or the read error that ended it.
+func (l *lineReader) next(n int) (string, error) {
+	start := l.off
+	chunk, err := l.br.ReadSlice('\n')
+	l.off += int64(len(chunk))
+	size := len(chunk)
+	if l.tooLong(size, chunk) {
+		return "", fmt.Errorf("line %d: %w: more than --max-line %d bytes", n, errLineTooLong, l.max)
+	}
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return trimNewline(string(chunk)), err
+	}
+	var parts [][]byte
+	if l.file == nil {
+		parts = append(parts, bytes.Clone(chunk))
+	}
+	for errors.Is(err, bufio.ErrBufferFull) {
+		chunk, err = l.br.ReadSlice('\n')
+		l.off += int64(len(chunk))
+		size += len(chunk)
+		if l.tooLong(size, chunk) {
+			return "", fmt.Errorf("line %d: %w: more than --max-line %d bytes", n, errLineTooLong, l.max)
+		}
+		if l.file == nil {
+			parts = append(parts, bytes.Clone(chunk))
+		}
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	var b strings.Builder
+	b.Grow(size)
+	if l.file == nil {
+		for i, p := range parts {
+			b.Write(p)
+			parts[i] = nil
+		}
+		return trimNewline(b.String()), err
+	}
+	// Read the measured line again, straight into its buffer.
+	if _, serr := l.file.Seek(start, io.SeekStart); serr != nil {
+		return "", serr
+	}
+	l.br.Reset(l.file)
+	if _, cerr := io.CopyN(&b, l.br, int64(size)); cerr != nil {
+		return "", fmt.Errorf("line %d: read again: %w", n, cerr)
+	}
+	return trimNewline(b.String()), err
+}
+
+// trimNewline drops a final "\n" and a "\r" before it, without copying.
+func trimNewline(line string) string {
+	if strings.HasSuffix(line, "\n") {
+		line = strings.TrimSuffix(line[:len(line)-1], "\r")
+	}
+	return line
 }
 
 // stdinError is a failure to read stdin (an environment error, exit 4),

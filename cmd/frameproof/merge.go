@@ -32,6 +32,8 @@ func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(w, "Each shard of a campaign runs `frameproof sim --shard i/n --json > sim-i.json` (with")
 		fmt.Fprintln(w, "--defer-coverage, so that a shard that misses a race order on its own is not inconclusive);")
 		fmt.Fprintln(w, "merge adds up their counts, race coverage and failures and judges the whole campaign.")
+		fmt.Fprintln(w, "A report is untrusted input: one whose counts contradict each other or its campaign is")
+		fmt.Fprintln(w, "refused (exit 2) with the field named. Missing shards are counted, and the first 20 listed.")
 	}
 	if code := parseFlags(fs, args, mergeUsage, help, stdout, stderr); code >= 0 {
 		return code
@@ -59,12 +61,17 @@ func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "merge", "%s", trimPrefix(err, "campaign: merge"))
 	}
 	rep := judgeSim(&merged)
-	if len(missing) > 0 {
+	if missing.Count > 0 {
+		total := missing.Count + len(shards)
 		var names []string
-		for _, i := range missing {
-			names = append(names, fmt.Sprintf("%d/%d", i, len(missing)+len(shards)))
+		for _, i := range missing.First {
+			names = append(names, fmt.Sprintf("%d/%d", i, total))
 		}
-		note := "shard reports missing: " + strings.Join(names, ", ") + "; the merge covers only the shards given"
+		list := strings.Join(names, ", ")
+		if len(missing.First) < missing.Count {
+			list = fmt.Sprintf("%d of %d, the first %d: %s, ...", missing.Count, total, len(missing.First), list)
+		}
+		note := "shard reports missing: " + list + "; the merge covers only the shards given"
 		rep.Note = strings.TrimPrefix(rep.Note+"; "+note, "; ")
 		rep.finish()
 		merged.Verdict = rep.Verdict

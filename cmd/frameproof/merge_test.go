@@ -1,10 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/frameproof/frameproof/sim/campaign"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -123,4 +128,64 @@ func TestSimShardAuto(t *testing.T) {
 	code, _, stderr = run("sim", "--scenario", "coin", "--shard", "auto")
 	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, "frameproof sim: --shard auto: set FRAMEPROOF_SHARD_INDEX (or Kubernetes' JOB_COMPLETION_INDEX) and FRAMEPROOF_SHARD_COUNT\n", stderr)
+}
+
+// writeShardReport writes one sim --json report of the fake suite as a
+// shard of n, with the given index, for merge to read.
+func writeShardReport(t *testing.T, dir string, shard string, edit func(r *campaign.Report)) string {
+	t.Helper()
+	r := campaign.Report{BaseSeed: 1, Seeds: 3, Shard: shard, Scenarios: []string{"coin"}, Backends: []string{"memory"},
+		Cells:    []campaign.Cell{{Scenario: "coin", Backend: "memory", Planned: 1, Runs: 1, Passed: 1, Steps: 4, Verdict: "pass"}},
+		Coverage: []campaign.CoverageRow{}, Failures: []campaign.ReportedFailure{},
+		Throughput: campaign.Throughput{Runs: 1, Steps: 4, Jobs: 1}, Verdict: "pass", CoverageDeferred: true}
+	if shard == "0/1" { // owns all 3 seeds
+		c := &r.Cells[0]
+		c.Planned, c.Runs, c.Passed, c.Steps = 3, 3, 3, 12
+		r.Throughput.Runs, r.Throughput.Steps = 3, 12
+	}
+	if edit != nil {
+		edit(&r)
+	}
+	b, err := json.Marshal(Report{Schema: ReportSchema, Command: "sim", Sim: &r})
+	require.NoError(t, err)
+	path := filepath.Join(dir, strings.ReplaceAll(shard, "/", "-")+".json")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	return path
+}
+
+// A report of shard 1 of 2^63-1 is merged without a panic, and of 20 000
+// 000 without one entry per absent shard: the missing shards are a count
+// and the first 20 (issue 29: makeslice panicked; 2.7 GB and a 369 MB line).
+func TestMergeHugeShardCountsAreCounted(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{math.MaxInt64, 20_000_000} {
+		path := writeShardReport(t, dir, fmt.Sprintf("1/%d", n), nil)
+		code, stdout, stderr := run("merge", path)
+		assert.Equal(t, exitInconclusive, code, stderr)
+		assert.Contains(t, stdout, fmt.Sprintf("shard reports missing: %d of %d, the first 20: 0/%d, 2/%d,", n-1, n, n, n))
+		assert.Less(t, len(stdout), 8<<10, "the report stays small")
+	}
+}
+
+// A report that contradicts itself is refused, exit 2, naming the field
+// (issue 29: a failure listed while its cell says failed 0 merged to PASS).
+func TestMergeRefusesAReportThatContradictsItself(t *testing.T) {
+	dir := t.TempDir()
+	for want, edit := range map[string]func(r *campaign.Report){
+		"cells[0] (coin/memory).failed: 0, but failures lists 1": func(r *campaign.Report) {
+			r.Failures = []campaign.ReportedFailure{{Scenario: "coin", Backend: "memory", Seed: 1, Kind: "invariant"}}
+		},
+		"cells[0] (coin/memory).runs: 5, want 0..planned 3": func(r *campaign.Report) {
+			r.Cells[0].Runs, r.Cells[0].Passed, r.Throughput.Runs = 5, 5, 5
+		},
+		"cells[0] (coin/memory).steps: -4 is negative": func(r *campaign.Report) { r.Cells[0].Steps, r.Throughput.Steps = -4, -4 },
+	} {
+		path := writeShardReport(t, dir, "0/1", edit)
+		code, stdout, stderr := run("merge", path)
+		assert.Equal(t, exitUsage, code, stdout+stderr)
+		assert.Contains(t, stderr, want)
+		assert.Empty(t, stdout)
+	}
+	code, _, stderr := run("merge", writeShardReport(t, dir, "0/1", nil))
+	assert.Equal(t, exitPass, code, stderr)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,15 +53,15 @@ func runProject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *compact < -1 {
 		return usageError(stderr, "project", "--microcompact must be >= 0 or -1 (got %d)", *compact)
 	}
-	data, err := io.ReadAll(io.LimitReader(stdin, *maxInput+1))
-	if err != nil {
-		return ioError(stderr, "project", "reading stdin: %v", err)
-	}
-	if int64(len(data)) > *maxInput {
+	data, err := readStdinString(stdin, *maxInput)
+	if errors.Is(err, errTooLarge) {
 		fmt.Fprintf(stderr, "frameproof project: stdin: transcript larger than --max-input %d bytes\n", *maxInput)
 		return exitFail
 	}
-	msgs, err := replay.DecodeTranscript(string(data))
+	if err != nil {
+		return ioError(stderr, "project", "reading stdin: %v", err)
+	}
+	msgs, err := replay.DecodeTranscript(data)
 	if err != nil {
 		fmt.Fprintf(stderr, "frameproof project: %v\n", err)
 		return exitFail

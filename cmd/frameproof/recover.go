@@ -48,9 +48,10 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case *maxInput <= 0:
 		return usageError(stderr, "recover", "--max-input must be positive, got %d", *maxInput)
 	}
-	path, mode, size, err := sessionFile(fset.Arg(0))
+	path, mode, size, code, err := sessionFile(fset.Arg(0))
 	if err != nil {
-		return ioError(stderr, "recover", "%v", err)
+		fmt.Fprintf(stderr, "frameproof recover: %v\n", err)
+		return code
 	}
 	if size > *maxInput {
 		return usageError(stderr, "recover", "%s: larger than --max-input %d bytes", fset.Arg(0), *maxInput)
@@ -69,26 +70,32 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var rep sessionrecovery.Report
 	if *apply {
-		rep, err = sessionrecovery.Apply(e, path, *backup, sessionrecovery.Options{MaxFileBytes: *maxInput})
-		// The store's torn-tail repair renames a fresh file over the session
-		// and Apply copies it to the backup: both keep the session's own mode.
-		restoreMode(stderr, path, mode)
+		// The lock is held for the whole apply: a second recover --apply
+		// is refused, and Apply checks the file's identity and size under
+		// it before and after each change (pi appends without a lock).
+		lock, err := env.LockFile(path)
+		if errors.Is(err, env.ErrLocked) {
+			return ioError(stderr, "recover", "%s: locked by another process (another recover --apply?); nothing changed", fset.Arg(0))
+		}
+		if err != nil {
+			return ioError(stderr, "recover", "%s: %v", fset.Arg(0), unwrapPath(err))
+		}
+		defer lock.Close()
+		rep, err = sessionrecovery.Apply(e, path, *backup, sessionrecovery.Options{MaxFileBytes: *maxInput, Guard: lock})
+		// Apply copies the session to the backup: it keeps the session's mode.
 		restoreMode(stderr, *backup, mode)
+		if err == nil && rep.BackedUp {
+			err = checkBackupKept(lock, *backup, rep.BackupBytes)
+		}
+		if err != nil {
+			return applyError(stderr, err, *backup)
+		}
 	} else {
 		rep, err = sessionrecovery.Inspect(e, path, sessionrecovery.Options{MaxFileBytes: *maxInput})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "frameproof recover: %s\n", withCause(err))
-		if *apply {
-			if _, serr := os.Lstat(*backup); serr == nil {
-				fmt.Fprintf(stderr, "frameproof recover: the file as it was before --apply is at %s\n", *backup)
-			}
-		}
-		var pathErr *fs.PathError
-		if errors.As(err, &pathErr) || errors.Is(err, fs.ErrExist) {
-			return exitIO
-		}
-		return exitFail
+		return recoverErrorCode(err)
 	}
 	if err := sessionrecovery.Render(stdout, path, rep, *apply); err != nil {
 		fmt.Fprintf(stderr, "frameproof recover: writing output: %v\n", err)
@@ -109,10 +116,48 @@ func runRecover(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return exitFail
 }
 
+// applyError reports a failed --apply, naming the backup only when it is
+// there, and returns its exit code.
+func applyError(stderr io.Writer, err error, backup string) int {
+	fmt.Fprintf(stderr, "frameproof recover: %s\n", withCause(err))
+	if info, serr := os.Lstat(backup); serr == nil && info.Mode().IsRegular() {
+		fmt.Fprintf(stderr, "frameproof recover: the file as it was before --apply is at %s\n", backup)
+	}
+	return recoverErrorCode(err)
+}
+
+// recoverErrorCode is 4 for an I/O error or a session another process
+// changed, 1 for a file that cannot be replayed.
+func recoverErrorCode(err error) int {
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) || errors.Is(err, fs.ErrExist) || errors.Is(err, sessionrecovery.ErrChanged) {
+		return exitIO
+	}
+	return exitFail
+}
+
+// checkBackupKept verifies, before the CLI says so, that the backup Apply
+// wrote is there: a regular file of the size copied, and not the session.
+func checkBackupKept(lock *env.LockedFile, backup string, size int64) error {
+	info, err := os.Lstat(backup)
+	if err != nil {
+		return fmt.Errorf("recover: backup %s: not kept: %w", backup, err)
+	}
+	if !info.Mode().IsRegular() || info.Size() != size {
+		return fmt.Errorf("recover: backup %s: not kept: %s of %d bytes, not the %d copied", backup, info.Mode().Type(), info.Size(), size)
+	}
+	if same, err := lock.SameFile(backup); err != nil || same {
+		return fmt.Errorf("recover: backup %s: not kept: it is the session file", backup)
+	}
+	return nil
+}
+
 // recoverHelp follows the flag list in --help.
 func recoverHelp(w io.Writer) {
 	fmt.Fprintln(w, "SESSION.jsonl is a pi session file (one JSON entry a line, a header first).")
 	fmt.Fprintln(w, "A symbolic link is followed: the file it names is read and, with --apply, written.")
+	fmt.Fprintln(w, "--apply holds an exclusive lock (flock) on the session while it runs, drops a torn tail")
+	fmt.Fprintln(w, "in place, and refuses (exit 4) when the file is locked or another process writes to it.")
 }
 
 // sessionFile resolves SESSION to the regular file it names (following
@@ -120,27 +165,29 @@ func recoverHelp(w io.Writer) {
 // the link) and returns its permission bits. Anything else (a FIFO, a
 // directory, a device) is refused before it is opened: reading a FIFO would
 // block forever.
-func sessionFile(arg string) (string, fs.FileMode, int64, error) {
+func sessionFile(arg string) (string, fs.FileMode, int64, int, error) {
 	path, err := filepath.EvalSymlinks(arg)
-	if err != nil {
-		return "", 0, 0, fmt.Errorf("%s: %w", arg, unwrapPath(err))
+	if err == nil {
+		var info fs.FileInfo
+		if info, err = os.Stat(path); err == nil {
+			if !info.Mode().IsRegular() {
+				return "", 0, 0, exitUsage, fmt.Errorf("%s: %w", arg, notRegular(info))
+			}
+			return path, info.Mode().Perm(), info.Size(), -1, nil
+		}
 	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", 0, 0, fmt.Errorf("%s: %w", arg, unwrapPath(err))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", 0, 0, exitUsage, fmt.Errorf("%s: no such file", arg)
 	}
-	if !info.Mode().IsRegular() {
-		return "", 0, 0, fmt.Errorf("%s: not a regular file (%s)", arg, info.Mode().Type())
-	}
-	return path, info.Mode().Perm(), info.Size(), nil
+	return "", 0, 0, exitIO, fmt.Errorf("%s: %w", arg, unwrapPath(err))
 }
 
 // checkApply validates everything --apply will write before anything is
 // read or written: the session must be writable by its mode bits (root
-// ignores them, and the store's torn-tail repair replaces the file by
-// rename, so nothing else would stop it), its directory must take new
-// files, the store's staging file SESSION.tmp must not exist (the repair
-// would overwrite it), and the backup must be new and elsewhere.
+// ignores them), its directory must take new files, and the backup must be
+// new and elsewhere. The torn-tail repair truncates the session in place
+// (under its lock), so the store's staging file SESSION.tmp is not written;
+// it is still refused as the backup, whatever path reaches it.
 func checkApply(session string, mode fs.FileMode, backup string, stderr io.Writer) int {
 	if mode&0o222 == 0 {
 		return ioError(stderr, "recover", "%s is read-only (mode %04o): make it writable to --apply", session, mode)
@@ -148,14 +195,56 @@ func checkApply(session string, mode fs.FileMode, backup string, stderr io.Write
 	if err := probeDir(filepath.Dir(session)); err != nil {
 		return ioError(stderr, "recover", "%s: %v", session, err)
 	}
-	staging := session + ".tmp"
-	if abs(backup) == abs(staging) {
-		return usageError(stderr, "recover", "--backup %s: is the store's staging file for the session, which --apply may overwrite", backup)
-	}
-	if _, err := os.Lstat(staging); err == nil {
-		return ioError(stderr, "recover", "%s exists: --apply may replace it while repairing a torn tail (move it away first)", staging)
+	if sameEntry(backup, session+".tmp") {
+		return usageError(stderr, "recover", "--backup %s: is the store's staging file for the session", backup)
 	}
 	return checkBackup(session, backup, stderr)
+}
+
+// sameEntry reports whether paths a and b name one directory entry: their
+// directories, with every symbolic link resolved, are one directory (by
+// device and inode) and their last elements are equal; or both name one
+// existing file (by device and inode, links followed).
+func sameEntry(a, b string) bool {
+	if ia, err := os.Stat(a); err == nil {
+		if ib, err := os.Stat(b); err == nil && os.SameFile(ia, ib) {
+			return true
+		}
+	}
+	if abs(a) == abs(b) {
+		return true
+	}
+	da, ea := resolveEntry(a)
+	db, eb := resolveEntry(b)
+	if ea != eb || ea == "" {
+		return false
+	}
+	ia, err := os.Stat(da)
+	if err != nil {
+		return da == db
+	}
+	ib, err := os.Stat(db)
+	return err == nil && os.SameFile(ia, ib)
+}
+
+// resolveEntry splits p into its directory, symbolic links resolved, and
+// its last element; a last element that is itself a link is followed.
+func resolveEntry(p string) (dir, name string) {
+	for range 40 { // a loop of links ends somewhere
+		dir, name = filepath.Split(abs(p))
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		target, err := os.Readlink(filepath.Join(dir, name))
+		if err != nil {
+			return dir, name
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		p = target
+	}
+	return dir, name
 }
 
 func abs(p string) string {
@@ -188,7 +277,7 @@ func withCause(err error) string {
 // written: it must differ from the session, must not exist, and its
 // directory must take new files. Returns -1 to go on, else the exit code.
 func checkBackup(session, backup string, stderr io.Writer) int {
-	if real, err := filepath.EvalSymlinks(backup); err == nil && abs(real) == abs(session) || abs(backup) == abs(session) {
+	if sameEntry(backup, session) {
 		return usageError(stderr, "recover", "--backup %s: is the session file itself", backup)
 	}
 	if _, err := os.Lstat(backup); err == nil {

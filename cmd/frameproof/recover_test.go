@@ -67,7 +67,8 @@ func TestRecoverCLIExitCodes(t *testing.T) {
 	code, _, _ = runRecoverCLI("--backup", "x", "y.jsonl")
 	assert.Equal(t, exitUsage, code)
 	code, _, stderr := runRecoverCLI(filepath.Join(t.TempDir(), "missing.jsonl"))
-	assert.Equal(t, exitIO, code, stderr)
+	assert.Equal(t, exitUsage, code, stderr) // the exit table: a named input missing is a usage error
+	assert.Contains(t, stderr, "no such file")
 
 	code, out, _ := runRecoverCLI(copyCorpus(t, "settled-leftover-list"))
 	assert.Equal(t, exitFail, code)
@@ -115,7 +116,7 @@ func TestRecoverApplyGuards(t *testing.T) {
 		assert.Equal(t, exitUsage, code, errs)
 		require.NoError(t, os.WriteFile(p+".tmp", []byte("precious"), 0o644))
 		code, _, errs = runRecoverCLI("--apply", p)
-		assert.Equal(t, exitIO, code, errs)
+		assert.Equal(t, exitPass, code, errs)
 		kept, err := os.ReadFile(p + ".tmp")
 		require.NoError(t, err)
 		assert.Equal(t, "precious", string(kept))
@@ -158,7 +159,7 @@ func TestRecoverApplyGuards(t *testing.T) {
 			t.Skipf("no FIFOs here: %v", err)
 		}
 		code, _, errs := runRecoverCLI(fifo)
-		assert.Equal(t, exitIO, code, errs)
+		assert.Equal(t, exitUsage, code, errs) // a named input of the wrong type (the exit table)
 		assert.Contains(t, errs, "not a regular file")
 	})
 	t.Run("a clean file takes --apply twice without a backup", func(t *testing.T) {

@@ -74,7 +74,7 @@ func readTapeFile(path string, maxBytes int64) (tapeFile, int, error) {
 		}
 	}
 	var tf tapeFile
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tf); err != nil {
 		return tapeFile{}, exitUsage, fmt.Errorf("--tape %s: not a tape file: %w", path, err)

@@ -1,12 +1,14 @@
 package env
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -27,18 +29,26 @@ type OSFS struct{}
 // ReadFile reads path with os.ReadFile.
 func (OSFS) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
 
-// ReadFileAtMost reads at most limit+1 bytes of path.
+// ReadFileAtMost reads at most limit+1 bytes of path, into one buffer of
+// the file's size when it is a regular file (peak memory is the file, not
+// a multiple of it).
 func (OSFS) ReadFileAtMost(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, readBound(limit)))
-	if err != nil {
+	var size int64
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = min(info.Size(), limit)
+	}
+	// bytes.Buffer.ReadFrom keeps bytes.MinRead free before each read: with
+	// that much room past the size, a file that did not grow fills it once.
+	buf := bytes.NewBuffer(make([]byte, 0, int(min(size, math.MaxInt-bytes.MinRead))+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, readBound(limit))); err != nil {
 		return nil, err
 	}
-	return CheckAtMost(path, b, limit)
+	return CheckAtMost(path, buf.Bytes(), limit)
 }
 
 // Create creates or truncates path.

@@ -12,6 +12,7 @@ package sessionrecovery
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -52,17 +53,44 @@ type Report struct {
 	// BackedUp is set by Apply when it copied the file to its backup,
 	// which it does only when there is something to write.
 	BackedUp bool
+	// BackupBytes is the size of the backup Apply wrote.
+	BackupBytes int64
 }
 
 // Clean reports a file with nothing to recover and no broken rule.
 func (r Report) Clean() bool { return !r.TornTail && len(r.Orphans) == 0 && len(r.Broken) == 0 }
 
-// Options bound what recovery reads.
+// Options bound what recovery reads and guard what Apply writes.
 type Options struct {
 	// MaxFileBytes refuses a session file larger than this, before reading
 	// past it (0: any size, as pi's open reads).
 	MaxFileBytes int64
+	// Guard is the caller's hold on the session file for the whole of
+	// Apply (env.LockFile's *env.LockedFile). With it, Apply refuses when
+	// the file is replaced or grows under it, and drops a torn tail in
+	// place instead of renaming a new file over the session (which would
+	// send a concurrent writer's later appends to an unlinked file). nil
+	// guards nothing: for files no other process can reach.
+	Guard Guard
 }
+
+// Guard holds the session file while Apply changes it.
+type Guard interface {
+	// Size returns the held file's size.
+	Size() (int64, error)
+	// Check fails unless the path still names the held file (device and
+	// inode) and the file holds exactly size bytes.
+	Check(size int64) error
+	// Truncate cuts the held file to size in place and fsyncs it.
+	Truncate(size int64) error
+	// SameFile reports whether path names the held file.
+	SameFile(path string) (bool, error)
+}
+
+// ErrChanged is the cause of Apply's refusal when the session changed
+// under it: another process appended to it, renamed over it, or left a
+// torn tail again after the repair.
+var ErrChanged = errors.New("the session changed while --apply ran (another process is writing it)")
 
 // Inspect opens path without writing and reports what recovery would do.
 func Inspect(e env.Env, path string, opts Options) (Report, error) {
@@ -95,12 +123,29 @@ func inspect(e env.Env, path string, opts Options) (Report, int64, error) {
 // path for writing (repairing a torn tail), runs recovery for every orphan
 // with every commit fsynced, and returns what it did. It first inspects,
 // and refuses if the real run commits anything but the inspected lines.
+//
+// With opts.Guard, the torn tail is dropped in place (truncate and fsync,
+// under the guard's lock) rather than by pi's tmp-and-rename repair, and
+// the file's identity and size are checked after the backup, before and
+// after the tail is dropped, and after the commits: a change before
+// anything is written refuses with nothing changed (the backup removed).
 func Apply(e env.Env, path, backup string, opts Options) (Report, error) {
 	// Both runs see one instant and the same minted ids, so the committed
 	// transactions can be compared byte for byte with the inspected ones.
 	e.Clock = FrozenClock{T: e.Clock.Now()}
 	ids := &replayIDs{src: e.IDs}
 	e.IDs = ids
+	g := opts.Guard
+	var size0 int64
+	if g != nil {
+		var err error
+		if size0, err = g.Size(); err != nil {
+			return Report{}, fmt.Errorf("sessionrecovery: %s: %w", path, err)
+		}
+		if err := notSession(g, backup); err != nil {
+			return Report{}, err
+		}
+	}
 	want, appended, err := inspect(e, path, opts)
 	if err != nil {
 		return Report{}, err
@@ -112,8 +157,37 @@ func Apply(e env.Env, path, backup string, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	if g != nil {
+		if err := notSession(g, backup); err != nil {
+			return Report{}, err
+		}
+		err := g.Check(int64(len(before)))
+		if err == nil && int64(len(before)) != size0 {
+			err = fmt.Errorf("held %d bytes when inspected, %d when copied", size0, len(before))
+		}
+		if err != nil {
+			_ = e.FS.Remove(backup) // nothing was changed: the backup is ours and of no use
+			return Report{}, fmt.Errorf("sessionrecovery: %s: nothing changed: %w: %w", path, ErrChanged, err)
+		}
+	}
+	kept := before
+	if want.TornTail {
+		kept = before[:bytes.LastIndexByte(before, '\n')+1]
+		if g != nil {
+			err := g.Truncate(int64(len(kept)))
+			if err == nil {
+				err = g.Check(int64(len(kept)))
+			}
+			if err != nil {
+				return Report{}, fmt.Errorf("sessionrecovery: %s: dropping the torn tail: %w: %w (backup at %s)", path, ErrChanged, err, backup)
+			}
+		}
+	}
 	ids.replay()
-	st, err := jsonl.Open(e, path, jsonl.Options{Sync: jsonl.SyncAlways, MaxFileBytes: opts.MaxFileBytes})
+	st, err := jsonl.Open(e, path, jsonl.Options{Sync: jsonl.SyncAlways, MaxFileBytes: opts.MaxFileBytes, RefuseTornTail: g != nil})
+	if errors.Is(err, jsonl.ErrTornTail) {
+		return Report{}, fmt.Errorf("sessionrecovery: %s: %w: torn again after the repair (backup at %s)", path, ErrChanged, backup)
+	}
 	if err != nil {
 		return Report{}, err
 	}
@@ -124,20 +198,21 @@ func Apply(e env.Env, path, backup string, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	if g != nil {
+		if err := g.Check(int64(len(kept)) + appended); err != nil {
+			return Report{}, fmt.Errorf("sessionrecovery: %s: %w: %w (backup at %s)", path, ErrChanged, err, backup)
+		}
+	}
 	// The file can hold no more than what was read plus the inspected
 	// transactions; anything larger changed under us, and is not read.
-	after, err := e.FS.ReadFileAtMost(path, int64(len(before))+appended)
+	after, err := e.FS.ReadFileAtMost(path, int64(len(kept))+appended)
 	if err != nil {
 		return Report{}, fmt.Errorf("sessionrecovery: read %s: %w", path, err)
-	}
-	kept := before
-	if want.TornTail {
-		kept = before[:bytes.LastIndexByte(before, '\n')+1]
 	}
 	if !bytes.HasPrefix(after, kept) {
 		return Report{}, fmt.Errorf("sessionrecovery: %s changed below its recovered lines (backup at %s)", path, backup)
 	}
-	got.TornTail, got.BackedUp = want.TornTail, true
+	got.TornTail, got.BackedUp, got.BackupBytes = want.TornTail, true, int64(len(before))
 	if err := attach(&got, lines(after[len(kept):])); err != nil {
 		return Report{}, err
 	}
@@ -150,6 +225,18 @@ func Apply(e env.Env, path, backup string, opts Options) (Report, error) {
 		}
 	}
 	return got, nil
+}
+
+// notSession fails when backup names the guarded session file.
+func notSession(g Guard, backup string) error {
+	same, err := g.SameFile(backup)
+	if err != nil {
+		return fmt.Errorf("sessionrecovery: backup %s: %w", backup, err)
+	}
+	if same {
+		return fmt.Errorf("sessionrecovery: backup %s: is the session file itself", backup)
+	}
+	return nil
 }
 
 func lines(b []byte) [][]byte {
@@ -438,3 +525,5 @@ func Render(w io.Writer, path string, r Report, applied bool) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+var _ Guard = (*env.LockedFile)(nil)

@@ -4,10 +4,24 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 )
+
+// MaxMissingListed bounds the shards a Missing lists by index.
+const MaxMissingListed = 20
+
+// Missing is what a merge lacks: how many of the campaign's shards no
+// report was given for, and the first of them (at most MaxMissingListed,
+// ascending). A report's shard count is untrusted and may be huge (sim
+// --shard 0/20000000 is legal), so missing shards are counted, never
+// listed one by one.
+type Missing struct {
+	Count int
+	First []int
+}
 
 // Merge unions the reports of the shards of one campaign into one report:
 // per-cell counts and times add up, race coverage adds up per order (so a
@@ -15,37 +29,43 @@ import (
 // listed by cell and seed. Wall time is the slowest shard's (shards run
 // in parallel) and jobs add up.
 //
-// The shards must describe the same campaign (base seed, seeds, budget,
-// bugs, scenarios, backends, shard count), each shard at most once. Shards
-// that are absent are listed in missing: the caller decides what an
+// Every report is untrusted input: one that contradicts itself (Validate)
+// or its campaign is refused with an error naming the field. The shards
+// must describe the same campaign (base seed, seeds, budget, bugs,
+// scenarios, backends, shard count), each shard at most once. Shards that
+// are absent are counted in missing: the caller decides what an
 // incomplete merge means (its counts and coverage are partial). The
 // returned report has no Verdict: the caller judges it.
-func Merge(shards []Report) (merged Report, missing []int, err error) {
+func Merge(shards []Report) (merged Report, missing Missing, err error) {
 	if len(shards) == 0 {
-		return Report{}, nil, errors.New("campaign: merge: no shard reports")
+		return Report{}, Missing{}, errors.New("campaign: merge: no shard reports")
 	}
 	first := shards[0]
 	_, n, err := ParseShard(first.Shard)
 	if err != nil {
-		return Report{}, nil, fmt.Errorf("campaign: merge: shard 1: %w", err)
+		return Report{}, Missing{}, fmt.Errorf("campaign: merge: shard 1: %w", err)
 	}
-	seen := make([]bool, n)
+	seen := make(map[int]bool, len(shards))
 	for i, s := range shards {
 		idx, cnt, err := ParseShard(s.Shard)
 		if err != nil {
-			return Report{}, nil, fmt.Errorf("campaign: merge: shard %d: %w", i+1, err)
+			return Report{}, Missing{}, fmt.Errorf("campaign: merge: shard %d: %w", i+1, err)
 		}
 		if diff := sameCampaign(first, s, n, cnt); diff != "" {
-			return Report{}, nil, fmt.Errorf("campaign: merge: shard %s is not part of the campaign of shard %s: %s", s.Shard, first.Shard, diff)
+			return Report{}, Missing{}, fmt.Errorf("campaign: merge: shard %s is not part of the campaign of shard %s: %s", s.Shard, first.Shard, diff)
+		}
+		if err := Validate(s); err != nil {
+			return Report{}, Missing{}, fmt.Errorf("campaign: merge: %w", err)
 		}
 		if seen[idx] {
-			return Report{}, nil, fmt.Errorf("campaign: merge: shard %s given twice", s.Shard)
+			return Report{}, Missing{}, fmt.Errorf("campaign: merge: shard %s given twice", s.Shard)
 		}
 		seen[idx] = true
 	}
-	for i, ok := range seen {
-		if !ok {
-			missing = append(missing, i)
+	missing.Count = n - len(seen)
+	for i := 0; i < n && len(missing.First) < min(missing.Count, MaxMissingListed); i++ {
+		if !seen[i] {
+			missing.First = append(missing.First, i)
 		}
 	}
 
@@ -82,6 +102,100 @@ func Merge(shards []Report) (merged Report, missing []int, err error) {
 		return cmp.Or(cmp.Compare(cellOf(a), cellOf(b)), cmp.Compare(a.Seed, b.Seed))
 	})
 	return merged, missing, nil
+}
+
+// Validate checks a shard report (sim --json) as untrusted input: every
+// count it states must agree with the others and with its campaign. The
+// error names the first field that does not. What Merge recomputes (rates,
+// verdicts, a row's covered flag) is not checked.
+func Validate(r Report) error {
+	idx, n, err := ParseShard(r.Shard)
+	if err != nil {
+		return fmt.Errorf("shard %q: %w", r.Shard, err)
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("shard %s contradicts itself: %s", r.Shard, fmt.Sprintf(format, a...))
+	}
+	if r.Seeds < 1 {
+		return bad("seeds %d, want >= 1", r.Seeds)
+	}
+	planned := PlannedSeeds(r.Seeds, idx, n)
+	type cellKey struct{ scenario, backend string }
+	failed := map[cellKey]int{}
+	cells := map[cellKey]int{}
+	var runs, crashes, images int
+	var steps int64
+	for i, c := range r.Cells {
+		k := cellKey{c.Scenario, c.Backend}
+		field := fmt.Sprintf("cells[%d] (%s/%s)", i, c.Scenario, c.Backend)
+		switch {
+		case !slices.Contains(r.Scenarios, c.Scenario):
+			return bad("%s.scenario: %q is not in scenarios %v", field, c.Scenario, r.Scenarios)
+		case !slices.Contains(r.Backends, c.Backend):
+			return bad("%s.backend: %q is not in backends %v", field, c.Backend, r.Backends)
+		case cells[k] > 0:
+			return bad("%s: the cell is listed twice", field)
+		case c.Planned != planned:
+			return bad("%s.planned: %d, but shard %s of %d seeds owns %d", field, c.Planned, r.Shard, r.Seeds, planned)
+		case c.Runs < 0 || c.Runs > c.Planned:
+			return bad("%s.runs: %d, want 0..planned %d", field, c.Runs, c.Planned)
+		case c.Passed < 0 || c.Failed < 0 || c.Passed+c.Failed != c.Runs:
+			return bad("%s: passed %d + failed %d, want runs %d", field, c.Passed, c.Failed, c.Runs)
+		case c.Steps < 0:
+			return bad("%s.steps: %d is negative", field, c.Steps)
+		case c.Crashes < 0 || c.DistinctCrashImages < 0 || c.DistinctCrashImages > c.Crashes:
+			return bad("%s: crashes %d, distinctCrashImages %d, want 0 <= distinct <= crashes", field, c.Crashes, c.DistinctCrashImages)
+		case !(c.DurationSeconds >= 0) || !(c.RunSeconds >= 0):
+			return bad("%s: durationSeconds %v, runSeconds %v must not be negative", field, c.DurationSeconds, c.RunSeconds)
+		}
+		if runs > math.MaxInt-c.Runs || steps > math.MaxInt64-c.Steps {
+			return bad("%s: the cells' runs or steps add up past the largest count", field)
+		}
+		cells[k] = i + 1
+		runs += c.Runs
+		steps += c.Steps
+		crashes = min(crashes, math.MaxInt-c.Crashes) + c.Crashes
+		images = min(images, math.MaxInt-c.DistinctCrashImages) + c.DistinctCrashImages
+	}
+	for i, f := range r.Failures {
+		k := cellKey{f.Scenario, f.Backend}
+		field := fmt.Sprintf("failures[%d] (%s/%s seed %d)", i, f.Scenario, f.Backend, f.Seed)
+		off := f.Seed - r.BaseSeed // wraps below BaseSeed, so it is then out of range
+		switch {
+		case cells[k] == 0:
+			return bad("%s: no cell %s/%s in cells", field, f.Scenario, f.Backend)
+		case off >= uint64(r.Seeds) || off%uint64(n) != uint64(idx):
+			return bad("%s.seed: not one of shard %s's seeds (baseSeed %d, seeds %d)", field, r.Shard, r.BaseSeed, r.Seeds)
+		}
+		failed[k]++
+	}
+	for k, i := range cells {
+		if c := r.Cells[i-1]; c.Failed != failed[k] {
+			return bad("cells[%d] (%s/%s).failed: %d, but failures lists %d for the cell", i-1, k.scenario, k.backend, c.Failed, failed[k])
+		}
+	}
+	for i, row := range r.Coverage {
+		for j, o := range row.Orders {
+			if o.Runs < 0 {
+				return bad("coverage[%d] (%s).orders[%d] (%s).runs: %d is negative", i, row.Row, j, o.Order, o.Runs)
+			}
+			if o.Runs > runs {
+				return bad("coverage[%d] (%s).orders[%d] (%s).runs: %d, more than the shard's %d runs", i, row.Row, j, o.Order, o.Runs, runs)
+			}
+		}
+	}
+	t := r.Throughput
+	switch {
+	case t.Runs != runs:
+		return bad("throughput.runs: %d, but the cells ran %d", t.Runs, runs)
+	case t.Steps != steps:
+		return bad("throughput.steps: %d, but the cells took %d", t.Steps, steps)
+	case t.Crashes != crashes || t.DistinctCrashImages != images:
+		return bad("throughput: crashes %d, distinctCrashImages %d, but the cells have %d, %d", t.Crashes, t.DistinctCrashImages, crashes, images)
+	case t.Jobs < 0 || !(t.WallSeconds >= 0):
+		return bad("throughput: jobs %d, wallSeconds %v must not be negative", t.Jobs, t.WallSeconds)
+	}
+	return nil
 }
 
 // sameCampaign says how s differs from first ("" when it does not).

@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,7 +35,7 @@ func TestMergeUnionsCountsCoverageAndFailures(t *testing.T) {
 
 	m, missing, err := Merge([]Report{a, b})
 	require.NoError(t, err)
-	assert.Empty(t, missing)
+	assert.Equal(t, Missing{}, missing)
 	assert.Equal(t, "all/2", m.Shard)
 	assert.Equal(t, []string{"0/2", "1/2"}, m.Merged)
 	require.Len(t, m.Cells, 1)
@@ -71,9 +73,65 @@ func TestMergeRefusesShardsOfOtherCampaigns(t *testing.T) {
 }
 
 func TestMergeListsMissingShards(t *testing.T) {
-	_, missing, err := Merge([]Report{shardReport("2/4", nil), shardReport("0/4", nil)})
+	quarter := func(shard string) Report { r := shardReport(shard, nil); r.Cells[0].Planned = 5; return r }
+	_, missing, err := Merge([]Report{quarter("2/4"), quarter("0/4")})
 	require.NoError(t, err)
-	assert.Equal(t, []int{1, 3}, missing)
+	assert.Equal(t, Missing{Count: 2, First: []int{1, 3}}, missing)
+}
+
+// A shard count near the largest int, or the legal 20 000 000 of sim
+// --shard 0/20000000, is counted, not listed shard by shard (issue 29:
+// makeslice panicked on 0/9223372036854775807, and 0/20000000 built one
+// entry per absent shard: 2.7 GB).
+func TestMergeCountsMissingShardsWithoutListingThemAll(t *testing.T) {
+	for _, n := range []int{20_000_000, math.MaxInt} {
+		shard := fmt.Sprintf("1/%d", n)
+		r := shardReport(shard, nil)
+		r.Seeds = 3
+		r.Cells[0].Planned = 1
+		m, missing, err := Merge([]Report{r})
+		require.NoError(t, err, shard)
+		assert.Equal(t, n-1, missing.Count)
+		require.Len(t, missing.First, MaxMissingListed)
+		assert.Equal(t, 0, missing.First[0])
+		assert.Equal(t, 2, missing.First[1])
+		assert.Equal(t, fmt.Sprintf("all/%d", n), m.Shard)
+	}
+}
+
+// A shard report is untrusted: one whose counts contradict each other or
+// its campaign is refused, naming the field (issue 29: each merged to
+// PASS).
+func TestMergeRefusesReportsThatContradictThemselves(t *testing.T) {
+	f := ReportedFailure{Scenario: "coin", Backend: "memory", Seed: 3, Kind: "invariant"} // index 2: shard 0/2's
+	for name, tc := range map[string]struct {
+		edit func(r *Report)
+		want string
+	}{
+		"a failure while the cell says failed 0": {func(r *Report) { r.Failures = []ReportedFailure{f} }, "cells[0] (coin/memory).failed: 0, but failures lists 1"},
+		"failed 1 with no failure listed":        {func(r *Report) { r.Cells[0].Failed, r.Cells[0].Passed = 1, r.Cells[0].Passed-1 }, "failed: 1, but failures lists 0"},
+		"more runs than planned": {func(r *Report) {
+			r.Cells[0].Runs, r.Cells[0].Passed, r.Throughput.Runs = 11, 11, 11
+		}, "cells[0] (coin/memory).runs: 11, want 0..planned 10"},
+		"planned more than the shard owns":  {func(r *Report) { r.Cells[0].Planned = 11 }, "cells[0] (coin/memory).planned: 11, but shard 0/2 of 20 seeds owns 10"},
+		"negative steps":                    {func(r *Report) { r.Cells[0].Steps, r.Throughput.Steps = -5, -5 }, "cells[0] (coin/memory).steps: -5 is negative"},
+		"negative runs":                     {func(r *Report) { r.Cells[0].Runs, r.Cells[0].Passed, r.Throughput.Runs = -1, -1, -1 }, "runs: -1"},
+		"coverage order with negative runs": {func(r *Report) { r.Coverage[0].Orders[1].Runs = -3 }, "coverage[0] (R1).orders[1] (b-first).runs: -3 is negative"},
+		"coverage order beyond the runs":    {func(r *Report) { r.Coverage[0].Orders[1].Runs = 1000 }, "more than the shard's 10 runs"},
+		"failure of another shard's seed":   {func(r *Report) { f := f; f.Seed = 2; r.Failures = []ReportedFailure{f} }, "failures[0] (coin/memory seed 2).seed: not one of shard 0/2's seeds"},
+		"failure of no cell":                {func(r *Report) { f := f; f.Backend = "jsonl"; r.Failures = []ReportedFailure{f} }, "no cell coin/jsonl in cells"},
+		"cell of no scenario":               {func(r *Report) { r.Cells[0].Scenario = "other" }, `cells[0] (other/memory).scenario: "other" is not in scenarios`},
+		"throughput disagrees":              {func(r *Report) { r.Throughput.Runs = 99 }, "throughput.runs: 99, but the cells ran 10"},
+		"negative seeds":                    {func(r *Report) { r.Seeds = -20 }, "seeds -20"},
+	} {
+		r := shardReport("0/2", map[string]int{"a-first": 5, "b-first": 5})
+		tc.edit(&r)
+		_, _, err := Merge([]Report{r})
+		if assert.Error(t, err, name) {
+			assert.Contains(t, err.Error(), tc.want, name)
+			assert.Contains(t, err.Error(), "shard 0/2 contradicts itself", name)
+		}
+	}
 }
 
 func TestShardFromEnv(t *testing.T) {

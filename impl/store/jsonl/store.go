@@ -56,6 +56,12 @@ type Options struct {
 	// an untrusted file sets it so a file that grows after its size was
 	// checked cannot make it read without bound.
 	MaxFileBytes int64
+	// RefuseTornTail makes Open fail on a torn tail instead of repairing it
+	// by writing <path>.tmp and renaming it over the file (pi's repair). A
+	// caller that dropped the tail itself, in place and under its lock,
+	// sets it: a tail torn since then is another process mid-append, and a
+	// rename would send that process's later appends to an unlinked file.
+	RefuseTornTail bool
 	// bugs are the simulator's injected defects: always off unless built
 	// with the frameproofbugs tag and set through WithBugs (bugs.go).
 	bugs bugs
@@ -63,6 +69,9 @@ type Options struct {
 	// for the test that compares the two.
 	generalOnly bool
 }
+
+// ErrTornTail is Open's refusal of a torn tail under Options.RefuseTornTail.
+var ErrTornTail = errors.New("jsonl: open: the last line is incomplete (another process may be appending)")
 
 // ErrClosed is pi's closed-storage error.
 var ErrClosed = errors.New("JsonlStorage is closed")
@@ -143,6 +152,9 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 	s, kept, torn, err := load(e, path, opts)
 	if err != nil {
 		return nil, err
+	}
+	if torn && opts.RefuseTornTail {
+		return nil, ErrTornTail
 	}
 	if torn {
 		if _, err := publish(e.FS, path, kept, opts.Sync == SyncAlways); err != nil {
