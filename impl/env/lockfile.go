@@ -110,5 +110,17 @@ func (l *LockedFile) SameFile(path string) (bool, error) {
 	return os.SameFile(info, l.id), nil
 }
 
+// OpenElsewhere lists the other processes that hold the locked file open
+// (on Linux, from /proc; elsewhere none can be seen). A caller about to
+// change the file refuses while any does: such a process may append
+// between a size check and the change, and nothing else would stop it.
+func (l *LockedFile) OpenElsewhere() ([]int, error) {
+	pids, err := openElsewhere(l.id)
+	if err != nil {
+		return nil, fmt.Errorf("env: %s: who holds it open: %w", l.path, err)
+	}
+	return pids, nil
+}
+
 // Close releases the lock and the file.
 func (l *LockedFile) Close() error { return l.f.Close() }

@@ -85,6 +85,22 @@ type Guard interface {
 	Truncate(size int64) error
 	// SameFile reports whether path names the held file.
 	SameFile(path string) (bool, error)
+	// OpenElsewhere lists the other processes holding the file open.
+	OpenElsewhere() ([]int, error)
+}
+
+// notOpenElsewhere refuses while another process holds the session open:
+// it may append between Apply's last size check and the truncation of a
+// torn tail, and those bytes would be cut.
+func notOpenElsewhere(g Guard, path string) error {
+	pids, err := g.OpenElsewhere()
+	if err != nil {
+		return fmt.Errorf("sessionrecovery: %s: %w", path, err)
+	}
+	if len(pids) > 0 {
+		return fmt.Errorf("sessionrecovery: %s: nothing changed: %w: held open by process %v", path, ErrChanged, pids)
+	}
+	return nil
 }
 
 // ErrChanged is the cause of Apply's refusal when the session changed
@@ -145,6 +161,9 @@ func Apply(e env.Env, path, backup string, opts Options) (Report, error) {
 		if err := notSession(g, backup); err != nil {
 			return Report{}, err
 		}
+		if err := notOpenElsewhere(g, path); err != nil {
+			return Report{}, err
+		}
 	}
 	want, appended, err := inspect(e, path, opts)
 	if err != nil {
@@ -174,6 +193,10 @@ func Apply(e env.Env, path, backup string, opts Options) (Report, error) {
 	if want.TornTail {
 		kept = before[:bytes.LastIndexByte(before, '\n')+1]
 		if g != nil {
+			if err := notOpenElsewhere(g, path); err != nil {
+				_ = e.FS.Remove(backup) // nothing was changed: the backup is ours and of no use
+				return Report{}, err
+			}
 			err := g.Truncate(int64(len(kept)))
 			if err == nil {
 				err = g.Check(int64(len(kept)))
