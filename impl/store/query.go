@@ -80,15 +80,15 @@ type UsageScan struct {
 }
 
 // EntryStructure is pi's EntryStructure: an entry without its payload.
-// Type and CustomType are the entry's members as JSON (nil when absent).
+// Type and CustomType are the entry's members as JSON text ("" when
+// absent), shared with the store's index rather than copied per scan.
 type EntryStructure struct {
-	ID        string
-	ParentID  *string
-	Seq       int64
-	Timestamp int64
-	Type      json.RawMessage
-	// CustomType is nil when the entry has none.
-	CustomType json.RawMessage
+	ID         string
+	ParentID   *string
+	Seq        int64
+	Timestamp  int64
+	Type       string
+	CustomType string
 }
 
 // MarshalJSON encodes s as pi's scanBranchStructure builds it: id,
@@ -106,11 +106,11 @@ func (s EntryStructure) MarshalJSON() ([]byte, error) {
 	b = strconv.AppendInt(b, s.Seq, 10)
 	b = append(b, `,"timestamp":`...)
 	b = strconv.AppendInt(b, s.Timestamp, 10)
-	if s.Type != nil {
+	if s.Type != "" {
 		b = append(b, `,"type":`...)
 		b = append(b, s.Type...)
 	}
-	if s.CustomType != nil {
+	if s.CustomType != "" {
 		b = append(b, `,"customType":`...)
 		b = append(b, s.CustomType...)
 	}
@@ -228,14 +228,8 @@ func sliceLimit(limit *int64) int64 {
 
 // Structure is e's EntryStructure given its kind.
 func Structure(e StoredEntry, k EntryKind) EntryStructure {
-	s := EntryStructure{ID: e.Entry.ID, ParentID: e.Entry.ParentID, Seq: e.Seq, Timestamp: e.Timestamp}
-	if k.Type != "" {
-		s.Type = json.RawMessage(k.Type)
-	}
-	if k.CustomType != "" {
-		s.CustomType = json.RawMessage(k.CustomType)
-	}
-	return s
+	return EntryStructure{ID: e.Entry.ID, ParentID: e.Entry.ParentID, Seq: e.Seq, Timestamp: e.Timestamp,
+		Type: k.Type, CustomType: k.CustomType}
 }
 
 // BranchWalker is what WalkBranch needs of a backend: an entry and its

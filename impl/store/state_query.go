@@ -107,7 +107,11 @@ func (s *State) ScanEntries(q EntryScan) []StoredEntry {
 	n := s.entries.len()
 	seqAt := func(i int) int64 { return s.entries.at(i).Seq }
 	first, end := seqRange(n, seqAt, lo, hi)
-	out := []StoredEntry{}
+	capacity := end - first
+	if limit >= 0 {
+		capacity = int(min(int64(capacity), limit))
+	}
+	out := make([]StoredEntry, 0, capacity)
 	desc := q.Order == Desc
 	for k := 0; k < end-first; k++ {
 		if limit >= 0 && int64(len(out)) >= limit {
