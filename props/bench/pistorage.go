@@ -300,7 +300,7 @@ func piStorageTable(pi, ours []piFigure, quick bool) Table {
 		return Ratio(x, y)
 	}
 	t := Table{
-		Title: "pi's storage benchmarks: pi's MemoryStorage and JsonlStorage (node) vs frameproof (Go), ns per operation",
+		Title:  "pi's storage benchmarks: pi's MemoryStorage and JsonlStorage (node) vs frameproof (Go), ns per operation",
 		Header: []string{"scenario", "entries", "pi memory", "frameproof memory", "memory ×", "pi JSONL", "frameproof JSONL", "JSONL ×", "frameproof SQLite"},
 		Notes: []string{
 			"pi's datasets and scenarios (pi-agent-core 0.85.1 harness/session/testing/benchmark): reads are timed loops on a seeded store; " +
