@@ -52,6 +52,9 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 	return map[string]edgeCase{
 		"mutate": {ok: mutate, extra: append(slices.Clone(mutate), "extra"),
 			badValue: [][]string{{"mutate", "--budget", "-1"}, {"mutate", "--timeout", "soon"}}},
+		"serve": {ok: []string{"serve", "store", "--backend", "memory"}, helps: [][]string{{"serve", "--help"}, {"serve", "store", "--help"}},
+			extra:    []string{"serve", "store", "--backend", "memory", "extra"},
+			badValue: [][]string{{"serve", "store", "--backend", "nope"}, {"serve", "store", "--backend", "memory", "--sync", "sometimes"}, {"serve", "nope"}}},
 		"version": {ok: []string{"version"}, extra: []string{"version", "extra"},
 			badValue: [][]string{{"version", "--no-such-flag"}}},
 		"encode": {ok: []string{"encode"}, stdin: "events.jsonl", extra: []string{"encode", "extra"},

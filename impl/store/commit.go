@@ -110,15 +110,16 @@ type ResolvedRead struct {
 	Limit  int
 }
 
-// ResolveReadOptions applies pi's list read rules: limit 0 (unset in Go)
-// means 1000, above 10,000 is clamped, negative or beyond 2^53-1 is
+// ResolveReadOptions applies pi's list read rules (values.ts
+// resolveListReadOptions): limit 0 not given (LimitSet false) means 1000,
+// above 10,000 is clamped, negative, given as 0, or beyond 2^53-1 is
 // ErrInvalidListLimit; order defaults to asc.
 func ResolveReadOptions(o ReadOptions) (ResolvedRead, error) {
 	limit := o.Limit
-	if limit == 0 {
+	if limit == 0 && !o.LimitSet {
 		limit = 1000
 	}
-	if limit < 0 || int64(limit) > MaxSafeInteger {
+	if limit <= 0 || int64(limit) > MaxSafeInteger {
 		return ResolvedRead{}, ErrInvalidListLimit
 	}
 	limit = min(limit, 10_000)

@@ -131,12 +131,17 @@ const (
 )
 
 // ReadOptions page a list. Cursor is exclusive (asc: seq > Cursor, desc:
-// seq < Cursor); nil reads from the start. Limit 0 means the default (1000);
-// larger than 10,000 is clamped; negative is an error.
+// seq < Cursor); nil reads from the start. Limit 0 means the default (1000)
+// unless LimitSet says the caller gave it; larger than 10,000 is clamped;
+// negative, or 0 when given, is pi's ErrInvalidListLimit.
 type ReadOptions struct {
 	Cursor *int64
 	Order  Order
 	Limit  int
+	// LimitSet: Limit was given, so 0 is pi's readList(list, {limit: 0})
+	// (refused) and not "no limit given" (the default page). A Go zero
+	// value cannot tell the two apart; pi's options object can.
+	LimitSet bool
 }
 
 // Storage is one backend. Commit is all-or-none: on error nothing is applied.

@@ -15,8 +15,10 @@ import (
 type State struct {
 	nextSeq int64
 	entries rows[StoredEntry]
-	ids     map[string]idKinds // entry and usage ids: one lookup answers HasEntryOrUsage
+	kinds   rows[EntryKind]  // entries[i]'s type and customType, for the queries
+	ids     map[string]idRef // entry and usage ids: one lookup answers HasEntryOrUsage and finds an entry
 	usage   rows[StoredUsage]
+	stats   SessionStats                    // pi's running totals (applyValidated)
 	values  map[string]map[string]valueCell // namespace → key → value
 	lists   map[listKey]*listState          // (namespace, key) → elements
 	// lastList caches the list appended to last: replays and streams
@@ -33,6 +35,12 @@ type State struct {
 // idKinds says what an id names. Validated writes never give an entry and
 // a usage row one id, but the bits keep both answers exact if they did.
 type idKinds uint8
+
+// idRef is what an id names, and where its entry is in entries.
+type idRef struct {
+	kinds idKinds
+	entry int32
+}
 
 const (
 	idEntry idKinds = 1 << iota
@@ -70,7 +78,7 @@ type listState struct {
 func NewState() *State {
 	return &State{
 		nextSeq: 1,
-		ids:     map[string]idKinds{},
+		ids:     map[string]idRef{},
 		values:  map[string]map[string]valueCell{},
 		lists:   map[listKey]*listState{},
 	}
@@ -89,10 +97,10 @@ func (s *State) AdvanceNextSeq(n int64) error {
 }
 
 // HasEntryOrUsage implements Lookup.
-func (s *State) HasEntryOrUsage(id string) bool { return s.ids[id] != 0 }
+func (s *State) HasEntryOrUsage(id string) bool { return s.ids[id].kinds != 0 }
 
 // HasEntry implements Lookup.
-func (s *State) HasEntry(id string) bool { return s.ids[id]&idEntry != 0 }
+func (s *State) HasEntry(id string) bool { return s.ids[id].kinds&idEntry != 0 }
 
 // Prepare stamps writes with seqs from NextSeq and timestamp and validates
 // them against the state. Nothing is applied. An empty transaction yields
@@ -135,11 +143,22 @@ func (s *State) Apply(writes []CommittedWrite) {
 		w := &writes[i] // a CommittedWrite is 120 bytes; the helpers take it by reference
 		switch w.Kind {
 		case WriteEntry:
-			s.ids[w.Entry.ID] |= idEntry
+			r := s.ids[w.Entry.ID]
+			r.kinds |= idEntry
+			r.entry = int32(s.entries.len())
+			s.ids[w.Entry.ID] = r
 			s.entries.append(StoredEntry{Entry: *w.Entry, Seq: w.Seq, Timestamp: w.Timestamp})
+			k := KindOf(w.Entry.Raw)
+			s.kinds.append(k)
+			if k.IsMessage() {
+				s.stats.MessageCount++
+			}
 		case WriteUsage:
-			s.ids[w.Usage.ID] |= idUsage
+			r := s.ids[w.Usage.ID]
+			r.kinds |= idUsage
+			s.ids[w.Usage.ID] = r
 			s.usage.append(StoredUsage{Row: *w.Usage, Seq: w.Seq})
+			s.stats.Usage.AddUsageRow(w.Usage.Raw)
 		case WriteValue:
 			if w.Op == OpDelete {
 				s.deleteValue(w.Namespace, w.Key)

@@ -113,3 +113,46 @@ func (s *Store) Close() error {
 	s.closed = true
 	return nil
 }
+
+var _ store.QueryStorage = (*Store)(nil)
+
+// read runs f on the state unless the store is closed.
+func read[T any](s *Store, f func(*store.State) (T, error)) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		var zero T
+		return zero, ErrClosed
+	}
+	return f(s.state)
+}
+
+// GetEntries is pi's MemoryStorage.getEntries.
+func (s *Store) GetEntries(ids []string) ([]store.StoredEntry, error) {
+	return read(s, func(st *store.State) ([]store.StoredEntry, error) { return st.GetEntries(ids), nil })
+}
+
+// ScanBranch is pi's MemoryStorage.scanBranch.
+func (s *Store) ScanBranch(q store.BranchScan) ([]store.StoredEntry, error) {
+	return read(s, func(st *store.State) ([]store.StoredEntry, error) { return st.ScanBranch(q) })
+}
+
+// ScanBranchStructure is pi's MemoryStorage.scanBranchStructure.
+func (s *Store) ScanBranchStructure(q store.BranchScan) ([]store.EntryStructure, error) {
+	return read(s, func(st *store.State) ([]store.EntryStructure, error) { return st.ScanBranchStructure(q) })
+}
+
+// ScanEntries is pi's MemoryStorage.scanEntries.
+func (s *Store) ScanEntries(q store.EntryScan) ([]store.StoredEntry, error) {
+	return read(s, func(st *store.State) ([]store.StoredEntry, error) { return st.ScanEntries(q), nil })
+}
+
+// ScanUsage is pi's MemoryStorage.scanUsage.
+func (s *Store) ScanUsage(q store.UsageScan) ([]store.StoredUsage, error) {
+	return read(s, func(st *store.State) ([]store.StoredUsage, error) { return st.ScanUsage(q), nil })
+}
+
+// GetStats is pi's MemoryStorage.getStats.
+func (s *Store) GetStats() (store.SessionStats, error) {
+	return read(s, func(st *store.State) (store.SessionStats, error) { return st.GetStats(), nil })
+}

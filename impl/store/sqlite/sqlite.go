@@ -57,6 +57,9 @@ type Store struct {
 	mu      sync.Mutex
 	nextSeq int64
 	closed  bool
+	// stats are pi's session totals, kept durably in the stats table and
+	// updated inside each commit's transaction (loadStats).
+	stats store.SessionStats
 
 	// entriesLen is the length of Entries' last answer, the capacity its
 	// next starts with; parents is its scratch list of parent ids.
@@ -97,6 +100,11 @@ CREATE TABLE IF NOT EXISTS list_elements (
 	value     BLOB NOT NULL,
 	PRIMARY KEY (namespace, key, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS stats (
+	name          TEXT PRIMARY KEY,
+	message_count INTEGER NOT NULL,
+	usage         BLOB NOT NULL
+);
 INSERT OR IGNORE INTO meta (name, value) VALUES ('next_seq', 1), ('schema_version', 1);
 `
 
@@ -150,6 +158,10 @@ func Open(path string, clock env.Clock, opts Options) (*Store, error) {
 		_ = conn.Close()
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: prepare statements: %w", path, err)
+	}
+	if err := conn.Raw(func(any) error { return s.loadStats() }); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: stats: %w", path, err)
 	}
 	return s, nil
 }
@@ -252,6 +264,20 @@ func (s *Store) commitLocked(writes []store.Write) (store.CommitResult, error) {
 		s.rollback()
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
 	}
+	stats, statsChanged := s.stats, false
+	for i := range prepared {
+		if k := prepared[i].Kind; k == store.WriteEntry || k == store.WriteUsage {
+			statsChanged = true
+			break
+		}
+	}
+	if statsChanged {
+		stats.Fold(prepared)
+		if err := s.saveStats(stats); err != nil {
+			s.rollback()
+			return store.CommitResult{}, fmt.Errorf("sqlite: commit: stats: %w", err)
+		}
+	}
 	next := prepared[len(prepared)-1].Seq + 1
 	if err := s.stmts.setNextSeq.run(next); err != nil {
 		s.rollback()
@@ -260,7 +286,7 @@ func (s *Store) commitLocked(writes []store.Write) (store.CommitResult, error) {
 	if err := s.commit(); err != nil {
 		return store.CommitResult{}, fmt.Errorf("sqlite: commit: %w", err)
 	}
-	s.nextSeq = next
+	s.nextSeq, s.stats = next, stats
 	return store.ResultOf(prepared, prepared[0].Seq, ts), nil
 }
 
@@ -274,6 +300,7 @@ var recycleSQL = []string{
 	`DELETE FROM kv_values`,
 	`DELETE FROM list_elements`,
 	`UPDATE meta SET value = 1 WHERE name = 'next_seq'`,
+	`DELETE FROM stats`,
 }
 
 // Recycle empties the store, in one transaction, for a new user whose
@@ -293,7 +320,7 @@ func (s *Store) Recycle(clock env.Clock) error {
 	if err := s.conn.Raw(s.recycleLocked); err != nil {
 		return err
 	}
-	s.nextSeq, s.clock = 1, clock
+	s.nextSeq, s.clock, s.stats = 1, clock, store.SessionStats{}
 	return nil
 }
 

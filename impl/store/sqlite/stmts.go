@@ -27,6 +27,11 @@ type statements struct {
 	listAsc, listDesc    *stmt
 	allEntries, allUsage *stmt
 
+	entryByID               *stmt
+	entriesAsc, entriesDesc *stmt
+	usageAsc, usageDesc     *stmt
+	getStats, setStats      *stmt
+
 	// recycle are Recycle's statements (recycleSQL), prepared at its
 	// first call.
 	recycle []*stmt
@@ -83,6 +88,17 @@ func (st *statements) statementSQL() []struct {
 		{&st.listDesc, `SELECT seq, value FROM list_elements WHERE namespace = ? AND key = ? AND seq < ? ORDER BY seq DESC LIMIT ?`},
 		{&st.allEntries, `SELECT seq, id, parent_id, raw, timestamp FROM entries ORDER BY seq`},
 		{&st.allUsage, `SELECT seq, id, raw FROM usage ORDER BY seq`},
+		// pi's query surface: an entry by its id (the UNIQUE index), and
+		// entries and usage rows by seq (their primary keys) from either
+		// end, so that a page of the latest rows reads only that page.
+		{&st.entryByID, `SELECT seq, id, parent_id, raw, timestamp FROM entries WHERE id = ?`},
+		{&st.entriesAsc, `SELECT seq, id, parent_id, raw, timestamp FROM entries WHERE seq >= ? AND seq <= ? ORDER BY seq ASC`},
+		{&st.entriesDesc, `SELECT seq, id, parent_id, raw, timestamp FROM entries WHERE seq >= ? AND seq <= ? ORDER BY seq DESC`},
+		{&st.usageAsc, `SELECT seq, id, raw FROM usage WHERE seq >= ? AND seq <= ? ORDER BY seq ASC LIMIT ?`},
+		{&st.usageDesc, `SELECT seq, id, raw FROM usage WHERE seq >= ? AND seq <= ? ORDER BY seq DESC LIMIT ?`},
+		{&st.getStats, `SELECT message_count, usage FROM stats WHERE name = 'session'`},
+		{&st.setStats, `INSERT INTO stats (name, message_count, usage) VALUES ('session', ?, ?)
+				ON CONFLICT (name) DO UPDATE SET message_count = excluded.message_count, usage = excluded.usage`},
 	}
 }
 

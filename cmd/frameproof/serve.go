@@ -1,0 +1,64 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/store/backends"
+	"github.com/frameproof/frameproof/impl/store/serve"
+)
+
+func init() {
+	register("serve", "serve store: expose a store backend as pi's Storage over stdio (frameproof-store protocol)", runServe)
+}
+
+const serveUsage = "usage: frameproof serve store --backend NAME [--dir DIR] [--sync always|never]"
+
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "store" {
+		if len(args) > 0 && isHelpArg(args[0]) {
+			fmt.Fprintln(stdout, serveUsage)
+			return exitPass
+		}
+		return usageError(stderr, "serve", "want the subcommand \"store\" (%s)", serveUsage)
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	backend := fs.String("backend", "", "store backend: "+strings.Join(backends.Names(), ", "))
+	dir := fs.String("dir", "", "directory holding the store's file (durable backends; created when absent, reopened when the file exists)")
+	sync := fs.String("sync", "always", "when a commit reaches the disk: always (fsync before the ack) or never")
+	help := func(w io.Writer) {
+		fmt.Fprintln(w, "Reads one JSON request per stdin line and answers one JSON line each, after a hello")
+		fmt.Fprintln(w, "line (package impl/store/serve documents the ops). corpus/peers/pi-agent-core/")
+		fmt.Fprintln(w, "storage-adapter.mjs presents it to node as pi's Storage.")
+	}
+	if code := parseFlags(fs, args[1:], serveUsage, help, stdout, stderr); code >= 0 {
+		return code
+	}
+	if code := noArgs(fs, stderr); code >= 0 {
+		return code
+	}
+	if _, err := backends.ByName(*backend); err != nil {
+		return usageError(stderr, "serve", "--backend: %v", err)
+	}
+	o := backends.Options{}
+	switch *sync {
+	case "always":
+	case "never":
+		o.Sync = backends.SyncNever
+	default:
+		return usageError(stderr, "serve", "--sync: want always or never, not %q", *sync)
+	}
+	st, err := serve.Open(env.Production(), *backend, *dir, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "frameproof serve: %v\n", err)
+		return exitIO
+	}
+	if err := serve.Serve(st, *backend, version, stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "frameproof serve: %v\n", err)
+		return exitIO
+	}
+	return exitPass
+}

@@ -1,0 +1,107 @@
+// pi's own storage benchmarks on pi's own stores, for `frameproof bench --family pi-storage`.
+//
+//   node storage-bench.mjs [--quick] [--budget-ms N] [--write-reps N]
+//
+// Runs STORAGE_READ_BENCHMARK_SCENARIOS on every STORAGE_BENCHMARK_DATASETS
+// dataset (seeded with seedStorageBenchmark), the open of each dataset's JSONL
+// file, and STORAGE_WRITE_BENCHMARK_SCENARIOS (each invocation on a fresh
+// store, after the scenario's prepare), on pi's MemoryStorage and JsonlStorage
+// (through NodeExecutionEnv's file system; pi's JsonlStorage never fsyncs).
+// Prints one JSON line per figure: {store, dataset, scenario, ops, nsPerOp}.
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BACKGROUND_CONTEXT } from "@earendil-works/pi-agent-core";
+import { NodeExecutionEnv } from "@earendil-works/pi-agent-core/harness/env/nodejs";
+import {
+    STORAGE_BENCHMARK_DATASETS,
+    STORAGE_READ_BENCHMARK_SCENARIOS,
+    STORAGE_WRITE_BENCHMARK_SCENARIOS,
+    seedStorageBenchmark,
+} from "@earendil-works/pi-agent-core/harness/session/testing";
+import { MemoryStorage } from "./node_modules/@earendil-works/pi-agent-core/dist/harness/session/memory.js";
+import { JsonlStorage } from "./node_modules/@earendil-works/pi-agent-core/dist/harness/session/jsonl/storage.js";
+
+const argv = process.argv.slice(2);
+const quick = argv.includes("--quick");
+function flag(name, fallback) {
+    const at = argv.indexOf(name);
+    return at >= 0 ? Number(argv[at + 1]) : fallback;
+}
+const budgetNs = BigInt(flag("--budget-ms", quick ? 60 : 500)) * 1_000_000n;
+const writeReps = flag("--write-reps", quick ? 5 : 30);
+const datasets = quick ? STORAGE_BENCHMARK_DATASETS.slice(0, 2) : STORAGE_BENCHMARK_DATASETS;
+
+const dir = await mkdtemp(join(tmpdir(), "frameproof-pi-storage-bench-"));
+const fileSystem = new NodeExecutionEnv({ cwd: dir });
+let fileNo = 0;
+const header = () => ({ v: 4, kind: "header", id: `bench-${fileNo}`, storageVersion: 1, createdAt: 0, cwd: dir });
+
+const stores = {
+    memory: async () => new MemoryStorage(),
+    jsonl: async () => {
+        const path = join(dir, `s-${fileNo++}.jsonl`);
+        const storage = await JsonlStorage.create({ fileSystem, path }, header(), [], BACKGROUND_CONTEXT);
+        storage.benchPath = path;
+        return storage;
+    },
+};
+
+function emit(store, dataset, scenario, ops, totalNs) {
+    console.log(JSON.stringify({ store, dataset, scenario, ops, nsPerOp: Number(totalNs) / ops }));
+}
+
+// A timed loop: once untimed, then until the budget has passed.
+async function timed(op) {
+    await op();
+    let ops = 0;
+    const start = process.hrtime.bigint();
+    let now = start;
+    while (ops === 0 || now - start < budgetNs) {
+        await op();
+        ops++;
+        now = process.hrtime.bigint();
+    }
+    return [ops, now - start];
+}
+
+try {
+    for (const [name, make] of Object.entries(stores)) {
+        for (const dataset of datasets) {
+            const storage = await make();
+            await seedStorageBenchmark(storage, dataset);
+            for (const scenario of STORAGE_READ_BENCHMARK_SCENARIOS) {
+                const want = scenario.expectedResult(dataset);
+                const [ops, ns] = await timed(async () => {
+                    const got = await scenario.run(storage, dataset);
+                    if (got !== want) throw new Error(`${name} ${scenario.name}: got ${got}, want ${want}`);
+                });
+                emit(name, dataset.entryCount, scenario.name, ops, ns);
+            }
+            if (name === "jsonl") {
+                const [ops, ns] = await timed(async () => {
+                    const opened = await JsonlStorage.open({ fileSystem, path: storage.benchPath }, BACKGROUND_CONTEXT);
+                    await opened.close(BACKGROUND_CONTEXT);
+                });
+                emit(name, dataset.entryCount, "open", ops, ns);
+            }
+            await storage.close(BACKGROUND_CONTEXT);
+        }
+        for (const scenario of STORAGE_WRITE_BENCHMARK_SCENARIOS) {
+            let total = 0n;
+            for (let rep = 0; rep < writeReps; rep++) {
+                const storage = await make();
+                if (scenario.prepare !== undefined) await scenario.prepare(storage);
+                const start = process.hrtime.bigint();
+                const got = await scenario.run(storage);
+                total += process.hrtime.bigint() - start;
+                if (got !== scenario.writeCount) throw new Error(`${name} ${scenario.name}: ${got} writes`);
+                await storage.close(BACKGROUND_CONTEXT);
+            }
+            emit(name, 0, scenario.name, writeReps, total);
+        }
+    }
+} finally {
+    await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,538 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/frameproof/frameproof/impl/pi"
+)
+
+// This file is pi's Storage query surface (session/types.ts Storage:
+// getEntries, scanBranch, scanBranchStructure, scanEntries, scanUsage,
+// getStats), with the semantics of pi's InMemoryStorageState
+// (session/in-memory-storage-state.ts), which MemoryStorage and
+// JsonlStorage both serve.
+
+// Querier is pi's Storage query surface. Backends implement it beside
+// Storage (it is a separate interface so that the Storage wrappers of the
+// simulator and the fault layers need not grow with it).
+type Querier interface {
+	// GetEntries returns the entries among ids that exist, each once, in
+	// the order of their first occurrence in ids (pi's getEntries Map).
+	GetEntries(ids []string) ([]StoredEntry, error)
+	// ScanBranch walks from q.Start to its root (pi's scanBranch).
+	ScanBranch(q BranchScan) ([]StoredEntry, error)
+	// ScanBranchStructure is ScanBranch without the entries' payloads.
+	ScanBranchStructure(q BranchScan) ([]EntryStructure, error)
+	// ScanEntries scans every entry by seq (pi's scanEntries).
+	ScanEntries(q EntryScan) ([]StoredEntry, error)
+	// ScanUsage scans the usage ledger by seq (pi's scanUsage).
+	ScanUsage(q UsageScan) ([]StoredUsage, error)
+	// GetStats returns the session totals (pi's getStats).
+	GetStats() (SessionStats, error)
+}
+
+// QueryStorage is a Storage with pi's whole query surface.
+type QueryStorage interface {
+	Storage
+	Querier
+}
+
+// Branch scan orders (pi's BranchScan.order). Anything but OldestFirst
+// reads newest first, as in pi.
+const (
+	NewestFirst = "newestFirst"
+	OldestFirst = "oldestFirst"
+)
+
+// BranchScan is pi's StorageBranchScan. A nil field is pi's undefined.
+// Limit follows Array.prototype.slice(0, max(0, limit)): negative is 0.
+type BranchScan struct {
+	Start      string
+	StopAtType *string
+	StopAtID   *string
+	Type       *string
+	CustomType *string
+	Order      string
+	Limit      *int64
+	Cursor     *int64
+}
+
+// EntryScan is pi's EntryScan: inclusive seq bounds, Order Desc or
+// anything else ascending, Limit max(0, limit).
+type EntryScan struct {
+	Type       *string
+	CustomType *string
+	FromSeq    *int64
+	ToSeq      *int64
+	Order      Order
+	Limit      *int64
+}
+
+// UsageScan is pi's UsageScan.
+type UsageScan struct {
+	FromSeq *int64
+	ToSeq   *int64
+	Order   Order
+	Limit   *int64
+}
+
+// EntryStructure is pi's EntryStructure: an entry without its payload.
+// Type and CustomType are the entry's members as JSON text ("" when
+// absent), shared with the store's index rather than copied per scan.
+type EntryStructure struct {
+	ID         string
+	ParentID   *string
+	Seq        int64
+	Timestamp  int64
+	Type       string
+	CustomType string
+}
+
+// MarshalJSON encodes s as pi's scanBranchStructure builds it: id,
+// parentId, seq, timestamp, type, then customType when present.
+func (s EntryStructure) MarshalJSON() ([]byte, error) {
+	b := []byte(`{"id":`)
+	b = AppendJSString(b, s.ID)
+	b = append(b, `,"parentId":`...)
+	if s.ParentID == nil {
+		b = append(b, "null"...)
+	} else {
+		b = AppendJSString(b, *s.ParentID)
+	}
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendInt(b, s.Seq, 10)
+	b = append(b, `,"timestamp":`...)
+	b = strconv.AppendInt(b, s.Timestamp, 10)
+	if s.Type != "" {
+		b = append(b, `,"type":`...)
+		b = append(b, s.Type...)
+	}
+	if s.CustomType != "" {
+		b = append(b, `,"customType":`...)
+		b = append(b, s.CustomType...)
+	}
+	return append(b, '}'), nil
+}
+
+// ErrUnknownBranchStart is the prefix of pi's "Unknown branch start: X".
+var errCorruptBranch = errors.New("Corrupt branch: missing parent")
+
+// UnknownBranchStartError is pi's "Unknown branch start: <id>".
+type UnknownBranchStartError struct{ Start string }
+
+func (e *UnknownBranchStartError) Error() string { return "Unknown branch start: " + e.Start }
+
+// ErrCorruptBranch is pi's scanBranch error for a parent that is missing.
+var ErrCorruptBranch = errCorruptBranch
+
+// EntryKind is what the queries read of an entry besides its id and
+// parent: its "type" and "customType" members as JSON (empty when absent).
+type EntryKind struct {
+	Type       string
+	CustomType string
+}
+
+// Common type members, shared rather than allocated per entry.
+var commonTypes = map[string]string{
+	`"message"`: `"message"`, `"custom"`: `"custom"`,
+	`"compaction"`: `"compaction"`, `"branch_summary"`: `"branch_summary"`,
+}
+
+// KindOf reads an entry's type and customType members from its raw object.
+func KindOf(raw json.RawMessage) EntryKind {
+	var k EntryKind
+	if validCompact(raw) && len(raw) > 0 && raw[0] == '{' {
+		i := 1
+		for i < len(raw) && raw[i] != '}' {
+			if raw[i] == ',' {
+				i++
+			}
+			end, _ := compactStringEnd(raw, i)
+			key := raw[i+1 : end-1]
+			i = end + 1
+			vend := skipCompactValue(raw, i)
+			switch string(key) {
+			case "type":
+				k.Type = internType(raw[i:vend])
+			case "customType":
+				k.CustomType = string(raw[i:vend])
+			}
+			i = vend
+		}
+		return k
+	}
+	if v, ok, err := member(raw, "type"); err == nil && ok {
+		k.Type = internType(compactOr(v))
+	}
+	if v, ok, err := member(raw, "customType"); err == nil && ok {
+		k.CustomType = string(compactOr(v))
+	}
+	return k
+}
+
+func compactOr(v json.RawMessage) json.RawMessage {
+	if c, err := compactJSON(v); err == nil {
+		return c
+	}
+	return v
+}
+
+func internType(v []byte) string {
+	if s, ok := commonTypes[string(v)]; ok {
+		return s
+	}
+	return string(v)
+}
+
+// jsonIs reports whether the JSON value v is the string s (pi's ===
+// between a member and a query string); an absent member ("") never is.
+func jsonIs(v string, s string) bool {
+	if v == "" {
+		return false
+	}
+	if inner, ok := plainJSONString([]byte(v)); ok {
+		return string(inner) == s
+	}
+	var got string
+	return v[0] == '"' && json.Unmarshal([]byte(v), &got) == nil && got == s
+}
+
+// matchOptional is pi's `query.x === undefined || candidate.x === query.x`.
+func matchOptional(member string, want *string) bool {
+	return want == nil || jsonIs(member, *want)
+}
+
+// stopsAt is pi's `candidate.id === query.stopAtId || candidate.type ===
+// query.stopAtType`, where undefined === undefined: an entry without a
+// type stops a scan that names no stopAtType.
+func stopsAt(id string, k EntryKind, q *BranchScan) bool {
+	if q.StopAtID != nil && id == *q.StopAtID {
+		return true
+	}
+	if q.StopAtType == nil {
+		return k.Type == ""
+	}
+	return jsonIs(k.Type, *q.StopAtType)
+}
+
+// sliceLimit is slice(0, max(0, limit)) as a count (-1: no limit).
+func sliceLimit(limit *int64) int64 {
+	if limit == nil {
+		return -1
+	}
+	return max(0, *limit)
+}
+
+// Structure is e's EntryStructure given its kind.
+func Structure(e StoredEntry, k EntryKind) EntryStructure {
+	return EntryStructure{ID: e.Entry.ID, ParentID: e.Entry.ParentID, Seq: e.Seq, Timestamp: e.Timestamp,
+		Type: k.Type, CustomType: k.CustomType}
+}
+
+// BranchWalker is what WalkBranch needs of a backend: an entry and its
+// kind by id.
+type BranchWalker func(id string) (StoredEntry, EntryKind, bool, error)
+
+// BranchHit is an entry a branch scan returns, with its kind.
+type BranchHit struct {
+	Entry StoredEntry
+	Kind  EntryKind
+}
+
+// WalkBranch is pi's InMemoryStorageState.scanBranch over lookup: the path
+// from q.Start to its root (one lookup per step), stops, then the type,
+// customType and cursor filters, then the limit.
+func WalkBranch(q BranchScan, lookup BranchWalker) ([]BranchHit, error) {
+	start, k, ok, err := lookup(q.Start)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, &UnknownBranchStartError{Start: q.Start}
+	}
+	path := []BranchHit{{start, k}}
+	for cur := start; cur.Entry.ParentID != nil; {
+		next, nk, ok, err := lookup(*cur.Entry.ParentID)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, ErrCorruptBranch
+		}
+		path = append(path, BranchHit{next, nk})
+		cur = next
+	}
+	oldest := q.Order == OldestFirst
+	if oldest {
+		for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+			path[i], path[j] = path[j], path[i]
+		}
+	}
+	stopped := len(path)
+	for i, h := range path {
+		if stopsAt(h.Entry.Entry.ID, h.Kind, &q) {
+			stopped = i + 1
+			break
+		}
+	}
+	limit := sliceLimit(q.Limit)
+	out := []BranchHit{}
+	for _, h := range path[:stopped] {
+		if limit >= 0 && int64(len(out)) >= limit {
+			break
+		}
+		if !matchOptional(h.Kind.Type, q.Type) || !matchOptional(h.Kind.CustomType, q.CustomType) {
+			continue
+		}
+		if q.Cursor != nil && ((oldest && h.Entry.Seq <= *q.Cursor) || (!oldest && h.Entry.Seq >= *q.Cursor)) {
+			continue
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// MatchesEntryScan is pi's scanEntries filter for one entry.
+func MatchesEntryScan(q *EntryScan, seq int64, k EntryKind) bool {
+	return matchOptional(k.Type, q.Type) && matchOptional(k.CustomType, q.CustomType) &&
+		(q.FromSeq == nil || seq >= *q.FromSeq) && (q.ToSeq == nil || seq <= *q.ToSeq)
+}
+
+// SeqBounds are the inclusive seq bounds of a scan (MinInt64/MaxInt64 when
+// unbounded) and its limit (-1: none).
+func SeqBounds(from, to, limit *int64) (lo, hi, n int64) {
+	lo, hi = math.MinInt64, math.MaxInt64
+	if from != nil {
+		lo = *from
+	}
+	if to != nil {
+		hi = *to
+	}
+	return lo, hi, sliceLimit(limit)
+}
+
+// SessionStats is pi's SessionStats: the number of message entries and the
+// usage totals (utils/usage.ts addUsage over every usage row).
+type SessionStats struct {
+	MessageCount int64
+	Usage        UsageTotals
+}
+
+// MarshalJSON encodes s as pi's getStats returns it.
+func (s SessionStats) MarshalJSON() ([]byte, error) {
+	b := []byte(`{"messageCount":`)
+	b = strconv.AppendInt(b, s.MessageCount, 10)
+	b = append(b, `,"usage":`...)
+	b = s.Usage.appendJSON(b)
+	return append(b, '}'), nil
+}
+
+// UsageTotals is pi's Usage as addUsage folds it, from emptyUsage(). Each
+// field is a JS number; CacheWrite1h and Reasoning are present once a row
+// has had them (pi's `left.x === undefined && right.x === undefined`).
+type UsageTotals struct {
+	Input, Output, CacheRead, CacheWrite, TotalTokens float64
+	CacheWrite1h, Reasoning                           *float64
+	Cost                                              struct{ Input, Output, CacheRead, CacheWrite, Total float64 }
+}
+
+func (u *UsageTotals) appendJSON(b []byte) []byte {
+	num := func(b []byte, name string, x float64) []byte {
+		b = append(b, name...)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return append(b, "null"...) // JSON.stringify
+		}
+		return pi.AppendNumber(b, x)
+	}
+	b = num(b, `{"input":`, u.Input)
+	b = num(b, `,"output":`, u.Output)
+	b = num(b, `,"cacheRead":`, u.CacheRead)
+	b = num(b, `,"cacheWrite":`, u.CacheWrite)
+	if u.CacheWrite1h != nil {
+		b = num(b, `,"cacheWrite1h":`, *u.CacheWrite1h)
+	}
+	if u.Reasoning != nil {
+		b = num(b, `,"reasoning":`, *u.Reasoning)
+	}
+	b = num(b, `,"totalTokens":`, u.TotalTokens)
+	b = num(b, `,"cost":{"input":`, u.Cost.Input)
+	b = num(b, `,"output":`, u.Cost.Output)
+	b = num(b, `,"cacheRead":`, u.Cost.CacheRead)
+	b = num(b, `,"cacheWrite":`, u.Cost.CacheWrite)
+	b = num(b, `,"total":`, u.Cost.Total)
+	return append(b, "}}"...)
+}
+
+// MarshalJSON encodes u in pi's Usage key order.
+func (u UsageTotals) MarshalJSON() ([]byte, error) { return u.appendJSON(nil), nil }
+
+// jsAddend is a JSON member as the right operand of JS `number + x`: a
+// number is itself, null and false are 0, true is 1, an absent member
+// (undefined) is NaN. A string, array or object would make pi's sum a
+// string; frameproof folds it as NaN (such a row is outside pi's Usage type).
+func jsAddend(v json.RawMessage, ok bool) float64 {
+	if !ok {
+		return math.NaN()
+	}
+	switch string(v) {
+	case "null", "false":
+		return 0
+	case "true":
+		return 1
+	}
+	x, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return x
+}
+
+// optionalAddend is `(right.x ?? 0)`, and whether right.x is undefined.
+func optionalAddend(v json.RawMessage, ok bool) (float64, bool) {
+	if !ok {
+		return 0, false
+	}
+	if string(v) == "null" {
+		return 0, true
+	}
+	return jsAddend(v, true), true
+}
+
+// AddUsageRow folds a usage row's raw object into u (pi's addUsage(stats.usage,
+// row.usage)). The row must have passed CheckUsageTotals.
+func (u *UsageTotals) AddUsageRow(row json.RawMessage) {
+	usage, _, _ := member(row, "usage")
+	u.Add(usage)
+}
+
+// Add folds one Usage object (raw JSON) into u.
+func (u *UsageTotals) Add(usage json.RawMessage) {
+	fields := map[string]json.RawMessage{}
+	var cost json.RawMessage
+	if fs, err := objectFields(usage); err == nil {
+		for _, f := range fs {
+			fields[f.Key] = f.Value
+		}
+		cost = fields["cost"]
+	}
+	get := func(m map[string]json.RawMessage, k string) float64 {
+		v, ok := m[k]
+		return jsAddend(v, ok)
+	}
+	u.Input += get(fields, "input")
+	u.Output += get(fields, "output")
+	u.CacheRead += get(fields, "cacheRead")
+	u.CacheWrite += get(fields, "cacheWrite")
+	for _, opt := range []struct {
+		dst **float64
+		key string
+	}{{&u.CacheWrite1h, "cacheWrite1h"}, {&u.Reasoning, "reasoning"}} {
+		v, ok := fields[opt.key]
+		x, defined := optionalAddend(v, ok)
+		if *opt.dst == nil && !defined {
+			continue
+		}
+		sum := x
+		if *opt.dst != nil {
+			sum = **opt.dst + x
+		}
+		*opt.dst = &sum
+	}
+	u.TotalTokens += get(fields, "totalTokens")
+	costs := map[string]json.RawMessage{}
+	if fs, err := objectFields(cost); err == nil {
+		for _, f := range fs {
+			costs[f.Key] = f.Value
+		}
+	}
+	u.Cost.Input += get(costs, "input")
+	u.Cost.Output += get(costs, "output")
+	u.Cost.CacheRead += get(costs, "cacheRead")
+	u.Cost.CacheWrite += get(costs, "cacheWrite")
+	u.Cost.Total += get(costs, "total")
+}
+
+// objectFields splits a JSON object (compact or not); the last duplicate
+// wins when read into a map, as in JSON.parse.
+func objectFields(v json.RawMessage) ([]ObjectField, error) {
+	if len(v) == 0 || v[0] != '{' {
+		return nil, errors.New("not an object")
+	}
+	if validCompact(v) {
+		if fs, err := splitCompactObject(v); err == nil {
+			return fs, nil
+		}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(v, &m); err != nil {
+		return nil, err
+	}
+	out := make([]ObjectField, 0, len(m))
+	for k, x := range m {
+		out = append(out, ObjectField{Key: k, Value: x})
+	}
+	return out, nil
+}
+
+// IsMessage reports whether an entry of kind k counts as a message in
+// pi's stats (entry.type === "message").
+func (k EntryKind) IsMessage() bool { return jsonIs(k.Type, "message") }
+
+// Fold adds committed writes to the totals as pi's applyValidated does:
+// a message entry counts, a usage row's usage is added.
+func (s *SessionStats) Fold(writes []CommittedWrite) {
+	for i := range writes {
+		w := &writes[i]
+		switch w.Kind {
+		case WriteEntry:
+			if KindOf(w.Entry.Raw).IsMessage() {
+				s.MessageCount++
+			}
+		case WriteUsage:
+			s.Usage.AddUsageRow(w.Usage.Raw)
+		}
+	}
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote (null is NaN).
+func (s *SessionStats) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		MessageCount int64           `json:"messageCount"`
+		Usage        json.RawMessage `json:"usage"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	var u map[string]json.RawMessage
+	if err := json.Unmarshal(raw.Usage, &u); err != nil {
+		return err
+	}
+	var c map[string]json.RawMessage
+	if err := json.Unmarshal(u["cost"], &c); err != nil {
+		return err
+	}
+	num := func(m map[string]json.RawMessage, k string) float64 {
+		if string(m[k]) == "null" {
+			return math.NaN()
+		}
+		x, _ := strconv.ParseFloat(string(m[k]), 64)
+		return x
+	}
+	t := UsageTotals{Input: num(u, "input"), Output: num(u, "output"), CacheRead: num(u, "cacheRead"),
+		CacheWrite: num(u, "cacheWrite"), TotalTokens: num(u, "totalTokens")}
+	if _, ok := u["cacheWrite1h"]; ok {
+		x := num(u, "cacheWrite1h")
+		t.CacheWrite1h = &x
+	}
+	if _, ok := u["reasoning"]; ok {
+		x := num(u, "reasoning")
+		t.Reasoning = &x
+	}
+	t.Cost.Input, t.Cost.Output, t.Cost.CacheRead = num(c, "input"), num(c, "output"), num(c, "cacheRead")
+	t.Cost.CacheWrite, t.Cost.Total = num(c, "cacheWrite"), num(c, "total")
+	*s = SessionStats{MessageCount: raw.MessageCount, Usage: t}
+	return nil
+}

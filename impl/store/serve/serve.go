@@ -1,0 +1,611 @@
+// Package serve exposes one store backend as pi's Storage over a stdio
+// protocol, "frameproof-store" v1, in the style of the pi-ai peer protocol
+// (corpus/peers/pi-ai/README.md): the first output line is a hello; after
+// it every input line is one JSON request {"id", "op", ...} and gets exactly
+// one JSON response line, in order, echoing the id:
+//
+//	{"id":N,"result":R}             the call succeeded
+//	{"id":N,"error":{"message":M}}  the storage rejected the call (pi's message)
+//	{"id":N,"protocolError":M}      the request itself was malformed
+//
+// The ops are pi's Storage methods (session/types.ts) with pi's JSON shapes:
+// commit{writes} → {firstSeq, seqs, timestamp, stats}; getEntries{ids} →
+// [entry...] (each {...entry, seq, timestamp}, in Map order); getValue{address}
+// → StoredValue or null; scanValues{prefix}; readList{address, options};
+// scanBranch{query}; scanBranchStructure{query}; scanEntries{query};
+// scanUsage{query}; getStats; close. Requests are served one at a time in
+// arrival order, so a commit's stats are the totals right after it, as pi's
+// commit queue gives them. corpus/peers/pi-agent-core/storage-adapter.mjs
+// presents a served store as pi's Storage.
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// Protocol identity announced in the hello line.
+const (
+	ProtocolName    = "frameproof-store"
+	ProtocolVersion = 1
+)
+
+// MaxLine bounds one request line.
+const MaxLine = 256 << 20
+
+// Hello is the first line Serve prints.
+type Hello struct {
+	Protocol              string `json:"hello"`
+	Version               int    `json:"version"`
+	Implementation        string `json:"implementation"`
+	ImplementationVersion string `json:"implementationVersion"`
+	Backend               string `json:"backend"`
+}
+
+// Serve answers requests from in on out until in ends (a close request
+// closes the store, and later calls get its closed error, as in pi); it
+// closes st when it returns. version goes into the
+// hello line. It returns an error only for I/O failures (and for a line
+// longer than MaxLine).
+func Serve(st store.QueryStorage, backend, version string, in io.Reader, out io.Writer) (err error) {
+	defer func() {
+		if cerr := st.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("serve: close store: %w", cerr)
+		}
+	}()
+	w := bufio.NewWriter(out)
+	send := func(v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("serve: encode response: %w", err)
+		}
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return fmt.Errorf("serve: write: %w", err)
+		}
+		return w.Flush()
+	}
+	if err := send(Hello{ProtocolName, ProtocolVersion, "frameproof", version, backend}); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(in, 64<<10)
+	s := &server{st: st}
+	for {
+		line, rerr := readLine(r)
+		if len(bytes.TrimSpace(line)) > 0 {
+			resp := s.handle(line)
+			if err := send(resp); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return fmt.Errorf("serve: read: %w", rerr)
+		}
+	}
+}
+
+// readLine reads one line without its newline, up to MaxLine bytes.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > MaxLine {
+			return nil, fmt.Errorf("request line longer than %d bytes", MaxLine)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), err
+	}
+}
+
+type server struct {
+	st store.QueryStorage
+}
+
+// response is one output line.
+type response struct {
+	ID            json.RawMessage `json:"id"`
+	Result        any             `json:"result,omitempty"`
+	Error         *callError      `json:"error,omitempty"`
+	ProtocolError *string         `json:"protocolError,omitempty"`
+}
+
+type callError struct {
+	Message string `json:"message"`
+}
+
+// protocolErr marks a malformed request.
+type protocolErr struct{ msg string }
+
+func (e *protocolErr) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &protocolErr{fmt.Sprintf(format, args...)}
+}
+
+// null is a JSON null result (omitempty drops a nil any, not this).
+var null = json.RawMessage("null")
+
+func (s *server) handle(line []byte) response {
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(line, &req); err != nil || req == nil {
+		msg := "request must be a JSON object"
+		if err != nil {
+			msg = "bad JSON request line: " + err.Error()
+		}
+		return response{ID: null, ProtocolError: &msg}
+	}
+	id := req["id"]
+	if id == nil {
+		id = null
+	}
+	var op string
+	if err := json.Unmarshal(req["op"], &op); err != nil {
+		msg := fmt.Sprintf("unknown op: %s", req["op"])
+		return response{ID: id, ProtocolError: &msg}
+	}
+	result, err := s.call(op, req)
+	var pe *protocolErr
+	switch {
+	case errors.As(err, &pe):
+		msg := pe.msg
+		return response{ID: id, ProtocolError: &msg}
+	case err != nil:
+		return response{ID: id, Error: &callError{Message: err.Error()}}
+	}
+	if result == nil {
+		result = null
+	}
+	return response{ID: id, Result: result}
+}
+
+func (s *server) call(op string, req map[string]json.RawMessage) (any, error) {
+	switch op {
+	case "commit":
+		var raws []json.RawMessage
+		if err := json.Unmarshal(req["writes"], &raws); err != nil {
+			return nil, badRequest("commit: writes must be an array")
+		}
+		writes := make([]store.Write, len(raws))
+		for i, raw := range raws {
+			w, err := DecodeWrite(raw)
+			if err != nil {
+				return nil, err
+			}
+			writes[i] = w
+		}
+		res, err := s.st.Commit(writes)
+		if err != nil {
+			return nil, err
+		}
+		stats, err := s.st.GetStats()
+		if err != nil {
+			return nil, err
+		}
+		seqs := res.Seqs
+		if seqs == nil {
+			seqs = []int64{}
+		}
+		return map[string]any{"firstSeq": res.FirstSeq, "seqs": seqs, "timestamp": res.Timestamp, "stats": stats}, nil
+	case "getEntries":
+		var ids []string
+		if err := json.Unmarshal(req["ids"], &ids); err != nil {
+			return nil, badRequest("getEntries: ids must be an array of strings")
+		}
+		es, err := s.st.GetEntries(ids)
+		if err != nil {
+			return nil, err
+		}
+		return entriesJSON(es), nil
+	case "getValue", "scanValues":
+		field := map[string]string{"getValue": "address", "scanValues": "prefix"}[op]
+		addr, err := decodeAddress(req[field])
+		if err != nil {
+			return nil, err
+		}
+		if op == "getValue" {
+			v, err := s.st.GetValue(addr)
+			if err != nil || v == nil {
+				return nil, err
+			}
+			return storedValue(*v), nil
+		}
+		vs, err := s.st.ScanValues(addr.Namespace, addr.Key)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(vs))
+		for i, v := range vs {
+			out[i] = storedValue(v)
+		}
+		return out, nil
+	case "readList":
+		addr, err := decodeAddress(req["address"])
+		if err != nil {
+			return nil, err
+		}
+		opts, err := DecodeReadOptions(req["options"])
+		if err != nil {
+			return nil, err
+		}
+		els, err := s.st.ReadList(store.Address{Namespace: addr.Namespace, Key: addr.Key, Kind: store.KindList}, opts)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(els))
+		for i, el := range els {
+			out[i] = map[string]any{"seq": el.Seq, "value": el.Value}
+		}
+		return out, nil
+	case "scanBranch", "scanBranchStructure":
+		q, err := DecodeBranchScan(req["query"])
+		if err != nil {
+			return nil, err
+		}
+		if op == "scanBranch" {
+			es, err := s.st.ScanBranch(q)
+			if err != nil {
+				return nil, err
+			}
+			return entriesJSON(es), nil
+		}
+		ss, err := s.st.ScanBranchStructure(q)
+		if err != nil {
+			return nil, err
+		}
+		return ss, nil
+	case "scanEntries":
+		q, err := DecodeEntryScan(req["query"])
+		if err != nil {
+			return nil, err
+		}
+		es, err := s.st.ScanEntries(q)
+		if err != nil {
+			return nil, err
+		}
+		return entriesJSON(es), nil
+	case "scanUsage":
+		q, err := DecodeUsageScan(req["query"])
+		if err != nil {
+			return nil, err
+		}
+		rows, err := s.st.ScanUsage(q)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]json.RawMessage, len(rows))
+		for i, u := range rows {
+			out[i] = withMembers(u.Row.Raw, "seq", u.Seq)
+		}
+		return out, nil
+	case "getStats":
+		return s.st.GetStats()
+	case "close":
+		return nil, s.st.Close()
+	}
+	return nil, badRequest("unknown op: %q", op)
+}
+
+// entriesJSON renders stored entries as pi's Entry objects.
+func entriesJSON(es []store.StoredEntry) []json.RawMessage {
+	out := make([]json.RawMessage, len(es))
+	for i, e := range es {
+		out[i] = EntryJSON(e)
+	}
+	return out
+}
+
+// EntryJSON is pi's stored Entry: the entry's own members, then seq and
+// timestamp (commit.ts materializeCommittedEntry).
+func EntryJSON(e store.StoredEntry) json.RawMessage {
+	return withMembers(e.Entry.Raw, "seq", e.Seq, "timestamp", e.Timestamp)
+}
+
+// withMembers appends integer members to a JSON object.
+func withMembers(obj json.RawMessage, kv ...any) json.RawMessage {
+	b := append([]byte(nil), bytes.TrimSpace(obj)...)
+	b = b[:len(b)-1]
+	empty := bytes.Equal(bytes.TrimSpace(b), []byte("{"))
+	for i := 0; i < len(kv); i += 2 {
+		if !empty || i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, kv[i].(string)...)
+		b = append(b, '"', ':')
+		b = strconv.AppendInt(b, kv[i+1].(int64), 10)
+	}
+	return append(b, '}')
+}
+
+func storedValue(v store.StoredValue) map[string]any {
+	return map[string]any{
+		"address": map[string]any{"namespace": v.Address.Namespace, "key": v.Address.Key, "kind": "value"},
+		"value":   v.Value,
+		"seq":     v.Seq,
+	}
+}
+
+// wireAddress is pi's Value / ValueList address.
+type wireAddress struct {
+	Namespace *string `json:"namespace"`
+	Key       *string `json:"key"`
+}
+
+func decodeAddress(raw json.RawMessage) (store.Address, error) {
+	var a wireAddress
+	if err := json.Unmarshal(raw, &a); err != nil || a.Namespace == nil || a.Key == nil {
+		return store.Address{}, badRequest("address must be {namespace, key}")
+	}
+	return store.Address{Namespace: *a.Namespace, Key: *a.Key, Kind: store.KindValue}, nil
+}
+
+// DecodeWrite turns one of pi's Write objects (commit.ts insertEntry,
+// insertUsage; values.ts setValue, deleteValue, appendList, deleteList)
+// into a store.Write.
+func DecodeWrite(raw json.RawMessage) (store.Write, error) {
+	var head struct {
+		Kind      string          `json:"kind"`
+		Op        string          `json:"op"`
+		Entry     json.RawMessage `json:"entry"`
+		Row       json.RawMessage `json:"row"`
+		Namespace string          `json:"namespace"`
+		Key       string          `json:"key"`
+		Value     json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return store.Write{}, badRequest("write: %v", err)
+	}
+	switch head.Kind {
+	case "entry":
+		var ids struct {
+			ID       string  `json:"id"`
+			ParentID *string `json:"parentId"`
+		}
+		if err := json.Unmarshal(head.Entry, &ids); err != nil {
+			return store.Write{}, badRequest("entry write: %v", err)
+		}
+		return store.InsertEntry(store.Entry{ID: ids.ID, ParentID: ids.ParentID, Raw: head.Entry}), nil
+	case "usage":
+		var ids struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(head.Row, &ids); err != nil {
+			return store.Write{}, badRequest("usage write: %v", err)
+		}
+		return store.InsertUsage(store.UsageRow{ID: ids.ID, Raw: head.Row}), nil
+	case "value", "list":
+		w := store.Write{Kind: store.WriteKind(head.Kind), Op: store.WriteOp(head.Op), Namespace: head.Namespace, Key: head.Key, Value: head.Value}
+		if (head.Op == "set" || head.Op == "append") && head.Value == nil {
+			// pi stores undefined as a missing member; JSON has no undefined
+			return store.Write{}, badRequest("%s write: value is missing", head.Kind)
+		}
+		return w, nil
+	}
+	return store.Write{}, badRequest("write: unknown kind %q", head.Kind)
+}
+
+// jsNumber decodes an optional JSON number member: nil when absent or null.
+func jsNumber(raw json.RawMessage, what string) (*float64, error) {
+	if raw == nil || string(raw) == "null" {
+		return nil, nil
+	}
+	var x float64
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return nil, badRequest("%s must be a number", what)
+	}
+	return &x, nil
+}
+
+// clampInt turns a JS number into an int64 for a comparison or a limit.
+func clampInt(x float64) int64 {
+	switch {
+	case math.IsNaN(x):
+		return 0
+	case x >= math.MaxInt64:
+		return math.MaxInt64
+	case x <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(x)
+}
+
+// seqBound converts a JS number to the integer seq bound that admits the
+// same integer seqs: ceil for a lower bound (seq >= x), floor for an upper.
+func seqBound(x *float64, lower bool) *int64 {
+	if x == nil {
+		return nil
+	}
+	v := math.Floor(*x)
+	if lower {
+		v = math.Ceil(*x)
+	}
+	n := clampInt(v)
+	return &n
+}
+
+// sliceCount is the count slice(0, x) / Math.trunc(x) keeps.
+func sliceCount(x *float64) *int64 {
+	if x == nil {
+		return nil
+	}
+	n := clampInt(math.Trunc(*x))
+	return &n
+}
+
+type rawQuery map[string]json.RawMessage
+
+func decodeQuery(raw json.RawMessage) (rawQuery, error) {
+	q := rawQuery{}
+	if raw == nil || string(raw) == "null" {
+		return q, nil
+	}
+	if err := json.Unmarshal(raw, &q); err != nil {
+		return nil, badRequest("query must be an object")
+	}
+	return q, nil
+}
+
+func (q rawQuery) str(k string) (*string, error) {
+	raw, ok := q[k]
+	if !ok || string(raw) == "null" {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, badRequest("%s must be a string", k)
+	}
+	return &s, nil
+}
+
+func (q rawQuery) cursorSeq() (*float64, error) {
+	raw, ok := q["cursor"]
+	if !ok || string(raw) == "null" {
+		return nil, nil
+	}
+	var c map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, badRequest("cursor must be {seq}")
+	}
+	return jsNumber(c["seq"], "cursor.seq")
+}
+
+// DecodeBranchScan reads pi's StorageBranchScan.
+func DecodeBranchScan(raw json.RawMessage) (store.BranchScan, error) {
+	q, err := decodeQuery(raw)
+	if err != nil {
+		return store.BranchScan{}, err
+	}
+	var out store.BranchScan
+	start, err := q.str("start")
+	if err != nil || start == nil {
+		return out, badRequest("scan: start must be a string")
+	}
+	out.Start = *start
+	for k, dst := range map[string]**string{"stopAtType": &out.StopAtType, "stopAtId": &out.StopAtID, "type": &out.Type, "customType": &out.CustomType} {
+		if *dst, err = q.str(k); err != nil {
+			return out, err
+		}
+	}
+	order, err := q.str("order")
+	if err != nil {
+		return out, err
+	}
+	if order != nil {
+		out.Order = *order
+	}
+	limit, err := jsNumber(q["limit"], "limit")
+	if err != nil {
+		return out, err
+	}
+	out.Limit = sliceCount(limit)
+	cursor, err := q.cursorSeq()
+	if err != nil {
+		return out, err
+	}
+	// oldestFirst keeps seq > c (integer seqs: seq > floor(c)); newestFirst
+	// keeps seq < c (seq < ceil(c)).
+	out.Cursor = seqBound(cursor, out.Order != store.OldestFirst)
+	return out, nil
+}
+
+func scanOrder(q rawQuery) (store.Order, error) {
+	order, err := q.str("order")
+	if err != nil || order == nil || *order != "desc" {
+		return store.Asc, err
+	}
+	return store.Desc, nil
+}
+
+// DecodeEntryScan reads pi's EntryScan.
+func DecodeEntryScan(raw json.RawMessage) (store.EntryScan, error) {
+	q, err := decodeQuery(raw)
+	if err != nil {
+		return store.EntryScan{}, err
+	}
+	var out store.EntryScan
+	if out.Type, err = q.str("type"); err != nil {
+		return out, err
+	}
+	if out.CustomType, err = q.str("customType"); err != nil {
+		return out, err
+	}
+	if out.Order, err = scanOrder(q); err != nil {
+		return out, err
+	}
+	from, to, limit, err := seqRangeOf(q)
+	out.FromSeq, out.ToSeq, out.Limit = from, to, limit
+	return out, err
+}
+
+// DecodeUsageScan reads pi's UsageScan.
+func DecodeUsageScan(raw json.RawMessage) (store.UsageScan, error) {
+	q, err := decodeQuery(raw)
+	if err != nil {
+		return store.UsageScan{}, err
+	}
+	var out store.UsageScan
+	if out.Order, err = scanOrder(q); err != nil {
+		return out, err
+	}
+	from, to, limit, err := seqRangeOf(q)
+	out.FromSeq, out.ToSeq, out.Limit = from, to, limit
+	return out, err
+}
+
+func seqRangeOf(q rawQuery) (from, to, limit *int64, err error) {
+	f, err := jsNumber(q["fromSeq"], "fromSeq")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t, err := jsNumber(q["toSeq"], "toSeq")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	l, err := jsNumber(q["limit"], "limit")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return seqBound(f, true), seqBound(t, false), sliceCount(l), nil
+}
+
+// DecodeReadOptions reads pi's ListReadOptions as resolveListReadOptions
+// (values.ts) does: limit ?? 1000 must be a positive safe integer (any
+// other value, a non-number included, is pi's error), order ?? "asc", and
+// any order but "asc" reads descending, as pi's readList does.
+func DecodeReadOptions(raw json.RawMessage) (store.ReadOptions, error) {
+	q, err := decodeQuery(raw)
+	if err != nil {
+		return store.ReadOptions{}, err
+	}
+	var out store.ReadOptions
+	if l, ok := q["limit"]; ok && string(l) != "null" {
+		var x float64
+		if json.Unmarshal(l, &x) != nil || x != math.Trunc(x) || x <= 0 || x > store.MaxSafeInteger {
+			return out, store.ErrInvalidListLimit
+		}
+		out.Limit, out.LimitSet = int(x), true
+	}
+	out.Order = store.Asc
+	if o, ok := q["order"]; ok && string(o) != "null" && string(o) != `"asc"` {
+		out.Order = store.Desc
+	}
+	cursor, err := q.cursorSeq()
+	if err != nil {
+		return out, err
+	}
+	out.Cursor = seqBound(cursor, out.Order == store.Desc)
+	return out, nil
+}

@@ -1,0 +1,272 @@
+package sqlite
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/store"
+)
+
+// pi's Storage query surface on SQLite, each query on an index: entries by
+// id through the UNIQUE index on entries.id, a branch walk one such lookup
+// per step, entries and usage rows by seq (their primary keys) from either
+// end, and the totals from the stats row each commit updates.
+
+var _ store.QueryStorage = (*Store)(nil)
+
+// loadStats reads the stats row into s.stats; a database without one (made
+// before the stats table) gets it computed from its tables and stored.
+func (s *Store) loadStats() error {
+	var raw []byte
+	found := false
+	var count int64
+	err := s.stmts.getStats.each(func(row []driver.Value) (bool, error) {
+		found = true
+		var err error
+		if count, err = colInt64(row[0]); err == nil {
+			raw, err = colBytes(row[1])
+		}
+		return false, err
+	})
+	if err != nil {
+		return err
+	}
+	if found {
+		var st store.SessionStats
+		if err := st.UnmarshalJSON(fmt.Appendf(nil, `{"messageCount":%d,"usage":%s}`, count, raw)); err != nil {
+			return fmt.Errorf("stats row: %w", err)
+		}
+		s.stats = st
+		return nil
+	}
+	var st store.SessionStats
+	err = s.stmts.allEntries.each(func(row []driver.Value) (bool, error) {
+		e, _, _, err := entryRow(row)
+		if err == nil && store.KindOf(e.Entry.Raw).IsMessage() {
+			st.MessageCount++
+		}
+		return err == nil, err
+	})
+	if err == nil {
+		err = s.stmts.allUsage.each(func(row []driver.Value) (bool, error) {
+			raw, err := colBytes(row[2])
+			if err == nil {
+				st.Usage.AddUsageRow(raw)
+			}
+			return err == nil, err
+		})
+	}
+	if err != nil {
+		return err
+	}
+	s.stats = st
+	if st.MessageCount == 0 && st.Usage == (store.UsageTotals{}) {
+		return nil // an empty store: the first commit writes the row
+	}
+	return s.saveStats(st)
+}
+
+// saveStats writes st to the stats row.
+func (s *Store) saveStats(st store.SessionStats) error {
+	u, err := st.Usage.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	return s.stmts.setStats.run(st.MessageCount, u)
+}
+
+// entryByIDLocked looks an entry up by id, under s.mu inside conn.Raw.
+func (s *Store) entryByIDLocked(id string) (store.StoredEntry, bool, error) {
+	var out store.StoredEntry
+	found := false
+	err := s.stmts.entryByID.each(func(row []driver.Value) (bool, error) {
+		e, parent, ok, err := entryRow(row)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			e.Entry.ParentID = &parent
+		}
+		out, found = e, true
+		return false, nil
+	}, id)
+	return out, found, err
+}
+
+// locked runs f under s.mu inside conn.Raw unless the store is closed.
+func (s *Store) locked(what string, f func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if err := s.conn.Raw(func(any) error { return f() }); err != nil {
+		var pe interface{ piError() }
+		if errors.As(err, &pe) {
+			return err
+		}
+		return fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	return nil
+}
+
+// piErr marks an error whose text is pi's, returned as it is.
+type piErr struct{ error }
+
+func (piErr) piError() {}
+
+func (e piErr) Unwrap() error { return e.error }
+
+// GetEntries is pi's getEntries: one indexed lookup per id.
+func (s *Store) GetEntries(ids []string) ([]store.StoredEntry, error) {
+	out := []store.StoredEntry{}
+	err := s.locked("get entries", func() error {
+		seen := map[string]bool{}
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			e, ok, err := s.entryByIDLocked(id)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, e)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *Store) walk(q store.BranchScan) ([]store.BranchHit, error) {
+	var hits []store.BranchHit
+	err := s.locked("scan branch", func() error {
+		var err error
+		hits, err = store.WalkBranch(q, func(id string) (store.StoredEntry, store.EntryKind, bool, error) {
+			e, ok, err := s.entryByIDLocked(id)
+			if !ok || err != nil {
+				return e, store.EntryKind{}, ok, err
+			}
+			return e, store.KindOf(e.Entry.Raw), true, nil
+		})
+		var ub *store.UnknownBranchStartError
+		if errors.As(err, &ub) || errors.Is(err, store.ErrCorruptBranch) {
+			return piErr{err}
+		}
+		return err
+	})
+	if err != nil {
+		var pe piErr
+		if errors.As(err, &pe) {
+			return nil, pe.error
+		}
+		return nil, err
+	}
+	return hits, nil
+}
+
+// ScanBranch is pi's scanBranch.
+func (s *Store) ScanBranch(q store.BranchScan) ([]store.StoredEntry, error) {
+	hits, err := s.walk(q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.StoredEntry, len(hits))
+	for i, h := range hits {
+		out[i] = h.Entry
+	}
+	return out, nil
+}
+
+// ScanBranchStructure is pi's scanBranchStructure.
+func (s *Store) ScanBranchStructure(q store.BranchScan) ([]store.EntryStructure, error) {
+	hits, err := s.walk(q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.EntryStructure, len(hits))
+	for i, h := range hits {
+		out[i] = store.Structure(h.Entry, h.Kind)
+	}
+	return out, nil
+}
+
+// ScanEntries is pi's scanEntries: rows in seq order from the bound on,
+// filtered, until the limit is met.
+func (s *Store) ScanEntries(q store.EntryScan) ([]store.StoredEntry, error) {
+	lo, hi, limit := store.SeqBounds(q.FromSeq, q.ToSeq, q.Limit)
+	out := []store.StoredEntry{}
+	if limit == 0 {
+		return out, s.locked("scan entries", func() error { return nil })
+	}
+	st := s.stmts.entriesAsc
+	if q.Order == store.Desc {
+		st = s.stmts.entriesDesc
+	}
+	err := s.locked("scan entries", func() error {
+		return st.each(func(row []driver.Value) (bool, error) {
+			e, parent, ok, err := entryRow(row)
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				e.Entry.ParentID = &parent
+			}
+			if store.MatchesEntryScan(&q, e.Seq, store.KindOf(e.Entry.Raw)) {
+				out = append(out, e)
+			}
+			return limit < 0 || int64(len(out)) < limit, nil
+		}, lo, hi)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ScanUsage is pi's scanUsage.
+func (s *Store) ScanUsage(q store.UsageScan) ([]store.StoredUsage, error) {
+	lo, hi, limit := store.SeqBounds(q.FromSeq, q.ToSeq, q.Limit)
+	st := s.stmts.usageAsc
+	if q.Order == store.Desc {
+		st = s.stmts.usageDesc
+	}
+	out := []store.StoredUsage{}
+	err := s.locked("scan usage", func() error {
+		return st.each(func(row []driver.Value) (bool, error) {
+			var u store.StoredUsage
+			var ok bool
+			var err error
+			if u.Seq, err = colInt64(row[0]); err == nil {
+				if u.Row.ID, ok, err = colString(row[1]); err == nil && !ok {
+					err = errors.New("usage id is NULL")
+				}
+			}
+			if err == nil {
+				u.Row.Raw, err = colBytes(row[2])
+			}
+			out = append(out, u)
+			return err == nil, err
+		}, lo, hi, limit) // LIMIT -1: no limit
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetStats is pi's getStats.
+func (s *Store) GetStats() (store.SessionStats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.SessionStats{}, ErrClosed
+	}
+	return s.stats, nil
+}

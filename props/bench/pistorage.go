@@ -1,0 +1,338 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/backends"
+	"github.com/frameproof/frameproof/props/peer"
+	"github.com/frameproof/frameproof/props/peer/procgroup"
+)
+
+func init() {
+	Register(Family{
+		Name:    "pi-storage",
+		Summary: "pi's own storage benchmarks (datasets, read and write scenarios, open) on pi's MemoryStorage and JsonlStorage in node vs frameproof's backends",
+		Peer:    peer.PiAgentCore,
+		Run:     runPiStorage,
+	})
+}
+
+// The datasets and scenarios below are pi's (pi-agent-core 0.85.1,
+// harness/session/testing/benchmark/{datasets,storage}.js), rebuilt in Go
+// with the same entries, ids and transactions; the node side runs pi's own
+// objects (corpus/peers/pi-agent-core/storage-bench.mjs).
+
+func piBenchEntryID(i int) string { return fmt.Sprintf("benchmark-entry-%08d", i) }
+
+// piBenchEntry is pi's createEntry(index, payloadBytes) as a write.
+func piBenchEntry(i, payload int) store.Write {
+	id := piBenchEntryID(i)
+	var parent *string
+	parentJSON := "null"
+	if i > 0 {
+		p := piBenchEntryID(i - 1)
+		parent, parentJSON = &p, strconv.Quote(p)
+	}
+	prefix := id + ":"
+	text := prefix + strings.Repeat("x", max(0, payload-len(prefix)))
+	raw := fmt.Sprintf(`{"id":%q,"parentId":%s,"type":"message","message":{"role":"user","content":[{"type":"text","text":%q}],"timestamp":1650000000000}}`,
+		id, parentJSON, text)
+	return store.InsertEntry(store.Entry{ID: id, ParentID: parent, Raw: json.RawMessage(raw)})
+}
+
+func piBenchTx(start, n, payload int) []store.Write {
+	out := make([]store.Write, n)
+	for k := range n {
+		out[k] = piBenchEntry(start+k, payload)
+	}
+	return out
+}
+
+// piBenchSeed is pi's seedStorageBenchmark: transactions of 250 entries.
+func piBenchSeed(st store.Storage, entries int) error {
+	for start := 0; start < entries; start += 250 {
+		if _, err := st.Commit(piBenchTx(start, min(250, entries-start), 256)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// piBenchLookupIDs is a dataset's lookupIds.
+func piBenchLookupIDs(entries int) []string {
+	n := min(100, entries)
+	out := make([]string, n)
+	for k := range n {
+		out[k] = piBenchEntryID(k * (entries - 1) / max(1, n-1))
+	}
+	return out
+}
+
+func piBenchMixedAppend() []store.Write {
+	id := piBenchEntryID(1000)
+	tip, _ := json.Marshal(id)
+	return append(piBenchTx(1000, 1, 256),
+		store.SetValueRaw(store.Address{Namespace: "pi.branch.tip", Key: "main", Kind: store.KindValue}, tip),
+		store.InsertUsage(store.UsageRow{ID: "benchmark-usage", Raw: json.RawMessage(`{"id":"benchmark-usage","entryId":"` + id +
+			`","adjustment":false,"usage":{"input":1000,"output":250,"cacheRead":500,"cacheWrite":0,"totalTokens":1250,"cost":{"input":0.001,"output":0.001,"cacheRead":0.0001,"cacheWrite":0,"total":0.0021}}}`)}))
+}
+
+// piFigure is one measured figure: a store, a dataset size (0 for the
+// write scenarios) and a scenario.
+type piFigure struct {
+	Store    string  `json:"store"`
+	Dataset  int     `json:"dataset"`
+	Scenario string  `json:"scenario"`
+	Ops      int     `json:"ops"`
+	NsPerOp  float64 `json:"nsPerOp"`
+}
+
+type piReadScenario struct {
+	name string
+	run  func(q store.QueryStorage, entries int) (int, error)
+}
+
+var piReadScenarios = []piReadScenario{
+	{"get 100 distributed entries", func(q store.QueryStorage, entries int) (int, error) {
+		es, err := q.GetEntries(piBenchLookups[entries])
+		return len(es), err
+	}},
+	{"scan latest 50 entries", func(q store.QueryStorage, _ int) (int, error) {
+		limit := int64(50)
+		es, err := q.ScanEntries(store.EntryScan{Order: store.Desc, Limit: &limit})
+		return len(es), err
+	}},
+	{"scan full branch structure", func(q store.QueryStorage, entries int) (int, error) {
+		ss, err := q.ScanBranchStructure(store.BranchScan{Start: piBenchEntryID(entries - 1), Order: store.NewestFirst})
+		return len(ss), err
+	}},
+}
+
+// piBenchLookups are each dataset's lookupIds, made once as pi's are.
+var piBenchLookups = map[int][]string{1000: piBenchLookupIDs(1000), 10_000: piBenchLookupIDs(10_000), 100_000: piBenchLookupIDs(100_000)}
+
+func piReadWant(name string, entries int) int {
+	switch name {
+	case "get 100 distributed entries":
+		return min(100, entries)
+	case "scan latest 50 entries":
+		return min(50, entries)
+	}
+	return entries
+}
+
+type piWriteScenario struct {
+	name    string
+	writes  int
+	prepare func(store.Storage) error
+	tx      func() []store.Write
+}
+
+var piWriteScenarios = []piWriteScenario{
+	{"commit one message entry", 1, nil, func() []store.Write { return piBenchTx(0, 1, 256) }},
+	{"commit 100 message entries", 100, nil, func() []store.Write { return piBenchTx(0, 100, 256) }},
+	{"commit mixed append (synthetic linear branch: 1k entries, 256-byte payloads)", 3,
+		func(st store.Storage) error { return piBenchSeed(st, 1000) }, piBenchMixedAppend},
+}
+
+func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
+	dir, err := peer.Ensure(peer.PiAgentCore)
+	if err != nil {
+		return nil, fmt.Errorf("pi-storage: %w", err)
+	}
+	budget, reps := 500*time.Millisecond, 30
+	sizes := []int{1000, 10_000, 100_000}
+	args := []string{"storage-bench.mjs", "--budget-ms", "500", "--write-reps", "30"}
+	if opts.Quick {
+		budget, reps, sizes = 60*time.Millisecond, 5, sizes[:2]
+		args = append(args, "--quick")
+	}
+	pi, err := runPiStorageNode(ctx, dir, args)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "frameproof-bench-pi-storage-")
+	if err != nil {
+		return nil, fmt.Errorf("pi-storage: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	var ours []piFigure
+	n := 0
+	for _, b := range backends.All() {
+		create := func() (store.Storage, string, error) {
+			d := filepath.Join(tmp, strconv.Itoa(n))
+			n++
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return nil, "", err
+			}
+			st, err := b.Create(env.Production(), d, backends.Options{Sync: backends.SyncNever})
+			return st, d, err
+		}
+		for _, size := range sizes {
+			st, d, err := create()
+			if err != nil {
+				return nil, fmt.Errorf("pi-storage: %s: %w", b.Name, err)
+			}
+			if err := piBenchSeed(st, size); err != nil {
+				return nil, fmt.Errorf("pi-storage: %s: seed: %w", b.Name, err)
+			}
+			q := st.(store.QueryStorage)
+			for _, sc := range piReadScenarios {
+				want := piReadWant(sc.name, size)
+				s, err := Measure(budget, func() error {
+					got, err := sc.run(q, size)
+					if err == nil && got != want {
+						err = fmt.Errorf("%s: got %d, want %d", sc.name, got, want)
+					}
+					return err
+				})
+				if err != nil {
+					return nil, fmt.Errorf("pi-storage: %s: %w", b.Name, err)
+				}
+				ours = append(ours, piFigure{b.Name, size, sc.name, s.Ops, s.WallNs})
+			}
+			if err := st.Close(); err != nil {
+				return nil, err
+			}
+			if b.Durable {
+				s, err := Measure(budget, func() error {
+					again, err := b.Open(env.Production(), d, backends.Options{Sync: backends.SyncNever})
+					if err != nil {
+						return err
+					}
+					return again.Close()
+				})
+				if err != nil {
+					return nil, fmt.Errorf("pi-storage: %s: open: %w", b.Name, err)
+				}
+				ours = append(ours, piFigure{b.Name, size, "open", s.Ops, s.WallNs})
+			}
+		}
+		for _, sc := range piWriteScenarios {
+			var total time.Duration
+			for range reps {
+				st, _, err := create()
+				if err != nil {
+					return nil, err
+				}
+				if sc.prepare != nil {
+					if err := sc.prepare(st); err != nil {
+						return nil, err
+					}
+				}
+				tx := sc.tx()
+				start := time.Now()
+				res, err := st.Commit(tx)
+				total += time.Since(start)
+				if err != nil || len(res.Seqs) != sc.writes {
+					return nil, fmt.Errorf("pi-storage: %s: %s: %v (%d writes)", b.Name, sc.name, err, len(res.Seqs))
+				}
+				if err := st.Close(); err != nil {
+					return nil, err
+				}
+			}
+			ours = append(ours, piFigure{b.Name, 0, sc.name, reps, float64(total.Nanoseconds()) / float64(reps)})
+		}
+	}
+	return []Table{piStorageTable(pi, ours, opts.Quick)}, nil
+}
+
+func runPiStorageNode(ctx context.Context, dir string, args []string) ([]piFigure, error) {
+	cmd := procgroup.CommandContext(ctx, "node", args...)
+	cmd.Dir = dir
+	stderr := procgroup.NewTail(2000)
+	cmd.Stderr = stderr
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("pi-storage: node storage-bench.mjs: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	var figs []piFigure
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var f piFigure
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+			return nil, fmt.Errorf("pi-storage: node printed %q", sc.Text())
+		}
+		figs = append(figs, f)
+	}
+	return figs, nil
+}
+
+func piStorageTable(pi, ours []piFigure, quick bool) Table {
+	key := func(store string, ds int, sc string) string { return fmt.Sprintf("%s|%d|%s", store, ds, sc) }
+	at := map[string]float64{}
+	var order []string
+	seen := map[string]bool{}
+	for _, f := range pi {
+		at[key("pi-"+f.Store, f.Dataset, f.Scenario)] = f.NsPerOp
+	}
+	for _, f := range ours {
+		at[key(f.Store, f.Dataset, f.Scenario)] = f.NsPerOp
+		if k := key("", f.Dataset, f.Scenario); !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+	}
+	cell := func(k string) string {
+		if v, ok := at[k]; ok {
+			return formatNs(v)
+		}
+		return "—"
+	}
+	ratio := func(a, b string) string {
+		x, ok1 := at[a]
+		y, ok2 := at[b]
+		if !ok1 || !ok2 {
+			return "—"
+		}
+		return Ratio(x, y)
+	}
+	t := Table{
+		Title:  "pi's storage benchmarks: pi's MemoryStorage and JsonlStorage (node) vs frameproof (Go), ns per operation",
+		Header: []string{"scenario", "entries", "pi memory", "frameproof memory", "memory ×", "pi JSONL", "frameproof JSONL", "JSONL ×", "frameproof SQLite"},
+		Notes: []string{
+			"pi's datasets and scenarios (pi-agent-core 0.85.1 harness/session/testing/benchmark): reads are timed loops on a seeded store; " +
+				"each write scenario is one commit timed on a fresh store (after the scenario's prepare), averaged over the repetitions; open reopens the seeded file. " +
+				"No side fsyncs (pi's JsonlStorage never does; frameproof's JSONL and SQLite run with sync never). " +
+				"× is pi's time / frameproof's (above 1× means frameproof is faster). Wall-clock ns on a shared machine. " +
+				"Command: `frameproof bench --family pi-storage`" + map[bool]string{true: " --quick", false: ""}[quick] + ".",
+		},
+	}
+	for _, k := range order {
+		parts := strings.SplitN(k, "|", 3)
+		ds, sc := parts[1], parts[2]
+		n, _ := strconv.Atoi(ds)
+		entries := ds
+		if n == 0 {
+			entries = "—"
+		}
+		t.Rows = append(t.Rows, []string{sc, entries,
+			cell(key("pi-memory", n, sc)), cell(key("memory", n, sc)), ratio(key("pi-memory", n, sc), key("memory", n, sc)),
+			cell(key("pi-jsonl", n, sc)), cell(key("jsonl", n, sc)), ratio(key("pi-jsonl", n, sc), key("jsonl", n, sc)),
+			cell(key("sqlite", n, sc)),
+		})
+	}
+	return t
+}
+
+func formatNs(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2f ms", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1f µs", v/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", v)
+}
