@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +26,24 @@ func init() {
 		Summary: "pi's own storage benchmarks (datasets, read and write scenarios, open) on pi's MemoryStorage and JsonlStorage in node vs frameproof's backends",
 		Peer:    peer.PiAgentCore,
 		Run:     runPiStorage,
+		Shape: func(o Options) []TableShape {
+			// a row per dataset and read scenario, per dataset for the
+			// open of a durable backend's file, and per write scenario
+			perSize := len(piReadScenarios)
+			if slices.ContainsFunc(backends.All(), func(b backends.Backend) bool { return b.Durable }) {
+				perSize++
+			}
+			return shapesOf(len(piStorageSizes(o.Quick))*perSize+len(piWriteScenarios), piStorageTable(nil, nil, o.Quick))
+		},
 	})
+}
+
+// piStorageSizes are pi's dataset sizes the family runs.
+func piStorageSizes(quick bool) []int {
+	if quick {
+		return []int{1000, 10_000}
+	}
+	return []int{1000, 10_000, 100_000}
 }
 
 // The datasets and scenarios below are pi's (pi-agent-core 0.85.1,
@@ -152,10 +170,10 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 		return nil, fmt.Errorf("pi-storage: %w", err)
 	}
 	budget, reps := 500*time.Millisecond, 30
-	sizes := []int{1000, 10_000, 100_000}
+	sizes := piStorageSizes(opts.Quick)
 	args := []string{"storage-bench.mjs", "--budget-ms", "500", "--write-reps", "30"}
 	if opts.Quick {
-		budget, reps, sizes = 60*time.Millisecond, 5, sizes[:2]
+		budget, reps = 60*time.Millisecond, 5
 		args = append(args, "--quick")
 	}
 	pi, err := runPiStorageNode(ctx, dir, args)
