@@ -59,28 +59,73 @@ func jsStrictEqualNumber(n float64, v pi.JSONValue) bool {
 	return v.Kind() == pi.Number && v.Number() == n
 }
 
-// jsToPrimitive is ToPrimitive for plain objects and arrays (their
-// toString: "[object Object]" and join).
-func jsToPrimitive(v pi.JSONValue) pi.JSONValue {
-	if v.Kind() == pi.Object || v.Kind() == pi.Array {
-		return pi.StringValue(pi.JSString(v))
+// errNoPrimitive is V8's TypeError for ToPrimitive on an object whose
+// toString and valueOf are not callable. A value JSON.parse built reaches
+// it through an own "toString" member (JSON holds no functions, and the
+// inherited valueOf answers the object itself): pi-ai's reducer throws it
+// at `block.text += frame.delta` and at a template literal.
+const errNoPrimitive = "Cannot convert object to primitive value"
+
+// jsNoPrimitive reports whether ToPrimitive(v) throws: an object with an
+// own toString, or an array one of whose elements (other than null and
+// undefined, which join skips) throws in ToString.
+func jsNoPrimitive(v pi.JSONValue) bool {
+	switch v.Kind() {
+	case pi.Object:
+		_, own := v.ObjectValue().Get("toString")
+		return own
+	case pi.Array:
+		for _, e := range v.Array() {
+			if jsNoPrimitive(e) {
+				return true
+			}
+		}
 	}
-	return v
+	return false
+}
+
+// jsString is String(v) (and a template literal's ${v}) for a value
+// JSON.parse built: V8's TypeError where ToPrimitive throws.
+func jsString(v pi.JSONValue) (string, error) {
+	if jsNoPrimitive(v) {
+		return "", &jsTypeError{errNoPrimitive}
+	}
+	return pi.JSString(v), nil
+}
+
+// jsToPrimitive is ToPrimitive for plain objects and arrays (their
+// toString: "[object Object]" and join), V8's TypeError where it throws.
+func jsToPrimitive(v pi.JSONValue) (pi.JSONValue, error) {
+	if v.Kind() == pi.Object || v.Kind() == pi.Array {
+		s, err := jsString(v)
+		return pi.StringValue(s), err
+	}
+	return v, nil
 }
 
 // jsLess is `n < v` for a number n.
-func jsLess(n float64, v pi.JSONValue) bool {
-	return n < pi.ToNumber(v) // NaN compares false
+func jsLess(n float64, v pi.JSONValue) (bool, error) {
+	if jsNoPrimitive(v) {
+		return false, &jsTypeError{errNoPrimitive}
+	}
+	return n < pi.ToNumber(v), nil // NaN compares false
 }
 
 // jsAdd is the + operator: string concatenation when either side is (or
 // turns into) a string, numeric addition otherwise.
-func jsAdd(a, b pi.JSONValue) pi.JSONValue {
-	pa, pb := jsToPrimitive(a), jsToPrimitive(b)
-	if pa.Kind() == pi.String || pb.Kind() == pi.String {
-		return pi.StringValue(pi.Concat(pi.JSString(pa), pi.JSString(pb)))
+func jsAdd(a, b pi.JSONValue) (pi.JSONValue, error) {
+	pa, err := jsToPrimitive(a)
+	if err != nil {
+		return pi.JSONValue{}, err
 	}
-	return pi.NumberValue(pi.ToNumber(pa) + pi.ToNumber(pb))
+	pb, err := jsToPrimitive(b)
+	if err != nil {
+		return pi.JSONValue{}, err
+	}
+	if pa.Kind() == pi.String || pb.Kind() == pi.String {
+		return pi.StringValue(pi.Concat(pi.JSString(pa), pi.JSString(pb))), nil
+	}
+	return pi.NumberValue(pi.ToNumber(pa) + pi.ToNumber(pb)), nil
 }
 
 // jsParseStreamingJSON is parseStreamingJson(v) for any value: falsy
@@ -123,24 +168,32 @@ func accumOf(v pi.JSONValue) jsAccum {
 	return jsAccum{val: v}
 }
 
-func (a *jsAccum) add(delta pi.JSONValue) {
+func (a *jsAccum) add(delta pi.JSONValue) error {
 	if !a.isStr {
-		*a = accumOf(jsAdd(a.value(), delta))
-		return
+		sum, err := jsAdd(a.value(), delta)
+		if err != nil {
+			return err
+		}
+		*a = accumOf(sum)
+		return nil
 	}
 	// A string plus anything is the string and String(ToPrimitive(x)):
 	// appended in place, so a block's missing, numeric or null deltas
 	// cost their own length, not the text's.
 	s := delta.Str()
 	if delta.Kind() != pi.String {
-		s = pi.JSString(jsToPrimitive(delta))
+		var err error
+		if s, err = jsString(delta); err != nil {
+			return err
+		}
 	}
 	if a.esc && utf8.ValidString(s) {
 		a.buf = appendBody(a.buf, s)
-		return
+		return nil
 	}
 	a.unescape()
 	a.buf = appendJS(a.buf, s)
+	return nil
 }
 
 func (a *jsAccum) value() pi.JSONValue {

@@ -70,7 +70,11 @@ func oldAdd(a *jsAccum, delta pi.JSONValue) {
 		a.buf = appendJS(a.buf, delta.Str())
 		return
 	}
-	*a = accumOf(jsAdd(a.value(), delta))
+	sum, err := jsAdd(a.value(), delta)
+	if err != nil {
+		panic(err)
+	}
+	*a = accumOf(sum)
 }
 
 // genJSString is a short string of UTF-16 units that include halves of a

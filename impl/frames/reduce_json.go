@@ -84,9 +84,9 @@ func (r *ValueReducer) applyDelta(d deltaFrame) (done bool, err error) {
 		// `undefined += "x"` and the like: the general JS addition.
 		s, ok := decodeLiteral(nil, d.raw)
 		if ok {
-			acc.add(pi.StringValue(string(s)))
+			err = acc.add(pi.StringValue(string(s)))
 		}
-		return ok, nil
+		return ok, err
 	}
 	if r.bodies && acc.escape(&r.spare) {
 		if canonicalBody(d.raw) {

@@ -116,7 +116,11 @@ func (r *ValueReducer) startCheck() error {
 		return fail("Assistant message frame sequence contains more than one start frame")
 	}
 	if !r.frameBeforeStart.IsUndefined() {
-		return fail("%s frame appears before the start frame", pi.JSString(r.frameBeforeStart))
+		typ, err := jsString(r.frameBeforeStart)
+		if err != nil {
+			return err
+		}
+		return fail("%s frame appears before the start frame", typ)
 	}
 	return nil
 }
@@ -138,7 +142,11 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 			return err
 		}
 		if ctype.Kind() != pi.String || ctype.Str() != kind {
-			return fail("%s frame contains %s content", typ, pi.JSString(ctype))
+			found, err := jsString(ctype)
+			if err != nil {
+				return err
+			}
+			return fail("%s frame contains %s content", typ, found)
 		}
 		return r.appendBlock(index, content, kind)
 	case "text_delta", "thinking_delta", "toolcall_delta":
@@ -150,7 +158,7 @@ func (r *ValueReducer) apply(typ string, frame *pi.JSONObject) error {
 		if err != nil {
 			return err
 		}
-		acc.add(get("delta"))
+		return acc.add(get("delta"))
 	case "text_end":
 		return r.end(index, "text", typ, get("content"), []string{"textSignature"}, get)
 	case "thinking_end":
@@ -235,7 +243,11 @@ func (st *valueBlock) setOptional(keys []string, get func(string) pi.JSONValue) 
 // assertIndex is assertContentIndex.
 func assertIndex(v pi.JSONValue) (float64, error) {
 	if v.Kind() != pi.Number || !isSafeInt(v.Number()) || v.Number() < 0 {
-		return 0, fail("Invalid assistant message frame contentIndex: %s", pi.JSString(v))
+		s, err := jsString(v)
+		if err != nil {
+			return 0, err
+		}
+		return 0, fail("Invalid assistant message frame contentIndex: %s", s)
 	}
 	return v.Number(), nil
 }
@@ -260,7 +272,11 @@ func (r *ValueReducer) appendBlock(index, block pi.JSONValue, kind string) error
 	}
 	if !jsStrictEqualNumber(i, length) {
 		reason := "would leave a gap"
-		if jsLess(i, length) {
+		less, err := jsLess(i, length)
+		if err != nil {
+			return err
+		}
+		if less {
 			reason = "already exists"
 		}
 		return fail("Cannot start assistant message block at index %s: %s", pi.FormatNumber(i), reason)

@@ -40,7 +40,7 @@ func (l *Lane) runCheckpoint(op string, s *OpState) (StepResult, error) {
 		}
 		return l.readyAtBoundary(cur, op, p)
 	}, func(res store.CommitResult) []Event {
-		return boundaryEvents(op, placed, res.Seqs, queues, th.prep)
+		return boundaryEvents(op, placed, res, queues, th.prep)
 	}))
 	return StepResult{Kind: StepProgress}, err
 }
@@ -60,10 +60,10 @@ func (l *Lane) compactAtBoundary(cur view, op string, p inboxPlacement, prep *co
 
 // boundaryEvents is a boundary commit's batch: the placement's events,
 // then compaction_start when it compacts (checkpoint.ts runCheckpoint).
-func boundaryEvents(op string, placed inboxPlacement, seqs []int64, queues pi.JSONValue, prep *compactionPrep) []Event {
-	evs := placedInputEvents(op, placed.placed, seqs, queues, placed.selected)
+func boundaryEvents(op string, placed inboxPlacement, res store.CommitResult, queues pi.JSONValue, prep *compactionPrep) []Event {
+	evs := placedInputEvents(op, placed.placed, res.Seqs, queues, placed.selected)
 	if prep != nil && placed.trigger == "" {
-		evs = append(evs, Event{Type: EvCompactionStart, RunID: op, Reason: "threshold"})
+		evs = append(evs, Event{Type: EvCompactionStart, RunID: op, Reason: "threshold", StartedAt: float64(res.Timestamp)})
 	}
 	return evs
 }
@@ -167,9 +167,9 @@ func (l *Lane) finishBoundary(op string, s *OpState) (StepResult, error) {
 		finished = true
 		return l.finishPlan(cur, p, &rec)
 	}, func(res store.CommitResult) []Event {
-		evs := boundaryEvents(op, placed, res.Seqs, queues, th.prep)
+		evs := boundaryEvents(op, placed, res, queues, th.prep)
 		if finished {
-			evs = append(evs, Event{Type: EvRunEnd, RunID: rec.OperationID, Status: "completed"})
+			evs = append(evs, runEndEvent(&rec))
 		}
 		return evs
 	}))

@@ -29,7 +29,9 @@ func cancelledMessage(source string) string { return source + " request was canc
 func ZeroUsage() pi.Usage { return pi.Usage{} }
 
 // Retryable and overflow patterns: pi-ai 1.0.3 utils/retry.js and
-// utils/overflow.js, same alternatives, case-insensitive.
+// utils/overflow.js, same alternatives, case-insensitive. They run on
+// jsPatternText of the error text, so each verdict is JavaScript's
+// (jsregex.go).
 var (
 	nonRetryable = compileFiltered(`(?i)` + strings.Join([]string{
 		"GoUsageLimitError", "FreeUsageLimitError", "Monthly usage limit reached", "available balance",
@@ -73,6 +75,7 @@ func compileAll(ps ...string) []filteredRE {
 }
 
 func anyMatch(rs []filteredRE, s string) bool {
+	s = jsPatternText(s)
 	low, ascii := lowerASCII(s)
 	for _, r := range rs {
 		if r.matchLowered(s, low, ascii) {
@@ -87,11 +90,12 @@ func IsRetryableAssistantError(m *pi.AssistantMessage) bool {
 	if m.StopReason != pi.StopError || m.ErrorMessage == nil || *m.ErrorMessage == "" {
 		return false
 	}
-	low, ascii := lowerASCII(*m.ErrorMessage)
-	if nonRetryable.matchLowered(*m.ErrorMessage, low, ascii) {
+	text := jsPatternText(*m.ErrorMessage)
+	low, ascii := lowerASCII(text)
+	if nonRetryable.matchLowered(text, low, ascii) {
 		return false
 	}
-	return retryable.matchLowered(*m.ErrorMessage, low, ascii)
+	return retryable.matchLowered(text, low, ascii)
 }
 
 // IsContextOverflow is pi-ai's isContextOverflow.
@@ -99,7 +103,7 @@ func IsContextOverflow(m *pi.AssistantMessage, contextWindow float64) bool {
 	if m.StopReason == pi.StopError && m.ErrorMessage != nil && *m.ErrorMessage != "" {
 		e := *m.ErrorMessage
 		if !anyMatch(nonOverflow, e) {
-			if anyMatch(overflowPatterns, e) || (m.Provider == "cerebras" && cerebrasNoBody.MatchString(e)) {
+			if anyMatch(overflowPatterns, e) || (m.Provider == "cerebras" && cerebrasNoBody.MatchString(jsPatternText(e))) {
 				return true
 			}
 		}

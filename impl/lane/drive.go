@@ -310,7 +310,7 @@ func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult
 		next.op.State = st
 		return plan{commit: true, writes: []store.Write{store.SetValueRaw(OpStateAddr(op), MarshalState(st))}, next: next}, nil
 	}, func(store.CommitResult) []Event {
-		return []Event{{Type: EvRetryStart, RunID: op, TurnID: s.Gen.StepID}}
+		return []Event{{Type: EvRetryStart, RunID: op, TurnID: s.Gen.StepID, Attempt: s.NextAttempt}}
 	}))
 	return StepResult{Kind: StepProgress}, err
 }

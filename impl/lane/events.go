@@ -84,12 +84,35 @@ type Event struct {
 	Usage   *pi.Usage
 	// Status: run_end ("completed" | "failed" | "aborted" | external).
 	Status string
+	// run_end's other members, its result record's (pi's run_end in
+	// runtime/drive/response.ts, boundary.ts, reconcile.ts, terminal.ts):
+	// Error (a failed run's; nil otherwise), FromTipID (the operation's
+	// sourceTipId), TipID (the branch tip it ended at; nil: null) and
+	// EndedAt (ms).
+	Error            *OpError
+	FromTipID, TipID *string
+	EndedAt          float64
 	// Reason: compaction_start ("overflow" | "threshold").
 	Reason string
-	// TurnID: turn_start.
+	// TurnID: turn_start, turn_end; the step of retry_start,
+	// retry_scheduled and retry_end (pi's step).
 	TurnID string
-	// StartedAt: run_start (the operation's startedAt, ms).
+	// StartedAt: run_start (the operation's startedAt, ms) and
+	// compaction_start (its commit's timestamp, pi's commit.timestamp).
 	StartedAt float64
+	// Attempt: retry_start (the attempt about to run), retry_scheduled
+	// (the next attempt) and retry_end (the attempt that settled).
+	// retry_scheduled also carries MaxAttempts, DelayMs (the wait before
+	// Attempt, RetryDelay of the settled attempt), NotBefore and
+	// ErrorMessage (the retry wait's); retry_end carries Success and, when
+	// it failed, FinalError (the message's errorMessage, else "Assistant
+	// request ended with <stopReason>") (runtime/drive/response.ts
+	// publishResponse, generation.ts runRetryWait).
+	Attempt, MaxAttempts int
+	DelayMs, NotBefore   float64
+	ErrorMessage         string
+	Success              bool
+	FinalError           *string
 	// Prompt is the user message of a run's prompt entry: its message_start,
 	// message_end and entry_added follow run_start (acceptRun's batch).
 	Prompt *pi.UserMessage

@@ -156,17 +156,23 @@ func (l *Lane) settleEvents(op, respID, usageID string, intent *OpState, d Dispo
 	}
 	u := d.Committed.Usage
 	evs = append(evs, Event{Type: EvUsage, RunID: op, Recovery: recovery, Synthetic: synthetic, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
-	evs = append(evs, settlementEvents(op, intent, d, raw, recovery)...)
+	evs = append(evs, settlementEvents(op, intent, d, raw, recovery, float64(res.Timestamp))...)
 	if finished != nil {
-		evs = append(evs, Event{Type: EvRunEnd, RunID: op, Status: finished.Status})
+		evs = append(evs, runEndEvent(finished))
 	}
 	return evs
+}
+
+// runEndEvent is pi's run_end for the result record rec.
+func runEndEvent(rec *ResultRecord) Event {
+	return Event{Type: EvRunEnd, RunID: rec.OperationID, Status: rec.Status, Error: rec.Error,
+		FromTipID: rec.FromTipID, TipID: rec.TipID, EndedAt: rec.EndedAt}
 }
 
 // settlementEvents are the rest of publishResponse's batch after
 // entry_added and usage, before run_end; raw, when set, is the committed
 // message the typed d.Committed stands in for.
-func settlementEvents(op string, intent *OpState, d Disposition, raw pi.JSONValue, recovery bool) []Event {
+func settlementEvents(op string, intent *OpState, d Disposition, raw pi.JSONValue, recovery bool, at float64) []Event {
 	var evs []Event
 	emit := func(ev Event) { evs = append(evs, ev) }
 	var next Leaf
@@ -176,16 +182,27 @@ func settlementEvents(op string, intent *OpState, d Disposition, raw pi.JSONValu
 	if intent.At == LeafAssistantEffectPending {
 		turnID := intent.Gen.StepID
 		if !recovery && intent.Attempt > 1 && next != LeafAssistantRetryWait {
-			emit(Event{Type: EvRetryEnd, RunID: op, TurnID: turnID, Message: d.Committed})
+			ev := Event{Type: EvRetryEnd, RunID: op, TurnID: turnID, Message: d.Committed, Attempt: intent.Attempt}
+			ev.Success = d.Committed.StopReason != pi.StopError && d.Committed.StopReason != pi.StopAborted
+			if !ev.Success {
+				final := "Assistant request ended with " + string(d.Committed.StopReason)
+				if d.Committed.ErrorMessage != nil {
+					final = *d.Committed.ErrorMessage
+				}
+				ev.FinalError = &final
+			}
+			emit(ev)
 		}
 		if !recovery && next == LeafAssistantRetryWait {
-			emit(Event{Type: EvRetryScheduled, RunID: op, TurnID: turnID})
+			emit(Event{Type: EvRetryScheduled, RunID: op, TurnID: turnID, Attempt: d.Next.NextAttempt,
+				MaxAttempts: d.Next.Gen.RetryPolicy.MaxAttempts, DelayMs: RetryDelay(intent.Gen.RetryPolicy, intent.Attempt),
+				NotBefore: d.Next.NotBefore, ErrorMessage: d.Next.ErrorMessage})
 		}
 		if !recovery && next != LeafTools && next != LeafAssistantRetryWait {
 			emit(Event{Type: EvTurnEnd, RunID: op, TurnID: turnID, Message: d.Committed})
 		}
 		if next == LeafSummaryDeciding {
-			emit(Event{Type: EvCompactionStart, RunID: op, Reason: "overflow"})
+			emit(Event{Type: EvCompactionStart, RunID: op, Reason: "overflow", StartedAt: at})
 		}
 	} else if next != LeafTools {
 		emit(carrying(Event{Type: EvTurnEnd, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll)}, d.Committed, raw))

@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -170,7 +171,11 @@ func liveOwns(v view, s *liveStream) bool {
 	return v.op != nil && v.op.ID == s.op && v.op.State.At.IsEffectPending() && v.op.State.ResponseEntryID == s.responseEntryID
 }
 
-// transcript walks parent links from tip back to the root.
+// transcript walks parent links from tip back to the root, or to the
+// newest compaction entry on the way, which it keeps: pi's
+// captureLaneSnapshot (runtime/lane.ts) reads scanBranch({start: tipId,
+// stopAtType: "compaction", order: "newestFirst"}), as the compaction
+// preparation's readBoundedEntries does (boundedBranch).
 func transcript(l *Lane, tip *string) ([]TranscriptEntry, error) {
 	if tip == nil {
 		return nil, nil
@@ -194,6 +199,9 @@ func transcript(l *Lane, tip *string) ([]TranscriptEntry, error) {
 		se := &entries[i]
 		e := TranscriptEntry{ID: se.Entry.ID, ParentID: se.Entry.ParentID, Seq: se.Seq, Raw: se.Entry.Raw}
 		rev = append(rev, e)
+		if isCompactionEntry(se.Entry.Raw) {
+			break
+		}
 		id = e.ParentID
 		if len(rev) > len(entries) {
 			return nil, fmt.Errorf("lane: snapshot: branch has a cycle at %s", e.ID)
@@ -226,4 +234,23 @@ func (l *Lane) GenerateStructural(req Request) (*pi.AssistantMessage, error) {
 			last = ev.Partial
 		}
 	}
+}
+
+// compactionType is how pi's writer spells a compaction entry's type:
+// only an entry holding it, or a \u escape that could spell it, is
+// parsed to read its type.
+var compactionType, unicodeEscape = []byte(`"compaction"`), []byte(`\u`)
+
+// isCompactionEntry reports whether the stored entry's type is
+// "compaction".
+func isCompactionEntry(raw json.RawMessage) bool {
+	if !bytes.Contains(raw, compactionType) && !bytes.Contains(raw, unicodeEscape) {
+		return false
+	}
+	v, err := pi.ParseJSON(string(raw))
+	if err != nil || v.Kind() != pi.Object {
+		return false
+	}
+	t, _ := v.ObjectValue().Get("type")
+	return t.Kind() == pi.String && t.Str() == "compaction"
 }

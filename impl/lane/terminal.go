@@ -98,7 +98,7 @@ func (l *Lane) terminatePlanner(status string, opErr *OpError, onlyOp string, re
 func (l *Lane) terminate(name, status string, opErr *OpError, onlyOp string) (StepResult, error) {
 	var rec ResultRecord
 	_, committed, err := l.command(name, thenEmit(l.terminatePlanner(status, opErr, onlyOp, &rec), func(store.CommitResult) []Event {
-		return []Event{{Type: EvRunEnd, RunID: rec.OperationID, Status: status}}
+		return []Event{runEndEvent(&rec)}
 	}))
 	if errors.Is(err, errStale) {
 		return StepResult{Kind: StepProgress, Reason: "stale"}, nil

@@ -7,8 +7,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-// decideByRegexp is decide with every row read by its regexp.
+// decideByRegexp is decide with every row read by its regexp (on the
+// text as JavaScript reads it, jsUnits).
 func decideByRegexp(table []errorRow, text string) (verdict, matched bool) {
+	text = jsUnits(text)
 	for _, r := range table {
 		if r.re.MatchString(text) {
 			return r.match, true

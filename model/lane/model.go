@@ -989,7 +989,10 @@ func (m *Model) Events() []string { return append([]string(nil), m.events...) }
 // must not be changed or kept.
 func (m *Model) EventsShared() []string { return m.events }
 
-// Transcript returns the entry ids along the branch, root first.
+// Transcript returns the entry ids along the branch, root first. pi's
+// captureLaneSnapshot (runtime/lane.ts) stops at the branch's newest
+// compaction entry; the model commits only message entries (Entry has no
+// type), so its branch never holds one and the walk reaches the root.
 func (m *Model) Transcript() []string {
 	parent := map[string]string{}
 	for _, e := range m.st.Entries {

@@ -16,7 +16,8 @@ import (
 // exclusions come first in both predicates.
 
 // errorRow is one row: a JavaScript-compatible, case-insensitive pattern
-// and what a match means.
+// and what a match means. Go's regexp reads it against jsUnits of the
+// text, which is how it gives JavaScript's verdict.
 type errorRow struct {
 	pattern string
 	re      *regexp.Regexp // pattern, case-insensitive, compiled when the table is built
@@ -102,9 +103,11 @@ func isASCII(s string) bool {
 	return true
 }
 
-// decide reads a table: the first matching row's verdict, else false. On
-// an ASCII text a literal row is a substring test of the lowered text.
+// decide reads a table: the first matching row's verdict, else false.
+// The rows read the text as JavaScript does (jsUnits); on an ASCII text a
+// literal row is a substring test of the lowered text.
 func decide(table []errorRow, text string) (verdict, matched bool) {
+	text = jsUnits(text)
 	lower, ascii := "", isASCII(text)
 	if ascii {
 		lower = strings.ToLower(text)
@@ -152,7 +155,7 @@ func ContextOverflow(m *pi.AssistantMessage, contextWindow float64) bool {
 			return true
 		}
 		excluded := matched // a non-overflow row matched first
-		if !excluded && m.Provider == "cerebras" && cerebrasBodylessRE.MatchString(text) {
+		if !excluded && m.Provider == "cerebras" && cerebrasBodylessRE.MatchString(jsUnits(text)) {
 			return true
 		}
 	}

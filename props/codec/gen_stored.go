@@ -86,17 +86,25 @@ func genUnknownFrame(t *rapid.T) pi.JSONValue {
 
 // illTyped are replacement values of every JSON type, chosen to hit the
 // reducer's JS semantics: string and number concatenation, falsy and
-// truthy non-strings, arrays that stringify, objects with a length.
+// truthy non-strings, arrays that stringify, objects with a length, an own
+// toString or valueOf.
 func illTyped(t *rapid.T) pi.JSONValue {
 	withLength := pi.NewObject()
 	withLength.Set("length", pi.NumberValue(0))
 	typed := pi.NewObject()
 	typed.Set("type", pi.StringValue("text"))
+	// an own toString makes JS's ToPrimitive throw (an own valueOf alone
+	// does not): pi-ai's reducer throws a TypeError reading either
+	toString := pi.NewObject()
+	toString.Set("toString", pi.StringValue("s"))
+	valueOf := pi.NewObject()
+	valueOf.Set("valueOf", pi.NumberValue(1))
 	return rapid.SampledFrom([]pi.JSONValue{{}, pi.NullValue(), pi.BoolValue(true), pi.BoolValue(false),
 		pi.NumberValue(0), pi.NumberValue(1), pi.NumberValue(-1), pi.NumberValue(2.5), pi.NumberValue(1e21),
 		pi.StringValue(""), pi.StringValue("x"), pi.StringValue(`{"a":1`), pi.StringValue("\U0001F600"),
 		pi.ArrayValue(nil), pi.ArrayValue([]pi.JSONValue{pi.NumberValue(1), pi.StringValue("b")}),
-		pi.EmptyObject(), pi.ObjectValue(withLength), pi.ObjectValue(typed)}).Draw(t, "value")
+		pi.EmptyObject(), pi.ObjectValue(withLength), pi.ObjectValue(typed), pi.ObjectValue(toString),
+		pi.ObjectValue(valueOf), pi.ArrayValue([]pi.JSONValue{pi.ObjectValue(toString)})}).Draw(t, "value")
 }
 
 // damageMember removes a member of v or replaces it (Undefined means
