@@ -77,7 +77,32 @@ globalThis.setTimeout = (fn, ms, ...args) => {
 		retryWaitHook(() => fn(...args), ms);
 		return { unref() {}, ref() {}, [Symbol.toPrimitive]: () => 0 };
 	}
+	if (stack.includes(`${sep}providers${sep}faux.js`)) {
+		fauxChunkHook(() => fn(...args));
+		return { unref() {}, ref() {}, [Symbol.toPrimitive]: () => 0 };
+	}
 	return realSetTimeout(fn, ms, ...args);
+};
+
+// pi-ai's faux provider waits between two chunks on a timer when the run
+// sets tokensPerSecond (providers/faux.js scheduleChunk). A real wait made
+// the cancel run depend on the machine's load (under load the abort's
+// commit could land after the next chunk). Instead the next chunk goes out
+// once the harness delivered the message_update of the chunk before it
+// and, when the run requested an abort, once that request fired the
+// provider request's abort signal: what the 50 ms wait gave on an idle
+// machine, now on every machine. (One update per chunk: the runs that set
+// tokensPerSecond stream a single text block.)
+const gate = { updates: 0, abortRequested: false, signal: undefined };
+let fauxChunkHook = (fire) => {
+	const after = gate.updates;
+	const poll = () => {
+		const delivered = gate.updates > after;
+		const aborted = !gate.abortRequested || gate.signal?.aborted === true;
+		if (delivered && aborted) fire();
+		else setImmediate(poll);
+	};
+	setImmediate(poll);
 };
 
 function counterIds(prefix) {
@@ -159,15 +184,18 @@ export const RUNS = {
 	},
 	cancel: {
 		// an abort requested mid-stream, at the fourth streamed update; the
-		// faux provider waits 50 ms between deltas, so the abort (whose event
-		// delivery trails the frame commit) is queued behind the fourth
-		// update's frame; both runs must still agree byte for byte
+		// faux provider's next delta waits for the abort's signal (gate,
+		// above), so the abort (whose event delivery trails the frame commit)
+		// is queued behind the fourth update's frame on every machine
 		faux: { tokensPerSecond: 20 },
 		replies: () => [fauxAssistantMessage(longText)],
 		async drive(lane, harness) {
 			let updates = 0;
 			harness.events.on("message_update", () => {
-				if (++updates === 4) void lane.abort(BACKGROUND_CONTEXT);
+				if (++updates === 4) {
+					gate.abortRequested = true;
+					void lane.abort(BACKGROUND_CONTEXT);
+				}
 			});
 			await lane.prompt("never mind", BACKGROUND_CONTEXT);
 		},
@@ -209,10 +237,16 @@ async function runOnce(name) {
 		session.idGenerator = counterIds("0199a000-0000-7000-8000-");
 		const { faux, models } = fauxFor(run);
 		faux.setResponses(run.replies());
+		gate.updates = 0;
+		gate.abortRequested = false;
+		gate.signal = undefined;
 		const { harness } = await AgentHarness.create(
-			{ session, models, model: faux.getModel(), ...(run.options ?? {}) },
+			{ session, models: signalCapturing(models), model: faux.getModel(), ...(run.options ?? {}) },
 			BACKGROUND_CONTEXT,
 		);
+		harness.events.on("message_update", () => {
+			gate.updates++;
+		});
 		const lane = await harness.lane(LANE, BACKGROUND_CONTEXT);
 		await run.drive(lane, harness);
 		await harness.close(BACKGROUND_CONTEXT);
@@ -221,6 +255,23 @@ async function runOnce(name) {
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
+}
+
+// The models pi's running harness sees: the faux provider's, with each
+// request's abort signal kept for the chunk gate.
+function signalCapturing(models) {
+	return new Proxy(models, {
+		get(target, prop, receiver) {
+			if (prop === "streamSimple" || prop === "stream") {
+				return (model, context, options) => {
+					gate.signal = options?.signal;
+					return target[prop](model, context, options);
+				};
+			}
+			const v = Reflect.get(target, prop, receiver);
+			return typeof v === "function" ? v.bind(target) : v;
+		},
+	});
 }
 
 // The models pi's reopened harness sees: every provider effect is recorded
