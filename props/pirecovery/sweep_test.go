@@ -18,12 +18,14 @@ func TestSweepSliceAgreesWithPi(t *testing.T) {
 	dir := peer.Require(t, peer.PiAgentCore)
 	pts, sum, err := RunScript(context.Background(), dir, Options{Every: 3})
 	require.NoError(t, err)
-	require.Equal(t, "0.85.1", sum.Version)
+	require.Equal(t, DefaultRelease, sum.Version)
+	rel, err := ReleaseOf(sum.Version)
+	require.NoError(t, err)
 	require.NotEmpty(t, pts)
 	scratch := t.TempDir()
 	recoveries := 0
 	for _, p := range pts {
-		v, err := Compare(p, scratch)
+		v, err := Compare(p, scratch, rel)
 		require.NoError(t, err)
 		require.True(t, v.Recover.Agree, "run %s k=%d: frameproof recover vs pi:\n%s", p.Run, p.K, v.Recover.Diff)
 		if v.Shape != (Shape{}) {
@@ -46,7 +48,9 @@ func TestRecoveryCorpusReplays(t *testing.T) {
 	for _, e := range entries {
 		t.Run(strings.TrimSuffix(e.FileName(), ".json"), func(t *testing.T) {
 			require.Equal(t, int64(ReopenT), e.ReopenT)
-			v, err := Compare(e.Point(), scratch)
+			rel, err := ReleaseOf(e.Pi)
+			require.NoError(t, err)
+			v, err := Compare(e.Point(), scratch, rel)
 			require.NoError(t, err)
 			require.Equal(t, e.Shape.Leaf, v.Shape.Leaf)
 			require.Equal(t, e.Shape.LastFrame, v.Shape.LastFrame)

@@ -22,20 +22,37 @@
 //    "recovery":<index in reopen or -1>,"cut":"provider|retry_wait|resume|error",
 //    "detail":"...","harness":{"retry":{...},"streamOptions":{...}}}
 // and last a summary line {"summary":{...}}. Usage:
-//   node recovery-sweep.mjs [--runs a,b] [--every N] [--list]
+//   node recovery-sweep.mjs [--pi PEER_DIR] [--runs a,b] [--every N] [--list]
+// --pi names the peer folder pi's packages load from (default: this one).
 // --every N keeps every N-th crash point of each run (and its last) — the CI slice.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, dirname, sep } from "node:path";
-import { fileURLToPath } from "node:url";
-import { AgentHarness, JsonlSessionRepo, BACKGROUND_CONTEXT } from "@earendil-works/pi-agent-core";
+import { join, dirname, sep, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-// pi's default retry option (harness/config.js DEFAULT_RETRY_POLICY), printed
-// for runs that do not set one
-const DEFAULT_RETRY_POLICY = { enabled: true, maxRetries: 3, baseDelayMs: 1_000 };
-import { NodeExecutionEnv } from "@earendil-works/pi-agent-core/harness/env/nodejs";
-import {
+// pi's packages come from the peer folder --pi names (default: this
+// script's own, pi-agent-core 0.85.1), so one script sweeps every pinned
+// release: corpus/peers/pi-agent-core-<version>/ holds the later ones.
+const PEER_DIR = (() => {
+	const i = process.argv.indexOf("--pi");
+	return i >= 0 ? resolve(process.argv[i + 1]) : dirname(fileURLToPath(import.meta.url));
+})();
+function peerImport(specifier, subpath) {
+	const pkg = join(PEER_DIR, "node_modules", ...specifier.split("/"));
+	const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
+	const entry = manifest.exports[subpath].import;
+	return import(pathToFileURL(join(pkg, entry)).href);
+}
+const { AgentHarness, JsonlSessionRepo, BACKGROUND_CONTEXT } = await peerImport("@earendil-works/pi-agent-core", ".");
+// pi's default retry option (harness/config.js DEFAULT_RETRY_POLICY; from
+// 0.87.1 on it names pi-ai's maxAgentDelayMs), printed for runs that do not
+// set one; the file is outside the package's exports map, so by its path
+const { DEFAULT_RETRY_POLICY } = await import(
+	pathToFileURL(join(PEER_DIR, "node_modules", "@earendil-works", "pi-agent-core", "dist", "harness", "config.js")).href
+);
+const { NodeExecutionEnv } = await peerImport("@earendil-works/pi-agent-core", "./harness/env/nodejs");
+const {
 	createModels,
 	fauxProvider,
 	fauxAssistantMessage,
@@ -43,7 +60,7 @@ import {
 	fauxThinking,
 	fauxToolCall,
 	createAssistantMessageEventStream,
-} from "@earendil-works/pi-ai";
+} = await peerImport("@earendil-works/pi-ai", ".");
 
 export const RUN_T0 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 export const REOPEN_T = RUN_T0 + 3_600_000;
@@ -172,6 +189,21 @@ export const RUNS = {
 		async drive(lane) {
 			await lane.prompt("later please", BACKGROUND_CONTEXT);
 			await lane.resume(BACKGROUND_CONTEXT);
+		},
+	},
+	slow_retry: {
+		// two retryable errors with a 45 s base delay, then a success: the
+		// second wait (90 s) is past pi-ai's 60 s DEFAULT_MAX_AGENT_RETRY_DELAY_MS,
+		// which 0.87.1 and later apply (retryDelayMs) and 0.85.1 does not
+		// (runtime/drive/retry.js retryDelay)
+		options: { retry: { enabled: true, maxRetries: 3, baseDelayMs: 45_000 } },
+		replies: () => [
+			fauxAssistantMessage("Almost", { stopReason: "error", errorMessage: "503 service unavailable: overloaded" }),
+			fauxAssistantMessage("Nearly", { stopReason: "error", errorMessage: "503 service unavailable: overloaded" }),
+			fauxAssistantMessage("Done at last."),
+		],
+		async drive(lane) {
+			await lane.prompt("be patient", BACKGROUND_CONTEXT);
 		},
 	},
 	no_retries: {
@@ -353,6 +385,7 @@ async function main() {
 	let every = 1;
 	for (let i = 0; i < argv.length; i++) {
 		if (argv[i] === "--runs") names = argv[++i].split(",");
+		else if (argv[i] === "--pi") i++; // read at load (PEER_DIR)
 		else if (argv[i] === "--every") every = Number(argv[++i]);
 		else if (argv[i] === "--list") {
 			process.stdout.write(`${JSON.stringify({ runs: Object.keys(RUNS) })}\n`);
@@ -388,9 +421,8 @@ async function main() {
 }
 
 function piVersion() {
-	const entry = fileURLToPath(import.meta.resolve("@earendil-works/pi-agent-core"));
-	const dir = entry.slice(0, entry.lastIndexOf(`${sep}dist${sep}`));
-	return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version;
+	const pkg = join(PEER_DIR, "node_modules", "@earendil-works", "pi-agent-core", "package.json");
+	return JSON.parse(readFileSync(pkg, "utf8")).version;
 }
 
 main().then(
