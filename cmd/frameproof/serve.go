@@ -21,6 +21,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "store" {
 		if len(args) > 0 && isHelpArg(args[0]) {
 			fmt.Fprintln(stdout, serveUsage)
+			printExits(stdout, "serve")
 			return exitPass
 		}
 		return usageError(stderr, "serve", "want the subcommand \"store\" (%s)", serveUsage)

@@ -79,7 +79,10 @@ func (l *Lane) boundaryQueues(p inboxPlacement) (pi.JSONValue, error) {
 
 // readyAtBoundary plans the assistant.ready commit after the placement p
 // (boundary.ts assistantReadyAtBoundary): the placement's writes, the op
-// state, the lane state with the remaining inbox.
+// state, the lane state with the remaining inbox. pi spreads the whole
+// checkpoint state into the ready state (runCheckpoint and
+// finishRunBoundary pass it as the scope), so the ready state keeps the
+// checkpoint's continuation and triggerEntryId (carriesCheckpoint).
 func (l *Lane) readyAtBoundary(cur view, op string, p inboxPlacement) (plan, error) {
 	l.mu.Lock()
 	gen := l.gen
@@ -98,6 +101,7 @@ func (l *Lane) readyAtBoundary(cur view, op string, p inboxPlacement) (plan, err
 		trigger, overflowUsed = p.trigger, false
 	}
 	st := s.scope(LeafAssistantReady)
+	st.Continuation, st.TriggerEntryID = s.Continuation, s.TriggerEntryID
 	st.Gen = &GenerationContext{StepID: l.cfg.IDs.NewID(), TriggerEntryID: trigger,
 		Configuration: configuration, StreamOptions: gen.StreamOptions, RetryPolicy: gen.RetryPolicy,
 		OverflowRecoveryUsed: overflowUsed}

@@ -72,6 +72,11 @@ func TestStartRunStepCommitsNeedAssistantCheckpoint(t *testing.T) {
 // moves to assistant.ready through boundary.ts assistantReadyAtBoundary,
 // which mints the step id then; the TX sets the op state and the lane
 // state (the boundary's placement names the inbox) and emits nothing.
+// runCheckpoint passes the whole checkpoint state as the scope, and
+// assistantReadyAtBoundary's literal spreads it ({...scope, at,
+// generationContext, nextAttempt}), so the ready state keeps the
+// checkpoint's continuation and triggerEntryId between at and
+// generationContext (pi-agent-core 0.85.1 writes exactly these bytes).
 func TestCheckpointMintsAssistantStep(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		h := newHarness(t, b)
@@ -90,7 +95,8 @@ func TestCheckpointMintsAssistantStep(t *testing.T) {
 		require.Equal(t, envtest.IDsAfter(2).NewID(), st.Gen.StepID, "the step id is the first id minted after acceptance")
 		require.Equal(t, LeafAssistantReady, st.At)
 		require.Equal(t, `{"control":{"status":"running"},"settings":{"steeringMode":"all"},"latestAssistantEntryId":null,`+
-			`"at":"assistant.ready","generationContext":{"stepId":"`+st.Gen.StepID+`","triggerEntryId":"`+user+`",`+
+			`"at":"assistant.ready","continuation":{"kind":"need_assistant","overflowRecoveryUsed":false},"triggerEntryId":"`+user+`",`+
+			`"generationContext":{"stepId":"`+st.Gen.StepID+`","triggerEntryId":"`+user+`",`+
 			`"configuration":{"model":{"provider":"openai","modelId":"gpt-test"},"thinkingLevel":"off","activeToolNames":[]},`+
 			`"streamOptions":{},"retryPolicy":{"maxAttempts":1,"baseDelayMs":1000},"overflowRecoveryUsed":false},"nextAttempt":1}`,
 			h.stateJSON(op))

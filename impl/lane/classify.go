@@ -136,10 +136,13 @@ type Disposition struct {
 
 // classifyInput carries everything classification reads.
 type classifyInput struct {
-	current        *OpState // the effect_pending leaf being settled
-	response       *pi.AssistantMessage
-	recovery       bool
-	now            float64 // ms, for retry notBefore
+	current  *OpState // the effect_pending leaf being settled
+	response *pi.AssistantMessage
+	recovery bool
+	now      float64 // ms, for retry notBefore
+	// delayCap caps a retry delay when the policy names none
+	// (Config.DefaultMaxAgentDelayMs; nil: pi-ai's default)
+	delayCap       *float64
 	newID          func() string
 	cancelLosesBug bool
 	// overflowPrep is prepareOverflowCompaction's result, computed before
@@ -175,7 +178,7 @@ func classify(in classifyInput) (Disposition, error) {
 	case resp.StopReason == pi.StopDeferred:
 		return s.deferred(), nil
 	case resp.StopReason == pi.StopError:
-		return s.retryOrFail(in.recovery, in.now), nil
+		return s.retryOrFail(in.recovery, in.now, in.delayCap), nil
 	}
 	return s.toolCalls(in.newID)
 }
@@ -267,13 +270,17 @@ func (s *settlement) deferred() Disposition {
 
 // retryOrFail waits to retry a retryable (or recovering) fresh response
 // with attempts left, and otherwise fails the run.
-func (s *settlement) retryOrFail(recovery bool, now float64) Disposition {
+func (s *settlement) retryOrFail(recovery bool, now float64, delayCap *float64) Disposition {
 	cur, resp := s.cur, s.resp
 	if cur.At == LeafAssistantEffectPending && (recovery || IsRetryableAssistantError(resp)) &&
 		cur.Attempt < cur.Gen.RetryPolicy.MaxAttempts {
 		n := *s.scope
 		n.At, n.Gen, n.NextAttempt = LeafAssistantRetryWait, cur.Gen, cur.Attempt+1
-		n.NotBefore = RetryNotBefore(cur.Gen.RetryPolicy, cur.Attempt, now)
+		policy := cur.Gen.RetryPolicy
+		if policy.MaxAgentDelayMs == nil {
+			policy.MaxAgentDelayMs = delayCap
+		}
+		n.NotBefore = RetryNotBefore(policy, cur.Attempt, now)
 		n.ErrorMessage = msgRetryDefault
 		if resp.ErrorMessage != nil {
 			n.ErrorMessage = *resp.ErrorMessage

@@ -124,6 +124,15 @@ type Config struct {
 	// default); frameproof's external finalization can race a drive step,
 	// so callers that use it set this.
 	SkipStaleSettlement bool
+	// DefaultMaxAgentDelayMs caps the retry delays of a generation whose
+	// stored retry policy names no maxAgentDelayMs. nil: pi-ai's 60000 ms
+	// (retryDelayMs' `policy.maxAgentDelayMs ?? DEFAULT_MAX_AGENT_RETRY_DELAY_MS`,
+	// which pi-agent-core 0.87.1 and later apply; they also write the cap
+	// into every policy, boundary.js normalizedRetryPolicy). +Inf:
+	// pi-agent-core 0.85.1, whose runtime/drive/retry.js retryDelay has no
+	// cap and whose policies name none. `frameproof pi-recovery-sweep --pi`
+	// sets it per release.
+	DefaultMaxAgentDelayMs *float64
 	// bugs are the simulator's injected defects: always off unless built
 	// with the frameproofbugs tag and set through WithBugs (bugs.go).
 	bugs bugs

@@ -79,7 +79,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		}
 		current := cur.op.State
 		d, err := classify(classifyInput{current: current, response: response, recovery: recovery,
-			now: l.now(), newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.bugs.on(bugCancelLosesToComplete),
+			now: l.now(), delayCap: l.cfg.DefaultMaxAgentDelayMs, newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.bugs.on(bugCancelLosesToComplete),
 			overflowPrep: prep})
 		if err != nil {
 			return plan{}, err

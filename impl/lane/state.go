@@ -166,7 +166,9 @@ type OpState struct {
 	Configuration *Configuration
 	StreamOptions pi.JSONValue
 
-	// checkpoint
+	// checkpoint; on assistant.ready, the checkpoint's pair the ready
+	// state carries (Continuation.Kind "" when it carries none: a ready
+	// state after a retry wait)
 	Continuation   Continuation
 	TriggerEntryID string
 
@@ -197,6 +199,16 @@ func (s *OpState) Clone() *OpState {
 	}
 	c.Calls = append([]PlannedCall(nil), s.Calls...)
 	return &c
+}
+
+// carriesCheckpoint reports an assistant.ready state that keeps the
+// checkpoint's continuation and triggerEntryId: runtime/drive/boundary.ts
+// assistantReadyAtBoundary builds the ready state as {...scope, at,
+// generationContext, nextAttempt} and checkpoint.ts runCheckpoint passes
+// the whole checkpoint state as scope, so its members stay where the
+// checkpoint had them (after at, before generationContext).
+func (s *OpState) carriesCheckpoint() bool {
+	return s.At == LeafAssistantReady && s.Continuation.Kind != ""
 }
 
 // scope returns a new leaf carrying only s's scope (operationScopeOf).
@@ -256,6 +268,9 @@ func (s *OpState) Value() pi.JSONValue {
 		"latestAssistantEntryId", s.LatestAssistantEntryID, "at", string(s.At)}
 	switch s.At {
 	case LeafAssistantReady:
+		if s.carriesCheckpoint() {
+			kv = append(kv, "continuation", s.Continuation.value(), "triggerEntryId", s.TriggerEntryID)
+		}
 		kv = append(kv, "generationContext", s.Gen.value(), "nextAttempt", s.NextAttempt)
 	case LeafAssistantEffectPending:
 		kv = append(kv, "generationContext", s.Gen.value(), "attempt", s.Attempt,
@@ -326,8 +341,24 @@ func decodeTree(src string) (*OpState, error) {
 			OverflowRecoveryUsed: r.boolean(g, "overflowRecoveryUsed"),
 		}
 	}
+	decContinuation := func() {
+		c := r.get(v, "continuation")
+		s.Continuation.Kind = r.str(c, "kind")
+		switch s.Continuation.Kind {
+		case ContinueNeedAssistant:
+			s.Continuation.OverflowRecoveryUsed = r.boolean(c, "overflowRecoveryUsed")
+		case ContinueMayFinish:
+			s.Continuation.IncludeFinalAssistant = r.boolean(c, "includeFinalAssistant")
+		default:
+			r.fail("unsupported checkpoint continuation %q", s.Continuation.Kind)
+		}
+		s.TriggerEntryID = r.str(v, "triggerEntryId")
+	}
 	switch s.At {
 	case LeafAssistantReady:
+		if !r.get(v, "continuation").IsUndefined() { // carried from the checkpoint (carriesCheckpoint)
+			decContinuation()
+		}
 		s.Gen, s.NextAttempt = decGen(), int(r.num(v, "nextAttempt"))
 	case LeafAssistantEffectPending:
 		s.Gen, s.Attempt = decGen(), int(r.num(v, "attempt"))
@@ -345,17 +376,7 @@ func decodeTree(src string) (*OpState, error) {
 		}
 	case LeafStarting:
 	case LeafCheckpoint:
-		c := r.get(v, "continuation")
-		s.Continuation.Kind = r.str(c, "kind")
-		switch s.Continuation.Kind {
-		case ContinueNeedAssistant:
-			s.Continuation.OverflowRecoveryUsed = r.boolean(c, "overflowRecoveryUsed")
-		case ContinueMayFinish:
-			s.Continuation.IncludeFinalAssistant = r.boolean(c, "includeFinalAssistant")
-		default:
-			r.fail("unsupported checkpoint continuation %q", s.Continuation.Kind)
-		}
-		s.TriggerEntryID = r.str(v, "triggerEntryId")
+		decContinuation()
 	case LeafTools:
 		b := r.get(v, "batch")
 		s.BatchAssistantEntryID, s.BatchTurnID = r.str(b, "assistantEntryId"), r.str(b, "turnId")

@@ -39,6 +39,11 @@ func decodeWritten(src string) (s *OpState, ok bool) {
 	s.At = Leaf(d.str())
 	switch s.At {
 	case LeafAssistantReady:
+		if d.lit(`,"continuation":`) { // carried from the checkpoint (carriesCheckpoint)
+			if !d.checkpointPair(s) {
+				return nil, false
+			}
+		}
 		d.need(`,"generationContext":`)
 		s.Gen = d.gen()
 		d.need(`,"nextAttempt":`)
@@ -84,20 +89,10 @@ func decodeWritten(src string) (s *OpState, ok bool) {
 		d.need(`,"streamOptions":`)
 		s.StreamOptions = d.opaque()
 	case LeafCheckpoint:
-		d.need(`,"continuation":{"kind":`)
-		s.Continuation.Kind = d.str()
-		switch s.Continuation.Kind {
-		case ContinueNeedAssistant:
-			d.need(`,"overflowRecoveryUsed":`)
-			s.Continuation.OverflowRecoveryUsed = d.boolean()
-		case ContinueMayFinish:
-			d.need(`,"includeFinalAssistant":`)
-			s.Continuation.IncludeFinalAssistant = d.boolean()
-		default:
+		d.need(`,"continuation":`)
+		if !d.checkpointPair(s) {
 			return nil, false
 		}
-		d.need(`},"triggerEntryId":`)
-		s.TriggerEntryID = d.str()
 	case LeafTools:
 		d.need(`,"batch":{"assistantEntryId":`)
 		s.BatchAssistantEntryID = d.str()
@@ -365,4 +360,25 @@ func (d *stateDec) call() PlannedCall {
 	}
 	d.need("}")
 	return c
+}
+
+// checkpointPair reads a checkpoint's continuation (past its member name)
+// and the triggerEntryId member after it into s; false for a continuation
+// kind it does not know.
+func (d *stateDec) checkpointPair(s *OpState) bool {
+	d.need(`{"kind":`)
+	s.Continuation.Kind = d.str()
+	switch s.Continuation.Kind {
+	case ContinueNeedAssistant:
+		d.need(`,"overflowRecoveryUsed":`)
+		s.Continuation.OverflowRecoveryUsed = d.boolean()
+	case ContinueMayFinish:
+		d.need(`,"includeFinalAssistant":`)
+		s.Continuation.IncludeFinalAssistant = d.boolean()
+	default:
+		return false
+	}
+	d.need(`},"triggerEntryId":`)
+	s.TriggerEntryID = d.str()
+	return true
 }

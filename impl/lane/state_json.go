@@ -31,6 +31,9 @@ func appendState(dst []byte, s *OpState) []byte {
 	dst = pi.AppendQuote(dst, string(s.At))
 	switch s.At {
 	case LeafAssistantReady:
+		if s.carriesCheckpoint() {
+			dst = appendCheckpointPair(dst, s)
+		}
 		dst = append(dst, `,"generationContext":`...)
 		dst = s.Gen.appendJSON(dst)
 		dst = append(dst, `,"nextAttempt":`...)
@@ -66,10 +69,7 @@ func appendState(dst []byte, s *OpState) []byte {
 		dst = pi.AppendQuote(dst, s.UsageID)
 		dst = appendDeferredConfig(dst, s)
 	case LeafCheckpoint:
-		dst = append(dst, `,"continuation":`...)
-		dst = s.Continuation.appendJSON(dst)
-		dst = append(dst, `,"triggerEntryId":`...)
-		dst = pi.AppendQuote(dst, s.TriggerEntryID)
+		dst = appendCheckpointPair(dst, s)
 	case LeafTools:
 		dst = append(dst, `,"batch":{"assistantEntryId":`...)
 		dst = pi.AppendQuote(dst, s.BatchAssistantEntryID)
@@ -221,4 +221,13 @@ func appendDeferredConfig(dst []byte, s *OpState) []byte {
 	dst = s.Configuration.appendJSON(dst)
 	dst = append(dst, `,"streamOptions":`...)
 	return appendObjOrEmpty(dst, s.StreamOptions)
+}
+
+// appendCheckpointPair writes a checkpoint's continuation and trigger, the
+// members an assistant.ready state carries from it (carriesCheckpoint).
+func appendCheckpointPair(dst []byte, s *OpState) []byte {
+	dst = append(dst, `,"continuation":`...)
+	dst = s.Continuation.appendJSON(dst)
+	dst = append(dst, `,"triggerEntryId":`...)
+	return pi.AppendQuote(dst, s.TriggerEntryID)
 }

@@ -67,7 +67,7 @@ func drawState(t *rapid.T) *OpState {
 	s.StepID, s.SourceEntryID, s.TriggerEntryID = drawText(t, "stepId"), drawText(t, "source"), drawText(t, "triggerId")
 	cfg := drawConfig(t)
 	s.Configuration, s.StreamOptions = &cfg, drawOpaque(t, "deferredOptions")
-	s.Continuation = Continuation{Kind: rapid.SampledFrom([]string{ContinueNeedAssistant, ContinueMayFinish, "x"}).Draw(t, "kind"),
+	s.Continuation = Continuation{Kind: rapid.SampledFrom([]string{ContinueNeedAssistant, ContinueMayFinish, "x", ""}).Draw(t, "kind"),
 		OverflowRecoveryUsed: rapid.Bool().Draw(t, "cOverflow"), IncludeFinalAssistant: rapid.Bool().Draw(t, "final")}
 	s.BatchAssistantEntryID, s.BatchTurnID = drawText(t, "batchEntry"), drawText(t, "turn")
 	for i, n := 0, rapid.IntRange(0, 3).Draw(t, "calls"); i < n; i++ {
@@ -201,7 +201,9 @@ func hasOddCall(s *OpState) bool {
 // acceptable: a state of a leaf, continuation and call statuses that
 // DecodeState knows.
 func acceptable(s *OpState) bool {
-	return s.At != "other" && !(s.At == LeafCheckpoint && s.Continuation.Kind == "x") && !(s.At == LeafTools && hasOddCall(s))
+	odd := s.Continuation.Kind == "x" || s.Continuation.Kind == ""
+	return s.At != "other" && !(s.At == LeafCheckpoint && odd) && !(s.At == LeafAssistantReady && s.Continuation.Kind == "x") &&
+		!(s.At == LeafTools && hasOddCall(s))
 }
 
 // The references: the records' object literals as jobj builds them.
@@ -297,5 +299,50 @@ func TestDecodeLaneConfigFastPath(t *testing.T) {
 	d.config()
 	if !d.end() {
 		t.Fatal("the fast path declined a plain configuration")
+	}
+}
+
+// An assistant.ready state keeps the checkpoint's continuation and
+// triggerEntryId when it was made from one (runtime/drive/boundary.ts
+// assistantReadyAtBoundary spreads its scope, the whole checkpoint state
+// that checkpoint.ts runCheckpoint passes), and has neither when a retry
+// wait made it (generation.ts runRetryWait builds it from
+// operationScopeOf). Both decoders read either form back.
+func TestReadyStateCarryRoundTrips(t *testing.T) {
+	gen := &GenerationContext{StepID: "s1", TriggerEntryID: "u2", Configuration: Configuration{ActiveToolNames: []string{}},
+		RetryPolicy: RetryPolicy{MaxAttempts: 4, BaseDelayMs: 1000}}
+	carried := &OpState{At: LeafAssistantReady, Gen: gen, NextAttempt: 1,
+		Continuation: Continuation{Kind: ContinueMayFinish, IncludeFinalAssistant: true}, TriggerEntryID: "a1"}
+	plain := &OpState{At: LeafAssistantReady, Gen: gen, NextAttempt: 2}
+	const genJSON = `"generationContext":{"stepId":"s1","triggerEntryId":"u2","configuration":{"model":{"provider":"","modelId":""},` +
+		`"thinkingLevel":"","activeToolNames":[]},"streamOptions":{},"retryPolicy":{"maxAttempts":4,"baseDelayMs":1000},"overflowRecoveryUsed":false}`
+	for _, c := range []struct {
+		s    *OpState
+		want string
+	}{
+		{carried, `{"control":{"status":"running"},"settings":{},"latestAssistantEntryId":null,"at":"assistant.ready",` +
+			`"continuation":{"kind":"may_finish","includeFinalAssistant":true},"triggerEntryId":"a1",` + genJSON + `,"nextAttempt":1}`},
+		{plain, `{"control":{"status":"running"},"settings":{},"latestAssistantEntryId":null,"at":"assistant.ready",` + genJSON + `,"nextAttempt":2}`},
+	} {
+		raw := string(MarshalState(c.s))
+		if raw != c.want {
+			t.Fatalf("MarshalState:\n got %s\nwant %s", raw, c.want)
+		}
+		fast, ok := decodeWritten(raw)
+		if !ok {
+			t.Fatalf("fast path declined %s", raw)
+		}
+		tree, err := decodeTree(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range []*OpState{fast, tree} {
+			if got.Continuation != c.s.Continuation || got.TriggerEntryID != c.s.TriggerEntryID {
+				t.Fatalf("%s decoded to continuation %+v trigger %q", raw, got.Continuation, got.TriggerEntryID)
+			}
+			if string(MarshalState(got)) != raw {
+				t.Fatalf("re-marshalled %s", MarshalState(got))
+			}
+		}
 	}
 }

@@ -72,6 +72,11 @@ type Options struct {
 	// send a concurrent writer's later appends to an unlinked file). nil
 	// guards nothing: for files no other process can reach.
 	Guard Guard
+	// DefaultMaxAgentDelayMs is lane.Config.DefaultMaxAgentDelayMs: the
+	// cap on the retry delay of an orphan whose stored retry policy names
+	// none (nil: pi-ai's 60000 ms, pi-agent-core 0.87.1 and later; +Inf:
+	// pi-agent-core 0.85.1's uncapped retryDelay).
+	DefaultMaxAgentDelayMs *float64
 }
 
 // Guard holds the session file while Apply changes it.
@@ -122,7 +127,7 @@ func inspect(e env.Env, path string, opts Options) (Report, int64, error) {
 		return Report{}, 0, err
 	}
 	defer st.Close()
-	r, err := run(e, st)
+	r, err := run(e, st, opts)
 	if err != nil {
 		return Report{}, 0, err
 	}
@@ -214,7 +219,7 @@ func Apply(e env.Env, path, backup string, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	got, err := run(e, st)
+	got, err := run(e, st, opts)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
@@ -275,7 +280,7 @@ func lines(b []byte) [][]byte {
 // run finds orphans and broken rules in st and runs lane recovery for each
 // recoverable orphan, one transaction each, in lane-name order. The
 // orphans' transactions are filled in by attach.
-func run(e env.Env, st *jsonl.Store) (Report, error) {
+func run(e env.Env, st *jsonl.Store, opts Options) (Report, error) {
 	var r Report
 	lanes, err := st.ScanValues(lane.NSLaneState, "")
 	if err != nil {
@@ -292,7 +297,8 @@ func run(e env.Env, st *jsonl.Store) (Report, error) {
 	orphaned := map[string]bool{}
 	for _, ls := range lanes {
 		name := ls.Address.Key
-		l, err := lane.Open(lane.Config{Name: name, Storage: st, Clock: e.Clock, IDs: e.IDs, Exec: e.Executor})
+		l, err := lane.Open(lane.Config{Name: name, Storage: st, Clock: e.Clock, IDs: e.IDs, Exec: e.Executor,
+			DefaultMaxAgentDelayMs: opts.DefaultMaxAgentDelayMs})
 		if err != nil {
 			return r, fmt.Errorf("sessionrecovery: lane %q: %w", name, err)
 		}

@@ -128,11 +128,17 @@ func (m *Model) boundaryWrites(items []InboxItem) []TXWrite {
 // readyAtBoundary moves op to assistant.ready with the lane-minted stepID
 // after the placement items (assistantReadyAtBoundary): a placed message is
 // the step's trigger. The TX is the placement, the op state, the lane state.
+// The ready state keeps the checkpoint o's continuation and trigger: pi's
+// assistantReadyAtBoundary (runtime/drive/boundary.ts) spreads the scope it
+// is given, and runCheckpoint (checkpoint.ts) and finishRunBoundary give it
+// the whole checkpoint state.
 func (m *Model) readyAtBoundary(id string, o Op, stepID string, items []InboxItem) error {
 	if err := m.fresh(stepID); err != nil {
 		return fmt.Errorf("model/lane: assistant step at the boundary: %w", err)
 	}
 	info := m.ops[id]
+	cont, trigger := info.checkpointResume(o) // before the placement moves the trigger on
+	info.readyFrom = checkpointPair{continuation: cont, trigger: trigger}
 	info.run.StepID = stepID
 	if m.config != nil {
 		info.run.Model, info.run.ThinkingLevel, info.run.ActiveToolNames = m.config.Model, m.config.ThinkingLevel, append([]string(nil), m.config.ActiveToolNames...)
@@ -144,7 +150,7 @@ func (m *Model) readyAtBoundary(id string, o Op, stepID string, items []InboxIte
 	}
 	m.expectTX(append(ws, setValue(nsOpState, id, ""), setValue(nsLaneState, m.cfg.Lane, ""))...)
 	m.st.Ops[id] = Op{At: AtReady, NextAttempt: 1, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
-		LatestAssistantEntryID: o.LatestAssistantEntryID}
+		LatestAssistantEntryID: o.LatestAssistantEntryID, Continuation: o.Continuation}
 	m.placedEvents(items)
 	m.boundary = true
 	return nil

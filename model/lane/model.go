@@ -132,6 +132,16 @@ type opInfo struct {
 	afterTools bool
 	// task is a threshold compaction's summary task (threshold.go)
 	task *summaryTask
+	// readyFrom is the checkpoint pair the operation's assistant.ready
+	// state carries while its Op.Continuation names one (readyAtBoundary)
+	readyFrom checkpointPair
+}
+
+// checkpointPair is a checkpoint's continuation and triggerEntryId, as an
+// assistant.ready state made from the checkpoint keeps them.
+type checkpointPair struct {
+	continuation pi.JSONValue
+	trigger      string
 }
 
 // generationTrigger is the entry the operation's next generation answers.

@@ -141,6 +141,12 @@ func (m *Model) appendOpStateJSON(dst []byte, op string) ([]byte, bool) {
 	dst = appendStr(dst, o.At)
 	switch o.At {
 	case AtReady:
+		if o.Continuation != "" { // the checkpoint's pair, spread in (opStateValue)
+			dst = append(dst, `,"continuation":`...)
+			dst = info.readyFrom.continuation.AppendJSON(dst)
+			dst = append(dst, `,"triggerEntryId":`...)
+			dst = appendStr(dst, info.readyFrom.trigger)
+		}
 		dst = append(dst, `,"generationContext":`...)
 		dst = info.appendGenerationContextJSON(dst)
 		dst = append(dst, `,"nextAttempt":`...)

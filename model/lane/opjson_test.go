@@ -55,7 +55,7 @@ func drawModel(t *rapid.T) *Model {
 			AtDeferredEffect, AtCheckpoint, AtTools, AtSummaryDeciding, "other"}).Draw(t, "at"),
 		CancelRequested: rapid.Bool().Draw(t, "cancel"), RequestedAt: drawNumber(t, "requestedAt"),
 		LatestAssistantEntryID: drawText(t, "latest"),
-		Continuation:           rapid.SampledFrom([]string{NeedAssistant, MayFinish}).Draw(t, "continuation"),
+		Continuation:           rapid.SampledFrom([]string{NeedAssistant, MayFinish, ""}).Draw(t, "continuation"),
 		Attempt:                rapid.Int().Draw(t, "attempt"), NextAttempt: rapid.Int().Draw(t, "next"),
 		NotBefore: drawNumber(t, "notBefore"), RetryError: drawText(t, "retryError"),
 		ResponseEntryID: drawText(t, "resp"), UsageID: drawText(t, "usage"), Poll: rapid.Int().Draw(t, "poll"),
@@ -69,6 +69,10 @@ func drawModel(t *rapid.T) *Model {
 		info.tools.calls = append(info.tools.calls, toolCall{
 			status: rapid.SampledFrom([]string{callPlanned, callEffectPending, callOutcomeReady, callCompleted, "x"}).Draw(t, "status"),
 			replay: drawText(t, "replay"), terminate: rapid.Bool().Draw(t, "terminate")})
+	}
+	if o.Continuation != "" {
+		cont, trigger := info.checkpointResume(o)
+		info.readyFrom = checkpointPair{continuation: cont, trigger: trigger}
 	}
 	if rapid.Bool().Draw(t, "task") {
 		cont, _ := info.checkpointResume(o)

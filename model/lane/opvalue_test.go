@@ -53,7 +53,9 @@ func TestStateValuesFollowPiLiterals(t *testing.T) {
 	pinValue(t, "start lane state", ws[4].Value, `{"currentOperationId":"op","lastOperationId":null,"inbox":[]}`)
 
 	// checkpoint.ts startRun, then runCheckpoint through boundary.ts
-	// assistantReadyAtBoundary (which mints the step)
+	// assistantReadyAtBoundary (which mints the step): its literal spreads
+	// the scope it is given, the whole checkpoint state, so the ready state
+	// keeps the checkpoint's continuation and triggerEntryId after at
 	_, err := m.Step(false)
 	must(t, err)
 	_, err = m.StepDone(true)
@@ -64,7 +66,8 @@ func TestStateValuesFollowPiLiterals(t *testing.T) {
 	must(t, err)
 	must(t, m.Checkpoint("s1"))
 	ws, _ = m.TakeTX()
-	pinValue(t, "checkpoint op state", ws[0].Value, scope+`"at":"assistant.ready",`+gen+`,"nextAttempt":1}`)
+	pinValue(t, "checkpoint op state", ws[0].Value, scope+`"at":"assistant.ready",`+
+		`"continuation":{"kind":"need_assistant","overflowRecoveryUsed":false},"triggerEntryId":"u1",`+gen+`,"nextAttempt":1}`)
 	pinValue(t, "checkpoint lane state", ws[1].Value, `{"currentOperationId":"op","lastOperationId":null,"inbox":[]}`)
 	_, err = m.StepDone(true)
 	must(t, err)
@@ -92,6 +95,8 @@ func TestStateValuesFollowPiLiterals(t *testing.T) {
 	must(t, err)
 	_, err = m.StepDone(true)
 	must(t, err)
+	// generation.ts runRetryWait builds the ready state from
+	// operationScopeOf: no checkpoint pair
 	pinValue(t, "ready again", stateValue(t, m, nsOpState, "op"), scopeAfter+`"at":"assistant.ready",`+gen+`,"nextAttempt":2}`)
 
 	m.Cancel()

@@ -71,6 +71,12 @@ func (m *Model) opStateValue(op string) (v pi.JSONValue, ok bool) {
 		"latestAssistantEntryId", nullable(o.LatestAssistantEntryID), "at", pi.StringValue(o.At)}
 	switch o.At {
 	case AtReady: // boundary.ts assistantReadyAtBoundary, generation.ts runRetryWait
+		if o.Continuation != "" {
+			// assistantReadyAtBoundary's {...scope, at, ...}: the scope is
+			// the whole checkpoint state (checkpoint.ts runCheckpoint), so
+			// its continuation and triggerEntryId stay after at
+			kv = append(kv, "continuation", info.readyFrom.continuation, "triggerEntryId", pi.StringValue(info.readyFrom.trigger))
+		}
 		kv = append(kv, "generationContext", info.generationContext(), "nextAttempt", num(o.NextAttempt))
 	case AtEffectPending: // generation.ts publishGenerationIntent
 		kv = append(kv, "generationContext", info.generationContext(), "attempt", num(o.Attempt),

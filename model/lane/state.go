@@ -86,7 +86,9 @@ type Op struct {
 	RequestedAt     float64
 	// LatestAssistantEntryID is the last settled response ("" none).
 	LatestAssistantEntryID string
-	// checkpoint: NeedAssistant or MayFinish
+	// checkpoint: NeedAssistant or MayFinish; assistant.ready: the
+	// continuation of the checkpoint it was made from, which the ready
+	// state keeps ("" after a retry wait, whose ready state keeps none)
 	Continuation string
 	// assistant.*
 	Attempt     int     // effect_pending

@@ -26,10 +26,17 @@ const (
 	// PiAgentCore is pi-agent-core 0.85.1: pi's harness, its session
 	// storage and its own test kit, with pi-ai 0.85.1 beside it.
 	PiAgentCore Name = "pi-agent-core"
+	// PiAgentCore0871 is pi-agent-core 0.87.1 with pi-ai 0.87.1: a later
+	// release of pi's harness (retry delays capped by pi-ai's retryDelayMs),
+	// for the release gate (frameproof pi-recovery-sweep --pi 0.87.1).
+	PiAgentCore0871 Name = "pi-agent-core-0.87.1"
+	// PiAgentCore0991 is pi-agent-core 0.99.1 with pi-ai 0.99.1, the last
+	// release that ships the harness before 1.0.3 drops dist/harness/.
+	PiAgentCore0991 Name = "pi-agent-core-0.99.1"
 )
 
 // Names lists every pinned peer.
-var Names = []Name{PiAI, PiAgentCore}
+var Names = []Name{PiAI, PiAgentCore, PiAgentCore0871, PiAgentCore0991}
 
 // installTimeout bounds one `npm ci`; a registry that does not answer makes
 // the peer unavailable rather than hanging the test binary.

@@ -53,9 +53,9 @@ func (s Shape) String() string {
 	return fmt.Sprintf("last frame %s, at %s → %s", s.LastFrame, s.Leaf, s.Disposition)
 }
 
-// Compare compares one point on both sides. scratch is a directory for the
-// images' copies.
-func Compare(p Point, scratch string) (Verdict, error) {
+// Compare compares one point on both sides, frameproof under the release
+// rel's options. scratch is a directory for the images' copies.
+func Compare(p Point, scratch string, rel Release) (Verdict, error) {
 	v := Verdict{Run: p.Run, K: p.K, Of: p.Of}
 	var piTx []json.RawMessage
 	if p.Recovery >= 0 {
@@ -70,7 +70,7 @@ func Compare(p Point, scratch string) (Verdict, error) {
 			return v, err
 		}
 	}
-	fpTx, err := recoverTransaction(p, scratch)
+	fpTx, err := recoverTransaction(p, scratch, rel)
 	if err != nil {
 		v.Recover.Diff = "frameproof recover: " + err.Error()
 	} else {
@@ -78,7 +78,7 @@ func Compare(p Point, scratch string) (Verdict, error) {
 	}
 	v.Recover.Agree = v.Recover.Diff == ""
 
-	laneLines, err := laneReopen(p, scratch)
+	laneLines, err := laneReopen(p, scratch, rel)
 	if err != nil {
 		v.Lane.Diff = "impl/lane: " + err.Error()
 	} else {
@@ -90,7 +90,7 @@ func Compare(p Point, scratch string) (Verdict, error) {
 
 // recoverTransaction is what frameproof recover --now ReopenT would commit
 // for the image: every orphan's transaction records, in order.
-func recoverTransaction(p Point, scratch string) ([]json.RawMessage, error) {
+func recoverTransaction(p Point, scratch string, rel Release) ([]json.RawMessage, error) {
 	path, err := writeImage(scratch, "recover", p.Crashed)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func recoverTransaction(p Point, scratch string) ([]json.RawMessage, error) {
 	e := env.Production()
 	e.Clock = sessionrecovery.FrozenClock{T: time.UnixMilli(ReopenT)}
 	e.IDs = &counterIDs{prefix: ReopenIDPrefix}
-	rep, err := sessionrecovery.Inspect(e, path, sessionrecovery.Options{})
+	rep, err := sessionrecovery.Inspect(e, path, sessionrecovery.Options{DefaultMaxAgentDelayMs: rel.UnsetDelayCap})
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func recoverTransaction(p Point, scratch string) ([]json.RawMessage, error) {
 // lane.resume drives (one deferred permit, no retry wait), until a provider
 // call, a wait, idle, settlement or an error; it returns the lines appended
 // before the provider call (or all of them).
-func laneReopen(p Point, scratch string) ([]string, error) {
+func laneReopen(p Point, scratch string, rel Release) ([]string, error) {
 	path, err := writeImage(scratch, "lane", p.Crashed)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,10 @@ func laneReopen(p Point, scratch string) ([]string, error) {
 	}
 	defer st.Close()
 	prov := &cutProvider{path: path, image: len(p.Crashed)}
-	retry := lane.RetryPolicy{MaxAttempts: 1, BaseDelayMs: p.Harness.Retry.BaseDelayMs}
+	retry := lane.RetryPolicy{MaxAttempts: 1, BaseDelayMs: p.Harness.Retry.BaseDelayMs, MaxAgentDelayMs: p.Harness.Retry.MaxAgentDelayMs}
+	if retry.MaxAgentDelayMs == nil {
+		retry.MaxAgentDelayMs = rel.StoredDelayCap
+	}
 	if p.Harness.Retry.Enabled {
 		retry.MaxAttempts = p.Harness.Retry.MaxRetries + 1
 	}
@@ -139,6 +142,7 @@ func laneReopen(p Point, scratch string) ([]string, error) {
 	}
 	l, err := lane.Open(lane.Config{
 		Name: laneName, Storage: st, Clock: e.Clock, IDs: e.IDs, Exec: e.Executor, Provider: prov,
+		DefaultMaxAgentDelayMs: rel.UnsetDelayCap,
 		// the faux model's limits (pi-ai providers/faux.js defaults)
 		Limits: lane.ModelLimits{MaxTokens: 16384, ContextWindow: 128000},
 		Generation: &lane.GenerationConfig{

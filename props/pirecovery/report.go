@@ -17,17 +17,22 @@ type Report struct {
 	Points []Point
 }
 
-// Sweep runs the script and compares every point.
-func Sweep(ctx context.Context, peerDir string, opts Options) (Report, error) {
-	pts, sum, err := RunScript(ctx, peerDir, opts)
+// Sweep runs the script (in scriptDir) against the release rel, whose peer
+// folder opts.PiDir names ("" for 0.85.1's, the script's own), and
+// compares every point under rel's options.
+func Sweep(ctx context.Context, scriptDir string, rel Release, opts Options) (Report, error) {
+	pts, sum, err := RunScript(ctx, scriptDir, opts)
 	if err != nil {
 		return Report{}, err
 	}
-	return CompareAll(pts, sum)
+	if sum.Version != rel.Version {
+		return Report{}, fmt.Errorf("%w: the sweep ran pi-agent-core %s, not %s", ErrEnvironment, sum.Version, rel.Version)
+	}
+	return CompareAll(pts, sum, rel)
 }
 
-// CompareAll compares every point.
-func CompareAll(pts []Point, sum Summary) (Report, error) {
+// CompareAll compares every point under rel's options.
+func CompareAll(pts []Point, sum Summary, rel Release) (Report, error) {
 	scratch, err := os.MkdirTemp("", "frameproof-pirecovery-")
 	if err != nil {
 		return Report{}, fmt.Errorf("%w: %v", ErrEnvironment, err)
@@ -35,7 +40,7 @@ func CompareAll(pts []Point, sum Summary) (Report, error) {
 	defer os.RemoveAll(scratch)
 	r := Report{Summary: sum, Points: pts}
 	for _, p := range pts {
-		v, err := Compare(p, scratch)
+		v, err := Compare(p, scratch, rel)
 		if err != nil {
 			return Report{}, err
 		}

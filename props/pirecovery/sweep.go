@@ -67,6 +67,9 @@ type Harness struct {
 		Enabled     bool    `json:"enabled"`
 		MaxRetries  int     `json:"maxRetries"`
 		BaseDelayMs float64 `json:"baseDelayMs"`
+		// MaxAgentDelayMs is the run's cap, when its retry option names one
+		// (0.87.1's DEFAULT_RETRY_POLICY does)
+		MaxAgentDelayMs *float64 `json:"maxAgentDelayMs,omitempty"`
 	} `json:"retry"`
 	StreamOptions json.RawMessage `json:"streamOptions"`
 }
@@ -83,13 +86,17 @@ type Summary struct {
 type Options struct {
 	Runs  []string // run names; empty: all
 	Every int      // keep every N-th crash point of a run and its last (0 or 1: all)
+	// PiDir is the peer folder pi's packages load from (the script's --pi);
+	// "": the script's own folder, pi-agent-core 0.85.1.
+	PiDir string
 }
 
 // ErrEnvironment marks a failure to run the script at all (node missing,
 // the script crashing, unreadable output).
 var ErrEnvironment = errors.New("pirecovery: environment")
 
-// RunScript runs node on the peer folder's sweep and returns its points.
+// RunScript runs node on the sweep in the folder peerDir (the 0.85.1
+// peer's, which holds the script) and returns its points.
 func RunScript(ctx context.Context, peerDir string, opts Options) ([]Point, Summary, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -100,6 +107,13 @@ func RunScript(ctx context.Context, peerDir string, opts Options) ([]Point, Summ
 		return nil, Summary{}, fmt.Errorf("%w: %v", ErrEnvironment, err)
 	}
 	args := []string{filepath.Join(peerDir, Script)}
+	if opts.PiDir != "" {
+		piDir, err := filepath.Abs(opts.PiDir)
+		if err != nil {
+			return nil, Summary{}, fmt.Errorf("%w: %v", ErrEnvironment, err)
+		}
+		args = append(args, "--pi", piDir)
+	}
 	if len(opts.Runs) > 0 {
 		args = append(args, "--runs", strings.Join(opts.Runs, ","))
 	}

@@ -2,7 +2,6 @@ package pirecovery
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -10,56 +9,29 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readyCarry is the one known impl/lane divergence (docs/PI-RECOVERY.md):
-// pi's runtime/drive/boundary.js assistantReadyAtBoundary spreads the whole
-// checkpoint state into assistant.ready, so pi's ready state keeps the
-// checkpoint's continuation and triggerEntryId; impl/lane writes the scope
-// only.
-var readyCarry = regexp.MustCompile(`("at":"assistant\.ready"),"continuation":\{[^{}]*\},"triggerEntryId":"[^"]*"`)
-
-// onlyReadyCarry reports a reopen diff made only of that divergence.
-func onlyReadyCarry(p Point, laneLines []string) bool {
-	if len(p.Reopen) != len(laneLines) {
-		return false
-	}
-	carried := false
-	for i := range p.Reopen {
-		if p.Reopen[i] == laneLines[i] {
-			continue
-		}
-		if readyCarry.ReplaceAllString(p.Reopen[i], "$1") != laneLines[i] {
-			return false
-		}
-		carried = true
-	}
-	return carried
-}
-
 // TestSweepSliceAgreesWithPi is the CI slice of `frameproof
 // pi-recovery-sweep`: every third crash point of every scripted run against
 // pi-agent-core 0.85.1. frameproof recover must commit pi's recovery
-// transaction byte for byte at every point; impl/lane's reopen must commit
-// pi's lines, apart from the known ready-state divergence.
+// transaction byte for byte at every point, and impl/lane's reopen every
+// line pi's reopen commits.
 func TestSweepSliceAgreesWithPi(t *testing.T) {
 	dir := peer.Require(t, peer.PiAgentCore)
 	pts, sum, err := RunScript(context.Background(), dir, Options{Every: 3})
 	require.NoError(t, err)
-	require.Equal(t, "0.85.1", sum.Version)
+	require.Equal(t, DefaultRelease, sum.Version)
+	rel, err := ReleaseOf(sum.Version)
+	require.NoError(t, err)
 	require.NotEmpty(t, pts)
 	scratch := t.TempDir()
 	recoveries := 0
 	for _, p := range pts {
-		v, err := Compare(p, scratch)
+		v, err := Compare(p, scratch, rel)
 		require.NoError(t, err)
 		require.True(t, v.Recover.Agree, "run %s k=%d: frameproof recover vs pi:\n%s", p.Run, p.K, v.Recover.Diff)
 		if v.Shape != (Shape{}) {
 			recoveries++
 		}
-		if !v.Lane.Agree {
-			lines, err := laneReopen(p, scratch)
-			require.NoError(t, err)
-			require.True(t, onlyReadyCarry(p, lines), "run %s k=%d: impl/lane vs pi:\n%s", p.Run, p.K, v.Lane.Diff)
-		}
+		require.True(t, v.Lane.Agree, "run %s k=%d: impl/lane vs pi:\n%s", p.Run, p.K, v.Lane.Diff)
 	}
 	require.Positive(t, recoveries, "the slice met no recovery at all")
 }
@@ -76,7 +48,9 @@ func TestRecoveryCorpusReplays(t *testing.T) {
 	for _, e := range entries {
 		t.Run(strings.TrimSuffix(e.FileName(), ".json"), func(t *testing.T) {
 			require.Equal(t, int64(ReopenT), e.ReopenT)
-			v, err := Compare(e.Point(), scratch)
+			rel, err := ReleaseOf(e.Pi)
+			require.NoError(t, err)
+			v, err := Compare(e.Point(), scratch, rel)
 			require.NoError(t, err)
 			require.Equal(t, e.Shape.Leaf, v.Shape.Leaf)
 			require.Equal(t, e.Shape.LastFrame, v.Shape.LastFrame)

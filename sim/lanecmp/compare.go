@@ -408,7 +408,10 @@ func opOf(s *lane.OpState) ml.Op {
 	}
 	switch s.At {
 	case lane.LeafAssistantReady:
-		o.NextAttempt = s.NextAttempt
+		// the checkpoint's continuation the ready state carries, "" for
+		// none (boundary.ts assistantReadyAtBoundary spreads the checkpoint;
+		// generation.ts runRetryWait keeps only the scope)
+		o.NextAttempt, o.Continuation = s.NextAttempt, s.Continuation.Kind
 	case lane.LeafAssistantRetryWait:
 		o.NextAttempt, o.NotBefore, o.RetryError = s.NextAttempt, s.NotBefore, s.ErrorMessage
 	case lane.LeafAssistantEffectPending:

@@ -22,20 +22,37 @@
 //    "recovery":<index in reopen or -1>,"cut":"provider|retry_wait|resume|error",
 //    "detail":"...","harness":{"retry":{...},"streamOptions":{...}}}
 // and last a summary line {"summary":{...}}. Usage:
-//   node recovery-sweep.mjs [--runs a,b] [--every N] [--list]
+//   node recovery-sweep.mjs [--pi PEER_DIR] [--runs a,b] [--every N] [--list]
+// --pi names the peer folder pi's packages load from (default: this one).
 // --every N keeps every N-th crash point of each run (and its last) — the CI slice.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, dirname, sep } from "node:path";
-import { fileURLToPath } from "node:url";
-import { AgentHarness, JsonlSessionRepo, BACKGROUND_CONTEXT } from "@earendil-works/pi-agent-core";
+import { join, dirname, sep, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-// pi's default retry option (harness/config.js DEFAULT_RETRY_POLICY), printed
-// for runs that do not set one
-const DEFAULT_RETRY_POLICY = { enabled: true, maxRetries: 3, baseDelayMs: 1_000 };
-import { NodeExecutionEnv } from "@earendil-works/pi-agent-core/harness/env/nodejs";
-import {
+// pi's packages come from the peer folder --pi names (default: this
+// script's own, pi-agent-core 0.85.1), so one script sweeps every pinned
+// release: corpus/peers/pi-agent-core-<version>/ holds the later ones.
+const PEER_DIR = (() => {
+	const i = process.argv.indexOf("--pi");
+	return i >= 0 ? resolve(process.argv[i + 1]) : dirname(fileURLToPath(import.meta.url));
+})();
+function peerImport(specifier, subpath) {
+	const pkg = join(PEER_DIR, "node_modules", ...specifier.split("/"));
+	const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
+	const entry = manifest.exports[subpath].import;
+	return import(pathToFileURL(join(pkg, entry)).href);
+}
+const { AgentHarness, JsonlSessionRepo, BACKGROUND_CONTEXT } = await peerImport("@earendil-works/pi-agent-core", ".");
+// pi's default retry option (harness/config.js DEFAULT_RETRY_POLICY; from
+// 0.87.1 on it names pi-ai's maxAgentDelayMs), printed for runs that do not
+// set one; the file is outside the package's exports map, so by its path
+const { DEFAULT_RETRY_POLICY } = await import(
+	pathToFileURL(join(PEER_DIR, "node_modules", "@earendil-works", "pi-agent-core", "dist", "harness", "config.js")).href
+);
+const { NodeExecutionEnv } = await peerImport("@earendil-works/pi-agent-core", "./harness/env/nodejs");
+const {
 	createModels,
 	fauxProvider,
 	fauxAssistantMessage,
@@ -43,7 +60,7 @@ import {
 	fauxThinking,
 	fauxToolCall,
 	createAssistantMessageEventStream,
-} from "@earendil-works/pi-ai";
+} = await peerImport("@earendil-works/pi-ai", ".");
 
 export const RUN_T0 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 export const REOPEN_T = RUN_T0 + 3_600_000;
@@ -77,7 +94,32 @@ globalThis.setTimeout = (fn, ms, ...args) => {
 		retryWaitHook(() => fn(...args), ms);
 		return { unref() {}, ref() {}, [Symbol.toPrimitive]: () => 0 };
 	}
+	if (stack.includes(`${sep}providers${sep}faux.js`)) {
+		fauxChunkHook(() => fn(...args));
+		return { unref() {}, ref() {}, [Symbol.toPrimitive]: () => 0 };
+	}
 	return realSetTimeout(fn, ms, ...args);
+};
+
+// pi-ai's faux provider waits between two chunks on a timer when the run
+// sets tokensPerSecond (providers/faux.js scheduleChunk). A real wait made
+// the cancel run depend on the machine's load (under load the abort's
+// commit could land after the next chunk). Instead the next chunk goes out
+// once the harness delivered the message_update of the chunk before it
+// and, when the run requested an abort, once that request fired the
+// provider request's abort signal: what the 50 ms wait gave on an idle
+// machine, now on every machine. (One update per chunk: the runs that set
+// tokensPerSecond stream a single text block.)
+const gate = { updates: 0, abortRequested: false, signal: undefined };
+let fauxChunkHook = (fire) => {
+	const after = gate.updates;
+	const poll = () => {
+		const delivered = gate.updates > after;
+		const aborted = !gate.abortRequested || gate.signal?.aborted === true;
+		if (delivered && aborted) fire();
+		else setImmediate(poll);
+	};
+	setImmediate(poll);
 };
 
 function counterIds(prefix) {
@@ -149,6 +191,21 @@ export const RUNS = {
 			await lane.resume(BACKGROUND_CONTEXT);
 		},
 	},
+	slow_retry: {
+		// two retryable errors with a 45 s base delay, then a success: the
+		// second wait (90 s) is past pi-ai's 60 s DEFAULT_MAX_AGENT_RETRY_DELAY_MS,
+		// which 0.87.1 and later apply (retryDelayMs) and 0.85.1 does not
+		// (runtime/drive/retry.js retryDelay)
+		options: { retry: { enabled: true, maxRetries: 3, baseDelayMs: 45_000 } },
+		replies: () => [
+			fauxAssistantMessage("Almost", { stopReason: "error", errorMessage: "503 service unavailable: overloaded" }),
+			fauxAssistantMessage("Nearly", { stopReason: "error", errorMessage: "503 service unavailable: overloaded" }),
+			fauxAssistantMessage("Done at last."),
+		],
+		async drive(lane) {
+			await lane.prompt("be patient", BACKGROUND_CONTEXT);
+		},
+	},
 	no_retries: {
 		// retries off: recovery settles at the attempt cap and fails the run
 		options: { retry: { enabled: true, maxRetries: 0, baseDelayMs: 1_000 } },
@@ -159,15 +216,18 @@ export const RUNS = {
 	},
 	cancel: {
 		// an abort requested mid-stream, at the fourth streamed update; the
-		// faux provider waits 50 ms between deltas, so the abort (whose event
-		// delivery trails the frame commit) is queued behind the fourth
-		// update's frame; both runs must still agree byte for byte
+		// faux provider's next delta waits for the abort's signal (gate,
+		// above), so the abort (whose event delivery trails the frame commit)
+		// is queued behind the fourth update's frame on every machine
 		faux: { tokensPerSecond: 20 },
 		replies: () => [fauxAssistantMessage(longText)],
 		async drive(lane, harness) {
 			let updates = 0;
 			harness.events.on("message_update", () => {
-				if (++updates === 4) void lane.abort(BACKGROUND_CONTEXT);
+				if (++updates === 4) {
+					gate.abortRequested = true;
+					void lane.abort(BACKGROUND_CONTEXT);
+				}
 			});
 			await lane.prompt("never mind", BACKGROUND_CONTEXT);
 		},
@@ -209,10 +269,16 @@ async function runOnce(name) {
 		session.idGenerator = counterIds("0199a000-0000-7000-8000-");
 		const { faux, models } = fauxFor(run);
 		faux.setResponses(run.replies());
+		gate.updates = 0;
+		gate.abortRequested = false;
+		gate.signal = undefined;
 		const { harness } = await AgentHarness.create(
-			{ session, models, model: faux.getModel(), ...(run.options ?? {}) },
+			{ session, models: signalCapturing(models), model: faux.getModel(), ...(run.options ?? {}) },
 			BACKGROUND_CONTEXT,
 		);
+		harness.events.on("message_update", () => {
+			gate.updates++;
+		});
 		const lane = await harness.lane(LANE, BACKGROUND_CONTEXT);
 		await run.drive(lane, harness);
 		await harness.close(BACKGROUND_CONTEXT);
@@ -221,6 +287,23 @@ async function runOnce(name) {
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
+}
+
+// The models pi's running harness sees: the faux provider's, with each
+// request's abort signal kept for the chunk gate.
+function signalCapturing(models) {
+	return new Proxy(models, {
+		get(target, prop, receiver) {
+			if (prop === "streamSimple" || prop === "stream") {
+				return (model, context, options) => {
+					gate.signal = options?.signal;
+					return target[prop](model, context, options);
+				};
+			}
+			const v = Reflect.get(target, prop, receiver);
+			return typeof v === "function" ? v.bind(target) : v;
+		},
+	});
 }
 
 // The models pi's reopened harness sees: every provider effect is recorded
@@ -302,6 +385,7 @@ async function main() {
 	let every = 1;
 	for (let i = 0; i < argv.length; i++) {
 		if (argv[i] === "--runs") names = argv[++i].split(",");
+		else if (argv[i] === "--pi") i++; // read at load (PEER_DIR)
 		else if (argv[i] === "--every") every = Number(argv[++i]);
 		else if (argv[i] === "--list") {
 			process.stdout.write(`${JSON.stringify({ runs: Object.keys(RUNS) })}\n`);
@@ -337,9 +421,8 @@ async function main() {
 }
 
 function piVersion() {
-	const entry = fileURLToPath(import.meta.resolve("@earendil-works/pi-agent-core"));
-	const dir = entry.slice(0, entry.lastIndexOf(`${sep}dist${sep}`));
-	return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version;
+	const pkg = join(PEER_DIR, "node_modules", "@earendil-works", "pi-agent-core", "package.json");
+	return JSON.parse(readFileSync(pkg, "utf8")).version;
 }
 
 main().then(
