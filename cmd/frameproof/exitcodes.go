@@ -16,20 +16,24 @@ import (
 // code is what it would have been. Redirect stdout to a file or a pipe to
 // have an unwritable output reported (exit 4).
 type exitClass struct {
-	name    string // a subcommand's exit list names it
+	name    exitClassName // a subcommand's exit list names it
 	code    int
 	meaning string
 }
 
+// exitClassName names a class of exitTable: a typed name, so a misspelt
+// class in a subcommand's exit list does not compile.
+type exitClassName string
+
 // The classes of exitTable.
 const (
-	classPass         = "pass"
-	classFailure      = "failure"
-	classUsage        = "usage"
-	classInconclusive = "inconclusive"
-	classInterrupted  = "interrupted"
-	classEnvironment  = "environment"
-	classIO           = "io"
+	classPass         exitClassName = "pass"
+	classFailure      exitClassName = "failure"
+	classUsage        exitClassName = "usage"
+	classInconclusive exitClassName = "inconclusive"
+	classInterrupted  exitClassName = "interrupted"
+	classEnvironment  exitClassName = "environment"
+	classIO           exitClassName = "io"
 )
 
 var exitTable = []exitClass{
@@ -46,19 +50,20 @@ var exitTable = []exitClass{
 const stdoutNote = "stdout closed (>&-) is reopened on /dev/null by the Go runtime: every write succeeds and is lost, unseen by the exit code."
 
 // exitCode is the code of a class; an unknown class is a programming error.
-func exitCode(class string) int {
+func exitCode(class exitClassName) int {
 	for _, c := range exitTable {
 		if c.name == class {
 			return c.code
 		}
 	}
-	panic("frameproof: no exit class " + class)
+	panic("frameproof: no exit class " + string(class))
 }
 
 // exitUse is one class a subcommand can end with, and what it means there
 // ("" for the table's meaning alone).
 type exitUse struct {
-	class, here string
+	class exitClassName
+	here  string
 }
 
 // commandExits lists, per subcommand (its flag set's name), the classes it
@@ -106,7 +111,7 @@ func exitLine(use exitUse) string {
 			return line
 		}
 	}
-	panic("frameproof: no exit class " + use.class)
+	panic("frameproof: no exit class " + string(use.class))
 }
 
 // printExits prints the exit codes of the command whose flag set is named

@@ -28,7 +28,7 @@ func helpArgs(name string) (args []string, key string) {
 // prints that list from the table (with what the codes cannot see), as the
 // top-level help prints the whole table (issue 29 class 8).
 func TestExitTable(t *testing.T) {
-	seen := map[string]bool{}
+	seen := map[exitClassName]bool{}
 	codes := map[int]bool{}
 	for _, c := range exitTable {
 		assert.False(t, seen[c.name], "class %s twice", c.name)
@@ -57,12 +57,12 @@ func TestExitTable(t *testing.T) {
 		listed[key] = true
 		uses, ok := commandExits[key]
 		require.True(t, ok, "%s has no exit list", key)
-		classes := map[string]bool{}
+		classes := map[exitClassName]bool{}
 		for _, u := range uses {
 			assert.True(t, seen[u.class], "%s: unknown class %s", key, u.class)
 			classes[u.class] = true
 		}
-		for _, must := range []string{classPass, classUsage, classIO} {
+		for _, must := range []exitClassName{classPass, classUsage, classIO} {
 			assert.True(t, classes[must], "%s: every command can end with %s", key, must)
 		}
 		code, stdout, stderr := run(args...)
