@@ -32,14 +32,14 @@ const (
 type txKind int
 
 const (
-	txStep        txKind = iota // a drive step's transaction
-	txLaneCreate                // Harness.lane: the lane's creation
-	txAccept                    // a run's acceptance
-	txFrame                     // one frame append
-	txCancel                    // requestOperationAbort's cancel_requested
-	txEnqueue                   // steer / followUp / nextRun
-	txUnqueue                   // cancelQueued
-	txStepTerminal              // a step's terminal transaction (op meta deleted)
+	txStep         txKind = iota // a drive step's transaction
+	txLaneCreate                 // Harness.lane: the lane's creation
+	txAccept                     // a run's acceptance
+	txFrame                      // one frame append
+	txCancel                     // requestOperationAbort's cancel_requested
+	txEnqueue                    // steer / followUp / nextRun
+	txUnqueue                    // cancelQueued
+	txStepTerminal               // a step's terminal transaction (op meta deleted)
 )
 
 func (k txKind) String() string {
