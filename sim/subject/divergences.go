@@ -34,6 +34,11 @@ const (
 	// boundary.ts, structural.ts), so the assistant.ready state keeps the
 	// checkpoint's continuation and triggerEntryId (and a summary's task).
 	DivReadyCarriesCheckpoint DivergenceID = "ready-state-carries-checkpoint-fields"
+	// DivUsageRecoveryTag: model/lane (and impl/lane with it) tag a
+	// recovery settlement's usage event "recovery"; pi's
+	// runtime/drive/response.ts publishResponse spreads the recovery
+	// option into entry_added only, never into usage.
+	DivUsageRecoveryTag DivergenceID = "usage-event-recovery-tag"
 )
 
 // Divergence is one decided difference and what the runner accepts for it.
@@ -44,6 +49,9 @@ type Divergence struct {
 	// accepts says whether the subject's write g stands for the model's w
 	// under this difference (both agree on address).
 	accepts func(g, w ml.TXWrite) bool
+	// event maps a model event to what the subject emits under this
+	// difference ("" : not this one).
+	event func(model string) string
 }
 
 // Divergences are every decided difference, in the order they were found.
@@ -53,6 +61,30 @@ var Divergences = []Divergence{
 		accepts: func(g, w ml.TXWrite) bool {
 			return g.Namespace == nsOpState && withoutKeys(g.Value, "assistant.ready", "continuation", "triggerEntryId", "task") == w.Value
 		}},
+	{ID: DivUsageRecoveryTag, Decision: DecidedFrameproofBug,
+		What: "model/lane emits usage(recovery) for a recovery settlement; pi's publishResponse emits usage without the recovery option (model/lane model.go Settle: m.emit(\"usage\", recovery))",
+		event: func(model string) string {
+			if model == "usage(recovery)" {
+				return "usage"
+			}
+			return ""
+		}},
+}
+
+// eventAs is the model's event as the subject emits it under the decided
+// differences, and which one applied ("" none).
+func eventAs(model, subject string) (string, DivergenceID) {
+	if model == subject {
+		return model, ""
+	}
+	for _, d := range Divergences {
+		if d.event != nil {
+			if e := d.event(model); e != "" && e == subject {
+				return e, d.ID
+			}
+		}
+	}
+	return model, ""
 }
 
 // withoutKeys is the canonical JSON of the object value with the keys
@@ -72,7 +104,7 @@ func withoutKeys(value, at string, keys ...string) string {
 // tolerated reports the divergence that accepts g for w, if any.
 func tolerated(g, w ml.TXWrite) (DivergenceID, bool) {
 	for _, d := range Divergences {
-		if d.accepts(g, w) {
+		if d.accepts != nil && d.accepts(g, w) {
 			return d.ID, true
 		}
 	}

@@ -340,12 +340,8 @@ func (o *oracle) commit(ws []Write) (txKind, error) {
 // step feeds a drive step's transaction: the first transaction after the
 // previous step ended starts the step model/lane expects.
 func (o *oracle) step(where string, ws []Write) error {
-	if o.plan == nil {
-		e, err := o.m.Step(false)
-		if err != nil {
-			return mismatch(where, err)
-		}
-		o.plan, o.intent = &e, false
+	if err := o.beginStep(where); err != nil {
+		return err
 	}
 	o.m.TakeTX()
 	switch o.plan.Kind {
@@ -406,6 +402,27 @@ func (o *oracle) settle(where string, ws []Write) error {
 		err = mismatch(where, serr)
 	}
 	return err
+}
+
+// beginStep starts the step model/lane expects unless one is in progress.
+func (o *oracle) beginStep(where string) error {
+	if o.plan != nil {
+		return nil
+	}
+	e, err := o.m.Step(false)
+	if err != nil {
+		return mismatch(where, err)
+	}
+	o.plan, o.intent = &e, false
+	return nil
+}
+
+// recoveryStart: the subject emitted a recovery's synthetic
+// message_start, which pi's recovery step emits after its frame read and
+// before its settlement commits (runtime/drive/recovery.ts): the step has
+// begun.
+func (o *oracle) recoveryStart() error {
+	return o.beginStep("message_start(recovery)")
 }
 
 // afterResponse: the subject's after_response ran for the live stream
