@@ -127,6 +127,7 @@ type runner struct {
 	process, prompts int
 	inflight         int // calls issued and not completed
 	killed, aborted  bool
+	killAim          int
 	dropped          bool
 	events           []string // the subject's events, as model/lane names them
 	eventBase        int      // model events before the current process
@@ -204,6 +205,10 @@ func (r *runner) script() error {
 }
 
 func (r *runner) main() error {
+	if r.sc.Kill {
+		r.killAim = r.src.Intn("kill aim", killAims)
+		r.trace("kill aim %d", r.killAim)
+	}
 	if err := r.open(false); err != nil {
 		return err
 	}
@@ -246,6 +251,26 @@ const (
 	actKill    = "kill"
 )
 
+// The moments a kill aims at (drawn once per run): any, after the
+// stream's terminal event (the settlement due: final-frame-vs-settlement's
+// crash-between), or with nothing parked (process loss with an empty queue).
+const (
+	killAny = iota
+	killAfterFinalEvent
+	killQueueEmpty
+	killAims
+)
+
+func (r *runner) killAimed() bool {
+	switch r.killAim {
+	case killAfterFinalEvent:
+		return r.o.liveEnded && r.o.liveResp != ""
+	case killQueueEmpty:
+		return len(r.obs.Parked) == 0
+	}
+	return true
+}
+
 // actions are the moves possible now.
 func (r *runner) actions() []action {
 	var acts []action
@@ -260,10 +285,10 @@ func (r *runner) actions() []action {
 	if r.sc.Abort && !r.aborted && op != "" && r.inflight > 0 && r.o.liveResp != "" {
 		acts = append(acts, action{actAbort, 1})
 	}
-	if r.sc.Kill && !r.killed && op != "" && r.inflight > 0 {
-		w := 1
-		if r.o.liveEnded && r.o.liveResp != "" {
-			w = 4 // the final frame landed and the settlement is due: the final-frame row's second order
+	if r.sc.Kill && !r.killed && op != "" && r.inflight > 0 && r.killAimed() {
+		w := 8 // an aimed moment is rare: take it most of the time
+		if r.killAim == killAny {
+			w = 1
 		}
 		acts = append(acts, action{actKill, w})
 	}
