@@ -196,4 +196,3 @@ func divergence(id DivergenceID) Divergence {
 func TempDir() (string, error) {
 	return os.MkdirTemp("", "frameproof-subject-*")
 }
-
