@@ -19,9 +19,9 @@ func TestRenamerNamesByFirstAppearance(t *testing.T) {
 
 func TestEventStringNamesEventsAsTheModel(t *testing.T) {
 	for raw, want := range map[string]string{
-		`{"type":"run_end","status":"completed","lane":"main"}`:  "run_end:completed",
-		`{"type":"entry_added","recovery":true}`:                 "entry_added(recovery)",
-		`{"type":"usage","lane":"main","row":{}}`:                "usage",
+		`{"type":"run_end","status":"completed","lane":"main"}`:   "run_end:completed",
+		`{"type":"entry_added","recovery":true}`:                  "entry_added(recovery)",
+		`{"type":"usage","lane":"main","row":{}}`:                 "usage",
 		`{"type":"operation_abort","operationId":"o","steer":[]}`: ml.AbortEvent("o", []string{}, []string{}),
 	} {
 		got, ok := eventString(json.RawMessage(raw))
