@@ -331,10 +331,54 @@ func (o *oracle) commit(ws []Write) (txKind, error) {
 		o.m.Cancel()
 		o.abortIssued = false
 		return kind, o.compare(where, ws)
-	case txEnqueue, txUnqueue:
-		return kind, mismatch(where, fmt.Errorf("queued input is not driven by this runner yet"))
+	case txEnqueue:
+		id, kindName, message, err := enqueued(ws)
+		if err != nil {
+			return kind, mismatch(where, err)
+		}
+		if err := o.m.Enqueue(id, kindName, message); err != nil {
+			return kind, mismatch(where, err)
+		}
+		return kind, o.compare(where, ws)
+	case txUnqueue:
+		for _, w := range ws {
+			if w.Namespace == nsPendingEntry {
+				if got := o.m.CancelQueued(w.Key); got != "cancelled" {
+					return kind, mismatch(where, fmt.Errorf("cancelQueued %s committed; model/lane answers %s and commits nothing", w.Key, got))
+				}
+				return kind, o.compare(where, ws)
+			}
+		}
 	}
 	return kind, o.step(where, ws)
+}
+
+// enqueued reads an enqueue's entry id, queue kind and message (the
+// pending entry's payload, canonical) from its writes.
+func enqueued(ws []Write) (id, kind, message string, err error) {
+	for _, w := range ws {
+		switch {
+		case w.Namespace == nsPendingEntry && w.Op == OpSet:
+			var p struct {
+				Payload json.RawMessage `json:"payload"`
+			}
+			if err := json.Unmarshal(w.Value, &p); err != nil {
+				return "", "", "", fmt.Errorf("pending entry %s: %w", w.Key, err)
+			}
+			id, message = w.Key, ml.Canonical(p.Payload)
+		case w.Namespace == nsLaneState && w.Op == OpSet:
+			var st struct {
+				Inbox []struct {
+					Kind string `json:"kind"`
+				} `json:"inbox"`
+			}
+			if err := json.Unmarshal(w.Value, &st); err != nil || len(st.Inbox) == 0 {
+				return "", "", "", fmt.Errorf("enqueue's lane state names no inbox item (%v)", err)
+			}
+			kind = st.Inbox[len(st.Inbox)-1].Kind
+		}
+	}
+	return id, kind, message, nil
 }
 
 // step feeds a drive step's transaction: the first transaction after the
@@ -346,6 +390,13 @@ func (o *oracle) step(where string, ws []Write) error {
 	o.m.TakeTX()
 	switch o.plan.Kind {
 	case "start", "retry", "terminate":
+		if o.plan.Kind == "terminate" && o.plan.Status == "completed" {
+			// a may_finish boundary that places queued input mints the
+			// next assistant step (boundary.ts finishRunBoundary)
+			if _, st, err := opStateIn(ws); err == nil && st != nil && st.GenerationContext != nil {
+				o.m.BoundaryStep(st.GenerationContext.StepID)
+			}
+		}
 		o.plan = nil
 		if _, err := o.m.StepDone(true); err != nil {
 			return mismatch(where, err)

@@ -27,6 +27,9 @@ type Scenario struct {
 	Kill bool
 	// Abort: the running operation may be aborted at a drawn moment.
 	Abort bool
+	// Queue: steer, followUp and nextRun input may be queued, and a queued
+	// item cancelled, at drawn moments (at most Queue items per run).
+	Queue int
 }
 
 // Scenarios are the race-table rows pi's public API can express, as
@@ -38,6 +41,8 @@ var Scenarios = []Scenario{
 		Rows: []string{lanesim.RowQueuedLoss, lanesim.RowFinalFrame, lanesim.RowAppendNext}, Runs: 1, Kill: true},
 	{Name: "abort", Desc: "an abort at a drawn moment of a streaming run",
 		Rows: []string{lanesim.RowAppendNext, lanesim.RowAppendSettle}, Runs: 1, Abort: true},
+	{Name: "queue", Desc: "steer, followUp and nextRun input queued (and cancelled) at drawn moments of two runs",
+		Rows: []string{lanesim.RowAppendNext}, Runs: 2, Queue: 3},
 }
 
 // ScenarioByName finds a scenario.
@@ -128,6 +133,9 @@ type runner struct {
 	inflight         int // calls issued and not completed
 	killed, aborted  bool
 	killAim          int
+	queued           int  // items queued this run
+	unqueued         bool // a cancelQueued was issued
+	lane             bool // the lane call returned in this process
 	dropped          bool
 	events           []string // the subject's events, as model/lane names them
 	eventBase        int      // model events before the current process
@@ -249,6 +257,8 @@ const (
 	actResume  = "resume"
 	actAbort   = "abort"
 	actKill    = "kill"
+	actQueue   = "queue"
+	actUnqueue = "cancel-queued"
 )
 
 // The moments a kill aims at (drawn once per run): any, after the
@@ -291,6 +301,12 @@ func (r *runner) actions() []action {
 			w = 1
 		}
 		acts = append(acts, action{actKill, w})
+	}
+	if r.sc.Queue > 0 && r.queued < r.sc.Queue && r.lane {
+		acts = append(acts, action{actQueue, 1})
+	}
+	if r.sc.Queue > 0 && len(r.o.m.Inbox()) > 0 && !r.unqueued {
+		acts = append(acts, action{actUnqueue, 1})
 	}
 	if busy {
 		return acts
@@ -344,6 +360,20 @@ func (r *runner) act(a action) error {
 		obs, err = r.sub.Start(CallAbort, "")
 	case actKill:
 		return r.kill()
+	case actQueue:
+		r.queued++
+		call := []Call{CallSteer, CallFollowUp, CallNextRun}[r.src.Intn("queue kind", 3)]
+		text := fmt.Sprintf("%s %d", call, r.queued)
+		r.inflight++
+		r.trace("%s %q", call, text)
+		obs, err = r.sub.Start(call, text)
+	case actUnqueue:
+		r.unqueued = true
+		inbox := r.o.m.Inbox()
+		id := inbox[r.src.Intn("cancel queued", len(inbox))].EntryID
+		r.inflight++
+		r.trace("cancelQueued %s", id)
+		obs, err = r.sub.Start(CallCancelQueued, id)
 	}
 	if err != nil {
 		return err
@@ -406,7 +436,7 @@ func (r *runner) kill() error {
 	r.eventBase = len(r.o.m.EventsShared())
 	r.implBase = len(r.events)
 	r.eventsTolerated = 0
-	r.inflight, r.obs = 0, Obs{}
+	r.inflight, r.obs, r.lane = 0, Obs{}, false
 	r.process++
 	return r.open(true)
 }
@@ -489,6 +519,9 @@ func (r *runner) feed(obs Obs) error {
 	}
 	for _, c := range obs.Calls {
 		r.inflight--
+		if c.Name == CallLane {
+			r.lane = c.OK
+		}
 		if c.OK {
 			r.trace("call %s returned", c.Name)
 		} else {
