@@ -27,16 +27,34 @@ func scenario(t *testing.T, name string) subject.Scenario {
 	return sc
 }
 
-// TestPiSubjectSeeds is the CI slice of `frameproof sim --subject pi`: two
-// seeds of every scenario on both of pi's session kinds, every committed
-// transaction compared with model/lane, and the race orders the slice is
-// known to reach reached.
+// TestPiSubjectSeeds is the CI slice of `frameproof sim --subject pi`:
+// two seeds of every scenario on pi's JSONL session and one on its memory
+// session, every committed transaction compared with model/lane, and the
+// race orders the slice is known to reach reached.
 func TestPiSubjectSeeds(t *testing.T) {
 	dir := peer.Require(t, peer.PiAgentCore)
-	rep, err := subject.Campaign(subject.CampaignOptions{Subject: "pi", Seeds: 2, FirstSeed: 1, TempDir: t.TempDir(),
-		New: func() (subject.Subject, error) { return New(Options{Dir: dir}), nil }})
-	if err != nil {
-		t.Fatal(err)
+	rep := subject.Report{Coverage: map[string]map[string]int{}}
+	for _, cell := range []struct {
+		session subject.Session
+		seeds   int
+	}{{subject.SessionJSONL, 2}, {subject.SessionMemory, 1}} {
+		r, err := subject.Campaign(subject.CampaignOptions{Subject: "pi", Seeds: cell.seeds, FirstSeed: 1, TempDir: t.TempDir(),
+			Sessions: []subject.Session{cell.session},
+			New:      func() (subject.Subject, error) { return New(Options{Dir: dir}), nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.Runs += r.Runs
+		rep.TXCompared += r.TXCompared
+		rep.Failures = append(rep.Failures, r.Failures...)
+		for row, orders := range r.Coverage {
+			if rep.Coverage[row] == nil {
+				rep.Coverage[row] = map[string]int{}
+			}
+			for o, n := range orders {
+				rep.Coverage[row][o] += n
+			}
+		}
 	}
 	for _, f := range rep.Failures {
 		t.Errorf("%s/%s seed %d: %s: %s\nreproduce: %s", f.Outcome.Scenario, f.Outcome.Session, f.Seed, f.Outcome.Kind, f.Outcome.Message, f.Repro)
