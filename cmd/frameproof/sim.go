@@ -121,6 +121,12 @@ func markInterrupted(rep *Report) {
 }
 
 func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if name, rest, ok := subjectArg(args); ok {
+		if name != subjectImpl {
+			return runSubjectSim(name, rest, stdout, stderr)
+		}
+		args = rest // impl in process: the campaign below
+	}
 	suite := activeSuite
 	cfg, code := parseSimFlags(suite, args, stdout, stderr)
 	if code >= 0 {

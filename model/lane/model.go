@@ -1052,3 +1052,14 @@ func (m *Model) Lane() string { return m.cfg.Lane }
 
 // Pending is the number of queued, unsettled frame appends.
 func (m *Model) Pending() int { return len(m.queue) }
+
+// OldestQueuedFrame names the oldest enqueued, unresolved frame append (its
+// response and event index): the one a FIFO line resolves next. A driver
+// that observes only commits (a subject other than the implementation in
+// process) names a committed frame append by it.
+func (m *Model) OldestQueuedFrame() (resp string, event int, ok bool) {
+	if len(m.queue) == 0 {
+		return "", -1, false
+	}
+	return m.queue[0].resp, m.queue[0].event, true
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/frameproof/frameproof/props/pisubject"
+	"github.com/frameproof/frameproof/sim/subject"
+)
+
+// `frameproof sim --subject pi` runs the subject campaign (sim/subject)
+// against pi's own harness through its stdio driver; `--subject impl` (the
+// default) is the in-process campaign of sim/lanesim, unchanged.
+
+const simSubjectUsage = "usage: frameproof sim --subject pi [--scenario NAME,...] [--session jsonl,memory] [--seeds N] [--seed BASE] [--determinism N] [-q]"
+
+// Subject names.
+const (
+	subjectImpl = "impl"
+	subjectPi   = "pi"
+)
+
+// subjectArg takes --subject NAME (or --subject=NAME) out of args.
+func subjectArg(args []string) (name string, rest []string, found bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--subject" || a == "-subject":
+			if i+1 < len(args) {
+				name = args[i+1]
+				i++
+			}
+			found = true
+		case strings.HasPrefix(a, "--subject=") || strings.HasPrefix(a, "-subject="):
+			name, found = a[strings.Index(a, "=")+1:], true
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return name, rest, found
+}
+
+func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
+	if name != subjectPi {
+		return usageError(stderr, "sim", "unknown --subject %q (known: %s, %s)", name, subjectImpl, subjectPi)
+	}
+	fs := flag.NewFlagSet("sim --subject pi", flag.ContinueOnError)
+	scen := fs.String("scenario", "", "comma-separated subject scenarios (default: all)")
+	sessions := fs.String("session", "", "comma-separated session kinds: jsonl, memory (default: both)")
+	seeds := fs.Int("seeds", 10, "seeds per scenario x session")
+	base := fs.Uint64("seed", 1, "first seed")
+	det := fs.Int("determinism", 0, "also run the first seed of each cell N times and count the distinct traces")
+	quiet := fs.Bool("q", false, "no progress output")
+	if code := parseFlags(fs, args, simSubjectUsage, func(w io.Writer) { subjectHelp(w) }, stdout, stderr); code >= 0 {
+		return code
+	}
+	if fs.NArg() != 0 {
+		return usageError(stderr, "sim", "unexpected argument %q", fs.Arg(0))
+	}
+	if *seeds <= 0 {
+		return usageError(stderr, "sim", "--seeds must be positive, got %d", *seeds)
+	}
+	opts := subject.CampaignOptions{Subject: subjectPi, Seeds: *seeds, FirstSeed: *base}
+	if *scen != "" {
+		for _, n := range strings.Split(*scen, ",") {
+			sc, ok := subject.ScenarioByName(n)
+			if !ok {
+				return usageError(stderr, "sim", "unknown subject scenario %q", n)
+			}
+			opts.Scenarios = append(opts.Scenarios, sc)
+		}
+	}
+	if *sessions != "" {
+		for _, n := range strings.Split(*sessions, ",") {
+			s := subject.Session(n)
+			if s != subject.SessionJSONL && s != subject.SessionMemory {
+				return usageError(stderr, "sim", "unknown --session %q (known: jsonl, memory)", n)
+			}
+			opts.Sessions = append(opts.Sessions, s)
+		}
+	}
+	dir, err := pisubject.Dir()
+	if err != nil {
+		return ioError(stderr, "sim", "pi's harness: %v", err)
+	}
+	tmp, err := subject.TempDir()
+	if err != nil {
+		return ioError(stderr, "sim", "temporary directory: %v", err)
+	}
+	defer os.RemoveAll(tmp)
+	opts.TempDir = tmp
+	opts.New = func() (subject.Subject, error) { return pisubject.New(pisubject.Options{Dir: dir}), nil }
+	if !*quiet {
+		opts.Progress = func(o subject.Outcome, seed uint64) {
+			verdict := "pass"
+			if o.Failed {
+				verdict = "FAIL " + o.Kind
+			}
+			fmt.Fprintf(stderr, "%s/%s seed %d: %s (%d transactions)\n", o.Scenario, o.Session, seed, verdict, o.TXCompared)
+		}
+	}
+	rep, err := subject.Campaign(opts)
+	if err != nil {
+		return ioError(stderr, "sim", "%v", err)
+	}
+	for _, f := range rep.Failures {
+		fmt.Fprintf(stdout, "FAIL %s/%s seed %d (%s): %s\n  reproduce: %s\n", f.Outcome.Scenario, f.Outcome.Session, f.Seed, f.Outcome.Kind, f.Outcome.Message, f.Repro)
+	}
+	if err := rep.WriteCoverage(stdout); err != nil {
+		return exitIO
+	}
+	if *det > 0 {
+		scs, ss := opts.Scenarios, opts.Sessions
+		if scs == nil {
+			scs = subject.Scenarios
+		}
+		if ss == nil {
+			ss = subject.Sessions
+		}
+		fmt.Fprintf(stdout, "determinism (seed %d, %d runs each):\n", *base, *det)
+		for _, sc := range scs {
+			for _, s := range ss {
+				traces, verdicts, err := subject.Determinism(opts, sc, s, *base, *det)
+				if err != nil {
+					return ioError(stderr, "sim", "%v", err)
+				}
+				fmt.Fprintf(stdout, "  %s/%s: %d distinct trace(s), %d distinct verdict(s)\n", sc.Name, s, traces, verdicts)
+			}
+		}
+	}
+	if len(rep.Failures) > 0 {
+		fmt.Fprintf(stdout, "verdict: FAIL (%d of %d runs)\n", len(rep.Failures), rep.Runs)
+		return exitFail
+	}
+	fmt.Fprintf(stdout, "verdict: pass (%d runs)\n", rep.Runs)
+	return exitPass
+}
+
+func subjectHelp(w io.Writer) {
+	fmt.Fprintln(w, simSubjectUsage)
+	fmt.Fprintln(w, "\nRuns the race-table scenarios pi's public API can express against pi's own harness")
+	fmt.Fprintln(w, "(npm @earendil-works/pi-agent-core 0.85.1 in corpus/peers/pi-agent-core, installed on first use),")
+	fmt.Fprintln(w, "comparing every committed transaction with model/lane. Scenarios:")
+	for _, sc := range subject.Scenarios {
+		fmt.Fprintf(w, "  %-14s %s\n", sc.Name, sc.Desc)
+	}
+}

@@ -1,0 +1,610 @@
+package subject
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/frameproof/frameproof/impl/pi"
+	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/choice"
+	"github.com/frameproof/frameproof/sim/lanesim"
+)
+
+// Scenario is one profile of the subject runner: which actions the choice
+// source may draw beside releasing commits and events.
+type Scenario struct {
+	Name string
+	Desc string
+	// Rows are the race rows the scenario aims at (lanesim's table).
+	Rows []string
+	// Runs is how many runs the driver prompts, one after another.
+	Runs int
+	// Kill: the process may be killed at a drawn moment (durable
+	// sessions; a memory session's storage is lost instead: DropParked).
+	Kill bool
+	// Abort: the running operation may be aborted at a drawn moment.
+	Abort bool
+	// Queue: steer, followUp and nextRun input may be queued, and a queued
+	// item cancelled, at drawn moments (at most Queue items per run).
+	Queue int
+}
+
+// Scenarios are the race-table rows pi's public API can express, as
+// profiles of the runner.
+var Scenarios = []Scenario{
+	{Name: "append-race", Desc: "frame appends racing the next provider event and the settlement",
+		Rows: []string{lanesim.RowAppendNext, lanesim.RowAppendSettle, lanesim.RowUpdateCommit}, Runs: 2},
+	{Name: "process-loss", Desc: "the process killed (JSONL) or its storage lost (memory) at a drawn moment, queued writes lost; reopen and resume",
+		Rows: []string{lanesim.RowQueuedLoss, lanesim.RowFinalFrame, lanesim.RowAppendNext}, Runs: 1, Kill: true},
+	{Name: "abort", Desc: "an abort at a drawn moment of a streaming run",
+		Rows: []string{lanesim.RowAppendNext, lanesim.RowAppendSettle}, Runs: 1, Abort: true},
+	{Name: "queue", Desc: "steer, followUp and nextRun input queued (and cancelled) at drawn moments of two runs",
+		Rows: []string{lanesim.RowAppendNext}, Runs: 2, Queue: 3},
+}
+
+// ScenarioByName finds a scenario.
+func ScenarioByName(name string) (Scenario, bool) {
+	for _, s := range Scenarios {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scenario{}, false
+}
+
+// NotExpressible lists the race rows pi's public API cannot reach through
+// this boundary, and why.
+var NotExpressible = []struct{ Row, Why string }{
+	{lanesim.RowAppendFinalize, "pi 0.85.1's Lane has no external finalization call (impl/lane's Finalize is frameproof's)"},
+	{lanesim.RowActivationSnap, "needs a snapshot (Lane.watch) taken between a run's activation and its first commit: expressible, not driven yet"},
+	{lanesim.RowUnknownRetry, "needs retryable provider errors and the retry cap (timers are virtual in the driver): expressible, not driven yet"},
+	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (fetchDeferred, pollDeferred resumes): not in the driver yet"},
+	{lanesim.RowCloseSettle, "needs Harness.close racing a settlement: expressible, not driven yet"},
+}
+
+// Options configure one run.
+type Options struct {
+	Session Session
+	// Dir holds the run's JSONL file.
+	Dir string
+	// MaxActions bounds the run's actions (0: 400).
+	MaxActions int
+}
+
+// Outcome is one run's verdict.
+type Outcome struct {
+	Scenario   string
+	Session    Session
+	Failed     bool
+	Kind       string // "model-mismatch", "events", "subject", "liveness"
+	Message    string
+	TXCompared int
+	Actions    int
+	// Divergences counts the decided differences the run met.
+	Divergences map[DivergenceID]int
+	// Races: row → order → reached.
+	Races map[string]map[string]bool
+	// Trace is the run's actions and commits, ids and times renamed by
+	// first appearance (the same seed gives the same trace when the
+	// subject is deterministic).
+	Trace []string
+}
+
+const (
+	laneName  = "main"
+	modelID   = "scripted-1"
+	startTime = 1_000_000
+)
+
+var scriptedModel = Model{ID: modelID, ContextWindow: 128000, MaxTokens: 16384}
+
+// piSettings are the run settings pi's harness captures from its defaults
+// (runtime/lane.ts capturedSettings: compaction, steeringMode,
+// followUpMode, toolExecution).
+const piSettings = `{"compaction":{"enabled":true,"reserveTokens":16384,"keepRecentTokens":20000},"steeringMode":"all","followUpMode":"all","toolExecution":"parallel"}`
+
+func runFor(text string) ml.Run {
+	settings, err := pi.ParseJSON(piSettings)
+	if err != nil {
+		panic(err) // a constant
+	}
+	streamOptions, _ := pi.ParseJSON(`{}`)
+	// pi's DEFAULT_RETRY_POLICY {enabled, maxRetries: 3, baseDelayMs: 1000}
+	return ml.Run{UserText: text, Model: ml.ModelRef{Provider: Provider, ModelID: modelID},
+		MaxAttempts: 4, BaseDelayMs: 1000, ThinkingLevel: "off", ActiveToolNames: []string{},
+		Settings: settings, StreamOptions: streamOptions,
+		Compaction: &ml.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}}
+}
+
+type runner struct {
+	sub  Subject
+	sc   Scenario
+	src  choice.Source
+	opts Options
+	o    *oracle
+	out  *Outcome
+	ren  renamer
+	obs  Obs
+	// process numbers the current process; prompts the runs started
+	process, prompts int
+	inflight         int // calls issued and not completed
+	killed, aborted  bool
+	killAim          int
+	queued           int  // items queued this run
+	unqueued         bool // a cancelQueued was issued
+	lane             bool // the lane call returned in this process
+	dropped          bool
+	events           []string // the subject's events, as model/lane names them
+	eventBase        int      // model events before the current process
+	implBase         int
+	eventsTolerated  int // events of this process already counted against the divergences
+	updates, fcommit int // message_update events seen / frame commits, per stream
+	settledLive      bool
+}
+
+// Run drives one run of sc against sub, every decision drawn from src.
+func Run(sub Subject, sc Scenario, src choice.Source, opts Options) Outcome {
+	if opts.MaxActions == 0 {
+		opts.MaxActions = 400
+	}
+	r := &runner{sub: sub, sc: sc, src: src, opts: opts, o: newOracle(scriptedModel, laneName, runFor("prompt 1")),
+		out: &Outcome{Scenario: sc.Name, Session: opts.Session, Races: map[string]map[string]bool{}}}
+	defer sub.Close()
+	err := r.main()
+	r.out.TXCompared, r.out.Divergences = r.o.txCompared, r.o.divergences
+	if err != nil {
+		r.out.Failed = true
+		var mm *Mismatch
+		var ev *eventsError
+		switch {
+		case errors.As(err, &mm):
+			r.out.Kind = "model-mismatch"
+		case errors.As(err, &ev):
+			r.out.Kind = "events"
+		case errors.Is(err, errLiveness):
+			r.out.Kind = "liveness"
+		default:
+			r.out.Kind = "subject"
+		}
+		r.out.Message = err.Error()
+	}
+	return *r.out
+}
+
+var errLiveness = errors.New("subject: the run did not finish within its action budget")
+
+type eventsError struct{ err error }
+
+func (e *eventsError) Error() string { return e.err.Error() }
+
+func (r *runner) trace(format string, args ...any) {
+	r.out.Trace = append(r.out.Trace, r.ren.rename(fmt.Sprintf(format, args...)))
+}
+
+func (r *runner) race(row, order string) {
+	if r.out.Races[row] == nil {
+		r.out.Races[row] = map[string]bool{}
+	}
+	r.out.Races[row][order] = true
+}
+
+func (r *runner) path() string { return filepath.Join(r.opts.Dir, "session.jsonl") }
+
+func (r *runner) open(reopen bool) error {
+	obs, err := r.sub.Open(OpenOptions{Session: r.opts.Session, Path: r.path(), Reopen: reopen,
+		Now: startTime, Process: r.process, Lane: laneName, Model: scriptedModel})
+	if err != nil {
+		return err
+	}
+	r.inflight++ // the lane call
+	r.trace("open process %d (reopen %t)", r.process, reopen)
+	if err := r.script(); err != nil {
+		return err
+	}
+	return r.feed(obs)
+}
+
+func (r *runner) script() error {
+	evs := Script(r.src, modelID, startTime)
+	return r.sub.Script(rawEvents(evs))
+}
+
+func (r *runner) main() error {
+	if r.sc.Kill {
+		r.killAim = r.src.Intn("kill aim", killAims)
+		r.trace("kill aim %d", r.killAim)
+	}
+	if err := r.open(false); err != nil {
+		return err
+	}
+	for r.out.Actions = 0; r.out.Actions < r.opts.MaxActions; r.out.Actions++ {
+		acts := r.actions()
+		if len(acts) == 0 {
+			return r.end()
+		}
+		a := acts[choice.Weighted(r.src, "action", weights(acts))]
+		if err := r.act(a); err != nil {
+			return err
+		}
+		if r.dropped {
+			return r.end()
+		}
+	}
+	return errLiveness
+}
+
+type action struct {
+	kind   string
+	weight int
+}
+
+func weights(acts []action) []int {
+	w := make([]int, len(acts))
+	for i, a := range acts {
+		w[i] = a.weight
+	}
+	return w
+}
+
+const (
+	actCommit  = "release-commit"
+	actEvent   = "release-event"
+	actAdvance = "advance-clock"
+	actPrompt  = "prompt"
+	actResume  = "resume"
+	actAbort   = "abort"
+	actKill    = "kill"
+	actQueue   = "queue"
+	actUnqueue = "cancel-queued"
+)
+
+// The moments a kill aims at (drawn once per run): any, after the
+// stream's terminal event (the settlement due: final-frame-vs-settlement's
+// crash-between), or with nothing parked (process loss with an empty queue).
+const (
+	killAny = iota
+	killAfterFinalEvent
+	killQueueEmpty
+	killAims
+)
+
+func (r *runner) killAimed() bool {
+	switch r.killAim {
+	case killAfterFinalEvent:
+		return r.o.liveEnded && r.o.liveResp != ""
+	case killQueueEmpty:
+		return len(r.obs.Parked) == 0
+	}
+	return true
+}
+
+// actions are the moves possible now.
+func (r *runner) actions() []action {
+	var acts []action
+	if len(r.obs.Parked) > 0 {
+		acts = append(acts, action{actCommit, 4})
+	}
+	if len(r.obs.Streams.Open) > 0 && r.obs.Streams.Open[0].Next < r.obs.Streams.Open[0].Total {
+		acts = append(acts, action{actEvent, 4})
+	}
+	busy := len(acts) > 0
+	op, _ := r.o.m.Current()
+	if r.sc.Abort && !r.aborted && op != "" && r.inflight > 0 && r.o.liveResp != "" {
+		acts = append(acts, action{actAbort, 1})
+	}
+	if r.sc.Kill && !r.killed && op != "" && r.inflight > 0 && r.killAimed() {
+		w := 8 // an aimed moment is rare: take it most of the time
+		if r.killAim == killAny {
+			w = 1
+		}
+		acts = append(acts, action{actKill, w})
+	}
+	if r.sc.Queue > 0 && r.queued < r.sc.Queue && r.lane {
+		acts = append(acts, action{actQueue, 1})
+	}
+	if r.sc.Queue > 0 && len(r.o.m.Inbox()) > 0 && !r.unqueued {
+		acts = append(acts, action{actUnqueue, 1})
+	}
+	if busy {
+		return acts
+	}
+	if len(r.obs.Timers) > 0 {
+		return append(acts, action{actAdvance, 1})
+	}
+	if r.inflight > 0 {
+		return acts
+	}
+	if op != "" {
+		return append(acts, action{actResume, 1})
+	}
+	if r.prompts < r.sc.Runs {
+		return append(acts, action{actPrompt, 1})
+	}
+	return acts
+}
+
+func (r *runner) act(a action) error {
+	var obs Obs
+	var err error
+	switch a.kind {
+	case actCommit:
+		if len(r.obs.Parked) > 0 {
+			r.trace("release commit %s", describe(r.obs.Parked[0].Writes))
+		}
+		obs, err = r.sub.ReleaseCommit(0)
+	case actEvent:
+		r.observeEventRelease()
+		r.trace("release event %d of stream %d", r.obs.Streams.Open[0].Next, r.obs.Streams.Open[0].Stream)
+		obs, err = r.sub.ReleaseEvent()
+	case actAdvance:
+		r.trace("advance clock to %v", r.obs.Timers[0])
+		obs, err = r.sub.Advance(r.obs.Timers[0])
+	case actPrompt:
+		r.prompts++
+		r.o.run = runFor(fmt.Sprintf("prompt %d", r.prompts))
+		r.inflight++
+		r.trace("prompt %q", r.o.run.UserText)
+		obs, err = r.sub.Start(CallPrompt, r.o.run.UserText)
+	case actResume:
+		r.inflight++
+		r.trace("resume")
+		obs, err = r.sub.Start(CallResume, "")
+	case actAbort:
+		r.aborted = true
+		r.inflight++
+		r.o.m.BeginAbort()
+		r.trace("abort")
+		obs, err = r.sub.Start(CallAbort, "")
+	case actKill:
+		return r.kill()
+	case actQueue:
+		r.queued++
+		call := []Call{CallSteer, CallFollowUp, CallNextRun}[r.src.Intn("queue kind", 3)]
+		text := fmt.Sprintf("%s %d", call, r.queued)
+		r.inflight++
+		r.trace("%s %q", call, text)
+		obs, err = r.sub.Start(call, text)
+	case actUnqueue:
+		r.unqueued = true
+		inbox := r.o.m.Inbox()
+		id := inbox[r.src.Intn("cancel queued", len(inbox))].EntryID
+		r.inflight++
+		r.trace("cancelQueued %s", id)
+		obs, err = r.sub.Start(CallCancelQueued, id)
+	}
+	if err != nil {
+		return err
+	}
+	return r.feed(obs)
+}
+
+// observeEventRelease records the race orders a provider event's release
+// decides: whether the previous frame's append committed first, and for
+// the terminal event whether every append is done.
+func (r *runner) observeEventRelease() {
+	s := r.obs.Streams.Open[0]
+	_, _, queued := r.o.m.OldestQueuedFrame()
+	if s.Next > 0 {
+		if queued {
+			r.race(lanesim.RowAppendNext, lanesim.OrderNextQueuedBehind)
+		} else {
+			r.race(lanesim.RowAppendNext, lanesim.OrderCommittedBeforeNext)
+		}
+	}
+	if s.Next == s.Total-1 {
+		if queued {
+			r.race(lanesim.RowAppendSettle, lanesim.OrderSettlementAwaitsAppends)
+		} else {
+			r.race(lanesim.RowAppendSettle, lanesim.OrderAppendsDoneAtEnd)
+		}
+	}
+}
+
+// kill ends the process: a durable session reopens in a new process and
+// the run resumes; a memory session loses its storage (the parked writes
+// dropped, every later commit refused) and the run ends there.
+func (r *runner) kill() error {
+	r.killed = true
+	if len(r.obs.Parked) > 0 {
+		r.race(lanesim.RowQueuedLoss, lanesim.OrderQueuedLost)
+	} else {
+		r.race(lanesim.RowQueuedLoss, lanesim.OrderQueueEmpty)
+	}
+	if r.o.liveEnded && r.o.liveResp != "" {
+		r.race(lanesim.RowFinalFrame, lanesim.OrderCrashBetween)
+	}
+	if !r.opts.Session.Durable() {
+		r.trace("drop parked commits (storage loss)")
+		obs, err := r.sub.DropParked()
+		if err != nil {
+			return err
+		}
+		r.dropped = true
+		return r.feed(obs)
+	}
+	r.trace("kill process %d (%d commits parked)", r.process, len(r.obs.Parked))
+	if err := r.sub.Kill(); err != nil {
+		return err
+	}
+	if err := r.checkEvents(false); err != nil {
+		return err
+	}
+	r.o.crash()
+	r.eventBase = len(r.o.m.EventsShared())
+	r.implBase = len(r.events)
+	r.eventsTolerated = 0
+	r.inflight, r.obs, r.lane = 0, Obs{}, false
+	r.process++
+	return r.open(true)
+}
+
+// feed hands one report to the oracle, in the order things happened:
+// commits (a released commit landed first), provider requests, consumed
+// events with their frames, call completions.
+func (r *runner) feed(obs Obs) error {
+	r.o.now = obs.Now
+	for _, c := range obs.Commits {
+		kind, err := r.o.commit(c.Writes)
+		r.trace("committed %s: %s", kind, describe(c.Writes))
+		if err != nil {
+			return err
+		}
+		switch kind {
+		case txFrame:
+			r.fcommit++
+			if r.updates >= r.fcommit-1 {
+				r.race(lanesim.RowUpdateCommit, lanesim.OrderEventFirst)
+			} else {
+				r.race(lanesim.RowUpdateCommit, lanesim.OrderCommitFirst)
+			}
+		case txStep:
+			if r.o.plan == nil && r.o.liveResp == "" && r.settledLive {
+				r.settledLive = false
+				r.race(lanesim.RowFinalFrame, lanesim.OrderSettledInProcess)
+			}
+		}
+	}
+	for range obs.Requests {
+		r.trace("provider request")
+		if err := r.o.request(); err != nil {
+			return err
+		}
+		r.updates, r.fcommit, r.settledLive = 0, 0, true
+		if err := r.script(); err != nil {
+			return err
+		}
+	}
+	frames := obs.Frames
+	for _, c := range obs.Consumed {
+		ev, err := pi.ParseStreamEvent(string(c.Event))
+		if err != nil {
+			return fmt.Errorf("subject: consumed event %s: %w", c.Event, err)
+		}
+		var frame json.RawMessage
+		if ev.Type != pi.EventDone && ev.Type != pi.EventError && len(frames) > 0 {
+			if string(frames[0].Frame) != "null" {
+				frame = frames[0].Frame
+			}
+			frames = frames[1:]
+		}
+		if err := r.o.consumed(ev, frame); err != nil {
+			return err
+		}
+	}
+	if len(frames) > 0 {
+		return fmt.Errorf("subject: %d encoder outputs without a consumed event", len(frames))
+	}
+	for _, e := range obs.Events {
+		s, ok := eventString(e)
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(s, "message_update") {
+			r.updates++
+		}
+		if s == "message_start(recovery)" {
+			if err := r.o.recoveryStart(); err != nil {
+				return err
+			}
+		}
+		if s == "message_end" {
+			if err := r.o.messageEnd(); err != nil {
+				return err
+			}
+		}
+		r.events = append(r.events, s)
+	}
+	for _, c := range obs.Calls {
+		r.inflight--
+		if c.Name == CallLane {
+			r.lane = c.OK
+		}
+		if c.OK {
+			r.trace("call %s returned", c.Name)
+		} else {
+			r.trace("call %s failed: %s", c.Name, c.Error)
+		}
+	}
+	r.obs = obs
+	return r.checkEvents(false)
+}
+
+// checkEvents compares the subject's events of this process with the
+// model's: a prefix while the run goes on, all of them at its end.
+func (r *runner) checkEvents(exact bool) error {
+	got := r.events[r.implBase:]
+	want := r.o.m.EventsShared()[r.eventBase:]
+	ok := len(got) <= len(want) && (!exact || len(got) == len(want))
+	for i := 0; ok && i < len(got); i++ {
+		e, id := eventAs(want[i], got[i])
+		ok = e == got[i]
+		if ok && id != "" && i >= r.eventsTolerated {
+			r.o.divergences[id]++
+		}
+	}
+	if ok {
+		r.eventsTolerated = len(got)
+		return nil
+	}
+	return &eventsError{fmt.Errorf("events differ from model/lane's\n subject: %v\n model:   %v", got, want)}
+}
+
+// end: nothing more can happen. The model's step must be one that commits
+// nothing, and the events must be all the model says were due.
+func (r *runner) end() error {
+	if r.dropped {
+		return nil // the harness faulted on the lost storage: what it did before was compared
+	}
+	if err := r.o.idle(); err != nil {
+		return err
+	}
+	if op, _ := r.o.m.Current(); op != "" {
+		return fmt.Errorf("%w: operation %s is still current", errLiveness, op)
+	}
+	r.trace("end")
+	return r.checkEvents(true)
+}
+
+// eventString names a subject's lane event as model/lane does.
+func eventString(raw json.RawMessage) (string, bool) {
+	var e struct {
+		Type        string            `json:"type"`
+		Recovery    bool              `json:"recovery"`
+		Status      string            `json:"status"`
+		Property    string            `json:"property"`
+		Reason      string            `json:"reason"`
+		OperationID string            `json:"operationId"`
+		Steer       []json.RawMessage `json:"steer"`
+		FollowUp    []json.RawMessage `json:"followUp"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return "", false
+	}
+	s := e.Type
+	if e.Recovery {
+		s += "(recovery)"
+	}
+	switch e.Type {
+	case "fault", "handler_error":
+		return "", false // the harness's own reports, not lane lifecycle
+	case "run_end":
+		s += ":" + e.Status
+	case "config_update":
+		s += ":" + e.Property
+	case "compaction_start":
+		s += ":" + e.Reason
+	case "operation_abort":
+		canon := func(rs []json.RawMessage) []string {
+			out := make([]string, len(rs))
+			for i, r := range rs {
+				out[i] = ml.Canonical(r)
+			}
+			return out
+		}
+		return ml.AbortEvent(e.OperationID, canon(e.Steer), canon(e.FollowUp)), true
+	}
+	return s, true
+}

@@ -1,0 +1,66 @@
+package subject
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/sim/choice"
+)
+
+// scriptAPI is the api name a subject's scripted model reports.
+const scriptAPI = "frameproof-scripted"
+
+// Script draws one provider response as pi-ai streams it: start, one to
+// three text or thinking blocks (start, deltas, end), done. Each event
+// carries the partial as it was when the event was pushed.
+func Script(src choice.Source, model string, now float64) []*pi.Event {
+	msg := &pi.AssistantMessage{Content: []pi.Content{}, API: scriptAPI, Provider: Provider, Model: model,
+		StopReason: pi.StopStop, Timestamp: now}
+	snap := func() *pi.AssistantMessage { return msg.Clone() }
+	evs := []*pi.Event{{Type: pi.EventStart, Partial: snap()}}
+	blocks := choice.Range(src, "script blocks", 1, 3)
+	for b := 0; b < blocks; b++ {
+		n := len(msg.Content)
+		idx := pi.Index(n)
+		thinking := choice.Chance(src, "script thinking", 1, 3)
+		deltas := choice.Range(src, "script deltas", 1, 3)
+		text := ""
+		if thinking {
+			msg.Content = append(msg.Content, pi.ThinkingContent{})
+			evs = append(evs, &pi.Event{Type: pi.EventThinkingStart, ContentIndex: idx, Partial: snap()})
+		} else {
+			msg.Content = append(msg.Content, pi.TextContent{})
+			evs = append(evs, &pi.Event{Type: pi.EventTextStart, ContentIndex: idx, Partial: snap()})
+		}
+		for d := 0; d < deltas; d++ {
+			delta := fmt.Sprintf("b%dd%d ", b, d)
+			text += delta
+			typ := pi.EventTextDelta
+			if thinking {
+				typ = pi.EventThinkingDelta
+				msg.Content[n] = pi.ThinkingContent{Thinking: text}
+			} else {
+				msg.Content[n] = pi.TextContent{Text: text}
+			}
+			evs = append(evs, &pi.Event{Type: typ, ContentIndex: idx, Delta: delta, Partial: snap()})
+		}
+		end := pi.EventTextEnd
+		if thinking {
+			end = pi.EventThinkingEnd
+		}
+		evs = append(evs, &pi.Event{Type: end, ContentIndex: idx, Content: text, Partial: snap()})
+	}
+	msg.Usage = pi.Usage{Input: 3, Output: 2, TotalTokens: 5}
+	evs = append(evs, &pi.Event{Type: pi.EventDone, Reason: pi.StopStop, Message: snap()})
+	return evs
+}
+
+// rawEvents renders events as pi-ai's JSON.
+func rawEvents(evs []*pi.Event) []json.RawMessage {
+	out := make([]json.RawMessage, len(evs))
+	for i, e := range evs {
+		out[i] = e.AppendJSON(nil)
+	}
+	return out
+}
