@@ -54,7 +54,7 @@ func TestCancelBeforeAdmissionStartsNoProviderRequest(t *testing.T) {
 		require.Equal(t, ZeroUsage(), m.Usage)
 		require.Contains(t, h.resultOf(op), `"status":"aborted"`)
 		require.Equal(t, []string{"lane_created", "run_start", "message_start", "message_end", "entry_added", "turn_start", "operation_abort", "message_start(recovery)", "message_end(recovery)",
-			"entry_added(recovery)", "usage(recovery)", "run_end"}, h.eventTypes())
+			"entry_added(recovery)", "usage", "run_end"}, h.eventTypes())
 	})
 }
 

@@ -340,7 +340,7 @@ func TestRequiredAfterResponseNeverRunsForRestoredSynthetic(t *testing.T) {
 			_, err := h.lane.Step(StepOptions{})
 			require.NoError(t, err)
 			require.Equal(t, runsBefore, h.hookRuns)
-			require.Equal(t, []string{"message_start(recovery)", "message_end(recovery)", "entry_added(recovery)", "usage(recovery)"}, h.eventTypes())
+			require.Equal(t, []string{"message_start(recovery)", "message_end(recovery)", "entry_added(recovery)", "usage"}, h.eventTypes())
 		}
 	})
 }

@@ -155,7 +155,10 @@ func (l *Lane) settleEvents(op, respID, usageID string, intent *OpState, d Dispo
 		evs = append(evs, carrying(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID, Seq: res.Seqs[0]}, d.Committed, raw))
 	}
 	u := d.Committed.Usage
-	evs = append(evs, Event{Type: EvUsage, RunID: op, Recovery: recovery, Synthetic: synthetic, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
+	// pi's publishResponse (runtime/drive/response.ts) spreads the
+	// recovery option into entry_added only: its usage event is never
+	// recovery-tagged.
+	evs = append(evs, Event{Type: EvUsage, RunID: op, Synthetic: synthetic, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
 	evs = append(evs, settlementEvents(op, intent, d, raw, recovery, float64(res.Timestamp))...)
 	if finished != nil {
 		evs = append(evs, runEndEvent(finished))

@@ -728,7 +728,9 @@ func (m *Model) Settle() error {
 	m.st.Usage = append(m.st.Usage, UsageRow{ID: o.UsageID, EntryID: resp, Usage: usageJSON(d.committed.Usage)})
 	m.st.Tip = resp
 	m.emit("entry_added", recovery)
-	m.emit("usage", recovery)
+	// runtime/drive/response.ts publishResponse: the recovery option goes
+	// to entry_added only, never to the usage event.
+	m.emit("usage", false)
 	m.settlementEvents(o, d, recovery)
 	out := Outcome{Kind: "progress"}
 	if d.next == nil {

@@ -131,7 +131,7 @@ func TestRecoveryWithFramesAtCap(t *testing.T) {
 	if len(st.Ops) != 0 || len(st.Lists) != 0 || st.Lane.Current != "" {
 		t.Fatalf("terminal left state: %+v", st)
 	}
-	if got := strings.Join(m.Events(), ","); got != "lane_created,run_start,message_start,message_end,entry_added,turn_start,message_start,message_start(recovery),message_end(recovery),entry_added(recovery),usage(recovery),run_end:failed" {
+	if got := strings.Join(m.Events(), ","); got != "lane_created,run_start,message_start,message_end,entry_added,turn_start,message_start,message_start(recovery),message_end(recovery),entry_added(recovery),usage,run_end:failed" {
 		t.Fatalf("events: %s", got)
 	}
 }

@@ -26,20 +26,14 @@ const (
 // DivergenceID names a decided difference.
 type DivergenceID string
 
-// The decided differences.
-const (
-	// DivReadyCarriesCheckpoint: pi's assistantReadyAtBoundary spreads
-	// its `scope` parameter, and every caller passes the whole current
-	// operation state (runtime/drive/checkpoint.ts runCheckpoint,
-	// boundary.ts, structural.ts), so the assistant.ready state keeps the
-	// checkpoint's continuation and triggerEntryId (and a summary's task).
-	DivReadyCarriesCheckpoint DivergenceID = "ready-state-carries-checkpoint-fields"
-	// DivUsageRecoveryTag: model/lane (and impl/lane with it) tag a
-	// recovery settlement's usage event "recovery"; pi's
-	// runtime/drive/response.ts publishResponse spreads the recovery
-	// option into entry_added only, never into usage.
-	DivUsageRecoveryTag DivergenceID = "usage-event-recovery-tag"
-)
+// The decided differences: none is open. The two the pi subject found
+// first are fixed in frameproof, which now follows pi running: the
+// assistant.ready state carries the checkpoint's continuation and
+// triggerEntryId (impl/lane boundary.go, model/lane; docs/PI-FINDINGS.md
+// keeps the reading that pi meant the scope), and a recovery's usage
+// event is not recovery-tagged (pi's runtime/drive/response.ts
+// publishResponse). A new difference gets a DivergenceID here and an entry
+// in Divergences until it is fixed.
 
 // Divergence is one decided difference and what the runner accepts for it.
 type Divergence struct {
@@ -55,21 +49,7 @@ type Divergence struct {
 }
 
 // Divergences are every decided difference, in the order they were found.
-var Divergences = []Divergence{
-	{ID: DivReadyCarriesCheckpoint, Decision: DecidedPiBug,
-		What: "assistant.ready op state carries the checkpoint's continuation/triggerEntryId (pi's runtime/drive/boundary.ts assistantReadyAtBoundary is passed the whole state as its scope)",
-		accepts: func(g, w ml.TXWrite) bool {
-			return g.Namespace == nsOpState && withoutKeys(g.Value, "assistant.ready", "continuation", "triggerEntryId", "task") == w.Value
-		}},
-	{ID: DivUsageRecoveryTag, Decision: DecidedFrameproofBug,
-		What: "model/lane emits usage(recovery) for a recovery settlement; pi's publishResponse emits usage without the recovery option (model/lane model.go Settle: m.emit(\"usage\", recovery))",
-		event: func(model string) string {
-			if model == "usage(recovery)" {
-				return "usage"
-			}
-			return ""
-		}},
-}
+var Divergences []Divergence
 
 // eventAs is the model's event as the subject emits it under the decided
 // differences, and which one applied ("" none).

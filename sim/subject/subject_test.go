@@ -2,6 +2,7 @@ package subject
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,13 +56,24 @@ func TestClassifyNamesTransactionsByTheirWrites(t *testing.T) {
 	}
 }
 
+// A decided difference accepts exactly what it names, counts each use,
+// and nothing else passes: shown with the first one the pi subject met
+// (pi's ready state carrying the checkpoint's members, since fixed in
+// frameproof), as a test-local entry.
 func TestDiffTXAcceptsOnlyDecidedDifferences(t *testing.T) {
+	const readyCarry DivergenceID = "ready-state-carries-checkpoint-fields"
+	saved := Divergences
+	t.Cleanup(func() { Divergences = saved })
+	Divergences = append(slices.Clone(saved), Divergence{ID: readyCarry, Decision: DecidedPiBug,
+		accepts: func(g, w ml.TXWrite) bool {
+			return g.Namespace == nsOpState && withoutKeys(g.Value, "assistant.ready", "continuation", "triggerEntryId") == w.Value
+		}})
 	model := `{"control":{"status":"running"},"at":"assistant.ready","nextAttempt":1}`
 	pis := `{"control":{"status":"running"},"at":"assistant.ready","continuation":{"kind":"need_assistant"},"triggerEntryId":"u","nextAttempt":1}`
 	want := []ml.TXWrite{{Kind: "value", Op: "set", Namespace: nsOpState, Key: "o", Value: ml.Canonical([]byte(model))}}
 	got := []ml.TXWrite{{Kind: "value", Op: "set", Namespace: nsOpState, Key: "o", Value: ml.Canonical([]byte(pis))}}
 	seen := map[DivergenceID]int{}
-	if err := diffTX(got, want, seen); err != nil || seen[DivReadyCarriesCheckpoint] != 1 {
+	if err := diffTX(got, want, seen); err != nil || seen[readyCarry] != 1 {
 		t.Fatalf("pi's ready state with the checkpoint's fields: %v (seen %v)", err, seen)
 	}
 	other := []ml.TXWrite{{Kind: "value", Op: "set", Namespace: nsOpState, Key: "o", Value: ml.Canonical([]byte(`{"control":{"status":"running"},"at":"assistant.ready","nextAttempt":2}`))}}
