@@ -92,7 +92,14 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(tmp)
 	opts.TempDir = tmp
-	opts.New = func() (subject.Subject, error) { return pisubject.New(pisubject.Options{Dir: dir}), nil }
+	// A signal kills the running driver's process group and ends the
+	// campaign at the next run: no node outlives frameproof.
+	ctx, stop := interruptContext()
+	defer stop()
+	opts.Stop = func() bool { return ctx.Err() != nil }
+	opts.New = func() (subject.Subject, error) {
+		return pisubject.New(pisubject.Options{Dir: dir, Context: ctx}), nil
+	}
 	if !*quiet {
 		opts.Progress = func(o subject.Outcome, seed uint64) {
 			verdict := "pass"
@@ -103,8 +110,16 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	rep, err := subject.Campaign(opts)
+	if ctx.Err() != nil {
+		_ = rep.WriteCoverage(stdout)
+		fmt.Fprintf(stdout, "verdict: interrupted (%d runs finished; %d failed)\n", rep.Runs, len(rep.Failures))
+		if len(rep.Failures) > 0 {
+			return exitFail
+		}
+		return exitCode(classInterrupted)
+	}
 	if err != nil {
-		return ioError(stderr, "sim", "%v", err)
+		return envError(stderr, "sim", "%v", err)
 	}
 	for _, f := range rep.Failures {
 		fmt.Fprintf(stdout, "FAIL %s/%s seed %d (%s): %s\n  reproduce: %s\n", f.Outcome.Scenario, f.Outcome.Session, f.Seed, f.Outcome.Kind, f.Outcome.Message, f.Repro)
@@ -134,6 +149,10 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 	if len(rep.Failures) > 0 {
 		fmt.Fprintf(stdout, "verdict: FAIL (%d of %d runs)\n", len(rep.Failures), rep.Runs)
 		return exitFail
+	}
+	if missed := rep.Unreached(); len(missed) > 0 {
+		fmt.Fprintf(stdout, "verdict: inconclusive (%d runs passed; orders no run took: %s)\n", rep.Runs, strings.Join(missed, ", "))
+		return exitCode(classInconclusive)
 	}
 	fmt.Fprintf(stdout, "verdict: pass (%d runs)\n", rep.Runs)
 	return exitPass

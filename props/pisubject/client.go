@@ -8,6 +8,7 @@ package pisubject
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +47,9 @@ type Options struct {
 	Dir string
 	// Env is added to the driver's environment (PlantEnv).
 	Env []string
+	// Context, when set, kills the driver's process group once it is done
+	// (an interrupted campaign leaves no node behind).
+	Context context.Context
 }
 
 // Client is pi's harness as a subject.
@@ -68,10 +72,13 @@ func New(opts Options) *Client { return &Client{opts: opts} }
 func Dir() (string, error) { return peer.Ensure(peer.PiAgentCore) }
 
 func (c *Client) start() error {
-	cmd := exec.Command("node", filepath.Join(c.opts.Dir, "subject-driver.mjs"))
+	ctx := c.opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cmd := procgroup.CommandContext(ctx, "node", filepath.Join(c.opts.Dir, "subject-driver.mjs"))
 	cmd.Dir = c.opts.Dir
 	cmd.Env = append(os.Environ(), c.opts.Env...)
-	procgroup.Own(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return fmt.Errorf("pisubject: stdin: %w", err)

@@ -29,6 +29,9 @@ type CampaignOptions struct {
 	MaxFailures int
 	// Progress, when set, is told about each finished run.
 	Progress func(Outcome, uint64)
+	// Stop, when set, is asked before each run; true ends the campaign
+	// there (Report.Stopped).
+	Stop func() bool
 }
 
 // Failure is one failing run with its reproduction line.
@@ -47,6 +50,30 @@ type Report struct {
 	Coverage    map[string]map[string]int // row → order → runs that reached it
 	Divergences map[DivergenceID]int
 	Cells       []string
+	// Stopped: CampaignOptions.Stop ended the campaign before its last run.
+	Stopped bool
+}
+
+// Unreached lists the orders of the rows this subject expresses that no
+// run took ("row/order"), but for the orders it cannot take. A campaign
+// with any is inconclusive, as the in-process campaign's race coverage is.
+func (rep Report) Unreached() []string {
+	skip := map[string]bool{}
+	for _, ne := range NotExpressible {
+		skip[ne.Row] = true
+	}
+	var out []string
+	for _, row := range lanesim.RaceRows() {
+		if skip[row.ID] {
+			continue
+		}
+		for _, o := range row.Orders {
+			if rep.Coverage[row.ID][o] == 0 && unreachable[row.ID+"/"+o] == "" {
+				out = append(out, row.ID+"/"+o)
+			}
+		}
+	}
+	return out
 }
 
 // Repro is the one command that reproduces a run.
@@ -73,8 +100,18 @@ func Campaign(opts CampaignOptions) (Report, error) {
 			rep.Cells = append(rep.Cells, sc.Name+"/"+string(session))
 			failed := 0
 			for i := 0; i < opts.Seeds && failed < maxFail; i++ {
+				if opts.Stop != nil && opts.Stop() {
+					rep.Stopped = true
+					return rep, nil
+				}
 				seed := opts.FirstSeed + uint64(i)
 				out, err := runOne(opts, sc, session, seed)
+				if opts.Stop != nil && opts.Stop() {
+					// the stop cut this run short (its subject killed):
+					// neither a verdict nor coverage
+					rep.Stopped = true
+					return rep, nil
+				}
 				if err != nil {
 					return rep, err
 				}
@@ -156,8 +193,10 @@ func (rep Report) WriteCoverage(w io.Writer) error {
 			}
 			fmt.Fprintf(&b, "  %s: %d (%s)", o, n, mark)
 		}
-		if note := unreachable[row.ID]; note != "" {
-			fmt.Fprintf(&b, "\n  %-34s  note: %s", "", note)
+		for _, o := range row.Orders {
+			if note := unreachable[row.ID+"/"+o]; note != "" {
+				fmt.Fprintf(&b, "\n  %-34s  note: %s", "", note)
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -177,10 +216,10 @@ func (rep Report) WriteCoverage(w io.Writer) error {
 	return err
 }
 
-// unreachable explains an order pi's scheduling never takes through this
-// boundary.
+// unreachable explains an order ("row/order") pi's scheduling never takes
+// through this boundary.
 var unreachable = map[string]string{
-	lanesim.RowUpdateCommit: "commit-first cannot happen on pi: its observer emits message_update in the same turn it admits the frame's append, and the gate parks the append until the simulator releases it",
+	lanesim.RowUpdateCommit + "/" + lanesim.OrderCommitFirst: "commit-first cannot happen on pi: its observer emits message_update in the same turn it admits the frame's append, and the gate parks the append until the simulator releases it",
 }
 
 func divergence(id DivergenceID) Divergence {
