@@ -21,13 +21,21 @@ import (
 // (--exec), or frameproof's own Go codec in-process (--self).
 
 func init() {
-	register("conform", "certify a frame codec implementation against the corpus vectors (--exec CMD | --self)", runConform)
+	register("conform", "certify a frame codec implementation against the corpus vectors (--exec CMD | --self), or a store (--suite store --exec CMD)", runConform)
 }
 
-const conformUsage = "usage: frameproof conform (--exec CMD | --self) [--ops encode,reduce,parse] [--json] [--junit FILE] [--corpus DIR] [--timeout D] [-q]"
+const conformUsage = "usage: frameproof conform [--suite codec] (--exec CMD | --self) [--ops encode,reduce,parse] [--json] [--junit FILE] [--corpus DIR] [--timeout D] [-q]"
 
 func runConform(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	switch suite := suiteOf(args); suite {
+	case "store":
+		return runConformStore(args, stdout, stderr)
+	case "", "codec":
+	default:
+		return usageError(stderr, "conform", "--suite %q: want codec or store", suite)
+	}
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	fs.String("suite", "codec", "codec (this one: the frame codec vectors) or store (frameproof conform --suite store --help)")
 	execCmd := fs.String("exec", "", "command speaking the frameproof stdio protocol v1 (split like shell words)")
 	self := fs.Bool("self", false, "certify frameproof's own Go codec (impl/frames), in-process")
 	opsFlag := fs.String("ops", strings.Join(corpus.CodecOps, ","), "comma-separated ops to run: encode, reduce, parse")

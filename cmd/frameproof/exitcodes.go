@@ -71,8 +71,8 @@ type exitUse struct {
 var commandExits = map[string][]exitUse{
 	"bench": {{classPass, ""}, {classUsage, ""}, {classInterrupted, ""},
 		{classEnvironment, "a family cannot run (no node or peer, a --base binary that fails)"}, {classIO, ""}},
-	"conform": {{classPass, "every vector passed"}, {classFailure, "a vector's output differs"}, {classUsage, ""},
-		{classInconclusive, "a vector not run or an implementation error"}, {classInterrupted, ""},
+	"conform": {{classPass, "every vector (--suite store: every case that applies) passed"}, {classFailure, "a vector's output differs, or a store case fails"}, {classUsage, ""},
+		{classInconclusive, "a vector or store case not run, or an implementation error"}, {classInterrupted, ""},
 		{classEnvironment, "the --exec command not started, or no or a garbage hello"}, {classIO, "vectors unreadable"}},
 	"corpus run": {{classPass, ""}, {classFailure, "an entry does not hold"}, {classUsage, ""},
 		{classIO, "the corpus, a family or an entry file missing or unreadable"}},

@@ -18,6 +18,8 @@ func helpArgs(name string) (args []string, key string) {
 		return []string{"provider", "fuzz", "--help"}, providerWho
 	case "corpus":
 		return []string{"corpus", "run", "--help"}, "corpus run"
+	case "serve":
+		return []string{"serve", "store", "--help"}, "serve"
 	}
 	return []string{name, "--help"}, name
 }

@@ -590,9 +590,9 @@ func decodeString(raw []byte) string {
 		if utf8.Valid(inner) {
 			return string(inner)
 		}
-		return strings.ToValidUTF8(string(inner), "\uFFFD")
+		return nodeText(inner)
 	}
-	v, err := pi.ParseJSON(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	v, err := pi.ParseJSON(nodeText(raw))
 	if err != nil {
 		return string(inner) // unreachable: the scanner accepted raw
 	}
@@ -613,7 +613,7 @@ func (p *lineParser) jsString(m member, present bool) string {
 	case '{':
 		return "[object Object]"
 	}
-	v, err := pi.ParseJSON(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	v, err := pi.ParseJSON(nodeText(raw))
 	if err != nil {
 		return string(raw)
 	}

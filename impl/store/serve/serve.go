@@ -30,6 +30,7 @@ import (
 	"strconv"
 
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/backends"
 )
 
 // Protocol identity announced in the hello line.
@@ -48,6 +49,10 @@ type Hello struct {
 	Implementation        string `json:"implementation"`
 	ImplementationVersion string `json:"implementationVersion"`
 	Backend               string `json:"backend"`
+	// Durable: a new server on the same directory reopens what this one
+	// committed (the backend row's Durable); `frameproof conform --suite
+	// store` kills and reopens only such a server.
+	Durable bool `json:"durable"`
 }
 
 // Serve answers requests from in on out until in ends (a close request
@@ -72,7 +77,11 @@ func Serve(st store.QueryStorage, backend, version string, in io.Reader, out io.
 		}
 		return w.Flush()
 	}
-	if err := send(Hello{ProtocolName, ProtocolVersion, "frameproof", version, backend}); err != nil {
+	durable := false
+	if b, err := backends.ByName(backend); err == nil {
+		durable = b.Durable
+	}
+	if err := send(Hello{ProtocolName, ProtocolVersion, "frameproof", version, backend, durable}); err != nil {
 		return err
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
