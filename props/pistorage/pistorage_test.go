@@ -35,6 +35,18 @@ func serveMain(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if os.Getenv(serveEnv) == "repo" {
+		repo, err := serve.OpenRepo(env.Production(), *backend, *dir, "", backends.Options{Sync: backends.SyncNever})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 4
+		}
+		if err := serve.ServeRepo(repo, *backend, "test", os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 4
+		}
+		return 0
+	}
 	st, err := serve.Open(env.Production(), *backend, *dir, backends.Options{Sync: backends.SyncNever})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -71,6 +83,35 @@ func TestPiStorageConformance(t *testing.T) {
 				}
 			}
 			t.Logf("%s: %d/%d of pi's storage cases pass", b.Name, sum.Passed, sum.Passed+sum.Failed)
+		})
+	}
+}
+
+// TestPiSessionRepoConformance runs pi's own session-repository suite,
+// createSessionRepoConformance (pi-agent-core 0.85.1,
+// dist/harness/session/testing/conformance/session-repo.js, 17 cases),
+// unmodified, against every backend with a session repository (package
+// impl/store/sessionrepo), each served by this test binary as `frameproof
+// serve repo`, and fails naming each case that fails.
+func TestPiSessionRepoConformance(t *testing.T) {
+	dir := peer.Require(t, peer.PiAgentCore)
+	node := peer.RequireNode(t)
+	self, err := os.Executable()
+	require.NoError(t, err)
+	for _, b := range serve.RepoBackends {
+		t.Run(b, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			cases, sum, err := pistorage.RunSessionRepoConformance(ctx, node, dir,
+				[]string{self, "--backend", b, "--dir", "{dir}"}, append(os.Environ(), serveEnv+"=repo"))
+			require.NoError(t, err)
+			require.NotEmpty(t, cases, "pi's suite reported no case")
+			for _, c := range cases {
+				if !c.OK {
+					t.Errorf("pi session-repo conformance on %s: %s / %s failed:\n%s", b, c.Group, c.Name, c.Error)
+				}
+			}
+			t.Logf("%s: %d/%d of pi's session-repo cases pass", b, sum.Passed, sum.Passed+sum.Failed)
 		})
 	}
 }
