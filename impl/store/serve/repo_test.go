@@ -52,7 +52,7 @@ func TestServeRepoScript(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, float64(1), call(`"op":"commit","session":1,"writes":[{"kind":"value","op":"set","namespace":"pi.session.name","key":"","value":"n"}]`)["result"].(map[string]any)["firstSeq"])
 			assert.Equal(t, map[string]any{"message": "Session already exists: s"}, call(`"op":"repo.create","options":{"id":"s"}`)["error"])
-			assert.Equal(t, map[string]any{"message": "Session is already open: s"}, call(`"op":"repo.open","metadata":`+string(meta))["error"])
+			assert.Equal(t, map[string]any{"message": "Session is already open: s"}, call(`"op":"repo.open","metadata":` + string(meta))["error"])
 			assert.Nil(t, call(`"op":"close","session":1`)["error"])
 			assert.Equal(t, map[string]any{"message": "Session is closed"}, call(`"op":"getStats","session":1`)["error"])
 			assert.Equal(t, "unknown session handle 9", call(`"op":"getStats","session":9`)["protocolError"])
