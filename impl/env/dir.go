@@ -13,9 +13,9 @@ type DirEntry struct {
 	Name string
 	// Dir: the name is a directory.
 	Dir bool
-	// ModTimeMs is the last modification time in Unix milliseconds (a
-	// file's mtimeMs, as node's fs.stat reports it, truncated).
-	ModTimeMs int64
+	// ModTimeMs is the last modification time in Unix milliseconds with
+	// its fraction, as node's fs.Stats.mtimeMs reports it.
+	ModTimeMs float64
 }
 
 // DirFS is what a session repository needs beyond FS: list a directory and
@@ -27,8 +27,9 @@ type DirFS interface {
 	FS
 	// ReadDir lists dir's names in name order.
 	ReadDir(dir string) ([]DirEntry, error)
-	// ModTimeMs returns path's modification time in Unix milliseconds.
-	ModTimeMs(path string) (int64, error)
+	// ModTimeMs returns path's modification time in Unix milliseconds,
+	// with its fraction (node's mtimeMs).
+	ModTimeMs(path string) (float64, error)
 	// ReadHead returns the first n bytes of path (fewer when it is
 	// shorter).
 	ReadHead(path string, n int64) ([]byte, error)
@@ -61,19 +62,26 @@ func (OSFS) ReadDir(dir string) ([]DirEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, DirEntry{Name: de.Name(), Dir: info.IsDir(), ModTimeMs: info.ModTime().UnixMilli()})
+		out = append(out, DirEntry{Name: de.Name(), Dir: info.IsDir(), ModTimeMs: mtimeMs(info)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
 // ModTimeMs lstats path (pi's fileInfo).
-func (OSFS) ModTimeMs(path string) (int64, error) {
+func (OSFS) ModTimeMs(path string) (float64, error) {
 	info, err := os.Lstat(path)
 	if err != nil {
 		return 0, err
 	}
-	return info.ModTime().UnixMilli(), nil
+	return mtimeMs(info), nil
+}
+
+// mtimeMs is node's Stats.mtimeMs: seconds * 1e3 + nanoseconds / 1e6, in
+// doubles.
+func mtimeMs(info os.FileInfo) float64 {
+	t := info.ModTime()
+	return float64(t.Unix())*1e3 + float64(t.Nanosecond())/1e6
 }
 
 // ReadHead reads at most n bytes from the start of path.

@@ -158,7 +158,7 @@ func metaCwd(m Metadata) string {
 }
 
 // metadataFromHeader is repo.ts metadataFromHeader.
-func metadataFromHeader(h jsonl.Header, path string, modifiedAt int64) Metadata {
+func metadataFromHeader(h jsonl.Header, path string, modifiedAt float64) Metadata {
 	cwd := h.Cwd
 	return Metadata{ID: h.ID, CreatedAt: h.CreatedAt, StorageVersion: h.StorageVersion, Cwd: &cwd, Path: path,
 		ModifiedAt: &modifiedAt, ParentSessionID: h.ParentSessionID, LegacyParentSessionPath: h.LegacyParentSessionPath}

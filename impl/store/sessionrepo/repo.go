@@ -28,14 +28,14 @@ const StorageVersion = 1
 // (cwd, path, modifiedAt) for a JSONL session. Its JSON is pi's:
 // metadataFromHeader's member order, optional members omitted.
 type Metadata struct {
-	ID                      string  `json:"id"`
-	CreatedAt               int64   `json:"createdAt"`
-	StorageVersion          int64   `json:"storageVersion"`
-	Cwd                     *string `json:"cwd,omitempty"`
-	Path                    string  `json:"path,omitempty"`
-	ModifiedAt              *int64  `json:"modifiedAt,omitempty"`
-	ParentSessionID         *string `json:"parentSessionId,omitempty"`
-	LegacyParentSessionPath *string `json:"legacyParentSessionPath,omitempty"`
+	ID                      string   `json:"id"`
+	CreatedAt               int64    `json:"createdAt"`
+	StorageVersion          int64    `json:"storageVersion"`
+	Cwd                     *string  `json:"cwd,omitempty"`
+	Path                    string   `json:"path,omitempty"`
+	ModifiedAt              *float64 `json:"modifiedAt,omitempty"`
+	ParentSessionID         *string  `json:"parentSessionId,omitempty"`
+	LegacyParentSessionPath *string  `json:"legacyParentSessionPath,omitempty"`
 }
 
 // CreateOptions is pi's SessionCreateOptions (JsonlSessionCreateOptions
