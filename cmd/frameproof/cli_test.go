@@ -52,9 +52,12 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 	return map[string]edgeCase{
 		"mutate": {ok: mutate, extra: append(slices.Clone(mutate), "extra"),
 			badValue: [][]string{{"mutate", "--budget", "-1"}, {"mutate", "--timeout", "soon"}}},
-		"serve": {ok: []string{"serve", "store", "--backend", "memory"}, helps: [][]string{{"serve", "--help"}, {"serve", "store", "--help"}},
-			extra:    []string{"serve", "store", "--backend", "memory", "extra"},
-			badValue: [][]string{{"serve", "store", "--backend", "nope"}, {"serve", "store", "--backend", "memory", "--sync", "sometimes"}, {"serve", "nope"}}},
+		"serve": {ok: []string{"serve", "store", "--backend", "memory"}, helps: [][]string{{"serve", "--help"}, {"serve", "store", "--help"}, {"serve", "repo", "--help"}},
+			extra: []string{"serve", "store", "--backend", "memory", "extra"},
+			badValue: [][]string{{"serve", "store", "--backend", "nope"}, {"serve", "store", "--backend", "memory", "--sync", "sometimes"}, {"serve", "nope"},
+				// serve repo: its edges ride on serve's row (one row per registered command).
+				{"serve", "repo", "--backend", "sqlite"}, {"serve", "repo", "--backend", "jsonl"},
+				{"serve", "repo", "--backend", "memory", "--sync", "sometimes"}, {"serve", "repo", "--backend", "memory", "extra"}}},
 		"version": {ok: []string{"version"}, extra: []string{"version", "extra"},
 			badValue: [][]string{{"version", "--no-such-flag"}}},
 		"encode": {ok: []string{"encode"}, stdin: "events.jsonl", extra: []string{"encode", "extra"},

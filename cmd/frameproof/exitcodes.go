@@ -93,6 +93,8 @@ var commandExits = map[string][]exitUse{
 		{classEnvironment, "--bug without a Go toolchain or the module's source"}, {classIO, ""}},
 	"serve": {{classPass, "stdin ended and every request was answered"}, {classUsage, ""},
 		{classIO, "the store cannot be opened, or stdin/stdout failed"}},
+	"serve repo": {{classPass, "stdin ended and every request was answered"}, {classUsage, ""},
+		{classIO, "the sessions root cannot be created, or stdin/stdout failed"}},
 	"shrink": {{classPass, "the seed does not fail: nothing to shrink"}, {classFailure, "the shrunk tape is written"}, {classUsage, ""},
 		{classEnvironment, "--bug without a Go toolchain or the module's source"}, {classIO, ""}},
 	"sim": {{classPass, ""}, {classFailure, ""}, {classUsage, ""}, {classInconclusive, "a race row missed an order, or a cell did not run"},

@@ -24,6 +24,12 @@ func helpArgs(name string) (args []string, key string) {
 	return []string{name, "--help"}, name
 }
 
+// subcommandHelps are the exit lists of a command's further subcommands
+// with a flag set of their own, and the help that prints each.
+var subcommandHelps = map[string][]string{
+	"serve repo": {"serve", "repo", "--help"},
+}
+
 // The exit table is the one map from fault class to code: every class is
 // named once, every code 0-4 has a class, the helpers return their class's
 // code, every subcommand has an exit list of table classes, and its --help
@@ -54,8 +60,20 @@ func TestExitTable(t *testing.T) {
 	assert.Contains(t, top, stdoutNote)
 
 	listed := map[string]bool{}
+	type helpCase struct {
+		args []string
+		key  string
+	}
+	var helps []helpCase
 	for name := range commands {
 		args, key := helpArgs(name)
+		helps = append(helps, helpCase{args, key})
+	}
+	for key, args := range subcommandHelps {
+		helps = append(helps, helpCase{args, key})
+	}
+	for _, h := range helps {
+		args, key := h.args, h.key
 		listed[key] = true
 		uses, ok := commandExits[key]
 		require.True(t, ok, "%s has no exit list", key)

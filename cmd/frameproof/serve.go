@@ -12,19 +12,23 @@ import (
 )
 
 func init() {
-	register("serve", "serve store: expose a store backend as pi's Storage over stdio (frameproof-store protocol)", runServe)
+	register("serve", "serve store|repo: expose a store backend as pi's Storage (frameproof-store protocol), or a session repository as pi's SessionRepo (frameproof-session-repo), over stdio", runServe)
 }
 
 const serveUsage = "usage: frameproof serve store --backend NAME [--dir DIR] [--sync always|never]"
 
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "repo" {
+		return runServeRepo(args[1:], stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "store" {
 		if len(args) > 0 && isHelpArg(args[0]) {
 			fmt.Fprintln(stdout, serveUsage)
+			fmt.Fprintln(stdout, serveRepoUsage)
 			printExits(stdout, "serve")
 			return exitPass
 		}
-		return usageError(stderr, "serve", "want the subcommand \"store\" (%s)", serveUsage)
+		return usageError(stderr, "serve", "want the subcommand \"store\" or \"repo\" (%s; %s)", serveUsage, serveRepoUsage)
 	}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	backend := fs.String("backend", "", "store backend: "+strings.Join(backends.Names(), ", "))

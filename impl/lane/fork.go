@@ -8,6 +8,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/fork"
 )
 
 // ForkCopiedNamespaces are the built-in value namespaces an idle fork
@@ -22,71 +23,48 @@ func forkExcluded(ns string) bool {
 }
 
 // ForkWrites returns the image of an idle tree fork of src as committed
-// writes, following session/fork.ts createForkSnapshot (scope "tree"): every
-// entry keeps its seq; values get fresh seqs after the last entry — per
-// source branch its tip, and for a configured lane its config and a rebuilt
-// empty lane state {currentOperationId:null, lastOperationId:null,
-// inbox:[]}; then the session name, the labels of copied entries and the
-// values of extraNamespaces (fork-policy.ts classifyForkAddress: copy).
-// Operation-owned families are refused, unknown pi.* namespaces are pi's
-// "Unknown reserved fork namespace" error. Lists and usage rows are never
-// copied. nextSeq is the destination's next seq (JSONL header nextSeq).
+// writes: pi's session/fork.ts createForkSnapshot (scope "tree", package
+// impl/store/fork) over the values an idle fork reads — every entry keeps
+// its seq; values get fresh seqs after the last entry — per source branch
+// its tip, and for a configured lane its config and a rebuilt empty lane
+// state {currentOperationId:null, lastOperationId:null, inbox:[]}; then the
+// session name, the labels of copied entries and the values of
+// extraNamespaces (fork-policy.ts classifyForkAddress: copy), in source seq
+// order. Operation-owned families are refused, unknown pi.* namespaces are
+// pi's "Unknown reserved fork namespace" error. Lists and usage rows are
+// never copied. nextSeq is the destination's next seq (JSONL header
+// nextSeq). Unlike pi's tree fork, application namespaces are copied only
+// when named in ExtraNamespaces (src is a Storage, which cannot list its
+// namespaces).
 func ForkWrites(src store.Storage, opts ForkOptions) (writes []store.CommittedWrite, nextSeq int64, err error) {
+	snap, err := forkSnapshot(src, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	return snap.Writes(), snap.NextSeq, nil
+}
+
+func forkSnapshot(src store.Storage, opts ForkOptions) (fork.Snapshot, error) {
 	entries, err := src.Entries()
 	if err != nil {
-		return nil, 0, fmt.Errorf("lane: fork: entries: %w", err)
+		return fork.Snapshot{}, fmt.Errorf("lane: fork: entries: %w", err)
 	}
-	ids := map[string]bool{}
-	var maxSeq int64
-	for _, e := range entries {
-		ids[e.Entry.ID] = true
-		maxSeq = max(maxSeq, e.Seq)
-		writes = append(writes, store.CommittedWrite{Write: store.InsertEntry(e.Entry), Seq: e.Seq, Timestamp: e.Timestamp})
-	}
-	scan := func(ns string) []store.StoredValue {
-		if err != nil {
-			return nil
-		}
-		var vs []store.StoredValue
-		if vs, err = src.ScanValues(ns, ""); err != nil {
-			err = fmt.Errorf("lane: fork: scan %s: %w", ns, err)
-		}
-		return vs
-	}
-	tips, configs, states := scan(NSBranchTip), scan(NSLaneConfig), scan(NSLaneState)
-	copied := append(scan(NSSessionName), labelsOf(scan(NSEntryLabel), ids)...)
+	var values []store.StoredValue
 	for _, ns := range opts.ExtraNamespaces {
-		if err == nil {
-			err = forkNamespaceAllowed(ns)
-		}
-		copied = append(copied, scan(ns)...)
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := validateForkSource(tips, configs, states, ids, opts.UnconfiguredLanes); err != nil {
-		return nil, 0, err
-	}
-	next := maxSeq + 1
-	put := func(addr store.Address, raw []byte) {
-		writes = append(writes, store.CommittedWrite{Write: store.SetValueRaw(addr, raw), Seq: next})
-		next++
-	}
-	bySeq(tips)
-	for _, tip := range tips {
-		put(tip.Address, tip.Value)
-		if cfg := findKey(configs, tip.Address.Key); cfg != nil {
-			put(cfg.Address, cfg.Value)
-			put(LaneStateAddr(tip.Address.Key), LaneState{}.raw())
-		} else if opts.UnconfiguredLanes && findKey(states, tip.Address.Key) != nil {
-			put(LaneStateAddr(tip.Address.Key), LaneState{}.raw())
+		if err := forkNamespaceAllowed(ns); err != nil {
+			return fork.Snapshot{}, err
 		}
 	}
-	bySeq(copied)
-	for _, v := range copied {
-		put(v.Address, v.Value)
+	for _, ns := range append(append([]string(nil), ForkCopiedNamespaces...), opts.ExtraNamespaces...) {
+		vs, err := src.ScanValues(ns, "")
+		if err != nil {
+			return fork.Snapshot{}, fmt.Errorf("lane: fork: scan %s: %w", ns, err)
+		}
+		values = append(values, vs...)
 	}
-	return writes, next, nil
+	bySeq(values)
+	return fork.Create(fork.Source{Entries: entries, Values: values},
+		fork.Options{Scope: fork.ScopeTree, UnconfiguredLanes: opts.UnconfiguredLanes})
 }
 
 // ForkOptions configure an idle tree fork.
@@ -117,69 +95,21 @@ func forkNamespaceAllowed(ns string) error {
 	return nil
 }
 
-// validateForkSource is fork.ts validateForkSourceSnapshot for a tree fork.
-func validateForkSource(tips, configs, states []store.StoredValue, ids map[string]bool, unconfigured bool) error {
-	for _, v := range append(append([]store.StoredValue(nil), configs...), states...) {
-		if findKey(tips, v.Address.Key) == nil {
-			return fmt.Errorf("Source session branch %s is missing branch.tip", jsonString(v.Address.Key))
-		}
-	}
-	for _, tip := range tips {
-		hasCfg, hasState := findKey(configs, tip.Address.Key) != nil, findKey(states, tip.Address.Key) != nil
-		if hasCfg != hasState && !(unconfigured && hasState) {
-			return fmt.Errorf("Source session branch %s has incomplete lane state", jsonString(tip.Address.Key))
-		}
-		v, err := pi.ParseJSON(string(tip.Value))
-		if err != nil {
-			return fmt.Errorf("lane: fork: branch tip %s: %w", tip.Address.Key, err)
-		}
-		if v.Kind() == pi.String && !ids[v.Str()] {
-			return fmt.Errorf("Source session branch %s has an unknown tip", jsonString(tip.Address.Key))
-		}
-	}
-	return nil
-}
-
-func labelsOf(labels []store.StoredValue, ids map[string]bool) []store.StoredValue {
-	var out []store.StoredValue
-	for _, l := range labels {
-		if ids[l.Address.Key] {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-func findKey(vs []store.StoredValue, key string) *store.StoredValue {
-	for i := range vs {
-		if vs[i].Address.Key == key {
-			return &vs[i]
-		}
-	}
-	return nil
-}
-
 // bySeq orders values as the source committed them.
 func bySeq(vs []store.StoredValue) {
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Seq < vs[j].Seq })
 }
 
-func jsonString(s string) string { return string(pi.AppendQuote(nil, s)) }
-
 // ForkState builds a store.State from ForkWrites (for the memory backend's
 // FromState or a JSONL rewrite).
 func ForkState(src store.Storage, opts ForkOptions) (*store.State, error) {
-	writes, next, err := ForkWrites(src, opts)
+	snap, err := forkSnapshot(src, opts)
 	if err != nil {
 		return nil, err
 	}
-	st := store.NewState()
-	if err := st.Validate(writes); err != nil {
+	st, err := snap.State()
+	if err != nil {
 		return nil, fmt.Errorf("lane: fork: %w", err)
-	}
-	st.Apply(writes)
-	if err := st.AdvanceNextSeq(next); err != nil {
-		return nil, err
 	}
 	return st, nil
 }
@@ -235,3 +165,5 @@ func MigrateFrames(image []store.CommittedWrite, mapper FrameMapper) (out []stor
 	sort.Strings(dropped)
 	return out, dropped, nil
 }
+
+func jsonString(s string) string { return string(pi.AppendQuote(nil, s)) }

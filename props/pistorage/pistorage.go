@@ -38,7 +38,23 @@ type Summary struct {
 // A failing case is a Case with OK false, not an error; the error is for a
 // run that did not report every case.
 func RunStorageConformance(ctx context.Context, node, peerDir string, server []string, env []string) ([]Case, Summary, error) {
-	args := append([]string{filepath.Join(peerDir, Adapter), "conform-storage", "--"}, server...)
+	return runSuite(ctx, node, peerDir, Adapter, "conform-storage", server, env)
+}
+
+// RepoAdapter is the session-repository adapter script inside the
+// pi-agent-core peer directory.
+const RepoAdapter = "session-repo-adapter.mjs"
+
+// RunSessionRepoConformance runs pi's createSessionRepoConformance,
+// unmodified, against the server command, a `frameproof serve repo` (a
+// fresh process and directory per case, as RunStorageConformance).
+func RunSessionRepoConformance(ctx context.Context, node, peerDir string, server []string, env []string) ([]Case, Summary, error) {
+	return runSuite(ctx, node, peerDir, RepoAdapter, "conform-repo", server, env)
+}
+
+// runSuite runs one adapter's suite and reads its case lines.
+func runSuite(ctx context.Context, node, peerDir, script, mode string, server []string, env []string) ([]Case, Summary, error) {
+	args := append([]string{filepath.Join(peerDir, script), mode, "--"}, server...)
 	cmd := procgroup.CommandContext(ctx, node, args...)
 	cmd.Dir = peerDir
 	cmd.Env = env

@@ -40,7 +40,9 @@ export class ServedStorage {
     static async start(command, args, options = {}) {
         const storage = new ServedStorage(command, args, options);
         storage.hello = await storage.helloPromise;
-        if (storage.hello.hello !== PROTOCOL || storage.hello.version !== PROTOCOL_VERSION) {
+        const protocol = options.protocol ?? PROTOCOL;
+        const protocolVersion = options.protocolVersion ?? PROTOCOL_VERSION;
+        if (storage.hello.hello !== protocol || storage.hello.version !== protocolVersion) {
             await storage.dispose();
             throw new Error(`storage adapter: unexpected hello ${JSON.stringify(storage.hello)}`);
         }

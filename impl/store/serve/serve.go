@@ -66,6 +66,23 @@ func Serve(st store.QueryStorage, backend, version string, in io.Reader, out io.
 			err = fmt.Errorf("serve: close store: %w", cerr)
 		}
 	}()
+	s := &server{st: st}
+	return serveLines(newHello(ProtocolName, ProtocolVersion, version, backend), in, out, s.handle)
+}
+
+// newHello is a protocol's hello for backend, saying whether it is
+// durable (its registry row).
+func newHello(protocol string, protocolVersion int, version, backend string) Hello {
+	durable := false
+	if b, err := backends.ByName(backend); err == nil {
+		durable = b.Durable
+	}
+	return Hello{protocol, protocolVersion, "frameproof", version, backend, durable}
+}
+
+// serveLines prints hello, then answers each non-blank line of in with the
+// response handle gives, until in ends.
+func serveLines(hello any, in io.Reader, out io.Writer, handle func([]byte) response) error {
 	w := bufio.NewWriter(out)
 	send := func(v any) error {
 		b, err := json.Marshal(v)
@@ -77,19 +94,14 @@ func Serve(st store.QueryStorage, backend, version string, in io.Reader, out io.
 		}
 		return w.Flush()
 	}
-	durable := false
-	if b, err := backends.ByName(backend); err == nil {
-		durable = b.Durable
-	}
-	if err := send(Hello{ProtocolName, ProtocolVersion, "frameproof", version, backend, durable}); err != nil {
+	if err := send(hello); err != nil {
 		return err
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
-	s := &server{st: st}
 	for {
 		line, rerr := readLine(r)
 		if len(bytes.TrimSpace(line)) > 0 {
-			resp := s.handle(line)
+			resp := handle(line)
 			if err := send(resp); err != nil {
 				return err
 			}
@@ -147,7 +159,10 @@ func badRequest(format string, args ...any) error {
 // null is a JSON null result (omitempty drops a nil any, not this).
 var null = json.RawMessage("null")
 
-func (s *server) handle(line []byte) response {
+func (s *server) handle(line []byte) response { return handleRequest(line, s.call) }
+
+// handleRequest decodes one request line and answers it with call.
+func handleRequest(line []byte, call func(op string, req map[string]json.RawMessage) (any, error)) response {
 	var req map[string]json.RawMessage
 	if err := json.Unmarshal(line, &req); err != nil || req == nil {
 		msg := "request must be a JSON object"
@@ -165,7 +180,7 @@ func (s *server) handle(line []byte) response {
 		msg := fmt.Sprintf("unknown op: %s", req["op"])
 		return response{ID: id, ProtocolError: &msg}
 	}
-	result, err := s.call(op, req)
+	result, err := call(op, req)
 	var pe *protocolErr
 	switch {
 	case errors.As(err, &pe):
