@@ -26,7 +26,7 @@ func (l *Lane) runCheckpoint(op string, s *OpState) (StepResult, error) {
 	}
 	var placed inboxPlacement
 	var queues pi.JSONValue
-	_, _, err = l.command("checkpoint", thenEmit(func(cur view) (plan, error) {
+	_, _, err = l.command(CmdCheckpoint, thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafCheckpoint || cur.op.State.Control.CancelRequested {
 			return plan{}, l.lostOperation(cur) // continueOperation: cancel_requested or moved on
 		}
@@ -147,7 +147,7 @@ func (l *Lane) finishBoundary(op string, s *OpState) (StepResult, error) {
 	var queues pi.JSONValue
 	var rec ResultRecord
 	finished := false
-	_, committed, err := l.command("finish", thenEmit(func(cur view) (plan, error) {
+	_, committed, err := l.command(CmdFinish, thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op {
 			return plan{}, l.staleTarget(cur)
 		}

@@ -31,7 +31,7 @@ func (l *Lane) RequestCancel() error {
 	}
 	cancellation := l.beginAbort()
 	var op string
-	fut, out := l.commandAsync("cancel", func(cur view) (plan, error) {
+	fut, out := l.commandAsync(CmdCancel, func(cur view) (plan, error) {
 		if cur.op == nil {
 			return plan{}, nil
 		}

@@ -36,7 +36,7 @@ func (l *Lane) startRun(op string, meta OpMeta) (StepResult, error) {
 	current := func(cur view) bool {
 		return cur.op != nil && cur.op.ID == op && cur.op.State.At == LeafStarting && !cur.op.State.Control.CancelRequested
 	}
-	if _, _, err := l.command("start-read", func(cur view) (plan, error) {
+	if _, _, err := l.command(CmdStartRead, func(cur view) (plan, error) {
 		if !current(cur) {
 			return plan{}, l.lostOperation(cur)
 		}
@@ -48,7 +48,7 @@ func (l *Lane) startRun(op string, meta OpMeta) (StepResult, error) {
 	if _, aborting := l.admit(op); aborting != nil {
 		return awaitCancellation(aborting)
 	}
-	_, _, err := l.command("start", func(cur view) (plan, error) {
+	_, _, err := l.command(CmdStart, func(cur view) (plan, error) {
 		if !current(cur) {
 			return plan{}, l.lostOperation(cur)
 		}

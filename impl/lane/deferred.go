@@ -43,7 +43,7 @@ func (l *Lane) sourceHandle(d *OpState) (*pi.DeferredHandle, string, error) {
 func (l *Lane) readSource(op string, d *OpState) (*pi.DeferredHandle, bool, error) {
 	var handle *pi.DeferredHandle
 	var current bool
-	_, _, err := l.command("deferred-source", func(cur view) (plan, error) {
+	_, _, err := l.command(CmdDeferredSource, func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != d.At || cur.op.State.ResponseEntryID != d.ResponseEntryID ||
 			cur.op.State.Control.CancelRequested {
 			return plan{}, l.lostOperation(cur)
@@ -78,7 +78,7 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 	intent.ResponseEntryID, intent.UsageID = l.cfg.IDs.NewID(), l.cfg.IDs.NewID()
 	cfg := *d.Configuration
 	intent.Configuration, intent.StreamOptions = &cfg, d.StreamOptions
-	_, committed, err := l.command("poll-intent", thenEmit(func(cur view) (plan, error) {
+	_, committed, err := l.command(CmdPollIntent, thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != d.At || cur.op.State.ResponseEntryID != d.ResponseEntryID ||
 			cur.op.State.Control.CancelRequested {
 			return plan{}, l.lostOperation(cur)

@@ -68,7 +68,7 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 	now := l.now()
 	user := &pi.UserMessage{Text: opts.UserText, Timestamp: now}
 	var accepted acceptedInput
-	_, _, err := l.command("start-run", thenEmit(func(cur view) (plan, error) {
+	_, _, err := l.command(CmdStartRun, thenEmit(func(cur view) (plan, error) {
 		if cur.op != nil {
 			return plan{}, &rejectError{fmt.Errorf("lane: start run: operation %s is still current", cur.op.ID)}
 		}
@@ -236,7 +236,7 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 	// step, which the claim keeps out until this one ends, moves it on; and
 	// this operation leaves assistant.ready only by this step, a cancel or
 	// a finalization, which the other tests catch.
-	_, committed, err := l.command("intent", thenEmit(func(cur view) (plan, error) {
+	_, committed, err := l.command(CmdIntent, thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil {
 			return plan{}, l.lostOperation(cur)
 		}
@@ -297,7 +297,7 @@ func (l *Lane) runRetryWait(op string, s *OpState, opts StepOptions) (StepResult
 			return awaitCancellation(aborting)
 		}
 	}
-	_, _, err := l.command("retry-ready", thenEmit(func(cur view) (plan, error) {
+	_, _, err := l.command(CmdRetryReady, thenEmit(func(cur view) (plan, error) {
 		if cur.op == nil {
 			return plan{}, l.lostOperation(cur)
 		}

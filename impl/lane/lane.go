@@ -400,7 +400,7 @@ func (l *Lane) handOverPlan(out *cmdResult, p plan, res store.CommitResult) {
 // command runs planner on the line against the authoritative in-process
 // state, commits at most once and then installs the next state (pi's
 // Lane.command). Planner and commit errors fault the lane.
-func (l *Lane) command(name string, planner func(cur view) (plan, error)) (store.CommitResult, bool, error) {
+func (l *Lane) command(name Command, planner func(cur view) (plan, error)) (store.CommitResult, bool, error) {
 	fut, out := l.commandAsync(name, planner)
 	if err := fut.Wait(); err != nil {
 		return out.res, false, err
@@ -410,9 +410,9 @@ func (l *Lane) command(name string, planner func(cur view) (plan, error)) (store
 }
 
 // commandAsync enqueues a command without waiting for it.
-func (l *Lane) commandAsync(name string, planner func(cur view) (plan, error)) (env.Future, *cmdResult) {
+func (l *Lane) commandAsync(name Command, planner func(cur view) (plan, error)) (env.Future, *cmdResult) {
 	out := &cmdResult{}
-	fut := l.line.Run(name, func() error {
+	fut := l.line.Run(string(name), func() error {
 		l.mu.Lock()
 		cur := l.view.clone()
 		l.mu.Unlock()

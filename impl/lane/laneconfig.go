@@ -153,7 +153,7 @@ func (l *Lane) seedConfiguration(run Configuration) *Configuration {
 func (l *Lane) acquire(seed *Configuration, explicit bool) error {
 	for {
 		committed := false
-		_, _, err := l.command("lane-config", func(cur view) (plan, error) {
+		_, _, err := l.command(CmdLaneConfig, func(cur view) (plan, error) {
 			if cur.config != nil && (!explicit || cur.op != nil || sameConfiguration(*cur.config, *seed)) {
 				return plan{}, nil
 			}

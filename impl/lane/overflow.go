@@ -42,7 +42,7 @@ func (l *Lane) prepareOverflow(op string, intent *OpState) (*compactionPrep, err
 	var path []compaction.Entry
 	var settings pi.JSONValue
 	read := false
-	_, _, err := l.command("overflow-preparation", func(cur view) (plan, error) {
+	_, _, err := l.command(CmdOverflowPreparation, func(cur view) (plan, error) {
 		if !sameEffect(cur, op, intent) || cur.op.State.Control.CancelRequested {
 			return plan{}, l.lostOperation(cur)
 		}

@@ -68,7 +68,7 @@ func toolsSeen(cur view, op string) *OpState {
 // readPlacement is tool-placement.ts readPlacement (a read on the line).
 func (l *Lane) readPlacement(op string, src *batchSource, recovery bool, seen **OpState) (*placementRead, error) {
 	var out *placementRead
-	_, _, err := l.command("tool-placement-read", func(cur view) (plan, error) {
+	_, _, err := l.command(CmdToolPlacementRead, func(cur view) (plan, error) {
 		*seen = toolsSeen(cur, op)
 		if cur.op == nil || cur.op.State.At != LeafTools {
 			return plan{}, nil
@@ -191,7 +191,7 @@ func (l *Lane) commitPlacement(op string, src *batchSource, read *placementRead,
 	}
 	complete := false
 	var usageAt []int // write index of each item's usage row (-1: none)
-	_, committed, err := l.command("tool-place", func(cur view) (plan, error) {
+	_, committed, err := l.command(CmdToolPlace, func(cur view) (plan, error) {
 		st, err := l.toolsTarget(cur, op)
 		if err != nil {
 			return plan{}, err

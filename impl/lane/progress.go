@@ -83,7 +83,7 @@ func (p *progress) write(f *pi.Frame, eventIndex int, eventType pi.EventType) {
 		atEnqueue = p.owns(l.view)
 		l.mu.Unlock()
 	}
-	p.latest = l.line.Run("frame", func() error {
+	p.latest = l.line.Run(string(CmdFrame), func() error {
 		l.mu.Lock()
 		ok := p.owns(l.view)
 		l.mu.Unlock()

@@ -47,7 +47,7 @@ func (l *Lane) Enqueue(kind QueueKind, text string) (string, error) {
 	at := l.now()
 	id := l.cfg.IDs.NewID()
 	message := jobj("role", "user", "content", pi.ArrayValue([]pi.JSONValue{jobj("type", "text", "text", text)}), "timestamp", at)
-	_, _, err := l.command("enqueue", func(cur view) (plan, error) {
+	_, _, err := l.command(CmdEnqueue, func(cur view) (plan, error) {
 		if inbox := cur.laneState.Inbox; !inbox.IsUndefined() && inbox.Kind() != pi.Array {
 			return plan{}, fmt.Errorf("lane: enqueue: lane state inbox is not an array")
 		}
@@ -100,7 +100,7 @@ func (l *Lane) CancelQueued(entryID string) (CancelQueuedResult, error) {
 		return "", err
 	}
 	var result CancelQueuedResult
-	_, _, err := l.command("cancel-queued", func(cur view) (plan, error) {
+	_, _, err := l.command(CmdCancelQueued, func(cur view) (plan, error) {
 		items, err := readInbox(cur.laneState.Inbox)
 		if err != nil {
 			return plan{}, err

@@ -121,7 +121,7 @@ func allEnded(fs []pi.JSONValue) bool {
 func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResult, error) {
 	var fs []pi.JSONValue
 	var truncated, current bool
-	_, _, err := l.command("recovery-read", func(cur view) (plan, error) {
+	_, _, err := l.command(CmdRecoveryRead, func(cur view) (plan, error) {
 		if !sameEffect(cur, op, eff) || (!cancelled && cur.op.State.Control.CancelRequested) {
 			return plan{}, l.lostOperation(cur)
 		}
@@ -218,5 +218,5 @@ func (l *Lane) reconcile(op string, s *OpState) (StepResult, error) {
 	if s.At == LeafTools && !l.cfg.HoldToolBatches {
 		return l.runTools(op, s) // the batch settles its calls as aborted / interrupted
 	}
-	return l.terminate("aborted-terminal", "aborted", nil, op)
+	return l.terminate(CmdAbortedTerminal, "aborted", nil, op)
 }

@@ -73,7 +73,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		prep = p
 	}
 	var finished *ResultRecord
-	_, committed, err := l.command("settle", thenEmit(func(cur view) (plan, error) {
+	_, committed, err := l.command(CmdSettle, thenEmit(func(cur view) (plan, error) {
 		if !sameEffect(cur, op, intent) {
 			return plan{}, l.staleTarget(cur)
 		}

@@ -120,7 +120,7 @@ func (l *Lane) snapshotOf(cur view, live *pi.AssistantMessage) (*Snapshot, error
 // the lane, as readLane's onFault does. Never call it from line work.
 func (l *Lane) Capture() (*Snapshot, error) {
 	var s *Snapshot
-	err := l.line.Run("capture", func() error {
+	err := l.line.Run(string(CmdCapture), func() error {
 		l.mu.Lock()
 		cur := l.view.clone()
 		l.mu.Unlock()

@@ -95,7 +95,7 @@ func (l *Lane) terminatePlanner(status string, opErr *OpError, onlyOp string, re
 	}
 }
 
-func (l *Lane) terminate(name, status string, opErr *OpError, onlyOp string) (StepResult, error) {
+func (l *Lane) terminate(name Command, status string, opErr *OpError, onlyOp string) (StepResult, error) {
 	var rec ResultRecord
 	_, committed, err := l.command(name, thenEmit(l.terminatePlanner(status, opErr, onlyOp, &rec), func(store.CommitResult) []Event {
 		return []Event{runEndEvent(&rec)}
@@ -128,6 +128,6 @@ func (l *Lane) Finalize(status string, opErr *OpError) error {
 // run_end is not emitted on this path.
 func (l *Lane) FinalizeAsync(status string, opErr *OpError) env.Future {
 	var rec ResultRecord
-	fut, _ := l.commandAsync("finalize", l.terminatePlanner(status, opErr, "", &rec))
+	fut, _ := l.commandAsync(CmdFinalize, l.terminatePlanner(status, opErr, "", &rec))
 	return fut
 }

@@ -47,7 +47,7 @@ func (l *Lane) prepareThreshold(op string, s *OpState) (thresholdRead, error) {
 	read := thresholdRead{declined: true}
 	var path []compaction.Entry
 	var trigger string
-	_, _, err := l.command("threshold-read", func(cur view) (plan, error) {
+	_, _, err := l.command(CmdThresholdRead, func(cur view) (plan, error) {
 		if cur.op == nil || cur.op.ID != op || cur.op.State.At != LeafCheckpoint || cur.op.State.Control.CancelRequested {
 			read.stale = cur.op == nil || cur.op.ID != op
 			return plan{}, l.lostOperation(cur) // continueOperation: cancel_requested or moved on

@@ -54,7 +54,7 @@ func withCall(cur view, c PlannedCall) view {
 // the tool-call block each call names.
 func (l *Lane) readToolSource(op string, s *OpState) (*batchSource, error) {
 	var src *batchSource
-	_, _, err := l.command("tool-source", func(view) (plan, error) {
+	_, _, err := l.command(CmdToolSource, func(view) (plan, error) {
 		entries, err := l.readEntries([]string{s.BatchAssistantEntryID})
 		if err != nil {
 			return plan{}, err
@@ -128,7 +128,7 @@ func (l *Lane) readEntries(ids []string) (map[string]pi.JSONValue, error) {
 func (l *Lane) publishIntent(op string, call PlannedCall, tc pi.ToolCall, args pi.JSONValue, replay string, recovery bool) (bool, error) {
 	cancelled := false
 	var turnID string
-	_, _, err := l.command("tool-intent", func(cur view) (plan, error) {
+	_, _, err := l.command(CmdToolIntent, func(cur view) (plan, error) {
 		st, err := l.toolsTarget(cur, op)
 		if err != nil {
 			return plan{}, err
@@ -170,7 +170,7 @@ func (l *Lane) queueOutcome(op string, call PlannedCall, out toolOutcome, recove
 		}
 		results[i] = r
 	}
-	fut, res := l.commandAsync("tool-outcome", func(cur view) (plan, error) {
+	fut, res := l.commandAsync(CmdToolOutcome, func(cur view) (plan, error) {
 		st, err := l.toolsTarget(cur, op)
 		if err != nil {
 			return plan{}, err
@@ -220,7 +220,7 @@ func outcomeEvents(op, turnID string, call PlannedCall, out toolOutcome, result 
 // progress checkpoint and return its persisted arguments.
 func (l *Lane) clearReplay(op, turnID string, call PlannedCall, tc pi.ToolCall) (pi.JSONValue, error) {
 	var args pi.JSONValue
-	_, _, err := l.command("tool-replay-clear", func(cur view) (plan, error) {
+	_, _, err := l.command(CmdToolReplayClear, func(cur view) (plan, error) {
 		stored, err := l.cfg.Storage.GetValue(ToolArgsAddr(op, turnID, call.SourceIndex))
 		if err != nil {
 			return plan{}, fmt.Errorf("lane: tool replay: read arguments: %w", err)
@@ -243,7 +243,7 @@ func (l *Lane) clearReplay(op, turnID string, call PlannedCall, tc pi.ToolCall) 
 // checkpoint (an AgentToolResult), or nil.
 func (l *Lane) readCheckpoint(op string, call PlannedCall) (*pi.ToolResultMessage, error) {
 	var cp *pi.ToolResultMessage
-	_, _, err := l.command("tool-checkpoint-read", func(view) (plan, error) {
+	_, _, err := l.command(CmdToolCheckpointRead, func(view) (plan, error) {
 		stored, err := l.cfg.Storage.GetValue(PendingToolOutputAddr(op, call.ResultEntryID))
 		if err != nil || stored == nil {
 			return plan{}, err

@@ -38,6 +38,10 @@ type Line struct {
 	names map[string]itemNames
 }
 
+// LineFuturePrefix starts the name of an item's done future:
+// LineFuturePrefix+name, where name is the item's (Line.Run).
+const LineFuturePrefix = "line:"
+
 // itemNames are the names of an item's two futures.
 type itemNames struct{ done, settled string }
 
@@ -50,7 +54,7 @@ func (l *Line) namesLocked(name string) itemNames {
 	if n, ok := l.names[name]; ok {
 		return n
 	}
-	n := itemNames{done: "line:" + name, settled: "line-settled:" + name}
+	n := itemNames{done: LineFuturePrefix + name, settled: "line-settled:" + name}
 	if len(l.names) < maxCachedNames {
 		if l.names == nil {
 			l.names = make(map[string]itemNames)

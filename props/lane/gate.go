@@ -2,10 +2,10 @@ package lane
 
 import (
 	"errors"
-	"strings"
 	"sync"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
 )
 
@@ -165,7 +165,8 @@ type gateExec struct {
 func (e *gateExec) Go(name string, fn func()) { e.inner.Go(name, fn) }
 
 func (e *gateExec) NewFuture(name string) env.Completer {
-	f := &gateFuture{Completer: e.inner.NewFuture(name), e: e, name: name, line: strings.HasPrefix(name, "line:")}
+	cmd, line := lane.LineCommand(name)
+	f := &gateFuture{Completer: e.inner.NewFuture(name), e: e, cmd: cmd, line: line}
 	if f.line {
 		e.g.mu.Lock()
 		e.g.outstanding++
@@ -177,7 +178,7 @@ func (e *gateExec) NewFuture(name string) env.Completer {
 type gateFuture struct {
 	env.Completer
 	e        *gateExec
-	name     string
+	cmd      lane.Command // a line item's command ("" otherwise)
 	line     bool
 	resolved bool
 }
@@ -188,7 +189,7 @@ func (f *gateFuture) Resolve(err error) {
 	first := !f.resolved
 	f.resolved = true
 	g.mu.Unlock()
-	if first && f.name == "line:finalize" && f.e.onFinalize != nil {
+	if first && f.cmd == lane.CmdFinalize && f.e.onFinalize != nil {
 		f.e.onFinalize(err)
 	}
 	f.Completer.Resolve(err)

@@ -25,15 +25,15 @@ import (
 // stepCommands are the first commands of drive steps: at their turn the
 // model re-checks what the step was dispatched on (model StepTurn). A
 // deferred step's source read is its first; a poll's intent re-checks.
-var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-ready": true, "recovery-read": true,
-	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true, "deferred-source": true,
-	"threshold-read": true}
+var stepCommands = map[lane.Command]bool{lane.CmdIntent: true, lane.CmdPollIntent: true, lane.CmdRetryReady: true, lane.CmdRecoveryRead: true,
+	lane.CmdFinish: true, lane.CmdAbortedTerminal: true, lane.CmdStartRead: true, lane.CmdCheckpoint: true, lane.CmdDeferredSource: true,
+	lane.CmdThresholdRead: true}
 
 // laterCommands are a step's commands after its first: at their turn
 // without a commit the model checks that the operation is still there
 // (model CommandTurn).
-var laterCommands = map[string]bool{"start": true, "overflow-preparation": true, "settle": true,
-	"tool-intent": true, "tool-outcome": true, "tool-place": true, "tool-replay-clear": true}
+var laterCommands = map[lane.Command]bool{lane.CmdStart: true, lane.CmdOverflowPreparation: true, lane.CmdSettle: true,
+	lane.CmdToolIntent: true, lane.CmdToolOutcome: true, lane.CmdToolPlace: true, lane.CmdToolReplayClear: true}
 
 // Coverage rows outside the race table (Outcome.RaceOrders reports them):
 // which drive command met pi's lost-operation fault, and whether a run
@@ -54,17 +54,17 @@ func lostFault(err error) bool {
 
 // readCommands are step commands that commit nothing even when the
 // operation is still what the step was dispatched on.
-var readCommands = map[string]bool{"recovery-read": true, "start-read": true, "deferred-source": true, "threshold-read": true}
+var readCommands = map[lane.Command]bool{lane.CmdRecoveryRead: true, lane.CmdStartRead: true, lane.CmdDeferredSource: true, lane.CmdThresholdRead: true}
 
 // singleTX are step commands whose commit is the whole step (the model
 // applies them in StepDone).
-var singleTX = map[string]bool{"retry-ready": true, "finish": true, "aborted-terminal": true, "start": true}
+var singleTX = map[lane.Command]bool{lane.CmdRetryReady: true, lane.CmdFinish: true, lane.CmdAbortedTerminal: true, lane.CmdStart: true}
 
 type finalizeReq struct{ status, code, msg string }
 
 // lineItem is one admitted line item of the current process.
 type lineItem struct {
-	name      string
+	name      lane.Command
 	committed bool
 	resolved  bool
 	// queuedAt is when the lane queued the item: a tool outcome's message
@@ -190,7 +190,7 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 		e.ls.undelivered++
 		return &batchFuture{Completer: f, e: e}
 	}
-	cmd, ok := strings.CutPrefix(name, "line:")
+	cmd, ok := lane.LineCommand(name)
 	if !ok || e.gen != e.ls.r.gen {
 		// a line of a lost process (a capture queued on it after the
 		// restart) is not the current line: its items never run
@@ -201,10 +201,10 @@ func (e *lockExec) NewFuture(name string) env.Completer {
 	it := &lf.item
 	lf.it = it
 	e.ls.items = append(e.ls.items, it)
-	if cmd == "threshold-read" {
+	if cmd == lane.CmdThresholdRead {
 		e.ls.r.cancelAim.readAdmitted(e.ls.r.ln)
 	}
-	if cmd == "start-run" && e.ls.starting {
+	if cmd == lane.CmdStartRun && e.ls.starting {
 		// StartRun reads its clock right before it queues the run's
 		// acceptance, after its acquisition's transactions and their
 		// lane_created/config_update deliveries (admission is synchronous)
@@ -224,7 +224,7 @@ type lockFuture struct {
 func (f *lockFuture) Wait() error {
 	err := f.Completer.Wait()
 	ls := f.e.ls
-	if f.it.name == "recovery-read" && err == nil && ls.live(f.e.gen) && ls.stepping && ls.recoverTurn {
+	if f.it.name == lane.CmdRecoveryRead && err == nil && ls.live(f.e.gen) && ls.stepping && ls.recoverTurn {
 		ls.recoverTurn = false
 		ls.mismatch("synthetic read", ls.m.SyntheticRead(float64(ls.r.w.Now().UnixMilli())))
 		ls.r.noteBudgetedRecovery()
@@ -300,12 +300,12 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 		return
 	}
 	it.committed = true
-	if it.name == "tool-replay-clear" {
+	if it.name == lane.CmdToolReplayClear {
 		ls.replayClears++
 	}
 	if stepCommands[it.name] && ls.stepping {
 		skipped, err := ls.m.StepTurn()
-		if err != nil && ls.mismatch("step turn ("+it.name+")", err) {
+		if err != nil && ls.mismatch("step turn ("+string(it.name)+")", err) {
 			return
 		}
 		if skipped {
@@ -316,9 +316,9 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 	feed := ls.inputFor(it.name, ws)
 	at := ls.commitAt
 	switch it.name {
-	case "start-run":
+	case lane.CmdStartRun:
 		at = ls.startedAt
-	case "tool-outcome":
+	case lane.CmdToolOutcome:
 		at = it.queuedAt
 	}
 	ls.inflightW = ws
@@ -327,7 +327,7 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 		defer func() { ls.pin = nil }()
 		return feed()
 	}
-	ls.frameTurn = it.name == "frame"
+	ls.frameTurn = it.name == lane.CmdFrame
 }
 
 // commitPlanned: a commit arrived at storage (before its latency).
@@ -354,10 +354,10 @@ func (ls *lockstep) afterAck(ws []store.Write) {
 }
 
 // inputFor maps a command's writes to the model input it stands for.
-func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
+func (ls *lockstep) inputFor(name lane.Command, ws []store.Write) func() error {
 	m := ls.m
 	switch name {
-	case "start-run":
+	case lane.CmdStartRun:
 		var op, user string
 		for _, w := range ws {
 			if w.Kind == store.WriteEntry && w.Entry != nil {
@@ -370,9 +370,9 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		run := modelRun(ls.r.runOptions())
 		run.Compaction = &simCompaction
 		return func() error { return m.StartRun(op, user, run) }
-	case "lane-config":
+	case lane.CmdLaneConfig:
 		return ls.laneConfigInput(ws)
-	case "intent", "poll-intent":
+	case lane.CmdIntent, lane.CmdPollIntent:
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
 				st, err := ls.r.decodeState(w.Value)
@@ -384,7 +384,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			}
 		}
 		return func() error { return fmt.Errorf("%s commit without an operation state: %s", name, describeWrites(ws)) }
-	case "settle":
+	case lane.CmdSettle:
 		ids := plannedToolResults(ws, ls.r.decodeState)
 		return func() error {
 			if err := m.PlanToolResults(ids); err != nil {
@@ -392,13 +392,13 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			}
 			return m.Settle()
 		}
-	case "cancel":
+	case lane.CmdCancel:
 		return func() error { m.Cancel(); return nil }
-	case "enqueue":
+	case lane.CmdEnqueue:
 		return enqueueInput(ls, ws)
-	case "cancel-queued":
+	case lane.CmdCancelQueued:
 		return ls.unqueueInput(ws)
-	case "finalize":
+	case lane.CmdFinalize:
 		req, ok := ls.popFinalize()
 		return func() error {
 			if !ok {
@@ -410,7 +410,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			}
 			return nil
 		}
-	case "checkpoint":
+	case lane.CmdCheckpoint:
 		step, task := mintedStepID(ws, ls.r.decodeState), ls.thresholdTask(name, ws)
 		return func() error {
 			m.BoundaryTask(task)
@@ -421,7 +421,7 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			ls.early = &out
 			return err
 		}
-	case "finish":
+	case lane.CmdFinish:
 		// a may_finish boundary that placed queued input minted a step
 		step, task := mintedStepID(ws, ls.r.decodeState), ls.thresholdTask(name, ws)
 		return func() error {
@@ -431,9 +431,9 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 			ls.early = &out
 			return err
 		}
-	case "tool-intent", "tool-outcome", "tool-replay-clear", "tool-place":
+	case lane.CmdToolIntent, lane.CmdToolOutcome, lane.CmdToolReplayClear, lane.CmdToolPlace:
 		return ls.toolInputFor(name, ws)
-	case "frame":
+	case lane.CmdFrame:
 		// acknowledged frames are fed by onFrame (it carries the event
 		// index); a frame in flight is the oldest queued one
 		resp, idx := ls.oldestQueued(ws)
@@ -469,10 +469,10 @@ func (ls *lockstep) laneConfigInput(ws []store.Write) func() error {
 
 // toolInputFor maps a tool batch's transaction to the model's tool input;
 // the call each names comes from the transaction's own writes.
-func (ls *lockstep) toolInputFor(name string, ws []store.Write) func() error {
+func (ls *lockstep) toolInputFor(name lane.Command, ws []store.Write) func() error {
 	m := ls.m
 	switch name {
-	case "tool-intent":
+	case lane.CmdToolIntent:
 		id, err := toolIntentResult(ws, ls.r.decodeState)
 		return func() error {
 			if err != nil {
@@ -480,10 +480,10 @@ func (ls *lockstep) toolInputFor(name string, ws []store.Write) func() error {
 			}
 			return m.ToolIntent(id)
 		}
-	case "tool-outcome":
+	case lane.CmdToolOutcome:
 		id := toolOutcomeResult(ws)
 		return func() error { return m.ToolOutcome(id) }
-	case "tool-replay-clear":
+	case lane.CmdToolReplayClear:
 		id := toolReplayResult(ws)
 		return func() error { return m.ToolReplayClear(id) }
 	}
@@ -516,10 +516,10 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		return
 	}
 	if ls.stepping && err != nil && lostFault(err) {
-		ls.r.race(rowLostOperation, it.name)
+		ls.r.race(rowLostOperation, string(it.name))
 	}
 	switch {
-	case it.name == "finalize":
+	case it.name == lane.CmdFinalize:
 		req, ok := ls.popFinalize()
 		if !ok {
 			ls.r.fail("model-mismatch", "a finalization resolved that nobody issued")
@@ -535,27 +535,27 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		case (refusal != nil) != errors.Is(err, lane.ErrResultError):
 			ls.r.fail("model-mismatch", "finalize %s: impl %v, model refusal %v", req.status, err, refusal)
 		}
-	case it.name == "cancel-queued":
+	case it.name == lane.CmdCancelQueued:
 		ls.unqueueDeclined(err)
-	case it.name == "tool-placement-read" && ls.stepping && err == nil:
+	case it.name == lane.CmdToolPlacementRead && ls.stepping && err == nil:
 		// materializeReady emits the results' message events before the
 		// placement commits
 		ls.mismatch("tool placement read", ls.m.ToolPlacementRead())
 	case laterCommands[it.name] && ls.stepping && (err == nil || lostFault(err) || strings.Contains(err.Error(), "no longer current")):
 		if err := ls.m.CommandTurn(); err != nil {
-			ls.mismatch("command turn ("+it.name+")", err)
+			ls.mismatch("command turn ("+string(it.name)+")", err)
 		}
 	case stepCommands[it.name] && ls.stepping && (err == nil || lostFault(err) || strings.Contains(err.Error(), "no longer current")):
 		skipped, serr := ls.m.StepTurn()
-		if serr != nil && ls.mismatch("step turn ("+it.name+")", serr) {
+		if serr != nil && ls.mismatch("step turn ("+string(it.name)+")", serr) {
 			return
 		}
-		ls.recoverTurn = !skipped && it.name == "recovery-read"
-		if skipped && it.name == "threshold-read" {
+		ls.recoverTurn = !skipped && it.name == lane.CmdRecoveryRead
+		if skipped && it.name == lane.CmdThresholdRead {
 			ls.r.race(rowThreshold, ls.r.thresholdDeclined())
 		}
-		if skipped && ls.r.p.thresholdOver > 0 && (it.name == "finish" || it.name == "checkpoint") && ls.r.thresholdDeclined() == orderThresholdCancelled {
-			ls.r.race(rowThreshold, orderBoundaryCancelled+":"+it.name)
+		if skipped && ls.r.p.thresholdOver > 0 && (it.name == lane.CmdFinish || it.name == lane.CmdCheckpoint) && ls.r.thresholdDeclined() == orderThresholdCancelled {
+			ls.r.race(rowThreshold, orderBoundaryCancelled+":"+string(it.name))
 		}
 		if !skipped && !readCommands[it.name] {
 			ls.r.fail("model-mismatch", "%s committed nothing although the operation is still what the step was dispatched on", it.name)

@@ -70,11 +70,11 @@ func (r *runner) models() lane.Models {
 // thresholdTask is the summary task a boundary's writes name in their
 // pi.op.preparation key ("" when the boundary did not compact), and
 // records the compaction at the boundary command name in rowThreshold.
-func (ls *lockstep) thresholdTask(name string, ws []store.Write) string {
+func (ls *lockstep) thresholdTask(name lane.Command, ws []store.Write) string {
 	for _, w := range ws {
 		if w.Kind == store.WriteValue && w.Namespace == lane.NSPreparation && w.Op == store.OpSet {
 			_, task, _ := strings.Cut(w.Key, ":")
-			ls.r.race(rowThreshold, "compacted:"+name)
+			ls.r.race(rowThreshold, "compacted:"+string(name))
 			return task
 		}
 	}
