@@ -35,22 +35,23 @@ type htmlReportInput struct {
 }
 
 type htmlReportView struct {
-	Title, What, Verdict, Kind, Message string
-	Failed                              bool
-	Steps                               int
-	TraceHash, RerunHash                string
-	Faults                              []string
-	Races                               [][2]string
-	Failure                             string // "check K failed at step N (actor A)" ("" = passed)
-	FailStep                            int64  // -1 when no step is known
-	Linz                                string // porcupine's page for the iframe srcdoc ("" = none)
-	LinzNote                            string
-	LinzOkButFail                       bool // porcupine Ok while the verdict is FAIL
-	TraceFile                           string
-	Timeline                            timelineView
-	Trace                               []traceLine
-	TraceNote                           string
-	Command                             string
+	Title, What, Verdict, Message string
+	Kind                          campaign.FailureKind
+	Failed                        bool
+	Steps                         int
+	TraceHash, RerunHash          string
+	Faults                        []string
+	Races                         [][2]string
+	Failure                       string // "check K failed at step N (actor A)" ("" = passed)
+	FailStep                      int64  // -1 when no step is known
+	Linz                          string // porcupine's page for the iframe srcdoc ("" = none)
+	LinzNote                      string
+	LinzOkButFail                 bool // porcupine Ok while the verdict is FAIL
+	TraceFile                     string
+	Timeline                      timelineView
+	Trace                         []traceLine
+	TraceNote                     string
+	Command                       string
 }
 
 var htmlReportTemplate = template.Must(template.New("report").Parse(`<!doctype html>
@@ -177,7 +178,7 @@ func addTrace(v *htmlReportView, t *trace.Trace) string {
 
 // failureSentence says which check failed and where, in one line.
 func failureSentence(o campaign.Outcome, step int64, actor string) string {
-	kind := o.Kind
+	kind := string(o.Kind)
 	if kind == "" {
 		kind = "unknown"
 	}

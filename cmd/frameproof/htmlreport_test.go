@@ -45,7 +45,7 @@ func renderReport(t *testing.T, o campaign.Outcome) string {
 // the per-actor timeline and in the embedded trace, and wraps long text.
 func TestHTMLReportMarksTheFailingStep(t *testing.T) {
 	long := strings.Repeat("x", 400)
-	page := renderReport(t, campaign.Outcome{Failed: true, Kind: "invariant", Message: "value too big " + long + "\nsecond line",
+	page := renderReport(t, campaign.Outcome{Failed: true, Kind: campaign.KindInvariant, Message: "value too big " + long + "\nsecond line",
 		Steps: 3, Trace: sampleTrace(2)})
 
 	assert.Contains(t, page, `<p class="failure">The invariant check failed at step 2 (reported by checker#2 @lane@1): value too big `+long+` (<a href="#step-2">`)
@@ -79,7 +79,7 @@ func TestHTMLReportPassHasNoMark(t *testing.T) {
 
 // A failure the trace does not record still says which check failed.
 func TestHTMLReportFailureWithoutTraceRecord(t *testing.T) {
-	page := renderReport(t, campaign.Outcome{Failed: true, Kind: "liveness", Message: "stuck", Steps: 3, Trace: sampleTrace(-1)})
+	page := renderReport(t, campaign.Outcome{Failed: true, Kind: campaign.KindLiveness, Message: "stuck", Steps: 3, Trace: sampleTrace(-1)})
 	assert.Contains(t, page, `<p class="failure">The liveness check failed after 3 steps (the trace records no failure step): stuck</p>`)
 	assert.NotContains(t, page, "failstep\"")
 }

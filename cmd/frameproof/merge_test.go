@@ -173,7 +173,7 @@ func TestMergeRefusesAReportThatContradictsItself(t *testing.T) {
 	dir := t.TempDir()
 	for want, edit := range map[string]func(r *campaign.Report){
 		"cells[0] (coin/memory).failed: 0, but failures lists 1": func(r *campaign.Report) {
-			r.Failures = []campaign.ReportedFailure{{Scenario: "coin", Backend: "memory", Seed: 1, Kind: "invariant"}}
+			r.Failures = []campaign.ReportedFailure{{Scenario: "coin", Backend: "memory", Seed: 1, Kind: campaign.KindInvariant}}
 		},
 		"cells[0] (coin/memory).runs: 5, want 0..planned 3": func(r *campaign.Report) {
 			r.Cells[0].Runs, r.Cells[0].Passed, r.Throughput.Runs = 5, 5, 5

@@ -44,11 +44,11 @@ type tapeFile struct {
 	Bugs     []string `json:"bugs,omitempty"`
 	// Seed is the seed the tape was recorded from; Kind and Message the
 	// failure it reproduces; OriginalLen the tape length before shrinking.
-	Seed        uint64      `json:"seed"`
-	Kind        string      `json:"kind,omitempty"`
-	Message     string      `json:"message,omitempty"`
-	OriginalLen int         `json:"originalLen"`
-	Tape        choice.Tape `json:"tape"`
+	Seed        uint64               `json:"seed"`
+	Kind        campaign.FailureKind `json:"kind,omitempty"`
+	Message     string               `json:"message,omitempty"`
+	OriginalLen int                  `json:"originalLen"`
+	Tape        choice.Tape          `json:"tape"`
 }
 
 // defaultMaxTape bounds a tape file: a shrunk tape is a few hundred bytes

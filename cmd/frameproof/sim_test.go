@@ -130,7 +130,7 @@ func TestSimFakeBugFailsWithReproductionAndShrinks(t *testing.T) {
 	assert.Contains(t, out, "replay: frameproof repro --tape "+tape+" --scenario coin --backend "+m[0][4]+" --bug big-value")
 	tf, _, err := readTapeFile(tape, defaultMaxTape)
 	require.NoError(t, err)
-	assert.Equal(t, "invariant", tf.Kind)
+	assert.Equal(t, campaign.KindInvariant, tf.Kind)
 	assert.Less(t, len(tf.Tape), tf.OriginalLen)
 	code, out, errs = run("repro", "--tape", tape, "--trace", filepath.Join(dir, "t2.jsonl"), "--html", filepath.Join(dir, "r2.html"))
 	require.Equal(t, exitFail, code, out+errs)
@@ -259,7 +259,7 @@ func TestSimFakeNondeterminismIsAFailure(t *testing.T) {
 	require.Equal(t, exitFail, code)
 	r := decodeReport(t, stdout)
 	require.NotEmpty(t, r.Sim.Failures)
-	assert.Equal(t, "nondeterminism", r.Sim.Failures[0].Kind)
+	assert.Equal(t, campaign.KindNondeterminism, r.Sim.Failures[0].Kind)
 }
 
 func TestShrinkPassingSeed(t *testing.T) {
@@ -346,16 +346,16 @@ func TestSimShardsPartitionTheSeeds(t *testing.T) {
 
 func TestFailuresGroupByKindAndMessage(t *testing.T) {
 	fs := []SimFailure{
-		{Scenario: "a", Backend: "memory", Seed: 3, Kind: "invariant", Message: "value 8 at op 3\ndetail", Repro: "r3"},
-		{Scenario: "a", Backend: "jsonl", Seed: 4, Kind: "liveness", Message: "stuck after 100 steps", Repro: "r4"},
-		{Scenario: "b", Backend: "memory", Seed: 9, Kind: "invariant", Message: "value 9 at op 12", Repro: "r9"},
-		{Scenario: "a", Backend: "memory", Seed: 11, Kind: "invariant", Message: "value 7 at op 1", Repro: "r11"},
+		{Scenario: "a", Backend: "memory", Seed: 3, Kind: campaign.KindInvariant, Message: "value 8 at op 3\ndetail", Repro: "r3"},
+		{Scenario: "a", Backend: "jsonl", Seed: 4, Kind: campaign.KindLiveness, Message: "stuck after 100 steps", Repro: "r4"},
+		{Scenario: "b", Backend: "memory", Seed: 9, Kind: campaign.KindInvariant, Message: "value 9 at op 12", Repro: "r9"},
+		{Scenario: "a", Backend: "memory", Seed: 11, Kind: campaign.KindInvariant, Message: "value 7 at op 1", Repro: "r11"},
 	}
 	g := campaign.GroupFailures(fs)
 	require.Len(t, g, 2)
 	assert.Equal(t, "value 8 at op 3", g[0].Message)
 	assert.Len(t, g[0].Members, 3)
-	assert.Equal(t, "liveness", g[1].Kind)
+	assert.Equal(t, campaign.KindLiveness, g[1].Kind)
 	var b strings.Builder
 	printFailureGroups(&b, fs)
 	assert.Contains(t, b.String(), "failures: 4 seeds, 2 distinct")
@@ -386,7 +386,7 @@ func TestSimShrunkTapesByDefault(t *testing.T) {
 	assert.Contains(t, out, "  wrote "+tapes[0]+"\n")
 	tf, _, err := readTapeFile(tapes[0], defaultMaxTape)
 	require.NoError(t, err)
-	assert.Equal(t, "invariant", tf.Kind)
+	assert.Equal(t, campaign.KindInvariant, tf.Kind)
 	code, out, errs = run("repro", "--tape", tapes[0])
 	assert.Equal(t, exitFail, code, out+errs)
 	assert.Contains(t, out, "verdict: FAIL (invariant)")
@@ -424,7 +424,7 @@ func TestEveryReportedReproLineRuns(t *testing.T) {
 	require.Equal(t, exitFail, code, stderr)
 	failures := decodeReport(t, stdout).Sim.Failures
 	require.NotEmpty(t, failures)
-	lines := map[string]string{} // line -> kind
+	lines := map[string]campaign.FailureKind{} // line -> kind
 	for _, f := range failures {
 		lines[f.Repro] = f.Kind
 	}
@@ -446,6 +446,6 @@ func TestEveryReportedReproLineRuns(t *testing.T) {
 		require.Equal(t, "frameproof", args[0], line)
 		code, out, errs := run(args[1:]...)
 		assert.Equal(t, exitFail, code, "%s\n%s%s", line, out, errs)
-		assert.Contains(t, out, "verdict: FAIL ("+kind+")", line)
+		assert.Contains(t, out, "verdict: FAIL ("+string(kind)+")", line)
 	}
 }

@@ -76,7 +76,7 @@ func fakeCoin(src choice.Source, opts campaign.RunOptions) campaign.Outcome {
 		// File backends get a directory that exists and starts empty.
 		entries, err := os.ReadDir(opts.TempDir)
 		if err != nil || len(entries) != 0 {
-			o.Failed, o.Kind, o.Message = true, "harness", fmt.Sprintf("temp dir not fresh: %v %d", err, len(entries))
+			o.Failed, o.Kind, o.Message = true, campaign.KindHarness, fmt.Sprintf("temp dir not fresh: %v %d", err, len(entries))
 			return o
 		}
 		_ = os.WriteFile(filepath.Join(opts.TempDir, "store."+opts.Backend), []byte("x"), 0o644)
@@ -92,7 +92,7 @@ func fakeCoin(src choice.Source, opts campaign.RunOptions) campaign.Outcome {
 		id := rec.Call("client", "inc")
 		_ = rec.Return(id, i+1)
 		if v >= 7 && slices.Contains(opts.Bugs, "big-value") && !o.Failed {
-			o.Failed, o.Kind, o.Message = true, "invariant", fmt.Sprintf("value %d >= 7 at op %d", v, i)
+			o.Failed, o.Kind, o.Message = true, campaign.KindInvariant, fmt.Sprintf("value %d >= 7 at op %d", v, i)
 			rec.Fault("bug big-value fired", fmt.Sprintf("op %d", i))
 			o.Faults = append(o.Faults, fmt.Sprintf("big value %d at op %d", v, i))
 		}

@@ -33,19 +33,15 @@ import (
 	"github.com/frameproof/frameproof/sim/shrink"
 )
 
-// KindNondeterminism is the failure kind of a seed whose re-runs produced
-// different trace hashes.
-const KindNondeterminism = "nondeterminism"
-
 // Result is a scenario's verdict for one run.
 type Result struct {
 	Failed bool `json:"failed"`
-	// Kind classifies a failure ("invariant", "deadlock", "liveness",
-	// "linearizability", ...). Shrinking keeps the kind fixed.
-	Kind      string `json:"kind,omitempty"`
-	Message   string `json:"message,omitempty"`
-	TraceHash string `json:"traceHash"`
-	Steps     int64  `json:"steps"`
+	// Kind classifies a failure (kinds.go). Shrinking keeps the kind
+	// fixed.
+	Kind      FailureKind `json:"kind,omitempty"`
+	Message   string      `json:"message,omitempty"`
+	TraceHash string      `json:"traceHash"`
+	Steps     int64       `json:"steps"`
 	// CrashImages identifies the disk state after each simulated power
 	// loss (a hash of file names and contents); Execute counts the
 	// distinct ones.
@@ -120,11 +116,11 @@ func (c Campaign) stopped() bool { return c.Stop != nil && c.Stop() }
 
 // Failure is one failing seed.
 type Failure struct {
-	Seed      uint64 `json:"seed"`
-	Kind      string `json:"kind"`
-	Message   string `json:"message"`
-	TraceHash string `json:"traceHash"`
-	Steps     int64  `json:"steps"`
+	Seed      uint64      `json:"seed"`
+	Kind      FailureKind `json:"kind"`
+	Message   string      `json:"message"`
+	TraceHash string      `json:"traceHash"`
+	Steps     int64       `json:"steps"`
 	// RerunHashes are the hashes of the two determinism re-runs.
 	RerunHashes []string `json:"rerunHashes"`
 	TapeLen     int      `json:"tapeLen"`

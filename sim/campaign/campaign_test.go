@@ -30,9 +30,9 @@ func lostUpdate(src choice.Source) Result {
 	r := Result{TraceHash: w.Trace().Hash(), Steps: w.Step()}
 	switch {
 	case err != nil:
-		r.Failed, r.Kind, r.Message = true, "world", err.Error()
+		r.Failed, r.Kind, r.Message = true, KindWorld, err.Error()
 	case counter != 2:
-		r.Failed, r.Kind, r.Message = true, "invariant", fmt.Sprintf("counter = %d, want 2", counter)
+		r.Failed, r.Kind, r.Message = true, KindInvariant, fmt.Sprintf("counter = %d, want 2", counter)
 	}
 	return r
 }
@@ -46,7 +46,7 @@ func TestCampaignFindsShrinksAndReproduces(t *testing.T) {
 	require.Equal(t, sum.Runs, sum.Passed+len(sum.Failures))
 	require.Positive(t, sum.Passed, "some schedule must pass")
 	for _, f := range sum.Failures {
-		require.Equal(t, "invariant", f.Kind)
+		require.Equal(t, KindInvariant, f.Kind)
 		require.Equal(t, []string{f.TraceHash, f.TraceHash}, f.RerunHashes)
 		require.Equal(t, fmt.Sprintf("frameproof repro %d --scenario lost-update --backend memory --bug racy-inc", f.Seed), f.Repro)
 		require.LessOrEqual(t, f.ShrunkTapeLen, f.TapeLen)
@@ -84,7 +84,7 @@ func TestNondeterministicScenarioIsCaught(t *testing.T) {
 		calls++
 		w := world.New(src, world.Options{})
 		_ = w.Run(func() { w.Note("call", trace.F("n", calls)) })
-		return Result{Failed: true, Kind: "invariant", Message: "always fails", TraceHash: w.Trace().Hash()}
+		return Result{Failed: true, Kind: KindInvariant, Message: "always fails", TraceHash: w.Trace().Hash()}
 	}
 	sum, err := Campaign{Run: leaky, Seeds: 1}.Execute()
 	require.NoError(t, err)
@@ -101,7 +101,7 @@ func TestReplayThatDiffersFromTheSeedIsCaught(t *testing.T) {
 		w := world.New(src, world.Options{})
 		_ = w.Run(func() { w.Intn("x", 4) })
 		_, seeded := src.(*choice.Seeded)
-		return Result{Failed: seeded, Kind: "invariant", Message: "seeded", TraceHash: w.Trace().Hash()}
+		return Result{Failed: seeded, Kind: KindInvariant, Message: "seeded", TraceHash: w.Trace().Hash()}
 	}
 	sum, err := Campaign{Run: onlySeeded, Seeds: 1, ShrinkAttempts: 5}.Execute()
 	require.NoError(t, err)
@@ -207,9 +207,9 @@ func TestShrinkKeepsTheFailureKind(t *testing.T) {
 		}
 		switch {
 		case big:
-			return Result{Failed: true, Kind: "invariant", Message: "a value >= 8"}
+			return Result{Failed: true, Kind: KindInvariant, Message: "a value >= 8"}
 		default:
-			return Result{Failed: true, Kind: "setup", Message: "no big value"}
+			return Result{Failed: true, Kind: KindSetup, Message: "no big value"}
 		}
 	}
 	sum, err := Campaign{Run: scenario, Seeds: 5}.Execute()
@@ -219,7 +219,7 @@ func TestShrinkKeepsTheFailureKind(t *testing.T) {
 		got := scenario(choice.NewReplay(f.ShrunkTape))
 		require.Equal(t, f.Kind, got.Kind, "seed %d shrunk to %v", f.Seed, f.ShrunkTape.Values())
 		require.Equal(t, got.Message, f.ShrunkMessage)
-		if f.Kind == "invariant" {
+		if f.Kind == KindInvariant {
 			require.Equal(t, 8, f.ShrunkTape[len(f.ShrunkTape)-1].V, "minimal: zeros up to one value of exactly 8")
 		}
 	}
@@ -259,7 +259,7 @@ func TestShrunkTapeCarriesItsReplayLabels(t *testing.T) {
 	sevens := func(src choice.Source) Result {
 		for i := range 8 {
 			if src.Intn(fmt.Sprintf("draw %d", i), 10) == 7 {
-				return Result{Failed: true, Kind: "invariant", Message: "a seven"}
+				return Result{Failed: true, Kind: KindInvariant, Message: "a seven"}
 			}
 		}
 		return Result{}

@@ -70,9 +70,9 @@ func Example() {
 		})
 		r := campaign.Result{TraceHash: w.Trace().Hash(), Steps: w.Step()}
 		if err != nil {
-			r.Failed, r.Kind, r.Message = true, "world", err.Error()
+			r.Failed, r.Kind, r.Message = true, campaign.KindWorld, err.Error()
 		} else if res, _ := rec.Check(counterModel, time.Minute); res != porcupine.Ok {
-			r.Failed, r.Kind, r.Message = true, "linearizability", string(res)
+			r.Failed, r.Kind, r.Message = true, campaign.KindLinearizability, string(res)
 		}
 		return r
 	}

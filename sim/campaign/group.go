@@ -8,8 +8,9 @@ import (
 // FailureGroup is the failures that share a kind and a message (digits
 // aside: "value 8 at op 3" and "value 9 at op 1" are one problem).
 type FailureGroup struct {
-	Kind, Message string            // Message is the first line of the first member's
-	Members       []ReportedFailure // in campaign order; the first is the one to show
+	Kind    FailureKind
+	Message string            // the first line of the first member's
+	Members []ReportedFailure // in campaign order; the first is the one to show
 }
 
 var digitRun = regexp.MustCompile(`[0-9]+`)
@@ -21,7 +22,7 @@ func GroupFailures(fs []ReportedFailure) []FailureGroup {
 	index := map[string]int{}
 	for _, f := range fs {
 		line, _, _ := strings.Cut(f.Message, "\n")
-		key := f.Kind + "\x00" + digitRun.ReplaceAllString(line, "N")
+		key := string(f.Kind) + "\x00" + digitRun.ReplaceAllString(line, "N")
 		i, ok := index[key]
 		if !ok {
 			i = len(groups)

@@ -27,7 +27,7 @@ func shardReport(shard string, orders map[string]int, failures ...ReportedFailur
 // Each shard took one order of R1 only: neither is covered alone, the
 // merge is.
 func TestMergeUnionsCountsCoverageAndFailures(t *testing.T) {
-	f := ReportedFailure{Scenario: "coin", Backend: "memory", Seed: 6, Kind: "invariant"}
+	f := ReportedFailure{Scenario: "coin", Backend: "memory", Seed: 6, Kind: KindInvariant}
 	a := shardReport("1/2", map[string]int{"b-first": 10}, f)
 	b := shardReport("0/2", map[string]int{"a-first": 10})
 	require.False(t, a.Coverage[0].Covered)
@@ -103,7 +103,7 @@ func TestMergeCountsMissingShardsWithoutListingThemAll(t *testing.T) {
 // its campaign is refused, naming the field (issue 29: each merged to
 // PASS).
 func TestMergeRefusesReportsThatContradictThemselves(t *testing.T) {
-	f := ReportedFailure{Scenario: "coin", Backend: "memory", Seed: 3, Kind: "invariant"} // index 2: shard 0/2's
+	f := ReportedFailure{Scenario: "coin", Backend: "memory", Seed: 3, Kind: KindInvariant} // index 2: shard 0/2's
 	for name, tc := range map[string]struct {
 		edit func(r *Report)
 		want string

@@ -83,16 +83,16 @@ type Throughput struct {
 
 // ReportedFailure is one failing seed with its reproduction.
 type ReportedFailure struct {
-	Scenario    string   `json:"scenario"`
-	Backend     string   `json:"backend"`
-	Bugs        []string `json:"bugs,omitempty"`
-	Seed        uint64   `json:"seed"`
-	Kind        string   `json:"kind"`
-	Message     string   `json:"message"`
-	Repro       string   `json:"repro"` // the one-line reproduction command
-	TraceHash   string   `json:"traceHash"`
-	RerunHashes []string `json:"rerunHashes"`
-	TapeLen     int      `json:"tapeLen"`
+	Scenario    string      `json:"scenario"`
+	Backend     string      `json:"backend"`
+	Bugs        []string    `json:"bugs,omitempty"`
+	Seed        uint64      `json:"seed"`
+	Kind        FailureKind `json:"kind"`
+	Message     string      `json:"message"`
+	Repro       string      `json:"repro"` // the one-line reproduction command
+	TraceHash   string      `json:"traceHash"`
+	RerunHashes []string    `json:"rerunHashes"`
+	TapeLen     int         `json:"tapeLen"`
 	// ShrunkTapeLen is the length of the delta-debugged tape that still
 	// fails with Kind; ShrunkMessage what it fails with.
 	ShrunkTapeLen int         `json:"shrunkTapeLen"`

@@ -186,7 +186,7 @@ func runCell(ctx context.Context, sc Scenario, backend, dir string, opts Options
 		// same empty directory, so file paths never differ between runs.
 		if fresh {
 			if err := FreshDir(dir); err != nil {
-				return Result{Failed: true, Kind: "harness", Message: err.Error()}
+				return Result{Failed: true, Kind: KindHarness, Message: err.Error()}
 			}
 		}
 		var out Outcome

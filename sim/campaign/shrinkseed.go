@@ -28,7 +28,7 @@ func (s Shrunk) Reproduced() bool { return s.Final.Failed && s.Final.Kind == s.F
 func ShrinkSeed(sc Scenario, opts RunOptions, seed uint64, attempts int) Shrunk {
 	runOn := func(src choice.Source) Outcome {
 		if err := FreshDir(opts.TempDir); err != nil {
-			return Outcome{Failed: true, Kind: "harness", Message: err.Error()}
+			return Outcome{Failed: true, Kind: KindHarness, Message: err.Error()}
 		}
 		return sc.Run(src, opts)
 	}

@@ -14,7 +14,7 @@ var bigValue = Scenario{Name: "big", Run: func(src choice.Source, _ RunOptions) 
 	n := 1 + src.Intn("ops", 20)
 	for i := range n {
 		if v := src.Intn("value", 10); v >= 7 {
-			return Outcome{Failed: true, Kind: "invariant", Message: fmt.Sprintf("value %d at %d", v, i)}
+			return Outcome{Failed: true, Kind: KindInvariant, Message: fmt.Sprintf("value %d at %d", v, i)}
 		}
 	}
 	return Outcome{}
@@ -41,12 +41,12 @@ func TestShrinkSeed(t *testing.T) {
 
 func TestGroupFailuresMasksDigits(t *testing.T) {
 	g := GroupFailures([]ReportedFailure{
-		{Kind: "invariant", Message: "value 8 at op 3\ndetail"},
-		{Kind: "liveness", Message: "stuck"},
-		{Kind: "invariant", Message: "value 9 at op 12"},
+		{Kind: KindInvariant, Message: "value 8 at op 3\ndetail"},
+		{Kind: KindLiveness, Message: "stuck"},
+		{Kind: KindInvariant, Message: "value 9 at op 12"},
 	})
 	require.Len(t, g, 2)
 	require.Equal(t, "value 8 at op 3", g[0].Message)
 	require.Len(t, g[0].Members, 2)
-	require.Equal(t, "liveness", g[1].Kind)
+	require.Equal(t, KindLiveness, g[1].Kind)
 }

@@ -28,7 +28,7 @@ type RunOptions struct {
 // Outcome is a scenario's verdict for one run.
 type Outcome struct {
 	Failed    bool
-	Kind      string // "invariant", "model-mismatch", "liveness", "linearizability", ...
+	Kind      FailureKind // kinds.go
 	Message   string
 	Steps     int
 	TraceHash string
@@ -145,7 +145,7 @@ func (o Outcome) TakenOrders() map[string][]string {
 // budget is the point, so it is left to the scenario (lanesim.StepBudget
 // gives a replayed tape a budget proportional to its length).
 func ShrinkStepCap(failing Outcome) int {
-	if failing.Kind == "liveness" {
+	if failing.Kind == KindLiveness {
 		return 0
 	}
 	return max(4*failing.Steps, 2000)

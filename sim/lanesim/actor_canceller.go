@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/world"
 )
@@ -35,7 +36,7 @@ func (r *runner) requestCancel() {
 		if errors.As(err, &hf) {
 			return // the driver reports or restarts faults
 		}
-		r.fail("invariant", "request cancel: %v", err)
+		r.fail(campaign.KindInvariant, "request cancel: %v", err)
 		return
 	}
 	if _, st := r.refOp(); st != nil && st.Control.CancelRequested {
@@ -57,5 +58,5 @@ func (r *runner) checkCancelAbortsStream() {
 	if st == nil || op != s.req.OperationID || !st.Control.CancelRequested || st.ResponseEntryID != s.req.ResponseEntryID {
 		return
 	}
-	r.check(s.req.Abort.Done(), "invariant", "cancel of %s committed while response %s streams, but its abort signal did not fire", op, s.req.ResponseEntryID)
+	r.check(s.req.Abort.Done(), campaign.KindInvariant, "cancel of %s committed while response %s streams, but its abort signal did not fire", op, s.req.ResponseEntryID)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 func (r *runner) closer() {
@@ -21,12 +22,12 @@ func (r *runner) closer() {
 	r.fault("close " + r.proc.String())
 	before := r.ref.NextSeq()
 	if err := ln.Close(); err != nil && !errors.Is(err, lane.ErrClosed) {
-		r.fail("invariant", "close: %v", err)
+		r.fail(campaign.KindInvariant, "close: %v", err)
 		return
 	}
 	// Close writes nothing of its own: only admitted work may have drained.
 	if _, st := r.refOp(); st != nil && st.At.IsEffectPending() {
-		r.check(!r.settledSince(before), "invariant", "close committed a settlement")
+		r.check(!r.settledSince(before), campaign.KindInvariant, "close committed a settlement")
 	}
 	r.linz.crash("close of " + r.proc.String())
 	r.proc.Crash()

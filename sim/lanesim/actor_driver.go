@@ -8,6 +8,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -80,7 +81,7 @@ func (r *runner) driver() {
 	ln := r.ln
 	for iter := 0; ; iter++ {
 		if iter > 200 {
-			r.fail("liveness", "driver made %d steps without settling", iter)
+			r.fail(campaign.KindLiveness, "driver made %d steps without settling", iter)
 			return
 		}
 		cur := ln.Current()
@@ -160,7 +161,7 @@ func (r *runner) laneError(err error) {
 			}
 		})
 	default:
-		r.fail("invariant", "lane error in process %d: %v", r.gen, err)
+		r.fail(campaign.KindInvariant, "lane error in process %d: %v", r.gen, err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/world"
 )
@@ -81,7 +82,7 @@ func (a *finalizerActor) run() {
 			r.linz.cut(id, err.Error())
 			return
 		}
-		r.fail("invariant", "finalize: %v", err)
+		r.fail(campaign.KindInvariant, "finalize: %v", err)
 	}
 }
 
@@ -99,7 +100,7 @@ func (a *finalizerActor) refusedFinalize(ln *lane.Lane, oe *lane.OpError) {
 		if errors.As(err, &hf) && r.injected {
 			return
 		}
-		r.fail("invariant", "finalize aborted with an error: want %q, got %v", lane.ErrResultError, err)
+		r.fail(campaign.KindInvariant, "finalize aborted with an error: want %q, got %v", lane.ErrResultError, err)
 	}
 }
 

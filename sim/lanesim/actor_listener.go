@@ -5,6 +5,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -39,7 +40,7 @@ func (a *listenerActor) listen(ev lane.Event) env.Future {
 	}
 	// every pi lane event names its lane (HarnessEvent.lane)
 	if ev.Lane != laneName {
-		r.fail("invariant", "a %s event names lane %q, it came from lane %q", ev.Type, ev.Lane, laneName)
+		r.fail(campaign.KindInvariant, "a %s event names lane %q, it came from lane %q", ev.Type, ev.Lane, laneName)
 		return nil
 	}
 	r.emitLaneEvent(ev)

@@ -9,6 +9,7 @@ import (
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/world"
 )
@@ -59,7 +60,7 @@ func (r *runner) queueCallOK(what string, err error) bool {
 	}
 	var hf *lane.HarnessFault
 	if !errors.As(err, &hf) {
-		r.fail("invariant", "%s: %v", what, err)
+		r.fail(campaign.KindInvariant, "%s: %v", what, err)
 	}
 	return false
 }
@@ -86,7 +87,7 @@ func (r *runner) cancelQueued(ids []string) bool {
 	}
 	if err == nil && req.turned {
 		r.race(rowCancelQueued, string(got))
-		r.check(string(got) == req.want, "model-mismatch", "cancel queued %s: the lane answered %s, the model %s", id, got, req.want)
+		r.check(string(got) == req.want, campaign.KindModelMismatch, "cancel queued %s: the lane answered %s, the model %s", id, got, req.want)
 	}
 	return true
 }
@@ -135,7 +136,7 @@ func (ls *lockstep) unqueueDeclined(err error) {
 	req.want, req.turned = ls.m.CancelQueued(req.id), true
 	ls.m.TakeTX() // no transaction to compare
 	if req.want == string(lane.QueueCancelled) {
-		ls.r.fail("model-mismatch", "cancel queued %s committed nothing; the model removes the queued item", req.id)
+		ls.r.fail(campaign.KindModelMismatch, "cancel queued %s committed nothing; the model removes the queued item", req.id)
 	}
 }
 

@@ -1,5 +1,7 @@
 package lanesim
 
+import "github.com/frameproof/frameproof/sim/campaign"
+
 func (r *runner) reader() {
 	for i := 0; i < r.p.snapshots && !r.finished && !r.failed; i++ {
 		r.pause("snapshot", 60)
@@ -17,7 +19,7 @@ func (r *runner) snapshotNow(who string) {
 		// a snapshot beside an applied, unacknowledged commit waits for
 		// it, and the process may die meanwhile (a refusal a capture gets)
 		if !r.captureRefused(ln, err) {
-			r.fail("invariant", "snapshot (%s): %v", who, err)
+			r.fail(campaign.KindInvariant, "snapshot (%s): %v", who, err)
 		}
 		return
 	}

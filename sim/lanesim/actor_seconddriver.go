@@ -5,6 +5,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/lane"
 	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/trace"
 )
 
@@ -39,7 +40,7 @@ func (r *runner) secondDriver() {
 		got := ml.Outcome{Kind: res.Kind.String(), Reason: res.Reason, Status: res.Status}
 		r.w.Note("observed-drive", trace.F("outcome", got.Kind))
 		err = observedOutcomeMismatch(got, want, ok)
-		if !r.check(err == nil, "model-mismatch", "%v", err) {
+		if !r.check(err == nil, campaign.KindModelMismatch, "%v", err) {
 			return
 		}
 	}

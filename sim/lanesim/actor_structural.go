@@ -9,6 +9,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -78,14 +79,14 @@ func (a *structuralActor) run() {
 		if !r.alive() || r.failed {
 			return
 		}
-		if !r.check(err == nil && m != nil, "invariant", "structural generation %s:%s: message %v, error %v", op, resp, m != nil, err) {
+		if !r.check(err == nil && m != nil, campaign.KindInvariant, "structural generation %s:%s: message %v, error %v", op, resp, m != nil, err) {
 			return
 		}
 		s := a.streams[resp]
-		if !r.check(s != nil && s.want != "", "invariant", "structural generation %s:%s returned without consuming its stream", op, resp) {
+		if !r.check(s != nil && s.want != "", campaign.KindInvariant, "structural generation %s:%s returned without consuming its stream", op, resp) {
 			return
 		}
-		if got := marshalMsg(m); !r.check(got == s.want, "invariant", "structural generation %s:%s returned\n%s\nthe stream ended with\n%s", op, resp, got, s.want) {
+		if got := marshalMsg(m); !r.check(got == s.want, campaign.KindInvariant, "structural generation %s:%s returned\n%s\nthe stream ended with\n%s", op, resp, got, s.want) {
 			return
 		}
 		a.done++
@@ -101,12 +102,12 @@ func (a *structuralActor) run() {
 func (r *runner) brokenStructuralWrite(op, resp string, m *pi.AssistantMessage) bool {
 	f, err := frames.NewEncoder().Encode(&pi.Event{Type: pi.EventStart, Partial: m})
 	if err != nil || f == nil {
-		r.fail("setup", "structural mutant: encode a start frame: %v", err)
+		r.fail(campaign.KindSetup, "structural mutant: encode a start frame: %v", err)
 		return false
 	}
 	raw, err := pi.Marshal(f)
 	if err != nil {
-		r.fail("setup", "structural mutant: marshal the frame: %v", err)
+		r.fail(campaign.KindSetup, "structural mutant: marshal the frame: %v", err)
 		return false
 	}
 	// An injected storage fault may refuse the write; the mutant tries

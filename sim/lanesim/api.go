@@ -47,9 +47,9 @@ func StepBudget(src choice.Source) int {
 	return DefaultMaxSteps
 }
 
-// Outcome is one run's verdict. Kind is one of "invariant",
-// "model-mismatch", "model", "store", "events", "liveness",
-// "linearizability", "recovery", "wire", "world", "setup"; TXCompared counts
+// Outcome is one run's verdict. Kind is a campaign.FailureKind (the
+// constants of sim/campaign kinds.go say which checks report each);
+// TXCompared counts
 // the acknowledged transactions whose write lists were compared with
 // model/lane's (check_tx.go), Structural the structural generations checked.
 type Outcome = campaign.Outcome

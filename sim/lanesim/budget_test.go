@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -18,7 +19,7 @@ func TestReplayBudgetFollowsTape(t *testing.T) {
 	require.True(t, ok)
 	out := sc.Run(choice.NewReplay(nil), Options{Backend: "memory"})
 	require.True(t, out.Failed)
-	require.Equal(t, "liveness", out.Kind, out.Message)
+	require.Equal(t, campaign.KindLiveness, out.Kind, out.Message)
 	require.LessOrEqual(t, out.Steps, ReplayStepFloor+1, "the empty tape ran past its budget")
 	require.Contains(t, out.Message, "step budget of 5000 exhausted")
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -123,7 +124,7 @@ func TestBugsNeedTheTag(t *testing.T) {
 	for _, bug := range BugNames() {
 		out := sc.Run(choice.NewSeeded(7), Options{Backend: "jsonl", Bugs: []string{bug}})
 		require.True(t, out.Failed, bug)
-		require.Equal(t, "setup", out.Kind, bug)
+		require.Equal(t, campaign.KindSetup, out.Kind, bug)
 		require.Contains(t, out.Message, "-tags frameproofbugs", bug)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/lane"
 	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/lanecmp"
 	"github.com/frameproof/frameproof/sim/world"
 )
@@ -126,7 +127,7 @@ func (r *runner) captureFailed(ln *lane.Lane, where string, err error) {
 	case errors.As(err, &hf):
 		r.laneError(fmt.Errorf("%s: %w", where, err))
 	case !r.captureRefused(ln, err):
-		r.fail("invariant", "%s: %v", where, err)
+		r.fail(campaign.KindInvariant, "%s: %v", where, err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // clientFoldChecker is a watching client: a capture folded with every event
@@ -86,7 +87,7 @@ func (c *clientFoldChecker) check(where string) bool {
 	}
 	if cur := r.ln.Current(); cur != nil {
 		if f.OperationID != cur.ID {
-			return r.check(false, "invariant", "%s: the client fold follows operation %q, the lane's current operation is %s (no run_start?)",
+			return r.check(false, campaign.KindInvariant, "%s: the client fold follows operation %q, the lane's current operation is %s (no run_start?)",
 				where, f.OperationID, cur.ID)
 		}
 		r.pass()
@@ -98,7 +99,7 @@ func (c *clientFoldChecker) check(where string) bool {
 		return true
 	}
 	if f.StreamingMessage != nil {
-		return r.check(false, "invariant", "%s: the client fold keeps a streaming message after its stream ended:\n%s", where, marshalMsg(f.StreamingMessage))
+		return r.check(false, campaign.KindInvariant, "%s: the client fold keeps a streaming message after its stream ended:\n%s", where, marshalMsg(f.StreamingMessage))
 	}
 	return r.pass()
 }
@@ -127,13 +128,13 @@ func (c *clientFoldChecker) checkQueues(where string) bool {
 		if msg, ok := r.ls.m.QueuedMessage(id); ok {
 			shown := ml.Canonical(q.Prop("message").AppendJSON(nil))
 			if shown != msg {
-				return r.check(false, "invariant", "%s: the client fold shows queued item %s as %s, it was queued as %s", where, id, shown, msg)
+				return r.check(false, campaign.KindInvariant, "%s: the client fold shows queued item %s as %s, it was queued as %s", where, id, shown, msg)
 			}
 			r.pass()
 		}
 	}
 	if !slices.Equal(got, want) {
-		return r.check(false, "invariant", "%s: the client fold shows the queues %v, the lane's inbox is %v", where, got, want)
+		return r.check(false, campaign.KindInvariant, "%s: the client fold shows the queues %v, the lane's inbox is %v", where, got, want)
 	}
 	return r.pass()
 }
@@ -153,7 +154,7 @@ func (c *clientFoldChecker) checkAborting(where string) bool {
 		return true
 	}
 	if f.Aborting != cancelled {
-		return r.check(false, "invariant", "%s: the client fold shows operation %s aborting=%t, its control is cancel_requested=%t", where, op, f.Aborting, cancelled)
+		return r.check(false, campaign.KindInvariant, "%s: the client fold shows operation %s aborting=%t, its control is cancel_requested=%t", where, op, f.Aborting, cancelled)
 	}
 	return r.pass()
 }

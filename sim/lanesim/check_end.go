@@ -1,5 +1,7 @@
 package lanesim
 
+import "github.com/frameproof/frameproof/sim/campaign"
+
 // finalChecks: recovery liveness (every operation settled), the invariants
 // over the whole run (12: no frame list left), and a power loss after the run recovers exactly the
 // acknowledged state.
@@ -8,15 +10,15 @@ func (r *runner) finalChecks() {
 		return
 	}
 	if err := r.ref.rowsAreSpec(); err != nil {
-		r.fail("store", "%v", err)
+		r.fail(campaign.KindStore, "%v", err)
 		return
 	}
 	if !r.ls.viewAgrees() {
 		return
 	}
 	op, st := r.refOp()
-	r.check(op == "" && st == nil, "liveness", "run ended with operation %s unsettled", describe(op, st))
-	r.check(r.resultsCount() >= r.p.ops, "liveness", "%d of %d operations settled", r.resultsCount(), r.p.ops)
+	r.check(op == "" && st == nil, campaign.KindLiveness, "run ended with operation %s unsettled", describe(op, st))
+	r.check(r.resultsCount() >= r.p.ops, campaign.KindLiveness, "%d of %d operations settled", r.resultsCount(), r.p.ops)
 	// the last invariants check reads its incremental parts in full too,
 	// and scans the whole log as well as the items since the last check
 	r.inv.views.VerifyParts, r.inv.scan.VerifyFull = true, true
@@ -34,7 +36,7 @@ func (r *runner) finalChecks() {
 	// power loss after a clean close, then recovery
 	r.closing, r.closed = true, true
 	if err := r.ln.Close(); err != nil {
-		r.fail("invariant", "final close: %v", err)
+		r.fail(campaign.KindInvariant, "final close: %v", err)
 		return
 	}
 	r.proc.Crash()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // checkForkMigrate (on a restored effect_pending lane): an idle-fork image
@@ -34,17 +35,17 @@ func (c *forkMigrateChecker) end() {
 func (c *forkMigrateChecker) check() {
 	r := c.r
 	ws, _, err := lane.ForkWrites(r.st, lane.ForkOptions{ExtraNamespaces: appNamespaces})
-	if !r.check(err == nil, "invariant", "fork: %v", err) || !c.checkForkCopies(ws) {
+	if !r.check(err == nil, campaign.KindInvariant, "fork: %v", err) || !c.checkForkCopies(ws) {
 		return
 	}
 	for _, w := range ws {
 		// session/fork.ts: the lane state is rebuilt empty
 		if w.Namespace == lane.NSLaneState && !r.check(string(w.Value) == `{"currentOperationId":null,"lastOperationId":null,"inbox":[]}`,
-			"invariant", "idle fork copies lane state %s", w.Value) {
+			campaign.KindInvariant, "idle fork copies lane state %s", w.Value) {
 			return
 		}
 		if !r.check(w.Kind != store.WriteList && !strings.HasPrefix(w.Namespace, "pi.pending.") && !strings.HasPrefix(w.Namespace, "pi.op."),
-			"invariant", "I12: idle fork copies %s %s/%s", w.Kind, w.Namespace, w.Key) {
+			campaign.KindInvariant, "I12: idle fork copies %s %s/%s", w.Kind, w.Namespace, w.Key) {
 			return
 		}
 	}
@@ -67,24 +68,24 @@ func (c *forkMigrateChecker) check() {
 		}
 	}
 	out, dropped, err := lane.MigrateFrames(image, func(raw json.RawMessage) (json.RawMessage, bool) { return raw, true })
-	if !r.check(err == nil && len(dropped) == 0 && len(out) == len(image), "invariant", "identity migration changed the image: %v, dropped %v", err, dropped) {
+	if !r.check(err == nil && len(dropped) == 0 && len(out) == len(image), campaign.KindInvariant, "identity migration changed the image: %v, dropped %v", err, dropped) {
 		return
 	}
 	for i := range out {
-		if !r.check(out[i].Seq == image[i].Seq && bytes.Equal(out[i].Value, image[i].Value), "invariant", "identity migration changed element %d", i) {
+		if !r.check(out[i].Seq == image[i].Seq && bytes.Equal(out[i].Value, image[i].Value), campaign.KindInvariant, "identity migration changed element %d", i) {
 			return
 		}
 	}
 	out, dropped, err = lane.MigrateFrames(image, nil)
-	if !r.check(err == nil && len(dropped) == len(lists), "invariant", "discarding migration dropped %v of %v: %v", dropped, lists, err) {
+	if !r.check(err == nil && len(dropped) == len(lists), campaign.KindInvariant, "discarding migration dropped %v of %v: %v", dropped, lists, err) {
 		return
 	}
 	for _, w := range out {
-		if !r.check(w.Kind != store.WriteList || w.Namespace != lane.NSAssistantFrame, "invariant", "discarding migration kept a frame of %s", w.Key) {
+		if !r.check(w.Kind != store.WriteList || w.Namespace != lane.NSAssistantFrame, campaign.KindInvariant, "discarding migration kept a frame of %s", w.Key) {
 			return
 		}
 	}
-	r.check(len(out) == len(image)-sum(lists), "invariant", "discarding migration touched non-frame records")
+	r.check(len(out) == len(image)-sum(lists), campaign.KindInvariant, "discarding migration touched non-frame records")
 	r.race("fork-migration", "checked")
 }
 
@@ -117,11 +118,11 @@ var appNamespaces = []string{"app.a", "app.z"}
 // store oracle takes them too) before the lane opens it.
 func (r *runner) seedAppValues(st store.Storage) bool {
 	if _, err := st.Commit(appValues); err != nil {
-		r.fail("store", "committing the application values: %v", err)
+		r.fail(campaign.KindStore, "committing the application values: %v", err)
 		return false
 	}
 	if _, err := r.ref.Commit(appValues); err != nil {
-		r.fail("store", "the store oracle refuses the application values: %v", err)
+		r.fail(campaign.KindStore, "the store oracle refuses the application values: %v", err)
 		return false
 	}
 	for _, ns := range append([]string{lane.NSSessionName, lane.NSEntryLabel}, appNamespaces...) {
@@ -165,17 +166,17 @@ func (c *forkMigrateChecker) checkForkCopies(ws []store.CommittedWrite) bool {
 			}
 		}
 	}
-	if !r.check(len(got) == len(want), "invariant", "fork copies %d application values, want %d", len(got), len(want)) {
+	if !r.check(len(got) == len(want), campaign.KindInvariant, "fork copies %d application values, want %d", len(got), len(want)) {
 		return false
 	}
 	for i := range got {
 		w, v := got[i], want[i]
 		if !r.check(w.Namespace == v.Address.Namespace && w.Key == v.Address.Key && bytes.Equal(w.Value, v.Value),
-			"invariant", "fork copy %d is %s/%s, want %s/%s (source seq %d): not in the source's commit order",
+			campaign.KindInvariant, "fork copy %d is %s/%s, want %s/%s (source seq %d): not in the source's commit order",
 			i, w.Namespace, w.Key, v.Address.Namespace, v.Address.Key, v.Seq) {
 			return false
 		}
-		if i > 0 && !r.check(w.Seq == got[i-1].Seq+1, "invariant", "fork copy %d has seq %d after %d", i, w.Seq, got[i-1].Seq) {
+		if i > 0 && !r.check(w.Seq == got[i-1].Seq+1, campaign.KindInvariant, "fork copy %d has seq %d after %d", i, w.Seq, got[i-1].Seq) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // Coverage row of queued input (Outcome.RaceOrders): where a queued item
@@ -51,11 +52,11 @@ func (c *inboxChecker) commit(ev commitEvent) bool {
 			continue
 		}
 		if q.gone != "" {
-			c.r.fail("invariant", "queued %s %s placed after it was %s", q.kind, w.Entry.ID, q.gone)
+			c.r.fail(campaign.KindInvariant, "queued %s %s placed after it was %s", q.kind, w.Entry.ID, q.gone)
 			return false
 		}
 		if q.index < last {
-			c.r.fail("invariant", "queued %s %s placed before an item queued ahead of it in the same commit", q.kind, w.Entry.ID)
+			c.r.fail(campaign.KindInvariant, "queued %s %s placed before an item queued ahead of it in the same commit", q.kind, w.Entry.ID)
 			return false
 		}
 		last = q.index
@@ -87,12 +88,12 @@ func (c *inboxChecker) commit(ev commitEvent) bool {
 // never acknowledged is invisible here.)
 func (c *inboxChecker) leave(id string, q *queuedInput, atStart, placed bool, remaining map[string]bool) bool {
 	if q.gone != "" {
-		c.r.fail("invariant", "queued %s %s left the inbox twice (already %s)", q.kind, id, q.gone)
+		c.r.fail(campaign.KindInvariant, "queued %s %s left the inbox twice (already %s)", q.kind, id, q.gone)
 		return false
 	}
 	for _, earlier := range c.order[:q.index] {
 		if e := c.queued[earlier]; e.kind == q.kind && remaining[earlier] && placed {
-			c.r.fail("invariant", "queued %s %s placed while %s, queued before it, is still queued", q.kind, id, earlier)
+			c.r.fail(campaign.KindInvariant, "queued %s %s placed while %s, queued before it, is still queued", q.kind, id, earlier)
 			return false
 		}
 	}

@@ -1,5 +1,7 @@
 package lanesim
 
+import "github.com/frameproof/frameproof/sim/campaign"
+
 // checkStreamOpen: unknown generation vs retry — a later attempt starts
 // only after the previous reserved response settled (synthetic or not).
 // intentChecker owns the last response each operation requested.
@@ -13,7 +15,7 @@ func (c *intentChecker) streamOpen(s *simStream) {
 	// (an external finalization may already have ended the operation: the
 	// request then runs for nothing and its appends are fenced)
 	if !r.intents[s.req.ResponseEntryID] {
-		r.check(false, "invariant", "I1: provider request for %s without its committed intent", s.req.ResponseEntryID)
+		r.check(false, campaign.KindInvariant, "I1: provider request for %s without its committed intent", s.req.ResponseEntryID)
 	} else {
 		r.pass()
 	}
@@ -23,7 +25,7 @@ func (c *intentChecker) streamOpen(s *simStream) {
 		for _, e := range es {
 			found = found || e.Entry.ID == prev
 		}
-		r.check(found || r.finalizer.finalized[s.req.OperationID], "invariant", "attempt for %s started before the earlier reserved response %s settled", s.req.ResponseEntryID, prev)
+		r.check(found || r.finalizer.finalized[s.req.OperationID], campaign.KindInvariant, "attempt for %s started before the earlier reserved response %s settled", s.req.ResponseEntryID, prev)
 	}
 	c.lastResp[s.req.OperationID] = s.req.ResponseEntryID
 }

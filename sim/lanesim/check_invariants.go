@@ -5,6 +5,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/invariants"
 )
 
@@ -106,12 +107,12 @@ func (c *invariantChecker) check(where string, snap *lane.Snapshot, restored *la
 	r.checks++
 	v, err := c.views.Read(r.ref, c.ops, r.sortedFrameKeys())
 	if err != nil {
-		r.fail("invariant", "%s: read the committed state: %v", where, err)
+		r.fail(campaign.KindInvariant, "%s: read the committed state: %v", where, err)
 		return false
 	}
 	v.Log, v.Snapshot, v.Restored, v.Structural = c.log, snap, restored, r.structural.pairs
 	if err := c.scan.Check(v); err != nil {
-		r.fail("invariant", "%s: %v", where, err)
+		r.fail(campaign.KindInvariant, "%s: %v", where, err)
 		return false
 	}
 	return true

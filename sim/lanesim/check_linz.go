@@ -10,6 +10,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/linz"
 )
 
@@ -257,7 +258,7 @@ func (l *linzState) check() {
 	r.checks++
 	switch res {
 	case porcupine.Illegal:
-		r.failed, r.kind, r.msg = true, "linearizability", "the client-visible history of the lane is not linearizable (see the porcupine report)"
+		r.failed, r.kind, r.msg = true, campaign.KindLinearizability, "the client-visible history of the lane is not linearizable (see the porcupine report)"
 	case porcupine.Unknown:
 		r.failed, r.kind, r.msg = true, "inconclusive", "porcupine timed out"
 	}

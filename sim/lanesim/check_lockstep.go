@@ -11,6 +11,7 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	modelframes "github.com/frameproof/frameproof/model/frames"
 	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/lanecmp"
 )
 
@@ -169,7 +170,7 @@ func (ls *lockstep) mismatch(where string, err error) bool {
 	if len(msg) > 4000 {
 		msg = msg[:4000] + "\n…(trimmed)"
 	}
-	ls.r.fail("model-mismatch", "%s: %s", where, msg)
+	ls.r.fail(campaign.KindModelMismatch, "%s: %s", where, msg)
 	return true
 }
 
@@ -296,7 +297,7 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 	r := ls.r
 	it := ls.head()
 	if it == nil {
-		r.fail("model-mismatch", "a commit outside the mutation line: %s", describeWrites(ws))
+		r.fail(campaign.KindModelMismatch, "a commit outside the mutation line: %s", describeWrites(ws))
 		return
 	}
 	it.committed = true
@@ -309,7 +310,7 @@ func (ls *lockstep) beforeCommit(ws []store.Write) {
 			return
 		}
 		if skipped {
-			r.fail("model-mismatch", "%s committed although the operation moved on since the step was dispatched (the model skips it): %s", it.name, describeWrites(ws))
+			r.fail(campaign.KindModelMismatch, "%s committed although the operation moved on since the step was dispatched (the model skips it): %s", it.name, describeWrites(ws))
 			return
 		}
 	}
@@ -522,7 +523,7 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 	case it.name == lane.CmdFinalize:
 		req, ok := ls.popFinalize()
 		if !ok {
-			ls.r.fail("model-mismatch", "a finalization resolved that nobody issued")
+			ls.r.fail(campaign.KindModelMismatch, "a finalization resolved that nobody issued")
 			return
 		}
 		if !errors.Is(err, lane.ErrNoOperation) && !errors.Is(err, lane.ErrResultError) {
@@ -531,9 +532,9 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 		committed, refusal := ls.m.Finalize(req.status, req.code, req.msg)
 		switch {
 		case committed:
-			ls.r.fail("model-mismatch", "finalize %s: impl %v; the model had an operation and terminated it", req.status, err)
+			ls.r.fail(campaign.KindModelMismatch, "finalize %s: impl %v; the model had an operation and terminated it", req.status, err)
 		case (refusal != nil) != errors.Is(err, lane.ErrResultError):
-			ls.r.fail("model-mismatch", "finalize %s: impl %v, model refusal %v", req.status, err, refusal)
+			ls.r.fail(campaign.KindModelMismatch, "finalize %s: impl %v, model refusal %v", req.status, err, refusal)
 		}
 	case it.name == lane.CmdCancelQueued:
 		ls.unqueueDeclined(err)
@@ -558,7 +559,7 @@ func (ls *lockstep) resolved(gen int, it *lineItem, err error) {
 			ls.r.race(rowThreshold, orderBoundaryCancelled+":"+string(it.name))
 		}
 		if !skipped && !readCommands[it.name] {
-			ls.r.fail("model-mismatch", "%s committed nothing although the operation is still what the step was dispatched on", it.name)
+			ls.r.fail(campaign.KindModelMismatch, "%s committed nothing although the operation is still what the step was dispatched on", it.name)
 		}
 	}
 }
@@ -814,7 +815,7 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 			return res, nil, false
 		}
 		if want.Kind != "fault" {
-			r.fail("model-mismatch", "step (%s): impl faulted (%v), model expects %+v", exp.Kind, serr, want)
+			r.fail(campaign.KindModelMismatch, "step (%s): impl faulted (%v), model expects %+v", exp.Kind, serr, want)
 			return res, nil, false
 		}
 		ferr := ls.stepFaulted(exp.Kind, want.Reason, res, serr)
@@ -832,7 +833,7 @@ func (ls *lockstep) step(permit bool, do func() (lane.StepResult, error)) (lane.
 	}
 	got := ml.Outcome{Kind: res.Kind.String(), Reason: res.Reason, Status: res.Status}
 	if got != want {
-		r.fail("model-mismatch", "step (%s): impl returned %+v, model expects %+v", exp.Kind, got, want)
+		r.fail(campaign.KindModelMismatch, "step (%s): impl returned %+v, model expects %+v", exp.Kind, got, want)
 		return res, nil, false
 	}
 	what := "step " + exp.Kind // the checks' where, made once
@@ -869,7 +870,7 @@ func (ls *lockstep) stepFaulted(kind, reason string, res lane.StepResult, serr e
 		return serr // an injected storage fault came first: the driver restarts
 	}
 	if !errors.As(serr, &hf) || hf.Cause.Error() != reason {
-		r.fail("model-mismatch", "step: impl returned %+v, error %v; model expects the harness fault %q", res, serr, reason)
+		r.fail(campaign.KindModelMismatch, "step: impl returned %+v, error %v; model expects the harness fault %q", res, serr, reason)
 		return nil
 	}
 	if !ls.compareState("step fault") || !ls.compareEvents("step fault", true) {

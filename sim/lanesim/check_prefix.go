@@ -8,6 +8,7 @@ import (
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 	mstore "github.com/frameproof/frameproof/model/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // prefixChecker compares each committed frame prefix with the model
@@ -20,21 +21,21 @@ func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 	r := c.r
 	s := r.streams[fr.ResponseEntryID]
 	if s == nil || fr.EventIndex >= len(s.observed) {
-		r.fail("model", "committed frame for event %d of %s that the provider never delivered", fr.EventIndex, fr.ResponseEntryID)
+		r.fail(campaign.KindModel, "committed frame for event %d of %s that the provider never delivered", fr.EventIndex, fr.ResponseEntryID)
 		return
 	}
 	l, err := r.committedList(fr.OperationID, fr.ResponseEntryID)
 	if err != nil {
-		r.fail("model", "read frames: %v", err)
+		r.fail(campaign.KindModel, "read frames: %v", err)
 		return
 	}
 	if tail, ok := l.tailSeq(); !ok || tail != fr.Seq {
-		r.fail("model", "frame committed at seq %d is not the tail of %s:%s", fr.Seq, fr.OperationID, fr.ResponseEntryID)
+		r.fail(campaign.KindModel, "frame committed at seq %d is not the tail of %s:%s", fr.Seq, fr.OperationID, fr.ResponseEntryID)
 		return
 	}
 	got, err := l.reduce()
 	if err != nil {
-		r.fail("model", "committed frames of %s do not reduce: %v", fr.ResponseEntryID, err)
+		r.fail(campaign.KindModel, "committed frames of %s do not reduce: %v", fr.ResponseEntryID, err)
 		return
 	}
 	want, reduced := s.observed[fr.EventIndex], r.msgJSON(got)
@@ -43,7 +44,7 @@ func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 		r.checks++
 		return
 	}
-	r.check(false, "model", "committed prefix of %s after event %d reduces to\n%s\nthe model observer says\n%s", fr.ResponseEntryID, fr.EventIndex, string(reduced), want)
+	r.check(false, campaign.KindModel, "committed prefix of %s after event %d reduces to\n%s\nthe model observer says\n%s", fr.ResponseEntryID, fr.EventIndex, string(reduced), want)
 }
 
 // committedReduction reduces every committed frame of op/resp in the
@@ -65,7 +66,7 @@ func (r *runner) budgetedReduction(op, resp, where string) (*pi.AssistantMessage
 func (r *runner) reduceCommitted(op, resp, where string, budget int) (m *pi.AssistantMessage, truncated, ok bool) {
 	l, err := r.committedList(op, resp)
 	if err != nil {
-		r.fail("invariant", "%s: read the committed frames of %s: %v", where, resp, err)
+		r.fail(campaign.KindInvariant, "%s: read the committed frames of %s: %v", where, resp, err)
 		return nil, false, false
 	}
 	if budget > 0 && len(l.seqs) > budget {
@@ -75,7 +76,7 @@ func (r *runner) reduceCommitted(op, resp, where string, budget int) (m *pi.Assi
 		m, err = l.reduce()
 	}
 	if err != nil {
-		r.fail("invariant", "%s: the committed frames of %s do not reduce: %v", where, resp, err)
+		r.fail(campaign.KindInvariant, "%s: the committed frames of %s do not reduce: %v", where, resp, err)
 		return nil, false, false
 	}
 	return m, truncated, true

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/world"
 )
 
@@ -12,7 +13,7 @@ import (
 // race bookkeeping, fork/migration checks and reconnecting clients.
 func (r *runner) checkRestored() {
 	_, st := r.refOp()
-	r.check(r.ln.Current() != nil || st == nil, "recovery", "restored lane is idle while the committed state has an operation")
+	r.check(r.ln.Current() != nil || st == nil, campaign.KindRecovery, "restored lane is idle while the committed state has an operation")
 	r.noteStartLeaf(st, "restored-at-")
 	r.pendingActivation, r.poller.pending = "", ""
 	if st != nil && st.At == lane.LeafAssistantEffectPending {
@@ -33,7 +34,7 @@ func (r *runner) checkRestored() {
 			// a closer may have closed the lane meanwhile (as the canceller
 			// actor allows)
 			if err := r.ln.RequestCancel(); err != nil && !(errors.As(err, &hf) && r.injected) && !errors.Is(err, world.ErrCrashed) && !errors.Is(err, lane.ErrClosed) {
-				r.fail("invariant", "request cancel on reconnect: %v", err)
+				r.fail(campaign.KindInvariant, "request cancel on reconnect: %v", err)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package lanesim
 import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // seqChecker checks the seqs of acknowledged commits and of the events
@@ -38,14 +39,14 @@ func (c *seqChecker) checkSeqs(ws []store.Write, res store.CommitResult) bool {
 		ok = res.Seqs[i] == res.FirstSeq+int64(i)
 	}
 	if !ok {
-		return r.check(false, "store", "acknowledged seqs %v (first %d) for %d writes: not consecutive in write order", res.Seqs, res.FirstSeq, len(ws))
+		return r.check(false, campaign.KindStore, "acknowledged seqs %v (first %d) for %d writes: not consecutive in write order", res.Seqs, res.FirstSeq, len(ws))
 	}
 	r.pass()
 	if len(ws) == 0 {
 		return true
 	}
 	if res.FirstSeq <= c.lastSeq {
-		return r.check(false, "store", "acknowledged first seq %d does not follow the previous transaction's last seq %d", res.FirstSeq, c.lastSeq)
+		return r.check(false, campaign.KindStore, "acknowledged first seq %d does not follow the previous transaction's last seq %d", res.FirstSeq, c.lastSeq)
 	}
 	r.pass()
 	c.lastSeq = res.Seqs[len(res.Seqs)-1]
@@ -76,7 +77,7 @@ func (c *seqChecker) checkEventSeq(ev lane.Event) bool {
 	}
 	seq, ok := c.rowSeq[key]
 	if !ok || seq != ev.Seq {
-		return r.check(false, "events", "%s event carries seq %d; its row's acknowledged write got %d (acknowledged: %v)", ev.Type, ev.Seq, seq, ok)
+		return r.check(false, campaign.KindEvents, "%s event carries seq %d; its row's acknowledged write got %d (acknowledged: %v)", ev.Type, ev.Seq, seq, ok)
 	}
 	return r.pass()
 }

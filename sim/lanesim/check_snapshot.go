@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 func describe(op string, st *lane.OpState) string {
@@ -39,7 +40,7 @@ func (c *snapshotPartialChecker) snapshot(ln *lane.Lane, snap *lane.Snapshot, _ 
 		c := r.cur
 		owned := ln.Fault() == nil && !r.closed && c != nil && !c.settled &&
 			st != nil && st.At.IsEffectPending() && c.req.ResponseEntryID == st.ResponseEntryID
-		r.check(owned, "invariant", "snapshot shows a live partial the process does not own (state %s)", describe(snap.OperationID, st))
+		r.check(owned, campaign.KindInvariant, "snapshot shows a live partial the process does not own (state %s)", describe(snap.OperationID, st))
 	}
 	if !r.inv.check("snapshot", snap, nil) {
 		return
@@ -48,8 +49,8 @@ func (c *snapshotPartialChecker) snapshot(ln *lane.Lane, snap *lane.Snapshot, _ 
 		if !snap.Live {
 			if want, truncated, ok := r.budgetedReduction(snap.OperationID, st.ResponseEntryID, "snapshot"); ok {
 				shown, committed := marshalMsg(snap.StreamingMessage), marshalMsg(want)
-				r.check(shown == committed, "invariant", "snapshot partial of %s is not the committed prefix:\n%s\nwant\n%s", st.ResponseEntryID, shown, committed)
-				r.check(snap.FramesTruncated == truncated, "invariant", "snapshot of %s says frames truncated %t under frame budget %d, want %t", st.ResponseEntryID, snap.FramesTruncated, r.p.frameBudget, truncated)
+				r.check(shown == committed, campaign.KindInvariant, "snapshot partial of %s is not the committed prefix:\n%s\nwant\n%s", st.ResponseEntryID, shown, committed)
+				r.check(snap.FramesTruncated == truncated, campaign.KindInvariant, "snapshot of %s says frames truncated %t under frame budget %d, want %t", st.ResponseEntryID, snap.FramesTruncated, r.p.frameBudget, truncated)
 			}
 			if r.pendingActivation == st.ResponseEntryID {
 				r.race(RowActivationSnap, OrderSnapshotFirst)
@@ -71,12 +72,12 @@ func (k *captureChecker) snapshot(ln *lane.Lane, _ *lane.Snapshot, who string) {
 	r.unwatchCuts(cuts)
 	if err != nil {
 		if !r.captureRefused(ln, err) {
-			r.fail("invariant", "capture (%s): %v", who, err)
+			r.fail(campaign.KindInvariant, "capture (%s): %v", who, err)
 		}
 		return
 	}
 	if c.Live {
-		r.check(false, "invariant", "capture (%s) shows the live partial", who)
+		r.check(false, campaign.KindInvariant, "capture (%s) shows the live partial", who)
 	} else {
 		r.pass()
 	}
@@ -88,5 +89,5 @@ func (k *captureChecker) snapshot(ln *lane.Lane, _ *lane.Snapshot, who string) {
 		}
 		want = append(want, cut.String())
 	}
-	r.fail("invariant", "capture (%s) is not the committed reduction:\n%s\nwant one of\n%s", who, got, strings.Join(want, "\n"))
+	r.fail(campaign.KindInvariant, "capture (%s) is not the committed reduction:\n%s\nwant one of\n%s", who, got, strings.Join(want, "\n"))
 }

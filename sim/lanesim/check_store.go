@@ -7,6 +7,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // laneNamespaces are the value namespaces compared between backend and
@@ -26,7 +27,7 @@ func (r *runner) reconcileStore() bool {
 			r.inflight = nil
 			prevOp, prevState := r.refOp()
 			if _, err := r.ref.Commit(ws); err != nil {
-				r.fail("store", "a surviving in-flight commit does not apply: %v", err)
+				r.fail(campaign.KindStore, "a surviving in-flight commit does not apply: %v", err)
 				return false
 			}
 			r.noteLists(ws)
@@ -37,7 +38,7 @@ func (r *runner) reconcileStore() bool {
 		r.inflight = nil
 	}
 	if msg := r.diffStores(r.st.Storage, r.ref); msg != "" {
-		r.fail("store", "after opening process %d the backend differs from the acknowledged commits: %s", r.gen, msg)
+		r.fail(campaign.KindStore, "after opening process %d the backend differs from the acknowledged commits: %s", r.gen, msg)
 		return false
 	}
 	if r.gen > 1 && !r.ls.restart(survived) {
@@ -132,14 +133,14 @@ func (c *referenceChecker) commit(e commitEvent) bool {
 	r := c.r
 	want, err := r.ref.Commit(e.ws)
 	if err != nil {
-		r.fail("store", "the reference rejects an acknowledged commit: %v", err)
+		r.fail(campaign.KindStore, "the reference rejects an acknowledged commit: %v", err)
 		return false
 	}
 	// slices.Equal is fmt.Sprint's equality here ([]int64, nil and empty
 	// alike) without formatting both at every commit; r.check's arguments
 	// are boxed only for a failure
 	if !slices.Equal(want.Seqs, e.res.Seqs) {
-		return r.check(false, "store", "acknowledged seqs %v, reference %v", e.res.Seqs, want.Seqs)
+		return r.check(false, campaign.KindStore, "acknowledged seqs %v, reference %v", e.res.Seqs, want.Seqs)
 	}
 	r.checks++
 	r.noteLists(e.ws)

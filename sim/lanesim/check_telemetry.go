@@ -1,6 +1,10 @@
 package lanesim
 
-import "github.com/frameproof/frameproof/impl/lane"
+import (
+	"github.com/frameproof/frameproof/impl/lane"
+
+	"github.com/frameproof/frameproof/sim/campaign"
+)
 
 // onTelemetry checks the lane's commit telemetry: a record of an
 // acknowledged write carries the seq the store gave that write, so seqs
@@ -15,7 +19,7 @@ func (r *runner) onTelemetry(rec lane.TelemetryRecord) {
 	// for a failure (for every record, they were an allocation each)
 	r.checks++
 	if !(rec.Seq > r.telemetrySeq && rec.Seq <= r.seqs.lastSeq) {
-		r.fail("invariant", "telemetry of %s %s %s/%s carries seq %d (previous record %d, last acknowledged %d)",
+		r.fail(campaign.KindInvariant, "telemetry of %s %s %s/%s carries seq %d (previous record %d, last acknowledged %d)",
 			rec.Kind, rec.Op, rec.Namespace, rec.Key, rec.Seq, r.telemetrySeq, r.seqs.lastSeq)
 	}
 	r.telemetrySeq = rec.Seq

@@ -9,6 +9,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // toolBatchChecker checks, without the model, what pi's tool batch keeps
@@ -41,7 +42,7 @@ func (c *toolBatchChecker) check(where string) bool {
 	r.checks++
 	op, st := r.refOp()
 	err := checkToolState(r.ref, op, st, r.parseJSON)
-	return r.check(err == nil, "invariant", "tool batch %s: %v", where, err)
+	return r.check(err == nil, campaign.KindInvariant, "tool batch %s: %v", where, err)
 }
 
 // touchesTools: the commit writes a tool namespace, or moves an operation

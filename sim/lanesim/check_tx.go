@@ -2,6 +2,7 @@ package lanesim
 
 import (
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // Transaction comparison: content read back after a commit cannot tell
@@ -21,7 +22,7 @@ func (ls *lockstep) compareTX(where string, ws []store.Write) bool {
 func (ls *lockstep) compareTXAt(where func() string, ws []store.Write) bool {
 	want, known := ls.m.TakeTX()
 	if !known {
-		ls.r.fail("model-mismatch", "%s: the model states no transaction for the commit %s", where(), describeWrites(ws))
+		ls.r.fail(campaign.KindModelMismatch, "%s: the model states no transaction for the commit %s", where(), describeWrites(ws))
 		return false
 	}
 	ls.r.checks++

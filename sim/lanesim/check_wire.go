@@ -9,6 +9,7 @@ import (
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/replay"
 	"github.com/frameproof/frameproof/model/wire"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // wireChecker, at the end of a run, projects the final transcript for every
@@ -19,7 +20,7 @@ func (c *wireChecker) end() {
 	r := c.r
 	snap, err := r.ln.Snapshot()
 	if err != nil {
-		r.fail("wire", "final snapshot: %v", err)
+		r.fail(campaign.KindWire, "final snapshot: %v", err)
 		return
 	}
 	if text, ok := c.messages(snap.Transcript); ok && text != "" {
@@ -37,7 +38,7 @@ func (c *wireChecker) messages(es []lane.TranscriptEntry) (string, bool) {
 	for _, e := range es {
 		v, err := r.parseJSON(e.Raw)
 		if err != nil || v.Kind() != pi.Object {
-			r.fail("wire", "transcript entry %s is not an object", e.ID)
+			r.fail(campaign.KindWire, "transcript entry %s is not an object", e.ID)
 			return "", false
 		}
 		m, ok := v.ObjectValue().Get("message")
@@ -46,7 +47,7 @@ func (c *wireChecker) messages(es []lane.TranscriptEntry) (string, bool) {
 		}
 		if m.IsUndefined() {
 			_, err := pi.Marshal(m) // the error Marshal gives it
-			r.fail("wire", "transcript entry %s: %v", e.ID, err)
+			r.fail(campaign.KindWire, "transcript entry %s: %v", e.ID, err)
 			return "", false
 		}
 		if lines > 0 {
@@ -88,7 +89,7 @@ func (c *wireChecker) check(data string) {
 	r := c.r
 	msgs, err := replay.DecodeTranscript(data)
 	if err != nil {
-		r.fail("wire", "final transcript does not decode: %v", err)
+		r.fail(campaign.KindWire, "final transcript does not decode: %v", err)
 		return
 	}
 	for _, wn := range replay.Wires {
@@ -96,11 +97,11 @@ func (c *wireChecker) check(data string) {
 		if errors.Is(err, replay.ErrNothingToSend) {
 			continue
 		}
-		if !r.check(err == nil, "wire", "project the final transcript for %s: %v", wn, err) {
+		if !r.check(err == nil, campaign.KindWire, "project the final transcript for %s: %v", wn, err) {
 			return
 		}
 		err = wire.Validate(wn, body, wire.Options{Model: simModel})
-		if !r.check(err == nil, "wire", "%s rejects the projected final transcript: %v\n%s", wn, err, body) {
+		if !r.check(err == nil, campaign.KindWire, "%s rejects the projected final transcript: %v\n%s", wn, err, body) {
 			return
 		}
 		if !c.resultsCross(wn, msgs, body) {
@@ -120,7 +121,7 @@ func (c *wireChecker) resultsCross(wn string, msgs []pi.Appender, body []byte) b
 		return true
 	}
 	v, err := c.r.parseJSON(body)
-	if !c.r.check(err == nil, "wire", "%s body does not parse: %v", wn, err) {
+	if !c.r.check(err == nil, campaign.KindWire, "%s body does not parse: %v", wn, err) {
 		return false
 	}
 	refs := map[string][]string{} // call id -> the objects answering it
@@ -138,7 +139,7 @@ func (c *wireChecker) resultsCross(wn string, msgs []pi.Appender, body []byte) b
 		if wn == replay.WireGemini {
 			cands = responses
 		}
-		if !c.r.check(carries(cands, res), "wire", "%s: the tool result for call %s (%q) is not in the request\n%s", wn, res.ToolCallID, firstText(res), body) {
+		if !c.r.check(carries(cands, res), campaign.KindWire, "%s: the tool result for call %s (%q) is not in the request\n%s", wn, res.ToolCallID, firstText(res), body) {
 			return false
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/sim/campaign"
 )
 
 // transcriptText is a final transcript as the wire check reads it: its
@@ -32,9 +33,10 @@ func toolTurn(question, id string, stop pi.StopReason, text string) []pi.Appende
 
 // wireOutcome is what a wire check left on its runner.
 type wireOutcome struct {
-	failed    bool
-	kind, msg string
-	checks    int
+	failed bool
+	kind   campaign.FailureKind
+	msg    string
+	checks int
 }
 
 func wireCheckOf(data string, cached bool) wireOutcome {

@@ -23,7 +23,7 @@ func Example() {
 
 	verdict := "pass"
 	if first.Failed {
-		verdict = first.Kind + ": " + first.Message
+		verdict = string(first.Kind) + ": " + first.Message
 	}
 	fmt.Println("verdict:", verdict)
 	fmt.Println("checks ran:", first.Checks > 0)

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	ml "github.com/frameproof/frameproof/model/lane"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -51,7 +52,7 @@ func rejectingSeed(t *testing.T, mutant string, scenarios []string, n uint64) (s
 			modelMutant = mutant
 			out = sc.Run(choice.NewSeeded(seed), Options{})
 			if out.Failed {
-				require.Equal(t, "model-mismatch", out.Kind, "%s: %s", mutant, out.Message)
+				require.Equal(t, campaign.KindModelMismatch, out.Kind, "%s: %s", mutant, out.Message)
 				return name, seed, true
 			}
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -45,7 +46,7 @@ func TestOverflowPreparationMutantsAreCaught(t *testing.T) {
 			overflowMutant = mutant
 			out := sc.Run(choice.NewSeeded(seed), Options{})
 			require.True(t, out.Failed, "seed %d: an overflow settled but the %s mutant passed", seed, mutant)
-			require.Equal(t, "model-mismatch", out.Kind, "seed %d: %s", seed, out.Message)
+			require.Equal(t, campaign.KindModelMismatch, out.Kind, "seed %d: %s", seed, out.Message)
 			require.Contains(t, out.Message, "pi.op.preparation", "seed %d", seed)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/trace"
 )
 
@@ -71,7 +72,7 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 		}
 		if m.StopReason == pi.StopPending {
 			// session/session.ts refuses it; the lane must fault instead
-			r.fail("invariant", "a pending assistant message was committed as entry %s", w.Entry.ID)
+			r.fail(campaign.KindInvariant, "a pending assistant message was committed as entry %s", w.Entry.ID)
 		}
 		if prev == nil || !prev.At.IsEffectPending() {
 			continue // the model reports a settlement without a pending response

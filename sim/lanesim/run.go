@@ -11,6 +11,7 @@ import (
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/linz"
 	"github.com/frameproof/frameproof/sim/trace"
@@ -99,7 +100,8 @@ type runner struct {
 	finished bool
 
 	failed     bool
-	kind, msg  string
+	kind       campaign.FailureKind
+	msg        string
 	raceOrders map[string][]string
 	faults     []string
 	checks     int
@@ -134,7 +136,7 @@ var actorWorkers = world.NewWorkers(64)
 func run(p profile, src choice.Source, opts Options) Outcome {
 	lb, sb, err := splitBugs(opts.Bugs)
 	if err != nil {
-		return Outcome{Failed: true, Kind: "setup", Message: err.Error()}
+		return Outcome{Failed: true, Kind: campaign.KindSetup, Message: err.Error()}
 	}
 	tr := trace.NewHashOnly()
 	if opts.KeepTrace {
@@ -152,7 +154,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	r.laneBugs, r.storeBugs = lb, sb
 	be, err := newBackend(r)
 	if err != nil {
-		return Outcome{Failed: true, Kind: "setup", Message: err.Error()}
+		return Outcome{Failed: true, Kind: campaign.KindSetup, Message: err.Error()}
 	}
 	r.be = be
 	defer be.close()
@@ -205,11 +207,11 @@ func (r *runner) worldEnded(werr error) {
 	var de *world.DeadlockError
 	switch {
 	case errors.As(werr, &be):
-		r.failed, r.kind, r.msg = true, "liveness", werr.Error()
+		r.failed, r.kind, r.msg = true, campaign.KindLiveness, werr.Error()
 	case errors.As(werr, &de):
-		r.failed, r.kind, r.msg = true, "liveness", werr.Error()
+		r.failed, r.kind, r.msg = true, campaign.KindLiveness, werr.Error()
 	default:
-		r.failed, r.kind, r.msg = true, "world", werr.Error()
+		r.failed, r.kind, r.msg = true, campaign.KindWorld, werr.Error()
 	}
 }
 
@@ -231,16 +233,16 @@ func (r *runner) outcome(tr *trace.Trace) Outcome {
 }
 
 // fail records the first failure and stops the world.
-func (r *runner) fail(kind, format string, args ...any) {
+func (r *runner) fail(kind campaign.FailureKind, format string, args ...any) {
 	if r.failed {
 		return
 	}
 	r.failed, r.kind, r.msg = true, kind, fmt.Sprintf(format, args...)
-	r.w.Note("failure", trace.F("kind", kind), trace.F("message", r.msg))
+	r.w.Note("failure", trace.F("kind", string(kind)), trace.F("message", r.msg))
 	r.w.Stop()
 }
 
-func (r *runner) check(ok bool, kind, format string, args ...any) bool {
+func (r *runner) check(ok bool, kind campaign.FailureKind, format string, args ...any) bool {
 	r.checks++
 	if !ok {
 		r.fail(kind, format, args...)
@@ -314,7 +316,7 @@ func (r *runner) startProcess() bool {
 	r.proc = r.w.NewProcess("lane")
 	raw, err := r.be.open(r.proc)
 	if err != nil {
-		r.fail("recovery", "open storage (process %d): %v", r.gen, err)
+		r.fail(campaign.KindRecovery, "open storage (process %d): %v", r.gen, err)
 		return false
 	}
 	r.st = &simStore{Storage: raw, r: r, gen: r.gen}
@@ -337,7 +339,7 @@ func (r *runner) startProcess() bool {
 		ln, err = lane.Open(cfg)
 	}
 	if err != nil {
-		r.fail("recovery", "lane open (process %d): %v", r.gen, err)
+		r.fail(campaign.KindRecovery, "lane open (process %d): %v", r.gen, err)
 		return false
 	}
 	r.ln, r.cur, r.closing, r.closed = ln, nil, false, false
@@ -346,7 +348,7 @@ func (r *runner) startProcess() bool {
 	if snap, err := ln.Snapshot(); err != nil {
 		// it may wait for a commit in flight, and the process die meanwhile
 		if !r.captureRefused(ln, err) {
-			r.fail("recovery", "snapshot of the reopened lane (process %d): %v", r.gen, err)
+			r.fail(campaign.KindRecovery, "snapshot of the reopened lane (process %d): %v", r.gen, err)
 		}
 		return false
 	} else if !r.emitReopened(ln, snap) {

@@ -135,10 +135,10 @@ func TestUnknownBugAndBackend(t *testing.T) {
 	sc, _ := ScenarioByName("mix")
 	out := sc.Run(choice.NewSeeded(1), Options{Bugs: []string{"no-such-bug"}})
 	require.True(t, out.Failed)
-	require.Equal(t, "setup", out.Kind)
+	require.Equal(t, campaign.KindSetup, out.Kind)
 	out = sc.Run(choice.NewSeeded(1), Options{Backend: "tape"})
 	require.True(t, out.Failed)
-	require.Equal(t, "setup", out.Kind)
+	require.Equal(t, campaign.KindSetup, out.Kind)
 	require.Len(t, RaceRows(), 10)
 	require.Len(t, BugNames(), 15)
 }

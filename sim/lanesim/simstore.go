@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -36,7 +37,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 		// recovers panics, so a dead process never gets here; if it did, its
 		// commit would land after the crash.
 		_, dead := r.w.Current()
-		r.fail("world", "commit from crashed process %s: %v", dead, ws)
+		r.fail(campaign.KindWorld, "commit from crashed process %s: %v", dead, ws)
 		return store.CommitResult{}, errDeadProcess
 	}
 	// a write at a structural address is invariant 11's business (checked

@@ -11,6 +11,7 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	mstore "github.com/frameproof/frameproof/model/store"
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -164,7 +165,7 @@ func (b *envFSBackend) openInputs(e env.Env) (store.Storage, error) {
 			_ = st.Close()
 		}
 		if msg := refusedAs(err, ref.cause); msg != "" {
-			r.fail("store", "opening a file whose line 2 is %s: %s", ref.line, msg)
+			r.fail(campaign.KindStore, "opening a file whose line 2 is %s: %s", ref.line, msg)
 			return nil, errors.New("lanesim: the refused-file probe failed")
 		}
 		r.fault("refused-file probe: " + ref.cause)

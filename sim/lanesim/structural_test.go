@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 )
 
@@ -57,7 +58,7 @@ func TestStructuralMutantFailsInvariant11(t *testing.T) {
 				require.Zero(t, structuralMutantLanded, "%s seed %d: the mutant's frame committed but the run passed", name, seed)
 				continue
 			}
-			require.Equal(t, "invariant", out.Kind, "%s seed %d: %s", name, seed, out.Message)
+			require.Equal(t, campaign.KindInvariant, out.Kind, "%s seed %d: %s", name, seed, out.Message)
 			require.Contains(t, out.Message, "invariant 11 (structural generation never writes a frame list)", "%s seed %d", name, seed)
 			caught++
 		}
