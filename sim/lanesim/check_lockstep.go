@@ -81,6 +81,9 @@ type lockstep struct {
 	// reader remembers what it derived from stored bytes across the run's
 	// comparisons (one per commit), so each compare parses only new records.
 	reader lanecmp.Reader
+	// txCompared counts the transactions whose write lists were compared
+	// with the model's (check_tx.go)
+	txCompared int
 
 	// event streams since the last restart (a crash may cut the
 	// implementation's events anywhere; the model states what was due)

@@ -26,7 +26,7 @@ func (ls *lockstep) compareTXAt(where func() string, ws []store.Write) bool {
 		return false
 	}
 	ls.r.checks++
-	ls.r.txCompared++
+	ls.txCompared++
 	if err := ls.reader.CompareTX(ws, want); err != nil {
 		return !ls.mismatch(where(), err)
 	}

@@ -206,7 +206,7 @@ func TestCompareCaptureRejectsADifferentCapture(t *testing.T) {
 	require.ErrorContains(t, lanecmp.CompareCapture(&lane.Snapshot{Lane: laneName, Transcript: []lane.TranscriptEntry{{ID: "x"}}}, m), "capture differs")
 }
 
-// onTelemetry reports an acknowledged write's telemetry without its seq,
+// The telemetry checker reports an acknowledged write's telemetry without its seq,
 // or with one the store has not acknowledged yet.
 func TestOnTelemetryRejectsAWrongSeq(t *testing.T) {
 	for _, tc := range []struct {
@@ -214,8 +214,8 @@ func TestOnTelemetryRejectsAWrongSeq(t *testing.T) {
 		broken bool
 	}{{4, false}, {0, true}, {6, true}} {
 		r := bareRunner()
-		r.seqs.lastSeq, r.telemetrySeq = 5, 3
-		r.onTelemetry(lane.TelemetryRecord{Kind: "value", Op: "set", Namespace: "pi.op.state", Key: "op", Seq: tc.seq})
+		r.seqs.lastSeq, r.telemetry.lastSeq = 5, 3
+		r.telemetry.record(lane.TelemetryRecord{Kind: "value", Op: "set", Namespace: "pi.op.state", Key: "op", Seq: tc.seq})
 		require.Equal(t, tc.broken, r.failed, "seq %d: %s", tc.seq, r.msg)
 	}
 }

@@ -38,13 +38,10 @@ type runner struct {
 	toolOpenGen int
 	refOpMemo   refOpMemo
 	resultsMemo resultsMemo
-	// telemetrySeq is the seq of the last telemetry record checked
-	// (check_telemetry.go)
-	telemetrySeq int64
-	states       map[string]decodedState // decodeState's memo
-	parsed       map[string]parsedJSON   // parseJSON's memo
-	frames       map[int64]parsedFrame   // frameAt's memo
-	msgBuf       []byte                  // msgJSON's scratch
+	states      map[string]decodedState // decodeState's memo
+	parsed      map[string]parsedJSON   // parseJSON's memo
+	frames      map[int64]parsedFrame   // frameAt's memo
+	msgBuf      []byte                  // msgJSON's scratch
 	// reducedLists are the reference's frame lists as the prefix checks
 	// last read and reduced them, by list key (check_prefix.go)
 	reducedLists map[string]*reducedList
@@ -105,19 +102,17 @@ type runner struct {
 	raceOrders map[string][]string
 	faults     []string
 	checks     int
-	// txCompared counts the transactions whose write lists were compared
-	// with the model's (check_tx.go)
-	txCompared int
 	linz       *linzState
 	ls         *lockstep
 
 	// the checkers other code calls directly, and the registry
 	// (checkers.go) of every checker by the events it subscribes to
-	seqs     *seqChecker
-	inv      *invariantChecker
-	intent   *intentChecker
-	client   *clientFoldChecker
-	checkers []any
+	seqs      *seqChecker
+	inv       *invariantChecker
+	intent    *intentChecker
+	client    *clientFoldChecker
+	telemetry *telemetryChecker // the lanes' Config.Telemetry
+	checkers  []any
 
 	// the actors that own state (actor_<name>.go)
 	listener   *listenerActor
@@ -181,6 +176,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.ls.reader.VerifyViews, r.inv.views.VerifyParts, r.inv.scan.VerifyFull = verifyViews, verifyViews, verifyViews
 	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
 	r.client = &clientFoldChecker{r: r}
+	r.telemetry = &telemetryChecker{r: r}
 	r.checkers = newCheckers(r)
 	r.listener = &listenerActor{r: r, delivered: map[string]map[int]bool{}}
 	r.poller = &pollerActor{r: r}
@@ -218,7 +214,7 @@ func (r *runner) worldEnded(werr error) {
 // outcome is the run's verdict with what it covered.
 func (r *runner) outcome(tr *trace.Trace) Outcome {
 	out := Outcome{Failed: r.failed, Kind: r.kind, Message: r.msg, Steps: int(r.w.Step()), TraceHash: tr.Hash(),
-		Races: map[string]string{}, RaceOrders: r.raceOrders, Linz: r.rec, Faults: r.faults, Checks: r.checks, TXCompared: r.txCompared,
+		Races: map[string]string{}, RaceOrders: r.raceOrders, Linz: r.rec, Faults: r.faults, Checks: r.checks, TXCompared: r.ls.txCompared,
 		Structural: r.structural.done}
 	if d, ok := r.be.(diskImages); ok {
 		out.CrashImages = d.images()
@@ -328,7 +324,7 @@ func (r *runner) startProcess() bool {
 	}
 	cfg, err := withLaneBugs(lane.Config{Name: laneName, Storage: r.st, Clock: r.w, IDs: r.w, Exec: &lockExec{Executor: r.proc, ls: r.ls, gen: r.gen},
 		Provider: simProviderImpl{r}, Listener: r.listenerOf(r.gen), AfterResponse: r.afterResponse,
-		OnFrame: r.onFrame, Telemetry: r.onTelemetry,
+		OnFrame: r.onFrame, Telemetry: r.telemetry.record,
 		// the finalizer races drive steps (frameproof's external
 		// finalization); pi's fault when a swarm draw asks for it
 		SkipStaleSettlement: !r.p.lostFaults, Generation: r.generation(), Tools: r.laneTools(),
