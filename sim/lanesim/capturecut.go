@@ -41,20 +41,20 @@ func (c captureCut) String() string {
 type cutLog struct{ cuts []captureCut }
 
 // watchCuts starts collecting cuts for a capture about to be called.
-func (r *runner) watchCuts() *cutLog {
+func (k *captureChecker) watchCuts() *cutLog {
 	l := &cutLog{}
-	if c, ok := r.refCut(); ok {
+	if c, ok := k.r.refCut(); ok {
 		l.cuts = append(l.cuts, c)
 	}
-	r.cutLogs = append(r.cutLogs, l)
+	k.cutLogs = append(k.cutLogs, l)
 	return l
 }
 
 // unwatchCuts stops collecting for l.
-func (r *runner) unwatchCuts(l *cutLog) {
-	for i, x := range r.cutLogs {
+func (k *captureChecker) unwatchCuts(l *cutLog) {
+	for i, x := range k.cutLogs {
 		if x == l {
-			r.cutLogs = append(r.cutLogs[:i], r.cutLogs[i+1:]...)
+			k.cutLogs = append(k.cutLogs[:i], k.cutLogs[i+1:]...)
 			return
 		}
 	}
@@ -62,15 +62,15 @@ func (r *runner) unwatchCuts(l *cutLog) {
 
 // noteCut records the reference after an acknowledged commit for every
 // pending capture.
-func (r *runner) noteCut() {
-	if len(r.cutLogs) == 0 {
+func (k *captureChecker) noteCut() {
+	if len(k.cutLogs) == 0 {
 		return
 	}
-	c, ok := r.refCut()
+	c, ok := k.r.refCut()
 	if !ok {
 		return
 	}
-	for _, l := range r.cutLogs {
+	for _, l := range k.cutLogs {
 		l.cuts = append(l.cuts, c)
 	}
 }

@@ -63,13 +63,19 @@ func (c *snapshotPartialChecker) snapshot(ln *lane.Lane, snap *lane.Snapshot, _ 
 // captureLaneSnapshot shows, for an effect_pending response, the reduction
 // of its committed frames, whatever the live stream has reached — at one
 // cut of the reference between the call and its return (capturecut.go).
-type captureChecker struct{ r *runner }
+type captureChecker struct {
+	r *runner
+	// cutLogs collect, for each capture waiting on the line, the reference
+	// after every acknowledged commit (capturecut.go; the commit point
+	// calls noteCut)
+	cutLogs []*cutLog
+}
 
 func (k *captureChecker) snapshot(ln *lane.Lane, _ *lane.Snapshot, who string) {
 	r := k.r
-	cuts := r.watchCuts()
+	cuts := k.watchCuts()
 	c, err := ln.Capture()
-	r.unwatchCuts(cuts)
+	k.unwatchCuts(cuts)
 	if err != nil {
 		if !r.captureRefused(ln, err) {
 			r.fail(campaign.KindInvariant, "capture (%s): %v", who, err)

@@ -65,7 +65,7 @@ func newCheckers(r *runner) []any {
 		raceNotes{r},
 		&snapshotPartialChecker{r: r},
 		r.linz,
-		&captureChecker{r: r},
+		r.capture,
 		// the reopened lane's snapshot is checked before anything waits on
 		// its line (a capture); the client and the invariants are free to
 		// swap (check_clientfold.go)

@@ -117,7 +117,7 @@ func TestCheckCaptureRejectsAnotherReduction(t *testing.T) {
 			appendText(t, ref, op, tc.refOK)
 			r := bareRunner()
 			r.ref = ref
-			(&captureChecker{r}).snapshot(openTestLane(t, st), nil, "test")
+			r.capture.snapshot(openTestLane(t, st), nil, "test")
 			require.Equal(t, tc.broken, r.failed, r.msg)
 			if tc.broken {
 				require.Contains(t, r.msg, "is not the committed reduction")

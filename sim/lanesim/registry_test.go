@@ -31,6 +31,7 @@ func TestEveryCheckerSubscribes(t *testing.T) {
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
 	r.client = &clientFoldChecker{r: r}
+	r.capture = &captureChecker{r: r}
 	seen := map[string]bool{}
 	for _, k := range newCheckers(r) {
 		name := fmt.Sprintf("%T", k)

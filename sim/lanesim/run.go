@@ -71,9 +71,6 @@ type runner struct {
 	// with (storeinputs.go), compared like the lane's
 	foreignNS []string
 	inflight  []store.Write // a commit submitted but not acknowledged
-	// cutLogs collect, for each capture waiting on the line, the reference
-	// after every acknowledged commit (capturecut.go)
-	cutLogs []*cutLog
 	// stuck is the operation whose deferred source handle faulted a step
 	// (badHandle): no step of it can succeed, the driver finalizes it.
 	stuck string
@@ -112,6 +109,7 @@ type runner struct {
 	intent    *intentChecker
 	client    *clientFoldChecker
 	telemetry *telemetryChecker // the lanes' Config.Telemetry
+	capture   *captureChecker   // noted at every acknowledged commit
 	checkers  []any
 
 	// the actors that own state (actor_<name>.go)
@@ -177,6 +175,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
 	r.client = &clientFoldChecker{r: r}
 	r.telemetry = &telemetryChecker{r: r}
+	r.capture = &captureChecker{r: r}
 	r.checkers = newCheckers(r)
 	r.listener = &listenerActor{r: r, delivered: map[string]map[int]bool{}}
 	r.poller = &pollerActor{r: r}

@@ -85,6 +85,6 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 func (r *runner) acked(ws []store.Write, res store.CommitResult) {
 	prevOp, prevState := r.refOp()
 	r.emitCommit(commitEvent{ws: ws, res: res, prevOp: prevOp, prev: prevState})
-	r.noteCut()
+	r.capture.noteCut()
 	r.ls.noteCapture()
 }
