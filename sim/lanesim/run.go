@@ -31,11 +31,8 @@ type frameTrack struct {
 // runner is one run: the world, the current lane process and everything the
 // checks need to remember across crashes.
 type runner struct {
-	p profile
-	// toolOpen are the calls process toolOpenGen started and has not ended
-	// (noteToolOverlap)
-	toolOpen    []string
-	toolOpenGen int
+	p           profile
+	toolOverlap toolOverlap // rowToolOverlap's open calls (tools.go)
 	refOpMemo   refOpMemo
 	resultsMemo resultsMemo
 	states      map[string]decodedState // decodeState's memo

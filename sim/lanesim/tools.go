@@ -131,7 +131,7 @@ const rowToolOutcomes = "tool-outcomes"
 // noteToolEvent classifies a tool_start / tool_end event into
 // rowToolOutcomes.
 func (r *runner) noteToolEvent(ev lane.Event) {
-	r.noteToolOverlap(ev)
+	r.toolOverlap.note(r, ev)
 	switch {
 	case ev.Type == lane.EvToolStart && ev.Recovery && !ev.Args.IsUndefined() && r.replayStarts(ev):
 		r.race(rowToolOutcomes, "replayed")
@@ -223,27 +223,33 @@ func (r *runner) goCancel(gen int) {
 // call ends before an earlier started one.
 const rowToolOverlap = "tool-overlap"
 
-// noteToolOverlap tracks the process's open calls (started, not ended) in
-// start order.
-func (r *runner) noteToolOverlap(ev lane.Event) {
-	if r.toolOpenGen != r.gen {
-		r.toolOpenGen, r.toolOpen = r.gen, nil
+// toolOverlap tracks one process's open calls (started, not ended) in
+// start order for rowToolOverlap.
+type toolOverlap struct {
+	gen  int      // the process the calls belong to
+	open []string // its calls started and not ended, in start order
+}
+
+// note records a tool_start / tool_end event of process r.gen.
+func (o *toolOverlap) note(r *runner, ev lane.Event) {
+	if o.gen != r.gen {
+		o.gen, o.open = r.gen, nil
 	}
 	switch ev.Type {
 	case lane.EvToolStart:
-		if len(r.toolOpen) > 0 {
+		if len(o.open) > 0 {
 			r.race(rowToolOverlap, "overlapping-runs")
 		}
-		r.toolOpen = append(r.toolOpen, ev.ToolCallID)
+		o.open = append(o.open, ev.ToolCallID)
 	case lane.EvToolEnd:
-		for i, id := range r.toolOpen {
+		for i, id := range o.open {
 			if id != ev.ToolCallID {
 				continue
 			}
 			if i > 0 {
 				r.race(rowToolOverlap, "ended-out-of-order")
 			}
-			r.toolOpen = append(r.toolOpen[:i:i], r.toolOpen[i+1:]...)
+			o.open = append(o.open[:i:i], o.open[i+1:]...)
 			break
 		}
 	}
