@@ -43,7 +43,7 @@ type cutLog struct{ cuts []captureCut }
 // watchCuts starts collecting cuts for a capture about to be called.
 func (k *captureChecker) watchCuts() *cutLog {
 	l := &cutLog{}
-	if c, ok := k.r.refCut(); ok {
+	if c, ok := k.refCut(); ok {
 		l.cuts = append(l.cuts, c)
 	}
 	k.cutLogs = append(k.cutLogs, l)
@@ -66,7 +66,7 @@ func (k *captureChecker) noteCut() {
 	if len(k.cutLogs) == 0 {
 		return
 	}
-	c, ok := k.r.refCut()
+	c, ok := k.refCut()
 	if !ok {
 		return
 	}
@@ -76,7 +76,8 @@ func (k *captureChecker) noteCut() {
 }
 
 // refCut is what a capture shows when taken at the reference's state.
-func (r *runner) refCut() (captureCut, bool) {
+func (k *captureChecker) refCut() (captureCut, bool) {
+	r := k.r
 	op, st := r.refOp()
 	c := captureCut{op: op, message: marshalMsg(nil)}
 	if st == nil || !st.At.IsEffectPending() {
