@@ -246,6 +246,9 @@ type Model struct {
 	boundaryTask string
 	th           *thresholdAnswer
 	asked, gone  bool
+	// unavail is the configuration failure the generate or poll step in
+	// progress commits instead of its intent (availability.go)
+	unavail *unavailability
 }
 
 // New returns a model of an empty lane.
@@ -341,7 +344,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
 	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
-	m.turns, m.th, m.asked, m.gone, m.syntheticDue = 0, nil, false, false, false
+	m.turns, m.th, m.asked, m.gone, m.syntheticDue, m.unavail = 0, nil, false, false, false, nil
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
@@ -372,6 +375,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "checkpoint"}
 	case o.At == AtReady:
 		e = Expect{Kind: "generate"}
+		m.unavail = m.generationUnavailable(id)
 	case o.At == AtRetryWait:
 		e = Expect{Kind: "retry"}
 	case o.At == AtEffectPending:
@@ -380,6 +384,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "wait", Reason: "deferred"}
 		if permit {
 			e = Expect{Kind: "poll"}
+			m.unavail = m.modelUnavailable(m.ops[id].run.Model)
 		}
 	case o.At == AtCheckpoint:
 		e = Expect{Kind: "terminate", Status: "completed"}
@@ -470,6 +475,9 @@ func (m *Model) Intent(op, resp, usage string, attempt int) error {
 	id, o, ok := m.current()
 	if !ok || id != op {
 		return fmt.Errorf("model/lane: intent: operation %s is not current", op)
+	}
+	if m.unavail != nil {
+		return fmt.Errorf("model/lane: intent %s: the step must fail the run with %s (prepareGeneration)", resp, m.unavail.code)
 	}
 	if err := m.fresh(resp, usage); err != nil {
 		return fmt.Errorf("model/lane: intent: %w", err)
@@ -831,6 +839,10 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		m.terminate(id, p.Status, "", "")
 		m.emit("run_end:"+p.Status, false)
 		return Outcome{Kind: "settled", Status: p.Status}, nil
+	}
+	if u := m.unavail; u != nil && (p.Kind == "generate" || p.Kind == "poll") {
+		m.unavail = nil
+		return m.configurationFailure(id, o, u), nil
 	}
 	// generate, poll, recover: the response settled, or it lost its
 	// operation to an external finalization (stale: nothing commits).
