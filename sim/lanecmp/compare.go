@@ -294,6 +294,9 @@ func (r *Reader) readOpPart(st store.Storage, op string) (opPart, error) {
 		e := rv.Prop("error")
 		p.res = ml.Result{Status: str(rv.Prop("status")), ErrorCode: str(e.Prop("code")), ErrorMessage: str(e.Prop("message")),
 			TipID: str(rv.Prop("tipId")), FromTipID: str(rv.Prop("fromTipId"))}
+		if d := e.Prop("details"); !d.IsUndefined() {
+			p.res.ErrorDetails = ml.Canonical(d.AppendJSON(nil))
+		}
 		p.hasRes = true
 	}
 	return p, nil

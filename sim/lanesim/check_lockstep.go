@@ -27,7 +27,7 @@ import (
 // deferred step's source read is its first; a poll's intent re-checks.
 var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-ready": true, "recovery-read": true,
 	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true, "deferred-source": true,
-	"threshold-read": true}
+	"threshold-read": true, "configuration-failure": true}
 
 // laterCommands are a step's commands after its first: at their turn
 // without a commit the model checks that the operation is still there
@@ -58,7 +58,8 @@ var readCommands = map[string]bool{"recovery-read": true, "start-read": true, "d
 
 // singleTX are step commands whose commit is the whole step (the model
 // applies them in StepDone).
-var singleTX = map[string]bool{"retry-ready": true, "finish": true, "aborted-terminal": true, "start": true}
+var singleTX = map[string]bool{"retry-ready": true, "finish": true, "aborted-terminal": true, "start": true,
+	"configuration-failure": true}
 
 type finalizeReq struct{ status, code, msg string }
 
@@ -438,6 +439,9 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		// index); a frame in flight is the oldest queued one
 		resp, idx := ls.oldestQueued(ws)
 		return func() error { return m.FrameCommitted(resp, idx) }
+	}
+	if name == "configuration-failure" {
+		ls.r.race(rowUnavailable, unavailableCode(ws))
 	}
 	if singleTX[name] {
 		return func() error {
