@@ -77,6 +77,6 @@ func (m *Model) configurationFailure(id string, o Op, u *unavailability) Outcome
 	res := m.st.Results[id]
 	res.ErrorDetails = u.details
 	m.st.Results[id] = res
-	m.emit("run_end:failed", false)
+	m.emitRunEnd(id)
 	return Outcome{Kind: "settled", Status: "failed"}
 }

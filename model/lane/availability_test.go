@@ -47,7 +47,8 @@ func failedResult(t *testing.T, m *Model) string {
 	if out != (Outcome{Kind: "settled", Status: "failed"}) {
 		t.Fatalf("outcome %+v", out)
 	}
-	if ev := m.Events(); ev[len(ev)-1] != "run_end:failed" {
+	// runtime/drive/response.ts publishConfigurationFailure's run_end
+	if ev := m.Events(); !strings.HasPrefix(ev[len(ev)-1], "run_end:failed error=") || !strings.HasSuffix(ev[len(ev)-1], " fromTipId=null tipId=u1 endedAt=1000") {
 		t.Fatalf("events %v", ev)
 	}
 	ws, _ := m.TakeTX()

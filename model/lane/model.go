@@ -45,6 +45,10 @@ type Config struct {
 	Lane string
 	// Now is the lane clock in ms (timestamps, retry notBefore).
 	Now func() float64
+	// CommitTime is the timestamp storage gave the transaction the input
+	// in progress stands for (pi's commit.timestamp, which
+	// compaction_start carries as startedAt); nil: Now.
+	CommitTime func() float64
 	// NewObserver returns an observed-message tracker for one stream.
 	NewObserver func() Observer
 	// Limits are the configured model's facts intents record.
@@ -727,11 +731,11 @@ func (m *Model) Settle() error {
 	m.st.Tip = resp
 	m.emit("entry_added", recovery)
 	m.emit("usage", recovery)
-	m.settlementEvents(o, d, recovery)
+	m.settlementEvents(op, o, d, recovery)
 	out := Outcome{Kind: "progress"}
 	if d.next == nil {
 		m.terminate(op, "failed", d.failCode, d.failMsg)
-		m.emit("run_end:failed", false)
+		m.emitRunEnd(op)
 		out = Outcome{Kind: "settled", Status: "failed"}
 	} else {
 		if m.cfg.Mutant != MutantKeepFramesOnSettle {
@@ -814,7 +818,7 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		m.expectTX(setValue(nsOpState, id, ""))
 		m.st.Ops[id] = Op{At: AtReady, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 			LatestAssistantEntryID: o.LatestAssistantEntryID, NextAttempt: o.NextAttempt}
-		m.emit("retry_start", false)
+		m.emit(RetryStartEvent(m.ops[id].run.StepID, o.NextAttempt), false)
 		return Outcome{Kind: "progress"}, nil
 	case "start":
 		return m.startDone(id, o), nil
@@ -837,7 +841,7 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		}
 		m.expectTX(m.terminalWrites(id, o)...)
 		m.terminate(id, p.Status, "", "")
-		m.emit("run_end:"+p.Status, false)
+		m.emitRunEnd(id)
 		return Outcome{Kind: "settled", Status: p.Status}, nil
 	}
 	if u := m.unavail; u != nil && (p.Kind == "generate" || p.Kind == "poll") {
