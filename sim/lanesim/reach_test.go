@@ -81,3 +81,16 @@ func TestSwarmReachesConfigurationFailures(t *testing.T) {
 	require.GreaterOrEqual(t, reached["configured_tools_unavailable"], 3, "%v", reached)
 	require.NotContains(t, reached, "no-error")
 }
+
+// Issue 25 item 5: the simulated read tool answers a .png path with an
+// image alone and member-less arguments with no content, so tool results
+// without text reach the transcript, snapshots, captures and the replay
+// projection the lockstep compares; a bounded seed search reaches both.
+func TestSwarmReachesToolResultsWithoutText(t *testing.T) {
+	reached := searchSwarm(t, 1500, rowToolResultShape, func(r map[string]int) bool {
+		return r["empty"] >= 3 && r["images-only"] >= 3
+	})
+	t.Logf("tool results without text: %v", reached)
+	require.GreaterOrEqual(t, reached["empty"], 3, "%v", reached)
+	require.GreaterOrEqual(t, reached["images-only"], 3, "%v", reached)
+}
