@@ -45,6 +45,10 @@ type Config struct {
 	Lane string
 	// Now is the lane clock in ms (timestamps, retry notBefore).
 	Now func() float64
+	// CommitTime is the timestamp storage gave the transaction the input
+	// in progress stands for (pi's commit.timestamp, which
+	// compaction_start carries as startedAt); nil: Now.
+	CommitTime func() float64
 	// NewObserver returns an observed-message tracker for one stream.
 	NewObserver func() Observer
 	// Limits are the configured model's facts intents record.
@@ -256,6 +260,9 @@ type Model struct {
 	boundaryTask string
 	th           *thresholdAnswer
 	asked, gone  bool
+	// unavail is the configuration failure the generate or poll step in
+	// progress commits instead of its intent (availability.go)
+	unavail *unavailability
 }
 
 // New returns a model of an empty lane.
@@ -351,7 +358,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
 	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
-	m.turns, m.th, m.asked, m.gone, m.syntheticDue = 0, nil, false, false, false
+	m.turns, m.th, m.asked, m.gone, m.syntheticDue, m.unavail = 0, nil, false, false, false, nil
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
@@ -382,6 +389,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "checkpoint"}
 	case o.At == AtReady:
 		e = Expect{Kind: "generate"}
+		m.unavail = m.generationUnavailable(id)
 	case o.At == AtRetryWait:
 		e = Expect{Kind: "retry"}
 	case o.At == AtEffectPending:
@@ -390,6 +398,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "wait", Reason: "deferred"}
 		if permit {
 			e = Expect{Kind: "poll"}
+			m.unavail = m.modelUnavailable(m.ops[id].run.Model)
 		}
 	case o.At == AtCheckpoint:
 		e = Expect{Kind: "terminate", Status: "completed"}
@@ -480,6 +489,9 @@ func (m *Model) Intent(op, resp, usage string, attempt int) error {
 	id, o, ok := m.current()
 	if !ok || id != op {
 		return fmt.Errorf("model/lane: intent: operation %s is not current", op)
+	}
+	if m.unavail != nil {
+		return fmt.Errorf("model/lane: intent %s: the step must fail the run with %s (prepareGeneration)", resp, m.unavail.code)
 	}
 	if err := m.fresh(resp, usage); err != nil {
 		return fmt.Errorf("model/lane: intent: %w", err)
@@ -731,11 +743,11 @@ func (m *Model) Settle() error {
 	// runtime/drive/response.ts publishResponse: the recovery option goes
 	// to entry_added only, never to the usage event.
 	m.emit("usage", false)
-	m.settlementEvents(o, d, recovery)
+	m.settlementEvents(op, o, d, recovery)
 	out := Outcome{Kind: "progress"}
 	if d.next == nil {
 		m.terminate(op, "failed", d.failCode, d.failMsg)
-		m.emit("run_end:failed", false)
+		m.emitRunEnd(op)
 		out = Outcome{Kind: "settled", Status: "failed"}
 	} else {
 		if m.cfg.Mutant != MutantKeepFramesOnSettle {
@@ -818,7 +830,7 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		m.expectTX(setValue(nsOpState, id, ""))
 		m.st.Ops[id] = Op{At: AtReady, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 			LatestAssistantEntryID: o.LatestAssistantEntryID, NextAttempt: o.NextAttempt}
-		m.emit("retry_start", false)
+		m.emit(RetryStartEvent(m.ops[id].run.StepID, o.NextAttempt), false)
 		return Outcome{Kind: "progress"}, nil
 	case "start":
 		return m.startDone(id, o), nil
@@ -841,8 +853,12 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		}
 		m.expectTX(m.terminalWrites(id, o)...)
 		m.terminate(id, p.Status, "", "")
-		m.emit("run_end:"+p.Status, false)
+		m.emitRunEnd(id)
 		return Outcome{Kind: "settled", Status: p.Status}, nil
+	}
+	if u := m.unavail; u != nil && (p.Kind == "generate" || p.Kind == "poll") {
+		m.unavail = nil
+		return m.configurationFailure(id, o, u), nil
 	}
 	// generate, poll, recover: the response settled, or it lost its
 	// operation to an external finalization (stale: nothing commits).

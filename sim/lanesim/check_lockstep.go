@@ -27,7 +27,7 @@ import (
 // deferred step's source read is its first; a poll's intent re-checks.
 var stepCommands = map[string]bool{"intent": true, "poll-intent": true, "retry-ready": true, "recovery-read": true,
 	"finish": true, "aborted-terminal": true, "start-read": true, "checkpoint": true, "deferred-source": true,
-	"threshold-read": true}
+	"threshold-read": true, "configuration-failure": true}
 
 // laterCommands are a step's commands after its first: at their turn
 // without a commit the model checks that the operation is still there
@@ -58,7 +58,8 @@ var readCommands = map[string]bool{"recovery-read": true, "start-read": true, "d
 
 // singleTX are step commands whose commit is the whole step (the model
 // applies them in StepDone).
-var singleTX = map[string]bool{"retry-ready": true, "finish": true, "aborted-terminal": true, "start": true}
+var singleTX = map[string]bool{"retry-ready": true, "finish": true, "aborted-terminal": true, "start": true,
+	"configuration-failure": true}
 
 type finalizeReq struct{ status, code, msg string }
 
@@ -77,6 +78,9 @@ type lineItem struct {
 type lockstep struct {
 	r *runner
 	m *ml.Model
+	// commitTS is the timestamp of the acknowledged commit whose input is
+	// being applied (nil outside afterAck)
+	commitTS *float64
 	// reader remembers what it derived from stored bytes across the run's
 	// comparisons (one per commit), so each compare parses only new records.
 	reader lanecmp.Reader
@@ -135,16 +139,20 @@ type lockstep struct {
 // the lockstep comparison must reject it).
 var modelMutant string
 
+// now is the model's lane clock: the pinned instant of the input being
+// applied, else the world's.
+func (ls *lockstep) now() float64 {
+	if ls.pin != nil {
+		return *ls.pin
+	}
+	return float64(ls.r.w.Now().UnixMilli())
+}
+
 func newLockstep(r *runner) *lockstep {
 	ls := &lockstep{r: r}
 	ls.m = ml.New(ml.Config{
-		Lane: laneName,
-		Now: func() float64 {
-			if ls.pin != nil {
-				return *ls.pin
-			}
-			return float64(r.w.Now().UnixMilli())
-		},
+		Lane:                laneName,
+		Now:                 ls.now,
 		NewObserver:         func() ml.Observer { return modelframes.NewObserver() },
 		FrameBudget:         r.p.frameBudget,
 		SkipStaleSettlement: !r.p.lostFaults,
@@ -156,6 +164,14 @@ func newLockstep(r *runner) *lockstep {
 		ContextWindows:  r.p.contextWindows(),
 		// the queuer and canceller commit beside a recovery's frame read
 		SyntheticAtRead: true,
+		// the acknowledged commit's timestamp; else (an input recovery
+		// found committed) the lane clock at the commit
+		CommitTime: func() float64 {
+			if ls.commitTS != nil {
+				return *ls.commitTS
+			}
+			return ls.now()
+		},
 	})
 	return ls
 }
@@ -335,7 +351,10 @@ func (ls *lockstep) commitPlanned() { ls.commitAt = float64(ls.r.w.Now().UnixMil
 
 // afterAck applies the acknowledged commit's model input and compares the
 // transaction's writes and the committed state.
-func (ls *lockstep) afterAck(ws []store.Write) {
+func (ls *lockstep) afterAck(ws []store.Write, res store.CommitResult) {
+	ts := float64(res.Timestamp)
+	ls.commitTS = &ts
+	defer func() { ls.commitTS = nil }()
 	feed := ls.inflight
 	ls.inflight, ls.inflightW = nil, nil
 	if feed == nil || ls.r.failed {
@@ -438,6 +457,9 @@ func (ls *lockstep) inputFor(name string, ws []store.Write) func() error {
 		// index); a frame in flight is the oldest queued one
 		resp, idx := ls.oldestQueued(ws)
 		return func() error { return m.FrameCommitted(resp, idx) }
+	}
+	if name == "configuration-failure" {
+		ls.r.race(rowUnavailable, unavailableCode(ws))
 	}
 	if singleTX[name] {
 		return func() error {

@@ -568,7 +568,16 @@ func (r *runner) end() error {
 	return r.checkEvents(true)
 }
 
-// eventString names a subject's lane event as model/lane does.
+// deref is *p, "" for nil (pi's null tip).
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// eventString names a subject's lane event as model/lane does, with the
+// members the lockstep compares written by model/lane's own functions.
 func eventString(raw json.RawMessage) (string, bool) {
 	var e struct {
 		Type        string            `json:"type"`
@@ -579,6 +588,25 @@ func eventString(raw json.RawMessage) (string, bool) {
 		OperationID string            `json:"operationId"`
 		Steer       []json.RawMessage `json:"steer"`
 		FollowUp    []json.RawMessage `json:"followUp"`
+		// run_end (runtime/drive/response.ts, boundary.ts, reconcile.ts)
+		Error *struct {
+			Code    string          `json:"code"`
+			Message string          `json:"message"`
+			Details json.RawMessage `json:"details"`
+		} `json:"error"`
+		FromTipID *string `json:"fromTipId"`
+		TipID     *string `json:"tipId"`
+		EndedAt   float64 `json:"endedAt"`
+		StartedAt float64 `json:"startedAt"`
+		// retry_scheduled, retry_start, retry_end (response.ts, generation.ts)
+		Step         string  `json:"step"`
+		Attempt      int     `json:"attempt"`
+		MaxAttempts  int     `json:"maxAttempts"`
+		DelayMs      float64 `json:"delayMs"`
+		NotBefore    float64 `json:"notBefore"`
+		ErrorMessage string  `json:"errorMessage"`
+		Success      bool    `json:"success"`
+		FinalError   *string `json:"finalError"`
 	}
 	if json.Unmarshal(raw, &e) != nil {
 		return "", false
@@ -591,11 +619,24 @@ func eventString(raw json.RawMessage) (string, bool) {
 	case "fault", "handler_error":
 		return "", false // the harness's own reports, not lane lifecycle
 	case "run_end":
-		s += ":" + e.Status
+		r := ml.Result{Status: e.Status, FromTipID: deref(e.FromTipID), TipID: deref(e.TipID)}
+		if e.Error != nil {
+			r.ErrorCode, r.ErrorMessage = e.Error.Code, e.Error.Message
+			if len(e.Error.Details) > 0 {
+				r.ErrorDetails = ml.Canonical(e.Error.Details)
+			}
+		}
+		return ml.RunEndEvent(r, e.EndedAt), true
 	case "config_update":
 		s += ":" + e.Property
 	case "compaction_start":
-		s += ":" + e.Reason
+		return ml.CompactionStartEvent(e.Reason, e.StartedAt), true
+	case "retry_scheduled":
+		return ml.RetryScheduledEvent(e.Step, e.Attempt, e.MaxAttempts, e.DelayMs, e.NotBefore, e.ErrorMessage), true
+	case "retry_start":
+		return ml.RetryStartEvent(e.Step, e.Attempt), true
+	case "retry_end":
+		return ml.RetryEndEvent(e.Step, e.Attempt, e.Success, e.FinalError), true
 	case "operation_abort":
 		canon := func(rs []json.RawMessage) []string {
 			out := make([]string, len(rs))
