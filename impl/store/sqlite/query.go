@@ -102,7 +102,7 @@ func (s *Store) locked(what string, f func() error) error {
 		return ErrClosed
 	}
 	if err := s.conn.Raw(func(any) error { return f() }); err != nil {
-		var pe interface{ piError() }
+		var pe piErr
 		if errors.As(err, &pe) {
 			return err
 		}
@@ -113,8 +113,6 @@ func (s *Store) locked(what string, f func() error) error {
 
 // piErr marks an error whose text is pi's, returned as it is.
 type piErr struct{ error }
-
-func (piErr) piError() {}
 
 func (e piErr) Unwrap() error { return e.error }
 
