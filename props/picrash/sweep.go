@@ -123,6 +123,7 @@ type job struct {
 	crash   string
 	subset  bool
 	present bool
+	where   string // "" : from the crash point and crash
 }
 
 // pointInfo is what the process had done at one crash point.
@@ -490,12 +491,22 @@ func complete(ends []int, lcp int) int {
 // and pi repaired it.
 func check(cfg Config, j job, r OpenResult, st *Stats) (repairJob, bool) {
 	p := j.point
-	where := fmt.Sprintf("workload seed %d, crash point %d, crash %s", p.seed, p.point, j.crash)
+	where := j.where
+	if where == "" {
+		where = fmt.Sprintf("workload seed %d, crash point %d, crash %s", p.seed, p.point, j.crash)
+	}
 	lost := func(kept int, kind string) {
 		if n := p.acked - kept; n > 0 {
 			st.AckedLost++
 			st.MaxAckedLost = max(st.MaxAckedLost, n)
-			st.example(kind, fmt.Sprintf("%s: %d of %d acknowledged commits lost; file %q", where, n, p.acked, j.image))
+			what := "opened"
+			switch {
+			case !j.present:
+				what = "no file"
+			case !r.OK:
+				what = "refused: " + r.Error
+			}
+			st.example(kind, fmt.Sprintf("%s: %d of %d acknowledged commits lost (%s); file %q", where, n, p.acked, what, j.image))
 		}
 	}
 	strict := cfg.Expect == ExpectDurable
@@ -606,7 +617,7 @@ func checkRepairs(d *Driver, cfg Config, repairs []repairJob, st *Stats) error {
 				}
 				seen[key] = true
 				jobs = append(jobs, job{point: info, image: img, present: err == nil, hash: rep.Image,
-					crash: fmt.Sprintf("%s; then reopened and crashed at repair op %d, %s", rj.where, p, rep)})
+					where: fmt.Sprintf("%s; then opened (pi repaired the torn tail) and crashed at repair op %d, crash %s", rj.where, p, rep)})
 			})
 		}
 	}
