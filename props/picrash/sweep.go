@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -93,6 +94,8 @@ type Stats struct {
 	// the repair checked, and those that lost durable commits.
 	Repaired, RepairChecked, RepairLost int
 	Failures                            []string
+	// Refusals counts pi's refusals by message, line numbers as <n>.
+	Refusals map[string]int
 	// Examples: the first image of each kind of loss, for the finding.
 	Examples map[string]string
 }
@@ -111,6 +114,8 @@ func (s *Stats) example(kind, what string) {
 		s.Examples[kind] = what
 	}
 }
+
+var lineNumber = regexp.MustCompile(`line [0-9]+`)
 
 // SessionPath is the session file of every workload.
 const SessionPath = "/data/session.jsonl"
@@ -521,6 +526,10 @@ func check(cfg Config, j job, r OpenResult, st *Stats) (repairJob, bool) {
 	lcp, contiguous := shape(j.image, p.visible)
 	lines := complete(p.lineEnds, lcp)
 	if !r.OK {
+		if st.Refusals == nil {
+			st.Refusals = map[string]int{}
+		}
+		st.Refusals[lineNumber.ReplaceAllString(r.Error, "line <n>")]++
 		switch {
 		case contiguous && lines == 0:
 			st.NoHeader++
@@ -639,6 +648,12 @@ func checkRepairs(d *Driver, cfg Config, repairs []repairJob, st *Stats) error {
 		var sub Stats
 		check(cfg, j, results[index[hashBytes(imageOf(j))]], &sub)
 		st.RepairLost += sub.AckedLost
+		for k, v := range sub.Refusals {
+			if st.Refusals == nil {
+				st.Refusals = map[string]int{}
+			}
+			st.Refusals["repair: "+k] += v
+		}
 		for _, f := range sub.Failures {
 			st.fail("repair: %s", f)
 		}

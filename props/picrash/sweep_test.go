@@ -2,6 +2,7 @@ package picrash
 
 import (
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,6 +48,14 @@ func logStats(t *testing.T, name string, st Stats) {
 		t.Logf("%s: repair on open crashed: %d distinct repairs, %d repair crash images checked, %d of them lost durable commits",
 			name, st.Repaired, st.RepairChecked, st.RepairLost)
 	}
+	keys := make([]string, 0, len(st.Refusals))
+	for k := range st.Refusals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%s: pi refused %d checks with %q", name, st.Refusals[k], k)
+	}
 	for _, k := range []string{"prefix", "gone", "no header", "hole", "repair no header", "repair prefix", "repair gone", "repair hole"} {
 		if e, ok := st.Examples[k]; ok {
 			t.Logf("%s: first loss (%s): %s", name, k, firstLine(e))
@@ -69,7 +78,7 @@ func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 // or opens to other than its whole lines, a repair that does not cut the
 // file to its complete lines, a state that is no commit prefix.
 // PICRASH_WORKLOADS=N sets the number of workloads (16 by default, about 3 s;
-// each adds about 850 distinct images; 200 takes about 40 s).
+// each adds about 800 distinct images; 200 take about 50 s).
 func TestPiJSONLCrashImages(t *testing.T) {
 	d := startDriver(t, "")
 	st, err := Sweep(t.Context(), d, Config{Seed: 1, Workloads: budget(t, 16), Expect: ExpectPi, Repair: true})
