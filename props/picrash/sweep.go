@@ -123,10 +123,8 @@ const SessionPath = "/data/session.jsonl"
 // job is one crash image to check against one crash point's oracle.
 type job struct {
 	point   *pointInfo
-	image   []byte // nil: the file is absent
-	hash    uint64
+	image   []byte // the file's content (nil when empty or absent)
 	crash   string
-	subset  bool
 	present bool
 	where   string // "" : from the crash point and crash
 }
@@ -139,7 +137,6 @@ type pointInfo struct {
 	acked    int    // states acknowledged (lines of acknowledged commits)
 	visible  []byte // the file as the process saw it (page cache)
 	lineEnds []int  // end offset of the header and of each commit line in visible
-	created  bool   // JsonlStorage.create resolved
 	cut      int    // the call the crash cut off (-1: create; len: none)
 }
 
@@ -189,7 +186,14 @@ func Sweep(ctx context.Context, d *Driver, cfg Config) (Stats, error) {
 				st.fail("workload seed %d, crash point %d: %v", seed, p, err)
 				continue
 			}
-			info.visible, _ = fsys.ReadFile(SessionPath)
+			var verr error
+			info.visible, verr = fsys.ReadFile(SessionPath)
+			if p == total && verr != nil {
+				// Every image of this workload would be "gone", which
+				// ExpectPi counts rather than fails: a driver writing
+				// elsewhere must not pass.
+				st.fail("workload seed %d: after the whole run %s does not exist: %v", seed, SessionPath, verr)
+			}
 			info.lineEnds = lineEnds(run.Log, done)
 			enumerate(fsys, cfg, func(g *faults.FS, rep faults.CrashReport) {
 				st.Crashes++
@@ -206,8 +210,8 @@ func Sweep(ctx context.Context, d *Driver, cfg Config) (Stats, error) {
 				}
 				checked[key] = true
 				img, err := g.ReadFile(SessionPath)
-				jobs = append(jobs, job{point: info, image: img, present: err == nil, hash: rep.Image,
-					crash: rep.String(), subset: rep.Mode == faults.ModeSubset})
+				jobs = append(jobs, job{point: info, image: img, present: err == nil,
+					crash: rep.String()})
 			})
 		}
 		if err := checkJobs(d, cfg, jobs, &st); err != nil {
@@ -331,7 +335,6 @@ func pointOracle(expect Expect, seed uint64, point int, wl [][]mstore.Write, run
 	if cut < 0 {
 		return info, nil // create never resolved: nothing was acknowledged
 	}
-	info.created = true
 	for i, ws := range wl {
 		out := run.Commits[i]
 		if i > cut {
@@ -613,7 +616,7 @@ func checkRepairs(d *Driver, cfg Config, repairs []repairJob, st *Stats) error {
 		replay(whole, rj.log)
 		total := whole.Ops()
 		info := &pointInfo{seed: rj.point.seed, point: rj.point.point, oracle: rj.point.oracle, acked: rj.lines,
-			visible: cut, lineEnds: ends(cut), created: true}
+			visible: cut, lineEnds: ends(cut)}
 		for p := 0; p <= total; p++ {
 			fsys := base.Clone(choice.Fixed(0))
 			fsys.CrashAfter(p)
@@ -625,7 +628,7 @@ func checkRepairs(d *Driver, cfg Config, repairs []repairJob, st *Stats) error {
 					return
 				}
 				seen[key] = true
-				jobs = append(jobs, job{point: info, image: img, present: err == nil, hash: rep.Image,
+				jobs = append(jobs, job{point: info, image: img, present: err == nil,
 					where: fmt.Sprintf("%s; then opened (pi repaired the torn tail) and crashed at repair op %d, crash %s", rj.where, p, rep)})
 			})
 		}

@@ -114,12 +114,16 @@ func TestPiJSONLCrashImagesDurable(t *testing.T) {
 // tail, the file repaired without it); drop-append acknowledges the second
 // append without writing it.
 func TestPiCrashCheckerCatchesBrokenDrivers(t *testing.T) {
-	for _, mutate := range []string{"tear-on-open", "drop-append"} {
+	for mutate, rule := range map[string]string{
+		"tear-on-open": "commit lines, the image holds", // the exact-lines rule
+		"drop-append":  "not an allowed commit prefix",  // crash.Oracle
+	} {
 		t.Run(mutate, func(t *testing.T) {
 			d := startDriver(t, mutate)
 			st, err := Sweep(t.Context(), d, Config{Seed: 1, Workloads: 2, Expect: ExpectPi})
 			require.NoError(t, err)
 			require.NotEmpty(t, st.Failures, "the checker passed a broken driver")
+			assert.Contains(t, st.Failures[0], rule)
 			t.Logf("%s caught: %d failures, first: %s", mutate, len(st.Failures), firstLine(st.Failures[0]))
 		})
 	}
