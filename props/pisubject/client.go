@@ -188,8 +188,12 @@ func (c *Client) Open(o subject.OpenOptions) (subject.Obs, error) {
 	if err := c.start(); err != nil {
 		return subject.Obs{}, err
 	}
-	return c.do("open", map[string]any{"session": o.Session, "path": o.Path, "reopen": o.Reopen, "now": o.Now,
-		"process": o.Process, "lane": o.Lane, "model": o.Model})
+	f := map[string]any{"session": o.Session, "path": o.Path, "reopen": o.Reopen, "now": o.Now,
+		"process": o.Process, "lane": o.Lane, "model": o.Model}
+	if o.Retry != nil {
+		f["retry"] = o.Retry
+	}
+	return c.do("open", f)
 }
 
 // Start issues a lane call.
