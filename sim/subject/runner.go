@@ -70,9 +70,9 @@ func ScenarioByName(name string) (Scenario, bool) {
 // this boundary, and why.
 var NotExpressible = []struct{ Row, Why string }{
 	{lanesim.RowAppendFinalize, "pi 0.85.1's Lane has no external finalization call (impl/lane's Finalize is frameproof's)"},
-	{lanesim.RowActivationSnap, "needs a snapshot (Lane.watch) taken between a run's activation and its first commit: expressible, not driven yet"},
-	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (fetchDeferred, pollDeferred resumes): not in the driver yet"},
-	{lanesim.RowCloseSettle, "needs Harness.close racing a settlement: expressible, not driven yet"},
+	{lanesim.RowActivationSnap, "needs a snapshot (Lane.watch) taken between a recovery's activation and its first commit, and a driver op that reports pi's snapshot for model/lane's Snapshot to check: expressible, not driven yet"},
+	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (a done event with stopReason deferred and a handle, then pi's deferred poll requests served by the driver): not in the driver yet"},
+	{lanesim.RowCloseSettle, "needs a driver op for Harness.close (it seals the lanes and closes the active drive's gate while the session drains admitted commits) and the runner crashing model/lane when close returns: expressible, not driven yet"},
 }
 
 // Options configure one run.
