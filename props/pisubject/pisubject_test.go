@@ -66,6 +66,7 @@ func TestPiSubjectSeeds(t *testing.T) {
 		{lanesim.RowAppendNext, lanesim.OrderCommittedBeforeNext}, {lanesim.RowAppendNext, lanesim.OrderNextQueuedBehind},
 		{lanesim.RowAppendSettle, lanesim.OrderSettlementAwaitsAppends}, {lanesim.RowQueuedLoss, lanesim.OrderQueuedLost},
 		{lanesim.RowFinalFrame, lanesim.OrderSettledInProcess},
+		{lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenRetry}, {lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenFailAtCap},
 	} {
 		if rep.Coverage[want[0]][want[1]] == 0 {
 			t.Errorf("the slice no longer reaches %s/%s", want[0], want[1])
@@ -97,6 +98,36 @@ func TestPlantedDriverBugIsCaught(t *testing.T) {
 	}
 	if !strings.Contains(out.Message, "transaction writes differ") {
 		t.Errorf("the mismatch does not name the transaction: %s", out.Message)
+	}
+}
+
+// TestPiSubjectRelease0871: pi-agent-core 0.87.1 as the subject (the
+// driver loads it with --pi) agrees with model/lane under its release's
+// option — pi's runtime/drive/boundary.js normalizedRetryPolicy stores
+// pi-ai's 60000 ms cap in every retry policy — and without the option the
+// first intent's generation context differs.
+func TestPiSubjectRelease0871(t *testing.T) {
+	dir := peer.Require(t, peer.PiAgentCore)
+	peer.Require(t, peer.PiAgentCore0871)
+	piDir, run, err := Release("0.87.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scenario(t, "retry")
+	for _, withOption := range []bool{true, false} {
+		opts := run
+		if !withOption {
+			opts.StoredDelayCap = nil
+		}
+		opts.Session, opts.Dir = subject.SessionJSONL, t.TempDir()
+		c := New(Options{Dir: dir, Pi: piDir, Version: "0.87.1"})
+		out := subject.Run(c, sc, choice.NewSeeded(1), opts)
+		switch {
+		case withOption && out.Failed:
+			t.Errorf("0.87.1 under its option: %s: %s", out.Kind, out.Message)
+		case !withOption && (!out.Failed || !strings.Contains(out.Message, "maxAgentDelayMs")):
+			t.Errorf("0.87.1 without its option: failed=%t %s, want a mismatch naming maxAgentDelayMs", out.Failed, out.Message)
+		}
 	}
 }
 

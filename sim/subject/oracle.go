@@ -97,6 +97,8 @@ type oracle struct {
 	divergences map[DivergenceID]int
 	// cancelled records ops whose cancel committed (for the race rows)
 	frameCommits int
+	// recovered: the transaction just fed was a recovery's settlement
+	recovered bool
 }
 
 func newOracle(model Model, lane string, run ml.Run) *oracle {
@@ -438,6 +440,7 @@ func (o *oracle) step(where string, ws []Write) error {
 // settle feeds a response settlement: after_response ran (pi runs it once
 // every accepted frame settled), then the settlement, then the step's end.
 func (o *oracle) settle(where string, ws []Write) error {
+	o.recovered = o.plan.Kind == "recover"
 	if o.plan.Kind != "recover" && o.liveEnded && !o.hooked {
 		if err := o.afterResponse(); err != nil {
 			return mismatch(where, err)

@@ -30,6 +30,15 @@ type Scenario struct {
 	// Queue: steer, followUp and nextRun input may be queued, and a queued
 	// item cancelled, at drawn moments (at most Queue items per run).
 	Queue int
+	// Retry: a response may end in a provider error (retryable or not:
+	// ScriptErrors), and the run's retry policy is drawn (maxRetries 0 to
+	// 2, baseDelayMs 1000 or 40000), so retries reach the attempt cap and
+	// delays pass pi-ai's 60000 ms delay cap. With Kill, every kill aims
+	// at an operation at assistant.effect_pending (its recovery settles an
+	// unknown generation), up to Kills times.
+	Retry bool
+	// Kills bounds a run's kills (Kill; 0: 1).
+	Kills int
 }
 
 // Scenarios are the race-table rows pi's public API can express, as
@@ -43,6 +52,8 @@ var Scenarios = []Scenario{
 		Rows: []string{lanesim.RowAppendNext, lanesim.RowAppendSettle}, Runs: 1, Abort: true},
 	{Name: "queue", Desc: "steer, followUp and nextRun input queued (and cancelled) at drawn moments of two runs",
 		Rows: []string{lanesim.RowAppendNext}, Runs: 2, Queue: 3},
+	{Name: "retry", Desc: "retryable and fatal provider errors under a drawn retry policy; kills at effect_pending, so recoveries retry or fail at the attempt cap",
+		Rows: []string{lanesim.RowUnknownRetry, lanesim.RowQueuedLoss}, Runs: 1, Kill: true, Kills: 3, Retry: true},
 }
 
 // ScenarioByName finds a scenario.
@@ -59,10 +70,9 @@ func ScenarioByName(name string) (Scenario, bool) {
 // this boundary, and why.
 var NotExpressible = []struct{ Row, Why string }{
 	{lanesim.RowAppendFinalize, "pi 0.85.1's Lane has no external finalization call (impl/lane's Finalize is frameproof's)"},
-	{lanesim.RowActivationSnap, "needs a snapshot (Lane.watch) taken between a run's activation and its first commit: expressible, not driven yet"},
-	{lanesim.RowUnknownRetry, "needs retryable provider errors and the retry cap (timers are virtual in the driver): expressible, not driven yet"},
-	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (fetchDeferred, pollDeferred resumes): not in the driver yet"},
-	{lanesim.RowCloseSettle, "needs Harness.close racing a settlement: expressible, not driven yet"},
+	{lanesim.RowActivationSnap, "needs a snapshot (Lane.watch) taken between a recovery's activation and its first commit, and a driver op that reports pi's snapshot for model/lane's Snapshot to check: expressible, not driven yet"},
+	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (a done event with stopReason deferred and a handle, then pi's deferred poll requests served by the driver): not in the driver yet"},
+	{lanesim.RowCloseSettle, "needs a driver op for Harness.close (it seals the lanes and closes the active drive's gate while the session drains admitted commits) and the runner crashing model/lane when close returns: expressible, not driven yet"},
 }
 
 // Options configure one run.
@@ -72,6 +82,11 @@ type Options struct {
 	Dir string
 	// MaxActions bounds the run's actions (0: 400).
 	MaxActions int
+	// StoredDelayCap is the retry-delay cap the subject writes into every
+	// stored retry policy: nil for pi 0.85.1 (it stores none), 60000 from
+	// pi 0.87.1 on (runtime/drive/boundary.js normalizedRetryPolicy:
+	// pi-ai's DEFAULT_MAX_AGENT_RETRY_DELAY_MS). model/lane's run carries it.
+	StoredDelayCap *float64
 }
 
 // Outcome is one run's verdict.
@@ -106,6 +121,28 @@ var scriptedModel = Model{ID: modelID, ContextWindow: 128000, MaxTokens: 16384}
 // followUpMode, toolExecution).
 const piSettings = `{"compaction":{"enabled":true,"reserveTokens":16384,"keepRecentTokens":20000},"steeringMode":"all","followUpMode":"all","toolExecution":"parallel"}`
 
+// RetryPolicy is pi's retry option (harness/config.ts RetryPolicy),
+// AgentHarness.create's `retry`.
+type RetryPolicy struct {
+	Enabled     bool    `json:"enabled"`
+	MaxRetries  int     `json:"maxRetries"`
+	BaseDelayMs float64 `json:"baseDelayMs"`
+}
+
+// DefaultRetryPolicy is pi's DEFAULT_RETRY_POLICY.
+var DefaultRetryPolicy = RetryPolicy{Enabled: true, MaxRetries: 3, BaseDelayMs: 1000}
+
+func (r *runner) runFor(text string) ml.Run {
+	run := runFor(text)
+	// runtime/drive/boundary.ts normalizedRetryPolicy
+	run.MaxAttempts, run.BaseDelayMs = 1, r.policy.BaseDelayMs
+	if r.policy.Enabled {
+		run.MaxAttempts = r.policy.MaxRetries + 1
+	}
+	run.MaxAgentDelayMs = r.opts.StoredDelayCap
+	return run
+}
+
 func runFor(text string) ml.Run {
 	settings, err := pi.ParseJSON(piSettings)
 	if err != nil {
@@ -132,7 +169,9 @@ type runner struct {
 	process, prompts int
 	inflight         int // calls issued and not completed
 	killed, aborted  bool
+	kills            int
 	killAim          int
+	policy           RetryPolicy
 	queued           int  // items queued this run
 	unqueued         bool // a cancelQueued was issued
 	lane             bool // the lane call returned in this process
@@ -150,8 +189,14 @@ func Run(sub Subject, sc Scenario, src choice.Source, opts Options) Outcome {
 	if opts.MaxActions == 0 {
 		opts.MaxActions = 400
 	}
-	r := &runner{sub: sub, sc: sc, src: src, opts: opts, o: newOracle(scriptedModel, laneName, runFor("prompt 1")),
+	r := &runner{sub: sub, sc: sc, src: src, opts: opts, policy: DefaultRetryPolicy,
 		out: &Outcome{Scenario: sc.Name, Session: opts.Session, Races: map[string]map[string]bool{}}}
+	if sc.Retry {
+		r.policy.MaxRetries = []int{0, 1, 2}[r.src.Intn("retry max", 3)]
+		r.policy.BaseDelayMs = []float64{1000, 40000}[r.src.Intn("retry base delay", 2)]
+		r.trace("retry policy maxRetries %d baseDelayMs %v", r.policy.MaxRetries, r.policy.BaseDelayMs)
+	}
+	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"))
 	defer sub.Close()
 	err := r.main()
 	r.out.TXCompared, r.out.Divergences = r.o.txCompared, r.o.divergences
@@ -194,8 +239,9 @@ func (r *runner) race(row, order string) {
 func (r *runner) path() string { return filepath.Join(r.opts.Dir, "session.jsonl") }
 
 func (r *runner) open(reopen bool) error {
+	policy := r.policy
 	obs, err := r.sub.Open(OpenOptions{Session: r.opts.Session, Path: r.path(), Reopen: reopen,
-		Now: startTime, Process: r.process, Lane: laneName, Model: scriptedModel})
+		Now: startTime, Process: r.process, Lane: laneName, Model: scriptedModel, Retry: &policy})
 	if err != nil {
 		return err
 	}
@@ -208,12 +254,14 @@ func (r *runner) open(reopen bool) error {
 }
 
 func (r *runner) script() error {
-	evs := Script(r.src, modelID, startTime)
+	evs := ScriptEnding(r.src, modelID, startTime, r.sc.Retry)
 	return r.sub.Script(rawEvents(evs))
 }
 
 func (r *runner) main() error {
-	if r.sc.Kill {
+	if r.sc.Kill && r.sc.Retry {
+		r.killAim = killEffectPending
+	} else if r.sc.Kill {
 		r.killAim = r.src.Intn("kill aim", killAims)
 		r.trace("kill aim %d", r.killAim)
 	}
@@ -269,6 +317,9 @@ const (
 	killAfterFinalEvent
 	killQueueEmpty
 	killAims
+	// killEffectPending (retry scenarios, not drawn): the operation is at
+	// assistant.effect_pending, its generation unknown to the next process
+	killEffectPending
 )
 
 func (r *runner) killAimed() bool {
@@ -277,6 +328,8 @@ func (r *runner) killAimed() bool {
 		return r.o.liveEnded && r.o.liveResp != ""
 	case killQueueEmpty:
 		return len(r.obs.Parked) == 0
+	case killEffectPending:
+		return r.o.liveResp != ""
 	}
 	return true
 }
@@ -295,10 +348,13 @@ func (r *runner) actions() []action {
 	if r.sc.Abort && !r.aborted && op != "" && r.inflight > 0 && r.o.liveResp != "" {
 		acts = append(acts, action{actAbort, 1})
 	}
-	if r.sc.Kill && !r.killed && op != "" && r.inflight > 0 && r.killAimed() {
+	// a retry scenario does not lose a memory session's storage (the run
+	// would end there): its live retries are what it can reach
+	kill := r.sc.Kill && (!r.sc.Retry || r.opts.Session.Durable())
+	if kill && r.kills < max(1, r.sc.Kills) && op != "" && r.inflight > 0 && r.killAimed() {
 		w := 8 // an aimed moment is rare: take it most of the time
-		if r.killAim == killAny {
-			w = 1
+		if r.killAim == killAny || r.killAim == killEffectPending {
+			w = 1 // effect_pending lasts the whole stream
 		}
 		acts = append(acts, action{actKill, w})
 	}
@@ -344,7 +400,7 @@ func (r *runner) act(a action) error {
 		obs, err = r.sub.Advance(r.obs.Timers[0])
 	case actPrompt:
 		r.prompts++
-		r.o.run = runFor(fmt.Sprintf("prompt %d", r.prompts))
+		r.o.run = r.runFor(fmt.Sprintf("prompt %d", r.prompts))
 		r.inflight++
 		r.trace("prompt %q", r.o.run.UserText)
 		obs, err = r.sub.Start(CallPrompt, r.o.run.UserText)
@@ -403,11 +459,27 @@ func (r *runner) observeEventRelease() {
 	}
 }
 
+// raceRecovery records unknown-generation-vs-retry's order for a
+// recovery's settlement of an operation that was not cancelled (pi's
+// runtime/drive/recovery.ts settling through response.ts
+// settleAssistantResponse with recovery: true): retry_wait while
+// attempts are left, else the run's terminal in the same transaction.
+func (r *runner) raceRecovery(ws []Write) {
+	_, st, err := opStateIn(ws)
+	switch {
+	case err == nil && st != nil && st.At == "assistant.retry_wait":
+		r.race(lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenRetry)
+	case err == nil && st == nil:
+		r.race(lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenFailAtCap)
+	}
+}
+
 // kill ends the process: a durable session reopens in a new process and
 // the run resumes; a memory session loses its storage (the parked writes
 // dropped, every later commit refused) and the run ends there.
 func (r *runner) kill() error {
 	r.killed = true
+	r.kills++
 	if len(r.obs.Parked) > 0 {
 		r.race(lanesim.RowQueuedLoss, lanesim.OrderQueuedLost)
 	} else {
@@ -447,7 +519,12 @@ func (r *runner) kill() error {
 func (r *runner) feed(obs Obs) error {
 	r.o.now = obs.Now
 	for _, c := range obs.Commits {
+		_, cancelled := r.o.m.Current()
+		r.o.recovered = false
 		kind, err := r.o.commit(c.Writes)
+		if kind == txStep && r.o.recovered && !cancelled {
+			r.raceRecovery(c.Writes)
+		}
 		r.trace("committed %s: %s", kind, describe(c.Writes))
 		if err != nil {
 			return err

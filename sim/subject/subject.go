@@ -177,6 +177,8 @@ type OpenOptions struct {
 	Process int    `json:"process"`
 	Lane    string `json:"lane"`
 	Model   Model  `json:"model"`
+	// Retry is the harness's retry option (nil: the subject's default).
+	Retry *RetryPolicy `json:"retry,omitempty"`
 }
 
 // Subject is a system under test. Every method returns once the subject is
