@@ -18,6 +18,13 @@ import (
 // Querier is pi's Storage query surface. Backends implement it beside
 // Storage (it is a separate interface so that the Storage wrappers of the
 // simulator and the fault layers need not grow with it).
+//
+// The results are the caller's, except the memory they point into: an
+// entry's Raw bytes and the string its ParentID points to (and an
+// EntryStructure's ParentID) are the store's own, shared as pi returns its
+// entry objects rather than copies, and must not be written through.
+// Everything else (the slices, the rows, every field) may be changed
+// without changing the store.
 type Querier interface {
 	// GetEntries returns the entries among ids that exist, each once, in
 	// the order of their first occurrence in ids (pi's getEntries Map).

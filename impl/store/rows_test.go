@@ -24,6 +24,9 @@ func TestRowsKeepOrderAcrossChunks(t *testing.T) {
 		require.Equal(t, i+1, r.len())
 	}
 	require.Equal(t, want, r.clone())
+	for i := range r.len() {
+		require.Equal(t, i, *r.at(i), "at(%d)", i) // the computed chunk is the right one
+	}
 	require.Same(t, firstChunk, &r.chunks[0][0], "a chunk moved")
 	for _, c := range r.chunks {
 		require.LessOrEqual(t, cap(c), maxRowChunk)

@@ -15,7 +15,7 @@ import (
 type State struct {
 	nextSeq int64
 	entries rows[StoredEntry]
-	kinds   rows[EntryKind]  // entries[i]'s type and customType, for the queries
+	meta    rows[entryMeta]  // entries[i]'s kind and place in the tree, for the queries
 	ids     map[string]idRef // entry and usage ids: one lookup answers HasEntryOrUsage and finds an entry
 	usage   rows[StoredUsage]
 	stats   SessionStats                    // pi's running totals (applyValidated)
@@ -30,7 +30,33 @@ type State struct {
 	// length, serves them all. No reader can see it: every accessor copies
 	// elements out, and a deleted list is in neither lists nor lastList.
 	spare *listState
+	// unresolved counts the entries applied before their parent.
+	unresolved int
 }
+
+// entryMeta is what the queries read of an entry besides its payload: its
+// structure (pi's EntryStructure, whose Type and CustomType are its kind),
+// kept whole so that a structure scan copies one row per entry; its parent
+// as an index into entries (noParent for a root), so that a branch walk
+// follows indices rather than hashing an id per step; and its depth (a
+// root's is 0), so that a walk allocates its result once.
+type entryMeta struct {
+	structure EntryStructure
+	parent    int32
+	depth     int32
+}
+
+func (m *entryMeta) kind() EntryKind {
+	return EntryKind{Type: m.structure.Type, CustomType: m.structure.CustomType}
+}
+
+// noParent is a root's parent; unresolvedParent an entry whose parent was
+// not in the state when it was applied (validated writes never do that;
+// the walk then looks the parent up by id, as pi's does).
+const (
+	noParent         = -1
+	unresolvedParent = -2
+)
 
 // idKinds says what an id names. Validated writes never give an entry and
 // a usage row one id, but the bits keep both answers exact if they did.
@@ -143,13 +169,14 @@ func (s *State) Apply(writes []CommittedWrite) {
 		w := &writes[i] // a CommittedWrite is 120 bytes; the helpers take it by reference
 		switch w.Kind {
 		case WriteEntry:
+			k := KindOf(w.Entry.Raw)
+			m := s.metaOf(w, k) // before the id is the new entry's
 			r := s.ids[w.Entry.ID]
 			r.kinds |= idEntry
 			r.entry = int32(s.entries.len())
 			s.ids[w.Entry.ID] = r
 			s.entries.append(StoredEntry{Entry: *w.Entry, Seq: w.Seq, Timestamp: w.Timestamp})
-			k := KindOf(w.Entry.Raw)
-			s.kinds.append(k)
+			s.meta.append(m)
 			if k.IsMessage() {
 				s.stats.MessageCount++
 			}
@@ -174,6 +201,23 @@ func (s *State) Apply(writes []CommittedWrite) {
 		}
 		s.nextSeq = w.Seq + 1
 	}
+}
+
+// metaOf is the meta of w's entry, of kind k, about to be applied.
+func (s *State) metaOf(w *CommittedWrite, k EntryKind) entryMeta {
+	e := w.Entry
+	m := entryMeta{structure: EntryStructure{ID: e.ID, ParentID: e.ParentID, Seq: w.Seq, Timestamp: w.Timestamp,
+		Type: k.Type, CustomType: k.CustomType}, parent: noParent}
+	if e.ParentID == nil {
+		return m
+	}
+	if p, ok := s.ids[*e.ParentID]; ok && p.kinds&idEntry != 0 {
+		m.parent, m.depth = p.entry, s.meta.at(int(p.entry)).depth+1
+		return m
+	}
+	m.parent = unresolvedParent
+	s.unresolved++
+	return m
 }
 
 // setValue sets w's value.
