@@ -151,23 +151,22 @@ var commonTypes = map[string]string{
 // KindOf reads an entry's type and customType members from its raw object.
 func KindOf(raw json.RawMessage) EntryKind {
 	var k EntryKind
-	if validCompact(raw) && len(raw) > 0 && raw[0] == '{' {
-		i := 1
-		for i < len(raw) && raw[i] != '}' {
-			if raw[i] == ',' {
-				i++
-			}
-			end, _ := compactStringEnd(raw, i)
-			key := raw[i+1 : end-1]
-			i = end + 1
-			vend := skipCompactValue(raw, i)
-			switch string(key) {
-			case "type":
-				k.Type = internType(raw[i:vend])
-			case "customType":
-				k.CustomType = string(raw[i:vend])
-			}
-			i = vend
+	// a compact object (what Prepare stores) in one validating pass; the
+	// last of repeated members wins, as in JSON.parse
+	var typ, custom []byte
+	if walkCompactObject(raw, func(key, value []byte) {
+		switch string(key) {
+		case `"type"`:
+			typ = value
+		case `"customType"`:
+			custom = value
+		}
+	}) {
+		if typ != nil {
+			k.Type = internType(typ)
+		}
+		if custom != nil {
+			k.CustomType = string(custom)
 		}
 		return k
 	}

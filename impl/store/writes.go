@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // InsertEntry returns the write that inserts e.
@@ -86,24 +87,26 @@ func normalizeWrite(index int, w Write) (Write, error) {
 		if w.Entry == nil {
 			return fail("entry is missing")
 		}
-		raw, err := checkRowRaw(w.Entry.Raw, w.Entry.ID, reservedEntryKeys, func(fields []ObjectField) error {
-			return checkParentField(fields, w.Entry.ParentID)
-		})
+		raw, err := checkRowRaw(w.Entry.Raw, w.Entry.ID, reservedEntryKeys, true, w.Entry.ParentID)
 		if err != nil {
 			return fail("entry %q: %v", w.Entry.ID, err)
 		}
-		e := *w.Entry
-		e.Raw = raw
-		if e.ParentID != nil {
-			p := *e.ParentID
-			e.ParentID = &p
+		// the entry and its parent id in one allocation
+		e := &struct {
+			entry  Entry
+			parent string
+		}{entry: *w.Entry}
+		e.entry.Raw = raw
+		if w.Entry.ParentID != nil {
+			e.parent = *w.Entry.ParentID
+			e.entry.ParentID = &e.parent
 		}
-		return Write{Kind: WriteEntry, Entry: &e}, nil
+		return Write{Kind: WriteEntry, Entry: &e.entry}, nil
 	case WriteUsage:
 		if w.Usage == nil {
 			return fail("usage row is missing")
 		}
-		raw, err := checkRowRaw(w.Usage.Raw, w.Usage.ID, reservedUsageKeys, nil)
+		raw, err := checkRowRaw(w.Usage.Raw, w.Usage.ID, reservedUsageKeys, false, nil)
 		if err != nil {
 			return fail("usage %q: %v", w.Usage.ID, err)
 		}
@@ -133,13 +136,11 @@ func normalizeWrite(index int, w Write) (Write, error) {
 	}
 }
 
-// checkRowRaw validates an entry or usage row object and returns it compacted.
-func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, extra func([]ObjectField) error) (json.RawMessage, error) {
-	compact, err := compactJSON(raw)
-	if err != nil {
-		return nil, fmt.Errorf("raw: %v", err)
-	}
-	fields, err := splitCompactObject(compact)
+// checkRowRaw validates an entry (whose parent id is parent) or usage row
+// object and returns it compacted.
+func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, entry bool, parent *string) (json.RawMessage, error) {
+	var room [8]ObjectField // a row's members, without an allocation
+	fields, compact, err := rowFields(room[:0], raw)
 	if err != nil {
 		return nil, fmt.Errorf("raw: %v", err)
 	}
@@ -161,12 +162,44 @@ func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, extra
 	if !sawID {
 		return nil, fmt.Errorf("raw has no id")
 	}
-	if extra != nil {
-		if err := extra(fields); err != nil {
+	if entry {
+		if err := checkParentField(fields, parent); err != nil {
 			return nil, err
 		}
 	}
 	return compact, nil
+}
+
+// rowFields splits a row object into fields and returns a compact copy of
+// it. A compact object (what writers commit) is validated and split in one
+// pass, its keys checked for repeats; anything else goes through
+// compactJSON and splitCompactObject, with their errors.
+func rowFields(fields []ObjectField, raw json.RawMessage) ([]ObjectField, json.RawMessage, error) {
+	var seen KeySet
+	plain, repeated := true, false
+	if walkCompactObject(raw, func(key, value []byte) {
+		inner := key[1 : len(key)-1]
+		for _, c := range inner {
+			if c == '\\' || c >= utf8.RuneSelf {
+				plain = false
+				return
+			}
+		}
+		k := internKey(inner)
+		repeated = repeated || seen.Add(k)
+		fields = append(fields, ObjectField{Key: k, Value: value})
+	}) && plain && !repeated {
+		// the values are raw's: read by the checks, not kept
+		compact := make(json.RawMessage, len(raw))
+		copy(compact, raw)
+		return fields, compact, nil
+	}
+	compact, err := compactJSON(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	fields, err = appendCompactObject(fields[:0], compact)
+	return fields, compact, err
 }
 
 // jsonStringIs reports whether the JSON value v (valid, compact) decodes,

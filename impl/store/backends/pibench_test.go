@@ -168,18 +168,22 @@ func BenchmarkPiStorageWrite(b *testing.B) {
 		for _, sc := range scenarios {
 			b.Run(be.Name+"/"+sc.name, func(b *testing.B) {
 				b.ReportAllocs()
+				var cpu time.Duration
 				for range b.N {
 					b.StopTimer()
 					st, err := be.Create(env.Production(), b.TempDir(), backends.Options{Sync: backends.SyncNever})
 					require.NoError(b, err)
 					piSeed(b, st, sc.seed)
 					b.StartTimer()
+					c0 := cpuNow()
 					_, err = st.Commit(sc.tx)
+					cpu += cpuNow() - c0
 					b.StopTimer()
 					require.NoError(b, err)
 					require.NoError(b, st.Close())
 					b.StartTimer()
 				}
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
