@@ -125,8 +125,14 @@ func (s *State) AdvanceNextSeq(n int64) error {
 // HasEntryOrUsage implements Lookup.
 func (s *State) HasEntryOrUsage(id string) bool { return s.ids[id].kinds != 0 }
 
-// HasEntry implements Lookup.
-func (s *State) HasEntry(id string) bool { return s.ids[id].kinds&idEntry != 0 }
+// HasEntry implements Lookup. The entry applied last (the usual parent of
+// the next) is answered without a hash lookup.
+func (s *State) HasEntry(id string) bool {
+	if n := s.entries.len(); n > 0 && s.meta.at(n-1).structure.ID == id {
+		return true
+	}
+	return s.ids[id].kinds&idEntry != 0
+}
 
 // Prepare stamps writes with seqs from NextSeq and timestamp and validates
 // them against the state. Nothing is applied. An empty transaction yields
@@ -171,10 +177,8 @@ func (s *State) Apply(writes []CommittedWrite) {
 		case WriteEntry:
 			k := KindOf(w.Entry.Raw)
 			m := s.metaOf(w, k) // before the id is the new entry's
-			r := s.ids[w.Entry.ID]
-			r.kinds |= idEntry
-			r.entry = int32(s.entries.len())
-			s.ids[w.Entry.ID] = r
+			// a validated entry's id is new (HasEntryOrUsage): no read
+			s.ids[w.Entry.ID] = idRef{kinds: idEntry, entry: int32(s.entries.len())}
 			s.entries.append(StoredEntry{Entry: *w.Entry, Seq: w.Seq, Timestamp: w.Timestamp})
 			s.meta.append(m)
 			if k.IsMessage() {
@@ -209,6 +213,12 @@ func (s *State) metaOf(w *CommittedWrite, k EntryKind) entryMeta {
 	m := entryMeta{structure: EntryStructure{ID: e.ID, ParentID: e.ParentID, Seq: w.Seq, Timestamp: w.Timestamp,
 		Type: k.Type, CustomType: k.CustomType}, parent: noParent}
 	if e.ParentID == nil {
+		return m
+	}
+	if n := s.entries.len(); n > 0 && s.meta.at(n-1).structure.ID == *e.ParentID {
+		// a branch grows from the entry applied last: no hash lookup
+		last := s.meta.at(n - 1)
+		m.parent, m.depth = int32(n-1), last.depth+1
 		return m
 	}
 	if p, ok := s.ids[*e.ParentID]; ok && p.kinds&idEntry != 0 {
