@@ -271,6 +271,14 @@ func WalkBranch(q BranchScan, lookup BranchWalker) ([]BranchHit, error) {
 		path = append(path, BranchHit{next, nk})
 		cur = next
 	}
+	return FilterBranch(q, path), nil
+}
+
+// FilterBranch is the rest of pi's scanBranch given its path, newest
+// first (path[0] is q.Start's entry, each next its parent, the last a
+// root): the order, the stop, the type, customType and cursor filters,
+// then the limit. It reorders path in place.
+func FilterBranch(q BranchScan, path []BranchHit) []BranchHit {
 	oldest := q.Order == OldestFirst
 	if oldest {
 		for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
@@ -298,7 +306,7 @@ func WalkBranch(q BranchScan, lookup BranchWalker) ([]BranchHit, error) {
 		}
 		out = append(out, h)
 	}
-	return out, nil
+	return out
 }
 
 // MatchesEntryScan is pi's scanEntries filter for one entry.
