@@ -43,6 +43,15 @@ func (r *rows[T]) clone() []T {
 	return out
 }
 
+// copyTo copies rows [from, from+len(dst)) into dst, a chunk at a time.
+func (r *rows[T]) copyTo(dst []T, from int) {
+	for len(dst) > 0 {
+		k := chunkOf(from)
+		n := copy(dst, r.chunks[k][from-r.starts[k]:])
+		dst, from = dst[n:], from+n
+	}
+}
+
 // at returns row i (0 <= i < len). Chunk sizes follow from append alone
 // (a chunk starting at row s holds min(max(8, s), maxRowChunk) rows), so
 // the chunk is computed, not searched: rows 0-7 are chunk 0, rows [2^k,

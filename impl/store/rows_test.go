@@ -27,6 +27,11 @@ func TestRowsKeepOrderAcrossChunks(t *testing.T) {
 	for i := range r.len() {
 		require.Equal(t, i, *r.at(i), "at(%d)", i) // the computed chunk is the right one
 	}
+	for _, span := range [][2]int{{0, 0}, {0, 3 * maxRowChunk}, {5, 20}, {7, 1}, {1000, 2000}, {3*maxRowChunk - 1, 1}} {
+		got := make([]int, span[1])
+		r.copyTo(got, span[0])
+		require.Equal(t, want[span[0]:span[0]+span[1]], got, "copyTo from %d, %d rows", span[0], span[1])
+	}
 	require.Same(t, firstChunk, &r.chunks[0][0], "a chunk moved")
 	for _, c := range r.chunks {
 		require.LessOrEqual(t, cap(c), maxRowChunk)

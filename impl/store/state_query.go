@@ -204,8 +204,21 @@ func (s *State) ScanEntries(q EntryScan) []StoredEntry {
 	if limit >= 0 {
 		capacity = int(min(int64(capacity), limit))
 	}
-	out := make([]StoredEntry, 0, capacity)
 	desc := q.Order == Desc
+	if q.Type == nil && q.CustomType == nil {
+		// every row in the range matches: the page is the first (or
+		// last) capacity rows, copied as they are
+		out := make([]StoredEntry, capacity)
+		if !desc {
+			s.entries.copyTo(out, first)
+			return out
+		}
+		for k := range out {
+			out[k] = *s.entries.at(end - 1 - k)
+		}
+		return out
+	}
+	out := make([]StoredEntry, 0, capacity)
 	for k := 0; k < end-first; k++ {
 		if limit >= 0 && int64(len(out)) >= limit {
 			break

@@ -148,6 +148,11 @@ func TestScanEntriesIsPis(t *testing.T) {
 		assert.Equal(t, []string{"root", "tail"}, scan(store.EntryScan{Type: ptr("message")}))
 		assert.Equal(t, []string{}, scan(store.EntryScan{Limit: ptr(int64(0))}))
 		assert.Equal(t, []string{"note-2"}, scan(store.EntryScan{Type: ptr("custom"), Order: store.Desc, Limit: ptr(int64(1))}))
+		// unfiltered pages within seq bounds, either way
+		assert.Equal(t, []string{"note-1", "other", "note-2"}, scan(store.EntryScan{FromSeq: ptr(r.Seqs[1]), ToSeq: ptr(r.Seqs[3])}))
+		assert.Equal(t, []string{"note-2", "other"}, scan(store.EntryScan{FromSeq: ptr(r.Seqs[1]), ToSeq: ptr(r.Seqs[3]), Order: store.Desc, Limit: ptr(int64(2))}))
+		assert.Equal(t, []string{"other", "note-2", "tail"}, scan(store.EntryScan{FromSeq: ptr(r.Seqs[2]), Limit: ptr(int64(9))}))
+		assert.Equal(t, []string{}, scan(store.EntryScan{FromSeq: ptr(r.Seqs[4] + 1)}))
 	})
 }
 
