@@ -49,15 +49,24 @@ const MaxSafeInteger = 1<<53 - 1
 // with seq firstSeq+i and the transaction timestamp. It does not consult
 // state; call ValidateCommitted next.
 func Prepare(writes []Write, firstSeq, timestamp int64) ([]CommittedWrite, error) {
+	out, _, err := PrepareKinds(writes, firstSeq, timestamp)
+	return out, err
+}
+
+// PrepareKinds is Prepare that also returns each entry's kind (KindOf of
+// its normalized raw; the zero kind for other writes), read while the
+// row is validated: State.ApplyKinds then need not scan the row again.
+func PrepareKinds(writes []Write, firstSeq, timestamp int64) ([]CommittedWrite, []EntryKind, error) {
 	out := make([]CommittedWrite, len(writes))
+	kinds := make([]EntryKind, len(writes))
 	for i, w := range writes {
-		n, err := normalizeWrite(i, w)
+		n, err := normalizeWrite(i, w, &kinds[i])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out[i] = CommittedWrite{Write: n, Seq: firstSeq + int64(i), Timestamp: timestamp}
 	}
-	return out, nil
+	return out, kinds, nil
 }
 
 // ValidateCommitted applies pi's commit rules (commit.ts

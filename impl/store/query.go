@@ -497,12 +497,22 @@ func (k EntryKind) IsMessage() bool { return jsonIs(k.Type, "message") }
 
 // Fold adds committed writes to the totals as pi's applyValidated does:
 // a message entry counts, a usage row's usage is added.
-func (s *SessionStats) Fold(writes []CommittedWrite) {
+func (s *SessionStats) Fold(writes []CommittedWrite) { s.FoldKinds(writes, nil) }
+
+// FoldKinds is Fold given the entries' kinds as PrepareKinds returns them
+// (nil: read from the rows).
+func (s *SessionStats) FoldKinds(writes []CommittedWrite, kinds []EntryKind) {
 	for i := range writes {
 		w := &writes[i]
 		switch w.Kind {
 		case WriteEntry:
-			if KindOf(w.Entry.Raw).IsMessage() {
+			k := EntryKind{}
+			if kinds != nil {
+				k = kinds[i]
+			} else {
+				k = KindOf(w.Entry.Raw)
+			}
+			if k.IsMessage() {
 				s.MessageCount++
 			}
 		case WriteUsage:

@@ -138,17 +138,24 @@ func (s *State) HasEntry(id string) bool {
 // them against the state. Nothing is applied. An empty transaction yields
 // FirstSeq = NextSeq and no writes.
 func (s *State) Prepare(writes []Write, timestamp int64) ([]CommittedWrite, CommitResult, error) {
-	committed, err := Prepare(writes, s.nextSeq, timestamp)
+	committed, _, res, err := s.PrepareKinds(writes, timestamp)
+	return committed, res, err
+}
+
+// PrepareKinds is Prepare that also returns the entries' kinds, for
+// ApplyKinds (see store.PrepareKinds).
+func (s *State) PrepareKinds(writes []Write, timestamp int64) ([]CommittedWrite, []EntryKind, CommitResult, error) {
+	committed, kinds, err := PrepareKinds(writes, s.nextSeq, timestamp)
 	if err != nil {
-		return nil, CommitResult{}, err
+		return nil, nil, CommitResult{}, err
 	}
 	if err := s.Validate(committed); err != nil {
-		return nil, CommitResult{}, err
+		return nil, nil, CommitResult{}, err
 	}
 	if err := CheckUsageTotals(committed); err != nil {
-		return nil, CommitResult{}, err
+		return nil, nil, CommitResult{}, err
 	}
-	return committed, ResultOf(committed, s.nextSeq, timestamp), nil
+	return committed, kinds, ResultOf(committed, s.nextSeq, timestamp), nil
 }
 
 // ResultOf builds the CommitResult for prepared writes.
@@ -170,12 +177,22 @@ func (s *State) Validate(writes []CommittedWrite) error {
 
 // Apply applies writes that Validate accepted. Applying unvalidated writes is
 // a programming error and may corrupt the state.
-func (s *State) Apply(writes []CommittedWrite) {
+func (s *State) Apply(writes []CommittedWrite) { s.ApplyKinds(writes, nil) }
+
+// ApplyKinds is Apply given kinds[i], writes[i]'s KindOf when it is an
+// entry (as PrepareKinds returns them), so that no row is scanned again;
+// nil kinds are read from the rows.
+func (s *State) ApplyKinds(writes []CommittedWrite, kinds []EntryKind) {
 	for i := range writes {
 		w := &writes[i] // a CommittedWrite is 120 bytes; the helpers take it by reference
 		switch w.Kind {
 		case WriteEntry:
-			k := KindOf(w.Entry.Raw)
+			var k EntryKind
+			if kinds != nil {
+				k = kinds[i]
+			} else {
+				k = KindOf(w.Entry.Raw)
+			}
 			m := s.metaOf(w, k) // before the id is the new entry's
 			// a validated entry's id is new (HasEntryOrUsage): no read
 			s.ids[w.Entry.ID] = idRef{kinds: idEntry, entry: int32(s.entries.len())}

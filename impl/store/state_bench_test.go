@@ -97,16 +97,17 @@ func piHundred() []store.Write {
 }
 
 // BenchmarkPrepareApplyHundred is the State's share of pi's "commit 100
-// message entries": Prepare (normalize, validate) and Apply on a new State.
+// message entries": Prepare (normalize, validate) and Apply on a new State,
+// as the memory backend commits.
 func BenchmarkPrepareApplyHundred(b *testing.B) {
 	tx := piHundred()
 	b.ReportAllocs()
 	for range b.N {
 		s := store.NewState()
-		ws, _, err := s.Prepare(tx, 1650000000000)
+		ws, kinds, _, err := s.PrepareKinds(tx, 1650000000000)
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.Apply(ws)
+		s.ApplyKinds(ws, kinds)
 	}
 }

@@ -208,6 +208,7 @@ func (o *overlay) add(writes []store.CommittedWrite) { o.pending = append(o.pend
 type accepted struct {
 	req    *request
 	writes []store.CommittedWrite
+	kinds  []store.EntryKind // the entries' kinds, read by Prepare
 	sizes  []int64
 }
 
@@ -231,7 +232,7 @@ func (s *Store) commitGroup(reqs []*request) {
 	deletes := false
 	for _, r := range reqs {
 		ts := s.clock.Now().UnixMilli()
-		writes, err := store.Prepare(r.writes, next, ts)
+		writes, kinds, err := store.PrepareKinds(r.writes, next, ts)
 		if err == nil {
 			err = store.ValidateCommitted(writes, next, ov)
 		}
@@ -252,7 +253,7 @@ func (s *Store) commitGroup(reqs []*request) {
 		buf = append(buf, '\n')
 		ov.add(writes)
 		next += int64(len(writes))
-		ok = append(ok, accepted{r, writes, sizes})
+		ok = append(ok, accepted{r, writes, kinds, sizes})
 		for _, w := range writes {
 			deletes = deletes || w.Op == store.OpDelete
 		}
@@ -279,7 +280,7 @@ func (s *Store) commitGroup(reqs []*request) {
 	}
 	s.mu.Lock()
 	for _, a := range ok {
-		s.state.Apply(a.writes)
+		s.state.ApplyKinds(a.writes, a.kinds)
 		s.account(a.writes, a.sizes)
 	}
 	s.size += int64(len(buf))
