@@ -186,6 +186,10 @@ func compactOr(v json.RawMessage) json.RawMessage {
 	return v
 }
 
+// InternType is an entry's type member (JSON text) as EntryKind.Type
+// holds it: the common types shared, not allocated per entry.
+func InternType(v []byte) string { return internType(v) }
+
 func internType(v []byte) string {
 	if s, ok := commonTypes[string(v)]; ok {
 		return s
