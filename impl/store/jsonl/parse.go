@@ -72,6 +72,10 @@ type lineParser struct {
 	kinds     []store.EntryKind
 	known     []bool
 	rowCopied bool
+	// lastID is the identity of the entry parsed last, and lastIDLit a
+	// copy of its id's string literal (nil when none is kept).
+	lastID    string
+	lastIDLit []byte
 }
 
 // parse decodes one complete line (pi's parseTransaction).
@@ -342,8 +346,21 @@ func (p *lineParser) entry(r record, index int, out *store.CommittedWrite) error
 	idM, hasID := p.get(fID)
 	e := store.Entry{ID: p.identity(idM, hasID, out.Seq, "id")}
 	if pm, present := p.get(fParentID); !present || string(p.raw(pm)) != "null" {
-		parent := p.identity(pm, present, out.Seq, "parentId")
+		var parent string
+		if raw := p.raw(pm); present && p.lastIDLit != nil && string(raw) == string(p.lastIDLit) {
+			// the entry parsed last (a branch grows at its tip): the same
+			// literal is the same identity, and its string is shared
+			parent = p.lastID
+		} else {
+			parent = p.identity(pm, present, out.Seq, "parentId")
+		}
 		e.ParentID = &parent
+	}
+	if hasID && p.raw(idM)[0] == '"' {
+		// a copy: the line's buffer may be reused
+		p.lastID, p.lastIDLit = e.ID, append(p.lastIDLit[:0], p.raw(idM)...)
+	} else {
+		p.lastIDLit = nil
 	}
 	e.Raw = p.row(r, "kind", "seq", "timestamp")
 	if p.rowCopied {
