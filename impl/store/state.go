@@ -16,6 +16,7 @@ type State struct {
 	nextSeq int64
 	entries rows[StoredEntry]
 	meta    rows[entryMeta]  // entries[i]'s kind and place in the tree, for the queries
+	kinds   kindTable        // the distinct entry kinds, which meta indexes
 	ids     map[string]idRef // entry and usage ids: one lookup answers HasEntryOrUsage and finds an entry
 	usage   rows[StoredUsage]
 	stats   SessionStats                    // pi's running totals (applyValidated)
@@ -34,20 +35,16 @@ type State struct {
 	unresolved int
 }
 
-// entryMeta is what the queries read of an entry besides its payload: its
-// structure (pi's EntryStructure, whose Type and CustomType are its kind),
-// kept whole so that a structure scan copies one row per entry; its parent
-// as an index into entries (noParent for a root), so that a branch walk
-// follows indices rather than hashing an id per step; and its depth (a
-// root's is 0), so that a walk allocates its result once.
+// entryMeta is what the queries read of an entry besides the entry
+// itself, without a pointer for the collector to trace: its kind as an
+// index into kinds (an entry's type and customType repeat across a
+// session), its parent as an index into entries (noParent for a root), so
+// that a branch walk follows indices rather than hashing an id per step,
+// and its depth (a root's is 0), so that a walk allocates its result once.
 type entryMeta struct {
-	structure EntryStructure
-	parent    int32
-	depth     int32
-}
-
-func (m *entryMeta) kind() EntryKind {
-	return EntryKind{Type: m.structure.Type, CustomType: m.structure.CustomType}
+	kind   uint32
+	parent int32
+	depth  int32
 }
 
 // noParent is a root's parent; unresolvedParent an entry whose parent was
@@ -128,7 +125,7 @@ func (s *State) HasEntryOrUsage(id string) bool { return s.ids[id].kinds != 0 }
 // HasEntry implements Lookup. The entry applied last (the usual parent of
 // the next) is answered without a hash lookup.
 func (s *State) HasEntry(id string) bool {
-	if n := s.entries.len(); n > 0 && s.meta.at(n-1).structure.ID == id {
+	if n := s.entries.len(); n > 0 && s.entries.at(n-1).Entry.ID == id {
 		return true
 	}
 	return s.ids[id].kinds&idEntry != 0
@@ -227,12 +224,11 @@ func (s *State) ApplyKinds(writes []CommittedWrite, kinds []EntryKind) {
 // metaOf is the meta of w's entry, of kind k, about to be applied.
 func (s *State) metaOf(w *CommittedWrite, k EntryKind) entryMeta {
 	e := w.Entry
-	m := entryMeta{structure: EntryStructure{ID: e.ID, ParentID: e.ParentID, Seq: w.Seq, Timestamp: w.Timestamp,
-		Type: k.Type, CustomType: k.CustomType}, parent: noParent}
+	m := entryMeta{kind: s.kinds.index(k), parent: noParent}
 	if e.ParentID == nil {
 		return m
 	}
-	if n := s.entries.len(); n > 0 && s.meta.at(n-1).structure.ID == *e.ParentID {
+	if n := s.entries.len(); n > 0 && s.entries.at(n-1).Entry.ID == *e.ParentID {
 		// a branch grows from the entry applied last: no hash lookup
 		last := s.meta.at(n - 1)
 		m.parent, m.depth = int32(n-1), last.depth+1
@@ -245,6 +241,30 @@ func (s *State) metaOf(w *CommittedWrite, k EntryKind) entryMeta {
 	m.parent = unresolvedParent
 	s.unresolved++
 	return m
+}
+
+// kindTable interns entry kinds: meta holds a kind's index, not its two
+// strings.
+type kindTable struct {
+	all []EntryKind
+	at  map[EntryKind]uint32
+}
+
+// index returns k's index, adding it when new.
+func (t *kindTable) index(k EntryKind) uint32 {
+	if n := len(t.all); n > 0 && t.all[n-1] == k {
+		return uint32(n - 1) // a run of one kind, as a session's messages are
+	}
+	if i, ok := t.at[k]; ok {
+		return i
+	}
+	if t.at == nil {
+		t.at = map[EntryKind]uint32{}
+	}
+	i := uint32(len(t.all))
+	t.all = append(t.all, k)
+	t.at[k] = i
+	return i
 }
 
 // setValue sets w's value.

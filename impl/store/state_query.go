@@ -12,7 +12,7 @@ func (s *State) entry(id string) (StoredEntry, EntryKind, bool) {
 	if !ok || r.kinds&idEntry == 0 {
 		return StoredEntry{}, EntryKind{}, false
 	}
-	return *s.entries.at(int(r.entry)), s.meta.at(int(r.entry)).kind(), true
+	return *s.entries.at(int(r.entry)), s.kinds.all[s.meta.at(int(r.entry)).kind], true
 }
 
 // GetEntries is pi's getEntries: the entries among ids, each once, in the
@@ -87,13 +87,13 @@ func (s *State) branchHits(q *BranchScan, hit func(int32)) error {
 		if limit >= 0 && taken >= limit {
 			return false
 		}
-		k := &s.meta.at(int(i)).structure // id, seq and kind
+		k := &s.kinds.all[s.meta.at(int(i)).kind]
 		if matchOptional(k.Type, q.Type) && matchOptional(k.CustomType, q.CustomType) &&
-			(q.Cursor == nil || (oldest && k.Seq > *q.Cursor) || (!oldest && k.Seq < *q.Cursor)) {
+			(q.Cursor == nil || cursorPasses(s.entries.at(int(i)).Seq, *q.Cursor, oldest)) {
 			hit(i)
 			taken++
 		}
-		if q.StopAtID != nil && k.ID == *q.StopAtID {
+		if q.StopAtID != nil && s.entries.at(int(i)).Entry.ID == *q.StopAtID {
 			return false
 		}
 		if q.StopAtType == nil {
@@ -133,6 +133,14 @@ func (s *State) branchHits(q *BranchScan, hit func(int32)) error {
 	return nil
 }
 
+// cursorPasses is pi's cursor filter: past the cursor in the scan's order.
+func cursorPasses(seq, cursor int64, oldest bool) bool {
+	if oldest {
+		return seq > cursor
+	}
+	return seq < cursor
+}
+
 // branchCap is the capacity for a branch scan's result: the path's length
 // (at most the limit) when every entry on it may be returned, else small.
 func (s *State) branchCap(q *BranchScan) int {
@@ -162,7 +170,11 @@ func (s *State) ScanBranch(q BranchScan) ([]StoredEntry, error) {
 // ScanBranchStructure is pi's scanBranchStructure.
 func (s *State) ScanBranchStructure(q BranchScan) ([]EntryStructure, error) {
 	out := make([]EntryStructure, 0, s.branchCap(&q))
-	if err := s.branchHits(&q, func(i int32) { out = append(out, s.meta.at(int(i)).structure) }); err != nil {
+	if err := s.branchHits(&q, func(i int32) {
+		e, k := s.entries.at(int(i)), &s.kinds.all[s.meta.at(int(i)).kind]
+		out = append(out, EntryStructure{ID: e.Entry.ID, ParentID: e.Entry.ParentID, Seq: e.Seq, Timestamp: e.Timestamp,
+			Type: k.Type, CustomType: k.CustomType})
+	}); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -227,7 +239,7 @@ func (s *State) ScanEntries(q EntryScan) []StoredEntry {
 		if desc {
 			i = end - 1 - k
 		}
-		if MatchesEntryScan(&q, s.entries.at(i).Seq, s.meta.at(i).kind()) {
+		if MatchesEntryScan(&q, s.entries.at(i).Seq, s.kinds.all[s.meta.at(i).kind]) {
 			out = append(out, *s.entries.at(i))
 		}
 	}
