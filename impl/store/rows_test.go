@@ -53,3 +53,25 @@ func TestSortBySeqOrdersAnyPermutation(t *testing.T) {
 		}
 	}
 }
+
+// kindTable gives each distinct kind one index, below and past the size
+// at which it starts keeping a map.
+func TestKindTableInternsPastItsMap(t *testing.T) {
+	var tab kindTable
+	seen := map[EntryKind]uint32{}
+	for round := range 3 {
+		for i := range 3 * smallKindTable {
+			k := EntryKind{Type: `"custom"`, CustomType: `"c` + strconv.Itoa(i) + `"`}
+			if i%5 == 0 {
+				k = EntryKind{Type: `"message"`}
+			}
+			got := tab.index(k)
+			require.Equal(t, k, tab.all[got])
+			if want, ok := seen[k]; ok {
+				require.Equal(t, want, got, "round %d: %v got a second index", round, k)
+			}
+			seen[k] = got
+		}
+	}
+	require.Len(t, tab.all, len(seen))
+}

@@ -250,20 +250,34 @@ type kindTable struct {
 	at  map[EntryKind]uint32
 }
 
+// smallKindTable is the most kinds searched one by one before a map.
+const smallKindTable = 8
+
 // index returns k's index, adding it when new.
 func (t *kindTable) index(k EntryKind) uint32 {
 	if n := len(t.all); n > 0 && t.all[n-1] == k {
 		return uint32(n - 1) // a run of one kind, as a session's messages are
 	}
-	if i, ok := t.at[k]; ok {
-		return i
-	}
 	if t.at == nil {
-		t.at = map[EntryKind]uint32{}
+		// a few kinds are searched: no map for a small session
+		for i, o := range t.all {
+			if o == k {
+				return uint32(i)
+			}
+		}
+	} else if i, ok := t.at[k]; ok {
+		return i
 	}
 	i := uint32(len(t.all))
 	t.all = append(t.all, k)
-	t.at[k] = i
+	if t.at == nil && len(t.all) > smallKindTable {
+		t.at = make(map[EntryKind]uint32, 2*len(t.all))
+		for j, o := range t.all {
+			t.at[o] = uint32(j)
+		}
+	} else if t.at != nil {
+		t.at[k] = i
+	}
 	return i
 }
 

@@ -263,6 +263,12 @@ func checkParentField(fields []ObjectField, parent *string) error {
 			}
 			return nil
 		}
+		if string(f.Value) == "null" { // a root: no decoder needed
+			if parent != nil {
+				return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
+			}
+			return nil
+		}
 		var got *string
 		if err := json.Unmarshal(f.Value, &got); err != nil {
 			return fmt.Errorf("raw parentId %s is not a string or null", f.Value)
