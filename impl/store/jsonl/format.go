@@ -189,13 +189,12 @@ func safeInt(raw json.RawMessage, minimum int64) (int64, bool) {
 // appendRecord appends w's record exactly as pi's commitWrite + JSON.stringify
 // lay it out (JS spread key order).
 func appendRecord(dst []byte, w store.CommittedWrite) []byte {
-	seq := strconv.AppendInt(nil, w.Seq, 10)
 	switch w.Kind {
 	case store.WriteEntry:
 		dst = append(dst, `{"kind":"entry",`...)
 		dst = append(dst, w.Entry.Raw[1:len(w.Entry.Raw)-1]...)
 		dst = append(dst, `,"seq":`...)
-		dst = append(dst, seq...)
+		dst = strconv.AppendInt(dst, w.Seq, 10)
 		dst = append(dst, `,"timestamp":`...)
 		dst = strconv.AppendInt(dst, w.Timestamp, 10)
 		return append(dst, '}')
@@ -203,7 +202,7 @@ func appendRecord(dst []byte, w store.CommittedWrite) []byte {
 		dst = append(dst, `{"kind":"usage",`...)
 		dst = append(dst, w.Usage.Raw[1:len(w.Usage.Raw)-1]...)
 		dst = append(dst, `,"seq":`...)
-		dst = append(dst, seq...)
+		dst = strconv.AppendInt(dst, w.Seq, 10)
 		return append(dst, '}')
 	default:
 		dst = append(dst, `{"kind":"`...)
@@ -211,7 +210,7 @@ func appendRecord(dst []byte, w store.CommittedWrite) []byte {
 		dst = append(dst, `","op":"`...)
 		dst = append(dst, w.Op...)
 		dst = append(dst, `","seq":`...)
-		dst = append(dst, seq...)
+		dst = strconv.AppendInt(dst, w.Seq, 10)
 		dst = append(dst, `,"namespace":`...)
 		dst = store.AppendJSString(dst, w.Namespace)
 		dst = append(dst, `,"key":`...)
@@ -222,6 +221,25 @@ func appendRecord(dst []byte, w store.CommittedWrite) []byte {
 		}
 		return append(dst, '}')
 	}
+}
+
+// transactionSize is about the length of writes' line: exact for rows
+// and for addresses that need no escapes (a capacity, not a bound).
+func transactionSize(writes []store.CommittedWrite) int {
+	n := 2
+	for i := range writes {
+		w := &writes[i]
+		n += 64 // the record's own members, seq and timestamp, a comma
+		switch w.Kind {
+		case store.WriteEntry:
+			n += len(w.Entry.Raw)
+		case store.WriteUsage:
+			n += len(w.Usage.Raw)
+		default:
+			n += len(w.Namespace) + len(w.Key) + len(w.Value)
+		}
+	}
+	return n
 }
 
 // appendTransaction appends one commit's line (without the newline): a bare

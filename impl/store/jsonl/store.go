@@ -297,7 +297,11 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 		if err := s.addressAtApply(p, &writes[i], i); err != nil {
 			return err
 		}
-		s.state.Apply(writes[i : i+1])
+		if p.known[i] {
+			s.state.ApplyKinds(writes[i:i+1], p.kinds[i:i+1])
+		} else {
+			s.state.Apply(writes[i : i+1])
+		}
 		s.account(writes[i:i+1], sizes[i:i+1])
 	}
 	return nil
