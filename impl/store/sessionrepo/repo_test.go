@@ -15,6 +15,7 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/fork"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
+	"github.com/frameproof/frameproof/impl/store/sqlite"
 )
 
 const now = 1_700_000_000_000
@@ -304,4 +305,53 @@ func TestJSONLListsAndOpensV3(t *testing.T) {
 	require.Len(t, es, 1)
 	assert.Contains(t, string(es[0].Entry.Raw), `"content":"hi"`)
 	require.NoError(t, s.Close())
+}
+
+// The SQLite repository (no pi counterpart in 0.85.1; pi's session-repo
+// suite runs on it in props/pistorage): one database per session whose
+// sessions row is its metadata; a fork keeps its source's seqs and next
+// seq (session/fork.ts createForkSnapshot) and names its parent.
+func TestSQLiteRepoLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	r, err := NewSQLite(testEnv(), filepath.Join(dir, "db"), sqlite.Options{Sync: sqlite.SyncNever})
+	require.NoError(t, err)
+	s, err := r.Create(CreateOptions{ID: "a/b"})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "db", "a%2Fb.sqlite"), s.Metadata.Path)
+	_, err = s.Storage.Commit([]store.Write{
+		store.InsertEntry(store.Entry{ID: "e1", Raw: json.RawMessage(`{"id":"e1","parentId":null,"type":"custom","customType":"x"}`)}),
+		store.SetValueRaw(store.Address{Namespace: "pi.branch.tip", Key: "main", Kind: store.KindValue}, json.RawMessage(`"e1"`)),
+	})
+	require.NoError(t, err)
+	_, err = r.Open(s.Metadata)
+	require.EqualError(t, err, "Session is already open: a/b")
+	require.EqualError(t, r.Delete(s.Metadata), "Session is open: a/b")
+	_, err = r.Create(CreateOptions{ID: "a/b"})
+	require.EqualError(t, err, "Session already exists: a/b")
+
+	f, err := r.Fork(s.Metadata, ForkOptions{ID: "f", Options: fork.Options{Scope: fork.ScopeTree}})
+	require.NoError(t, err)
+	require.NotNil(t, f.Metadata.ParentSessionID)
+	assert.Equal(t, "a/b", *f.Metadata.ParentSessionID)
+	es, err := f.Storage.Entries()
+	require.NoError(t, err)
+	require.Len(t, es, 1)
+	assert.Equal(t, int64(1), es[0].Seq)
+	require.NoError(t, f.Close())
+	require.NoError(t, s.Close())
+
+	listed, err := r.List(ListOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a/b", "f"}, []string{listed[0].ID, listed[1].ID})
+	again, err := r.Open(listed[1])
+	require.NoError(t, err)
+	tip, err := again.Storage.GetValue(store.Address{Namespace: "pi.branch.tip", Key: "main"})
+	require.NoError(t, err)
+	assert.Equal(t, `"e1"`, string(tip.Value))
+	require.NoError(t, again.Close())
+	require.NoError(t, r.Delete(listed[1]))
+	require.EqualError(t, r.Delete(listed[1]), "Session file does not exist: "+listed[1].Path)
+	listed, err = r.List(ListOptions{})
+	require.NoError(t, err)
+	assert.Len(t, listed, 1)
 }
