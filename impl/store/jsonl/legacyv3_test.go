@@ -165,3 +165,24 @@ func TestHeaderV4BeforeV3(t *testing.T) {
 	assert.False(t, IsLegacyV3(err), "a v3 header needs a timestamp Date.parse reads")
 	assert.EqualError(t, err, "Unsupported JSONL session header")
 }
+
+// pi: legacy-v3.ts metadataFromLegacyV3Header takes createdAt from
+// Date.parse of the v3 timestamp, which codec.ts isLegacyV3SessionHeader
+// only requires to be finite; storage.ts upgradeLegacyV3ToV4 then writes
+// a v4 header that isJsonlStorageHeader refuses (createdAt < 0). frameproof
+// follows pi (docs/PI-FINDINGS.md, "A v3 session from before 1970 is
+// upgraded into a file pi cannot open").
+func TestV3BeforeEpochUpgradesIntoAnUnopenableFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"type":"session","version":3,"id":"s","timestamp":"1969-12-31T23:59:59.000Z","cwd":"/w"}`+"\n"), 0o644))
+	s, err := Open(v3Env(dir), path, Options{Sync: SyncNever})
+	require.NoError(t, err)
+	_, err = s.Commit([]store.Write{{Kind: store.WriteValue, Op: store.OpSet, Namespace: "app", Key: "k", Value: []byte(`1`)}})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	b, _ := os.ReadFile(path)
+	assert.True(t, strings.HasPrefix(string(b), `{"v":4,"kind":"header","id":"s","createdAt":-1000,`), "%s", b)
+	_, err = Open(v3Env(dir), path, Options{Sync: SyncNever})
+	assert.EqualError(t, err, "Invalid JSONL storage "+path+": invalid header")
+}
