@@ -335,6 +335,8 @@ func v3Session(t *rapid.T) []byte {
 		header += `,"parentSession":"/sessions/parent.jsonl"`
 	case 1:
 		header += `,"parentSession":"/sessions/missing.jsonl"`
+	case 2:
+		header += `,"parentSession":"/sessions/parent3.jsonl"`
 	}
 	b.WriteString(header + "}\n")
 	damage := rapid.IntRange(0, 3).Draw(t, "damaged") == 0
@@ -354,6 +356,14 @@ func v3Session(t *rapid.T) []byte {
 		}
 		ts += rapid.Int64Range(0, 5000).Draw(t, "dt")
 		stamp := strconv.Quote(jsISO(ts))
+		switch rapid.IntRange(0, 9).Draw(t, "stampForm") {
+		case 0: // an offset
+			stamp = strconv.Quote(time.UnixMilli(ts).In(time.FixedZone("", 2*3600)).Format("2006-01-02T15:04:05.000-07:00"))
+		case 1: // no fraction
+			stamp = strconv.Quote(time.UnixMilli(ts).UTC().Format("2006-01-02T15:04:05Z"))
+		case 2: // a date alone
+			stamp = strconv.Quote(time.UnixMilli(ts).UTC().Format("2006-01-02"))
+		}
 		typ := rapid.SampledFrom(v3Types).Draw(t, "type")
 		rec := fmt.Sprintf(`{"type":%q,"id":%q,"parentId":%s,"timestamp":%s`, typ, id, parent, stamp)
 		pick := func(label string) string {
@@ -447,7 +457,11 @@ func v3Session(t *rapid.T) []byte {
 				rec = strings.Replace(rec, `"parentId":`+parent, `"parentId":"`+id+`"`, 1) // a cycle
 			}
 		}
-		b.WriteString(rec + "\n")
+		eol := "\n"
+		if rapid.IntRange(0, 19).Draw(t, "crlf") == 0 {
+			eol = "\r\n" // pi splits on \n; JSON.parse takes the \r as space
+		}
+		b.WriteString(rec + eol)
 		ids = append(ids, id)
 	}
 	out := []byte(b.String())
@@ -464,7 +478,8 @@ func TestPiV3ImportAlike(t *testing.T) {
 	o := startOpener(t)
 	dir := t.TempDir()
 	parent := []byte(`{"v":4,"kind":"header","id":"parent-id","storageVersion":1,"createdAt":5,"cwd":"/work/p"}` + "\n")
-	files := map[string][]byte{"/sessions/parent.jsonl": parent}
+	files := map[string][]byte{"/sessions/parent.jsonl": parent,
+		"/sessions/parent3.jsonl": []byte(`{"type":"session","version":3,"id":"parent3","timestamp":"2020-01-01T00:00:00Z","cwd":"/"}` + "\n")}
 	tally := map[string]int{}
 	rapid.Check(t, func(rt *rapid.T) {
 		content := v3Session(rt)
