@@ -225,6 +225,21 @@ func (s *Store) commitGroup(reqs []*request) {
 		}
 		return
 	}
+	// A v3-backed store upgrades its file at its first non-empty commit
+	// (pi's applyCommit → upgradeLegacyV3ToV4), one commit at a time.
+	for len(reqs) > 0 && s.legacy != nil {
+		r := reqs[0]
+		reqs = reqs[1:]
+		if len(r.writes) == 0 {
+			next := s.state.NextSeq()
+			r.res = store.ResultOf(nil, next, s.clock.Now().UnixMilli())
+			continue
+		}
+		s.upgradeLegacyV3(r)
+	}
+	if len(reqs) == 0 {
+		return
+	}
 	ov := &overlay{base: s.state}
 	next := s.state.NextSeq()
 	var buf []byte

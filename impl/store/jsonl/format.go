@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 )
 
@@ -99,12 +100,26 @@ func encodeObject(dst []byte, fields []store.ObjectField) []byte {
 var (
 	errHeaderNotJSON   = errors.New("Invalid JSONL session header: not valid JSON")
 	errHeaderUnsupport = errors.New("Unsupported JSONL session header")
-	// errLegacyV3 is frameproof's: pi imports v3 sessions, frameproof does not.
-	errLegacyV3 = errors.New("jsonl: legacy v3 session header: import is not supported")
+	// errLegacyV3 marks a v3 legacy session header (pi's
+	// isLegacyV3SessionHeader): not a v4 header, but one open imports.
+	errLegacyV3 = errors.New("jsonl: legacy v3 session header")
 )
 
-// parseHeader applies pi's isJsonlStorageHeader.
+// parseHeader applies pi's parseJsonlSessionHeader: a v4 header
+// (isJsonlStorageHeader), else errLegacyV3 for a v3 one
+// (isLegacyV3SessionHeader), else pi's refusal.
 func parseHeader(line []byte) (Header, error) {
+	h, err := parseV4Header(line)
+	if errors.Is(err, errHeaderUnsupport) {
+		if v, perr := pi.ParseJSON(string(line)); perr == nil && isLegacyV3Header(v) {
+			return Header{}, errLegacyV3
+		}
+	}
+	return h, err
+}
+
+// parseV4Header applies pi's isJsonlStorageHeader.
+func parseV4Header(line []byte) (Header, error) {
 	fields, isObject, valid := parseObjectFields(line)
 	if !valid {
 		return Header{}, errHeaderNotJSON
@@ -115,9 +130,6 @@ func parseHeader(line []byte) (Header, error) {
 	m := map[string]json.RawMessage{}
 	for _, f := range fields {
 		m[f.Key] = f.Value
-	}
-	if isLegacyV3(m) {
-		return Header{}, errLegacyV3
 	}
 	h := Header{fields: fields}
 	var kind string
@@ -148,12 +160,6 @@ func parseHeader(line []byte) (Header, error) {
 		return Header{}, errHeaderUnsupport
 	}
 	return h, nil
-}
-
-func isLegacyV3(m map[string]json.RawMessage) bool {
-	var typ string
-	var version float64
-	return decodeStrict(m["type"], &typ) && typ == "session" && decodeStrict(m["version"], &version) && version == 3
 }
 
 // decodeStrict decodes a present, non-null JSON value of exactly the target's
