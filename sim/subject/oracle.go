@@ -529,6 +529,13 @@ func (o *oracle) crash() {
 	o.plan, o.intent, o.liveResp, o.liveEnded, o.abortIssued = nil, false, "", false, false
 }
 
+// close: Harness.close returned, a controlled crash (model/lane's Close):
+// only what committed survives.
+func (o *oracle) close() {
+	o.m.Close()
+	o.plan, o.intent, o.liveResp, o.liveEnded, o.abortIssued = nil, false, "", false, false
+}
+
 // idle: the subject is quiescent with nothing parked and no call in
 // flight; the step model/lane expects, if any, must be one that commits
 // nothing.
