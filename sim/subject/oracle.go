@@ -101,7 +101,7 @@ type oracle struct {
 	recovered bool
 }
 
-func newOracle(model Model, lane string, run ml.Run) *oracle {
+func newOracle(model Model, lane string, run ml.Run, delayCap *float64) *oracle {
 	o := &oracle{run: run, divergences: map[DivergenceID]int{}}
 	o.m = ml.New(ml.Config{
 		Lane:        lane,
@@ -111,6 +111,8 @@ func newOracle(model Model, lane string, run ml.Run) *oracle {
 		// a subject's recovery read emits its synthetic message events
 		// when its step begins (no caller commits in between here)
 		SyntheticAtRead: false,
+		// the release's retry-delay cap for a policy naming none
+		DefaultMaxAgentDelayMs: delayCap,
 	})
 	return o
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -156,6 +157,18 @@ func (r *runner) runFor(text string) ml.Run {
 	return run
 }
 
+// defaultDelayCap is model/lane's DefaultMaxAgentDelayMs for the release:
+// a release that stores no cap in its policies (StoredDelayCap nil, pi
+// 0.85.1) applies none (runtime/drive/retry.js retryDelay: +Inf); one that
+// stores pi-ai's cap reads it from the policy (nil: the option unused).
+func (r *runner) defaultDelayCap() *float64 {
+	if r.opts.StoredDelayCap == nil {
+		inf := math.Inf(1)
+		return &inf
+	}
+	return nil
+}
+
 func runFor(text string) ml.Run {
 	settings, err := pi.ParseJSON(piSettings)
 	if err != nil {
@@ -221,7 +234,7 @@ func Run(sub Subject, sc Scenario, src choice.Source, opts Options) Outcome {
 		r.policy.BaseDelayMs = []float64{1000, 40000}[r.src.Intn("retry base delay", 2)]
 		r.trace("retry policy maxRetries %d baseDelayMs %v", r.policy.MaxRetries, r.policy.BaseDelayMs)
 	}
-	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"))
+	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"), r.defaultDelayCap())
 	defer sub.Close()
 	err := r.main()
 	r.out.TXCompared, r.out.Divergences = r.o.txCompared, r.o.divergences
