@@ -128,7 +128,7 @@ func (m *Model) settlementEvents(op string, cur Op, d outcome, recovery bool) {
 		}
 		if live && next == AtRetryWait {
 			m.emit(RetryScheduledEvent(run.StepID, d.next.NextAttempt, run.MaxAttempts,
-				retryDelay(run.BaseDelayMs, run.MaxAgentDelayMs, cur.Attempt), d.next.NotBefore, d.next.RetryError), false)
+				retryDelay(run.BaseDelayMs, m.delayCap(run), cur.Attempt), d.next.NotBefore, d.next.RetryError), false)
 		}
 		if live && next != AtTools && next != AtRetryWait {
 			m.emit("turn_end", false)

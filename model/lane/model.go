@@ -64,6 +64,14 @@ type Config struct {
 	// its command's turn declines ("stale" for a settlement or terminal).
 	// Off, pi's rule holds: that command faults with LostOperationFault.
 	SkipStaleSettlement bool
+	// DefaultMaxAgentDelayMs caps the retry delays of a run whose stored
+	// retry policy names no maxAgentDelayMs. nil: pi-ai's 60000 ms (its
+	// retryDelayMs takes `policy.maxAgentDelayMs ??
+	// DEFAULT_MAX_AGENT_RETRY_DELAY_MS`, as pi-agent-core does from 0.87.1).
+	// +Inf: pi-agent-core 0.85.1, whose runtime/drive/retry.js retryDelay
+	// is baseDelayMs·2^max(0, attempt−1) with only the safe-integer bound.
+	// impl/lane's Config option of the same name.
+	DefaultMaxAgentDelayMs *float64
 	// SyntheticAtRead: the driver reports a recovery's frame read
 	// (SyntheticRead), and the recovery's message_start/message_end follow
 	// it, as pi's recovery.ts hands them over once continueOperation

@@ -67,6 +67,8 @@ func TestPiSubjectSeeds(t *testing.T) {
 		{lanesim.RowAppendSettle, lanesim.OrderSettlementAwaitsAppends}, {lanesim.RowQueuedLoss, lanesim.OrderQueuedLost},
 		{lanesim.RowFinalFrame, lanesim.OrderSettledInProcess},
 		{lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenRetry}, {lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenFailAtCap},
+		{lanesim.RowCloseSettle, lanesim.OrderSettleFirst},
+		{lanesim.RowActivationSnap, lanesim.OrderSnapshotFirst}, {lanesim.RowActivationSnap, lanesim.OrderActivationFirst},
 	} {
 		if rep.Coverage[want[0]][want[1]] == 0 {
 			t.Errorf("the slice no longer reaches %s/%s", want[0], want[1])
@@ -145,4 +147,24 @@ func TestDebugSeed(t *testing.T) {
 	out := runSeed(t, dir, sc, subject.Session(os.Getenv("FRAMEPROOF_SUBJECT_SESSION")), seed)
 	t.Logf("trace:\n%s", strings.Join(out.Trace, "\n"))
 	t.Logf("outcome: failed=%t kind=%s tx=%d races=%v divergences=%v\n%s", out.Failed, out.Kind, out.TXCompared, out.Races, out.Divergences, out.Message)
+}
+
+// TestPiSubjectCloseFirst: Harness.close while pi's operation is at
+// effect_pending (pi's runtime/harness.ts close seals the lane, whose
+// active drive admits no more commits): the commits parked then land,
+// nothing later does, and the reopened process recovers the response —
+// every transaction compared with model/lane, whose Close is a crash.
+func TestPiSubjectCloseFirst(t *testing.T) {
+	dir := peer.Require(t, peer.PiAgentCore)
+	sc := scenario(t, "close-settle")
+	for seed := uint64(1); seed <= 12; seed++ {
+		o := runSeed(t, dir, sc, subject.SessionJSONL, seed)
+		if o.Failed {
+			t.Fatalf("seed %d: %s: %s", seed, o.Kind, o.Message)
+		}
+		if o.Races[lanesim.RowCloseSettle][lanesim.OrderCloseFirst] {
+			return
+		}
+	}
+	t.Fatal("no seed of 1..12 closed pi at effect_pending")
 }

@@ -1,8 +1,6 @@
 package subject
 
 import (
-	"math"
-
 	"github.com/frameproof/frameproof/impl/pi"
 	ml "github.com/frameproof/frameproof/model/lane"
 )
@@ -28,14 +26,18 @@ const (
 // DivergenceID names a decided difference.
 type DivergenceID string
 
-// The decided differences: one is open (RetryDelayUncapped, an option). The two the pi subject found
+// The decided differences: none is open. The two the pi subject found
 // first are fixed in frameproof, which now follows pi running: the
 // assistant.ready state carries the checkpoint's continuation and
 // triggerEntryId (impl/lane boundary.go, model/lane; docs/PI-FINDINGS.md
 // keeps the reading that pi meant the scope), and a recovery's usage
 // event is not recovery-tagged (pi's runtime/drive/response.ts
-// publishResponse). A new difference gets a DivergenceID here and an entry
-// in Divergences until it is fixed.
+// publishResponse). The third, pi 0.85.1's uncapped retry delay
+// (runtime/drive/retry.js retryDelay), is an option on both sides now —
+// impl/lane's and model/lane's Config.DefaultMaxAgentDelayMs, +Inf at
+// 0.85.1 — so the runner compares it exactly (runner.go newOracle's
+// caller). A new difference gets a DivergenceID here and an entry in
+// Divergences until it is fixed.
 
 // Divergence is one decided difference and what the runner accepts for it.
 type Divergence struct {
@@ -51,44 +53,7 @@ type Divergence struct {
 }
 
 // Divergences are every decided difference, in the order they were found.
-var Divergences = []Divergence{
-	{ID: RetryDelayUncapped, Decision: DecidedOption,
-		What: "pi 0.85.1 does not cap retry delays (runtime/drive/retry.ts retryDelay: baseDelayMs·2^(attempt−1)); " +
-			"model/lane caps a policy naming no cap at pi-ai's 60000 ms (DEFAULT_MAX_AGENT_RETRY_DELAY_MS, as pi does from 0.87.1). " +
-			"frameproof's option: impl/lane Config.DefaultMaxAgentDelayMs (+Inf is 0.85.1); model/lane has no such option yet, " +
-			"so the runner accepts pi's uncapped notBefore exactly where the cap applied",
-		accepts: uncappedRetryDelay},
-}
-
-// RetryDelayUncapped: pi 0.85.1's uncapped retry delay.
-const RetryDelayUncapped DivergenceID = "retry-delay-uncapped"
-
-// uncappedRetryDelay accepts pi 0.85.1's retry_wait state g for the
-// model's w when they differ only in notBefore, g's stored policy names no
-// cap, g's delay is pi 0.85.1's uncapped baseDelayMs·2^(attempt−1) past
-// 60000 ms, and w's is the same moment plus 60000 ms.
-func uncappedRetryDelay(g, w ml.TXWrite) bool {
-	if g.Namespace != nsOpState || g.Kind != string(WriteValue) {
-		return false
-	}
-	gv, err1 := pi.ParseJSON(g.Value)
-	wv, err2 := pi.ParseJSON(w.Value)
-	if err1 != nil || err2 != nil || gv.Prop("at").Str() != "assistant.retry_wait" {
-		return false
-	}
-	policy := gv.Prop("generationContext").Prop("retryPolicy")
-	if policy.Kind() != pi.Object || !policy.Prop("maxAgentDelayMs").IsUndefined() {
-		return false
-	}
-	attempt := gv.Prop("nextAttempt").Number() - 1
-	delay := policy.Prop("baseDelayMs").Number() * math.Pow(2, math.Max(0, attempt-1))
-	now := gv.Prop("notBefore").Number() - delay
-	const piAICap = 60000
-	if delay <= piAICap || wv.Prop("notBefore").Number() != now+piAICap {
-		return false
-	}
-	return withoutKeys(g.Value, "assistant.retry_wait", "notBefore") == withoutKeys(w.Value, "assistant.retry_wait", "notBefore")
-}
+var Divergences = []Divergence{}
 
 // eventAs is the model's event as the subject emits it under the decided
 // differences, and which one applied ("" none).

@@ -101,7 +101,7 @@ type oracle struct {
 	recovered bool
 }
 
-func newOracle(model Model, lane string, run ml.Run) *oracle {
+func newOracle(model Model, lane string, run ml.Run, delayCap *float64) *oracle {
 	o := &oracle{run: run, divergences: map[DivergenceID]int{}}
 	o.m = ml.New(ml.Config{
 		Lane:        lane,
@@ -111,6 +111,8 @@ func newOracle(model Model, lane string, run ml.Run) *oracle {
 		// a subject's recovery read emits its synthetic message events
 		// when its step begins (no caller commits in between here)
 		SyntheticAtRead: false,
+		// the release's retry-delay cap for a policy naming none
+		DefaultMaxAgentDelayMs: delayCap,
 	})
 	return o
 }
@@ -526,6 +528,13 @@ func (o *oracle) oldestFrame() (string, int, bool) {
 // crash: the subject's process died.
 func (o *oracle) crash() {
 	o.m.Crash()
+	o.plan, o.intent, o.liveResp, o.liveEnded, o.abortIssued = nil, false, "", false, false
+}
+
+// close: Harness.close returned, a controlled crash (model/lane's Close):
+// only what committed survives.
+func (o *oracle) close() {
+	o.m.Close()
 	o.plan, o.intent, o.liveResp, o.liveEnded, o.abortIssued = nil, false, "", false, false
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -39,6 +40,17 @@ type Scenario struct {
 	Retry bool
 	// Kills bounds a run's kills (Kill; 0: 1).
 	Kills int
+	// Close: the harness may be closed (Harness.close) at a drawn moment
+	// of a run, aimed at an operation at effect_pending (close-first) or
+	// at a settled one (settle-first); the commits parked when close is
+	// issued are released, then the process ends and a new one reopens
+	// the session and resumes (a memory session's run ends at the close).
+	Close bool
+	// Snapshots: pi's snapshot (Lane.watch) may be taken at drawn moments,
+	// above all between a reopen that restores an operation at
+	// effect_pending and its recovery's first commit; each is compared
+	// with model/lane's (close.go checkSnapshot).
+	Snapshots bool
 }
 
 // Scenarios are the race-table rows pi's public API can express, as
@@ -52,6 +64,10 @@ var Scenarios = []Scenario{
 		Rows: []string{lanesim.RowAppendNext, lanesim.RowAppendSettle}, Runs: 1, Abort: true},
 	{Name: "queue", Desc: "steer, followUp and nextRun input queued (and cancelled) at drawn moments of two runs",
 		Rows: []string{lanesim.RowAppendNext}, Runs: 2, Queue: 3},
+	{Name: "close-settle", Desc: "Harness.close at a drawn moment (an operation at effect_pending or a settled one); the parked commits land, nothing later is admitted; reopen and resume",
+		Rows: []string{lanesim.RowCloseSettle}, Runs: 2, Close: true},
+	{Name: "activation-snapshot", Desc: "the process killed while its response streams; after the reopen pi's snapshot (Lane.watch) is taken before and after the recovery's first commit",
+		Rows: []string{lanesim.RowActivationSnap}, Runs: 1, Kill: true, Snapshots: true},
 	{Name: "retry", Desc: "retryable and fatal provider errors under a drawn retry policy; kills at effect_pending, so recoveries retry or fail at the attempt cap",
 		Rows: []string{lanesim.RowUnknownRetry, lanesim.RowQueuedLoss}, Runs: 1, Kill: true, Kills: 3, Retry: true},
 }
@@ -70,9 +86,7 @@ func ScenarioByName(name string) (Scenario, bool) {
 // this boundary, and why.
 var NotExpressible = []struct{ Row, Why string }{
 	{lanesim.RowAppendFinalize, "pi 0.85.1's Lane has no external finalization call (impl/lane's Finalize is frameproof's)"},
-	{lanesim.RowActivationSnap, "needs a snapshot (Lane.watch) taken between a recovery's activation and its first commit, and a driver op that reports pi's snapshot for model/lane's Snapshot to check: expressible, not driven yet"},
 	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (a done event with stopReason deferred and a handle, then pi's deferred poll requests served by the driver): not in the driver yet"},
-	{lanesim.RowCloseSettle, "needs a driver op for Harness.close (it seals the lanes and closes the active drive's gate while the session drains admitted commits) and the runner crashing model/lane when close returns: expressible, not driven yet"},
 }
 
 // Options configure one run.
@@ -143,6 +157,18 @@ func (r *runner) runFor(text string) ml.Run {
 	return run
 }
 
+// defaultDelayCap is model/lane's DefaultMaxAgentDelayMs for the release:
+// a release that stores no cap in its policies (StoredDelayCap nil, pi
+// 0.85.1) applies none (runtime/drive/retry.js retryDelay: +Inf); one that
+// stores pi-ai's cap reads it from the policy (nil: the option unused).
+func (r *runner) defaultDelayCap() *float64 {
+	if r.opts.StoredDelayCap == nil {
+		inf := math.Inf(1)
+		return &inf
+	}
+	return nil
+}
+
 func runFor(text string) ml.Run {
 	settings, err := pi.ParseJSON(piSettings)
 	if err != nil {
@@ -182,6 +208,18 @@ type runner struct {
 	eventsTolerated  int // events of this process already counted against the divergences
 	updates, fcommit int // message_update events seen / frame commits, per stream
 	settledLive      bool
+	// close (close.go): the aim drawn, whether close was issued in this
+	// process, the commits parked when it was
+	closeAim      int
+	closed        bool
+	closedOnce    bool // a run closes once
+	closeParked   map[int]bool
+	closeReturned bool
+	// snapshots (close.go): how many were taken; the response an
+	// effect_pending operation restored by the last reopen awaits
+	snapshots         int
+	pendingActivation string
+	snapshotSeen      bool
 }
 
 // Run drives one run of sc against sub, every decision drawn from src.
@@ -196,7 +234,7 @@ func Run(sub Subject, sc Scenario, src choice.Source, opts Options) Outcome {
 		r.policy.BaseDelayMs = []float64{1000, 40000}[r.src.Intn("retry base delay", 2)]
 		r.trace("retry policy maxRetries %d baseDelayMs %v", r.policy.MaxRetries, r.policy.BaseDelayMs)
 	}
-	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"))
+	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"), r.defaultDelayCap())
 	defer sub.Close()
 	err := r.main()
 	r.out.TXCompared, r.out.Divergences = r.o.txCompared, r.o.divergences
@@ -247,6 +285,9 @@ func (r *runner) open(reopen bool) error {
 	}
 	r.inflight++ // the lane call
 	r.trace("open process %d (reopen %t)", r.process, reopen)
+	if reopen {
+		r.reopened()
+	}
 	if err := r.script(); err != nil {
 		return err
 	}
@@ -264,6 +305,13 @@ func (r *runner) main() error {
 	} else if r.sc.Kill {
 		r.killAim = r.src.Intn("kill aim", killAims)
 		r.trace("kill aim %d", r.killAim)
+	}
+	if r.sc.Kill && r.sc.Snapshots {
+		r.killAim = killEffectPending // a recovery to activate after the reopen
+	}
+	if r.sc.Close {
+		r.closeAim = r.src.Intn("close aim", closeAims)
+		r.trace("close aim %d", r.closeAim)
 	}
 	if err := r.open(false); err != nil {
 		return err
@@ -307,6 +355,8 @@ const (
 	actKill    = "kill"
 	actQueue   = "queue"
 	actUnqueue = "cancel-queued"
+	actClose   = "close"
+	actWatch   = "watch"
 )
 
 // The moments a kill aims at (drawn once per run): any, after the
@@ -357,6 +407,12 @@ func (r *runner) actions() []action {
 			w = 1 // effect_pending lasts the whole stream
 		}
 		acts = append(acts, action{actKill, w})
+	}
+	if r.sc.Close && !r.closedOnce && r.lane && r.prompts > 0 && r.closeAimed() {
+		acts = append(acts, action{actClose, r.closeWeight()})
+	}
+	if r.sc.Snapshots && r.lane && r.snapshots < maxSnapshots {
+		acts = append(acts, action{actWatch, r.snapshotWeight()})
 	}
 	if r.sc.Queue > 0 && r.queued < r.sc.Queue && r.lane {
 		acts = append(acts, action{actQueue, 1})
@@ -416,6 +472,13 @@ func (r *runner) act(a action) error {
 		obs, err = r.sub.Start(CallAbort, "")
 	case actKill:
 		return r.kill()
+	case actClose:
+		return r.close()
+	case actWatch:
+		r.snapshots++
+		r.inflight++
+		r.trace("watch (snapshot)")
+		obs, err = r.sub.Start(CallWatch, "")
 	case actQueue:
 		r.queued++
 		call := []Call{CallSteer, CallFollowUp, CallNextRun}[r.src.Intn("queue kind", 3)]
@@ -521,9 +584,16 @@ func (r *runner) feed(obs Obs) error {
 	for _, c := range obs.Commits {
 		_, cancelled := r.o.m.Current()
 		r.o.recovered = false
+		if r.closed && !r.closeParked[c.N] {
+			return fmt.Errorf("subject: a commit admitted after Harness.close landed: %s", describe(c.Writes))
+		}
 		kind, err := r.o.commit(c.Writes)
 		if kind == txStep && r.o.recovered && !cancelled {
 			r.raceRecovery(c.Writes)
+		}
+		if kind == txStep && r.o.recovered && r.pendingActivation != "" {
+			r.race(lanesim.RowActivationSnap, lanesim.OrderActivationFirst)
+			r.pendingActivation = ""
 		}
 		r.trace("committed %s: %s", kind, describe(c.Writes))
 		if err != nil {
@@ -543,6 +613,9 @@ func (r *runner) feed(obs Obs) error {
 				r.race(lanesim.RowFinalFrame, lanesim.OrderSettledInProcess)
 			}
 		}
+	}
+	if r.closed {
+		return r.feedClosed(obs)
 	}
 	for range obs.Requests {
 		r.trace("provider request")
@@ -603,6 +676,14 @@ func (r *runner) feed(obs Obs) error {
 			r.trace("call %s returned", c.Name)
 		} else {
 			r.trace("call %s failed: %s", c.Name, c.Error)
+		}
+		if c.Name == CallWatch && !(r.dropped && !c.OK) { // a lost storage faults the harness
+			if !c.OK {
+				return fmt.Errorf("subject: Lane.watch failed: %s", c.Error)
+			}
+			if err := r.checkSnapshot(c.Value); err != nil {
+				return err
+			}
 		}
 	}
 	r.obs = obs

@@ -88,30 +88,3 @@ func TestDiffTXAcceptsOnlyDecidedDifferences(t *testing.T) {
 		t.Fatalf("a missing write is a mismatch")
 	}
 }
-
-// pi 0.85.1's retry delay has no cap (runtime/drive/retry.ts retryDelay):
-// the option accepts its notBefore exactly where model/lane's 60000 ms cap
-// applied, and nothing else.
-func TestRetryDelayUncappedAcceptsOnlyTheCap(t *testing.T) {
-	state := func(notBefore string, policy string) ml.TXWrite {
-		v := `{"control":{"status":"running"},"at":"assistant.retry_wait","generationContext":{"retryPolicy":` + policy +
-			`},"nextAttempt":3,"notBefore":` + notBefore + `}`
-		return ml.TXWrite{Kind: "value", Op: "set", Namespace: nsOpState, Key: "o", Value: ml.Canonical([]byte(v))}
-	}
-	const policy = `{"maxAttempts":3,"baseDelayMs":40000}`
-	// attempt 2 at now=1000000: 0.85.1 waits 80000, model/lane 60000
-	if !uncappedRetryDelay(state("1080000", policy), state("1060000", policy)) {
-		t.Errorf("pi 0.85.1's uncapped delay is not accepted")
-	}
-	if uncappedRetryDelay(state("1070000", policy), state("1060000", policy)) {
-		t.Errorf("a notBefore that is not the uncapped delay is accepted")
-	}
-	capped := `{"maxAttempts":3,"baseDelayMs":40000,"maxAgentDelayMs":60000}`
-	if uncappedRetryDelay(state("1080000", capped), state("1060000", capped)) {
-		t.Errorf("a policy naming its cap is accepted uncapped")
-	}
-	small := `{"maxAttempts":3,"baseDelayMs":1000}`
-	if uncappedRetryDelay(state("1002000", small), state("1001000", small)) {
-		t.Errorf("a delay under the cap is accepted")
-	}
-}

@@ -294,6 +294,22 @@ const ops = {
     followUp: (r) => laneCall("followUp", () => lane.followUp(r.text, undefined, ctx)),
     nextRun: (r) => laneCall("nextRun", () => lane.nextRun(r.text, undefined, ctx)),
     cancelQueued: (r) => laneCall("cancelQueued", () => lane.cancelQueued(r.entryId, ctx)),
+    // Harness.close (runtime/harness.js close): seals every lane (the
+    // active drive's gate closes: it admits no more commits) and the
+    // session's mutation line (a mutation not yet started is refused), and
+    // resolves once the mutation already running — a parked commit — has
+    // landed and the storage closed. Not awaited, like a lane call.
+    close: () => startCall("close", () => harness.close(ctx)),
+    // Lane.watch (runtime/lane.js watch): a reader's snapshot,
+    // captureLaneSnapshot on the lane's mutation line (it queues behind a
+    // parked commit); the value is the snapshot, the watch unsubscribed.
+    watch: () =>
+        laneCall("watch", async () => {
+            const handle = await lane.watch(ctx);
+            const snapshot = handle.snapshot;
+            handle.unsubscribe();
+            return snapshot;
+        }),
     script: (r) => {
         scripts.push(r.events);
         return {};
