@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/frameproof/frameproof/props/peer/procgroup"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/frameproof/frameproof/props/peer"
+	"github.com/frameproof/frameproof/props/peer/procgroup"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,6 +36,10 @@ type edgeCase struct {
 	// artifacts are invocations whose output file or directory cannot be
 	// written (nil: the command writes no artifact).
 	artifacts [][]string
+	// peer is the npm peer ok runs ("" none): installed first, or the ok
+	// and full-disk edges skip with the reason (the artifact, usage and
+	// help edges run before anything needs it).
+	peer peer.Name
 }
 
 // edgeCases covers every subcommand; TestEdgeCasesCoverEveryCommand
@@ -102,7 +108,8 @@ func edgeCases(dir, blocked string) map[string]edgeCase {
 		"pi-recovery-sweep": {ok: []string{"pi-recovery-sweep", "--runs", "text", "--every", "100"},
 			extra:     []string{"pi-recovery-sweep", "extra"},
 			badValue:  [][]string{{"pi-recovery-sweep", "--every", "0"}, {"pi-recovery-sweep", "--every", "x"}},
-			artifacts: [][]string{{"pi-recovery-sweep", "--runs", "text", "--every", "100", "--corpus-out", filepath.Join(blocked, "c")}}},
+			artifacts: [][]string{{"pi-recovery-sweep", "--runs", "text", "--every", "100", "--corpus-out", filepath.Join(blocked, "c")}},
+			peer:      peer.PiAgentCore},
 		"bench": {ok: benchOK(), extra: []string{"bench", "extra"},
 			badValue: [][]string{{"bench", "--quick=maybe"}, {"bench", "--family", "nope"}, {"bench", "--family", "campaign"},
 				{"bench", "--base", "fp", "--family", "codec"}, {"bench", "--family", "campaign", "--base", "fp", "--pairs", "-1"}},
@@ -185,12 +192,14 @@ func TestEveryCommandAtItsEdges(t *testing.T) {
 	for _, name := range names {
 		c := cases[name]
 		t.Run(name, func(t *testing.T) {
-			var out bytes.Buffer
-			code, stderr := runEdge(t, c, c.ok, &out)
-			require.Equal(t, c.okCode, code, "ok invocation %q: %s", c.ok, stderr)
-
-			t.Run("full disk", func(t *testing.T) {
-				code, stderr := runEdge(t, c, c.ok, fullDisk{})
+			t.Run("ok and full disk", func(t *testing.T) {
+				if c.peer != "" {
+					peer.Require(t, c.peer)
+				}
+				var out bytes.Buffer
+				code, stderr := runEdge(t, c, c.ok, &out)
+				require.Equal(t, c.okCode, code, "ok invocation %q: %s", c.ok, stderr)
+				code, stderr = runEdge(t, c, c.ok, fullDisk{})
 				if out.Len() == 0 {
 					// Nothing to write (bench with no families): nothing lost.
 					assert.Equal(t, c.okCode, code, stderr)
@@ -286,25 +295,30 @@ func TestDevFullThroughTheBinary(t *testing.T) {
 		if name == "bench" && len(bench.Defaults()) == 0 {
 			continue // writes nothing without registered families
 		}
-		cmd := procgroup.CommandContext(t.Context(), exe, c.ok...)
-		cmd.Env = append(os.Environ(), "FRAMEPROOF_AS_CLI=fake-suite")
-		cmd.Stdout = full
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		if c.stdin != "" {
-			f, err := os.Open(filepath.Join("..", "..", "corpus", "examples", c.stdin))
-			require.NoError(t, err)
-			defer f.Close()
-			cmd.Stdin = f
-		}
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else {
-			require.NoError(t, err, name)
-		}
-		assert.Equal(t, outputCode(c.okCode, syscall.ENOSPC), code, "%s: %s", name, errb.String())
-		assert.Contains(t, errb.String(), "no space left on device", name)
+		t.Run(name, func(t *testing.T) {
+			if c.peer != "" {
+				peer.Require(t, c.peer)
+			}
+			cmd := procgroup.CommandContext(t.Context(), exe, c.ok...)
+			cmd.Env = append(os.Environ(), "FRAMEPROOF_AS_CLI=fake-suite")
+			cmd.Stdout = full
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if c.stdin != "" {
+				f, err := os.Open(filepath.Join("..", "..", "corpus", "examples", c.stdin))
+				require.NoError(t, err)
+				defer f.Close()
+				cmd.Stdin = f
+			}
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, outputCode(c.okCode, syscall.ENOSPC), code, errb.String())
+			assert.Contains(t, errb.String(), "no space left on device")
+		})
 	}
 }

@@ -13,14 +13,14 @@ import (
 	"github.com/frameproof/frameproof/impl/store/serve"
 )
 
-const serveRepoUsage = "usage: frameproof serve repo --backend jsonl|memory [--dir DIR] [--cwd DIR] [--sync always|never]"
+const serveRepoUsage = "usage: frameproof serve repo --backend jsonl|memory|sqlite [--dir DIR] [--cwd DIR] [--sync always|never]"
 
 // runServeRepo is `frameproof serve repo`: a session repository (package
 // impl/store/sessionrepo) over the frameproof-session-repo protocol.
 func runServeRepo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve repo", flag.ContinueOnError)
 	backend := fs.String("backend", "", "session repository: "+strings.Join(serve.RepoBackends, ", "))
-	dir := fs.String("dir", "", "the sessions root (jsonl; created when absent): one directory per session cwd, pi's layout")
+	dir := fs.String("dir", "", "the sessions root (jsonl: one directory per session cwd, pi's layout; sqlite: one database per session; created when absent)")
 	cwd := fs.String("cwd", "", "the cwd of a session created without one (jsonl; default: the working directory)")
 	sync := fs.String("sync", "always", "when a commit reaches the disk: always (fsync before the ack) or never")
 	help := func(w io.Writer) {
@@ -50,8 +50,8 @@ func runServeRepo(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	default:
 		return usageError(stderr, "serve repo", "--sync: want always or never, not %q", *sync)
 	}
-	if *backend == "jsonl" && *dir == "" {
-		return usageError(stderr, "serve repo", "--backend jsonl needs --dir")
+	if (*backend == "jsonl" || *backend == "sqlite") && *dir == "" {
+		return usageError(stderr, "serve repo", "--backend %s needs --dir", *backend)
 	}
 	base, err := os.Getwd()
 	if err != nil {

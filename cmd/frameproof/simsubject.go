@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/frameproof/frameproof/props/pirecovery"
 	"github.com/frameproof/frameproof/props/pisubject"
 	"github.com/frameproof/frameproof/sim/subject"
 )
@@ -15,7 +16,7 @@ import (
 // against pi's own harness through its stdio driver; `--subject impl` (the
 // default) is the in-process campaign of sim/lanesim, unchanged.
 
-const simSubjectUsage = "usage: frameproof sim --subject pi [--scenario NAME,...] [--session jsonl,memory] [--seeds N] [--seed BASE] [--determinism N] [-q]"
+const simSubjectUsage = "usage: frameproof sim --subject pi[@VERSION] [--scenario NAME,...] [--session jsonl,memory] [--seeds N] [--seed BASE] [--determinism N] [-q]"
 
 // Subject names.
 const (
@@ -44,8 +45,15 @@ func subjectArg(args []string) (name string, rest []string, found bool) {
 }
 
 func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
-	if name != subjectPi {
-		return usageError(stderr, "sim", "unknown --subject %q (known: %s, %s)", name, subjectImpl, subjectPi)
+	base0, version, _ := strings.Cut(name, "@")
+	if base0 != subjectPi {
+		return usageError(stderr, "sim", "unknown --subject %q (known: %s, %s, %s@VERSION)", name, subjectImpl, subjectPi, subjectPi)
+	}
+	if version == "" {
+		version = pirecovery.DefaultRelease
+	}
+	if _, err := pirecovery.ReleaseOf(version); err != nil {
+		return usageError(stderr, "sim", "--subject %s: %v", name, err)
 	}
 	fs := flag.NewFlagSet("sim --subject pi", flag.ContinueOnError)
 	scen := fs.String("scenario", "", "comma-separated subject scenarios (default: all)")
@@ -63,7 +71,7 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 	if *seeds <= 0 {
 		return usageError(stderr, "sim", "--seeds must be positive, got %d", *seeds)
 	}
-	opts := subject.CampaignOptions{Subject: subjectPi, Seeds: *seeds, FirstSeed: *base}
+	opts := subject.CampaignOptions{Subject: name, Seeds: *seeds, FirstSeed: *base}
 	if *scen != "" {
 		for _, n := range strings.Split(*scen, ",") {
 			sc, ok := subject.ScenarioByName(n)
@@ -86,6 +94,11 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return ioError(stderr, "sim", "pi's harness: %v", err)
 	}
+	piDir, run, err := pisubject.Release(version)
+	if err != nil {
+		return ioError(stderr, "sim", "pi's harness %s: %v", version, err)
+	}
+	opts.Run = run
 	tmp, err := subject.TempDir()
 	if err != nil {
 		return ioError(stderr, "sim", "temporary directory: %v", err)
@@ -98,7 +111,7 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	opts.Stop = func() bool { return ctx.Err() != nil }
 	opts.New = func() (subject.Subject, error) {
-		return pisubject.New(pisubject.Options{Dir: dir, Context: ctx}), nil
+		return pisubject.New(pisubject.Options{Dir: dir, Pi: piDir, Version: version, Context: ctx}), nil
 	}
 	if !*quiet {
 		opts.Progress = func(o subject.Outcome, seed uint64) {
@@ -162,7 +175,8 @@ func subjectHelp(w io.Writer) {
 	fmt.Fprintln(w, simSubjectUsage)
 	fmt.Fprintln(w, "\nRuns the race-table scenarios pi's public API can express against pi's own harness")
 	fmt.Fprintln(w, "(npm @earendil-works/pi-agent-core 0.85.1 in corpus/peers/pi-agent-core, installed on first use),")
-	fmt.Fprintln(w, "comparing every committed transaction with model/lane. Scenarios:")
+	fmt.Fprintln(w, "comparing every committed transaction with model/lane. pi@VERSION runs a later pinned release")
+	fmt.Fprintln(w, "(0.87.1, 0.99.1: corpus/peers/pi-agent-core-VERSION) under that release's options. Scenarios:")
 	for _, sc := range subject.Scenarios {
 		fmt.Fprintf(w, "  %-14s %s\n", sc.Name, sc.Desc)
 	}

@@ -35,6 +35,9 @@ const (
 	CmdOverflowPreparation Command = "overflow-preparation" // a context overflow's preparation (overflow.go)
 	CmdSettle              Command = "settle"               // a response's settlement (settle.go)
 	CmdFrame               Command = "frame"                // a frame append (progress.go)
+	// a run whose configured tools or model the process lacks, failed
+	// before its intent (availability.go)
+	CmdConfigurationFailure Command = "configuration-failure"
 
 	// tools
 	CmdToolSource         Command = "tool-source"          // tools_tx.go

@@ -69,6 +69,11 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 	if !permit {
 		return StepResult{Kind: StepWaiting, Reason: "deferred"}, nil
 	}
+	// deferred.ts prepareDeferredPoll: with a permit, a model the registry
+	// does not know fails the run (publishConfigurationFailure)
+	if opErr := l.modelUnavailable(d.Configuration.Model); opErr != nil {
+		return l.failConfiguration(op, d, opErr)
+	}
 	recovery := d.At == LeafDeferredEffectPending
 	intent := d.scope(LeafDeferredEffectPending)
 	intent.StepID, intent.SourceEntryID, intent.Poll = d.StepID, d.SourceEntryID, d.Poll

@@ -226,6 +226,11 @@ func (l *Lane) currentID() string {
 // runGeneration publishes the intent (reserving response and usage ids),
 // streams, and settles.
 func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
+	// generation.ts runGeneration: prepareGeneration's configuration check
+	// fails the run before its intent (availability.go)
+	if opErr := l.unavailable(ready.Gen); opErr != nil {
+		return l.failConfiguration(op, ready, opErr)
+	}
 	intent := ready.scope(LeafAssistantEffectPending)
 	intent.Gen, intent.Attempt = ready.Gen, ready.NextAttempt
 	intent.ResponseEntryID, intent.UsageID = l.cfg.IDs.NewID(), l.cfg.IDs.NewID()

@@ -80,12 +80,18 @@ type Config struct {
 	// configured model (pi's options.models): with one, every boundary runs
 	// pi's threshold-compaction check (threshold.go), and a boundary whose
 	// context is over the model's window less settings.compaction's
-	// reserveTokens moves to summary.deciding. nil, the default, is pi with
-	// a registry that knows no model: no boundary compacts.
+	// reserveTokens moves to summary.deciding. A generation (and a
+	// deferred poll with a permit) whose model it does not know fails the
+	// run before its intent with model_unavailable (availability.go). nil
+	// is no registry: every model is the Provider's and no boundary
+	// compacts.
 	Models Models
 	// Tools are the lane's configured tools (pi's config.tools). A settled
-	// tool batch runs as pi's runTools does (tools.go, docs/TOOLS.md); with
-	// none configured every call is answered "unavailable", as pi answers.
+	// tool batch runs as pi's runTools does (tools.go, docs/TOOLS.md); a
+	// call of a tool not configured or not active is answered
+	// "unavailable", as pi answers. A generation whose run names an active
+	// tool not among them fails the run with configured_tools_unavailable
+	// (availability.go); nil is no tool list, and nothing is checked.
 	Tools []Tool
 	// HoldToolBatches is frameproof's option for callers that answer tool
 	// calls themselves: a settled batch waits (Step returns StepWaiting

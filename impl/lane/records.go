@@ -136,8 +136,12 @@ func decodeMeta(raw []byte) (OpMeta, error) {
 	return m, r.err
 }
 
-// OpError is {code, message}.
-type OpError struct{ Code, Message string }
+// OpError is {code, message, details?}: Details is omitted while
+// undefined (pi's configuration failures carry it: availability.go).
+type OpError struct {
+	Code, Message string
+	Details       pi.JSONValue
+}
 
 // ResultRecord is OperationResultRecord.
 type ResultRecord struct {
@@ -166,6 +170,10 @@ func (r ResultRecord) raw() json.RawMessage {
 		b = pi.AppendQuote(b, r.Error.Code)
 		b = append(b, `,"message":`...)
 		b = pi.AppendQuote(b, r.Error.Message)
+		if !r.Error.Details.IsUndefined() {
+			b = append(b, `,"details":`...)
+			b = r.Error.Details.AppendJSON(b)
+		}
 		b = append(b, '}')
 	}
 	b = append(b, `,"fromTipId":`...)

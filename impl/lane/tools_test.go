@@ -177,10 +177,12 @@ func TestToolBatchLengthStopTruncates(t *testing.T) {
 }
 
 // execution/tools.ts prepareToolCall: a configured tool whose name is not
-// in the batch's activeToolNames is unavailable, exactly like an unknown one.
+// in the batch's activeToolNames is unavailable, exactly like an unknown one
+// (every active name is configured: prepareGeneration fails a run whose
+// active tool is not).
 func TestToolBatchInactiveToolIsUnavailable(t *testing.T) {
 	runs := 0
-	h := newToolHarness(t, echoTool("read", "", false, &runs))
+	h := newToolHarness(t, echoTool("read", "", false, &runs), echoTool("write", "", false, nil))
 	_, _ = h.toTools(toolRun("write"), toolScript(pi.StopToolUse, "read"))
 	calls := h.lane.Current().State.Calls
 	h.stepOK()

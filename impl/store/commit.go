@@ -49,15 +49,24 @@ const MaxSafeInteger = 1<<53 - 1
 // with seq firstSeq+i and the transaction timestamp. It does not consult
 // state; call ValidateCommitted next.
 func Prepare(writes []Write, firstSeq, timestamp int64) ([]CommittedWrite, error) {
+	out, _, err := PrepareKinds(writes, firstSeq, timestamp)
+	return out, err
+}
+
+// PrepareKinds is Prepare that also returns each entry's kind (KindOf of
+// its normalized raw; the zero kind for other writes), read while the
+// row is validated: State.ApplyKinds then need not scan the row again.
+func PrepareKinds(writes []Write, firstSeq, timestamp int64) ([]CommittedWrite, []EntryKind, error) {
 	out := make([]CommittedWrite, len(writes))
+	kinds := make([]EntryKind, len(writes))
 	for i, w := range writes {
-		n, err := normalizeWrite(i, w)
+		n, err := normalizeWrite(i, w, &kinds[i])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out[i] = CommittedWrite{Write: n, Seq: firstSeq + int64(i), Timestamp: timestamp}
 	}
-	return out, nil
+	return out, kinds, nil
 }
 
 // ValidateCommitted applies pi's commit rules (commit.ts
@@ -66,8 +75,18 @@ func Prepare(writes []Write, firstSeq, timestamp int64) ([]CommittedWrite, error
 // kinds, and every entry parent present in state or earlier in writes.
 func ValidateCommitted(writes []CommittedWrite, nextSeq int64, state Lookup) error {
 	prev := nextSeq - 1
-	ids := map[string]bool{}
-	entryIDs := map[string]bool{}
+	// the transaction's ids so far, and whether each names an entry: one
+	// map, sized once (a transaction of one row needs none)
+	rowsIn := 0
+	for i := range writes {
+		if k := writes[i].Kind; k == WriteEntry || k == WriteUsage {
+			rowsIn++
+		}
+	}
+	var ids map[string]bool
+	if rowsIn > 1 {
+		ids = make(map[string]bool, rowsIn-1)
+	}
 	for i := range writes {
 		w := &writes[i] // a CommittedWrite is 120 bytes: looked at in place
 		if w.Seq <= prev {
@@ -83,21 +102,17 @@ func ValidateCommitted(writes []CommittedWrite, nextSeq int64, state Lookup) err
 		default:
 			continue
 		}
-		if ids[id] || state.HasEntryOrUsage(id) {
+		if _, dup := ids[id]; dup || state.HasEntryOrUsage(id) {
 			return &DuplicateIDError{ID: id}
 		}
 		if w.Kind == WriteEntry && w.Entry.ParentID != nil {
 			p := *w.Entry.ParentID
-			if !entryIDs[p] && !state.HasEntry(p) {
+			if isEntry, ok := ids[p]; !(ok && isEntry) && !state.HasEntry(p) {
 				return &MissingParentError{ParentID: p}
 			}
 		}
-		if i == len(writes)-1 {
-			break // no later write looks the id up
-		}
-		ids[id] = true
-		if w.Kind == WriteEntry {
-			entryIDs[id] = true
+		if ids != nil {
+			ids[id] = w.Kind == WriteEntry
 		}
 	}
 	return nil

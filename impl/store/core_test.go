@@ -111,7 +111,21 @@ func TestValidateCommittedRejectsNonMonotonicSeq(t *testing.T) {
 	require.EqualError(t, st.Validate(ws), "Non-monotonic storage sequence: 5")
 	require.EqualError(t, st.Validate([]store.CommittedWrite{{Write: w, Seq: 0}}), "Non-monotonic storage sequence: 0")
 	require.NoError(t, st.Validate([]store.CommittedWrite{{Write: w, Seq: 3}, {Write: w, Seq: 9}}), "gaps are legal")
+	// after a transaction's only row, the seqs are still checked
+	row := store.InsertEntry(store.Entry{ID: "e", Raw: json.RawMessage(`{"id":"e","parentId":null}`)})
+	require.EqualError(t, st.Validate([]store.CommittedWrite{{Write: w, Seq: 2}, {Write: row, Seq: 3}, {Write: w, Seq: 3}}),
+		"Non-monotonic storage sequence: 3")
+	// a later row's parent and duplicate checks see the rows before it
+	child := store.InsertEntry(store.Entry{ID: "c", ParentID: ptrTo("e"), Raw: json.RawMessage(`{"id":"c","parentId":"e"}`)})
+	require.NoError(t, st.Validate([]store.CommittedWrite{{Write: row, Seq: 1}, {Write: w, Seq: 2}, {Write: child, Seq: 3}}))
+	require.EqualError(t, st.Validate([]store.CommittedWrite{{Write: row, Seq: 1}, {Write: child, Seq: 2}, {Write: row, Seq: 3}}),
+		"Duplicate entry or usage id: e")
+	usage := store.InsertUsage(store.UsageRow{ID: "e", Raw: json.RawMessage(`{"id":"e"}`)})
+	require.EqualError(t, st.Validate([]store.CommittedWrite{{Write: usage, Seq: 1}, {Write: child, Seq: 2}}),
+		"Missing parent entry: e", "a usage row is no parent")
 }
+
+func ptrTo(s string) *string { return &s }
 
 func TestValuesAndLists(t *testing.T) {
 	s := memory.New(envtest.NewTickClock(0))

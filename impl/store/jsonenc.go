@@ -2,8 +2,10 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -122,8 +124,16 @@ func splitCompactObject(compact []byte) ([]ObjectField, error) {
 	}
 	// room for a row's usual members at once instead of growing through
 	// 1, 2 and 4
-	fields := make([]ObjectField, 0, 8)
+	return appendCompactObject(make([]ObjectField, 0, 8), compact)
+}
+
+// appendCompactObject is splitCompactObject appending to fields.
+func appendCompactObject(fields []ObjectField, compact []byte) ([]ObjectField, error) {
+	if len(compact) == 0 || compact[0] != '{' {
+		return nil, fmt.Errorf("not a JSON object")
+	}
 	var seen KeySet
+	var err error
 	i := 1
 	for compact[i] != '}' {
 		if compact[i] == ',' {
@@ -139,8 +149,8 @@ func splitCompactObject(compact []byte) ([]ObjectField, error) {
 		}
 		var k string
 		if plain {
-			k = string(key)
-		} else if err := json.Unmarshal(compact[i:end], &k); err != nil {
+			k = internKey(key)
+		} else if k, err = unquoteKey(compact[i:end]); err != nil {
 			return nil, err
 		}
 		if seen.Add(k) {
@@ -152,6 +162,97 @@ func splitCompactObject(compact []byte) ([]ObjectField, error) {
 		i = vend
 	}
 	return fields, nil
+}
+
+// unquoteKey decodes a key literal with escapes or non-ASCII bytes (a
+// function of its own, so that the variable json.Unmarshal writes to does
+// not move every key of appendCompactObject to the heap).
+func unquoteKey(lit []byte) (string, error) {
+	var k string
+	err := json.Unmarshal(lit, &k)
+	return k, err
+}
+
+// walkCompactObject calls member with each member's key literal (quotes
+// included) and value of b, in order, and reports whether b is a JSON
+// object validCompact accepts: validation and the split in one pass. It
+// may have called member before it finds b invalid.
+func walkCompactObject(b []byte, member func(key, value []byte)) bool {
+	if len(b) < 2 || b[0] != '{' {
+		return false
+	}
+	i := 1
+	if b[i] == '}' {
+		return len(b) == 2
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		kend, ok := compactStringEnd(b, i)
+		if !ok || kend >= len(b) || b[kend] != ':' {
+			return false
+		}
+		vend, ok := compactValueEnd(b, kend+1, 1)
+		if !ok || vend >= len(b) {
+			return false
+		}
+		member(b[i:kend], b[kend+1:vend])
+		switch b[vend] {
+		case ',':
+			i = vend + 1
+		case '}':
+			return vend+1 == len(b)
+		default:
+			return false
+		}
+	}
+}
+
+// internKey is string(key), without an allocation for the members pi's
+// rows and records usually have.
+func internKey(key []byte) string {
+	switch string(key) {
+	case "id":
+		return "id"
+	case "parentId":
+		return "parentId"
+	case "type":
+		return "type"
+	case "customType":
+		return "customType"
+	case "message":
+		return "message"
+	case "timestamp":
+		return "timestamp"
+	case "usage":
+		return "usage"
+	case "entryId":
+		return "entryId"
+	case "adjustment":
+		return "adjustment"
+	case "details":
+		return "details"
+	case "data":
+		return "data"
+	case "summary":
+		return "summary"
+	case "input":
+		return "input"
+	case "output":
+		return "output"
+	case "cacheRead":
+		return "cacheRead"
+	case "cacheWrite":
+		return "cacheWrite"
+	case "totalTokens":
+		return "totalTokens"
+	case "cost":
+		return "cost"
+	case "total":
+		return "total"
+	}
+	return string(key)
 }
 
 // skipCompactValue is the index after the value at b[i] of valid compact
@@ -303,6 +404,20 @@ func compactLiteralEnd(b []byte, i int, lit string) (int, bool) {
 // compactStringEnd is the index after the string literal at b[i] ('"').
 func compactStringEnd(b []byte, i int) (int, bool) {
 	for j := i + 1; j < len(b); {
+		// Eight bytes at a time while none is a quote, a backslash or a
+		// control byte (the text of a message is long runs of them), then
+		// straight to the first that is.
+		for j+8 <= len(b) {
+			m := stringSpecials(binary.LittleEndian.Uint64(b[j:]))
+			if m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			j += 8
+		}
+		if j >= len(b) {
+			break
+		}
 		switch c := b[j]; {
 		case c == '"':
 			return j + 1, true
@@ -328,6 +443,15 @@ func compactStringEnd(b []byte, i int) (int, bool) {
 		}
 	}
 	return len(b), false
+}
+
+// stringSpecials has the high bit of each byte of x (little-endian) that
+// is '"', '\\' or below 0x20 set, and no bit below the first such byte
+// (bits above it may be set by a borrow: only its lowest bit is exact).
+func stringSpecials(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return zero(x^(ones*'"')) | zero(x^(ones*'\\')) | ((x - ones*0x20) & ^x & highs)
 }
 
 func isHex(c byte) bool {

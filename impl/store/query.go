@@ -18,6 +18,13 @@ import (
 // Querier is pi's Storage query surface. Backends implement it beside
 // Storage (it is a separate interface so that the Storage wrappers of the
 // simulator and the fault layers need not grow with it).
+//
+// The results are the caller's, except the memory they point into: an
+// entry's Raw bytes and the string its ParentID points to (and an
+// EntryStructure's ParentID) are the store's own, shared as pi returns its
+// entry objects rather than copies, and must not be written through.
+// Everything else (the slices, the rows, every field) may be changed
+// without changing the store.
 type Querier interface {
 	// GetEntries returns the entries among ids that exist, each once, in
 	// the order of their first occurrence in ids (pi's getEntries Map).
@@ -144,23 +151,22 @@ var commonTypes = map[string]string{
 // KindOf reads an entry's type and customType members from its raw object.
 func KindOf(raw json.RawMessage) EntryKind {
 	var k EntryKind
-	if validCompact(raw) && len(raw) > 0 && raw[0] == '{' {
-		i := 1
-		for i < len(raw) && raw[i] != '}' {
-			if raw[i] == ',' {
-				i++
-			}
-			end, _ := compactStringEnd(raw, i)
-			key := raw[i+1 : end-1]
-			i = end + 1
-			vend := skipCompactValue(raw, i)
-			switch string(key) {
-			case "type":
-				k.Type = internType(raw[i:vend])
-			case "customType":
-				k.CustomType = string(raw[i:vend])
-			}
-			i = vend
+	// a compact object (what Prepare stores) in one validating pass; the
+	// last of repeated members wins, as in JSON.parse
+	var typ, custom []byte
+	if walkCompactObject(raw, func(key, value []byte) {
+		switch string(key) {
+		case `"type"`:
+			typ = value
+		case `"customType"`:
+			custom = value
+		}
+	}) {
+		if typ != nil {
+			k.Type = internType(typ)
+		}
+		if custom != nil {
+			k.CustomType = string(custom)
 		}
 		return k
 	}
@@ -179,6 +185,10 @@ func compactOr(v json.RawMessage) json.RawMessage {
 	}
 	return v
 }
+
+// InternType is an entry's type member (JSON text) as EntryKind.Type
+// holds it: the common types shared, not allocated per entry.
+func InternType(v []byte) string { return internType(v) }
 
 func internType(v []byte) string {
 	if s, ok := commonTypes[string(v)]; ok {
@@ -265,6 +275,14 @@ func WalkBranch(q BranchScan, lookup BranchWalker) ([]BranchHit, error) {
 		path = append(path, BranchHit{next, nk})
 		cur = next
 	}
+	return FilterBranch(q, path), nil
+}
+
+// FilterBranch is the rest of pi's scanBranch given its path, newest
+// first (path[0] is q.Start's entry, each next its parent, the last a
+// root): the order, the stop, the type, customType and cursor filters,
+// then the limit. It reorders path in place.
+func FilterBranch(q BranchScan, path []BranchHit) []BranchHit {
 	oldest := q.Order == OldestFirst
 	if oldest {
 		for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
@@ -292,7 +310,7 @@ func WalkBranch(q BranchScan, lookup BranchWalker) ([]BranchHit, error) {
 		}
 		out = append(out, h)
 	}
-	return out, nil
+	return out
 }
 
 // MatchesEntryScan is pi's scanEntries filter for one entry.
@@ -483,12 +501,22 @@ func (k EntryKind) IsMessage() bool { return jsonIs(k.Type, "message") }
 
 // Fold adds committed writes to the totals as pi's applyValidated does:
 // a message entry counts, a usage row's usage is added.
-func (s *SessionStats) Fold(writes []CommittedWrite) {
+func (s *SessionStats) Fold(writes []CommittedWrite) { s.FoldKinds(writes, nil) }
+
+// FoldKinds is Fold given the entries' kinds as PrepareKinds returns them
+// (nil: read from the rows).
+func (s *SessionStats) FoldKinds(writes []CommittedWrite, kinds []EntryKind) {
 	for i := range writes {
 		w := &writes[i]
 		switch w.Kind {
 		case WriteEntry:
-			if KindOf(w.Entry.Raw).IsMessage() {
+			k := EntryKind{}
+			if kinds != nil {
+				k = kinds[i]
+			} else {
+				k = KindOf(w.Entry.Raw)
+			}
+			if k.IsMessage() {
 				s.MessageCount++
 			}
 		case WriteUsage:

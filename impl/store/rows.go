@@ -1,5 +1,7 @@
 package store
 
+import "math/bits"
+
 // rows is an append-only sequence kept in chunks that never move. A slice
 // grown by append copies every row at each doubling and leaves the old
 // arrays as garbage: for a session's entries and usage rows, more than
@@ -11,7 +13,10 @@ type rows[T any] struct {
 	n      int
 }
 
-const maxRowChunk = 1024
+const (
+	maxRowChunk    = 1024
+	maxRowChunkLog = 10 // log2(maxRowChunk)
+)
 
 func (r *rows[T]) append(v T) {
 	if k := len(r.chunks); k == 0 || len(r.chunks[k-1]) == cap(r.chunks[k-1]) {
@@ -38,16 +43,32 @@ func (r *rows[T]) clone() []T {
 	return out
 }
 
-// at returns row i (0 <= i < len), finding its chunk by binary search.
-func (r *rows[T]) at(i int) *T {
-	lo, hi := 0, len(r.starts)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if r.starts[mid] <= i {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
+// copyTo copies rows [from, from+len(dst)) into dst, a chunk at a time.
+func (r *rows[T]) copyTo(dst []T, from int) {
+	for len(dst) > 0 {
+		k := chunkOf(from)
+		n := copy(dst, r.chunks[k][from-r.starts[k]:])
+		dst, from = dst[n:], from+n
 	}
-	return &r.chunks[lo][i-r.starts[lo]]
+}
+
+// at returns row i (0 <= i < len). Chunk sizes follow from append alone
+// (a chunk starting at row s holds min(max(8, s), maxRowChunk) rows), so
+// the chunk is computed, not searched: rows 0-7 are chunk 0, rows [2^k,
+// 2^(k+1)) below maxRowChunk are chunk k-2, and past maxRowChunk every
+// chunk holds maxRowChunk rows.
+func (r *rows[T]) at(i int) *T {
+	k := chunkOf(i)
+	return &r.chunks[k][i-r.starts[k]]
+}
+
+// chunkOf is the chunk holding row i.
+func chunkOf(i int) int {
+	switch {
+	case i < 8:
+		return 0
+	case i < maxRowChunk:
+		return bits.Len(uint(i)) - 3
+	}
+	return maxRowChunkLog - 3 + i/maxRowChunk
 }

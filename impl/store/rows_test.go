@@ -24,6 +24,14 @@ func TestRowsKeepOrderAcrossChunks(t *testing.T) {
 		require.Equal(t, i+1, r.len())
 	}
 	require.Equal(t, want, r.clone())
+	for i := range r.len() {
+		require.Equal(t, i, *r.at(i), "at(%d)", i) // the computed chunk is the right one
+	}
+	for _, span := range [][2]int{{0, 0}, {0, 3 * maxRowChunk}, {5, 20}, {7, 1}, {1000, 2000}, {3*maxRowChunk - 1, 1}} {
+		got := make([]int, span[1])
+		r.copyTo(got, span[0])
+		require.Equal(t, want[span[0]:span[0]+span[1]], got, "copyTo from %d, %d rows", span[0], span[1])
+	}
 	require.Same(t, firstChunk, &r.chunks[0][0], "a chunk moved")
 	for _, c := range r.chunks {
 		require.LessOrEqual(t, cap(c), maxRowChunk)
@@ -44,4 +52,26 @@ func TestSortBySeqOrdersAnyPermutation(t *testing.T) {
 			require.Equal(t, strconv.Itoa(i), w.Key)
 		}
 	}
+}
+
+// kindTable gives each distinct kind one index, below and past the size
+// at which it starts keeping a map.
+func TestKindTableInternsPastItsMap(t *testing.T) {
+	var tab kindTable
+	seen := map[EntryKind]uint32{}
+	for round := range 3 {
+		for i := range 3 * smallKindTable {
+			k := EntryKind{Type: `"custom"`, CustomType: `"c` + strconv.Itoa(i) + `"`}
+			if i%5 == 0 {
+				k = EntryKind{Type: `"message"`}
+			}
+			got := tab.index(k)
+			require.Equal(t, k, tab.all[got])
+			if want, ok := seen[k]; ok {
+				require.Equal(t, want, got, "round %d: %v got a second index", round, k)
+			}
+			seen[k] = got
+		}
+	}
+	require.Len(t, tab.all, len(seen))
 }

@@ -15,7 +15,8 @@ import (
 type State struct {
 	nextSeq int64
 	entries rows[StoredEntry]
-	kinds   rows[EntryKind]  // entries[i]'s type and customType, for the queries
+	meta    rows[entryMeta]  // entries[i]'s kind and place in the tree, for the queries
+	kinds   kindTable        // the distinct entry kinds, which meta indexes
 	ids     map[string]idRef // entry and usage ids: one lookup answers HasEntryOrUsage and finds an entry
 	usage   rows[StoredUsage]
 	stats   SessionStats                    // pi's running totals (applyValidated)
@@ -30,7 +31,29 @@ type State struct {
 	// length, serves them all. No reader can see it: every accessor copies
 	// elements out, and a deleted list is in neither lists nor lastList.
 	spare *listState
+	// unresolved counts the entries applied before their parent.
+	unresolved int
 }
+
+// entryMeta is what the queries read of an entry besides the entry
+// itself, without a pointer for the collector to trace: its kind as an
+// index into kinds (an entry's type and customType repeat across a
+// session), its parent as an index into entries (noParent for a root), so
+// that a branch walk follows indices rather than hashing an id per step,
+// and its depth (a root's is 0), so that a walk allocates its result once.
+type entryMeta struct {
+	kind   uint32
+	parent int32
+	depth  int32
+}
+
+// noParent is a root's parent; unresolvedParent an entry whose parent was
+// not in the state when it was applied (validated writes never do that;
+// the walk then looks the parent up by id, as pi's does).
+const (
+	noParent         = -1
+	unresolvedParent = -2
+)
 
 // idKinds says what an id names. Validated writes never give an entry and
 // a usage row one id, but the bits keep both answers exact if they did.
@@ -99,24 +122,37 @@ func (s *State) AdvanceNextSeq(n int64) error {
 // HasEntryOrUsage implements Lookup.
 func (s *State) HasEntryOrUsage(id string) bool { return s.ids[id].kinds != 0 }
 
-// HasEntry implements Lookup.
-func (s *State) HasEntry(id string) bool { return s.ids[id].kinds&idEntry != 0 }
+// HasEntry implements Lookup. The entry applied last (the usual parent of
+// the next) is answered without a hash lookup.
+func (s *State) HasEntry(id string) bool {
+	if n := s.entries.len(); n > 0 && s.entries.at(n-1).Entry.ID == id {
+		return true
+	}
+	return s.ids[id].kinds&idEntry != 0
+}
 
 // Prepare stamps writes with seqs from NextSeq and timestamp and validates
 // them against the state. Nothing is applied. An empty transaction yields
 // FirstSeq = NextSeq and no writes.
 func (s *State) Prepare(writes []Write, timestamp int64) ([]CommittedWrite, CommitResult, error) {
-	committed, err := Prepare(writes, s.nextSeq, timestamp)
+	committed, _, res, err := s.PrepareKinds(writes, timestamp)
+	return committed, res, err
+}
+
+// PrepareKinds is Prepare that also returns the entries' kinds, for
+// ApplyKinds (see store.PrepareKinds).
+func (s *State) PrepareKinds(writes []Write, timestamp int64) ([]CommittedWrite, []EntryKind, CommitResult, error) {
+	committed, kinds, err := PrepareKinds(writes, s.nextSeq, timestamp)
 	if err != nil {
-		return nil, CommitResult{}, err
+		return nil, nil, CommitResult{}, err
 	}
 	if err := s.Validate(committed); err != nil {
-		return nil, CommitResult{}, err
+		return nil, nil, CommitResult{}, err
 	}
 	if err := CheckUsageTotals(committed); err != nil {
-		return nil, CommitResult{}, err
+		return nil, nil, CommitResult{}, err
 	}
-	return committed, ResultOf(committed, s.nextSeq, timestamp), nil
+	return committed, kinds, ResultOf(committed, s.nextSeq, timestamp), nil
 }
 
 // ResultOf builds the CommitResult for prepared writes.
@@ -138,18 +174,27 @@ func (s *State) Validate(writes []CommittedWrite) error {
 
 // Apply applies writes that Validate accepted. Applying unvalidated writes is
 // a programming error and may corrupt the state.
-func (s *State) Apply(writes []CommittedWrite) {
+func (s *State) Apply(writes []CommittedWrite) { s.ApplyKinds(writes, nil) }
+
+// ApplyKinds is Apply given kinds[i], writes[i]'s KindOf when it is an
+// entry (as PrepareKinds returns them), so that no row is scanned again;
+// nil kinds are read from the rows.
+func (s *State) ApplyKinds(writes []CommittedWrite, kinds []EntryKind) {
 	for i := range writes {
 		w := &writes[i] // a CommittedWrite is 120 bytes; the helpers take it by reference
 		switch w.Kind {
 		case WriteEntry:
-			r := s.ids[w.Entry.ID]
-			r.kinds |= idEntry
-			r.entry = int32(s.entries.len())
-			s.ids[w.Entry.ID] = r
+			var k EntryKind
+			if kinds != nil {
+				k = kinds[i]
+			} else {
+				k = KindOf(w.Entry.Raw)
+			}
+			m := s.metaOf(w, k) // before the id is the new entry's
+			// a validated entry's id is new (HasEntryOrUsage): no read
+			s.ids[w.Entry.ID] = idRef{kinds: idEntry, entry: int32(s.entries.len())}
 			s.entries.append(StoredEntry{Entry: *w.Entry, Seq: w.Seq, Timestamp: w.Timestamp})
-			k := KindOf(w.Entry.Raw)
-			s.kinds.append(k)
+			s.meta.append(m)
 			if k.IsMessage() {
 				s.stats.MessageCount++
 			}
@@ -174,6 +219,66 @@ func (s *State) Apply(writes []CommittedWrite) {
 		}
 		s.nextSeq = w.Seq + 1
 	}
+}
+
+// metaOf is the meta of w's entry, of kind k, about to be applied.
+func (s *State) metaOf(w *CommittedWrite, k EntryKind) entryMeta {
+	e := w.Entry
+	m := entryMeta{kind: s.kinds.index(k), parent: noParent}
+	if e.ParentID == nil {
+		return m
+	}
+	if n := s.entries.len(); n > 0 && s.entries.at(n-1).Entry.ID == *e.ParentID {
+		// a branch grows from the entry applied last: no hash lookup
+		last := s.meta.at(n - 1)
+		m.parent, m.depth = int32(n-1), last.depth+1
+		return m
+	}
+	if p, ok := s.ids[*e.ParentID]; ok && p.kinds&idEntry != 0 {
+		m.parent, m.depth = p.entry, s.meta.at(int(p.entry)).depth+1
+		return m
+	}
+	m.parent = unresolvedParent
+	s.unresolved++
+	return m
+}
+
+// kindTable interns entry kinds: meta holds a kind's index, not its two
+// strings.
+type kindTable struct {
+	all []EntryKind
+	at  map[EntryKind]uint32
+}
+
+// smallKindTable is the most kinds searched one by one before a map.
+const smallKindTable = 8
+
+// index returns k's index, adding it when new.
+func (t *kindTable) index(k EntryKind) uint32 {
+	if n := len(t.all); n > 0 && t.all[n-1] == k {
+		return uint32(n - 1) // a run of one kind, as a session's messages are
+	}
+	if t.at == nil {
+		// a few kinds are searched: no map for a small session
+		for i, o := range t.all {
+			if o == k {
+				return uint32(i)
+			}
+		}
+	} else if i, ok := t.at[k]; ok {
+		return i
+	}
+	i := uint32(len(t.all))
+	t.all = append(t.all, k)
+	if t.at == nil && len(t.all) > smallKindTable {
+		t.at = make(map[EntryKind]uint32, 2*len(t.all))
+		for j, o := range t.all {
+			t.at[o] = uint32(j)
+		}
+	} else if t.at != nil {
+		t.at[k] = i
+	}
+	return i
 }
 
 // setValue sets w's value.

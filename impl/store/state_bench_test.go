@@ -3,6 +3,7 @@ package store_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/frameproof/frameproof/impl/store"
@@ -71,5 +72,42 @@ func BenchmarkSnapshotSession(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		_ = s.Snapshot()
+	}
+}
+
+// piHundred is pi's "commit 100 message entries" transaction
+// (harness/session/testing/benchmark/storage.js): entries of 256-byte
+// text payloads in one linear branch.
+func piHundred() []store.Write {
+	out := make([]store.Write, 100)
+	for i := range out {
+		id := fmt.Sprintf("benchmark-entry-%08d", i)
+		var parent *string
+		parentJSON := "null"
+		if i > 0 {
+			p := fmt.Sprintf("benchmark-entry-%08d", i-1)
+			parent, parentJSON = &p, `"`+p+`"`
+		}
+		text := id + ":" + strings.Repeat("x", 256-len(id)-1)
+		raw := fmt.Sprintf(`{"id":%q,"parentId":%s,"type":"message","message":{"role":"user","content":[{"type":"text","text":%q}],"timestamp":1650000000000}}`,
+			id, parentJSON, text)
+		out[i] = store.InsertEntry(store.Entry{ID: id, ParentID: parent, Raw: json.RawMessage(raw)})
+	}
+	return out
+}
+
+// BenchmarkPrepareApplyHundred is the State's share of pi's "commit 100
+// message entries": Prepare (normalize, validate) and Apply on a new State,
+// as the memory backend commits.
+func BenchmarkPrepareApplyHundred(b *testing.B) {
+	tx := piHundred()
+	b.ReportAllocs()
+	for range b.N {
+		s := store.NewState()
+		ws, kinds, _, err := s.PrepareKinds(tx, 1650000000000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.ApplyKinds(ws, kinds)
 	}
 }

@@ -12,29 +12,39 @@ func (s *State) entry(id string) (StoredEntry, EntryKind, bool) {
 	if !ok || r.kinds&idEntry == 0 {
 		return StoredEntry{}, EntryKind{}, false
 	}
-	return *s.entries.at(int(r.entry)), *s.kinds.at(int(r.entry)), true
+	return *s.entries.at(int(r.entry)), s.kinds.all[s.meta.at(int(r.entry)).kind], true
 }
 
 // GetEntries is pi's getEntries: the entries among ids, each once, in the
-// order of their first occurrence.
+// order of their first occurrence. Entries are told apart by their index
+// in the state, not by hashing their ids again: while the indices found
+// rise (as they do for ids in commit order) none can repeat, and only
+// after one does not is a set of the indices built.
 func (s *State) GetEntries(ids []string) []StoredEntry {
-	out := []StoredEntry{}
-	var seen map[string]bool
+	out := make([]StoredEntry, 0, min(len(ids), s.entries.len()))
+	last := int32(-1)
+	var seen map[int32]struct{}
 	for _, id := range ids {
-		e, _, ok := s.entry(id)
-		if !ok {
+		r, ok := s.ids[id]
+		if !ok || r.kinds&idEntry == 0 {
 			continue
 		}
-		if len(ids) > 1 {
-			if seen == nil {
-				seen = map[string]bool{}
+		switch {
+		case seen == nil && r.entry > last:
+			last = r.entry
+		case seen == nil:
+			seen = make(map[int32]struct{}, len(ids))
+			for j := range out {
+				seen[s.ids[out[j].Entry.ID].entry] = struct{}{}
 			}
-			if seen[id] {
+			fallthrough
+		default:
+			if _, dup := seen[r.entry]; dup {
 				continue
 			}
-			seen[id] = true
+			seen[r.entry] = struct{}{}
 		}
-		out = append(out, e)
+		out = append(out, *s.entries.at(int(r.entry)))
 	}
 	return out
 }
@@ -42,35 +52,130 @@ func (s *State) GetEntries(ids []string) []StoredEntry {
 // GetEntryKind returns the entry named id with its kind.
 func (s *State) GetEntryKind(id string) (StoredEntry, EntryKind, bool) { return s.entry(id) }
 
-func (s *State) walk(q BranchScan) ([]BranchHit, error) {
-	return WalkBranch(q, func(id string) (StoredEntry, EntryKind, bool, error) {
-		e, k, ok := s.entry(id)
-		return e, k, ok, nil
-	})
+// parentOf is the index of entry i's parent (noParent for a root).
+func (s *State) parentOf(i int32) (int32, error) {
+	p := s.meta.at(int(i)).parent
+	if p != unresolvedParent {
+		return p, nil
+	}
+	r, ok := s.ids[*s.entries.at(int(i)).Entry.ParentID]
+	if !ok || r.kinds&idEntry == 0 {
+		return 0, ErrCorruptBranch
+	}
+	return r.entry, nil
+}
+
+// branchHits is pi's scanBranch (WalkBranch) over the state's parent
+// indices: it calls hit with the index of each entry the scan returns, in
+// order. The path is the walk from q.Start to its root; the scan stops
+// after the first entry that stops it, and the limit counts the entries
+// that pass the filters. Newest first, the walk is the path's order, so
+// entries are taken as the walk reaches them and a stop or the limit ends
+// the walk (unless some parent is unresolved, whose absence pi reports
+// even beyond a stop); oldest first, the path is walked into an index
+// array (its length known from the start's depth) and read backwards.
+func (s *State) branchHits(q *BranchScan, hit func(int32)) error {
+	r, ok := s.ids[q.Start]
+	if !ok || r.kinds&idEntry == 0 {
+		return &UnknownBranchStartError{Start: q.Start}
+	}
+	oldest := q.Order == OldestFirst
+	limit := sliceLimit(q.Limit)
+	taken := int64(0)
+	// take reads entry i of the path and reports whether the scan goes on.
+	take := func(i int32) bool {
+		if limit >= 0 && taken >= limit {
+			return false
+		}
+		k := &s.kinds.all[s.meta.at(int(i)).kind]
+		if matchOptional(k.Type, q.Type) && matchOptional(k.CustomType, q.CustomType) &&
+			(q.Cursor == nil || cursorPasses(s.entries.at(int(i)).Seq, *q.Cursor, oldest)) {
+			hit(i)
+			taken++
+		}
+		if q.StopAtID != nil && s.entries.at(int(i)).Entry.ID == *q.StopAtID {
+			return false
+		}
+		if q.StopAtType == nil {
+			return k.Type != ""
+		}
+		return !jsonIs(k.Type, *q.StopAtType)
+	}
+	if !oldest && s.unresolved == 0 {
+		for i := r.entry; take(i); {
+			if i = s.meta.at(int(i)).parent; i == noParent {
+				break
+			}
+		}
+		return nil
+	}
+	path := make([]int32, 0, s.meta.at(int(r.entry)).depth+1)
+	for i := r.entry; ; {
+		path = append(path, i)
+		p, err := s.parentOf(i)
+		if err != nil {
+			return err
+		}
+		if p == noParent {
+			break
+		}
+		i = p
+	}
+	for k := range path {
+		i := path[k]
+		if oldest {
+			i = path[len(path)-1-k]
+		}
+		if !take(i) {
+			break
+		}
+	}
+	return nil
+}
+
+// cursorPasses is pi's cursor filter: past the cursor in the scan's order.
+func cursorPasses(seq, cursor int64, oldest bool) bool {
+	if oldest {
+		return seq > cursor
+	}
+	return seq < cursor
+}
+
+// branchCap is the capacity for a branch scan's result: the path's length
+// (at most the limit) when every entry on it may be returned, else small.
+func (s *State) branchCap(q *BranchScan) int {
+	r, ok := s.ids[q.Start]
+	if !ok || r.kinds&idEntry == 0 {
+		return 0
+	}
+	n := int64(s.meta.at(int(r.entry)).depth) + 1
+	if q.Type != nil || q.CustomType != nil || q.Cursor != nil || q.StopAtID != nil || q.StopAtType != nil {
+		n = min(n, 16)
+	}
+	if l := sliceLimit(q.Limit); l >= 0 {
+		n = min(n, l)
+	}
+	return int(n)
 }
 
 // ScanBranch is pi's scanBranch.
 func (s *State) ScanBranch(q BranchScan) ([]StoredEntry, error) {
-	hits, err := s.walk(q)
-	if err != nil {
+	out := make([]StoredEntry, 0, s.branchCap(&q))
+	if err := s.branchHits(&q, func(i int32) { out = append(out, *s.entries.at(int(i))) }); err != nil {
 		return nil, err
-	}
-	out := make([]StoredEntry, len(hits))
-	for i, h := range hits {
-		out[i] = h.Entry
 	}
 	return out, nil
 }
 
 // ScanBranchStructure is pi's scanBranchStructure.
 func (s *State) ScanBranchStructure(q BranchScan) ([]EntryStructure, error) {
-	hits, err := s.walk(q)
-	if err != nil {
+	out := make([]EntryStructure, 0, s.branchCap(&q))
+	if err := s.branchHits(&q, func(i int32) {
+		e, k := s.entries.at(int(i)), &s.kinds.all[s.meta.at(int(i)).kind]
+		out = append(out, EntryStructure{ID: e.Entry.ID, ParentID: e.Entry.ParentID, Seq: e.Seq, Timestamp: e.Timestamp,
+			Type: k.Type, CustomType: k.CustomType})
+	}); err != nil {
 		return nil, err
-	}
-	out := make([]EntryStructure, len(hits))
-	for i, h := range hits {
-		out[i] = Structure(h.Entry, h.Kind)
 	}
 	return out, nil
 }
@@ -111,8 +216,21 @@ func (s *State) ScanEntries(q EntryScan) []StoredEntry {
 	if limit >= 0 {
 		capacity = int(min(int64(capacity), limit))
 	}
-	out := make([]StoredEntry, 0, capacity)
 	desc := q.Order == Desc
+	if q.Type == nil && q.CustomType == nil {
+		// every row in the range matches: the page is the first (or
+		// last) capacity rows, copied as they are
+		out := make([]StoredEntry, capacity)
+		if !desc {
+			s.entries.copyTo(out, first)
+			return out
+		}
+		for k := range out {
+			out[k] = *s.entries.at(end - 1 - k)
+		}
+		return out
+	}
+	out := make([]StoredEntry, 0, capacity)
 	for k := 0; k < end-first; k++ {
 		if limit >= 0 && int64(len(out)) >= limit {
 			break
@@ -121,7 +239,7 @@ func (s *State) ScanEntries(q EntryScan) []StoredEntry {
 		if desc {
 			i = end - 1 - k
 		}
-		if MatchesEntryScan(&q, s.entries.at(i).Seq, *s.kinds.at(i)) {
+		if MatchesEntryScan(&q, s.entries.at(i).Seq, s.kinds.all[s.meta.at(i).kind]) {
 			out = append(out, *s.entries.at(i))
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // InsertEntry returns the write that inserts e.
@@ -75,9 +76,10 @@ func (w Write) String() string {
 var reservedEntryKeys = map[string]bool{"kind": true, "seq": true, "timestamp": true}
 var reservedUsageKeys = map[string]bool{"kind": true, "seq": true}
 
-// normalizeWrite checks w's shape and returns a copy with compact JSON. It
-// never looks at storage state; index is w's position for error messages.
-func normalizeWrite(index int, w Write) (Write, error) {
+// normalizeWrite checks w's shape and returns a copy with compact JSON,
+// and sets *kind to an entry's KindOf. It never looks at storage state;
+// index is w's position for error messages.
+func normalizeWrite(index int, w Write, kind *EntryKind) (Write, error) {
 	fail := func(format string, args ...any) (Write, error) {
 		return Write{}, fmt.Errorf("store: write %d (%s): %s", index, w.Kind, fmt.Sprintf(format, args...))
 	}
@@ -86,24 +88,26 @@ func normalizeWrite(index int, w Write) (Write, error) {
 		if w.Entry == nil {
 			return fail("entry is missing")
 		}
-		raw, err := checkRowRaw(w.Entry.Raw, w.Entry.ID, reservedEntryKeys, func(fields []ObjectField) error {
-			return checkParentField(fields, w.Entry.ParentID)
-		})
+		raw, err := checkRowRaw(w.Entry.Raw, w.Entry.ID, reservedEntryKeys, true, w.Entry.ParentID, kind)
 		if err != nil {
 			return fail("entry %q: %v", w.Entry.ID, err)
 		}
-		e := *w.Entry
-		e.Raw = raw
-		if e.ParentID != nil {
-			p := *e.ParentID
-			e.ParentID = &p
+		// the entry and its parent id in one allocation
+		e := &struct {
+			entry  Entry
+			parent string
+		}{entry: *w.Entry}
+		e.entry.Raw = raw
+		if w.Entry.ParentID != nil {
+			e.parent = *w.Entry.ParentID
+			e.entry.ParentID = &e.parent
 		}
-		return Write{Kind: WriteEntry, Entry: &e}, nil
+		return Write{Kind: WriteEntry, Entry: &e.entry}, nil
 	case WriteUsage:
 		if w.Usage == nil {
 			return fail("usage row is missing")
 		}
-		raw, err := checkRowRaw(w.Usage.Raw, w.Usage.ID, reservedUsageKeys, nil)
+		raw, err := checkRowRaw(w.Usage.Raw, w.Usage.ID, reservedUsageKeys, false, nil, nil)
 		if err != nil {
 			return fail("usage %q: %v", w.Usage.ID, err)
 		}
@@ -133,13 +137,12 @@ func normalizeWrite(index int, w Write) (Write, error) {
 	}
 }
 
-// checkRowRaw validates an entry or usage row object and returns it compacted.
-func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, extra func([]ObjectField) error) (json.RawMessage, error) {
-	compact, err := compactJSON(raw)
-	if err != nil {
-		return nil, fmt.Errorf("raw: %v", err)
-	}
-	fields, err := splitCompactObject(compact)
+// checkRowRaw validates an entry (whose parent id is parent) or usage row
+// object and returns it compacted; for an entry, it sets *kind to the
+// compacted object's KindOf.
+func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, entry bool, parent *string, kind *EntryKind) (json.RawMessage, error) {
+	var room [8]ObjectField // a row's members, without an allocation
+	fields, compact, walked, err := rowFields(room[:0], raw)
 	if err != nil {
 		return nil, fmt.Errorf("raw: %v", err)
 	}
@@ -161,12 +164,65 @@ func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, extra
 	if !sawID {
 		return nil, fmt.Errorf("raw has no id")
 	}
-	if extra != nil {
-		if err := extra(fields); err != nil {
+	if entry {
+		if err := checkParentField(fields, parent); err != nil {
 			return nil, err
 		}
+		*kind = rowKind(fields, compact, walked)
 	}
 	return compact, nil
+}
+
+// rowKind is KindOf(compact), from fields when they came from the one
+// validating walk KindOf itself takes (walked: raw was compact, its keys
+// plain and unrepeated, so a member's key is its literal's text).
+func rowKind(fields []ObjectField, compact json.RawMessage, walked bool) EntryKind {
+	if !walked {
+		return KindOf(compact)
+	}
+	var k EntryKind
+	for _, f := range fields {
+		switch f.Key {
+		case "type":
+			k.Type = internType(f.Value)
+		case "customType":
+			k.CustomType = string(f.Value)
+		}
+	}
+	return k
+}
+
+// rowFields splits a row object into fields and returns a compact copy of
+// it, and whether it was split by the one validating walk. A compact
+// object (what writers commit) is validated and split in one pass, its
+// keys checked for repeats; anything else goes through compactJSON and
+// splitCompactObject, with their errors.
+func rowFields(fields []ObjectField, raw json.RawMessage) ([]ObjectField, json.RawMessage, bool, error) {
+	var seen KeySet
+	plain, repeated := true, false
+	if walkCompactObject(raw, func(key, value []byte) {
+		inner := key[1 : len(key)-1]
+		for _, c := range inner {
+			if c == '\\' || c >= utf8.RuneSelf {
+				plain = false
+				return
+			}
+		}
+		k := internKey(inner)
+		repeated = repeated || seen.Add(k)
+		fields = append(fields, ObjectField{Key: k, Value: value})
+	}) && plain && !repeated {
+		// the values are raw's: read by the checks, not kept
+		compact := make(json.RawMessage, len(raw))
+		copy(compact, raw)
+		return fields, compact, true, nil
+	}
+	compact, err := compactJSON(raw)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	fields, err = appendCompactObject(fields[:0], compact)
+	return fields, compact, false, err
 }
 
 // jsonStringIs reports whether the JSON value v (valid, compact) decodes,
@@ -203,6 +259,12 @@ func checkParentField(fields []ObjectField, parent *string) error {
 		}
 		if inner, ok := plainJSONString(f.Value); ok {
 			if parent == nil || string(inner) != *parent {
+				return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
+			}
+			return nil
+		}
+		if string(f.Value) == "null" { // a root: no decoder needed
+			if parent != nil {
 				return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
 			}
 			return nil

@@ -146,7 +146,7 @@ func (m *Model) settleError(s *settling, cur Op, info *opInfo, resp *pi.Assistan
 	if cur.At == AtEffectPending && (recovery || RetryableError(resp)) && cur.Attempt < info.run.MaxAttempts {
 		o := s.base
 		o.At, o.NextAttempt = AtRetryWait, cur.Attempt+1
-		o.NotBefore = notBefore(m.now(), info.run.BaseDelayMs, info.run.MaxAgentDelayMs, cur.Attempt)
+		o.NotBefore = notBefore(m.now(), info.run.BaseDelayMs, m.delayCap(info.run), cur.Attempt)
 		o.RetryError = msgRetryDefault
 		if resp.ErrorMessage != nil {
 			o.RetryError = *resp.ErrorMessage
@@ -187,6 +187,16 @@ const maxSafeInteger = 1<<53 - 1
 
 // defaultMaxAgentDelayMs is pi-ai's DEFAULT_MAX_AGENT_RETRY_DELAY_MS.
 const defaultMaxAgentDelayMs = 60000
+
+// delayCap is the cap on run's retry delays: its stored policy's
+// maxAgentDelayMs, else Config.DefaultMaxAgentDelayMs (nil: pi-ai's
+// 60000, applied by notBefore and retryDelay).
+func (m *Model) delayCap(run Run) *float64 {
+	if run.MaxAgentDelayMs != nil {
+		return run.MaxAgentDelayMs
+	}
+	return m.cfg.DefaultMaxAgentDelayMs
+}
 
 // notBefore is pi's retryNotBefore over pi-ai 1.0.3's retryDelayMs: delay =
 // base·2^max(0, attempt−1) (MAX_SAFE_INTEGER unless Number.isSafeInteger),

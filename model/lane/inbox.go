@@ -189,7 +189,7 @@ func (m *Model) finishAtBoundary(id string, o Op) (Outcome, error) {
 	}
 	m.expectTX(m.terminalWrites(id, o)...)
 	m.terminate(id, "completed", "", "")
-	m.emit("run_end:completed", false)
+	m.emitRunEnd(id)
 	return Outcome{Kind: "settled", Status: "completed"}, nil
 }
 

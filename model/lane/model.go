@@ -45,6 +45,10 @@ type Config struct {
 	Lane string
 	// Now is the lane clock in ms (timestamps, retry notBefore).
 	Now func() float64
+	// CommitTime is the timestamp storage gave the transaction the input
+	// in progress stands for (pi's commit.timestamp, which
+	// compaction_start carries as startedAt); nil: Now.
+	CommitTime func() float64
 	// NewObserver returns an observed-message tracker for one stream.
 	NewObserver func() Observer
 	// Limits are the configured model's facts intents record.
@@ -60,6 +64,14 @@ type Config struct {
 	// its command's turn declines ("stale" for a settlement or terminal).
 	// Off, pi's rule holds: that command faults with LostOperationFault.
 	SkipStaleSettlement bool
+	// DefaultMaxAgentDelayMs caps the retry delays of a run whose stored
+	// retry policy names no maxAgentDelayMs. nil: pi-ai's 60000 ms (its
+	// retryDelayMs takes `policy.maxAgentDelayMs ??
+	// DEFAULT_MAX_AGENT_RETRY_DELAY_MS`, as pi-agent-core does from 0.87.1).
+	// +Inf: pi-agent-core 0.85.1, whose runtime/drive/retry.js retryDelay
+	// is baseDelayMs·2^max(0, attempt−1) with only the safe-integer bound.
+	// impl/lane's Config option of the same name.
+	DefaultMaxAgentDelayMs *float64
 	// SyntheticAtRead: the driver reports a recovery's frame read
 	// (SyntheticRead), and the recovery's message_start/message_end follow
 	// it, as pi's recovery.ts hands them over once continueOperation
@@ -256,6 +268,9 @@ type Model struct {
 	boundaryTask string
 	th           *thresholdAnswer
 	asked, gone  bool
+	// unavail is the configuration failure the generate or poll step in
+	// progress commits instead of its intent (availability.go)
+	unavail *unavailability
 }
 
 // New returns a model of an empty lane.
@@ -351,7 +366,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		return Expect{}, fmt.Errorf("model/lane: step: previous step not done")
 	}
 	m.intentSeen, m.settled, m.synthetic, m.turn, m.boundary, m.lost = false, nil, nil, nil, false, false
-	m.turns, m.th, m.asked, m.gone, m.syntheticDue = 0, nil, false, false, false
+	m.turns, m.th, m.asked, m.gone, m.syntheticDue, m.unavail = 0, nil, false, false, false, nil
 	id, o, ok := m.current()
 	m.dispatched = dispatch{op: id, at: o.At, resp: o.ResponseEntryID, cancel: o.CancelRequested, events: len(m.events)}
 	var e Expect
@@ -382,6 +397,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "checkpoint"}
 	case o.At == AtReady:
 		e = Expect{Kind: "generate"}
+		m.unavail = m.generationUnavailable(id)
 	case o.At == AtRetryWait:
 		e = Expect{Kind: "retry"}
 	case o.At == AtEffectPending:
@@ -390,6 +406,7 @@ func (m *Model) Step(permit bool) (Expect, error) {
 		e = Expect{Kind: "wait", Reason: "deferred"}
 		if permit {
 			e = Expect{Kind: "poll"}
+			m.unavail = m.modelUnavailable(m.ops[id].run.Model)
 		}
 	case o.At == AtCheckpoint:
 		e = Expect{Kind: "terminate", Status: "completed"}
@@ -480,6 +497,9 @@ func (m *Model) Intent(op, resp, usage string, attempt int) error {
 	id, o, ok := m.current()
 	if !ok || id != op {
 		return fmt.Errorf("model/lane: intent: operation %s is not current", op)
+	}
+	if m.unavail != nil {
+		return fmt.Errorf("model/lane: intent %s: the step must fail the run with %s (prepareGeneration)", resp, m.unavail.code)
 	}
 	if err := m.fresh(resp, usage); err != nil {
 		return fmt.Errorf("model/lane: intent: %w", err)
@@ -731,11 +751,11 @@ func (m *Model) Settle() error {
 	// runtime/drive/response.ts publishResponse: the recovery option goes
 	// to entry_added only, never to the usage event.
 	m.emit("usage", false)
-	m.settlementEvents(o, d, recovery)
+	m.settlementEvents(op, o, d, recovery)
 	out := Outcome{Kind: "progress"}
 	if d.next == nil {
 		m.terminate(op, "failed", d.failCode, d.failMsg)
-		m.emit("run_end:failed", false)
+		m.emitRunEnd(op)
 		out = Outcome{Kind: "settled", Status: "failed"}
 	} else {
 		if m.cfg.Mutant != MutantKeepFramesOnSettle {
@@ -818,7 +838,7 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		m.expectTX(setValue(nsOpState, id, ""))
 		m.st.Ops[id] = Op{At: AtReady, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 			LatestAssistantEntryID: o.LatestAssistantEntryID, NextAttempt: o.NextAttempt}
-		m.emit("retry_start", false)
+		m.emit(RetryStartEvent(m.ops[id].run.StepID, o.NextAttempt), false)
 		return Outcome{Kind: "progress"}, nil
 	case "start":
 		return m.startDone(id, o), nil
@@ -841,8 +861,12 @@ func (m *Model) stepDone(ok bool) (Outcome, error) {
 		}
 		m.expectTX(m.terminalWrites(id, o)...)
 		m.terminate(id, p.Status, "", "")
-		m.emit("run_end:"+p.Status, false)
+		m.emitRunEnd(id)
 		return Outcome{Kind: "settled", Status: p.Status}, nil
+	}
+	if u := m.unavail; u != nil && (p.Kind == "generate" || p.Kind == "poll") {
+		m.unavail = nil
+		return m.configurationFailure(id, o, u), nil
 	}
 	// generate, poll, recover: the response settled, or it lost its
 	// operation to an external finalization (stale: nothing commits).

@@ -131,7 +131,7 @@ func TestRecoveryWithFramesAtCap(t *testing.T) {
 	if len(st.Ops) != 0 || len(st.Lists) != 0 || st.Lane.Current != "" {
 		t.Fatalf("terminal left state: %+v", st)
 	}
-	if got := strings.Join(m.Events(), ","); got != "lane_created,run_start,message_start,message_end,entry_added,turn_start,message_start,message_start(recovery),message_end(recovery),entry_added(recovery),usage,run_end:failed" {
+	if got := strings.Join(m.Events(), ","); got != "lane_created,run_start,message_start,message_end,entry_added,turn_start,message_start,message_start(recovery),message_end(recovery),entry_added(recovery),usage,run_end:failed error=\"assistant_error\"/\""+InterruptedWarning+"\" fromTipId=null tipId=r1 endedAt=1000" {
 		t.Fatalf("events: %s", got)
 	}
 }
@@ -483,5 +483,52 @@ func TestListedKeysFollowTheMaps(t *testing.T) {
 	listed("intent")
 	if len(m.OpIDs()) != 1 || len(m.ListKeys()) != 1 {
 		t.Fatalf("OpIDs %q, ListKeys %q", m.OpIDs(), m.ListKeys())
+	}
+}
+
+// runtime/drive/response.ts publishResponse and generation.ts runRetryWait:
+// a retryable failure emits retry_scheduled {step, attempt (the next),
+// maxAttempts, delayMs (retryDelay of the failed attempt), notBefore,
+// errorMessage}; the retry wait's step retry_start {step, attempt}; the
+// next attempt's settlement retry_end {step, attempt, success, finalError
+// only when it failed}; an overflow compaction_start {reason, startedAt}.
+func TestModelRetryAndCompactionEventsCarryPisMembers(t *testing.T) {
+	m := startedWith(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 3, BaseDelayMs: 10})
+	final := partial("")
+	final.StopReason, final.ErrorMessage = pi.StopError, pi.Str("overloaded")
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventStart, Partial: partial("")}))
+	must(t, m.ProviderEvent(&pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: final}))
+	must(t, m.AfterResponse())
+	must(t, m.Settle())
+	ev := m.Events()
+	if got, want := ev[len(ev)-1], `retry_scheduled step=s1 attempt=2/3 delayMs=10 notBefore=1010 error="overloaded"`; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	_, err := m.StepDone(true)
+	must(t, err)
+	e, err := m.Step(false)
+	must(t, err)
+	if e.Kind != "retry" {
+		t.Fatalf("step %+v", e)
+	}
+	_, err = m.StepDone(true)
+	must(t, err)
+	ev = m.Events()
+	if got, want := ev[len(ev)-1], `retry_start step=s1 attempt=2`; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if got := RetryEndEvent("s1", 2, false, pi.Str("503")); got != `retry_end step=s1 attempt=2 success=false finalError="503"` {
+		t.Fatalf("retry_end: %s", got)
+	}
+	if got := RunEndEvent(Result{Status: "completed", TipID: "r1"}, 1000); got != `run_end:completed fromTipId=null tipId=r1 endedAt=1000` {
+		t.Fatalf("run_end: %s", got)
+	}
+
+	o := overflowed(t, Run{UserText: "hi", Model: ModelRef{"openai", "gpt"}, MaxAttempts: 3, BaseDelayMs: 10,
+		Compaction: &Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}})
+	must(t, o.Settle())
+	ev = o.Events()
+	if got, want := ev[len(ev)-1], `compaction_start:overflow startedAt=1000`; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }

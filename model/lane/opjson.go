@@ -96,6 +96,9 @@ func (m *Model) appendResultJSON(dst []byte, op string) ([]byte, bool) {
 		dst = appendStr(dst, res.ErrorCode)
 		dst = append(dst, `,"message":`...)
 		dst = appendStr(dst, res.ErrorMessage)
+		if res.ErrorDetails != "" {
+			dst = append(append(dst, `,"details":`...), res.ErrorDetails...)
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"fromTipId":`...)

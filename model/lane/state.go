@@ -112,7 +112,12 @@ type Op struct {
 func (o Op) effectPending() bool { return o.At == AtEffectPending || o.At == AtDeferredEffect }
 
 // Result is pi.result without timestamps.
-type Result struct{ Status, ErrorCode, ErrorMessage, TipID, FromTipID string }
+type Result struct {
+	Status, ErrorCode, ErrorMessage, TipID, FromTipID string
+	// ErrorDetails is the error's details as canonical JSON ("": none;
+	// pi's configuration failures carry them: availability.go)
+	ErrorDetails string
+}
 
 // FramesKey is pendingAssistantFrames(op, resp)'s key.
 func FramesKey(op, resp string) string { return op + ":" + resp }

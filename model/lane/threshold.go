@@ -152,7 +152,7 @@ func (m *Model) compactAtBoundary(id string, o Op, prep string, items []InboxIte
 	m.st.Ops[id] = Op{At: AtSummaryDeciding, Preparation: prep, CancelRequested: o.CancelRequested, RequestedAt: o.RequestedAt,
 		LatestAssistantEntryID: o.LatestAssistantEntryID}
 	m.placedEvents(items)
-	m.emit("compaction_start:threshold", false)
+	m.emit(CompactionStartEvent("threshold", m.commitTime()), false)
 	m.boundary = true
 	return nil
 }

@@ -77,7 +77,7 @@ func TestModelThresholdBoundaryCompacts(t *testing.T) {
 	out, err := m.StepDone(true)
 	must(t, err)
 	ev := m.Events()
-	if out != (Outcome{Kind: "progress"}) || ev[len(ev)-1] != "compaction_start:threshold" {
+	if out != (Outcome{Kind: "progress"}) || ev[len(ev)-1] != "compaction_start:threshold startedAt=1000" {
 		t.Fatalf("outcome %+v, events %v", out, ev)
 	}
 	if e, _ := m.Step(false); e != (Expect{Kind: "wait", Reason: "summary"}) {

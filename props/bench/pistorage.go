@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,6 +115,7 @@ type piFigure struct {
 	Scenario string  `json:"scenario"`
 	Ops      int     `json:"ops"`
 	NsPerOp  float64 `json:"nsPerOp"`
+	CPUNs    float64 `json:"cpuNsPerOp"` // process CPU (user+system, every thread) per op: what the table shows
 }
 
 type piReadScenario struct {
@@ -123,7 +125,7 @@ type piReadScenario struct {
 
 var piReadScenarios = []piReadScenario{
 	{"get 100 distributed entries", func(q store.QueryStorage, entries int) (int, error) {
-		es, err := q.GetEntries(piBenchLookups[entries])
+		es, err := q.GetEntries(slices.Clone(piBenchLookups[entries])) // pi's [...dataset.lookupIds]
 		return len(es), err
 	}},
 	{"scan latest 50 entries", func(q store.QueryStorage, _ int) (int, error) {
@@ -132,13 +134,18 @@ var piReadScenarios = []piReadScenario{
 		return len(es), err
 	}},
 	{"scan full branch structure", func(q store.QueryStorage, entries int) (int, error) {
-		ss, err := q.ScanBranchStructure(store.BranchScan{Start: piBenchEntryID(entries - 1), Order: store.NewestFirst})
+		ss, err := q.ScanBranchStructure(store.BranchScan{Start: piBenchTips[entries], Order: store.NewestFirst})
 		return len(ss), err
 	}},
 }
 
-// piBenchLookups are each dataset's lookupIds, made once as pi's are.
-var piBenchLookups = map[int][]string{1000: piBenchLookupIDs(1000), 10_000: piBenchLookupIDs(10_000), 100_000: piBenchLookupIDs(100_000)}
+// piBenchLookups and piBenchTips are each dataset's lookupIds and tipId,
+// made once as pi's are (each scenario builds its query per call, as pi's
+// run() builds its options object).
+var (
+	piBenchLookups = map[int][]string{1000: piBenchLookupIDs(1000), 10_000: piBenchLookupIDs(10_000), 100_000: piBenchLookupIDs(100_000)}
+	piBenchTips    = map[int]string{1000: piBenchEntryID(999), 10_000: piBenchEntryID(9999), 100_000: piBenchEntryID(99_999)}
+)
 
 func piReadWant(name string, entries int) int {
 	switch name {
@@ -171,7 +178,9 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 	}
 	budget, reps := 500*time.Millisecond, 30
 	sizes := piStorageSizes(opts.Quick)
-	args := []string{"storage-bench.mjs", "--budget-ms", "500", "--write-reps", "30"}
+	// --expose-gc: node collects before each timed span, as Measure and
+	// the write loop below do (runtime.GC)
+	args := []string{"--expose-gc", "storage-bench.mjs", "--budget-ms", "500", "--write-reps", "30"}
 	if opts.Quick {
 		budget, reps = 60*time.Millisecond, 5
 		args = append(args, "--quick")
@@ -218,7 +227,7 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 				if err != nil {
 					return nil, fmt.Errorf("pi-storage: %s: %w", b.Name, err)
 				}
-				ours = append(ours, piFigure{b.Name, size, sc.name, s.Ops, s.WallNs})
+				ours = append(ours, piFigure{b.Name, size, sc.name, s.Ops, s.WallNs, s.CPUNs})
 			}
 			if err := st.Close(); err != nil {
 				return nil, err
@@ -234,11 +243,12 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 				if err != nil {
 					return nil, fmt.Errorf("pi-storage: %s: open: %w", b.Name, err)
 				}
-				ours = append(ours, piFigure{b.Name, size, "open", s.Ops, s.WallNs})
+				ours = append(ours, piFigure{b.Name, size, "open", s.Ops, s.WallNs, s.CPUNs})
 			}
 		}
+		runtime.GC() // the datasets read above are not the commits' garbage (node collects here too)
 		for _, sc := range piWriteScenarios {
-			var total time.Duration
+			var total, cpu time.Duration
 			for range reps {
 				st, _, err := create()
 				if err != nil {
@@ -250,9 +260,11 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 					}
 				}
 				tx := sc.tx()
+				cpu0 := cpuTime()
 				start := time.Now()
 				res, err := st.Commit(tx)
 				total += time.Since(start)
+				cpu += cpuTime() - cpu0
 				if err != nil || len(res.Seqs) != sc.writes {
 					return nil, fmt.Errorf("pi-storage: %s: %s: %v (%d writes)", b.Name, sc.name, err, len(res.Seqs))
 				}
@@ -260,7 +272,7 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 					return nil, err
 				}
 			}
-			ours = append(ours, piFigure{b.Name, 0, sc.name, reps, float64(total.Nanoseconds()) / float64(reps)})
+			ours = append(ours, piFigure{b.Name, 0, sc.name, reps, float64(total.Nanoseconds()) / float64(reps), float64(cpu.Nanoseconds()) / float64(reps)})
 		}
 	}
 	return []Table{piStorageTable(pi, ours, opts.Quick)}, nil
@@ -294,10 +306,10 @@ func piStorageTable(pi, ours []piFigure, quick bool) Table {
 	var order []string
 	seen := map[string]bool{}
 	for _, f := range pi {
-		at[key("pi-"+f.Store, f.Dataset, f.Scenario)] = f.NsPerOp
+		at[key("pi-"+f.Store, f.Dataset, f.Scenario)] = f.CPUNs
 	}
 	for _, f := range ours {
-		at[key(f.Store, f.Dataset, f.Scenario)] = f.NsPerOp
+		at[key(f.Store, f.Dataset, f.Scenario)] = f.CPUNs
 		if k := key("", f.Dataset, f.Scenario); !seen[k] {
 			seen[k] = true
 			order = append(order, k)
@@ -318,13 +330,17 @@ func piStorageTable(pi, ours []piFigure, quick bool) Table {
 		return Ratio(x, y)
 	}
 	t := Table{
-		Title:  "pi's storage benchmarks: pi's MemoryStorage and JsonlStorage (node) vs frameproof (Go), ns per operation",
+		Title:  "pi's storage benchmarks: pi's MemoryStorage and JsonlStorage (node) vs frameproof (Go), CPU time per operation",
 		Header: []string{"scenario", "entries", "pi memory", "frameproof memory", "memory ×", "pi JSONL", "frameproof JSONL", "JSONL ×", "frameproof SQLite"},
 		Notes: []string{
 			"pi's datasets and scenarios (pi-agent-core 0.85.1 harness/session/testing/benchmark): reads are timed loops on a seeded store; " +
 				"each write scenario is one commit timed on a fresh store (after the scenario's prepare), averaged over the repetitions; open reopens the seeded file. " +
 				"No side fsyncs (pi's JsonlStorage never does; frameproof's JSONL and SQLite run with sync never). " +
-				"× is pi's time / frameproof's (above 1× means frameproof is faster). Wall-clock ns on a shared machine. " +
+				"Both sides do the same work per operation: transactions are built once, outside the timing (pi's are module constants); a read builds its query per call, as pi's run() builds its options object, and copies the lookup ids, as pi's does. " +
+				"Times are CPU time (user + system, every thread of the process: Go's GC workers, V8's helpers; getrusage / process.cpuUsage), because this machine is shared and load inflates wall time; " +
+				"a write's CPU is read around its one commit, so it carries the reading's cost (about a µs) on both sides. " +
+				"Each side runs a full collection (Go runtime.GC, node --expose-gc's gc()) before each read loop and before a store's write scenarios, so that collector threads clearing the datasets read before are not counted as a commit's CPU. " +
+				"× is pi's time / frameproof's (above 1× means frameproof is faster). " +
 				"Command: `frameproof bench --family pi-storage`" + map[bool]string{true: " --quick", false: ""}[quick] + ".",
 		},
 	}

@@ -592,7 +592,7 @@ func (d *driver) listener(ev lane.Event) env.Future {
 		return nil
 	}
 	d.implEvents = append(d.implEvents, lanecmp.EventString(ev))
-	d.opts.Stats.add("event:" + lanecmp.EventString(ev))
+	d.opts.Stats.add("event:" + lanecmp.EventName(ev))
 	d.mu.Unlock()
 	switch ev.Type {
 	case lane.EvMessageStart:

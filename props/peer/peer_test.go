@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -317,10 +318,15 @@ func TestDirOverride(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, dir, got)
 
-	// An empty directory has no node_modules: unavailable, not broken.
+	// An empty directory has no node_modules: unavailable, not broken;
+	// the reason names what to run, or that node itself is missing.
 	_, err = Start()
 	require.ErrorIs(t, err, ErrUnavailable)
-	assert.ErrorContains(t, err, "npm ci --prefix")
+	if _, lookErr := exec.LookPath("node"); lookErr == nil {
+		assert.ErrorContains(t, err, "npm ci --prefix")
+	} else {
+		assert.ErrorContains(t, err, "node not found on PATH")
+	}
 }
 
 func TestModuleRootMissing(t *testing.T) {

@@ -190,3 +190,69 @@ await fork.close(C);
 	assert.Equal(t, "n", got.Name)
 	assert.Equal(t, f.Storage.NextSeq(), got.FirstSeq, "the fork's header nextSeq")
 }
+
+// TestPiJsonlSessionRepoListsV3Alike: pi's JsonlSessionRepo.list and
+// frameproof's JSONL repository list the same v3 legacy files with the
+// same metadata (session/jsonl/legacy-v3.ts metadataFromLegacyV3Header:
+// createdAt from the v3 timestamp, a parentSession resolved to its
+// header's id, v4 or v3, or kept as legacyParentSessionPath), and open
+// one, importing it, with the same stats (the usage summed from its v3
+// records).
+func TestPiJsonlSessionRepoListsV3Alike(t *testing.T) {
+	dir := peer.Require(t, peer.PiAgentCore)
+	node := peer.RequireNode(t)
+	root := t.TempDir()
+	sessions := filepath.Join(root, "sessions", sessionrepo.SessionDirectoryName("/workspace"))
+	require.NoError(t, os.MkdirAll(sessions, 0o755))
+	write := func(name, content string) string {
+		p := filepath.Join(sessions, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	v4 := write("v4.jsonl", `{"v":4,"kind":"header","id":"v4-parent","storageVersion":1,"createdAt":7,"cwd":"/workspace"}`+"\n")
+	v3 := write("v3.jsonl", `{"type":"session","version":3,"id":"v3-parent","timestamp":"2024-05-01T10:00:00.000Z","cwd":"/workspace","parentSession":"`+v4+`"}`+"\n")
+	write("child.jsonl", `{"type":"session","version":3,"id":"child","timestamp":"2024-05-02T10:00:00.123Z","cwd":"/workspace","parentSession":"`+v3+`"}`+"\n"+
+		`{"type":"model_change","id":"m","parentId":null,"timestamp":"2024-05-02T10:00:00.123Z","provider":"p","modelId":"m"}`+"\n"+
+		`{"type":"message","id":"a","parentId":"m","timestamp":"2024-05-02T10:00:01.000Z","message":{"role":"assistant","content":[],"usage":{"input":3,"output":4,"cacheRead":0,"cacheWrite":0,"reasoning":1,"totalTokens":7,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.30000000000000004}},"stopReason":"stop","timestamp":1}}`+"\n")
+	write("orphan.jsonl", `{"type":"session","version":3,"id":"orphan","timestamp":"2023-01-01T00:00:00Z","cwd":"/workspace","parentSession":"/nowhere/x.jsonl"}`+"\n")
+
+	repo, err := sessionrepo.NewJSONL(env.Production(), sessionrepo.JSONLOptions{Root: filepath.Join(root, "sessions"), Cwd: "/workspace"})
+	require.NoError(t, err)
+	ours, err := repo.List(sessionrepo.ListOptions{})
+	require.NoError(t, err)
+	want, err := json.Marshal(ours)
+	require.NoError(t, err)
+	var child sessionrepo.Metadata
+	for _, m := range ours {
+		if m.ID == "child" {
+			child = m
+		}
+	}
+	s, err := repo.Open(child)
+	require.NoError(t, err)
+	stats, err := s.Storage.GetStats()
+	require.NoError(t, err)
+	wantStats, _ := stats.MarshalJSON()
+	require.NoError(t, s.Close())
+
+	script := `
+import { JsonlSessionRepo, BACKGROUND_CONTEXT as C } from "@earendil-works/pi-agent-core";
+import { NodeExecutionEnv } from "@earendil-works/pi-agent-core/harness/env/nodejs";
+const repo = new JsonlSessionRepo({ fileSystem: new NodeExecutionEnv({ cwd: process.argv[1] }), sessionsRoot: "sessions" });
+const listed = await repo.list(undefined, C);
+const child = await repo.open(listed.find((m) => m.id === "child"), C);
+console.log(JSON.stringify({ listed, stats: await child.storage.getStats(C) }));
+await child.close(C);
+`
+	cmd := procgroup.CommandContext(context.Background(), node, "--input-type=module", "-e", script, root)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s", out)
+	var got struct {
+		Listed json.RawMessage
+		Stats  json.RawMessage
+	}
+	require.NoError(t, json.Unmarshal(out, &got), "%s", out)
+	assert.JSONEq(t, string(want), string(got.Listed), "pi's list of the v3 files")
+	assert.JSONEq(t, string(wantStats), string(got.Stats), "the imported session's stats")
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/frameproof/frameproof/props/peer"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
+	"github.com/frameproof/frameproof/props/pirecovery"
 	"github.com/frameproof/frameproof/sim/subject"
 )
 
@@ -42,9 +43,16 @@ const replyTimeout = 60 * time.Second
 
 // Options configure the client.
 type Options struct {
-	// Dir is corpus/peers/pi-agent-core with node_modules installed
-	// (peer.Ensure(peer.PiAgentCore) returns it).
+	// Dir is corpus/peers/pi-agent-core, the driver's folder, with
+	// node_modules installed (peer.Ensure(peer.PiAgentCore) returns it).
 	Dir string
+	// Pi is the peer folder pi's packages load from (the driver's --pi):
+	// a pinned release's corpus/peers/pi-agent-core-<version>/ (Release).
+	// "": Dir, pi-agent-core 0.85.1.
+	Pi string
+	// Version, when set, is the pi-agent-core version the driver's hello
+	// must report (a driver that loaded another release is refused).
+	Version string
 	// Env is added to the driver's environment (PlantEnv).
 	Env []string
 	// Context, when set, kills the driver's process group once it is done
@@ -71,12 +79,36 @@ func New(opts Options) *Client { return &Client{opts: opts} }
 // Dir installs the pinned peer if needed and returns its folder.
 func Dir() (string, error) { return peer.Ensure(peer.PiAgentCore) }
 
+// Release is the pinned pi-agent-core release version ("": 0.85.1) as a
+// subject: the peer folder its driver loads pi from (installed if needed;
+// Options.Pi) and the run options under which model/lane commits what
+// that release commits (pirecovery.Release: every difference between
+// releases is such an option, 0.85.1's behaviour the default).
+func Release(version string) (pi string, run subject.Options, err error) {
+	if version == "" {
+		version = pirecovery.DefaultRelease
+	}
+	rel, err := pirecovery.ReleaseOf(version)
+	if err != nil {
+		return "", subject.Options{}, err
+	}
+	dir, err := peer.Ensure(rel.Peer)
+	if err != nil {
+		return "", subject.Options{}, err
+	}
+	return dir, subject.Options{StoredDelayCap: rel.StoredDelayCap}, nil
+}
+
 func (c *Client) start() error {
 	ctx := c.opts.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cmd := procgroup.CommandContext(ctx, "node", filepath.Join(c.opts.Dir, "subject-driver.mjs"))
+	args := []string{filepath.Join(c.opts.Dir, "subject-driver.mjs")}
+	if c.opts.Pi != "" {
+		args = append(args, "--pi", c.opts.Pi)
+	}
+	cmd := procgroup.CommandContext(ctx, "node", args...)
 	cmd.Dir = c.opts.Dir
 	cmd.Env = append(os.Environ(), c.opts.Env...)
 	in, err := cmd.StdinPipe()
@@ -105,6 +137,10 @@ func (c *Client) start() error {
 	if v, _ := c.Hello["version"].(float64); int(v) != ProtocolVersion {
 		c.Kill()
 		return fmt.Errorf("pisubject: protocol version %v, want %d", c.Hello["version"], ProtocolVersion)
+	}
+	if got, _ := c.Hello["implementationVersion"].(string); c.opts.Version != "" && got != c.opts.Version {
+		c.Kill()
+		return fmt.Errorf("pisubject: the driver runs pi-agent-core %q, want %s", got, c.opts.Version)
 	}
 	return nil
 }
@@ -188,8 +224,12 @@ func (c *Client) Open(o subject.OpenOptions) (subject.Obs, error) {
 	if err := c.start(); err != nil {
 		return subject.Obs{}, err
 	}
-	return c.do("open", map[string]any{"session": o.Session, "path": o.Path, "reopen": o.Reopen, "now": o.Now,
-		"process": o.Process, "lane": o.Lane, "model": o.Model})
+	f := map[string]any{"session": o.Session, "path": o.Path, "reopen": o.Reopen, "now": o.Now,
+		"process": o.Process, "lane": o.Lane, "model": o.Model}
+	if o.Retry != nil {
+		f["retry"] = o.Retry
+	}
+	return c.do("open", f)
 }
 
 // Start issues a lane call.

@@ -66,6 +66,9 @@ func TestPiSubjectSeeds(t *testing.T) {
 		{lanesim.RowAppendNext, lanesim.OrderCommittedBeforeNext}, {lanesim.RowAppendNext, lanesim.OrderNextQueuedBehind},
 		{lanesim.RowAppendSettle, lanesim.OrderSettlementAwaitsAppends}, {lanesim.RowQueuedLoss, lanesim.OrderQueuedLost},
 		{lanesim.RowFinalFrame, lanesim.OrderSettledInProcess},
+		{lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenRetry}, {lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenFailAtCap},
+		{lanesim.RowCloseSettle, lanesim.OrderSettleFirst},
+		{lanesim.RowActivationSnap, lanesim.OrderSnapshotFirst}, {lanesim.RowActivationSnap, lanesim.OrderActivationFirst},
 	} {
 		if rep.Coverage[want[0]][want[1]] == 0 {
 			t.Errorf("the slice no longer reaches %s/%s", want[0], want[1])
@@ -100,6 +103,36 @@ func TestPlantedDriverBugIsCaught(t *testing.T) {
 	}
 }
 
+// TestPiSubjectRelease0871: pi-agent-core 0.87.1 as the subject (the
+// driver loads it with --pi) agrees with model/lane under its release's
+// option — pi's runtime/drive/boundary.js normalizedRetryPolicy stores
+// pi-ai's 60000 ms cap in every retry policy — and without the option the
+// first intent's generation context differs.
+func TestPiSubjectRelease0871(t *testing.T) {
+	dir := peer.Require(t, peer.PiAgentCore)
+	peer.Require(t, peer.PiAgentCore0871)
+	piDir, run, err := Release("0.87.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scenario(t, "retry")
+	for _, withOption := range []bool{true, false} {
+		opts := run
+		if !withOption {
+			opts.StoredDelayCap = nil
+		}
+		opts.Session, opts.Dir = subject.SessionJSONL, t.TempDir()
+		c := New(Options{Dir: dir, Pi: piDir, Version: "0.87.1"})
+		out := subject.Run(c, sc, choice.NewSeeded(1), opts)
+		switch {
+		case withOption && out.Failed:
+			t.Errorf("0.87.1 under its option: %s: %s", out.Kind, out.Message)
+		case !withOption && (!out.Failed || !strings.Contains(out.Message, "maxAgentDelayMs")):
+			t.Errorf("0.87.1 without its option: failed=%t %s, want a mismatch naming maxAgentDelayMs", out.Failed, out.Message)
+		}
+	}
+}
+
 // TestDebugSeed runs one seed and prints its trace:
 // FRAMEPROOF_SUBJECT_SEED=N FRAMEPROOF_SUBJECT_SCENARIO=NAME
 // FRAMEPROOF_SUBJECT_SESSION=jsonl|memory go test ./props/pisubject -run TestDebugSeed -v
@@ -114,4 +147,24 @@ func TestDebugSeed(t *testing.T) {
 	out := runSeed(t, dir, sc, subject.Session(os.Getenv("FRAMEPROOF_SUBJECT_SESSION")), seed)
 	t.Logf("trace:\n%s", strings.Join(out.Trace, "\n"))
 	t.Logf("outcome: failed=%t kind=%s tx=%d races=%v divergences=%v\n%s", out.Failed, out.Kind, out.TXCompared, out.Races, out.Divergences, out.Message)
+}
+
+// TestPiSubjectCloseFirst: Harness.close while pi's operation is at
+// effect_pending (pi's runtime/harness.ts close seals the lane, whose
+// active drive admits no more commits): the commits parked then land,
+// nothing later does, and the reopened process recovers the response —
+// every transaction compared with model/lane, whose Close is a crash.
+func TestPiSubjectCloseFirst(t *testing.T) {
+	dir := peer.Require(t, peer.PiAgentCore)
+	sc := scenario(t, "close-settle")
+	for seed := uint64(1); seed <= 12; seed++ {
+		o := runSeed(t, dir, sc, subject.SessionJSONL, seed)
+		if o.Failed {
+			t.Fatalf("seed %d: %s: %s", seed, o.Kind, o.Message)
+		}
+		if o.Races[lanesim.RowCloseSettle][lanesim.OrderCloseFirst] {
+			return
+		}
+	}
+	t.Fatal("no seed of 1..12 closed pi at effect_pending")
 }

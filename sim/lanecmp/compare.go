@@ -294,6 +294,9 @@ func (r *Reader) readOpPart(st store.Storage, op string) (opPart, error) {
 		e := rv.Prop("error")
 		p.res = ml.Result{Status: str(rv.Prop("status")), ErrorCode: str(e.Prop("code")), ErrorMessage: str(e.Prop("message")),
 			TipID: str(rv.Prop("tipId")), FromTipID: str(rv.Prop("fromTipId"))}
+		if d := e.Prop("details"); !d.IsUndefined() {
+			p.res.ErrorDetails = ml.Canonical(d.AppendJSON(nil))
+		}
 		p.hasRes = true
 	}
 	return p, nil
@@ -468,13 +471,59 @@ func EventString(ev lane.Event) string {
 	}
 	switch ev.Type {
 	case lane.EvRunEnd:
+		return ml.RunEndEvent(runEndResult(ev), ev.EndedAt)
+	case lane.EvConfigUpdate:
+		s += ":" + ev.Property
+	case lane.EvCompactionStart:
+		return ml.CompactionStartEvent(ev.Reason, ev.StartedAt)
+	case lane.EvRetryScheduled:
+		return ml.RetryScheduledEvent(ev.TurnID, ev.Attempt, ev.MaxAttempts, ev.DelayMs, ev.NotBefore, ev.ErrorMessage)
+	case lane.EvRetryStart:
+		return ml.RetryStartEvent(ev.TurnID, ev.Attempt)
+	case lane.EvRetryEnd:
+		return ml.RetryEndEvent(ev.TurnID, ev.Attempt, ev.Success, ev.FinalError)
+	case lane.EvOperationAbort:
+		return ml.AbortEvent(ev.OperationID, canonicalEach(ev.Steer), canonicalEach(ev.FollowUp))
+	}
+	return s
+}
+
+// runEndResult is the result record a run_end event carries, in the
+// model's form (null tips are "", details canonical JSON).
+func runEndResult(ev lane.Event) ml.Result {
+	r := ml.Result{Status: ev.Status, FromTipID: deref(ev.FromTipID), TipID: deref(ev.TipID)}
+	if ev.Error != nil {
+		r.ErrorCode, r.ErrorMessage = ev.Error.Code, ev.Error.Message
+		if !ev.Error.Details.IsUndefined() {
+			r.ErrorDetails = ml.Canonical(ev.Error.Details.AppendJSON(nil))
+		}
+	}
+	return r
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// EventName is an event's type, recovery tag and the member that names
+// its kind (run_end's status, config_update's property,
+// compaction_start's reason), without the members EventString compares:
+// a name for counting events by kind.
+func EventName(ev lane.Event) string {
+	s := string(ev.Type)
+	if ev.Recovery {
+		s += "(recovery)"
+	}
+	switch ev.Type {
+	case lane.EvRunEnd:
 		s += ":" + ev.Status
 	case lane.EvConfigUpdate:
 		s += ":" + ev.Property
 	case lane.EvCompactionStart:
 		s += ":" + ev.Reason
-	case lane.EvOperationAbort:
-		return ml.AbortEvent(ev.OperationID, canonicalEach(ev.Steer), canonicalEach(ev.FollowUp))
 	}
 	return s
 }

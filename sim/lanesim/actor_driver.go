@@ -65,7 +65,7 @@ func (r *runner) runConfiguration() lane.Configuration {
 	}
 	c.Model = lane.ModelRef{Provider: simProvider, ModelID: simModel}
 	c.ActiveToolNames = slices.Clone(c.ActiveToolNames)
-	return c
+	return r.p.withUnavailable(r.resultsCount(), c)
 }
 
 // generation is the lane configuration a reopened process reads at a run

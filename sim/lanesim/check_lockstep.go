@@ -28,7 +28,7 @@ import (
 // deferred step's source read is its first; a poll's intent re-checks.
 var stepCommands = map[lane.Command]bool{lane.CmdIntent: true, lane.CmdPollIntent: true, lane.CmdRetryReady: true, lane.CmdRecoveryRead: true,
 	lane.CmdFinish: true, lane.CmdAbortedTerminal: true, lane.CmdStartRead: true, lane.CmdCheckpoint: true, lane.CmdDeferredSource: true,
-	lane.CmdThresholdRead: true}
+	lane.CmdThresholdRead: true, lane.CmdConfigurationFailure: true}
 
 // laterCommands are a step's commands after its first: at their turn
 // without a commit the model checks that the operation is still there
@@ -59,7 +59,8 @@ var readCommands = map[lane.Command]bool{lane.CmdRecoveryRead: true, lane.CmdSta
 
 // singleTX are step commands whose commit is the whole step (the model
 // applies them in StepDone).
-var singleTX = map[lane.Command]bool{lane.CmdRetryReady: true, lane.CmdFinish: true, lane.CmdAbortedTerminal: true, lane.CmdStart: true}
+var singleTX = map[lane.Command]bool{lane.CmdRetryReady: true, lane.CmdFinish: true, lane.CmdAbortedTerminal: true, lane.CmdStart: true,
+	lane.CmdConfigurationFailure: true}
 
 type finalizeReq struct{ status, code, msg string }
 
@@ -78,6 +79,9 @@ type lineItem struct {
 type lockstep struct {
 	r *runner
 	m *ml.Model
+	// commitTS is the timestamp of the acknowledged commit whose input is
+	// being applied (nil outside afterAck)
+	commitTS *float64
 	// reader remembers what it derived from stored bytes across the run's
 	// comparisons (one per commit), so each compare parses only new records.
 	reader lanecmp.Reader
@@ -139,16 +143,20 @@ type lockstep struct {
 // the lockstep comparison must reject it).
 var modelMutant string
 
+// now is the model's lane clock: the pinned instant of the input being
+// applied, else the world's.
+func (ls *lockstep) now() float64 {
+	if ls.pin != nil {
+		return *ls.pin
+	}
+	return float64(ls.r.w.Now().UnixMilli())
+}
+
 func newLockstep(r *runner) *lockstep {
 	ls := &lockstep{r: r}
 	ls.m = ml.New(ml.Config{
-		Lane: laneName,
-		Now: func() float64 {
-			if ls.pin != nil {
-				return *ls.pin
-			}
-			return float64(r.w.Now().UnixMilli())
-		},
+		Lane:                laneName,
+		Now:                 ls.now,
 		NewObserver:         func() ml.Observer { return modelframes.NewObserver() },
 		FrameBudget:         r.p.frameBudget,
 		SkipStaleSettlement: !r.p.lostFaults,
@@ -160,6 +168,14 @@ func newLockstep(r *runner) *lockstep {
 		ContextWindows:  r.p.contextWindows(),
 		// the queuer and canceller commit beside a recovery's frame read
 		SyntheticAtRead: true,
+		// the acknowledged commit's timestamp; else (an input recovery
+		// found committed) the lane clock at the commit
+		CommitTime: func() float64 {
+			if ls.commitTS != nil {
+				return *ls.commitTS
+			}
+			return ls.now()
+		},
 	})
 	return ls
 }
@@ -339,7 +355,10 @@ func (ls *lockstep) commitPlanned() { ls.commitAt = float64(ls.r.w.Now().UnixMil
 
 // afterAck applies the acknowledged commit's model input and compares the
 // transaction's writes and the committed state.
-func (ls *lockstep) afterAck(ws []store.Write) {
+func (ls *lockstep) afterAck(ws []store.Write, res store.CommitResult) {
+	ts := float64(res.Timestamp)
+	ls.commitTS = &ts
+	defer func() { ls.commitTS = nil }()
 	feed := ls.inflight
 	ls.inflight, ls.inflightW = nil, nil
 	if feed == nil || ls.r.failed {
@@ -442,6 +461,9 @@ func (ls *lockstep) inputFor(name lane.Command, ws []store.Write) func() error {
 		// index); a frame in flight is the oldest queued one
 		resp, idx := ls.oldestQueued(ws)
 		return func() error { return m.FrameCommitted(resp, idx) }
+	}
+	if name == lane.CmdConfigurationFailure {
+		ls.r.race(rowUnavailable, unavailableCode(ws))
 	}
 	if singleTX[name] {
 		return func() error {

@@ -65,3 +65,32 @@ func TestQueuerReachesEveryCancelQueuedAnswer(t *testing.T) {
 	require.GreaterOrEqual(t, reached["already_consumed"], 1, "%v", reached)
 	require.GreaterOrEqual(t, reached["not_found"], 3, "%v", reached)
 }
+
+// runtime/drive/generation.ts prepareGeneration: swarm seeds that draw an
+// unavailable configuration start one run whose model the lane's registry
+// does not know, or whose active tools name one the lane lacks; the lane
+// fails it before its intent (publishConfigurationFailure), and the
+// lockstep compares the failed result, its details and run_end with the
+// model's. A bounded seed search reaches both codes.
+func TestSwarmReachesConfigurationFailures(t *testing.T) {
+	reached := searchSwarm(t, 300, rowUnavailable, func(r map[string]int) bool {
+		return r["model_unavailable"] >= 3 && r["configured_tools_unavailable"] >= 3
+	})
+	t.Logf("configuration failures: %v", reached)
+	require.GreaterOrEqual(t, reached["model_unavailable"], 3, "%v", reached)
+	require.GreaterOrEqual(t, reached["configured_tools_unavailable"], 3, "%v", reached)
+	require.NotContains(t, reached, "no-error")
+}
+
+// Issue 25 item 5: the simulated read tool answers a .png path with an
+// image alone and member-less arguments with no content, so tool results
+// without text reach the transcript, snapshots, captures and the replay
+// projection the lockstep compares; a bounded seed search reaches both.
+func TestSwarmReachesToolResultsWithoutText(t *testing.T) {
+	reached := searchSwarm(t, 1500, rowToolResultShape, func(r map[string]int) bool {
+		return r["empty"] >= 3 && r["images-only"] >= 3
+	})
+	t.Logf("tool results without text: %v", reached)
+	require.GreaterOrEqual(t, reached["empty"], 3, "%v", reached)
+	require.GreaterOrEqual(t, reached["images-only"], 3, "%v", reached)
+}

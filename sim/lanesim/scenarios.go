@@ -43,6 +43,13 @@ type profile struct {
 	// so boundaries whose context is bigger compact (threshold.go); 0 is
 	// pi with a registry that knows no model
 	thresholdOver int
+	// unavailable, when set, is what one run (unavailableRun, in start
+	// order) lacks in the lane process: "model" (the run's model is not in
+	// the registry, which the profile then has even without a threshold)
+	// or "tool" (an active tool name is not among the lane's tools); pi's
+	// prepareGeneration fails that run before its intent (unavailable.go)
+	unavailable    string
+	unavailableRun int
 	// runConfigs, when set, picks the configuration of each run, in start
 	// order, from simConfigurations: runs after the first may bring
 	// another configuration than the lane's (setConfiguration at StartRun)

@@ -75,7 +75,7 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	}
 	r.acked(ws, res)
 	if model {
-		r.ls.afterAck(ws)
+		r.ls.afterAck(ws, res)
 	}
 	return res, nil
 }

@@ -50,6 +50,15 @@ func swarmProfile(src choice.Source) profile {
 	p.sequentialTools = choice.Chance(src, "swarm: sequential tool batches", 1, 4)
 	// drawn last, so that the draws above keep their seeds' values
 	p.thresholdOver = choice.Pick(src, "swarm: threshold compaction over", []int{0, 0, 1, 3, 14, 40})
+	// only seeds with a model registry and no deferred responses draw an
+	// unavailable configuration, so that every other seed keeps its draws
+	// (and its schedule)
+	if p.thresholdOver > 0 && !p.deferred {
+		p.unavailable = choice.Pick(src, "swarm: unavailable configuration", []string{"", "", "", "model", "tool"})
+	}
+	if p.unavailable != "" {
+		p.unavailableRun = choice.Range(src, "swarm: unavailable run", 0, p.ops-1)
+	}
 	return p
 }
 
@@ -57,10 +66,10 @@ func swarmProfile(src choice.Source) profile {
 func (p profile) settings() string {
 	return fmt.Sprintf("ops=%d attempts=%d blocks=%d errors=%d crashes=%d finalizer=%t canceller=%t snapshots=%d closer=%t "+
 		"storage-faults=1/%d deferred=%t poll-crash=%t fork=%t latency=%t compaction=%t structural=%d structural-crash=%t "+
-		"frame-budget=%d jsonl-strict=%t foreign-rows=%t refused-probe=%t bad-handle=%t lost-faults=%t run-configs=%v sequential-tools=%t threshold-over=%d",
+		"frame-budget=%d jsonl-strict=%t foreign-rows=%t refused-probe=%t bad-handle=%t lost-faults=%t run-configs=%v sequential-tools=%t threshold-over=%d unavailable=%q@%d",
 		p.ops, p.maxAttempts, p.gen.maxBlocks, p.gen.errorWeight, p.crashes, p.finalizer, p.canceller, p.snapshots, p.closer,
 		p.storageFaults, p.deferred, p.pollCrash, p.forkMigrate, p.commitLatency, p.compaction, p.structural, p.structuralCrash,
-		p.frameBudget, p.storeInputs.strict, p.storeInputs.foreign, p.storeInputs.probe, p.badHandle, p.lostFaults, p.runConfigs, p.sequentialTools, p.thresholdOver)
+		p.frameBudget, p.storeInputs.strict, p.storeInputs.foreign, p.storeInputs.probe, p.badHandle, p.lostFaults, p.runConfigs, p.sequentialTools, p.thresholdOver, p.unavailable, p.unavailableRun)
 }
 
 // runSwarm draws the seed's settings, runs them and names them beside a

@@ -44,21 +44,29 @@ func (r *runner) thresholdDeclined() string {
 
 // contextWindows is the model's registry for the profile (nil: none).
 func (p profile) contextWindows() map[ml.ModelRef]float64 {
-	if p.thresholdOver <= 0 {
+	if !p.registry() {
 		return nil
 	}
 	return map[ml.ModelRef]float64{{Provider: simProvider, ModelID: simModel}: p.window()}
 }
 
+// registry: the profile gives the lane a model registry (a threshold, or a
+// run whose model it lacks).
+func (p profile) registry() bool { return p.thresholdOver > 0 || p.unavailable == unavailableModel }
+
 // window is the registry's context window: thresholdOver-1 tokens over the
-// runs' reserveTokens, so a context of thresholdOver tokens compacts.
+// runs' reserveTokens, so a context of thresholdOver tokens compacts;
+// without a threshold, one no simulated context reaches.
 func (p profile) window() float64 {
+	if p.thresholdOver <= 0 {
+		return 1e15
+	}
 	return simCompaction.ReserveTokens + float64(p.thresholdOver-1)
 }
 
 // models is the lane's registry for the profile (nil: none).
 func (r *runner) models() lane.Models {
-	if r.p.thresholdOver <= 0 {
+	if !r.p.registry() {
 		return nil
 	}
 	window := r.p.window()

@@ -53,16 +53,21 @@ func simToolSet() []simTool {
 
 func text(s string) pi.Content { return pi.TextContent{Text: s} }
 
-// runRead answers "read <args JSON>", with a tiny PNG for a .png path, and
-// details naming the path when the arguments have one.
+// runRead answers "read <args JSON>", and details naming the path when the
+// arguments have one. A .png path answers a tiny PNG alone and arguments
+// without members answer no content at all, so results without text reach
+// the transcript, the snapshots and the replay projection.
 func runRead(args pi.JSONValue) simToolOutput {
 	out := simToolOutput{content: []pi.Content{text("read " + string(args.AppendJSON(nil)))}}
+	if args.Kind() == pi.Object && len(args.ObjectValue().Keys()) == 0 {
+		out.content = []pi.Content{}
+	}
 	if p := args.Prop("path"); p.Kind() == pi.String {
 		d := pi.NewObject()
 		d.Set("path", p)
 		out.details = pi.ObjectValue(d)
 		if len(p.Str()) > 4 && p.Str()[len(p.Str())-4:] == ".png" {
-			out.content = append(out.content, pi.ImageContent{Data: "iVBORw0KGgo=", MimeType: "image/png"})
+			out.content = []pi.Content{pi.ImageContent{Data: "iVBORw0KGgo=", MimeType: "image/png"}}
 		}
 	}
 	return out
@@ -139,7 +144,28 @@ func (r *runner) noteToolEvent(ev lane.Event) {
 		r.cancelAtToolStart()
 	case ev.Type == lane.EvToolEnd:
 		r.race(rowToolOutcomes, toolOutcomeKind(ev))
+		if shape := toolResultShape(ev); shape != "" {
+			r.race(rowToolResultShape, shape)
+		}
 	}
+}
+
+// rowToolResultShape records tool results without text (a coverage row
+// outside the race table): "empty" (no content) or "images-only".
+const rowToolResultShape = "tool-result-shape"
+
+// toolResultShape names a tool_end result's content when it holds no text.
+func toolResultShape(ev lane.Event) string {
+	content := ev.ToolResult.Prop("content").Array()
+	if len(content) == 0 {
+		return "empty"
+	}
+	for _, b := range content {
+		if b.Prop("type").Str() != "image" {
+			return ""
+		}
+	}
+	return "images-only"
 }
 
 // replayStarts: a recovery tool_start that a replay clear emitted, not the

@@ -32,6 +32,9 @@ type CampaignOptions struct {
 	// Stop, when set, is asked before each run; true ends the campaign
 	// there (Report.Stopped).
 	Stop func() bool
+	// Run holds the per-release run options (StoredDelayCap); its Session
+	// and Dir are the campaign's own.
+	Run Options
 }
 
 // Failure is one failing run with its reproduction line.
@@ -151,7 +154,9 @@ func runOne(opts CampaignOptions, sc Scenario, session Session, seed uint64) (Ou
 		return Outcome{}, fmt.Errorf("subject: temporary directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	return Run(sub, sc, choice.NewSeeded(seed), Options{Session: session, Dir: dir}), nil
+	run := opts.Run
+	run.Session, run.Dir = session, dir
+	return Run(sub, sc, choice.NewSeeded(seed), run), nil
 }
 
 // Determinism runs one seed n times and counts the distinct traces (ids

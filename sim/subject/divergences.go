@@ -32,8 +32,12 @@ type DivergenceID string
 // triggerEntryId (impl/lane boundary.go, model/lane; docs/PI-FINDINGS.md
 // keeps the reading that pi meant the scope), and a recovery's usage
 // event is not recovery-tagged (pi's runtime/drive/response.ts
-// publishResponse). A new difference gets a DivergenceID here and an entry
-// in Divergences until it is fixed.
+// publishResponse). The third, pi 0.85.1's uncapped retry delay
+// (runtime/drive/retry.js retryDelay), is an option on both sides now —
+// impl/lane's and model/lane's Config.DefaultMaxAgentDelayMs, +Inf at
+// 0.85.1 — so the runner compares it exactly (runner.go newOracle's
+// caller). A new difference gets a DivergenceID here and an entry in
+// Divergences until it is fixed.
 
 // Divergence is one decided difference and what the runner accepts for it.
 type Divergence struct {
@@ -49,7 +53,7 @@ type Divergence struct {
 }
 
 // Divergences are every decided difference, in the order they were found.
-var Divergences []Divergence
+var Divergences = []Divergence{}
 
 // eventAs is the model's event as the subject emits it under the decided
 // differences, and which one applied ("" none).

@@ -97,9 +97,11 @@ type oracle struct {
 	divergences map[DivergenceID]int
 	// cancelled records ops whose cancel committed (for the race rows)
 	frameCommits int
+	// recovered: the transaction just fed was a recovery's settlement
+	recovered bool
 }
 
-func newOracle(model Model, lane string, run ml.Run) *oracle {
+func newOracle(model Model, lane string, run ml.Run, delayCap *float64) *oracle {
 	o := &oracle{run: run, divergences: map[DivergenceID]int{}}
 	o.m = ml.New(ml.Config{
 		Lane:        lane,
@@ -109,6 +111,8 @@ func newOracle(model Model, lane string, run ml.Run) *oracle {
 		// a subject's recovery read emits its synthetic message events
 		// when its step begins (no caller commits in between here)
 		SyntheticAtRead: false,
+		// the release's retry-delay cap for a policy naming none
+		DefaultMaxAgentDelayMs: delayCap,
 	})
 	return o
 }
@@ -438,6 +442,7 @@ func (o *oracle) step(where string, ws []Write) error {
 // settle feeds a response settlement: after_response ran (pi runs it once
 // every accepted frame settled), then the settlement, then the step's end.
 func (o *oracle) settle(where string, ws []Write) error {
+	o.recovered = o.plan.Kind == "recover"
 	if o.plan.Kind != "recover" && o.liveEnded && !o.hooked {
 		if err := o.afterResponse(); err != nil {
 			return mismatch(where, err)
@@ -523,6 +528,13 @@ func (o *oracle) oldestFrame() (string, int, bool) {
 // crash: the subject's process died.
 func (o *oracle) crash() {
 	o.m.Crash()
+	o.plan, o.intent, o.liveResp, o.liveEnded, o.abortIssued = nil, false, "", false, false
+}
+
+// close: Harness.close returned, a controlled crash (model/lane's Close):
+// only what committed survives.
+func (o *oracle) close() {
+	o.m.Close()
 	o.plan, o.intent, o.liveResp, o.liveEnded, o.abortIssued = nil, false, "", false, false
 }
 

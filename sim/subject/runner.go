@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -30,6 +31,26 @@ type Scenario struct {
 	// Queue: steer, followUp and nextRun input may be queued, and a queued
 	// item cancelled, at drawn moments (at most Queue items per run).
 	Queue int
+	// Retry: a response may end in a provider error (retryable or not:
+	// ScriptErrors), and the run's retry policy is drawn (maxRetries 0 to
+	// 2, baseDelayMs 1000 or 40000), so retries reach the attempt cap and
+	// delays pass pi-ai's 60000 ms delay cap. With Kill, every kill aims
+	// at an operation at assistant.effect_pending (its recovery settles an
+	// unknown generation), up to Kills times.
+	Retry bool
+	// Kills bounds a run's kills (Kill; 0: 1).
+	Kills int
+	// Close: the harness may be closed (Harness.close) at a drawn moment
+	// of a run, aimed at an operation at effect_pending (close-first) or
+	// at a settled one (settle-first); the commits parked when close is
+	// issued are released, then the process ends and a new one reopens
+	// the session and resumes (a memory session's run ends at the close).
+	Close bool
+	// Snapshots: pi's snapshot (Lane.watch) may be taken at drawn moments,
+	// above all between a reopen that restores an operation at
+	// effect_pending and its recovery's first commit; each is compared
+	// with model/lane's (close.go checkSnapshot).
+	Snapshots bool
 }
 
 // Scenarios are the race-table rows pi's public API can express, as
@@ -43,6 +64,12 @@ var Scenarios = []Scenario{
 		Rows: []string{lanesim.RowAppendNext, lanesim.RowAppendSettle}, Runs: 1, Abort: true},
 	{Name: "queue", Desc: "steer, followUp and nextRun input queued (and cancelled) at drawn moments of two runs",
 		Rows: []string{lanesim.RowAppendNext}, Runs: 2, Queue: 3},
+	{Name: "close-settle", Desc: "Harness.close at a drawn moment (an operation at effect_pending or a settled one); the parked commits land, nothing later is admitted; reopen and resume",
+		Rows: []string{lanesim.RowCloseSettle}, Runs: 2, Close: true},
+	{Name: "activation-snapshot", Desc: "the process killed while its response streams; after the reopen pi's snapshot (Lane.watch) is taken before and after the recovery's first commit",
+		Rows: []string{lanesim.RowActivationSnap}, Runs: 1, Kill: true, Snapshots: true},
+	{Name: "retry", Desc: "retryable and fatal provider errors under a drawn retry policy; kills at effect_pending, so recoveries retry or fail at the attempt cap",
+		Rows: []string{lanesim.RowUnknownRetry, lanesim.RowQueuedLoss}, Runs: 1, Kill: true, Kills: 3, Retry: true},
 }
 
 // ScenarioByName finds a scenario.
@@ -59,10 +86,7 @@ func ScenarioByName(name string) (Scenario, bool) {
 // this boundary, and why.
 var NotExpressible = []struct{ Row, Why string }{
 	{lanesim.RowAppendFinalize, "pi 0.85.1's Lane has no external finalization call (impl/lane's Finalize is frameproof's)"},
-	{lanesim.RowActivationSnap, "needs a snapshot (Lane.watch) taken between a run's activation and its first commit: expressible, not driven yet"},
-	{lanesim.RowUnknownRetry, "needs retryable provider errors and the retry cap (timers are virtual in the driver): expressible, not driven yet"},
-	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (fetchDeferred, pollDeferred resumes): not in the driver yet"},
-	{lanesim.RowCloseSettle, "needs Harness.close racing a settlement: expressible, not driven yet"},
+	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (a done event with stopReason deferred and a handle, then pi's deferred poll requests served by the driver): not in the driver yet"},
 }
 
 // Options configure one run.
@@ -72,6 +96,11 @@ type Options struct {
 	Dir string
 	// MaxActions bounds the run's actions (0: 400).
 	MaxActions int
+	// StoredDelayCap is the retry-delay cap the subject writes into every
+	// stored retry policy: nil for pi 0.85.1 (it stores none), 60000 from
+	// pi 0.87.1 on (runtime/drive/boundary.js normalizedRetryPolicy:
+	// pi-ai's DEFAULT_MAX_AGENT_RETRY_DELAY_MS). model/lane's run carries it.
+	StoredDelayCap *float64
 }
 
 // Outcome is one run's verdict.
@@ -106,6 +135,40 @@ var scriptedModel = Model{ID: modelID, ContextWindow: 128000, MaxTokens: 16384}
 // followUpMode, toolExecution).
 const piSettings = `{"compaction":{"enabled":true,"reserveTokens":16384,"keepRecentTokens":20000},"steeringMode":"all","followUpMode":"all","toolExecution":"parallel"}`
 
+// RetryPolicy is pi's retry option (harness/config.ts RetryPolicy),
+// AgentHarness.create's `retry`.
+type RetryPolicy struct {
+	Enabled     bool    `json:"enabled"`
+	MaxRetries  int     `json:"maxRetries"`
+	BaseDelayMs float64 `json:"baseDelayMs"`
+}
+
+// DefaultRetryPolicy is pi's DEFAULT_RETRY_POLICY.
+var DefaultRetryPolicy = RetryPolicy{Enabled: true, MaxRetries: 3, BaseDelayMs: 1000}
+
+func (r *runner) runFor(text string) ml.Run {
+	run := runFor(text)
+	// runtime/drive/boundary.ts normalizedRetryPolicy
+	run.MaxAttempts, run.BaseDelayMs = 1, r.policy.BaseDelayMs
+	if r.policy.Enabled {
+		run.MaxAttempts = r.policy.MaxRetries + 1
+	}
+	run.MaxAgentDelayMs = r.opts.StoredDelayCap
+	return run
+}
+
+// defaultDelayCap is model/lane's DefaultMaxAgentDelayMs for the release:
+// a release that stores no cap in its policies (StoredDelayCap nil, pi
+// 0.85.1) applies none (runtime/drive/retry.js retryDelay: +Inf); one that
+// stores pi-ai's cap reads it from the policy (nil: the option unused).
+func (r *runner) defaultDelayCap() *float64 {
+	if r.opts.StoredDelayCap == nil {
+		inf := math.Inf(1)
+		return &inf
+	}
+	return nil
+}
+
 func runFor(text string) ml.Run {
 	settings, err := pi.ParseJSON(piSettings)
 	if err != nil {
@@ -132,7 +195,9 @@ type runner struct {
 	process, prompts int
 	inflight         int // calls issued and not completed
 	killed, aborted  bool
+	kills            int
 	killAim          int
+	policy           RetryPolicy
 	queued           int  // items queued this run
 	unqueued         bool // a cancelQueued was issued
 	lane             bool // the lane call returned in this process
@@ -143,6 +208,18 @@ type runner struct {
 	eventsTolerated  int // events of this process already counted against the divergences
 	updates, fcommit int // message_update events seen / frame commits, per stream
 	settledLive      bool
+	// close (close.go): the aim drawn, whether close was issued in this
+	// process, the commits parked when it was
+	closeAim      int
+	closed        bool
+	closedOnce    bool // a run closes once
+	closeParked   map[int]bool
+	closeReturned bool
+	// snapshots (close.go): how many were taken; the response an
+	// effect_pending operation restored by the last reopen awaits
+	snapshots         int
+	pendingActivation string
+	snapshotSeen      bool
 }
 
 // Run drives one run of sc against sub, every decision drawn from src.
@@ -150,8 +227,14 @@ func Run(sub Subject, sc Scenario, src choice.Source, opts Options) Outcome {
 	if opts.MaxActions == 0 {
 		opts.MaxActions = 400
 	}
-	r := &runner{sub: sub, sc: sc, src: src, opts: opts, o: newOracle(scriptedModel, laneName, runFor("prompt 1")),
+	r := &runner{sub: sub, sc: sc, src: src, opts: opts, policy: DefaultRetryPolicy,
 		out: &Outcome{Scenario: sc.Name, Session: opts.Session, Races: map[string]map[string]bool{}}}
+	if sc.Retry {
+		r.policy.MaxRetries = []int{0, 1, 2}[r.src.Intn("retry max", 3)]
+		r.policy.BaseDelayMs = []float64{1000, 40000}[r.src.Intn("retry base delay", 2)]
+		r.trace("retry policy maxRetries %d baseDelayMs %v", r.policy.MaxRetries, r.policy.BaseDelayMs)
+	}
+	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"), r.defaultDelayCap())
 	defer sub.Close()
 	err := r.main()
 	r.out.TXCompared, r.out.Divergences = r.o.txCompared, r.o.divergences
@@ -194,13 +277,17 @@ func (r *runner) race(row, order string) {
 func (r *runner) path() string { return filepath.Join(r.opts.Dir, "session.jsonl") }
 
 func (r *runner) open(reopen bool) error {
+	policy := r.policy
 	obs, err := r.sub.Open(OpenOptions{Session: r.opts.Session, Path: r.path(), Reopen: reopen,
-		Now: startTime, Process: r.process, Lane: laneName, Model: scriptedModel})
+		Now: startTime, Process: r.process, Lane: laneName, Model: scriptedModel, Retry: &policy})
 	if err != nil {
 		return err
 	}
 	r.inflight++ // the lane call
 	r.trace("open process %d (reopen %t)", r.process, reopen)
+	if reopen {
+		r.reopened()
+	}
 	if err := r.script(); err != nil {
 		return err
 	}
@@ -208,14 +295,23 @@ func (r *runner) open(reopen bool) error {
 }
 
 func (r *runner) script() error {
-	evs := Script(r.src, modelID, startTime)
+	evs := ScriptEnding(r.src, modelID, startTime, r.sc.Retry)
 	return r.sub.Script(rawEvents(evs))
 }
 
 func (r *runner) main() error {
-	if r.sc.Kill {
+	if r.sc.Kill && r.sc.Retry {
+		r.killAim = killEffectPending
+	} else if r.sc.Kill {
 		r.killAim = r.src.Intn("kill aim", killAims)
 		r.trace("kill aim %d", r.killAim)
+	}
+	if r.sc.Kill && r.sc.Snapshots {
+		r.killAim = killEffectPending // a recovery to activate after the reopen
+	}
+	if r.sc.Close {
+		r.closeAim = r.src.Intn("close aim", closeAims)
+		r.trace("close aim %d", r.closeAim)
 	}
 	if err := r.open(false); err != nil {
 		return err
@@ -259,6 +355,8 @@ const (
 	actKill    = "kill"
 	actQueue   = "queue"
 	actUnqueue = "cancel-queued"
+	actClose   = "close"
+	actWatch   = "watch"
 )
 
 // The moments a kill aims at (drawn once per run): any, after the
@@ -269,6 +367,9 @@ const (
 	killAfterFinalEvent
 	killQueueEmpty
 	killAims
+	// killEffectPending (retry scenarios, not drawn): the operation is at
+	// assistant.effect_pending, its generation unknown to the next process
+	killEffectPending
 )
 
 func (r *runner) killAimed() bool {
@@ -277,6 +378,8 @@ func (r *runner) killAimed() bool {
 		return r.o.liveEnded && r.o.liveResp != ""
 	case killQueueEmpty:
 		return len(r.obs.Parked) == 0
+	case killEffectPending:
+		return r.o.liveResp != ""
 	}
 	return true
 }
@@ -295,12 +398,21 @@ func (r *runner) actions() []action {
 	if r.sc.Abort && !r.aborted && op != "" && r.inflight > 0 && r.o.liveResp != "" {
 		acts = append(acts, action{actAbort, 1})
 	}
-	if r.sc.Kill && !r.killed && op != "" && r.inflight > 0 && r.killAimed() {
+	// a retry scenario does not lose a memory session's storage (the run
+	// would end there): its live retries are what it can reach
+	kill := r.sc.Kill && (!r.sc.Retry || r.opts.Session.Durable())
+	if kill && r.kills < max(1, r.sc.Kills) && op != "" && r.inflight > 0 && r.killAimed() {
 		w := 8 // an aimed moment is rare: take it most of the time
-		if r.killAim == killAny {
-			w = 1
+		if r.killAim == killAny || r.killAim == killEffectPending {
+			w = 1 // effect_pending lasts the whole stream
 		}
 		acts = append(acts, action{actKill, w})
+	}
+	if r.sc.Close && !r.closedOnce && r.lane && r.prompts > 0 && r.closeAimed() {
+		acts = append(acts, action{actClose, r.closeWeight()})
+	}
+	if r.sc.Snapshots && r.lane && r.snapshots < maxSnapshots {
+		acts = append(acts, action{actWatch, r.snapshotWeight()})
 	}
 	if r.sc.Queue > 0 && r.queued < r.sc.Queue && r.lane {
 		acts = append(acts, action{actQueue, 1})
@@ -344,7 +456,7 @@ func (r *runner) act(a action) error {
 		obs, err = r.sub.Advance(r.obs.Timers[0])
 	case actPrompt:
 		r.prompts++
-		r.o.run = runFor(fmt.Sprintf("prompt %d", r.prompts))
+		r.o.run = r.runFor(fmt.Sprintf("prompt %d", r.prompts))
 		r.inflight++
 		r.trace("prompt %q", r.o.run.UserText)
 		obs, err = r.sub.Start(CallPrompt, r.o.run.UserText)
@@ -360,6 +472,13 @@ func (r *runner) act(a action) error {
 		obs, err = r.sub.Start(CallAbort, "")
 	case actKill:
 		return r.kill()
+	case actClose:
+		return r.close()
+	case actWatch:
+		r.snapshots++
+		r.inflight++
+		r.trace("watch (snapshot)")
+		obs, err = r.sub.Start(CallWatch, "")
 	case actQueue:
 		r.queued++
 		call := []Call{CallSteer, CallFollowUp, CallNextRun}[r.src.Intn("queue kind", 3)]
@@ -403,11 +522,27 @@ func (r *runner) observeEventRelease() {
 	}
 }
 
+// raceRecovery records unknown-generation-vs-retry's order for a
+// recovery's settlement of an operation that was not cancelled (pi's
+// runtime/drive/recovery.ts settling through response.ts
+// settleAssistantResponse with recovery: true): retry_wait while
+// attempts are left, else the run's terminal in the same transaction.
+func (r *runner) raceRecovery(ws []Write) {
+	_, st, err := opStateIn(ws)
+	switch {
+	case err == nil && st != nil && st.At == "assistant.retry_wait":
+		r.race(lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenRetry)
+	case err == nil && st == nil:
+		r.race(lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenFailAtCap)
+	}
+}
+
 // kill ends the process: a durable session reopens in a new process and
 // the run resumes; a memory session loses its storage (the parked writes
 // dropped, every later commit refused) and the run ends there.
 func (r *runner) kill() error {
 	r.killed = true
+	r.kills++
 	if len(r.obs.Parked) > 0 {
 		r.race(lanesim.RowQueuedLoss, lanesim.OrderQueuedLost)
 	} else {
@@ -447,7 +582,19 @@ func (r *runner) kill() error {
 func (r *runner) feed(obs Obs) error {
 	r.o.now = obs.Now
 	for _, c := range obs.Commits {
+		_, cancelled := r.o.m.Current()
+		r.o.recovered = false
+		if r.closed && !r.closeParked[c.N] {
+			return fmt.Errorf("subject: a commit admitted after Harness.close landed: %s", describe(c.Writes))
+		}
 		kind, err := r.o.commit(c.Writes)
+		if kind == txStep && r.o.recovered && !cancelled {
+			r.raceRecovery(c.Writes)
+		}
+		if kind == txStep && r.o.recovered && r.pendingActivation != "" {
+			r.race(lanesim.RowActivationSnap, lanesim.OrderActivationFirst)
+			r.pendingActivation = ""
+		}
 		r.trace("committed %s: %s", kind, describe(c.Writes))
 		if err != nil {
 			return err
@@ -466,6 +613,9 @@ func (r *runner) feed(obs Obs) error {
 				r.race(lanesim.RowFinalFrame, lanesim.OrderSettledInProcess)
 			}
 		}
+	}
+	if r.closed {
+		return r.feedClosed(obs)
 	}
 	for range obs.Requests {
 		r.trace("provider request")
@@ -527,6 +677,14 @@ func (r *runner) feed(obs Obs) error {
 		} else {
 			r.trace("call %s failed: %s", c.Name, c.Error)
 		}
+		if c.Name == CallWatch && !(r.dropped && !c.OK) { // a lost storage faults the harness
+			if !c.OK {
+				return fmt.Errorf("subject: Lane.watch failed: %s", c.Error)
+			}
+			if err := r.checkSnapshot(c.Value); err != nil {
+				return err
+			}
+		}
 	}
 	r.obs = obs
 	return r.checkEvents(false)
@@ -568,7 +726,16 @@ func (r *runner) end() error {
 	return r.checkEvents(true)
 }
 
-// eventString names a subject's lane event as model/lane does.
+// deref is *p, "" for nil (pi's null tip).
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// eventString names a subject's lane event as model/lane does, with the
+// members the lockstep compares written by model/lane's own functions.
 func eventString(raw json.RawMessage) (string, bool) {
 	var e struct {
 		Type        string            `json:"type"`
@@ -579,6 +746,25 @@ func eventString(raw json.RawMessage) (string, bool) {
 		OperationID string            `json:"operationId"`
 		Steer       []json.RawMessage `json:"steer"`
 		FollowUp    []json.RawMessage `json:"followUp"`
+		// run_end (runtime/drive/response.ts, boundary.ts, reconcile.ts)
+		Error *struct {
+			Code    string          `json:"code"`
+			Message string          `json:"message"`
+			Details json.RawMessage `json:"details"`
+		} `json:"error"`
+		FromTipID *string `json:"fromTipId"`
+		TipID     *string `json:"tipId"`
+		EndedAt   float64 `json:"endedAt"`
+		StartedAt float64 `json:"startedAt"`
+		// retry_scheduled, retry_start, retry_end (response.ts, generation.ts)
+		Step         string  `json:"step"`
+		Attempt      int     `json:"attempt"`
+		MaxAttempts  int     `json:"maxAttempts"`
+		DelayMs      float64 `json:"delayMs"`
+		NotBefore    float64 `json:"notBefore"`
+		ErrorMessage string  `json:"errorMessage"`
+		Success      bool    `json:"success"`
+		FinalError   *string `json:"finalError"`
 	}
 	if json.Unmarshal(raw, &e) != nil {
 		return "", false
@@ -591,11 +777,24 @@ func eventString(raw json.RawMessage) (string, bool) {
 	case "fault", "handler_error":
 		return "", false // the harness's own reports, not lane lifecycle
 	case "run_end":
-		s += ":" + e.Status
+		r := ml.Result{Status: e.Status, FromTipID: deref(e.FromTipID), TipID: deref(e.TipID)}
+		if e.Error != nil {
+			r.ErrorCode, r.ErrorMessage = e.Error.Code, e.Error.Message
+			if len(e.Error.Details) > 0 {
+				r.ErrorDetails = ml.Canonical(e.Error.Details)
+			}
+		}
+		return ml.RunEndEvent(r, e.EndedAt), true
 	case "config_update":
 		s += ":" + e.Property
 	case "compaction_start":
-		s += ":" + e.Reason
+		return ml.CompactionStartEvent(e.Reason, e.StartedAt), true
+	case "retry_scheduled":
+		return ml.RetryScheduledEvent(e.Step, e.Attempt, e.MaxAttempts, e.DelayMs, e.NotBefore, e.ErrorMessage), true
+	case "retry_start":
+		return ml.RetryStartEvent(e.Step, e.Attempt), true
+	case "retry_end":
+		return ml.RetryEndEvent(e.Step, e.Attempt, e.Success, e.FinalError), true
 	case "operation_abort":
 		canon := func(rs []json.RawMessage) []string {
 			out := make([]string, len(rs))

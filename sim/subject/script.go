@@ -15,6 +15,19 @@ const scriptAPI = "frameproof-scripted"
 // three text or thinking blocks (start, deltas, end), done. Each event
 // carries the partial as it was when the event was pushed.
 func Script(src choice.Source, model string, now float64) []*pi.Event {
+	return ScriptEnding(src, model, now, false)
+}
+
+// ScriptErrors are the provider error messages a response may end with
+// (errors: true): two pi-ai's isRetryableAssistantError retries (its
+// RETRYABLE_PROVIDER_ERROR_PATTERN: "503", "service.?unavailable",
+// "overloaded") and one it does not.
+var ScriptErrors = []string{"503 service unavailable", "overloaded_error: Overloaded", "invalid_request_error: bad request"}
+
+// ScriptEnding is Script; with errors, the response may instead end, after
+// its blocks, with pi-ai's error event (stopReason "error" and one of
+// ScriptErrors).
+func ScriptEnding(src choice.Source, model string, now float64, errors bool) []*pi.Event {
 	msg := &pi.AssistantMessage{Content: []pi.Content{}, API: scriptAPI, Provider: Provider, Model: model,
 		StopReason: pi.StopStop, Timestamp: now}
 	snap := func() *pi.AssistantMessage { return msg.Clone() }
@@ -52,6 +65,11 @@ func Script(src choice.Source, model string, now float64) []*pi.Event {
 		evs = append(evs, &pi.Event{Type: end, ContentIndex: idx, Content: text, Partial: snap()})
 	}
 	msg.Usage = pi.Usage{Input: 3, Output: 2, TotalTokens: 5}
+	if errors && choice.Chance(src, "script error", 1, 2) {
+		msg.StopReason = pi.StopError
+		msg.ErrorMessage = pi.Str(ScriptErrors[src.Intn("script error message", len(ScriptErrors))])
+		return append(evs, &pi.Event{Type: pi.EventError, Reason: pi.StopError, Message: snap()})
+	}
 	evs = append(evs, &pi.Event{Type: pi.EventDone, Reason: pi.StopStop, Message: snap()})
 	return evs
 }

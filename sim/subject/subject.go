@@ -33,6 +33,14 @@ const (
 	CallFollowUp     Call = "followUp"
 	CallNextRun      Call = "nextRun"
 	CallCancelQueued Call = "cancelQueued"
+	// CallClose is Harness.close (runtime/harness.ts close): the lanes
+	// sealed, the active drive admits no more commits, the commit already
+	// parked may land; it returns once the session has closed.
+	CallClose Call = "close"
+	// CallWatch is Lane.watch (runtime/lane.ts watch): its value is the
+	// watcher's snapshot (captureLaneSnapshot), taken on the lane's
+	// mutation line.
+	CallWatch Call = "watch"
 )
 
 // Session is the kind of session storage a subject runs on.
@@ -177,6 +185,8 @@ type OpenOptions struct {
 	Process int    `json:"process"`
 	Lane    string `json:"lane"`
 	Model   Model  `json:"model"`
+	// Retry is the harness's retry option (nil: the subject's default).
+	Retry *RetryPolicy `json:"retry,omitempty"`
 }
 
 // Subject is a system under test. Every method returns once the subject is

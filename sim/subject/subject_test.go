@@ -20,10 +20,14 @@ func TestRenamerNamesByFirstAppearance(t *testing.T) {
 
 func TestEventStringNamesEventsAsTheModel(t *testing.T) {
 	for raw, want := range map[string]string{
-		`{"type":"run_end","status":"completed","lane":"main"}`:   "run_end:completed",
-		`{"type":"entry_added","recovery":true}`:                  "entry_added(recovery)",
-		`{"type":"usage","lane":"main","row":{}}`:                 "usage",
-		`{"type":"operation_abort","operationId":"o","steer":[]}`: ml.AbortEvent("o", []string{}, []string{}),
+		`{"type":"run_end","status":"completed","lane":"main","fromTipId":null,"tipId":"t","endedAt":5}`:                                                                           "run_end:completed fromTipId=null tipId=t endedAt=5",
+		`{"type":"run_end","status":"failed","error":{"code":"model_unavailable","message":"m","details":{"provider":"p","modelId":"x"}},"fromTipId":"a","tipId":"b","endedAt":7}`: ml.RunEndEvent(ml.Result{Status: "failed", ErrorCode: "model_unavailable", ErrorMessage: "m", ErrorDetails: ml.Canonical([]byte(`{"provider":"p","modelId":"x"}`)), FromTipID: "a", TipID: "b"}, 7),
+		`{"type":"retry_scheduled","step":"s","attempt":2,"maxAttempts":3,"delayMs":100,"notBefore":9,"errorMessage":"e"}`:                                                         ml.RetryScheduledEvent("s", 2, 3, 100, 9, "e"),
+		`{"type":"retry_end","step":"s","attempt":2,"success":false,"finalError":"f"}`:                                                                                             `retry_end step=s attempt=2 success=false finalError="f"`,
+		`{"type":"compaction_start","reason":"overflow","startedAt":3}`:                                                                                                            ml.CompactionStartEvent("overflow", 3),
+		`{"type":"entry_added","recovery":true}`:                                                                                                                                   "entry_added(recovery)",
+		`{"type":"usage","lane":"main","row":{}}`:                                                                                                                                  "usage",
+		`{"type":"operation_abort","operationId":"o","steer":[]}`:                                                                                                                  ml.AbortEvent("o", []string{}, []string{}),
 	} {
 		got, ok := eventString(json.RawMessage(raw))
 		if !ok || got != want {

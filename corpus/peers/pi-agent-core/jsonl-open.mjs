@@ -18,6 +18,15 @@
 // namespaces (by physical key: values sorted by namespace then key, lists
 // likewise, elements in seq order); nextSeq is the firstSeq of commit([]),
 // which writes nothing.
+//
+// Optional request members, for v3 session imports (session/jsonl/legacy-v3.js):
+// "now" (ms) is the storage's clock; "files" {path: base64} puts more files in the file system (a v3 header's
+// parentSession is read through readTextLines); "commit" [write, ...] (pi's
+// write builders' objects: {kind:"entry",entry}, {kind:"value",op:"set",...})
+// is committed after the state is read (an entry's parentId "$tip" becomes
+// the pi.branch.tip "main" value), and the answer gains
+// "commit" {firstSeq, seqs} or "commitError", "after" (the file afterwards,
+// base64) and "stateAfter" (the state then, as "state").
 
 import { createInterface } from "node:readline";
 import { BACKGROUND_CONTEXT } from "./node_modules/@earendil-works/pi-agent-core/dist/harness/context.js";
@@ -49,6 +58,13 @@ class MemoryFileSystem {
         this.files.set(to, bytes);
         return ok(undefined);
     }
+    async readTextLines(path, options) {
+        const bytes = this.files.get(path);
+        if (bytes === undefined) return fail(`ENOENT: ${path}`);
+        const lines = bytes.toString("utf8").split(/\r?\n/);
+        if (lines.at(-1) === "") lines.pop();
+        return ok(options?.maxLines === undefined ? lines : lines.slice(0, options.maxLines));
+    }
     async remove(path) {
         this.files.delete(path);
         return ok(undefined);
@@ -61,9 +77,11 @@ async function open(request) {
     const fileSystem = new MemoryFileSystem();
     const original = Buffer.from(request.content, "base64");
     fileSystem.files.set(request.path, original);
+    for (const [path, content] of Object.entries(request.files ?? {})) fileSystem.files.set(path, Buffer.from(content, "base64"));
     let storage;
     try {
-        storage = await JsonlStorage.open({ fileSystem, path: request.path }, BACKGROUND_CONTEXT);
+        const now = request.now === undefined ? undefined : () => request.now;
+        storage = await JsonlStorage.open({ fileSystem, path: request.path, now }, BACKGROUND_CONTEXT);
     } catch (error) {
         const out = { ok: false, error: error instanceof Error ? error.message : String(error) };
         if (error?.cause !== undefined) out.cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
@@ -73,6 +91,30 @@ async function open(request) {
     // its physical key `${namespace}\u0000${key}` (the Map key), not the
     // address stored with it, which differs for a record without a key
     // (docs/PI-FINDINGS.md, "A record without a key").
+    const out = { ok: true, state: await readState(storage) };
+    const after = fileSystem.files.get(request.path);
+    if (after !== undefined && !after.equals(original)) out.rewritten = after.toString("base64");
+    if (request.commit !== undefined) {
+        try {
+            // An entry whose parentId is "$tip" extends the main branch tip
+            // (an imported v3 session's entry ids are reminted at open).
+            const tip = (await storage.getValue({ namespace: "pi.branch.tip", key: "main", kind: "value" }, BACKGROUND_CONTEXT))?.value ?? null;
+            const writes = request.commit.map((write) =>
+                write.kind === "entry" && write.entry?.parentId === "$tip" ? { ...write, entry: { ...write.entry, parentId: tip } } : write,
+            );
+            const result = await storage.commit(writes, BACKGROUND_CONTEXT);
+            out.commit = { firstSeq: result.firstSeq, seqs: result.seqs };
+        } catch (error) {
+            out.commitError = error instanceof Error ? error.message : String(error);
+        }
+        out.after = (fileSystem.files.get(request.path) ?? Buffer.alloc(0)).toString("base64");
+        out.stateAfter = await readState(storage);
+    }
+    await storage.close(BACKGROUND_CONTEXT);
+    return out;
+}
+
+async function readState(storage) {
     const state = storage.storageState;
     const split = (physical) => {
         const at = physical.indexOf("\u0000");
@@ -84,21 +126,14 @@ async function open(request) {
     const lists = [...state.listValues.entries()]
         .map(([physical, stored]) => ({ ...split(physical), elements: stored.elements }))
         .sort(byAddress);
-    const out = {
-        ok: true,
-        state: {
-            entries: await storage.scanEntries({}, BACKGROUND_CONTEXT),
-            usage: await storage.scanUsage({}, BACKGROUND_CONTEXT),
-            values,
-            lists,
-            stats: await storage.getStats(BACKGROUND_CONTEXT),
-            nextSeq: (await storage.commit([], BACKGROUND_CONTEXT)).firstSeq,
-        },
+    return {
+        entries: await storage.scanEntries({}, BACKGROUND_CONTEXT),
+        usage: await storage.scanUsage({}, BACKGROUND_CONTEXT),
+        values,
+        lists,
+        stats: await storage.getStats(BACKGROUND_CONTEXT),
+        nextSeq: (await storage.commit([], BACKGROUND_CONTEXT)).firstSeq,
     };
-    const after = fileSystem.files.get(request.path);
-    if (after !== undefined && !after.equals(original)) out.rewritten = after.toString("base64");
-    await storage.close(BACKGROUND_CONTEXT);
-    return out;
 }
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });

@@ -22,9 +22,10 @@
 //    "recovery":<index in reopen or -1>,"cut":"provider|retry_wait|resume|error",
 //    "detail":"...","harness":{"retry":{...},"streamOptions":{...}}}
 // and last a summary line {"summary":{...}}. Usage:
-//   node recovery-sweep.mjs [--pi PEER_DIR] [--runs a,b] [--every N] [--list]
+//   node recovery-sweep.mjs [--pi PEER_DIR] [--runs a,b] [--every N] [--list] [--random N [--seed S]]
 // --pi names the peer folder pi's packages load from (default: this one).
 // --every N keeps every N-th crash point of each run (and its last) — the CI slice.
+// --random N adds N seeded random runs (randomRun below) after the named ones.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -234,6 +235,98 @@ export const RUNS = {
 	},
 };
 
+// --random N --seed S: N more runs, random_0 .. random_<N-1>, drawn from a
+// seeded generator over the same ingredients: one to three prompts, each
+// answered by text, thinking then text, a tool call then text, a retryable
+// error then text, a reply cut at its length limit, or a non-retryable
+// error; or a single streamed text aborted at its n-th update (the cancel
+// run's way). A run whose prompt fails still leaves pi's session behind.
+function mulberry32(a) {
+	return () => {
+		a = (a + 0x6d2b79f5) | 0;
+		let t = Math.imul(a ^ (a >>> 15), 1 | a);
+		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+function randomRun(rand, i) {
+	const int = (n) => Math.floor(rand() * n);
+	const pick = (xs) => xs[int(xs.length)];
+	const words = ["fox", "naps", "quick", "δέλτα", "😀", "line\nbreak", 'a "quote"', "tab\there", "\u2028"];
+	const text = (min = 1) => Array.from({ length: min + int(8) }, () => pick(words)).join(" ");
+	if (int(5) === 0) {
+		const said = text(12);
+		const at = 1 + int(4);
+		return {
+			faux: { tokensPerSecond: 20 },
+			replies: () => [fauxAssistantMessage(said)],
+			async drive(lane, harness) {
+				let updates = 0;
+				harness.events.on("message_update", () => {
+					if (++updates === at) {
+						gate.abortRequested = true;
+						void lane.abort(BACKGROUND_CONTEXT);
+					}
+				});
+				await lane.prompt("never mind", BACKGROUND_CONTEXT);
+			},
+		};
+	}
+	const prompts = [];
+	const specs = [];
+	for (let turn = 0, n = 1 + int(3); turn < n; turn++) {
+		prompts.push(text());
+		const kind = int(6);
+		const a = text();
+		const b = text();
+		const tool = { name: pick(["read", "write"]), args: { path: text(), n: int(1000), deep: { on: int(2) === 1 } }, id: `call_${i}_${turn}` };
+		specs.push({ kind, a, b, tool });
+	}
+	const build = ({ kind, a, b, tool }) => {
+		switch (kind) {
+			case 0:
+				return [fauxAssistantMessage(a)];
+			case 1:
+				return [fauxAssistantMessage([fauxThinking(a), fauxText(b)])];
+			case 2:
+				return [
+					fauxAssistantMessage([fauxText(a), fauxToolCall(tool.name, tool.args, { id: tool.id })], { stopReason: "toolUse" }),
+					fauxAssistantMessage(b),
+				];
+			case 3:
+				return [fauxAssistantMessage(a, { stopReason: "error", errorMessage: "503 service unavailable: overloaded" }), fauxAssistantMessage(b)];
+			case 4:
+				return [fauxAssistantMessage(a, { stopReason: "length" })];
+			default:
+				return [fauxAssistantMessage(a, { stopReason: "error", errorMessage: "400 bad request: no" })];
+		}
+	};
+	return {
+		options: { retry: { enabled: true, maxRetries: 2, baseDelayMs: 1_000 } },
+		replies: () => specs.flatMap(build),
+		async drive(lane) {
+			for (const p of prompts) {
+				try {
+					await lane.prompt(p, BACKGROUND_CONTEXT);
+				} catch {
+					// a failed run is still a session pi wrote
+				}
+			}
+		},
+	};
+}
+
+function addRandomRuns(n, seed0) {
+	const rand = mulberry32(seed0);
+	const names = [];
+	for (let i = 0; i < n; i++) {
+		RUNS[`random_${i}`] = randomRun(rand, i);
+		names.push(`random_${i}`);
+	}
+	return names;
+}
+
 // ---- running and reopening -------------------------------------------------
 
 function sessionFiles(root) {
@@ -383,15 +476,21 @@ async function main() {
 	const argv = process.argv.slice(2);
 	let names = Object.keys(RUNS);
 	let every = 1;
+	let random = 0;
+	let randomSeed = 1;
 	for (let i = 0; i < argv.length; i++) {
 		if (argv[i] === "--runs") names = argv[++i].split(",");
 		else if (argv[i] === "--pi") i++; // read at load (PEER_DIR)
 		else if (argv[i] === "--every") every = Number(argv[++i]);
+		else if (argv[i] === "--random") random = Number(argv[++i]);
+		else if (argv[i] === "--seed") randomSeed = Number(argv[++i]);
 		else if (argv[i] === "--list") {
 			process.stdout.write(`${JSON.stringify({ runs: Object.keys(RUNS) })}\n`);
 			return;
 		} else throw new Error(`unknown argument ${argv[i]}`);
 	}
+	if (!Number.isSafeInteger(random) || random < 0) throw new Error("--random must be a non-negative integer");
+	if (random > 0) names = [...names, ...addRandomRuns(random, randomSeed)];
 	for (const n of names) if (!(n in RUNS)) throw new Error(`unknown run ${n}`);
 	if (!Number.isSafeInteger(every) || every < 1) throw new Error("--every must be a positive integer");
 	const summary = { runs: 0, points: 0, recoveries: 0, version: piVersion() };
@@ -426,7 +525,9 @@ function piVersion() {
 }
 
 main().then(
-	() => process.exit(0),
+	// exit once stdout has taken every line (a large --random sweep's output
+	// must not be cut by the exit)
+	() => process.stdout.write("", () => process.exit(0)),
 	(e) => {
 		process.stderr.write(`recovery-sweep: ${e instanceof Error ? e.stack : String(e)}\n`);
 		process.exit(1);

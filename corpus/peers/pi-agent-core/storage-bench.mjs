@@ -1,13 +1,15 @@
 // pi's own storage benchmarks on pi's own stores, for `frameproof bench --family pi-storage`.
 //
-//   node storage-bench.mjs [--quick] [--budget-ms N] [--write-reps N]
+//   node --expose-gc storage-bench.mjs [--quick] [--budget-ms N] [--write-reps N]
 //
 // Runs STORAGE_READ_BENCHMARK_SCENARIOS on every STORAGE_BENCHMARK_DATASETS
 // dataset (seeded with seedStorageBenchmark), the open of each dataset's JSONL
 // file, and STORAGE_WRITE_BENCHMARK_SCENARIOS (each invocation on a fresh
 // store, after the scenario's prepare), on pi's MemoryStorage and JsonlStorage
 // (through NodeExecutionEnv's file system; pi's JsonlStorage never fsyncs).
-// Prints one JSON line per figure: {store, dataset, scenario, ops, nsPerOp}.
+// Prints one JSON line per figure: {store, dataset, scenario, ops, nsPerOp,
+// cpuNsPerOp}; CPU is process.cpuUsage() (user + system, every thread: V8's
+// GC and compiler helpers count), the steadier figure on a shared machine.
 
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -48,14 +50,28 @@ const stores = {
     },
 };
 
-function emit(store, dataset, scenario, ops, totalNs) {
-    console.log(JSON.stringify({ store, dataset, scenario, ops, nsPerOp: Number(totalNs) / ops }));
+function emit(store, dataset, scenario, ops, totalNs, cpuMicros) {
+    console.log(JSON.stringify({ store, dataset, scenario, ops, nsPerOp: Number(totalNs) / ops, cpuNsPerOp: (cpuMicros * 1000) / ops }));
+}
+
+// collect runs a full collection (with --expose-gc) before each timed
+// read loop and before a store's write scenarios, where the Go side does
+// (runtime.GC): with CPU time, collector threads clearing the datasets
+// read before would otherwise count as a commit's. Not before every
+// commit: V8 sweeps concurrently after gc(), and that would be counted.
+const collect = globalThis.gc ?? (() => {});
+
+function cpuMicros(since) {
+    const used = process.cpuUsage(since);
+    return used.user + used.system;
 }
 
 // A timed loop: once untimed, then until the budget has passed.
 async function timed(op) {
     await op();
+    collect();
     let ops = 0;
+    const cpu = process.cpuUsage();
     const start = process.hrtime.bigint();
     let now = start;
     while (ops === 0 || now - start < budgetNs) {
@@ -63,7 +79,7 @@ async function timed(op) {
         ops++;
         now = process.hrtime.bigint();
     }
-    return [ops, now - start];
+    return [ops, now - start, cpuMicros(cpu)];
 }
 
 try {
@@ -73,33 +89,37 @@ try {
             await seedStorageBenchmark(storage, dataset);
             for (const scenario of STORAGE_READ_BENCHMARK_SCENARIOS) {
                 const want = scenario.expectedResult(dataset);
-                const [ops, ns] = await timed(async () => {
+                const [ops, ns, cpu] = await timed(async () => {
                     const got = await scenario.run(storage, dataset);
                     if (got !== want) throw new Error(`${name} ${scenario.name}: got ${got}, want ${want}`);
                 });
-                emit(name, dataset.entryCount, scenario.name, ops, ns);
+                emit(name, dataset.entryCount, scenario.name, ops, ns, cpu);
             }
             if (name === "jsonl") {
-                const [ops, ns] = await timed(async () => {
+                const [ops, ns, cpu] = await timed(async () => {
                     const opened = await JsonlStorage.open({ fileSystem, path: storage.benchPath }, BACKGROUND_CONTEXT);
                     await opened.close(BACKGROUND_CONTEXT);
                 });
-                emit(name, dataset.entryCount, "open", ops, ns);
+                emit(name, dataset.entryCount, "open", ops, ns, cpu);
             }
             await storage.close(BACKGROUND_CONTEXT);
         }
+        collect();
         for (const scenario of STORAGE_WRITE_BENCHMARK_SCENARIOS) {
             let total = 0n;
+            let cpu = 0;
             for (let rep = 0; rep < writeReps; rep++) {
                 const storage = await make();
                 if (scenario.prepare !== undefined) await scenario.prepare(storage);
+                const cpuStart = process.cpuUsage();
                 const start = process.hrtime.bigint();
                 const got = await scenario.run(storage);
                 total += process.hrtime.bigint() - start;
+                cpu += cpuMicros(cpuStart);
                 if (got !== scenario.writeCount) throw new Error(`${name} ${scenario.name}: ${got} writes`);
                 await storage.close(BACKGROUND_CONTEXT);
             }
-            emit(name, 0, scenario.name, writeReps, total);
+            emit(name, 0, scenario.name, writeReps, total, cpu);
         }
     }
 } finally {

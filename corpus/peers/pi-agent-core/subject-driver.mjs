@@ -17,8 +17,8 @@
 
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { join, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 // ---- the clock: Date.now and timers under the simulator's control ----
 // (installed before pi's modules load: JsonlStorage and the repos capture
@@ -47,16 +47,27 @@ function fireDueTimers() {
     }
 }
 
-const core = await import("@earendil-works/pi-agent-core");
-const testing = await import("@earendil-works/pi-agent-core/harness/session/testing");
-const { NodeExecutionEnv } = await import("@earendil-works/pi-agent-core/harness/env/nodejs");
-const ai = await import("@earendil-works/pi-ai");
-const coreDir = (() => {
-    const entry = fileURLToPath(import.meta.resolve("@earendil-works/pi-agent-core"));
-    return entry.slice(0, entry.lastIndexOf(`${sep}dist${sep}`));
+// pi's packages come from the peer folder `--pi PEER_DIR` names (default:
+// this script's own, pi-agent-core 0.85.1), as recovery-sweep.mjs does, so
+// one driver runs every pinned release (corpus/peers/pi-agent-core-<v>/).
+const PEER_DIR = (() => {
+    const i = process.argv.indexOf("--pi");
+    return i >= 0 ? resolve(process.argv[i + 1]) : dirname(fileURLToPath(import.meta.url));
 })();
-const { JsonlStorage } = await import(join(coreDir, "dist/harness/session/jsonl/storage.js"));
-const { MemoryStorage } = await import(join(coreDir, "dist/harness/session/memory.js"));
+function peerImport(specifier, subpath) {
+    const pkg = join(PEER_DIR, "node_modules", ...specifier.split("/"));
+    const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
+    const entry = manifest.exports[subpath].import;
+    return import(pathToFileURL(join(pkg, entry)).href);
+}
+const core = await peerImport("@earendil-works/pi-agent-core", ".");
+const testing = await peerImport("@earendil-works/pi-agent-core", "./harness/session/testing");
+const { NodeExecutionEnv } = await peerImport("@earendil-works/pi-agent-core", "./harness/env/nodejs");
+const ai = await peerImport("@earendil-works/pi-ai", ".");
+const coreDir = join(PEER_DIR, "node_modules", "@earendil-works", "pi-agent-core");
+// files outside the package's exports map, by their path
+const { JsonlStorage } = await import(pathToFileURL(join(coreDir, "dist/harness/session/jsonl/storage.js")).href);
+const { MemoryStorage } = await import(pathToFileURL(join(coreDir, "dist/harness/session/memory.js")).href);
 const { AgentHarness, StorageBackedSession, BACKGROUND_CONTEXT } = core;
 const { GatingStorage, StorageDecorator } = testing;
 
@@ -283,6 +294,22 @@ const ops = {
     followUp: (r) => laneCall("followUp", () => lane.followUp(r.text, undefined, ctx)),
     nextRun: (r) => laneCall("nextRun", () => lane.nextRun(r.text, undefined, ctx)),
     cancelQueued: (r) => laneCall("cancelQueued", () => lane.cancelQueued(r.entryId, ctx)),
+    // Harness.close (runtime/harness.js close): seals every lane (the
+    // active drive's gate closes: it admits no more commits) and the
+    // session's mutation line (a mutation not yet started is refused), and
+    // resolves once the mutation already running — a parked commit — has
+    // landed and the storage closed. Not awaited, like a lane call.
+    close: () => startCall("close", () => harness.close(ctx)),
+    // Lane.watch (runtime/lane.js watch): a reader's snapshot,
+    // captureLaneSnapshot on the lane's mutation line (it queues behind a
+    // parked commit); the value is the snapshot, the watch unsubscribed.
+    watch: () =>
+        laneCall("watch", async () => {
+            const handle = await lane.watch(ctx);
+            const snapshot = handle.snapshot;
+            handle.unsubscribe();
+            return snapshot;
+        }),
     script: (r) => {
         scripts.push(r.events);
         return {};

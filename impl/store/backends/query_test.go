@@ -148,6 +148,11 @@ func TestScanEntriesIsPis(t *testing.T) {
 		assert.Equal(t, []string{"root", "tail"}, scan(store.EntryScan{Type: ptr("message")}))
 		assert.Equal(t, []string{}, scan(store.EntryScan{Limit: ptr(int64(0))}))
 		assert.Equal(t, []string{"note-2"}, scan(store.EntryScan{Type: ptr("custom"), Order: store.Desc, Limit: ptr(int64(1))}))
+		// unfiltered pages within seq bounds, either way
+		assert.Equal(t, []string{"note-1", "other", "note-2"}, scan(store.EntryScan{FromSeq: ptr(r.Seqs[1]), ToSeq: ptr(r.Seqs[3])}))
+		assert.Equal(t, []string{"note-2", "other"}, scan(store.EntryScan{FromSeq: ptr(r.Seqs[1]), ToSeq: ptr(r.Seqs[3]), Order: store.Desc, Limit: ptr(int64(2))}))
+		assert.Equal(t, []string{"other", "note-2", "tail"}, scan(store.EntryScan{FromSeq: ptr(r.Seqs[2]), Limit: ptr(int64(9))}))
+		assert.Equal(t, []string{}, scan(store.EntryScan{FromSeq: ptr(r.Seqs[4] + 1)}))
 	})
 }
 
@@ -206,4 +211,59 @@ func TestQueriesRejectAfterClose(t *testing.T) {
 		_, err = q.ScanUsage(store.UsageScan{})
 		assert.Error(t, err, b.Name)
 	}
+}
+
+// TestGetEntriesDropsRepeatsInAnyOrder: repeats are dropped whether the
+// ids come in commit order (no set is built) or not (one is).
+func TestGetEntriesDropsRepeatsInAnyOrder(t *testing.T) {
+	eachQueryBackend(t, branchSeed(), func(t *testing.T, q store.QueryStorage, _ store.CommitResult) {
+		for _, c := range []struct{ ask, want []string }{
+			{[]string{"root", "marker", "leaf"}, []string{"root", "marker", "leaf"}},
+			{[]string{"root", "marker", "root", "leaf", "marker"}, []string{"root", "marker", "leaf"}},
+			{[]string{"leaf", "leaf", "root", "missing", "leaf", "root"}, []string{"leaf", "root"}},
+		} {
+			es, err := q.GetEntries(c.ask)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, ids(es), "%v", c.ask)
+		}
+	})
+}
+
+// TestQueryResultsCannotChangeTheStore: the queries return entries whose
+// payload (Raw) and parent id share the store's memory, as pi returns its
+// entry objects (Querier says not to mutate those); everything else is
+// the caller's. Overwriting every returned row and field leaves what the
+// next query returns as it was.
+func TestQueryResultsCannotChangeTheStore(t *testing.T) {
+	eachQueryBackend(t, branchSeed(), func(t *testing.T, q store.QueryStorage, _ store.CommitResult) {
+		read := func() ([]store.StoredEntry, []store.StoredEntry, []store.StoredEntry, []store.EntryStructure) {
+			got, err := q.GetEntries([]string{"leaf", "root", "note"})
+			require.NoError(t, err)
+			scanned, err := q.ScanEntries(store.EntryScan{Order: store.Desc, Limit: ptr(int64(3))})
+			require.NoError(t, err)
+			branch, err := q.ScanBranch(store.BranchScan{Start: "leaf"})
+			require.NoError(t, err)
+			structure, err := q.ScanBranchStructure(store.BranchScan{Start: "leaf", Order: store.OldestFirst})
+			require.NoError(t, err)
+			return got, scanned, branch, structure
+		}
+		g0, s0, b0, st0 := read()
+		// deep copies of what the first reads returned
+		snap := func(v any) string { b, err := json.Marshal(v); require.NoError(t, err); return string(b) }
+		want := snap([]any{g0, s0, b0, st0})
+		for _, es := range [][]store.StoredEntry{g0, s0, b0} {
+			for i := range es {
+				es[i].Entry.ID, es[i].Entry.ParentID, es[i].Seq, es[i].Timestamp = "changed", ptr("changed"), -1, -1
+				es[i].Entry.Raw = []byte(`{}`)
+			}
+			if len(es) > 1 {
+				es[0], es[1] = es[1], es[0]
+			}
+		}
+		for i := range st0 {
+			st0[i] = store.EntryStructure{ID: "changed", Type: `"changed"`, Seq: -1}
+		}
+		g1, s1, b1, st1 := read()
+		assert.Equal(t, want, snap([]any{g1, s1, b1, st1}))
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store"
@@ -162,30 +163,52 @@ func (s *Store) special(r *request) {
 
 // overlay answers validation lookups for the state plus the commits already
 // accepted into the current batch.
+// overlay is the state with a group's accepted commits on top. Their ids
+// are indexed only when a later request of the group asks: a group is
+// usually one request, whose own ids nobody looks up.
 type overlay struct {
-	base     store.Lookup
-	ids      map[string]bool
-	entryIDs map[string]bool
+	base    store.Lookup
+	pending [][]store.CommittedWrite // added, not yet in ids
+	ids     map[string]bool          // true: an entry
 }
 
-func (o *overlay) HasEntryOrUsage(id string) bool { return o.ids[id] || o.base.HasEntryOrUsage(id) }
-func (o *overlay) HasEntry(id string) bool        { return o.entryIDs[id] || o.base.HasEntry(id) }
-
-func (o *overlay) add(writes []store.CommittedWrite) {
-	for _, w := range writes {
-		switch w.Kind {
-		case store.WriteEntry:
-			o.ids[w.Entry.ID] = true
-			o.entryIDs[w.Entry.ID] = true
-		case store.WriteUsage:
-			o.ids[w.Usage.ID] = true
+func (o *overlay) index() {
+	if len(o.pending) == 0 {
+		return
+	}
+	if o.ids == nil {
+		o.ids = map[string]bool{}
+	}
+	for _, writes := range o.pending {
+		for i := range writes {
+			switch w := &writes[i]; w.Kind {
+			case store.WriteEntry:
+				o.ids[w.Entry.ID] = true
+			case store.WriteUsage:
+				o.ids[w.Usage.ID] = false
+			}
 		}
 	}
+	o.pending = o.pending[:0]
 }
+
+func (o *overlay) HasEntryOrUsage(id string) bool {
+	o.index()
+	_, ok := o.ids[id]
+	return ok || o.base.HasEntryOrUsage(id)
+}
+
+func (o *overlay) HasEntry(id string) bool {
+	o.index()
+	return o.ids[id] || o.base.HasEntry(id)
+}
+
+func (o *overlay) add(writes []store.CommittedWrite) { o.pending = append(o.pending, writes) }
 
 type accepted struct {
 	req    *request
 	writes []store.CommittedWrite
+	kinds  []store.EntryKind // the entries' kinds, read by Prepare
 	sizes  []int64
 }
 
@@ -202,14 +225,29 @@ func (s *Store) commitGroup(reqs []*request) {
 		}
 		return
 	}
-	ov := &overlay{base: s.state, ids: map[string]bool{}, entryIDs: map[string]bool{}}
+	// A v3-backed store upgrades its file at its first non-empty commit
+	// (pi's applyCommit → upgradeLegacyV3ToV4), one commit at a time.
+	for len(reqs) > 0 && s.legacy != nil {
+		r := reqs[0]
+		reqs = reqs[1:]
+		if len(r.writes) == 0 {
+			next := s.state.NextSeq()
+			r.res = store.ResultOf(nil, next, s.clock.Now().UnixMilli())
+			continue
+		}
+		s.upgradeLegacyV3(r)
+	}
+	if len(reqs) == 0 {
+		return
+	}
+	ov := &overlay{base: s.state}
 	next := s.state.NextSeq()
 	var buf []byte
 	var ok []accepted
 	deletes := false
 	for _, r := range reqs {
 		ts := s.clock.Now().UnixMilli()
-		writes, err := store.Prepare(r.writes, next, ts)
+		writes, kinds, err := store.PrepareKinds(r.writes, next, ts)
 		if err == nil {
 			err = store.ValidateCommitted(writes, next, ov)
 		}
@@ -225,11 +263,12 @@ func (s *Store) commitGroup(reqs []*request) {
 			continue // empty commit: no seq, no line
 		}
 		sizes := make([]int64, len(writes))
+		buf = slices.Grow(buf, transactionSize(writes)+1) // the line at once, not by doubling
 		buf = appendTransaction(buf, writes, sizes)
 		buf = append(buf, '\n')
 		ov.add(writes)
 		next += int64(len(writes))
-		ok = append(ok, accepted{r, writes, sizes})
+		ok = append(ok, accepted{r, writes, kinds, sizes})
 		for _, w := range writes {
 			deletes = deletes || w.Op == store.OpDelete
 		}
@@ -256,7 +295,7 @@ func (s *Store) commitGroup(reqs []*request) {
 	}
 	s.mu.Lock()
 	for _, a := range ok {
-		s.state.Apply(a.writes)
+		s.state.ApplyKinds(a.writes, a.kinds)
 		s.account(a.writes, a.sizes)
 	}
 	s.size += int64(len(buf))

@@ -20,6 +20,9 @@ func (s *Store) compact() error {
 	if s.dryRun != nil {
 		return fmt.Errorf("jsonl: compact %s: a dry-run store writes nothing", s.path)
 	}
+	if s.legacy != nil {
+		return nil // a v3 file is rewritten by its first commit, not before
+	}
 	s.mu.Lock()
 	if s.failed != nil {
 		err := s.failed

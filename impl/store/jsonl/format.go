@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 )
 
@@ -99,12 +100,26 @@ func encodeObject(dst []byte, fields []store.ObjectField) []byte {
 var (
 	errHeaderNotJSON   = errors.New("Invalid JSONL session header: not valid JSON")
 	errHeaderUnsupport = errors.New("Unsupported JSONL session header")
-	// errLegacyV3 is frameproof's: pi imports v3 sessions, frameproof does not.
-	errLegacyV3 = errors.New("jsonl: legacy v3 session header: import is not supported")
+	// errLegacyV3 marks a v3 legacy session header (pi's
+	// isLegacyV3SessionHeader): not a v4 header, but one open imports.
+	errLegacyV3 = errors.New("jsonl: legacy v3 session header")
 )
 
-// parseHeader applies pi's isJsonlStorageHeader.
+// parseHeader applies pi's parseJsonlSessionHeader: a v4 header
+// (isJsonlStorageHeader), else errLegacyV3 for a v3 one
+// (isLegacyV3SessionHeader), else pi's refusal.
 func parseHeader(line []byte) (Header, error) {
+	h, err := parseV4Header(line)
+	if errors.Is(err, errHeaderUnsupport) {
+		if v, perr := pi.ParseJSON(string(line)); perr == nil && isLegacyV3Header(v) {
+			return Header{}, errLegacyV3
+		}
+	}
+	return h, err
+}
+
+// parseV4Header applies pi's isJsonlStorageHeader.
+func parseV4Header(line []byte) (Header, error) {
 	fields, isObject, valid := parseObjectFields(line)
 	if !valid {
 		return Header{}, errHeaderNotJSON
@@ -115,9 +130,6 @@ func parseHeader(line []byte) (Header, error) {
 	m := map[string]json.RawMessage{}
 	for _, f := range fields {
 		m[f.Key] = f.Value
-	}
-	if isLegacyV3(m) {
-		return Header{}, errLegacyV3
 	}
 	h := Header{fields: fields}
 	var kind string
@@ -148,12 +160,6 @@ func parseHeader(line []byte) (Header, error) {
 		return Header{}, errHeaderUnsupport
 	}
 	return h, nil
-}
-
-func isLegacyV3(m map[string]json.RawMessage) bool {
-	var typ string
-	var version float64
-	return decodeStrict(m["type"], &typ) && typ == "session" && decodeStrict(m["version"], &version) && version == 3
 }
 
 // decodeStrict decodes a present, non-null JSON value of exactly the target's
@@ -189,13 +195,12 @@ func safeInt(raw json.RawMessage, minimum int64) (int64, bool) {
 // appendRecord appends w's record exactly as pi's commitWrite + JSON.stringify
 // lay it out (JS spread key order).
 func appendRecord(dst []byte, w store.CommittedWrite) []byte {
-	seq := strconv.AppendInt(nil, w.Seq, 10)
 	switch w.Kind {
 	case store.WriteEntry:
 		dst = append(dst, `{"kind":"entry",`...)
 		dst = append(dst, w.Entry.Raw[1:len(w.Entry.Raw)-1]...)
 		dst = append(dst, `,"seq":`...)
-		dst = append(dst, seq...)
+		dst = strconv.AppendInt(dst, w.Seq, 10)
 		dst = append(dst, `,"timestamp":`...)
 		dst = strconv.AppendInt(dst, w.Timestamp, 10)
 		return append(dst, '}')
@@ -203,7 +208,7 @@ func appendRecord(dst []byte, w store.CommittedWrite) []byte {
 		dst = append(dst, `{"kind":"usage",`...)
 		dst = append(dst, w.Usage.Raw[1:len(w.Usage.Raw)-1]...)
 		dst = append(dst, `,"seq":`...)
-		dst = append(dst, seq...)
+		dst = strconv.AppendInt(dst, w.Seq, 10)
 		return append(dst, '}')
 	default:
 		dst = append(dst, `{"kind":"`...)
@@ -211,7 +216,7 @@ func appendRecord(dst []byte, w store.CommittedWrite) []byte {
 		dst = append(dst, `","op":"`...)
 		dst = append(dst, w.Op...)
 		dst = append(dst, `","seq":`...)
-		dst = append(dst, seq...)
+		dst = strconv.AppendInt(dst, w.Seq, 10)
 		dst = append(dst, `,"namespace":`...)
 		dst = store.AppendJSString(dst, w.Namespace)
 		dst = append(dst, `,"key":`...)
@@ -222,6 +227,25 @@ func appendRecord(dst []byte, w store.CommittedWrite) []byte {
 		}
 		return append(dst, '}')
 	}
+}
+
+// transactionSize is about the length of writes' line: exact for rows
+// and for addresses that need no escapes (a capacity, not a bound).
+func transactionSize(writes []store.CommittedWrite) int {
+	n := 2
+	for i := range writes {
+		w := &writes[i]
+		n += 64 // the record's own members, seq and timestamp, a comma
+		switch w.Kind {
+		case store.WriteEntry:
+			n += len(w.Entry.Raw)
+		case store.WriteUsage:
+			n += len(w.Usage.Raw)
+		default:
+			n += len(w.Namespace) + len(w.Key) + len(w.Value)
+		}
+	}
+	return n
 }
 
 // appendTransaction appends one commit's line (without the newline): a bare

@@ -66,6 +66,16 @@ type lineParser struct {
 	usage   []store.UsageRow
 	names   [512]string  // intern's cache of namespaces and keys
 	slots   [nFields]int // the current record's indexed members
+	// kinds[i] is record i's entry kind when known[i] (its row was copied
+	// from a compact line, so KindOf of it is its type and customType
+	// members as they stand in the line); rowCopied is row's last answer.
+	kinds     []store.EntryKind
+	known     []bool
+	rowCopied bool
+	// lastID is the identity of the entry parsed last, and lastIDLit a
+	// copy of its id's string literal (nil when none is kept).
+	lastID    string
+	lastIDLit []byte
 }
 
 // parse decodes one complete line (pi's parseTransaction).
@@ -77,6 +87,9 @@ func (p *lineParser) parse(line []byte) ([]store.CommittedWrite, []int64, error)
 	p.writes = grow(p.writes, n)
 	p.sizes = grow(p.sizes, n)
 	p.addrs = grow(p.addrs, n)
+	p.kinds = grow(p.kinds, n)
+	p.known = grow(p.known, n)
+	clear(p.known)
 	p.entries = p.entries[:0]
 	p.usage = p.usage[:0]
 	for i, r := range p.records {
@@ -156,6 +169,8 @@ const (
 	fNamespace
 	fKey
 	fValue
+	fType       // read for the entry's kind (store.KindOf), not by pi's replay
+	fCustomType // likewise
 	nFields
 )
 
@@ -178,8 +193,11 @@ func fieldSlotBytes(name []byte) int {
 			return fKey
 		}
 	case 4:
-		if string(name) == "kind" {
+		switch string(name) {
+		case "kind":
 			return fKind
+		case "type":
+			return fType
 		}
 	case 5:
 		if string(name) == "value" {
@@ -195,6 +213,10 @@ func fieldSlotBytes(name []byte) int {
 			return fTimestamp
 		case "namespace":
 			return fNamespace
+		}
+	case 10:
+		if string(name) == "customType" {
+			return fCustomType
 		}
 	}
 	return -1
@@ -220,6 +242,10 @@ func fieldSlot(name string) int {
 		return fKey
 	case "value":
 		return fValue
+	case "type":
+		return fType
+	case "customType":
+		return fCustomType
 	}
 	return -1
 }
@@ -295,7 +321,7 @@ func (p *lineParser) record(r record, index int, out *store.CommittedWrite) erro
 	var err error
 	switch kind {
 	case "entry":
-		err = p.entry(r, out)
+		err = p.entry(r, index, out)
 	case "usage":
 		err = p.usageRow(r, out)
 		p.addrs[index].usage = p.usageApplyError(r)
@@ -310,7 +336,7 @@ func (p *lineParser) record(r record, index int, out *store.CommittedWrite) erro
 	return err
 }
 
-func (p *lineParser) entry(r record, out *store.CommittedWrite) error {
+func (p *lineParser) entry(r record, index int, out *store.CommittedWrite) error {
 	tsM, ok := p.get(fTimestamp)
 	ts, safe := safeIntSpan(p.raw(tsM), 0)
 	if !ok || !safe {
@@ -320,10 +346,35 @@ func (p *lineParser) entry(r record, out *store.CommittedWrite) error {
 	idM, hasID := p.get(fID)
 	e := store.Entry{ID: p.identity(idM, hasID, out.Seq, "id")}
 	if pm, present := p.get(fParentID); !present || string(p.raw(pm)) != "null" {
-		parent := p.identity(pm, present, out.Seq, "parentId")
+		var parent string
+		if raw := p.raw(pm); present && p.lastIDLit != nil && string(raw) == string(p.lastIDLit) {
+			// the entry parsed last (a branch grows at its tip): the same
+			// literal is the same identity, and its string is shared
+			parent = p.lastID
+		} else {
+			parent = p.identity(pm, present, out.Seq, "parentId")
+		}
 		e.ParentID = &parent
 	}
+	if hasID && p.raw(idM)[0] == '"' {
+		// a copy: the line's buffer may be reused
+		p.lastID, p.lastIDLit = e.ID, append(p.lastIDLit[:0], p.raw(idM)...)
+	} else {
+		p.lastIDLit = nil
+	}
 	e.Raw = p.row(r, "kind", "seq", "timestamp")
+	if p.rowCopied {
+		// the row's members are the line's, unescaped and unrepeated
+		// (needsJSOrder): KindOf's walk would find these
+		var k store.EntryKind
+		if m, ok := p.get(fType); ok {
+			k.Type = store.InternType(p.raw(m))
+		}
+		if m, ok := p.get(fCustomType); ok {
+			k.CustomType = string(p.raw(m))
+		}
+		p.kinds[index], p.known[index] = k, true
+	}
 	p.entries = append(p.entries, e)
 	out.Write = store.Write{Kind: store.WriteEntry, Entry: &p.entries[len(p.entries)-1]}
 	return nil
@@ -370,6 +421,7 @@ func (p *lineParser) valueOrList(kind store.WriteKind, index int, out *store.Com
 // as JSON.parse builds the object.
 func (p *lineParser) row(r record, drop ...string) json.RawMessage {
 	ms := p.members[r.m0:r.m1]
+	p.rowCopied = false
 	if p.sc.ws || p.needsJSOrder(ms) {
 		return encodeObject(nil, without(p.objectFields(ms), drop...))
 	}
@@ -404,6 +456,7 @@ func (p *lineParser) row(r record, drop ...string) json.RawMessage {
 	if run >= 0 {
 		out = appendRun(out, b[ms[run].ks:ms[len(ms)-1].ve])
 	}
+	p.rowCopied = true
 	return append(out, '}')
 }
 

@@ -46,5 +46,13 @@ func (s *Store) ScanUsage(q store.UsageScan) ([]store.StoredUsage, error) {
 
 // GetStats is pi's JsonlStorage.getStats.
 func (s *Store) GetStats() (store.SessionStats, error) {
-	return query(s, func(st *store.State) (store.SessionStats, error) { return st.GetStats(), nil })
+	return query(s, func(st *store.State) (store.SessionStats, error) {
+		stats := st.GetStats()
+		if s.legacy != nil {
+			// pi's withImportedUsage: a v3-backed store reports the usage
+			// summed from its v3 records.
+			stats.Usage = s.legacy.usage
+		}
+		return stats, nil
+	})
 }

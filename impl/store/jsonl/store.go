@@ -108,6 +108,8 @@ type Store struct {
 	dead   int64    // bytes of records that no longer contribute to state
 	live   liveBytes
 	dryRun *dryRun // non-nil: OpenDryRun; commits are kept, never written
+	ids    env.IDs
+	legacy *legacyV3 // non-nil: the file is still a v3 session (legacyv3.go)
 	queue  []*request
 	leader bool // a leader is flushing the queue
 
@@ -153,10 +155,12 @@ func Open(e env.Env, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if torn && opts.RefuseTornTail {
+	// pi's openLegacyV3 leaves a v3 file as it is, torn tail included: the
+	// upgrade at the first commit rewrites it whole.
+	if torn && opts.RefuseTornTail && s.legacy == nil {
 		return nil, ErrTornTail
 	}
-	if torn {
+	if torn && s.legacy == nil {
 		if _, err := publish(e.FS, path, kept, opts.Sync == SyncAlways); err != nil {
 			return nil, err
 		}
@@ -219,7 +223,7 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("Failed to read JSONL storage %s: %w", path, err)
 	}
-	s = &Store{fs: e.FS, clock: e.Clock, exec: e.Executor, path: path, opts: opts,
+	s = &Store{fs: e.FS, clock: e.Clock, exec: e.Executor, ids: e.IDs, path: path, opts: opts,
 		state: store.NewState(), live: newLiveBytes()}
 
 	kept = content
@@ -242,6 +246,13 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 		return nil, nil, false, &StorageError{Path: path, What: "missing header"}
 	}
 	header, err := parseHeader(kept[:headerEnd])
+	if errors.Is(err, errLegacyV3) {
+		if err := s.loadLegacyV3(e, kept[:headerEnd], kept[headerEnd+1:]); err != nil {
+			return nil, nil, false, err
+		}
+		s.size = int64(len(content))
+		return s, kept, torn, nil
+	}
 	if err != nil {
 		return nil, nil, false, &StorageError{Path: path, What: "invalid header", Cause: err}
 	}
@@ -297,7 +308,11 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 		if err := s.addressAtApply(p, &writes[i], i); err != nil {
 			return err
 		}
-		s.state.Apply(writes[i : i+1])
+		if p.known[i] {
+			s.state.ApplyKinds(writes[i:i+1], p.kinds[i:i+1])
+		} else {
+			s.state.Apply(writes[i : i+1])
+		}
 		s.account(writes[i:i+1], sizes[i:i+1])
 	}
 	return nil

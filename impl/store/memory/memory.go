@@ -41,11 +41,11 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 	if s.closed {
 		return store.CommitResult{}, ErrClosed
 	}
-	prepared, res, err := s.state.Prepare(writes, s.clock.Now().UnixMilli())
+	prepared, kinds, res, err := s.state.PrepareKinds(writes, s.clock.Now().UnixMilli())
 	if err != nil {
 		return store.CommitResult{}, err
 	}
-	s.state.Apply(prepared)
+	s.state.ApplyKinds(prepared, kinds)
 	return res, nil
 }
 

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/frameproof/frameproof/impl/store/fork"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	"github.com/frameproof/frameproof/impl/store/sessionrepo"
+	"github.com/frameproof/frameproof/impl/store/sqlite"
 )
 
 // The session-repository protocol, "frameproof-session-repo" v1: the same
@@ -39,11 +41,12 @@ const (
 )
 
 // RepoBackends are the backends with a session repository.
-var RepoBackends = []string{"memory", "jsonl"}
+var RepoBackends = []string{"memory", "jsonl", "sqlite"}
 
 // OpenRepo opens the named backend's session repository: for JSONL, the
 // sessions root is dir (created when absent) and cwd (absolute; "" is dir)
-// the cwd of a session created without one; memory ignores both.
+// the cwd of a session created without one; for SQLite, dir (absolute) is
+// the directory of the session databases; memory ignores both.
 func OpenRepo(e env.Env, backend, dir, cwd string, o backends.Options) (sessionrepo.Repo, error) {
 	if _, err := backends.ByName(backend); err != nil {
 		return nil, err
@@ -66,8 +69,17 @@ func OpenRepo(e env.Env, backend, dir, cwd string, o backends.Options) (sessionr
 			cwd = dir
 		}
 		return sessionrepo.NewJSONL(e, sessionrepo.JSONLOptions{Root: dir, Cwd: cwd, Store: opts})
+	case "sqlite":
+		if dir == "" {
+			return nil, fmt.Errorf("serve: backend %s needs a directory", backend)
+		}
+		opts := sqlite.Options{}
+		if o.Sync == backends.SyncNever {
+			opts.Sync = sqlite.SyncNever
+		}
+		return sessionrepo.NewSQLite(e, dir, opts)
 	}
-	return nil, fmt.Errorf("serve: backend %s has no session repository (repositories: memory, jsonl)", backend)
+	return nil, fmt.Errorf("serve: backend %s has no session repository (repositories: %s)", backend, strings.Join(RepoBackends, ", "))
 }
 
 // ServeRepo answers the session-repository protocol from in on out until

@@ -348,10 +348,11 @@ const maxHeaderBytes = 1 << 20
 
 // List is pi's JsonlSessionRepo.list: the sessions of every cwd directory
 // under Root (or of o.Cwd's), newest first, then by id and cwd. A file
-// whose first line is not a session header is skipped, as pi skips it.
-// (pi also lists v3 legacy files, which frameproof cannot open yet: they
-// are skipped too. pi orders ties by String.localeCompare; here by code
-// unit order.)
+// whose first line is not a session header is skipped, as pi skips it; a
+// v3 legacy file is listed with the metadata pi's
+// metadataFromLegacyV3Header gives it (jsonl/legacy-v3.ts), and opens
+// through pi's v3 import (jsonl.Open). (pi orders ties by
+// String.localeCompare; here by code unit order.)
 func (r *JSONLRepo) List(o ListOptions) ([]Metadata, error) {
 	r.mu.Lock()
 	err := r.assertOpen()
@@ -429,7 +430,7 @@ func (r *JSONLRepo) listDirectory(dir, cwd string) ([]Metadata, error) {
 		}
 		line, _, _ := bytes.Cut(head, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
-		h, err := jsonl.ParseHeader(line)
+		h, err := jsonl.ParseSessionHeader(r.fs, line)
 		if err != nil {
 			continue
 		}

@@ -106,15 +106,3 @@ func (s *Session) Close() error {
 var (
 	errSessionClosed = errors.New("Session is closed")
 )
-
-// reservations is pi's pendingCreates / pendingIds plus its open set: the
-// keys of sessions being created or open.
-type reservations struct {
-	mu      sync.Mutex
-	pending map[string]bool
-	open    map[string]bool
-}
-
-func newReservations() reservations {
-	return reservations{pending: map[string]bool{}, open: map[string]bool{}}
-}

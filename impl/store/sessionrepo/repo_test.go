@@ -15,6 +15,7 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/fork"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
+	"github.com/frameproof/frameproof/impl/store/sqlite"
 )
 
 const now = 1_700_000_000_000
@@ -266,3 +267,91 @@ func TestMemoryRepo(t *testing.T) {
 }
 
 func strPtr(s string) *string { return &s }
+
+// pi: session/jsonl/repo.ts readSessionMetadata lists a v3 file with
+// legacy-v3.ts metadataFromLegacyV3Header (createdAt = Date.parse of its
+// timestamp, storage version 1, parentSession resolved to the parent's id
+// when its first line is a session header, else kept as
+// legacyParentSessionPath), and open imports it (JsonlStorage.openLegacyV3).
+func TestJSONLListsAndOpensV3(t *testing.T) {
+	r, dir := newJSONL(t)
+	sessions := filepath.Join(dir, "sessions", SessionDirectoryName(dir))
+	require.NoError(t, os.MkdirAll(sessions, 0o755))
+	parent := filepath.Join(sessions, "parent.jsonl")
+	require.NoError(t, os.WriteFile(parent, []byte(`{"type":"session","version":3,"id":"p3","timestamp":"2020-01-01T00:00:00Z","cwd":"`+dir+`"}`+"\n"), 0o644))
+	child := `{"type":"session","version":3,"id":"c3","timestamp":"2020-09-13T12:26:40.000Z","cwd":"` + dir + `","parentSession":"` + parent + `"}` + "\n" +
+		`{"type":"message","id":"u","parentId":null,"timestamp":"2020-09-13T12:26:40.001Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(sessions, "child.jsonl"), []byte(child), 0o644))
+	orphan := `{"type":"session","version":3,"id":"o3","timestamp":"2019-01-01T00:00:00Z","cwd":"` + dir + `","parentSession":"/nowhere.jsonl"}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(sessions, "orphan.jsonl"), []byte(orphan), 0o644))
+
+	listed, err := r.List(ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, listed, 3)
+	assert.Equal(t, []string{"c3", "p3", "o3"}, []string{listed[0].ID, listed[1].ID, listed[2].ID})
+	c := listed[0]
+	assert.Equal(t, int64(1_600_000_000_000), c.CreatedAt)
+	assert.Equal(t, int64(1), c.StorageVersion)
+	require.NotNil(t, c.ParentSessionID)
+	assert.Equal(t, "p3", *c.ParentSessionID)
+	assert.Nil(t, c.LegacyParentSessionPath)
+	require.NotNil(t, listed[2].LegacyParentSessionPath)
+	assert.Equal(t, "/nowhere.jsonl", *listed[2].LegacyParentSessionPath)
+
+	s, err := r.Open(c)
+	require.NoError(t, err)
+	es, err := s.Storage.Entries()
+	require.NoError(t, err)
+	require.Len(t, es, 1)
+	assert.Contains(t, string(es[0].Entry.Raw), `"content":"hi"`)
+	require.NoError(t, s.Close())
+}
+
+// The SQLite repository (no pi counterpart in 0.85.1; pi's session-repo
+// suite runs on it in props/pistorage): one database per session whose
+// sessions row is its metadata; a fork keeps its source's seqs and next
+// seq (session/fork.ts createForkSnapshot) and names its parent.
+func TestSQLiteRepoLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	r, err := NewSQLite(testEnv(), filepath.Join(dir, "db"), sqlite.Options{Sync: sqlite.SyncNever})
+	require.NoError(t, err)
+	s, err := r.Create(CreateOptions{ID: "a/b"})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "db", "a%2Fb.sqlite"), s.Metadata.Path)
+	_, err = s.Storage.Commit([]store.Write{
+		store.InsertEntry(store.Entry{ID: "e1", Raw: json.RawMessage(`{"id":"e1","parentId":null,"type":"custom","customType":"x"}`)}),
+		store.SetValueRaw(store.Address{Namespace: "pi.branch.tip", Key: "main", Kind: store.KindValue}, json.RawMessage(`"e1"`)),
+	})
+	require.NoError(t, err)
+	_, err = r.Open(s.Metadata)
+	require.EqualError(t, err, "Session is already open: a/b")
+	require.EqualError(t, r.Delete(s.Metadata), "Session is open: a/b")
+	_, err = r.Create(CreateOptions{ID: "a/b"})
+	require.EqualError(t, err, "Session already exists: a/b")
+
+	f, err := r.Fork(s.Metadata, ForkOptions{ID: "f", Options: fork.Options{Scope: fork.ScopeTree}})
+	require.NoError(t, err)
+	require.NotNil(t, f.Metadata.ParentSessionID)
+	assert.Equal(t, "a/b", *f.Metadata.ParentSessionID)
+	es, err := f.Storage.Entries()
+	require.NoError(t, err)
+	require.Len(t, es, 1)
+	assert.Equal(t, int64(1), es[0].Seq)
+	require.NoError(t, f.Close())
+	require.NoError(t, s.Close())
+
+	listed, err := r.List(ListOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a/b", "f"}, []string{listed[0].ID, listed[1].ID})
+	again, err := r.Open(listed[1])
+	require.NoError(t, err)
+	tip, err := again.Storage.GetValue(store.Address{Namespace: "pi.branch.tip", Key: "main"})
+	require.NoError(t, err)
+	assert.Equal(t, `"e1"`, string(tip.Value))
+	require.NoError(t, again.Close())
+	require.NoError(t, r.Delete(listed[1]))
+	require.EqualError(t, r.Delete(listed[1]), "Session file does not exist: "+listed[1].Path)
+	listed, err = r.List(ListOptions{})
+	require.NoError(t, err)
+	assert.Len(t, listed, 1)
+}

@@ -102,7 +102,7 @@ func (s *Store) locked(what string, f func() error) error {
 		return ErrClosed
 	}
 	if err := s.conn.Raw(func(any) error { return f() }); err != nil {
-		var pe interface{ piError() }
+		var pe piErr
 		if errors.As(err, &pe) {
 			return err
 		}
@@ -113,8 +113,6 @@ func (s *Store) locked(what string, f func() error) error {
 
 // piErr marks an error whose text is pi's, returned as it is.
 type piErr struct{ error }
-
-func (piErr) piError() {}
 
 func (e piErr) Unwrap() error { return e.error }
 
@@ -144,22 +142,52 @@ func (s *Store) GetEntries(ids []string) ([]store.StoredEntry, error) {
 	return out, nil
 }
 
+// walk is pi's scanBranch: the path from q.Start to its root in one
+// recursive statement (it was one statement per step: 7 µs a step at
+// 100k entries), then store.FilterBranch.
 func (s *Store) walk(q store.BranchScan) ([]store.BranchHit, error) {
 	var hits []store.BranchHit
 	err := s.locked("scan branch", func() error {
-		var err error
-		hits, err = store.WalkBranch(q, func(id string) (store.StoredEntry, store.EntryKind, bool, error) {
-			e, ok, err := s.entryByIDLocked(id)
-			if !ok || err != nil {
-				return e, store.EntryKind{}, ok, err
+		var path []store.BranchHit
+		var lastParent bool // the last row read has a parent
+		inOrder := true
+		err := s.stmts.branchPath.each(func(row []driver.Value) (bool, error) {
+			e, parent, ok, err := entryRow(row)
+			if err != nil {
+				return false, err
 			}
-			return e, store.KindOf(e.Entry.Raw), true, nil
-		})
-		var ub *store.UnknownBranchStartError
-		if errors.As(err, &ub) || errors.Is(err, store.ErrCorruptBranch) {
-			return piErr{err}
+			if ok {
+				e.Entry.ParentID = &parent
+			}
+			depth, err := colInt64(row[5])
+			if err != nil {
+				return false, err
+			}
+			inOrder = inOrder && depth == int64(len(path))
+			lastParent = ok
+			path = append(path, store.BranchHit{Entry: e, Kind: store.KindOf(e.Entry.Raw)})
+			return true, nil
+		}, q.Start)
+		if err != nil {
+			return err
 		}
-		return err
+		if len(path) == 0 {
+			return piErr{&store.UnknownBranchStartError{Start: q.Start}}
+		}
+		if !inOrder {
+			// SQLite hands a recursive query's rows out in the order it
+			// makes them (its queue is FIFO), which for a path is depth
+			// order; should that ever change, the walk is slow, not wrong.
+			path, lastParent, err = s.walkByStep(q.Start)
+			if err != nil {
+				return err
+			}
+		}
+		if lastParent {
+			return piErr{store.ErrCorruptBranch} // the root's parent is missing
+		}
+		hits = store.FilterBranch(q, path)
+		return nil
 	})
 	if err != nil {
 		var pe piErr
@@ -169,6 +197,21 @@ func (s *Store) walk(q store.BranchScan) ([]store.BranchHit, error) {
 		return nil, err
 	}
 	return hits, nil
+}
+
+// walkByStep is the path from start by one lookup per step, and whether
+// its last entry's parent is missing.
+func (s *Store) walkByStep(start string) ([]store.BranchHit, bool, error) {
+	var path []store.BranchHit
+	for id := &start; id != nil; {
+		e, ok, err := s.entryByIDLocked(*id)
+		if err != nil || !ok {
+			return path, len(path) > 0, err
+		}
+		path = append(path, store.BranchHit{Entry: e, Kind: store.KindOf(e.Entry.Raw)})
+		id = e.Entry.ParentID
+	}
+	return path, false, nil
 }
 
 // ScanBranch is pi's scanBranch.

@@ -237,7 +237,7 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 // commitLocked is Commit under s.mu, inside s.conn's Raw.
 func (s *Store) commitLocked(writes []store.Write) (store.CommitResult, error) {
 	ts := s.clock.Now().UnixMilli()
-	prepared, err := store.Prepare(writes, s.nextSeq, ts)
+	prepared, kinds, err := store.PrepareKinds(writes, s.nextSeq, ts)
 	if err != nil {
 		return store.CommitResult{}, err
 	}
@@ -272,7 +272,7 @@ func (s *Store) commitLocked(writes []store.Write) (store.CommitResult, error) {
 		}
 	}
 	if statsChanged {
-		stats.Fold(prepared)
+		stats.FoldKinds(prepared, kinds)
 		if err := s.saveStats(stats); err != nil {
 			s.rollback()
 			return store.CommitResult{}, fmt.Errorf("sqlite: commit: stats: %w", err)

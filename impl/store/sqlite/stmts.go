@@ -28,6 +28,7 @@ type statements struct {
 	allEntries, allUsage *stmt
 
 	entryByID               *stmt
+	branchPath              *stmt
 	entriesAsc, entriesDesc *stmt
 	usageAsc, usageDesc     *stmt
 	getStats, setStats      *stmt
@@ -92,6 +93,14 @@ func (st *statements) statementSQL() []struct {
 		// entries and usage rows by seq (their primary keys) from either
 		// end, so that a page of the latest rows reads only that page.
 		{&st.entryByID, `SELECT seq, id, parent_id, raw, timestamp FROM entries WHERE id = ?`},
+		// A branch's path in one statement: the start by its id, then
+		// each row's parent by the UNIQUE index, with its depth.
+		{&st.branchPath, `WITH RECURSIVE path(depth, seq, id, parent_id, raw, timestamp) AS (
+				SELECT 0, seq, id, parent_id, raw, timestamp FROM entries WHERE id = ?
+				UNION ALL
+				SELECT path.depth + 1, e.seq, e.id, e.parent_id, e.raw, e.timestamp
+					FROM path JOIN entries AS e ON e.id = path.parent_id
+			) SELECT seq, id, parent_id, raw, timestamp, depth FROM path`},
 		{&st.entriesAsc, `SELECT seq, id, parent_id, raw, timestamp FROM entries WHERE seq >= ? AND seq <= ? ORDER BY seq ASC`},
 		{&st.entriesDesc, `SELECT seq, id, parent_id, raw, timestamp FROM entries WHERE seq >= ? AND seq <= ? ORDER BY seq DESC`},
 		{&st.usageAsc, `SELECT seq, id, raw FROM usage WHERE seq >= ? AND seq <= ? ORDER BY seq ASC LIMIT ?`},
