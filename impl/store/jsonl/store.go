@@ -301,6 +301,18 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 	if err != nil {
 		return err
 	}
+	if allEntries(writes) {
+		// entries need no address check and no dead-byte accounting
+		for i := range writes {
+			if !p.known[i] {
+				p.kinds[i] = store.KindOf(writes[i].Entry.Raw)
+			}
+		}
+		if err := s.state.ValidateApplyEntries(writes, p.kinds[:len(writes)]); err != nil {
+			return piCommitError(err)
+		}
+		return nil
+	}
 	if err := s.validate(writes); err != nil {
 		return piCommitError(err)
 	}
@@ -316,6 +328,16 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 		s.account(writes[i:i+1], sizes[i:i+1])
 	}
 	return nil
+}
+
+// allEntries reports whether writes are all entry writes.
+func allEntries(writes []store.CommittedWrite) bool {
+	for i := range writes {
+		if writes[i].Kind != store.WriteEntry {
+			return false
+		}
+	}
+	return len(writes) > 0
 }
 
 // replayAppend replays line when it has the learned append shape, and
