@@ -217,6 +217,15 @@ func (s *State) ApplyKinds(writes []CommittedWrite, kinds []EntryKind) {
 	}
 }
 
+// ReserveEntries sizes the id map for n ids when it is still empty, so
+// that a replay that knows roughly how many entries are coming does not
+// rehash the map as it grows; otherwise it does nothing.
+func (s *State) ReserveEntries(n int) {
+	if len(s.ids) == 0 && n > 0 {
+		s.ids = make(map[string]idRef, n)
+	}
+}
+
 // appendEntry stores w's entry, of kind k and meta m, whose id is already
 // in ids.
 func (s *State) appendEntry(w *CommittedWrite, k EntryKind, m entryMeta) {

@@ -82,6 +82,10 @@ type lineParser struct {
 	// slab lives exactly as long as its last entry.
 	parents  []string
 	rowArena []byte
+	// left is how many bytes of the file follow the line being replayed;
+	// reserved is set once a line of entries sized the state's id map.
+	left     int
+	reserved bool
 }
 
 // parentSlab is how many parent ids one slab holds; rowArenaBytes the

@@ -267,6 +267,7 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 		nl := bytes.IndexByte(rest, '\n')
 		line := rest[:nl]
 		rest = rest[nl+1:]
+		p.left = len(rest)
 		if !opts.generalOnly && s.replayAppend(p, &shape, line) {
 			continue
 		}
@@ -308,6 +309,13 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 				p.kinds[i] = store.KindOf(writes[i].Entry.Raw)
 			}
 		}
+		if !p.reserved {
+			// the first line of entries sizes the id map for a file of
+			// lines like it
+			p.reserved = true
+			perEntry := max(1, len(line)/len(writes))
+			s.state.ReserveEntries(len(writes) + min(p.left/perEntry, maxReservedEntries))
+		}
 		if err := s.state.ValidateApplyEntries(writes, p.kinds[:len(writes)]); err != nil {
 			return piCommitError(err)
 		}
@@ -329,6 +337,10 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 	}
 	return nil
 }
+
+// maxReservedEntries bounds the id map an open sizes ahead (8M ids, some
+// 300 MB of map); past it the map grows as the entries come.
+const maxReservedEntries = 8 << 20
 
 // allEntries reports whether writes are all entry writes.
 func allEntries(writes []store.CommittedWrite) bool {
