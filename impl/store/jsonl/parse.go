@@ -82,6 +82,14 @@ type lineParser struct {
 	// slab lives exactly as long as its last entry.
 	parents  []string
 	rowArena []byte
+	// shareRows lets row cut an entry's or usage row's row out of the
+	// line itself, overwriting the commas around it with braces, when the
+	// members it keeps are one run. Only load sets it, for a file
+	// buffer it owns and will not write back (no torn tail to republish);
+	// nothing reads a line's bytes again after it was parsed, except
+	// through the values and rows cut from it, and appendShape's copy of
+	// a list append's (which no row is).
+	shareRows bool
 	// left is how many bytes of the file follow the line being replayed;
 	// reserved is set once a line of entries sized the state's id map.
 	left     int
@@ -485,6 +493,18 @@ func (p *lineParser) row(r record, drop ...string) json.RawMessage {
 		dropped |= 1 << slot
 	}
 	b := p.sc.b
+	if p.shareRows {
+		if a, c, ok := keptRun(ms, dropped); ok {
+			// The row is the kept run in place, between the record's
+			// braces or the commas next to the run made braces: no copy.
+			// (The line has no whitespace, so a member's neighbours are
+			// its commas or braces.)
+			p.rowCopied = true
+			start, end := ms[a].ks-1, ms[c-1].ve
+			b[start], b[end] = '{', '}'
+			return b[start : end+1 : end+1]
+		}
+	}
 	out := append(p.rowSpace(r.end-r.start), '{')
 	run := -1 // the first member of the run being kept
 	for j, m := range ms {
@@ -504,6 +524,23 @@ func (p *lineParser) row(r record, drop ...string) json.RawMessage {
 	}
 	p.rowCopied = true
 	return p.takeRow(append(out, '}'))
+}
+
+// keptRun finds the members of ms whose slots are not in dropped as one
+// run ms[a:c], a nonempty one; ok is false when they are not one run.
+func keptRun(ms []member, dropped uint16) (a, c int, ok bool) {
+	isDropped := func(m member) bool { return m.slot >= 0 && dropped&(1<<m.slot) != 0 }
+	for a < len(ms) && isDropped(ms[a]) {
+		a++
+	}
+	for c = a; c < len(ms) && !isDropped(ms[c]); c++ {
+	}
+	for _, m := range ms[c:] {
+		if !isDropped(m) {
+			return 0, 0, false
+		}
+	}
+	return a, c, c > a
 }
 
 // appendRun appends a run of members to an object being built after '{'.

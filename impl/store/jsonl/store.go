@@ -261,7 +261,9 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 	}
 	s.header = header
 	rest := kept[headerEnd+1:]
-	p := &lineParser{strict: opts.Strict}
+	// content is this open's own buffer (env.FS.ReadFile), written back
+	// only when the tail is torn
+	p := &lineParser{strict: opts.Strict, shareRows: !torn}
 	var shape appendShape
 	for lineNo := 2; len(rest) > 0; lineNo++ {
 		nl := bytes.IndexByte(rest, '\n')
