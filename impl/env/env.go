@@ -39,7 +39,8 @@ type File interface {
 
 // FS is every file operation impl/ may perform. Paths are plain OS paths.
 type FS interface {
-	// ReadFile returns the whole content of path.
+	// ReadFile returns the whole content of path, in a buffer the caller
+	// owns and may modify.
 	ReadFile(path string) ([]byte, error)
 	// ReadFileAtMost returns the whole content of path, or an error
 	// wrapping ErrTooLarge, having read no more than limit+1 bytes, when

@@ -76,6 +76,61 @@ type lineParser struct {
 	// copy of its id's string literal (nil when none is kept).
 	lastID    string
 	lastIDLit []byte
+	// parents and rowArena are slabs that entries' parent ids and copied
+	// rows are cut from, so that an entry costs no allocation of its own
+	// for either: a replay holds every entry for the store's life, and a
+	// slab lives exactly as long as its last entry.
+	parents  []string
+	rowArena []byte
+	// shareRows lets row cut an entry's or usage row's row out of the
+	// line itself, overwriting the commas around it with braces, when the
+	// members it keeps are one run. Only load sets it, for a file
+	// buffer it owns and will not write back (no torn tail to republish);
+	// nothing reads a line's bytes again after it was parsed, except
+	// through the values and rows cut from it, and appendShape's copy of
+	// a list append's (which no row is).
+	shareRows bool
+	// left is how many bytes of the file follow the line being replayed;
+	// reserved is set once a line of entries sized the state's id map.
+	left     int
+	reserved bool
+}
+
+// parentSlab is how many parent ids one slab holds; rowArenaBytes the
+// least bytes one row arena holds.
+const (
+	parentSlab    = 512
+	rowArenaBytes = 64 << 10
+)
+
+// newParent returns a pointer to a copy of id, cut from a slab.
+func (p *lineParser) newParent(id string) *string {
+	if len(p.parents) == cap(p.parents) {
+		p.parents = make([]string, 0, parentSlab)
+	}
+	p.parents = append(p.parents, id)
+	return &p.parents[len(p.parents)-1]
+}
+
+// rowSpace returns an empty slice with room for n bytes in the row arena;
+// takeRow then claims what was written into it.
+func (p *lineParser) rowSpace(n int) []byte {
+	if cap(p.rowArena)-len(p.rowArena) < n {
+		p.rowArena = make([]byte, 0, max(n, rowArenaBytes))
+	}
+	return p.rowArena[len(p.rowArena):len(p.rowArena)]
+}
+
+// takeRow claims row, built by appending to rowSpace's slice, from the
+// arena, capped so that an append to the row can never write into the
+// next one. A row that outgrew its space (never: a row is shorter than its
+// record) was reallocated and claims nothing.
+func (p *lineParser) takeRow(row []byte) []byte {
+	free := p.rowArena[len(p.rowArena):cap(p.rowArena)]
+	if len(row) > 0 && len(row) <= len(free) && &row[0] == &free[0] {
+		p.rowArena = p.rowArena[:len(p.rowArena)+len(row)]
+	}
+	return row[:len(row):len(row)]
 }
 
 // parse decodes one complete line (pi's parseTransaction).
@@ -354,7 +409,7 @@ func (p *lineParser) entry(r record, index int, out *store.CommittedWrite) error
 		} else {
 			parent = p.identity(pm, present, out.Seq, "parentId")
 		}
-		e.ParentID = &parent
+		e.ParentID = p.newParent(parent)
 	}
 	if hasID && p.raw(idM)[0] == '"' {
 		// a copy: the line's buffer may be reused
@@ -438,8 +493,19 @@ func (p *lineParser) row(r record, drop ...string) json.RawMessage {
 		dropped |= 1 << slot
 	}
 	b := p.sc.b
-	out := make([]byte, 1, r.end-r.start)
-	out[0] = '{'
+	if p.shareRows {
+		if a, c, ok := keptRun(ms, dropped); ok {
+			// The row is the kept run in place, between the record's
+			// braces or the commas next to the run made braces: no copy.
+			// (The line has no whitespace, so a member's neighbours are
+			// its commas or braces.)
+			p.rowCopied = true
+			start, end := ms[a].ks-1, ms[c-1].ve
+			b[start], b[end] = '{', '}'
+			return b[start : end+1 : end+1]
+		}
+	}
+	out := append(p.rowSpace(r.end-r.start), '{')
 	run := -1 // the first member of the run being kept
 	for j, m := range ms {
 		if m.slot < 0 || dropped&(1<<m.slot) == 0 {
@@ -457,7 +523,24 @@ func (p *lineParser) row(r record, drop ...string) json.RawMessage {
 		out = appendRun(out, b[ms[run].ks:ms[len(ms)-1].ve])
 	}
 	p.rowCopied = true
-	return append(out, '}')
+	return p.takeRow(append(out, '}'))
+}
+
+// keptRun finds the members of ms whose slots are not in dropped as one
+// run ms[a:c], a nonempty one; ok is false when they are not one run.
+func keptRun(ms []member, dropped uint16) (a, c int, ok bool) {
+	isDropped := func(m member) bool { return m.slot >= 0 && dropped&(1<<m.slot) != 0 }
+	for a < len(ms) && isDropped(ms[a]) {
+		a++
+	}
+	for c = a; c < len(ms) && !isDropped(ms[c]); c++ {
+	}
+	for _, m := range ms[c:] {
+		if !isDropped(m) {
+			return 0, 0, false
+		}
+	}
+	return a, c, c > a
 }
 
 // appendRun appends a run of members to an object being built after '{'.

@@ -261,12 +261,15 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 	}
 	s.header = header
 	rest := kept[headerEnd+1:]
-	p := &lineParser{strict: opts.Strict}
+	// content is this open's own buffer (env.FS.ReadFile), written back
+	// only when the tail is torn
+	p := &lineParser{strict: opts.Strict, shareRows: !torn}
 	var shape appendShape
 	for lineNo := 2; len(rest) > 0; lineNo++ {
 		nl := bytes.IndexByte(rest, '\n')
 		line := rest[:nl]
 		rest = rest[nl+1:]
+		p.left = len(rest)
 		if !opts.generalOnly && s.replayAppend(p, &shape, line) {
 			continue
 		}
@@ -301,6 +304,25 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 	if err != nil {
 		return err
 	}
+	if allEntries(writes) {
+		// entries need no address check and no dead-byte accounting
+		for i := range writes {
+			if !p.known[i] {
+				p.kinds[i] = store.KindOf(writes[i].Entry.Raw)
+			}
+		}
+		if !p.reserved {
+			// the first line of entries sizes the id map for a file of
+			// lines like it
+			p.reserved = true
+			perEntry := max(1, len(line)/len(writes))
+			s.state.ReserveEntries(len(writes) + min(p.left/perEntry, maxReservedEntries))
+		}
+		if err := s.state.ValidateApplyEntries(writes, p.kinds[:len(writes)]); err != nil {
+			return piCommitError(err)
+		}
+		return nil
+	}
 	if err := s.validate(writes); err != nil {
 		return piCommitError(err)
 	}
@@ -316,6 +338,20 @@ func (s *Store) replay(p *lineParser, line []byte) error {
 		s.account(writes[i:i+1], sizes[i:i+1])
 	}
 	return nil
+}
+
+// maxReservedEntries bounds the id map an open sizes ahead (8M ids, some
+// 300 MB of map); past it the map grows as the entries come.
+const maxReservedEntries = 8 << 20
+
+// allEntries reports whether writes are all entry writes.
+func allEntries(writes []store.CommittedWrite) bool {
+	for i := range writes {
+		if writes[i].Kind != store.WriteEntry {
+			return false
+		}
+	}
+	return len(writes) > 0
 }
 
 // replayAppend replays line when it has the learned append shape, and
