@@ -85,9 +85,24 @@ func (l *LockedFile) Check(size int64) error {
 	return nil
 }
 
-// Truncate cuts the locked file to size in place and fsyncs it: the inode
-// stays, so a process holding the file open keeps writing into it.
-func (l *LockedFile) Truncate(size int64) error {
+// Truncate cuts the locked file, which must hold exactly expect bytes, to
+// size in place and fsyncs it: the inode stays, so a process holding the
+// file open keeps writing into it. Where the system has file leases
+// (Linux), the size check and the cut happen under a write lease: taking
+// it fails while any other process has the file open, and while it is
+// held another process's open waits for its release, so an appender that
+// takes no lock (pi opens, appends and closes) appends after the cut,
+// never into the bytes it removes. Where leases are missing, the size
+// check just before the cut is the guard.
+func (l *LockedFile) Truncate(expect, size int64) error {
+	release, err := leaseWrite(l.f)
+	if err != nil {
+		return fmt.Errorf("env: truncate %s: %w", l.path, err)
+	}
+	defer release()
+	if err := l.Check(expect); err != nil {
+		return err
+	}
 	if err := l.f.Truncate(size); err != nil {
 		return fmt.Errorf("env: truncate %s: %w", l.path, err)
 	}

@@ -86,8 +86,10 @@ type Guard interface {
 	// Check fails unless the path still names the held file (device and
 	// inode) and the file holds exactly size bytes.
 	Check(size int64) error
-	// Truncate cuts the held file to size in place and fsyncs it.
-	Truncate(size int64) error
+	// Truncate cuts the held file, which must still hold expect bytes, to
+	// size in place and fsyncs it, with no other process able to append
+	// between the check and the cut where the system allows (env's lease).
+	Truncate(expect, size int64) error
 	// SameFile reports whether path names the held file.
 	SameFile(path string) (bool, error)
 	// OpenElsewhere lists the other processes holding the file open.
@@ -202,7 +204,7 @@ func Apply(e env.Env, path, backup string, opts Options) (Report, error) {
 				_ = e.FS.Remove(backup) // nothing was changed: the backup is ours and of no use
 				return Report{}, err
 			}
-			err := g.Truncate(int64(len(kept)))
+			err := g.Truncate(int64(len(before)), int64(len(kept)))
 			if err == nil {
 				err = g.Check(int64(len(kept)))
 			}
