@@ -140,7 +140,9 @@ func edgeDirs(t *testing.T) (dir, blocked string) {
 	for i := range 2 {
 		sr := campaign.Report{BaseSeed: 1, Seeds: 10, Shard: fmt.Sprintf("%d/2", i), Scenarios: []string{"coin"}, Backends: []string{"memory"},
 			Cells:      []campaign.Cell{{Scenario: "coin", Backend: "memory", Planned: 5, Runs: 5, Passed: 5, Verdict: "pass"}},
-			Throughput: campaign.Throughput{Runs: 5, Jobs: 1}}
+			Throughput: campaign.Throughput{Runs: 5, Jobs: 1},
+			Coverage: []campaign.CoverageRow{{Row: "R1", Name: "fake race one", Covered: true,
+				Orders: []campaign.OrderCount{{Order: "a-first", Runs: 2}, {Order: "b-first", Runs: 3}}}}}
 		var b bytes.Buffer
 		require.NoError(t, (&Report{Schema: ReportSchema, Command: "sim", Sim: &sr}).writeJSON(&b))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("sim-%d.json", i)), b.Bytes(), 0o644))

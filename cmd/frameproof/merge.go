@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/frameproof/frameproof/sim/campaign"
@@ -88,6 +89,19 @@ func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // readShardReport reads one `sim --json` report; the exit code says what
 // went wrong (4 unreadable, 2 not a sim report).
+// coverageGoalsOf is the race rows a campaign of the named scenarios
+// covers, from the suite's registry (an unknown name adds none; Validate
+// refuses it).
+func coverageGoalsOf(names []string) []campaign.RaceRow {
+	var scs []campaign.Scenario
+	for _, sc := range activeSuite.Scenarios() {
+		if slices.Contains(names, sc.Name) {
+			scs = append(scs, sc)
+		}
+	}
+	return campaign.CoverageGoals(activeSuite.RaceRows(), scs)
+}
+
 func readShardReport(path string, maxBytes int64) (campaign.Report, int, error) {
 	data, code, err := readBounded(path, path, "--max-input", maxBytes)
 	if err != nil {
@@ -102,6 +116,11 @@ func readShardReport(path string, maxBytes int64) (campaign.Report, int, error) 
 		return campaign.Report{}, exitUsage, fmt.Errorf("%s: report schema %d, want %d", path, rep.Schema, ReportSchema)
 	case rep.Command != "sim" || rep.Sim == nil:
 		return campaign.Report{}, exitUsage, fmt.Errorf("%s: not a sim report (command %q): merge takes `frameproof sim --json` output", path, rep.Command)
+	case rep.Verdict != "" && rep.Verdict != rep.Sim.Verdict:
+		return campaign.Report{}, exitUsage, fmt.Errorf("%s: contradicts itself: verdict %q, but sim.verdict %q", path, rep.Verdict, rep.Sim.Verdict)
+	}
+	if err := campaign.ValidateCoverage(*rep.Sim, coverageGoalsOf(rep.Sim.Scenarios)); err != nil {
+		return campaign.Report{}, exitUsage, fmt.Errorf("%s: %w", path, err)
 	}
 	return *rep.Sim, -1, nil
 }

@@ -143,10 +143,14 @@ func writeShardReport(t *testing.T, dir string, shard string, edit func(r *campa
 		c.Planned, c.Runs, c.Passed, c.Steps = 3, 3, 3, 12
 		r.Throughput.Runs, r.Throughput.Steps = 3, 12
 	}
+	for _, row := range coverageGoalsOf(r.Scenarios) { // the rows its scenarios cover, one run took each order
+		r.Coverage = append(r.Coverage, campaign.CoverageRow{Row: row.ID, Name: row.Name, Covered: true,
+			Orders: []campaign.OrderCount{{Order: row.Orders[0], Runs: 1}, {Order: row.Orders[1], Runs: 1}}})
+	}
 	if edit != nil {
 		edit(&r)
 	}
-	b, err := json.Marshal(Report{Schema: ReportSchema, Command: "sim", Sim: &r})
+	b, err := json.Marshal(Report{Schema: ReportSchema, Command: "sim", Verdict: r.Verdict, Sim: &r})
 	require.NoError(t, err)
 	path := filepath.Join(dir, strings.ReplaceAll(shard, "/", "-")+".json")
 	require.NoError(t, os.WriteFile(path, b, 0o644))
@@ -170,6 +174,7 @@ func TestMergeHugeShardCountsAreCounted(t *testing.T) {
 // A report that contradicts itself is refused, exit 2, naming the field
 // (issue 29: a failure listed while its cell says failed 0 merged to PASS).
 func TestMergeRefusesAReportThatContradictsItself(t *testing.T) {
+	withSuite(t, fakeSuite{})
 	dir := t.TempDir()
 	for want, edit := range map[string]func(r *campaign.Report){
 		"cells[0] (coin/memory).failed: 0, but failures lists 1": func(r *campaign.Report) {
@@ -179,6 +184,12 @@ func TestMergeRefusesAReportThatContradictsItself(t *testing.T) {
 			r.Cells[0].Runs, r.Cells[0].Passed, r.Throughput.Runs = 5, 5, 5
 		},
 		"cells[0] (coin/memory).steps: -4 is negative": func(r *campaign.Report) { r.Cells[0].Steps, r.Throughput.Steps = -4, -4 },
+		// the outside review of this round: each of these merged to PASS
+		"coverage: 0 rows, want the suite's":                     func(r *campaign.Report) { r.Coverage = nil },
+		"coverage[0].row \"bogus\"":                              func(r *campaign.Report) { r.Coverage[0].Row = "bogus" },
+		"orders [{zzz 1}":                                        func(r *campaign.Report) { r.Coverage[0].Orders[0].Order = "zzz" },
+		"cells[0] (coin/memory).verdict: \"fail\", but failed 0": func(r *campaign.Report) { r.Cells[0].Verdict = "fail" },
+		"verdict: \"fail\", but no failure and no cell error":    func(r *campaign.Report) { r.Verdict = "fail" },
 	} {
 		path := writeShardReport(t, dir, "0/1", edit)
 		code, stdout, stderr := run("merge", path)

@@ -104,6 +104,40 @@ func Merge(shards []Report) (merged Report, missing Missing, err error) {
 	return merged, missing, nil
 }
 
+// anyCellError reports whether a cell ended in an error of the harness.
+func anyCellError(cells []Cell) bool {
+	for _, c := range cells {
+		if c.Error != "" || c.Verdict == "error" {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidateCoverage checks a shard report's race coverage against the
+// suite's race rows, which come from the registry, not from the report:
+// every row once, in the registry's order, each with exactly its two
+// orders. A report that drops, renames or invents a row or an order would
+// otherwise merge to a coverage verdict about rows nobody ran.
+func ValidateCoverage(r Report, rows []RaceRow) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("shard %s: coverage: %s", r.Shard, fmt.Sprintf(format, a...))
+	}
+	if len(r.Coverage) != len(rows) {
+		return bad("%d rows, want the suite's %d", len(r.Coverage), len(rows))
+	}
+	for i, want := range rows {
+		got := r.Coverage[i]
+		if got.Row != want.ID {
+			return bad("coverage[%d].row %q, want %q", i, got.Row, want.ID)
+		}
+		if len(got.Orders) != 2 || got.Orders[0].Order != want.Orders[0] || got.Orders[1].Order != want.Orders[1] {
+			return bad("coverage[%d] (%s): orders %v, want %s and %s", i, got.Row, got.Orders, want.Orders[0], want.Orders[1])
+		}
+	}
+	return nil
+}
+
 // Validate checks a shard report (sim --json) as untrusted input: every
 // count it states must agree with the others and with its campaign. The
 // error names the first field that does not. What Merge recomputes (rates,
@@ -143,6 +177,8 @@ func Validate(r Report) error {
 			return bad("%s: passed %d + failed %d, want runs %d", field, c.Passed, c.Failed, c.Runs)
 		case c.Steps < 0:
 			return bad("%s.steps: %d is negative", field, c.Steps)
+		case (c.Verdict == "fail") != (c.Failed > 0):
+			return bad("%s.verdict: %q, but failed %d", field, c.Verdict, c.Failed)
 		case c.Crashes < 0 || c.DistinctCrashImages < 0 || c.DistinctCrashImages > c.Crashes:
 			return bad("%s: crashes %d, distinctCrashImages %d, want 0 <= distinct <= crashes", field, c.Crashes, c.DistinctCrashImages)
 		case !(c.DurationSeconds >= 0) || !(c.RunSeconds >= 0):
@@ -173,6 +209,11 @@ func Validate(r Report) error {
 		if c := r.Cells[i-1]; c.Failed != failed[k] {
 			return bad("cells[%d] (%s/%s).failed: %d, but failures lists %d for the cell", i-1, k.scenario, k.backend, c.Failed, failed[k])
 		}
+	}
+	if failing := len(r.Failures) > 0; failing && r.Verdict != "fail" && r.Verdict != "interrupted" {
+		return bad("verdict: %q, but failures lists %d", r.Verdict, len(r.Failures))
+	} else if !failing && r.Verdict == "fail" && !anyCellError(r.Cells) {
+		return bad("verdict: \"fail\", but no failure and no cell error")
 	}
 	for i, row := range r.Coverage {
 		for j, o := range row.Orders {
