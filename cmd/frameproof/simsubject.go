@@ -172,8 +172,7 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 }
 
 func subjectHelp(w io.Writer) {
-	fmt.Fprintln(w, simSubjectUsage)
-	fmt.Fprintln(w, "\nRuns the race-table scenarios pi's public API can express against pi's own harness")
+	fmt.Fprintln(w, "Runs the race-table scenarios pi's public API can express against pi's own harness")
 	fmt.Fprintln(w, "(npm @earendil-works/pi-agent-core 0.85.1 in corpus/peers/pi-agent-core, installed on first use),")
 	fmt.Fprintln(w, "comparing every committed transaction with model/lane. pi@VERSION runs a later pinned release")
 	fmt.Fprintln(w, "(0.87.1, 0.99.1: corpus/peers/pi-agent-core-VERSION) under that release's options. Scenarios:")

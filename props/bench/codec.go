@@ -86,7 +86,13 @@ func runCodec(ctx context.Context, opts Options) (_ []Table, err error) {
 // process group, which a terminal's Ctrl-C does not reach.
 func startPeer(ctx context.Context, dir string) (*peer.Peer, error) {
 	if dir == "" {
-		return peer.StartContext(ctx)
+		// the pinned peer, installed on first use as every command that
+		// runs pi does
+		d, err := peer.Ensure(peer.PiAI)
+		if err != nil {
+			return nil, err
+		}
+		dir = d
 	}
 	return peer.StartInContext(ctx, dir)
 }

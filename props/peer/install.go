@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -154,10 +155,26 @@ func lockHash(dir string) (string, error) {
 }
 
 // installed reports whether dir's node_modules came from the lockfile
-// hashing to want.
+// hashing to want and still holds every package package.json names (a
+// stamp alone would trust a node_modules someone emptied since).
 func installed(dir, want string) bool {
 	b, err := os.ReadFile(filepath.Join(dir, "node_modules", stampFile))
-	return err == nil && strings.TrimSpace(string(b)) == want
+	if err != nil || strings.TrimSpace(string(b)) != want {
+		return false
+	}
+	var pkg struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil || json.Unmarshal(b, &pkg) != nil {
+		return false
+	}
+	for name := range pkg.Dependencies {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(name), "package.json")); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // npmCI runs `npm ci` in dir within installTimeout, in its own process

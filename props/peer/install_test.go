@@ -19,12 +19,13 @@ func fakeTools(t *testing.T) (peerDir, log string) {
 	bin := t.TempDir()
 	log = filepath.Join(t.TempDir(), "npm.log")
 	npm := "#!/bin/sh\nif [ -n \"$FAKE_NPM_FAIL\" ]; then echo \"$FAKE_NPM_FAIL\" >&2; exit 1; fi\n" +
-		"echo \"$*\" >> " + log + "\n/bin/sleep 0.2\n/bin/mkdir -p node_modules\n"
+		"echo \"$*\" >> " + log + "\n/bin/sleep 0.2\n/bin/mkdir -p node_modules/@scope/dep\necho '{}' > node_modules/@scope/dep/package.json\n"
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"), []byte(npm), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "node"), []byte("#!/bin/sh\n"), 0o755))
 	t.Setenv("PATH", bin)
 	peerDir = t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(peerDir, "package-lock.json"), []byte(`{"v":1}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(peerDir, "package.json"), []byte(`{"dependencies":{"@scope/dep":"1.0.0"}}`), 0o644))
 	return peerDir, log
 }
 
@@ -67,6 +68,14 @@ func TestEnsureInstallsOnceUnderTheLock(t *testing.T) {
 	_, err = ensureIn(dir, "fake")
 	require.NoError(t, err)
 	require.Len(t, npmRuns(t, log), 2)
+
+	// A node_modules emptied since the stamp (a package gone) installs
+	// again: the stamp alone is not trusted (the outside review's broken
+	// peer failed every pi run instead of reinstalling).
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "node_modules", "@scope")))
+	_, err = ensureIn(dir, "fake")
+	require.NoError(t, err)
+	require.Len(t, npmRuns(t, log), 3)
 }
 
 // A failed install and a missing tool are ErrUnavailable, with the reason
