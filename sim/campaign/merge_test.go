@@ -16,9 +16,13 @@ func shardReport(shard string, orders map[string]int, failures ...ReportedFailur
 	}
 	cov.Covered = orders["a-first"] > 0 && orders["b-first"] > 0
 	runs := orders["a-first"] + orders["b-first"]
+	verdict := CellPass
+	if len(failures) > 0 {
+		verdict = CellFail
+	}
 	return Report{BaseSeed: 1, Seeds: 20, Shard: shard, Scenarios: []string{"coin"}, Backends: []string{"memory"},
 		Cells: []Cell{{Scenario: "coin", Backend: "memory", Planned: 10, Runs: runs, Passed: runs - len(failures),
-			Failed: len(failures), Steps: int64(10 * runs), RunSeconds: 2, DurationSeconds: 3, Verdict: "pass"}},
+			Failed: len(failures), Steps: int64(10 * runs), RunSeconds: 2, DurationSeconds: 3, Verdict: verdict}},
 		Coverage:   []CoverageRow{cov},
 		Throughput: Throughput{Runs: runs, Steps: int64(10 * runs), WallSeconds: 4, Jobs: 2},
 		Failures:   failures}
