@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/serve"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
 
@@ -179,7 +180,7 @@ func (d *Driver) Run(path string, commits [][]store.Write) (RunResult, error) {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = appendWrite(b, w)
+			b = serve.AppendWrite(b, w)
 		}
 		b = append(b, ']')
 	}
@@ -208,31 +209,4 @@ func (d *Driver) OpenAll(path string, images [][]byte) ([]OpenResult, error) {
 		outs[i] = &res[i]
 	}
 	return res, d.roundTrips(reqs, outs)
-}
-
-// appendWrite appends w as pi's Write object (commit.ts insertEntry,
-// insertUsage; values.ts setValue, deleteValue, appendList, deleteList).
-func appendWrite(b []byte, w store.Write) []byte {
-	b = append(b, `{"kind":`...)
-	b = store.AppendJSString(b, string(w.Kind))
-	switch w.Kind {
-	case store.WriteEntry:
-		b = append(b, `,"entry":`...)
-		b = append(b, w.Entry.Raw...)
-	case store.WriteUsage:
-		b = append(b, `,"row":`...)
-		b = append(b, w.Usage.Raw...)
-	default:
-		b = append(b, `,"op":`...)
-		b = store.AppendJSString(b, string(w.Op))
-		b = append(b, `,"namespace":`...)
-		b = store.AppendJSString(b, w.Namespace)
-		b = append(b, `,"key":`...)
-		b = store.AppendJSString(b, w.Key)
-		if w.Value != nil {
-			b = append(b, `,"value":`...)
-			b = append(b, w.Value...)
-		}
-	}
-	return append(b, '}')
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
+	"github.com/frameproof/frameproof/impl/store/serve"
 )
 
 // Remote is a store.Storage served by a process over the frameproof-store
@@ -68,40 +69,13 @@ func (r *Remote) Kill() error {
 	return nil
 }
 
-// appendWrite appends w as pi's Write object (commit.ts insertEntry,
-// insertUsage; values.ts setValue, deleteValue, appendList, deleteList).
-func appendWrite(b []byte, w store.Write) []byte {
-	b = append(b, `{"kind":`...)
-	b = store.AppendJSString(b, string(w.Kind))
-	switch w.Kind {
-	case store.WriteEntry:
-		b = append(b, `,"entry":`...)
-		b = append(b, w.Entry.Raw...)
-	case store.WriteUsage:
-		b = append(b, `,"row":`...)
-		b = append(b, w.Usage.Raw...)
-	default:
-		b = append(b, `,"op":`...)
-		b = store.AppendJSString(b, string(w.Op))
-		b = append(b, `,"namespace":`...)
-		b = store.AppendJSString(b, w.Namespace)
-		b = append(b, `,"key":`...)
-		b = store.AppendJSString(b, w.Key)
-		if w.Value != nil {
-			b = append(b, `,"value":`...)
-			b = append(b, w.Value...)
-		}
-	}
-	return append(b, '}')
-}
-
 func commitBody(writes []store.Write) []byte {
 	b := []byte(`"writes":[`)
 	for i, w := range writes {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendWrite(b, w)
+		b = serve.AppendWrite(b, w)
 	}
 	return append(b, ']')
 }
