@@ -242,40 +242,10 @@ func Structure(e StoredEntry, k EntryKind) EntryStructure {
 		Type: k.Type, CustomType: k.CustomType}
 }
 
-// BranchWalker is what WalkBranch needs of a backend: an entry and its
-// kind by id.
-type BranchWalker func(id string) (StoredEntry, EntryKind, bool, error)
-
 // BranchHit is an entry a branch scan returns, with its kind.
 type BranchHit struct {
 	Entry StoredEntry
 	Kind  EntryKind
-}
-
-// WalkBranch is pi's InMemoryStorageState.scanBranch over lookup: the path
-// from q.Start to its root (one lookup per step), stops, then the type,
-// customType and cursor filters, then the limit.
-func WalkBranch(q BranchScan, lookup BranchWalker) ([]BranchHit, error) {
-	start, k, ok, err := lookup(q.Start)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, &UnknownBranchStartError{Start: q.Start}
-	}
-	path := []BranchHit{{start, k}}
-	for cur := start; cur.Entry.ParentID != nil; {
-		next, nk, ok, err := lookup(*cur.Entry.ParentID)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, ErrCorruptBranch
-		}
-		path = append(path, BranchHit{next, nk})
-		cur = next
-	}
-	return FilterBranch(q, path), nil
 }
 
 // FilterBranch is the rest of pi's scanBranch given its path, newest

@@ -65,7 +65,7 @@ func (s *State) parentOf(i int32) (int32, error) {
 	return r.entry, nil
 }
 
-// branchHits is pi's scanBranch (WalkBranch) over the state's parent
+// branchHits is pi's scanBranch over the state's parent
 // indices: it calls hit with the index of each entry the scan returns, in
 // order. The path is the walk from q.Start to its root; the scan stops
 // after the first entry that stops it, and the limit counts the entries

@@ -49,13 +49,6 @@ const (
 	ExpectPi
 )
 
-func (e Expect) String() string {
-	if e == ExpectPi {
-		return "pi (acknowledged is not durable)"
-	}
-	return "durable (acknowledged is durable)"
-}
-
 // Config is one sweep.
 type Config struct {
 	Seed      uint64 // workload i uses crash.NewGen(Seed+i)

@@ -11,22 +11,17 @@ import (
 // scriptAPI is the api name a subject's scripted model reports.
 const scriptAPI = "frameproof-scripted"
 
-// Script draws one provider response as pi-ai streams it: start, one to
-// three text or thinking blocks (start, deltas, end), done. Each event
-// carries the partial as it was when the event was pushed.
-func Script(src choice.Source, model string, now float64) []*pi.Event {
-	return ScriptEnding(src, model, now, false)
-}
-
 // ScriptErrors are the provider error messages a response may end with
 // (errors: true): two pi-ai's isRetryableAssistantError retries (its
 // RETRYABLE_PROVIDER_ERROR_PATTERN: "503", "service.?unavailable",
 // "overloaded") and one it does not.
 var ScriptErrors = []string{"503 service unavailable", "overloaded_error: Overloaded", "invalid_request_error: bad request"}
 
-// ScriptEnding is Script; with errors, the response may instead end, after
-// its blocks, with pi-ai's error event (stopReason "error" and one of
-// ScriptErrors).
+// ScriptEnding draws one provider response as pi-ai streams it: start, one
+// to three text or thinking blocks (start, deltas, end), done, each event
+// carrying the partial as it was when the event was pushed; with errors,
+// the response may instead end, after its blocks, with pi-ai's error event
+// (stopReason "error" and one of ScriptErrors).
 func ScriptEnding(src choice.Source, model string, now float64, errors bool) []*pi.Event {
 	msg := &pi.AssistantMessage{Content: []pi.Content{}, API: scriptAPI, Provider: Provider, Model: model,
 		StopReason: pi.StopStop, Timestamp: now}
