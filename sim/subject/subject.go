@@ -18,7 +18,11 @@
 // in the printed trace.
 package subject
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/frameproof/frameproof/impl/store"
+)
 
 // Call names a lane call, as pi's Lane spells it.
 type Call string
@@ -59,25 +63,28 @@ var Sessions = []Session{SessionJSONL, SessionMemory}
 // Durable says whether a killed process's session can be reopened.
 func (s Session) Durable() bool { return s == SessionJSONL }
 
-// WriteKind is a write's kind, as pi's session/commit.ts spells it.
-type WriteKind string
+// WriteKind is a write's kind, as pi's session/commit.ts spells it: the
+// store's one set of names, so a subject's writes and the store's cannot
+// spell a kind two ways.
+type WriteKind = store.WriteKind
 
 // Write kinds.
 const (
-	WriteEntry WriteKind = "entry"
-	WriteUsage WriteKind = "usage"
-	WriteValue WriteKind = "value"
-	WriteList  WriteKind = "list"
+	WriteEntry = store.WriteEntry
+	WriteUsage = store.WriteUsage
+	WriteValue = store.WriteValue
+	WriteList  = store.WriteList
 )
 
-// WriteOp is a value's or list's operation.
-type WriteOp string
+// WriteOp is a value's or list's operation ("" for entries and usage
+// rows), the store's names.
+type WriteOp = store.WriteOp
 
-// Write operations ("" for entries and usage rows).
+// Write operations.
 const (
-	OpSet    WriteOp = "set"
-	OpDelete WriteOp = "delete"
-	OpAppend WriteOp = "append"
+	OpSet    = store.OpSet
+	OpDelete = store.OpDelete
+	OpAppend = store.OpAppend
 )
 
 // Write is one write of a transaction in pi's shape: {kind, op, namespace,
