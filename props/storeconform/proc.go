@@ -116,7 +116,7 @@ func start(ctx context.Context, s Subject, dir string) (*proc, error) {
 	go func() {
 		r := bufio.NewReaderSize(out, 64<<10)
 		for {
-			line, err := readLine(r)
+			line, err := serve.ReadLine(r, maxResponse)
 			if len(bytes.TrimSpace(line)) > 0 {
 				select {
 				case p.lines <- line:
@@ -149,21 +149,6 @@ func start(ctx context.Context, s Subject, dir string) (*proc, error) {
 		return nil, fmt.Errorf("storeconform: protocol version %d, want %d", p.hello.Version, serve.ProtocolVersion)
 	}
 	return p, nil
-}
-
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > maxResponse {
-			return nil, fmt.Errorf("response longer than %d bytes", maxResponse)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return bytes.TrimSuffix(line, []byte("\n")), err
-	}
 }
 
 // next waits for one output line, at most the call timeout.

@@ -99,7 +99,7 @@ func serveLines(hello any, in io.Reader, out io.Writer, handle func([]byte) resp
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, rerr := readLine(r)
+		line, rerr := ReadLine(r, MaxLine)
 		if len(bytes.TrimSpace(line)) > 0 {
 			resp := handle(line)
 			if err := send(resp); err != nil {
@@ -115,14 +115,16 @@ func serveLines(hello any, in io.Reader, out io.Writer, handle func([]byte) resp
 	}
 }
 
-// readLine reads one line without its newline, up to MaxLine bytes.
-func readLine(r *bufio.Reader) ([]byte, error) {
+// ReadLine reads one protocol line without its newline, refusing one
+// longer than max bytes: the server's requests (MaxLine) and a client's
+// responses alike.
+func ReadLine(r *bufio.Reader, max int) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
 		line = append(line, chunk...)
-		if len(line) > MaxLine {
-			return nil, fmt.Errorf("request line longer than %d bytes", MaxLine)
+		if len(line) > max {
+			return nil, fmt.Errorf("line longer than %d bytes", max)
 		}
 		if err == bufio.ErrBufferFull {
 			continue

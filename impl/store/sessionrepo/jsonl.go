@@ -520,15 +520,7 @@ func (r *JSONLRepo) captureSource(source Metadata) (fork.Source, error) {
 	if st != nil {
 		return st.CaptureForkSource()
 	}
-	st, err := r.load(source)
-	if err != nil {
-		return fork.Source{}, err
-	}
-	captured, err := st.CaptureForkSource()
-	if cerr := st.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	return captured, err
+	return captureClosed(func() (forkSourcer, error) { return r.load(source) })
 }
 
 // Close is pi's JsonlSessionRepo.close: later calls fail; open sessions

@@ -318,15 +318,7 @@ func (r *SQLiteRepo) captureSource(source Metadata) (fork.Source, error) {
 	if st != nil {
 		return st.CaptureForkSource()
 	}
-	st, err := r.load(source)
-	if err != nil {
-		return fork.Source{}, err
-	}
-	captured, err := st.CaptureForkSource()
-	if cerr := st.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	return captured, err
+	return captureClosed(func() (forkSourcer, error) { return r.load(source) })
 }
 
 // Close refuses later calls; open sessions stay open (as pi's JSONL
