@@ -144,7 +144,7 @@ func (d *Driver) roundTrips(reqs [][]byte, outs []any) error {
 		werr <- w.Flush()
 	}()
 	for i := range reqs {
-		line, err := d.out.ReadBytes('\n')
+		line, err := serve.ReadLine(d.out, serve.MaxLine) // a driver's line is bounded as a request is
 		if err != nil {
 			return fmt.Errorf("picrash: crash-driver.mjs: %w", err)
 		}

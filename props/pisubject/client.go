@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/frameproof/frameproof/impl/store/serve"
 	"github.com/frameproof/frameproof/props/peer"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
 	"github.com/frameproof/frameproof/props/pirecovery"
@@ -152,7 +153,7 @@ func (c *Client) readLine() ([]byte, error) {
 	}
 	ch := make(chan res, 1)
 	go func() {
-		b, err := c.out.ReadBytes('\n')
+		b, err := serve.ReadLine(c.out, serve.MaxLine) // bounded: a broken driver cannot grow it without end
 		ch <- res{b, err}
 	}()
 	select {
