@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -61,9 +62,20 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "frameproof serve: %v\n", err)
 		return exitIO
 	}
-	if err := serve.Serve(st, *backend, version, stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "frameproof serve: %v\n", err)
-		return exitIO
+	return serveExit(stderr, "serve", serve.Serve(st, *backend, version, stdin, stdout))
+}
+
+// serveExit is a server's exit: a request line over the protocol's bound
+// is the caller's input over its bound (usage), anything else an I/O
+// failure of stdin or stdout.
+func serveExit(stderr io.Writer, who string, err error) int {
+	var long *serve.LineTooLongError
+	switch {
+	case err == nil:
+		return exitPass
+	case errors.As(err, &long):
+		return usageError(stderr, who, "stdin: a request %v (the protocol's bound)", long)
+	default:
+		return ioError(stderr, who, "%v", err)
 	}
-	return exitPass
 }
