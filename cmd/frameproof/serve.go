@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/lineio"
 	"github.com/frameproof/frameproof/impl/store/backends"
 	"github.com/frameproof/frameproof/impl/store/serve"
 )
@@ -69,7 +70,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // is the caller's input over its bound (usage), anything else an I/O
 // failure of stdin or stdout.
 func serveExit(stderr io.Writer, who string, err error) int {
-	var long *serve.LineTooLongError
+	var long *lineio.LineTooLongError
 	switch {
 	case err == nil:
 		return exitPass

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/frameproof/frameproof/impl/lineio"
 	"github.com/frameproof/frameproof/impl/store/serve"
 	"github.com/frameproof/frameproof/props/peer"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
@@ -153,7 +154,7 @@ func (c *Client) readLine() ([]byte, error) {
 	}
 	ch := make(chan res, 1)
 	go func() {
-		b, err := serve.ReadLine(c.out, serve.MaxLine) // bounded: a broken driver cannot grow it without end
+		b, err := lineio.ReadLine(c.out, serve.MaxLine) // bounded: a broken driver cannot grow it without end
 		ch <- res{b, err}
 	}()
 	select {

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/frameproof/frameproof/impl/lineio"
 	"github.com/frameproof/frameproof/impl/store/serve"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
@@ -116,7 +117,7 @@ func start(ctx context.Context, s Subject, dir string) (*proc, error) {
 	go func() {
 		r := bufio.NewReaderSize(out, 64<<10)
 		for {
-			line, err := serve.ReadLine(r, maxResponse)
+			line, err := lineio.ReadLine(r, maxResponse)
 			if len(bytes.TrimSpace(line)) > 0 {
 				select {
 				case p.lines <- line:

@@ -29,6 +29,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/frameproof/frameproof/impl/lineio"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/backends"
 )
@@ -99,7 +100,7 @@ func serveLines(hello any, in io.Reader, out io.Writer, handle func([]byte) resp
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, rerr := ReadLine(r, MaxLine)
+		line, rerr := lineio.ReadLine(r, MaxLine)
 		if len(bytes.TrimSpace(line)) > 0 {
 			resp := handle(line)
 			if err := send(resp); err != nil {
@@ -114,38 +115,6 @@ func serveLines(hello any, in io.Reader, out io.Writer, handle func([]byte) resp
 		}
 	}
 }
-
-// ReadLine reads one protocol line without its newline, refusing one
-// longer than max bytes with a *LineTooLongError: the server's requests
-// (MaxLine) and a client's responses alike; the bound counts the newline.
-// A long line is kept as the reader's chunks and joined once at its end,
-// so a line over the bound costs at most the bound (growing one slice by
-// append would leave each outgrown copy behind: 3.3x the bound at 300 MB).
-func ReadLine(r *bufio.Reader, max int) ([]byte, error) {
-	var chunks [][]byte
-	n := 0
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if n += len(chunk); n > max {
-			return nil, &LineTooLongError{Max: max}
-		}
-		if err == bufio.ErrBufferFull {
-			chunks = append(chunks, bytes.Clone(chunk))
-			continue
-		}
-		line := make([]byte, 0, n)
-		for _, c := range chunks {
-			line = append(line, c...)
-		}
-		return bytes.TrimSuffix(append(line, chunk...), []byte("\n")), err
-	}
-}
-
-// LineTooLongError is a protocol line over its bound: the peer's input,
-// not an I/O failure.
-type LineTooLongError struct{ Max int }
-
-func (e *LineTooLongError) Error() string { return fmt.Sprintf("line longer than %d bytes", e.Max) }
 
 type server struct {
 	st store.QueryStorage

@@ -1,4 +1,4 @@
-package serve
+package lineio
 
 import (
 	"bufio"
