@@ -65,7 +65,8 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID})
 	}
 	var prep *compactionPrep
-	if isOverflow(intent, response) {
+	patterns := patternsOf(l.cfg.ErrorPatterns)
+	if isOverflow(patterns, intent, response) {
 		p, err := l.prepareOverflow(op, intent)
 		if err != nil {
 			return StepResult{}, l.faultWith(err)
@@ -79,7 +80,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		}
 		current := cur.op.State
 		d, err := classify(classifyInput{current: current, response: response, recovery: recovery,
-			now: l.now(), delayCap: l.cfg.DefaultMaxAgentDelayMs, newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.bugs.on(bugCancelLosesToComplete),
+			now: l.now(), delayCap: l.cfg.DefaultMaxAgentDelayMs, patterns: patterns, newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.bugs.on(bugCancelLosesToComplete),
 			overflowPrep: prep})
 		if err != nil {
 			return plan{}, err

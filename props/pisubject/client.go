@@ -98,7 +98,7 @@ func Release(version string) (pi string, run subject.Options, err error) {
 	if err != nil {
 		return "", subject.Options{}, err
 	}
-	return dir, subject.Options{StoredDelayCap: rel.StoredDelayCap}, nil
+	return dir, subject.Options{StoredDelayCap: rel.StoredDelayCap, ErrorPatterns: rel.ErrorPatterns}, nil
 }
 
 func (c *Client) start() error {

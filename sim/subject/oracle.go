@@ -101,7 +101,7 @@ type oracle struct {
 	recovered bool
 }
 
-func newOracle(model Model, lane string, run ml.Run, delayCap *float64) *oracle {
+func newOracle(model Model, lane string, run ml.Run, delayCap *float64, patterns pi.AIRelease) *oracle {
 	o := &oracle{run: run, divergences: map[DivergenceID]int{}}
 	o.m = ml.New(ml.Config{
 		Lane:        lane,
@@ -113,6 +113,8 @@ func newOracle(model Model, lane string, run ml.Run, delayCap *float64) *oracle 
 		SyntheticAtRead: false,
 		// the release's retry-delay cap for a policy naming none
 		DefaultMaxAgentDelayMs: delayCap,
+		// the release's retry and overflow patterns
+		ErrorPatterns: patterns,
 	})
 	return o
 }

@@ -101,6 +101,9 @@ type Options struct {
 	// pi 0.87.1 on (runtime/drive/boundary.js normalizedRetryPolicy:
 	// pi-ai's DEFAULT_MAX_AGENT_RETRY_DELAY_MS). model/lane's run carries it.
 	StoredDelayCap *float64
+	// ErrorPatterns is the pi-ai release the subject resolves, whose retry
+	// and overflow patterns model/lane classifies with ("": 1.0.3).
+	ErrorPatterns pi.AIRelease
 }
 
 // Outcome is one run's verdict.
@@ -234,7 +237,7 @@ func Run(sub Subject, sc Scenario, src choice.Source, opts Options) Outcome {
 		r.policy.BaseDelayMs = []float64{1000, 40000}[r.src.Intn("retry base delay", 2)]
 		r.trace("retry policy maxRetries %d baseDelayMs %v", r.policy.MaxRetries, r.policy.BaseDelayMs)
 	}
-	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"), r.defaultDelayCap())
+	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"), r.defaultDelayCap(), opts.ErrorPatterns)
 	defer sub.Close()
 	err := r.main()
 	r.out.TXCompared, r.out.Divergences = r.o.txCompared, r.o.divergences
