@@ -39,6 +39,9 @@ type Hello struct {
 	// Durable: a new process on the same directory reopens what the last
 	// one committed (the kill cases run only then).
 	Durable bool `json:"durable"`
+	// Faults are the storage faults the server's "fault" op arms (impl/
+	// store/serve's Hello.Faults): the storage-fault case runs only then.
+	Faults []string `json:"faults"`
 }
 
 // CallError is the store's refusal of a call ({"error":{"message"}}): the
