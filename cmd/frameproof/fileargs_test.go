@@ -63,8 +63,8 @@ func TestOutputsRefuseAnUnreadFIFO(t *testing.T) {
 	}
 	for name, args := range map[string][]string{
 		"sim --junit":   {"sim", "--scenario", "coin", "--seeds", "2", "--junit", fifo, "-q"},
-		"repro --trace": {"repro", "1", "--scenario", "coin", "--backend", "memory", "--trace", fifo, "-q"},
-		"repro --html":  {"repro", "1", "--scenario", "coin", "--backend", "memory", "--html", fifo, "-q"},
+		"repro --trace": {"repro", "1", "--scenario", "coin", "--backend", "memory", "--trace", fifo, "--html", filepath.Join(dir, "r.html"), "-q"},
+		"repro --html":  {"repro", "1", "--scenario", "coin", "--backend", "memory", "--trace", filepath.Join(dir, "t.jsonl"), "--html", fifo, "-q"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := runWithin(t, 10*time.Second, args...)
