@@ -98,3 +98,13 @@ func driversOf(parent int) []int {
 	}
 	return pids
 }
+
+// `sim --subject lane` runs the subject campaign on impl/lane in process,
+// through the same boundary as pi's harness: a passing campaign that
+// reaches every order exits 0 and prints the coverage and the verdict.
+func TestSimSubjectLanePasses(t *testing.T) {
+	code, stdout, stderr := run("sim", "--subject", "lane", "--seeds", "4", "-q")
+	require.Equal(t, exitPass, code, stdout+stderr)
+	assert.Contains(t, stdout, "race coverage on lane (56 runs, ")
+	assert.Contains(t, stdout, "verdict: pass (56 runs)")
+}
