@@ -48,6 +48,9 @@ const PlantDropWrite Plant = "drop-write"
 type Options struct {
 	// Plant injects a defect into what the adapter reports.
 	Plant Plant
+	// Bugs are impl/lane bug switches (lane.BugNames) every lane process
+	// runs with; only a -tags frameproofbugs build has them.
+	Bugs []string
 	// StoredDelayCap is the retry-delay cap of the release the run
 	// models (subject.Options.StoredDelayCap): nil is pi 0.85.1, whose
 	// policies store none and whose retry delay has no cap.
@@ -214,7 +217,7 @@ func (s *Subject) laneConfig(o subject.OpenOptions) (lane.Config, error) {
 		inf := math.Inf(1) // pi 0.85.1's runtime/drive/retry.js retryDelay: no cap
 		cfg.DefaultMaxAgentDelayMs = &inf
 	}
-	return cfg, nil
+	return withLaneBugs(cfg, s.opts.Bugs)
 }
 
 // openStorage creates or reopens the session: JSONL (pi's format v4, the
