@@ -20,7 +20,7 @@ import (
 // same boundary; `--subject impl` (the default) is the in-process campaign
 // of sim/lanesim, unchanged.
 
-const simSubjectUsage = "usage: frameproof sim --subject pi[@VERSION]|lane [--scenario NAME,...] [--session jsonl,memory] [--seeds N] [--seed BASE] [--determinism N] [-q]"
+const simSubjectUsage = "usage: frameproof sim --subject pi[@VERSION]|lane[@VERSION] [--scenario NAME,...] [--session jsonl,memory] [--seeds N] [--seed BASE] [--determinism N] [-q]"
 
 // Subject names.
 const (
@@ -51,17 +51,15 @@ func subjectArg(args []string) (name string, rest []string, found bool) {
 
 func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 	base0, version, _ := strings.Cut(name, "@")
-	switch {
-	case name == subjectLane:
-	case base0 == subjectPi:
-		if version == "" {
-			version = pirecovery.DefaultRelease
-		}
-		if _, err := pirecovery.ReleaseOf(version); err != nil {
-			return usageError(stderr, "sim", "--subject %s: %v", name, err)
-		}
-	default:
-		return usageError(stderr, "sim", "unknown --subject %q (known: %s, %s, %s@VERSION, %s)", name, subjectImpl, subjectPi, subjectPi, subjectLane)
+	if base0 != subjectPi && base0 != subjectLane {
+		return usageError(stderr, "sim", "unknown --subject %q (known: %s, %s[@VERSION], %s[@VERSION])", name, subjectImpl, subjectPi, subjectLane)
+	}
+	if version == "" {
+		version = pirecovery.DefaultRelease
+	}
+	rel, err := pirecovery.ReleaseOf(version)
+	if err != nil {
+		return usageError(stderr, "sim", "--subject %s: %v", name, err)
 	}
 	opts, det, quiet, code := parseSubjectFlags(name, args, stdout, stderr)
 	if code >= 0 {
@@ -78,8 +76,11 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := interruptContext()
 	defer stop()
 	opts.Stop = func() bool { return ctx.Err() != nil }
-	if name == subjectLane {
-		opts.New = func() (subject.Subject, error) { return implsubject.New(implsubject.Options{}), nil }
+	if base0 == subjectLane {
+		// impl/lane under the release's options, the model under the same
+		opts.Run = subject.Options{StoredDelayCap: rel.StoredDelayCap, ErrorPatterns: rel.ErrorPatterns}
+		lo := implsubject.Options{StoredDelayCap: rel.StoredDelayCap, ErrorPatterns: rel.ErrorPatterns}
+		opts.New = func() (subject.Subject, error) { return implsubject.New(lo), nil }
 	} else if code := piSubject(ctx, &opts, version, stderr); code >= 0 {
 		return code
 	}
@@ -209,8 +210,8 @@ func subjectHelp(w io.Writer) {
 	fmt.Fprintln(w, "Runs the race-table scenarios pi's public API can express against pi's own harness")
 	fmt.Fprintln(w, "(npm @earendil-works/pi-agent-core 0.85.1 in corpus/peers/pi-agent-core, installed on first use),")
 	fmt.Fprintln(w, "comparing every committed transaction with model/lane. pi@VERSION runs a later pinned release")
-	fmt.Fprintln(w, "(0.87.1, 0.99.1: corpus/peers/pi-agent-core-VERSION) under that release's options. --subject lane runs")
-	fmt.Fprintln(w, "the same scenarios against impl/lane in process, through the same boundary, under 0.85.1's options. Scenarios:")
+	fmt.Fprintln(w, "(0.87.1, 0.99.1: corpus/peers/pi-agent-core-VERSION) under that release's options. --subject lane[@VERSION]")
+	fmt.Fprintln(w, "runs the same scenarios against impl/lane in process, through the same boundary, under the release's options. Scenarios:")
 	for _, sc := range subject.Scenarios {
 		fmt.Fprintf(w, "  %-14s %s\n", sc.Name, sc.Desc)
 	}

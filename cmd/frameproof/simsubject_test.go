@@ -108,3 +108,13 @@ func TestSimSubjectLanePasses(t *testing.T) {
 	assert.Contains(t, stdout, "race coverage on lane (56 runs, ")
 	assert.Contains(t, stdout, "verdict: pass (56 runs)")
 }
+
+// `sim --subject lane@VERSION` runs impl/lane and the model under a pinned
+// pi release's options (its stored retry-delay cap, its pi-ai's error
+// patterns), as `--subject pi@VERSION` runs that release.
+func TestSimSubjectLaneRelease(t *testing.T) {
+	code, stdout, stderr := run("sim", "--subject", "lane@0.87.1", "--seeds", "4", "-q")
+	require.Equal(t, exitPass, code, stdout+stderr)
+	assert.Contains(t, stdout, "race coverage on lane@0.87.1 (56 runs, ")
+	assert.Contains(t, stdout, "verdict: pass (56 runs)")
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/subject"
 )
@@ -64,5 +65,36 @@ func TestSameSeedSameTrace(t *testing.T) {
 			require.Contains(t, traces[0], "\ncommitted ", "%s/%s: a trace of commits", sc.Name, session)
 			require.Equal(t, traces[0], traces[1], "%s/%s: one seed, two traces", sc.Name, session)
 		}
+	}
+}
+
+// The release options reach the lane: impl/lane under one release's
+// option and model/lane under another's fail the retry scenario — pi
+// 0.87.1's stored retry-delay cap against 0.85.1's none, pi-ai 0.85.1's
+// retry patterns against 1.0.3's ("520" retried by one only) — and under
+// the same release both agree.
+func TestReleaseOptionsReachTheLane(t *testing.T) {
+	retry, ok := subject.ScenarioByName("retry")
+	require.True(t, ok)
+	run := func(lane Options, model subject.Options) subject.Report {
+		rep, err := subject.Campaign(subject.CampaignOptions{Subject: "lane", Seeds: 10, FirstSeed: 1, TempDir: t.TempDir(),
+			Scenarios: []subject.Scenario{retry}, Run: model,
+			New: func() (subject.Subject, error) { return New(lane), nil }})
+		require.NoError(t, err)
+		return rep
+	}
+	cap0871 := 60_000.0
+	for _, c := range []struct {
+		name  string
+		lane  Options
+		model subject.Options
+	}{
+		{"stored delay cap", Options{StoredDelayCap: &cap0871}, subject.Options{StoredDelayCap: &cap0871}},
+		{"error patterns", Options{ErrorPatterns: pi.AI0851}, subject.Options{ErrorPatterns: pi.AI0851}},
+	} {
+		mixed := run(c.lane, subject.Options{})
+		require.NotEmpty(t, mixed.Failures, "%s: the lane's option never showed", c.name)
+		same := run(c.lane, c.model)
+		require.Empty(t, same.Failures, "%s: under one release", c.name)
 	}
 }

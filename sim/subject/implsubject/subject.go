@@ -55,6 +55,10 @@ type Options struct {
 	// models (subject.Options.StoredDelayCap): nil is pi 0.85.1, whose
 	// policies store none and whose retry delay has no cap.
 	StoredDelayCap *float64
+	// ErrorPatterns is the pi-ai release whose retry and overflow
+	// patterns the lane classifies with (subject.Options.ErrorPatterns;
+	// "": 1.0.3).
+	ErrorPatterns pi.AIRelease
 }
 
 // Subject is impl/lane as a subject.
@@ -212,7 +216,7 @@ func (s *Subject) laneConfig(o subject.OpenOptions) (lane.Config, error) {
 	cfg := lane.Config{Name: o.Lane, Storage: &gatedStore{Storage: s.storage, s: s}, Clock: s.clock, IDs: s.ids, Exec: s.proc,
 		Provider: provider{s}, Listener: s.listen, OnFrame: s.onFrame,
 		Limits:     lane.ModelLimits{MaxTokens: o.Model.MaxTokens, ContextWindow: o.Model.ContextWindow},
-		Generation: s.gen}
+		Generation: s.gen, ErrorPatterns: s.opts.ErrorPatterns}
 	if s.opts.StoredDelayCap == nil {
 		inf := math.Inf(1) // pi 0.85.1's runtime/drive/retry.js retryDelay: no cap
 		cfg.DefaultMaxAgentDelayMs = &inf
