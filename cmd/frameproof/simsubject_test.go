@@ -98,3 +98,23 @@ func driversOf(parent int) []int {
 	}
 	return pids
 }
+
+// `sim --subject lane` runs the subject campaign on impl/lane in process,
+// through the same boundary as pi's harness: a passing campaign that
+// reaches every order exits 0 and prints the coverage and the verdict.
+func TestSimSubjectLanePasses(t *testing.T) {
+	code, stdout, stderr := run("sim", "--subject", "lane", "--seeds", "4", "-q")
+	require.Equal(t, exitPass, code, stdout+stderr)
+	assert.Contains(t, stdout, "race coverage on lane (56 runs, ")
+	assert.Contains(t, stdout, "verdict: pass (56 runs)")
+}
+
+// `sim --subject lane@VERSION` runs impl/lane and the model under a pinned
+// pi release's options (its stored retry-delay cap, its pi-ai's error
+// patterns), as `--subject pi@VERSION` runs that release.
+func TestSimSubjectLaneRelease(t *testing.T) {
+	code, stdout, stderr := run("sim", "--subject", "lane@0.87.1", "--seeds", "4", "-q")
+	require.Equal(t, exitPass, code, stdout+stderr)
+	assert.Contains(t, stdout, "race coverage on lane@0.87.1 (56 runs, ")
+	assert.Contains(t, stdout, "verdict: pass (56 runs)")
+}

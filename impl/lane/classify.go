@@ -373,11 +373,7 @@ func (s *settlement) retryOrFail(recovery bool, now float64, delayCap *float64, 
 		cur.Attempt < cur.Gen.RetryPolicy.MaxAttempts {
 		n := *s.scope
 		n.At, n.Gen, n.NextAttempt = LeafAssistantRetryWait, cur.Gen, cur.Attempt+1
-		policy := cur.Gen.RetryPolicy
-		if policy.MaxAgentDelayMs == nil {
-			policy.MaxAgentDelayMs = delayCap
-		}
-		n.NotBefore = RetryNotBefore(policy, cur.Attempt, now)
+		n.NotBefore = RetryNotBefore(cappedPolicy(cur.Gen.RetryPolicy, delayCap), cur.Attempt, now)
 		n.ErrorMessage = msgRetryDefault
 		if resp.ErrorMessage != nil {
 			n.ErrorMessage = *resp.ErrorMessage
@@ -405,6 +401,18 @@ func (s *settlement) toolCalls(newID func() string) (Disposition, error) {
 		return Disposition{Committed: committed, Failure: s.fail(committed)}, nil
 	}
 	return Disposition{Committed: committed, Next: s.checkpoint()}, nil
+}
+
+// cappedPolicy is p with delayCap (Config.DefaultMaxAgentDelayMs) as its
+// cap when it names none: the one policy a retry wait's notBefore and its
+// retry_scheduled delayMs are both computed from (pi 0.85.1's
+// runtime/drive/response.js publishResponse: delayMs is retryDelay of the
+// attempt, the delay retryNotBefore added).
+func cappedPolicy(p RetryPolicy, delayCap *float64) RetryPolicy {
+	if p.MaxAgentDelayMs == nil {
+		p.MaxAgentDelayMs = delayCap
+	}
+	return p
 }
 
 // DefaultMaxAgentRetryDelayMs is pi-ai 1.0.3's DEFAULT_MAX_AGENT_RETRY_DELAY_MS.
