@@ -33,6 +33,7 @@ type frameTrack struct {
 type runner struct {
 	p           profile
 	toolOverlap toolOverlap // rowToolOverlap's open calls (tools.go)
+	reach       reachState  // the reach registry's bookkeeping (reach.go)
 	refOpMemo   refOpMemo
 	resultsMemo resultsMemo
 	states      map[string]decodedState // decodeState's memo
