@@ -425,6 +425,11 @@ var (
 	textlessNames = []string{toolRead, toolRead, toolFinish}
 )
 
+// batchNames are the tool-heavy seeds' calls: half of them run (read,
+// fetch), half answer at once (write is inactive, ghost unknown), so a
+// later call's outcome is often staged behind an earlier call's run.
+var batchNames = []string{toolRead, toolFetch, toolWrite, toolGhost}
+
 // namespaces are OpenAI Responses tool namespaces (set when the item is
 // created, openai-responses-shared.js); thoughtSignatures are Google's,
 // set on the function-call part (google-generative-ai.js).
@@ -454,8 +459,11 @@ func genTool(src choice.Source, g genOpts, k int) []builder {
 		pieces = cutJSON(src, args)
 	}
 	names := simToolCallNames
-	if g.textlessResults {
+	switch {
+	case g.textlessResults:
 		names = textlessNames
+	case g.toolBatches:
+		names = batchNames
 	}
 	name := choice.Pick(src, "gen-tool-name", names)
 	base := pi.ToolCall{ID: prefix + string(rune('a'+k)), Name: name, Arguments: pi.EmptyObject()}

@@ -329,6 +329,7 @@ func (r *runner) startProcess() bool {
 	var ln *lane.Lane
 	if err == nil {
 		cfg.FrameBudget = r.p.frameBudget // a swarm draw (0, pi's, elsewhere)
+		cfg.FramePageSize = r.p.reach.framePage
 		ln, err = lane.Open(cfg)
 	}
 	if err != nil {
