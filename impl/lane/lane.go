@@ -107,6 +107,11 @@ type Config struct {
 	// FrameBudget bounds frames read by recovery and snapshots (0, the
 	// default: no cap, as pi).
 	FrameBudget int
+	// FramePageSize is the page size recovery and snapshots read frame
+	// lists with (0, the default: pi's FramePageSize). Every page is read
+	// either way; a small size makes a short list span pages, so the
+	// simulator reaches the cursor that follows a page.
+	FramePageSize int
 	// OnFrame observes the frame pipeline (nil: off).
 	OnFrame func(FrameRecord)
 	// Telemetry observes every commit's shape without values (nil: off).

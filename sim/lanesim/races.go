@@ -21,6 +21,7 @@ func (r *runner) race(row, order string) {
 
 // noteCrashRaces records rows 5 and 6 at a crash.
 func (r *runner) noteCrashRaces() {
+	r.noteCrashStaged()
 	s := r.cur
 	if s == nil {
 		return
@@ -62,6 +63,7 @@ func (n raceNotes) commit(e commitEvent) bool {
 // from an interrupted response) is checked by the lockstep model and
 // sim/invariants.
 func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState) {
+	r.noteStagedCommit(ws)
 	for _, w := range ws {
 		if w.Kind != store.WriteEntry || w.Entry == nil {
 			continue

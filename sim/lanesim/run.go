@@ -33,6 +33,7 @@ type frameTrack struct {
 type runner struct {
 	p           profile
 	toolOverlap toolOverlap // rowToolOverlap's open calls (tools.go)
+	reach       reachState  // the reach registry's bookkeeping (reach.go)
 	refOpMemo   refOpMemo
 	resultsMemo resultsMemo
 	states      map[string]decodedState // decodeState's memo
@@ -328,6 +329,7 @@ func (r *runner) startProcess() bool {
 	var ln *lane.Lane
 	if err == nil {
 		cfg.FrameBudget = r.p.frameBudget // a swarm draw (0, pi's, elsewhere)
+		cfg.FramePageSize = r.p.reach.framePage
 		ln, err = lane.Open(cfg)
 	}
 	if err != nil {
