@@ -114,7 +114,10 @@ type Outcome struct {
 	Kind       string // "model-mismatch", "events", "subject", "liveness"
 	Message    string
 	TXCompared int
-	Actions    int
+	// InvariantChecks counts the checks of sim/invariants on the
+	// committed state (one per committed transaction).
+	InvariantChecks int
+	Actions         int
 	// Divergences counts the decided differences the run met.
 	Divergences map[DivergenceID]int
 	// Races: row → order → reached.
@@ -223,6 +226,8 @@ type runner struct {
 	snapshots         int
 	pendingActivation string
 	snapshotSeen      bool
+	// inv runs sim/invariants on the committed state (statecheck.go)
+	inv *stateCheck
 }
 
 // Run drives one run of sc against sub, every decision drawn from src.
@@ -238,14 +243,19 @@ func Run(sub Subject, sc Scenario, src choice.Source, opts Options) Outcome {
 		r.trace("retry policy maxRetries %d baseDelayMs %v", r.policy.MaxRetries, r.policy.BaseDelayMs)
 	}
 	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"), r.defaultDelayCap(), opts.ErrorPatterns)
+	r.inv = newStateCheck(&r.o.now)
 	defer sub.Close()
 	err := r.main()
 	r.out.TXCompared, r.out.Divergences = r.o.txCompared, r.o.divergences
+	r.out.InvariantChecks = r.inv.checks
 	if err != nil {
 		r.out.Failed = true
 		var mm *Mismatch
 		var ev *eventsError
+		var inv *InvariantError
 		switch {
+		case errors.As(err, &inv):
+			r.out.Kind = "invariant"
 		case errors.As(err, &mm):
 			r.out.Kind = "model-mismatch"
 		case errors.As(err, &ev):
@@ -590,6 +600,10 @@ func (r *runner) feed(obs Obs) error {
 		if r.closed && !r.closeParked[c.N] {
 			return fmt.Errorf("subject: a commit admitted after Harness.close landed: %s", describe(c.Writes))
 		}
+		if err := r.inv.commit(c.Writes, r.frameAppend(c.Writes)); err != nil {
+			r.trace("committed: %s", describe(c.Writes))
+			return err
+		}
 		kind, err := r.o.commit(c.Writes)
 		if kind == txStep && r.o.recovered && !cancelled {
 			r.raceRecovery(c.Writes)
@@ -643,6 +657,9 @@ func (r *runner) feed(obs Obs) error {
 			}
 			frames = frames[1:]
 		}
+		if frame != nil {
+			r.inv.enqueued(r.o.liveOp, r.o.liveResp, r.o.liveEvents, ev.Type)
+		}
 		if err := r.o.consumed(ev, frame); err != nil {
 			return err
 		}
@@ -664,6 +681,7 @@ func (r *runner) feed(obs Obs) error {
 			}
 		}
 		if s == "message_end" {
+			r.inv.messageEnd(r.o.liveResp)
 			if err := r.o.messageEnd(); err != nil {
 				return err
 			}

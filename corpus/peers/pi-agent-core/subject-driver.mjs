@@ -77,7 +77,9 @@ const version = JSON.parse(readFileSync(join(coreDir, "package.json"), "utf8")).
 
 // A planted defect in the protocol layer (tests prove the simulator catches
 // it): "drop-write" reports the first committed transaction of three or more
-// writes without its last write. pi itself is untouched.
+// writes without its last write; "keep-frames" reports the first one that
+// deletes a frame list (a settlement) without that delete, a committed state
+// the invariants reject. pi itself is untouched.
 const PLANT = process.env.FRAMEPROOF_SUBJECT_PLANT ?? "";
 let planted = false;
 
@@ -137,6 +139,11 @@ class Recorder extends StorageDecorator {
                 if (PLANT === "drop-write" && !planted && reported.length >= 3) {
                     planted = true;
                     reported = reported.slice(0, -1);
+                }
+                const framesDelete = (w) => w.kind === "list" && w.op === "delete" && w.namespace === "pi.pending.assistant_frame";
+                if (PLANT === "keep-frames" && !planted && reported.length > 1 && reported.some(framesDelete)) {
+                    planted = true;
+                    reported = reported.filter((w) => !framesDelete(w));
                 }
                 obs.commits.push({ n: rec.n, writes: reported });
                 bump();
