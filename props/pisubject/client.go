@@ -246,6 +246,8 @@ func (c *Client) Start(call subject.Call, arg string) (subject.Obs, error) {
 	switch call {
 	case subject.CallCancelQueued:
 		f["entryId"] = arg
+	case subject.CallDrive:
+		f["operationId"] = arg
 	default:
 		f["text"] = arg
 	}

@@ -73,6 +73,7 @@ func TestPiSubjectSeeds(t *testing.T) {
 		{lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenRetry}, {lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenFailAtCap},
 		{lanesim.RowCloseSettle, lanesim.OrderSettleFirst},
 		{lanesim.RowActivationSnap, lanesim.OrderSnapshotFirst}, {lanesim.RowActivationSnap, lanesim.OrderActivationFirst},
+		{lanesim.RowPollReplacement, lanesim.OrderSuspendedWithoutPermit}, {lanesim.RowPollReplacement, lanesim.OrderReplacedAtOnce},
 	} {
 		if rep.Coverage[want[0]][want[1]] == 0 {
 			t.Errorf("the slice no longer reaches %s/%s", want[0], want[1])

@@ -207,6 +207,9 @@ func (rep Report) WriteCoverage(w io.Writer) error {
 				fmt.Fprintf(&b, "\n  %-34s  note: %s", "", note)
 			}
 		}
+		if note := rowNotes[row.ID]; note != "" {
+			fmt.Fprintf(&b, "\n  %-34s  note: %s", "", note)
+		}
 		b.WriteString("\n")
 	}
 	if len(rep.Divergences) > 0 {
@@ -229,6 +232,12 @@ func (rep Report) WriteCoverage(w io.Writer) error {
 // through this boundary.
 var unreachable = map[string]string{
 	lanesim.RowUpdateCommit + "/" + lanesim.OrderCommitFirst: "commit-first cannot happen on pi: its observer emits message_update in the same turn it admits the frame's append, and the gate parks the append until the simulator releases it",
+}
+
+// rowNotes say how this boundary reaches a row's orders, where that is
+// not the obvious way.
+var rowNotes = map[string]string{
+	lanesim.RowPollReplacement: "both orders are pi's public Lane API: suspended-without-permit through Lane.drive (pollDeferred false), replaced-at-once through Lane.resume (the one call that carries a poll permit); JSONL sessions only, a memory session's storage dies with the process and no orphaned poll survives it",
 }
 
 func divergence(id DivergenceID) Divergence {

@@ -46,6 +46,11 @@ type Scenario struct {
 	// issued are released, then the process ends and a new one reopens
 	// the session and resumes (a memory session's run ends at the close).
 	Close bool
+	// Deferred: responses may end deferred (deferred.go); with Kill, every
+	// kill aims at a deferred poll's effect_pending, and after the reopen
+	// the orphan is driven first without a permit (Lane.drive) or with one
+	// (Lane.resume), as drawn.
+	Deferred bool
 	// Snapshots: pi's snapshot (Lane.watch) may be taken at drawn moments,
 	// above all between a reopen that restores an operation at
 	// effect_pending and its recovery's first commit; each is compared
@@ -70,6 +75,8 @@ var Scenarios = []Scenario{
 		Rows: []string{lanesim.RowActivationSnap}, Runs: 1, Kill: true, Snapshots: true},
 	{Name: "retry", Desc: "retryable and fatal provider errors under a drawn retry policy; kills at effect_pending, so recoveries retry or fail at the attempt cap",
 		Rows: []string{lanesim.RowUnknownRetry, lanesim.RowQueuedLoss}, Runs: 1, Kill: true, Kills: 3, Retry: true},
+	{Name: "deferred-poll", Desc: "responses that end deferred, polled by Lane.resume; the process killed while a poll streams, the orphan then driven without a permit (Lane.drive) or replaced at once (Lane.resume)",
+		Rows: []string{lanesim.RowPollReplacement}, Runs: 1, Kill: true, Kills: 2, Deferred: true},
 }
 
 // ScenarioByName finds a scenario.
@@ -86,7 +93,6 @@ func ScenarioByName(name string) (Scenario, bool) {
 // this boundary, and why.
 var NotExpressible = []struct{ Row, Why string }{
 	{lanesim.RowAppendFinalize, "pi 0.85.1's Lane has no external finalization call (impl/lane's Finalize is frameproof's)"},
-	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (a done event with stopReason deferred and a handle, then pi's deferred poll requests served by the driver): not in the driver yet"},
 }
 
 // Options configure one run.
@@ -228,6 +234,12 @@ type runner struct {
 	snapshotSeen      bool
 	// inv runs sim/invariants on the committed state (statecheck.go)
 	inv *stateCheck
+	// deferred (deferred.go): responses scripted to end deferred; the
+	// response of the orphaned poll the last reopen restored; a drive
+	// without a permit was issued in this process
+	deferredEnds int
+	orphanPoll   string
+	drove        bool
 }
 
 // Run drives one run of sc against sub, every decision drawn from src.
@@ -309,6 +321,9 @@ func (r *runner) open(reopen bool) error {
 
 func (r *runner) script() error {
 	evs := ScriptEnding(r.src, modelID, startTime, r.sc.Retry)
+	if r.deferNext() {
+		evs = deferEnding(evs, deferredHandle(r.deferredEnds))
+	}
 	return r.sub.Script(rawEvents(evs))
 }
 
@@ -321,6 +336,9 @@ func (r *runner) main() error {
 	}
 	if r.sc.Kill && r.sc.Snapshots {
 		r.killAim = killEffectPending // a recovery to activate after the reopen
+	}
+	if r.sc.Kill && r.sc.Deferred {
+		r.killAim = killPoll
 	}
 	if r.sc.Close {
 		r.closeAim = r.src.Intn("close aim", closeAims)
@@ -370,6 +388,7 @@ const (
 	actUnqueue = "cancel-queued"
 	actClose   = "close"
 	actWatch   = "watch"
+	actDrive   = "drive"
 )
 
 // The moments a kill aims at (drawn once per run): any, after the
@@ -383,6 +402,8 @@ const (
 	// killEffectPending (retry scenarios, not drawn): the operation is at
 	// assistant.effect_pending, its generation unknown to the next process
 	killEffectPending
+	// killPoll (deferred scenarios, not drawn): a deferred poll streams
+	killPoll
 )
 
 func (r *runner) killAimed() bool {
@@ -393,6 +414,8 @@ func (r *runner) killAimed() bool {
 		return len(r.obs.Parked) == 0
 	case killEffectPending:
 		return r.o.liveResp != ""
+	case killPoll:
+		return r.polling()
 	}
 	return true
 }
@@ -442,6 +465,9 @@ func (r *runner) actions() []action {
 	if r.inflight > 0 {
 		return acts
 	}
+	if op != "" && r.sc.Deferred && !r.drove && r.deferredLeaf() {
+		return append(acts, action{actResume, 1}, action{actDrive, 1})
+	}
 	if op != "" {
 		return append(acts, action{actResume, 1})
 	}
@@ -475,6 +501,7 @@ func (r *runner) act(a action) error {
 		obs, err = r.sub.Start(CallPrompt, r.o.run.UserText)
 	case actResume:
 		r.inflight++
+		r.o.permit = true // Lane.resume drives with pollDeferred
 		r.trace("resume")
 		obs, err = r.sub.Start(CallResume, "")
 	case actAbort:
@@ -483,6 +510,12 @@ func (r *runner) act(a action) error {
 		r.o.m.BeginAbort()
 		r.trace("abort")
 		obs, err = r.sub.Start(CallAbort, "")
+	case actDrive:
+		r.inflight++
+		r.drove = true
+		op, _ := r.o.m.Current()
+		r.trace("drive without a poll permit")
+		obs, err = r.sub.Start(CallDrive, op)
 	case actKill:
 		return r.kill()
 	case actClose:
@@ -584,7 +617,7 @@ func (r *runner) kill() error {
 	r.eventBase = len(r.o.m.EventsShared())
 	r.implBase = len(r.events)
 	r.eventsTolerated = 0
-	r.inflight, r.obs, r.lane = 0, Obs{}, false
+	r.inflight, r.obs, r.lane, r.drove = 0, Obs{}, false, false
 	r.process++
 	return r.open(true)
 }
@@ -607,6 +640,9 @@ func (r *runner) feed(obs Obs) error {
 		kind, err := r.o.commit(c.Writes)
 		if kind == txStep && r.o.recovered && !cancelled {
 			r.raceRecovery(c.Writes)
+		}
+		if kind == txStep {
+			r.pollIntent(c.Writes)
 		}
 		if kind == txStep && r.o.recovered && r.pendingActivation != "" {
 			r.race(lanesim.RowActivationSnap, lanesim.OrderActivationFirst)
@@ -682,6 +718,10 @@ func (r *runner) feed(obs Obs) error {
 		}
 		if s == "message_end" {
 			r.inv.messageEnd(r.o.liveResp)
+		}
+		// a poll replacing an orphan streams live, recovery-tagged
+		// (runtime/drive/deferred.ts recoverDeferredPoll)
+		if s == "message_end" || s == "message_end(recovery)" && r.polling() {
 			if err := r.o.messageEnd(); err != nil {
 				return err
 			}
@@ -693,10 +733,18 @@ func (r *runner) feed(obs Obs) error {
 		if c.Name == CallLane {
 			r.lane = c.OK
 		}
+		if c.Name == CallResume {
+			r.o.permit = false // the drive ended: its permit with it
+		}
 		if c.OK {
 			r.trace("call %s returned", c.Name)
 		} else {
 			r.trace("call %s failed: %s", c.Name, c.Error)
+		}
+		if c.Name == CallDrive {
+			if err := r.driveReturned(c); err != nil {
+				return err
+			}
 		}
 		if c.Name == CallWatch && !(r.dropped && !c.OK) { // a lost storage faults the harness
 			if !c.OK {
