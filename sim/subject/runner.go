@@ -750,6 +750,9 @@ func (r *runner) feed(obs Obs) error {
 			if !c.OK {
 				return fmt.Errorf("subject: Lane.watch failed: %s", c.Error)
 			}
+			if err := r.inv.snapshot(c.Value); err != nil {
+				return err
+			}
 			if err := r.checkSnapshot(c.Value); err != nil {
 				return err
 			}

@@ -88,7 +88,7 @@ func (c *stateCheck) commit(ws []Write, fa *frameAppend) error {
 		c.log = append(c.log, invariants.LogItem{Frame: &lane.FrameRecord{OperationID: fa.op, ResponseEntryID: fa.resp,
 			EventIndex: fa.event, Outcome: lane.FrameCommitted, Seq: res.Seqs[0]}})
 	}
-	return c.check("after the commit of " + describe(ws))
+	return c.check("after the commit of "+describe(ws), nil)
 }
 
 // enqueued logs a frame the subject's encoder produced for event i of the
@@ -103,13 +103,15 @@ func (c *stateCheck) messageEnd(resp string) {
 	c.log = append(c.log, invariants.LogItem{Event: &lane.Event{Type: lane.EvMessageEnd, EntryID: resp}})
 }
 
-func (c *stateCheck) check(where string) error {
+// check runs the invariants on the committed state, the log and snap
+// (nil: none taken).
+func (c *stateCheck) check(where string, snap *lane.Snapshot) error {
 	c.checks++
 	v, err := c.views.Read(c.ref, c.ops, c.lists)
 	if err != nil {
 		return &InvariantError{fmt.Errorf("%s: read the committed state: %w", where, err)}
 	}
-	v.Log = c.log
+	v.Log, v.Snapshot = c.log, snap
 	if err := c.scan.Check(v); err != nil {
 		return &InvariantError{fmt.Errorf("%s: %w", where, err)}
 	}
@@ -157,4 +159,38 @@ func (r *runner) frameAppend(ws []Write) *frameAppend {
 		return nil // the lockstep reports an append with no frame enqueued
 	}
 	return &frameAppend{op: r.o.liveOp, resp: resp, event: i}
+}
+
+// snapshot checks the invariants with pi's snapshot (Lane.watch: pi's
+// captureLaneSnapshot, read on the lane's mutation line after the commits
+// fed so far) as the view's snapshot: invariant 9 — a durable streaming
+// message only for an operation at effect_pending, whose response is not
+// in the transcript yet. captureLaneSnapshot reduces committed frames, so
+// the message is never the live partial (Live false); invariant 9 reads
+// only whether there is one.
+func (c *stateCheck) snapshot(raw json.RawMessage) error {
+	var got piSnapshot
+	if err := json.Unmarshal(raw, &got); err != nil {
+		return &InvariantError{fmt.Errorf("snapshot: %w", err)}
+	}
+	s := &lane.Snapshot{Transcript: make([]lane.TranscriptEntry, len(got.Transcript))}
+	for i, e := range got.Transcript {
+		s.Transcript[i] = lane.TranscriptEntry{ID: e.ID}
+	}
+	if op := got.Operation; op != nil {
+		s.OperationID = op.ID
+		sv, err := c.ref.GetValue(lane.OpStateAddr(op.ID))
+		if err != nil {
+			return &InvariantError{fmt.Errorf("snapshot: read operation %s: %w", op.ID, err)}
+		}
+		if sv != nil {
+			if s.State, err = lane.DecodeState(sv.Value); err != nil {
+				return &InvariantError{fmt.Errorf("snapshot: operation %s: %w", op.ID, err)}
+			}
+		}
+		if len(op.StreamingMessage) > 0 && string(op.StreamingMessage) != "null" {
+			s.StreamingMessage = &pi.AssistantMessage{}
+		}
+	}
+	return c.check("snapshot (Lane.watch)", s)
 }

@@ -104,3 +104,37 @@ func TestStateCheckRejectsBrokenCommittedState(t *testing.T) {
 		}
 	}
 }
+
+// TestStateCheckRejectsSnapshotPartialOutsideEffectPending: invariant 9 on
+// pi's snapshot — a streaming message while the committed operation is at
+// effect_pending and its response not in the transcript passes; one
+// beside a settled operation, or with the pending response already in the
+// transcript, fails.
+func TestStateCheckRejectsSnapshotPartialOutsideEffectPending(t *testing.T) {
+	snap := func(transcript string) json.RawMessage {
+		return json.RawMessage(`{"transcript":[` + transcript + `],"operation":{"id":"op1","status":"open","streamingMessage":{"role":"assistant","content":[]}}}`)
+	}
+	s := newStateRun(t)
+	now := 5.0
+	c := newStateCheck(&now)
+	if err := c.commit(s.accept, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.snapshot(snap(`{"id":"u1"}`)); err != nil {
+		t.Fatalf("a partial at effect_pending: %v", err)
+	}
+	if err := c.snapshot(snap(`{"id":"u1"},{"id":"r1"}`)); err == nil || !strings.Contains(err.Error(), "invariant 9") {
+		t.Errorf("the pending response in the transcript: %v, want invariant 9", err)
+	}
+	c.enqueued("op1", "r1", 0, pi.EventStart)
+	if err := c.commit(s.frame, &frameAppend{op: "op1", resp: "r1", event: 0}); err != nil {
+		t.Fatal(err)
+	}
+	c.messageEnd("r1")
+	if err := c.commit(s.settle, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.snapshot(snap(`{"id":"u1"},{"id":"r1"}`)); err == nil || !strings.Contains(err.Error(), "invariant 9") {
+		t.Errorf("a partial beside a settled operation: %v, want invariant 9", err)
+	}
+}
