@@ -644,6 +644,9 @@ func (r *runner) feed(obs Obs) error {
 		if kind == txStep {
 			r.pollIntent(c.Writes)
 		}
+		if kind == txStep && r.o.recovered {
+			r.inv.synthetic(c.Writes)
+		}
 		if kind == txStep && r.o.recovered && r.pendingActivation != "" {
 			r.race(lanesim.RowActivationSnap, lanesim.OrderActivationFirst)
 			r.pendingActivation = ""
@@ -787,6 +790,9 @@ func (r *runner) checkEvents(exact bool) error {
 func (r *runner) end() error {
 	if r.dropped {
 		return nil // the harness faulted on the lost storage: what it did before was compared
+	}
+	if err := r.inv.check("at the run's end", nil); err != nil {
+		return err
 	}
 	if err := r.o.idle(); err != nil {
 		return err

@@ -194,3 +194,20 @@ func (c *stateCheck) snapshot(raw json.RawMessage) error {
 	}
 	return c.check("snapshot (Lane.watch)", s)
 }
+
+// synthetic logs the entry a recovery or cancellation settlement
+// committed (model/lane's "recover" step: a response no provider stream
+// finished), which invariant 7 requires to be an error or aborted message;
+// it is checked with the next commit or snapshot, or at the run's end.
+func (c *stateCheck) synthetic(ws []Write) {
+	for _, w := range ws {
+		if w.Kind != WriteEntry {
+			continue
+		}
+		var e entryRef
+		if json.Unmarshal(w.Entry, &e) == nil {
+			c.log = append(c.log, invariants.LogItem{Event: &lane.Event{Type: lane.EvEntryAdded, EntryID: e.ID, Synthetic: true}})
+		}
+		return
+	}
+}

@@ -16,6 +16,9 @@ import (
 type stateRun struct {
 	accept, frame, settle []Write
 	endBeforeAppend       bool
+	// synthetic: the settlement is logged as a recovery's (its entry, a
+	// stop response, then breaks invariant 7)
+	synthetic bool
 }
 
 func newStateRun(t *testing.T) stateRun {
@@ -67,7 +70,13 @@ func (s stateRun) feed() error {
 	if !s.endBeforeAppend {
 		c.messageEnd("r1")
 	}
-	return c.commit(s.settle, nil)
+	if err := c.commit(s.settle, nil); err != nil {
+		return err
+	}
+	if s.synthetic {
+		c.synthetic(s.settle)
+	}
+	return c.check("at the run's end", nil)
 }
 
 // TestStateCheckRejectsBrokenCommittedState: the invariants run on a
@@ -75,7 +84,8 @@ func (s stateRun) feed() error {
 // break of it — a settlement that keeps the frame list (8), a stored
 // element that is not a canonical frame (3), a frame list at an address
 // other than the response's (2, 12), a message_end before the frame's
-// append committed (6) — so the check on pi's commits is live.
+// append committed (6), a synthetic settlement that succeeds (7) — so the
+// check on pi's commits is live.
 func TestStateCheckRejectsBrokenCommittedState(t *testing.T) {
 	if err := newStateRun(t).feed(); err != nil {
 		t.Fatalf("the honest run fails: %v", err)
@@ -94,6 +104,7 @@ func TestStateCheckRejectsBrokenCommittedState(t *testing.T) {
 			s.settle[1].Key = a.Key
 		}, "invariant 2"},
 		"message_end before the append committed": {func(s *stateRun) { s.endBeforeAppend = true }, "invariant 6"},
+		"a synthetic settlement that succeeds":    {func(s *stateRun) { s.synthetic = true }, "invariant 7"},
 	} {
 		s := newStateRun(t)
 		c.brk(&s)
