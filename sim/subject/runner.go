@@ -117,11 +117,12 @@ type Outcome struct {
 	Scenario   string
 	Session    Session
 	Failed     bool
-	Kind       string // "model-mismatch", "events", "subject", "liveness"
+	Kind       string // "model-mismatch", "invariant", "events", "subject", "liveness"
 	Message    string
 	TXCompared int
 	// InvariantChecks counts the checks of sim/invariants on the
-	// committed state (one per committed transaction).
+	// committed state: one per committed transaction, per snapshot, and
+	// one at the run's end.
 	InvariantChecks int
 	Actions         int
 	// Divergences counts the decided differences the run met.
