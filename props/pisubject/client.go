@@ -40,6 +40,12 @@ const PlantEnv = "FRAMEPROOF_SUBJECT_PLANT"
 // its last write.
 const PlantDropWrite = "drop-write"
 
+// PlantKeepFrames makes the driver report the first settlement that
+// deletes a frame list without that delete (tests only): the committed
+// state it describes keeps a settled response's frames, which
+// sim/invariants rejects before the lockstep compares the transaction.
+const PlantKeepFrames = "keep-frames"
+
 // replyTimeout bounds one request: a driver that never answers is killed.
 const replyTimeout = 60 * time.Second
 
@@ -240,6 +246,8 @@ func (c *Client) Start(call subject.Call, arg string) (subject.Obs, error) {
 	switch call {
 	case subject.CallCancelQueued:
 		f["entryId"] = arg
+	case subject.CallDrive:
+		f["operationId"] = arg
 	default:
 		f["text"] = arg
 	}

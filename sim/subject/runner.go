@@ -46,6 +46,11 @@ type Scenario struct {
 	// issued are released, then the process ends and a new one reopens
 	// the session and resumes (a memory session's run ends at the close).
 	Close bool
+	// Deferred: responses may end deferred (deferred.go); with Kill, every
+	// kill aims at a deferred poll's effect_pending, and after the reopen
+	// the orphan is driven first without a permit (Lane.drive) or with one
+	// (Lane.resume), as drawn.
+	Deferred bool
 	// Snapshots: pi's snapshot (Lane.watch) may be taken at drawn moments,
 	// above all between a reopen that restores an operation at
 	// effect_pending and its recovery's first commit; each is compared
@@ -70,6 +75,8 @@ var Scenarios = []Scenario{
 		Rows: []string{lanesim.RowActivationSnap}, Runs: 1, Kill: true, Snapshots: true},
 	{Name: "retry", Desc: "retryable and fatal provider errors under a drawn retry policy; kills at effect_pending, so recoveries retry or fail at the attempt cap",
 		Rows: []string{lanesim.RowUnknownRetry, lanesim.RowQueuedLoss}, Runs: 1, Kill: true, Kills: 3, Retry: true},
+	{Name: "deferred-poll", Desc: "responses that end deferred, polled by Lane.resume; the process killed while a poll streams, the orphan then driven without a permit (Lane.drive) or replaced at once (Lane.resume)",
+		Rows: []string{lanesim.RowPollReplacement}, Runs: 1, Kill: true, Kills: 2, Deferred: true},
 }
 
 // ScenarioByName finds a scenario.
@@ -86,7 +93,6 @@ func ScenarioByName(name string) (Scenario, bool) {
 // this boundary, and why.
 var NotExpressible = []struct{ Row, Why string }{
 	{lanesim.RowAppendFinalize, "pi 0.85.1's Lane has no external finalization call (impl/lane's Finalize is frameproof's)"},
-	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (a done event with stopReason deferred and a handle, then pi's deferred poll requests served by the driver): not in the driver yet"},
 }
 
 // Options configure one run.
@@ -111,10 +117,14 @@ type Outcome struct {
 	Scenario   string
 	Session    Session
 	Failed     bool
-	Kind       string // "model-mismatch", "events", "subject", "liveness"
+	Kind       string // "model-mismatch", "invariant", "events", "subject", "liveness"
 	Message    string
 	TXCompared int
-	Actions    int
+	// InvariantChecks counts the checks of sim/invariants on the
+	// committed state: one per committed transaction, per snapshot, and
+	// one at the run's end.
+	InvariantChecks int
+	Actions         int
 	// Divergences counts the decided differences the run met.
 	Divergences map[DivergenceID]int
 	// Races: row → order → reached.
@@ -223,6 +233,14 @@ type runner struct {
 	snapshots         int
 	pendingActivation string
 	snapshotSeen      bool
+	// inv runs sim/invariants on the committed state (statecheck.go)
+	inv *stateCheck
+	// deferred (deferred.go): responses scripted to end deferred; the
+	// response of the orphaned poll the last reopen restored; a drive
+	// without a permit was issued in this process
+	deferredEnds int
+	orphanPoll   string
+	drove        bool
 }
 
 // Run drives one run of sc against sub, every decision drawn from src.
@@ -238,14 +256,19 @@ func Run(sub Subject, sc Scenario, src choice.Source, opts Options) Outcome {
 		r.trace("retry policy maxRetries %d baseDelayMs %v", r.policy.MaxRetries, r.policy.BaseDelayMs)
 	}
 	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"), r.defaultDelayCap(), opts.ErrorPatterns)
+	r.inv = newStateCheck(&r.o.now)
 	defer sub.Close()
 	err := r.main()
 	r.out.TXCompared, r.out.Divergences = r.o.txCompared, r.o.divergences
+	r.out.InvariantChecks = r.inv.checks
 	if err != nil {
 		r.out.Failed = true
 		var mm *Mismatch
 		var ev *eventsError
+		var inv *InvariantError
 		switch {
+		case errors.As(err, &inv):
+			r.out.Kind = "invariant"
 		case errors.As(err, &mm):
 			r.out.Kind = "model-mismatch"
 		case errors.As(err, &ev):
@@ -299,6 +322,9 @@ func (r *runner) open(reopen bool) error {
 
 func (r *runner) script() error {
 	evs := ScriptEnding(r.src, modelID, startTime, r.sc.Retry)
+	if r.deferNext() {
+		evs = deferEnding(evs, deferredHandle(r.deferredEnds))
+	}
 	return r.sub.Script(rawEvents(evs))
 }
 
@@ -311,6 +337,9 @@ func (r *runner) main() error {
 	}
 	if r.sc.Kill && r.sc.Snapshots {
 		r.killAim = killEffectPending // a recovery to activate after the reopen
+	}
+	if r.sc.Kill && r.sc.Deferred {
+		r.killAim = killPoll
 	}
 	if r.sc.Close {
 		r.closeAim = r.src.Intn("close aim", closeAims)
@@ -360,6 +389,7 @@ const (
 	actUnqueue = "cancel-queued"
 	actClose   = "close"
 	actWatch   = "watch"
+	actDrive   = "drive"
 )
 
 // The moments a kill aims at (drawn once per run): any, after the
@@ -373,6 +403,8 @@ const (
 	// killEffectPending (retry scenarios, not drawn): the operation is at
 	// assistant.effect_pending, its generation unknown to the next process
 	killEffectPending
+	// killPoll (deferred scenarios, not drawn): a deferred poll streams
+	killPoll
 )
 
 func (r *runner) killAimed() bool {
@@ -383,6 +415,8 @@ func (r *runner) killAimed() bool {
 		return len(r.obs.Parked) == 0
 	case killEffectPending:
 		return r.o.liveResp != ""
+	case killPoll:
+		return r.polling()
 	}
 	return true
 }
@@ -432,6 +466,9 @@ func (r *runner) actions() []action {
 	if r.inflight > 0 {
 		return acts
 	}
+	if op != "" && r.sc.Deferred && !r.drove && r.deferredLeaf() {
+		return append(acts, action{actResume, 1}, action{actDrive, 1})
+	}
 	if op != "" {
 		return append(acts, action{actResume, 1})
 	}
@@ -465,6 +502,7 @@ func (r *runner) act(a action) error {
 		obs, err = r.sub.Start(CallPrompt, r.o.run.UserText)
 	case actResume:
 		r.inflight++
+		r.o.permit = true // Lane.resume drives with pollDeferred
 		r.trace("resume")
 		obs, err = r.sub.Start(CallResume, "")
 	case actAbort:
@@ -473,6 +511,12 @@ func (r *runner) act(a action) error {
 		r.o.m.BeginAbort()
 		r.trace("abort")
 		obs, err = r.sub.Start(CallAbort, "")
+	case actDrive:
+		r.inflight++
+		r.drove = true
+		op, _ := r.o.m.Current()
+		r.trace("drive without a poll permit")
+		obs, err = r.sub.Start(CallDrive, op)
 	case actKill:
 		return r.kill()
 	case actClose:
@@ -574,7 +618,7 @@ func (r *runner) kill() error {
 	r.eventBase = len(r.o.m.EventsShared())
 	r.implBase = len(r.events)
 	r.eventsTolerated = 0
-	r.inflight, r.obs, r.lane = 0, Obs{}, false
+	r.inflight, r.obs, r.lane, r.drove = 0, Obs{}, false, false
 	r.process++
 	return r.open(true)
 }
@@ -590,9 +634,19 @@ func (r *runner) feed(obs Obs) error {
 		if r.closed && !r.closeParked[c.N] {
 			return fmt.Errorf("subject: a commit admitted after Harness.close landed: %s", describe(c.Writes))
 		}
+		if err := r.inv.commit(c.Writes, r.frameAppend(c.Writes)); err != nil {
+			r.trace("committed: %s", describe(c.Writes))
+			return err
+		}
 		kind, err := r.o.commit(c.Writes)
 		if kind == txStep && r.o.recovered && !cancelled {
 			r.raceRecovery(c.Writes)
+		}
+		if kind == txStep {
+			r.pollIntent(c.Writes)
+		}
+		if kind == txStep && r.o.recovered {
+			r.inv.synthetic(c.Writes)
 		}
 		if kind == txStep && r.o.recovered && r.pendingActivation != "" {
 			r.race(lanesim.RowActivationSnap, lanesim.OrderActivationFirst)
@@ -643,6 +697,9 @@ func (r *runner) feed(obs Obs) error {
 			}
 			frames = frames[1:]
 		}
+		if frame != nil {
+			r.inv.enqueued(r.o.liveOp, r.o.liveResp, r.o.liveEvents, ev.Type)
+		}
 		if err := r.o.consumed(ev, frame); err != nil {
 			return err
 		}
@@ -664,6 +721,11 @@ func (r *runner) feed(obs Obs) error {
 			}
 		}
 		if s == "message_end" {
+			r.inv.messageEnd(r.o.liveResp)
+		}
+		// a poll replacing an orphan streams live, recovery-tagged
+		// (runtime/drive/deferred.ts recoverDeferredPoll)
+		if s == "message_end" || s == "message_end(recovery)" && r.polling() {
 			if err := r.o.messageEnd(); err != nil {
 				return err
 			}
@@ -675,14 +737,25 @@ func (r *runner) feed(obs Obs) error {
 		if c.Name == CallLane {
 			r.lane = c.OK
 		}
+		if c.Name == CallResume {
+			r.o.permit = false // the drive ended: its permit with it
+		}
 		if c.OK {
 			r.trace("call %s returned", c.Name)
 		} else {
 			r.trace("call %s failed: %s", c.Name, c.Error)
 		}
+		if c.Name == CallDrive {
+			if err := r.driveReturned(c); err != nil {
+				return err
+			}
+		}
 		if c.Name == CallWatch && !(r.dropped && !c.OK) { // a lost storage faults the harness
 			if !c.OK {
 				return fmt.Errorf("subject: Lane.watch failed: %s", c.Error)
+			}
+			if err := r.inv.snapshot(c.Value); err != nil {
+				return err
 			}
 			if err := r.checkSnapshot(c.Value); err != nil {
 				return err
@@ -718,6 +791,9 @@ func (r *runner) checkEvents(exact bool) error {
 func (r *runner) end() error {
 	if r.dropped {
 		return nil // the harness faulted on the lost storage: what it did before was compared
+	}
+	if err := r.inv.check("at the run's end", nil); err != nil {
+		return err
 	}
 	if err := r.o.idle(); err != nil {
 		return err
