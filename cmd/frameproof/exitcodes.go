@@ -98,7 +98,7 @@ var commandExits = map[string][]exitUse{
 	"shrink": {{classPass, "the seed does not fail: nothing to shrink"}, {classFailure, "the shrunk tape is written"}, {classUsage, ""},
 		{classEnvironment, "--bug without a Go toolchain or the module's source"}, {classIO, ""}},
 	"sim": {{classPass, ""}, {classFailure, ""}, {classUsage, ""}, {classInconclusive, "a race row missed an order, or a cell did not run"},
-		{classInterrupted, ""}, {classEnvironment, "--bug without a Go toolchain or the module's source"}, {classIO, ""}},
+		{classInterrupted, ""}, {classEnvironment, "--bug without a Go toolchain or the module's source; --subject pi without node, its peer, or a driver that says hello"}, {classIO, ""}},
 	"version": {{classPass, ""}, {classUsage, ""}, {classIO, ""}},
 }
 

@@ -88,7 +88,7 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 		opts.Progress = func(o subject.Outcome, seed uint64) {
 			verdict := "pass"
 			if o.Failed {
-				verdict = "FAIL " + o.Kind
+				verdict = "FAIL " + string(o.Kind)
 			}
 			fmt.Fprintf(stderr, "%s/%s seed %d: %s (%d transactions)\n", o.Scenario, o.Session, seed, verdict, o.TXCompared)
 		}

@@ -230,7 +230,7 @@ func (c *Client) Open(o subject.OpenOptions) (subject.Obs, error) {
 		c.Kill()
 	}
 	if err := c.start(); err != nil {
-		return subject.Obs{}, err
+		return subject.Obs{}, &subject.UnavailableError{Err: err} // no driver, no hello, or another protocol
 	}
 	f := map[string]any{"session": o.Session, "path": o.Path, "reopen": o.Reopen, "now": o.Now,
 		"process": o.Process, "lane": o.Lane, "model": o.Model}

@@ -120,6 +120,9 @@ func Campaign(opts CampaignOptions) (Report, error) {
 				if err != nil {
 					return rep, err
 				}
+				if out.Unavailable != nil {
+					return rep, out.Unavailable
+				}
 				rep.Runs++
 				rep.TXCompared += out.TXCompared
 				rep.InvariantChecks += out.InvariantChecks
@@ -170,6 +173,9 @@ func Determinism(opts CampaignOptions, sc Scenario, session Session, seed uint64
 		out, err := runOne(opts, sc, session, seed)
 		if err != nil {
 			return 0, 0, err
+		}
+		if out.Unavailable != nil {
+			return 0, 0, out.Unavailable
 		}
 		seenT[strings.Join(out.Trace, "\n")] = true
 		seenV[fmt.Sprintf("%t %s %s", out.Failed, out.Kind, out.Message)] = true

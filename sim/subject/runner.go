@@ -114,12 +114,16 @@ type Options struct {
 
 // Outcome is one run's verdict.
 type Outcome struct {
-	Scenario   string
-	Session    Session
-	Failed     bool
-	Kind       string // "model-mismatch", "invariant", "events", "subject", "liveness"
-	Message    string
-	TXCompared int
+	Scenario string
+	Session  Session
+	Failed   bool
+	Kind     FailureKind
+	Message  string
+	// Unavailable: the subject could not be started (no driver, no hello,
+	// another protocol): the environment failed, not the subject, so the
+	// campaign stops with it instead of counting a failure.
+	Unavailable *UnavailableError
+	TXCompared  int
 	// InvariantChecks counts the checks of sim/invariants on the
 	// committed state: one per committed transaction, per snapshot, and
 	// one at the run's end.
@@ -266,22 +270,46 @@ func Run(sub Subject, sc Scenario, src choice.Source, opts Options) Outcome {
 		var mm *Mismatch
 		var ev *eventsError
 		var inv *InvariantError
+		var ua *UnavailableError
 		switch {
+		case errors.As(err, &ua):
+			r.out.Kind, r.out.Unavailable = KindUnavailable, ua
 		case errors.As(err, &inv):
-			r.out.Kind = "invariant"
+			r.out.Kind = KindInvariant
 		case errors.As(err, &mm):
-			r.out.Kind = "model-mismatch"
+			r.out.Kind = KindModelMismatch
 		case errors.As(err, &ev):
-			r.out.Kind = "events"
+			r.out.Kind = KindEvents
 		case errors.Is(err, errLiveness):
-			r.out.Kind = "liveness"
+			r.out.Kind = KindLiveness
 		default:
-			r.out.Kind = "subject"
+			r.out.Kind = KindSubject
 		}
 		r.out.Message = err.Error()
 	}
 	return *r.out
 }
+
+// FailureKind names why a run failed.
+type FailureKind string
+
+// The failure kinds.
+const (
+	KindModelMismatch FailureKind = "model-mismatch" // a transaction or event differs from model/lane's
+	KindInvariant     FailureKind = "invariant"      // the committed state breaks a sim/invariants rule
+	KindEvents        FailureKind = "events"         // the lane events break their contract
+	KindLiveness      FailureKind = "liveness"       // the run did not finish within its budget
+	KindSubject       FailureKind = "subject"        // the subject errored or broke the protocol mid-run
+	KindUnavailable   FailureKind = "unavailable"    // the subject could not be started (Outcome.Unavailable)
+)
+
+// UnavailableError is a subject that could not be started or did not
+// speak its protocol from the start: a Subject's Open wraps such a cause
+// in it, and the campaign stops with it (exit 4, not a finding).
+type UnavailableError struct{ Err error }
+
+func (e *UnavailableError) Error() string { return "subject unavailable: " + e.Err.Error() }
+func (e *UnavailableError) Unwrap() error { return e.Err }
 
 var errLiveness = errors.New("subject: the run did not finish within its action budget")
 

@@ -79,7 +79,9 @@ const version = JSON.parse(readFileSync(join(coreDir, "package.json"), "utf8")).
 // it): "drop-write" reports the first committed transaction of three or more
 // writes without its last write; "keep-frames" reports the first one that
 // deletes a frame list (a settlement) without that delete, a committed state
-// the invariants reject. pi itself is untouched.
+// the invariants reject; "no-hello" exits before its hello, as a driver whose
+// packages are broken does (the campaign stops: exit 4, not a finding). pi
+// itself is untouched.
 const PLANT = process.env.FRAMEPROOF_SUBJECT_PLANT ?? "";
 let planted = false;
 
@@ -390,6 +392,10 @@ function snapshotObs() {
 }
 
 process.on("unhandledRejection", () => {});
+if (PLANT === "no-hello") {
+    process.stderr.write("subject-driver: planted: exiting before the hello\n");
+    process.exit(1);
+}
 send({ hello: PROTOCOL, version: PROTOCOL_VERSION, implementation: "pi-agent-core", implementationVersion: version });
 const rl = createInterface({ input: process.stdin });
 let chain = Promise.resolve();
