@@ -180,6 +180,9 @@ func (s *State) Apply(writes []CommittedWrite) { s.ApplyKinds(writes, nil) }
 // entry (as PrepareKinds returns them), so that no row is scanned again;
 // nil kinds are read from the rows.
 func (s *State) ApplyKinds(writes []CommittedWrite, kinds []EntryKind) {
+	if len(s.ids) == 0 {
+		s.reserveFor(writes)
+	}
 	for i := range writes {
 		w := &writes[i] // a CommittedWrite is 120 bytes; the helpers take it by reference
 		switch w.Kind {
@@ -223,6 +226,22 @@ func (s *State) ApplyKinds(writes []CommittedWrite, kinds []EntryKind) {
 func (s *State) ReserveEntries(n int) {
 	if len(s.ids) == 0 && n > 0 {
 		s.ids = make(map[string]idRef, n)
+	}
+}
+
+// reserveFor sizes the empty id map for writes' ids when they are more
+// than one: a session's first commit of many rows (a fork's copy, a
+// seeded transcript) then fills the map without growing it step by step,
+// each step a rehash of every id so far.
+func (s *State) reserveFor(writes []CommittedWrite) {
+	n := 0
+	for i := range writes {
+		if k := writes[i].Kind; k == WriteEntry || k == WriteUsage {
+			n++
+		}
+	}
+	if n > 1 {
+		s.ReserveEntries(n)
 	}
 }
 
