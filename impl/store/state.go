@@ -19,9 +19,15 @@ type State struct {
 	kinds   kindTable        // the distinct entry kinds, which meta indexes
 	ids     map[string]idRef // entry and usage ids: one lookup answers HasEntryOrUsage and finds an entry
 	usage   rows[StoredUsage]
-	stats   SessionStats                    // pi's running totals (applyValidated)
-	values  map[string]map[string]valueCell // namespace → key → value
-	lists   map[listKey]*listState          // (namespace, key) → elements
+	// stats are pi's running totals (applyValidated), but for the usage
+	// rows from usageFolded on: GetStats folds those, in seq order, when
+	// asked. A replayed session's rows are folded once, at the first
+	// GetStats, not at open; the same additions in the same order give
+	// the same totals, bit for bit.
+	stats       SessionStats
+	usageFolded int
+	values      map[string]map[string]valueCell // namespace → key → value
+	lists       map[listKey]*listState          // (namespace, key) → elements
 	// lastList caches the list appended to last: replays and streams
 	// append runs of frames to one list.
 	lastList *listState
@@ -201,8 +207,7 @@ func (s *State) ApplyKinds(writes []CommittedWrite, kinds []EntryKind) {
 			r := s.ids[w.Usage.ID]
 			r.kinds |= idUsage
 			s.ids[w.Usage.ID] = r
-			s.usage.append(StoredUsage{Row: *w.Usage, Seq: w.Seq})
-			s.stats.Usage.AddUsageRow(w.Usage.Raw)
+			s.usage.append(StoredUsage{Row: *w.Usage, Seq: w.Seq}) // folded by GetStats
 		case WriteValue:
 			if w.Op == OpDelete {
 				s.deleteValue(w.Namespace, w.Key)
