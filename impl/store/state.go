@@ -264,22 +264,34 @@ func (s *State) appendEntry(w *CommittedWrite, k EntryKind, m entryMeta) {
 // ApplyKinds, for writes that are all entries (a replayed line of them);
 // it reports Validate's error, in Validate's order, and then applies
 // nothing. Rather than a transaction's own set of ids, each id goes into
-// ids as it is checked (removed again on an error), and a parent that is
-// the entry before is matched by comparing strings, so an entry costs two
-// hash operations where Validate and ApplyKinds make five.
+// ids as it is checked (removed again on an error), an id already there
+// showing as a map that did not grow, and a parent that is the entry
+// before is matched by comparing strings: an entry costs two hash
+// operations where Validate and ApplyKinds make five.
 func (s *State) ValidateApplyEntries(writes []CommittedWrite, kinds []EntryKind) error {
 	prev := s.nextSeq - 1
 	base := s.entries.len()
 	for i := range writes {
 		w := &writes[i]
-		if err := s.checkEntry(w, prev, writes[:i], base); err != nil {
-			for j := range i {
-				delete(s.ids, writes[j].Entry.ID) // each was new
-			}
-			return err
+		if w.Kind != WriteEntry {
+			panic("store: ValidateApplyEntries given a " + string(w.Kind) + " write")
+		}
+		if w.Seq <= prev {
+			s.unwindIDs(writes[:i])
+			return &SeqError{Seq: w.Seq}
 		}
 		prev = w.Seq
+		n := len(s.ids)
 		s.ids[w.Entry.ID] = idRef{kinds: idEntry, entry: int32(base + i)}
+		if len(s.ids) == n {
+			s.restoreID(w.Entry.ID, base)
+			s.unwindIDs(writes[:i])
+			return &DuplicateIDError{ID: w.Entry.ID}
+		}
+		if err := s.checkParent(w, writes[:i], base); err != nil {
+			s.unwindIDs(writes[:i+1])
+			return err
+		}
 	}
 	for i := range writes {
 		w := &writes[i]
@@ -289,31 +301,52 @@ func (s *State) ValidateApplyEntries(writes []CommittedWrite, kinds []EntryKind)
 	return nil
 }
 
-// checkEntry is ValidateCommitted's rule for the entry write w, after the
-// entry writes before (already in ids), of which the first would be
-// entries[base].
-func (s *State) checkEntry(w *CommittedWrite, prev int64, before []CommittedWrite, base int) error {
-	if w.Kind != WriteEntry {
-		panic("store: ValidateApplyEntries given a " + string(w.Kind) + " write")
+// unwindIDs removes the ids of writes, each new when it went into ids.
+func (s *State) unwindIDs(writes []CommittedWrite) {
+	for j := range writes {
+		delete(s.ids, writes[j].Entry.ID)
 	}
-	if w.Seq <= prev {
-		return &SeqError{Seq: w.Seq}
+}
+
+// restoreID puts back what id named in the state's first base entries and
+// its usage rows, after ValidateApplyEntries overwrote it: found by a
+// scan, on this error path only. An id that named nothing there was the
+// transaction's own, which unwindIDs removes.
+func (s *State) restoreID(id string, base int) {
+	var r idRef
+	for i := range base {
+		if s.entries.at(i).Entry.ID == id {
+			r = idRef{kinds: idEntry, entry: int32(i)}
+			break
+		}
 	}
-	if s.ids[w.Entry.ID].kinds != 0 {
-		return &DuplicateIDError{ID: w.Entry.ID}
+	for i := range s.usage.len() {
+		if s.usage.at(i).Row.ID == id {
+			r.kinds |= idUsage
+			break
+		}
 	}
+	s.ids[id] = r
+}
+
+// checkParent is ValidateCommitted's parent rule for the entry write w,
+// whose own id is already in ids (and was new), after the entry writes
+// before (in ids too), of which the first would be entries[base].
+func (s *State) checkParent(w *CommittedWrite, before []CommittedWrite, base int) error {
 	if w.Entry.ParentID == nil {
 		return nil
 	}
 	p := *w.Entry.ParentID
 	switch {
+	case p == w.Entry.ID: // not before it (the id was new): pi checks the parent before adding the id
 	case len(before) > 0 && before[len(before)-1].Entry.ID == p:
+		return nil
 	case len(before) == 0 && base > 0 && s.entries.at(base-1).Entry.ID == p:
+		return nil
 	case s.ids[p].kinds&idEntry != 0:
-	default:
-		return &MissingParentError{ParentID: p}
+		return nil
 	}
-	return nil
+	return &MissingParentError{ParentID: p}
 }
 
 // metaOf is the meta of w's entry, of kind k, about to be applied.
