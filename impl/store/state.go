@@ -161,6 +161,47 @@ func (s *State) PrepareKinds(writes []Write, timestamp int64) ([]CommittedWrite,
 	return committed, kinds, ResultOf(committed, s.nextSeq, timestamp), nil
 }
 
+// Commit prepares writes (stamped from NextSeq with timestamp), validates
+// them and applies them: what a backend that keeps only this state (the
+// memory backend) does per commit. A transaction of entries alone takes
+// ValidateApplyEntries, whose ids go into the state's map as they are
+// checked, rather than Validate's own set of the transaction's ids and
+// ApplyKinds' second pass over the map.
+func (s *State) Commit(writes []Write, timestamp int64) (CommitResult, error) {
+	committed, kinds, err := PrepareKinds(writes, s.nextSeq, timestamp)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	res := ResultOf(committed, s.nextSeq, timestamp)
+	if allEntries(committed) {
+		if len(s.ids) == 0 {
+			s.reserveFor(committed)
+		}
+		if err := s.ValidateApplyEntries(committed, kinds); err != nil {
+			return CommitResult{}, err
+		}
+		return res, nil
+	}
+	if err := s.Validate(committed); err != nil {
+		return CommitResult{}, err
+	}
+	if err := CheckUsageTotals(committed); err != nil {
+		return CommitResult{}, err
+	}
+	s.ApplyKinds(committed, kinds)
+	return res, nil
+}
+
+// allEntries reports whether writes are entry writes, and some.
+func allEntries(writes []CommittedWrite) bool {
+	for i := range writes {
+		if writes[i].Kind != WriteEntry {
+			return false
+		}
+	}
+	return len(writes) > 0
+}
+
 // ResultOf builds the CommitResult for prepared writes.
 func ResultOf(writes []CommittedWrite, firstSeq, timestamp int64) CommitResult {
 	seqs := make([]int64, len(writes))
