@@ -59,8 +59,9 @@ func Prepare(writes []Write, firstSeq, timestamp int64) ([]CommittedWrite, error
 func PrepareKinds(writes []Write, firstSeq, timestamp int64) ([]CommittedWrite, []EntryKind, error) {
 	out := make([]CommittedWrite, len(writes))
 	kinds := make([]EntryKind, len(writes))
+	a := newRowArena(writes)
 	for i, w := range writes {
-		n, err := normalizeWrite(i, w, &kinds[i])
+		n, err := normalizeWrite(i, w, &kinds[i], &a)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -226,6 +226,8 @@ func TestWriteShapeErrors(t *testing.T) {
 		"entry id mismatch":  store.InsertEntry(store.Entry{ID: "a", Raw: json.RawMessage(`{"id":"b","parentId":null}`)}),
 		"entry parent diff":  store.InsertEntry(store.Entry{ID: "a", Raw: json.RawMessage(`{"id":"a","parentId":"x"}`)}),
 		"entry reserved key": store.InsertEntry(store.Entry{ID: "a", Raw: json.RawMessage(`{"id":"a","parentId":null,"seq":1}`)}),
+		"entry reserved ts":  store.InsertEntry(store.Entry{ID: "a", Raw: json.RawMessage(`{"id":"a","parentId":null,"timestamp":1}`)}),
+		"usage reserved key": store.InsertUsage(store.UsageRow{ID: "a", Raw: json.RawMessage(`{"id":"a","kind":"usage"}`)}),
 		"usage int key":      store.InsertUsage(store.UsageRow{ID: "a", Raw: json.RawMessage(`{"id":"a","7":1}`)}),
 		"usage dup key":      store.InsertUsage(store.UsageRow{ID: "a", Raw: json.RawMessage(`{"id":"a","id":"a"}`)}),
 		"nil entry":          {Kind: store.WriteEntry},

@@ -2,14 +2,13 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store/internal/jsonstr"
 )
 
 // EncodeJSON encodes v as compact JSON the way JSON.stringify would for the
@@ -404,24 +403,15 @@ func compactLiteralEnd(b []byte, i int, lit string) (int, bool) {
 // compactStringEnd is the index after the string literal at b[i] ('"').
 func compactStringEnd(b []byte, i int) (int, bool) {
 	for j := i + 1; j < len(b); {
-		// Eight bytes at a time while none is a quote, a backslash or a
-		// control byte (the text of a message is long runs of them), then
-		// straight to the first that is.
-		for j+8 <= len(b) {
-			m := stringSpecials(binary.LittleEndian.Uint64(b[j:]))
-			if m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			j += 8
-		}
-		if j >= len(b) {
+		// straight to the first quote, backslash or control byte (the
+		// text of a message is long runs of none)
+		if j = jsonstr.PlainEnd(b, j); j >= len(b) {
 			break
 		}
-		switch c := b[j]; {
-		case c == '"':
+		switch b[j] {
+		case '"':
 			return j + 1, true
-		case c == '\\':
+		case '\\':
 			if j+1 >= len(b) {
 				return j, false
 			}
@@ -436,22 +426,11 @@ func compactStringEnd(b []byte, i int) (int, bool) {
 			default:
 				return j, false
 			}
-		case c < 0x20:
+		default: // a control byte
 			return j, false
-		default:
-			j++
 		}
 	}
 	return len(b), false
-}
-
-// stringSpecials has the high bit of each byte of x (little-endian) that
-// is '"', '\\' or below 0x20 set, and no bit below the first such byte
-// (bits above it may be set by a borrow: only its lowest bit is exact).
-func stringSpecials(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return zero(x^(ones*'"')) | zero(x^(ones*'\\')) | ((x - ones*0x20) & ^x & highs)
 }
 
 func isHex(c byte) bool {

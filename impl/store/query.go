@@ -398,28 +398,19 @@ func (u *UsageTotals) AddUsageRow(row json.RawMessage) {
 
 // Add folds one Usage object (raw JSON) into u.
 func (u *UsageTotals) Add(usage json.RawMessage) {
-	fields := map[string]json.RawMessage{}
-	var cost json.RawMessage
-	if fs, err := objectFields(usage); err == nil {
-		for _, f := range fs {
-			fields[f.Key] = f.Value
-		}
-		cost = fields["cost"]
-	}
-	get := func(m map[string]json.RawMessage, k string) float64 {
-		v, ok := m[k]
-		return jsAddend(v, ok)
-	}
-	u.Input += get(fields, "input")
-	u.Output += get(fields, "output")
-	u.CacheRead += get(fields, "cacheRead")
-	u.CacheWrite += get(fields, "cacheWrite")
+	var room, costRoom [12]ObjectField // a Usage's members, without an allocation
+	var f usageMembers
+	f.read(objectFieldsInto(room[:0], usage))
+	get := func(m usageMember) float64 { return jsAddend(m.v, m.ok) }
+	u.Input += get(f.input)
+	u.Output += get(f.output)
+	u.CacheRead += get(f.cacheRead)
+	u.CacheWrite += get(f.cacheWrite)
 	for _, opt := range []struct {
 		dst **float64
-		key string
-	}{{&u.CacheWrite1h, "cacheWrite1h"}, {&u.Reasoning, "reasoning"}} {
-		v, ok := fields[opt.key]
-		x, defined := optionalAddend(v, ok)
+		m   usageMember
+	}{{&u.CacheWrite1h, f.cacheWrite1h}, {&u.Reasoning, f.reasoning}} {
+		x, defined := optionalAddend(opt.m.v, opt.m.ok)
 		if *opt.dst == nil && !defined {
 			continue
 		}
@@ -429,40 +420,79 @@ func (u *UsageTotals) Add(usage json.RawMessage) {
 		}
 		*opt.dst = &sum
 	}
-	u.TotalTokens += get(fields, "totalTokens")
-	costs := map[string]json.RawMessage{}
-	if fs, err := objectFields(cost); err == nil {
-		for _, f := range fs {
-			costs[f.Key] = f.Value
-		}
-	}
-	u.Cost.Input += get(costs, "input")
-	u.Cost.Output += get(costs, "output")
-	u.Cost.CacheRead += get(costs, "cacheRead")
-	u.Cost.CacheWrite += get(costs, "cacheWrite")
-	u.Cost.Total += get(costs, "total")
+	u.TotalTokens += get(f.totalTokens)
+	var c usageMembers
+	c.read(objectFieldsInto(costRoom[:0], f.cost.v))
+	u.Cost.Input += get(c.input)
+	u.Cost.Output += get(c.output)
+	u.Cost.CacheRead += get(c.cacheRead)
+	u.Cost.CacheWrite += get(c.cacheWrite)
+	u.Cost.Total += get(c.total)
 }
 
-// objectFields splits a JSON object (compact or not); the last duplicate
-// wins when read into a map, as in JSON.parse.
-func objectFields(v json.RawMessage) ([]ObjectField, error) {
+// usageMember is an object member's value and whether the object has it.
+type usageMember struct {
+	v  json.RawMessage
+	ok bool
+}
+
+// usageMembers are the members addUsage reads of a Usage object or of its
+// cost object (total only of a cost).
+type usageMembers struct {
+	input, output, cacheRead, cacheWrite, cacheWrite1h, reasoning, totalTokens, cost, total usageMember
+}
+
+// read takes fs's members in order, so that a repeated key's last value
+// wins, as it does in JSON.parse (and did in the map this replaced).
+func (f *usageMembers) read(fs []ObjectField) {
+	for _, x := range fs {
+		var m *usageMember
+		switch x.Key {
+		case "input":
+			m = &f.input
+		case "output":
+			m = &f.output
+		case "cacheRead":
+			m = &f.cacheRead
+		case "cacheWrite":
+			m = &f.cacheWrite
+		case "cacheWrite1h":
+			m = &f.cacheWrite1h
+		case "reasoning":
+			m = &f.reasoning
+		case "totalTokens":
+			m = &f.totalTokens
+		case "cost":
+			m = &f.cost
+		case "total":
+			m = &f.total
+		default:
+			continue
+		}
+		*m = usageMember{x.Value, true}
+	}
+}
+
+// objectFieldsInto is objectFields appending to fields; nil when v is not
+// an object. A compact object without repeated keys (what Prepare
+// commits) is split in place; anything else is decoded through a map.
+func objectFieldsInto(fields []ObjectField, v json.RawMessage) []ObjectField {
 	if len(v) == 0 || v[0] != '{' {
-		return nil, errors.New("not an object")
+		return nil
 	}
 	if validCompact(v) {
-		if fs, err := splitCompactObject(v); err == nil {
-			return fs, nil
+		if fs, err := appendCompactObject(fields, v); err == nil {
+			return fs
 		}
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(v, &m); err != nil {
-		return nil, err
+		return nil
 	}
-	out := make([]ObjectField, 0, len(m))
 	for k, x := range m {
-		out = append(out, ObjectField{Key: k, Value: x})
+		fields = append(fields, ObjectField{Key: k, Value: x})
 	}
-	return out, nil
+	return fields
 }
 
 // IsMessage reports whether an entry of kind k counts as a message in

@@ -19,9 +19,15 @@ type State struct {
 	kinds   kindTable        // the distinct entry kinds, which meta indexes
 	ids     map[string]idRef // entry and usage ids: one lookup answers HasEntryOrUsage and finds an entry
 	usage   rows[StoredUsage]
-	stats   SessionStats                    // pi's running totals (applyValidated)
-	values  map[string]map[string]valueCell // namespace → key → value
-	lists   map[listKey]*listState          // (namespace, key) → elements
+	// stats are pi's running totals (applyValidated), but for the usage
+	// rows from usageFolded on: GetStats folds those, in seq order, when
+	// asked. A replayed session's rows are folded once, at the first
+	// GetStats, not at open; the same additions in the same order give
+	// the same totals, bit for bit.
+	stats       SessionStats
+	usageFolded int
+	values      map[string]map[string]valueCell // namespace → key → value
+	lists       map[listKey]*listState          // (namespace, key) → elements
 	// lastList caches the list appended to last: replays and streams
 	// append runs of frames to one list.
 	lastList *listState
@@ -155,6 +161,47 @@ func (s *State) PrepareKinds(writes []Write, timestamp int64) ([]CommittedWrite,
 	return committed, kinds, ResultOf(committed, s.nextSeq, timestamp), nil
 }
 
+// Commit prepares writes (stamped from NextSeq with timestamp), validates
+// them and applies them: what a backend that keeps only this state (the
+// memory backend) does per commit. A transaction of entries alone takes
+// ValidateApplyEntries, whose ids go into the state's map as they are
+// checked, rather than Validate's own set of the transaction's ids and
+// ApplyKinds' second pass over the map.
+func (s *State) Commit(writes []Write, timestamp int64) (CommitResult, error) {
+	committed, kinds, err := PrepareKinds(writes, s.nextSeq, timestamp)
+	if err != nil {
+		return CommitResult{}, err
+	}
+	res := ResultOf(committed, s.nextSeq, timestamp)
+	if allEntries(committed) {
+		if len(s.ids) == 0 {
+			s.reserveFor(committed)
+		}
+		if err := s.ValidateApplyEntries(committed, kinds); err != nil {
+			return CommitResult{}, err
+		}
+		return res, nil
+	}
+	if err := s.Validate(committed); err != nil {
+		return CommitResult{}, err
+	}
+	if err := CheckUsageTotals(committed); err != nil {
+		return CommitResult{}, err
+	}
+	s.ApplyKinds(committed, kinds)
+	return res, nil
+}
+
+// allEntries reports whether writes are entry writes, and some.
+func allEntries(writes []CommittedWrite) bool {
+	for i := range writes {
+		if writes[i].Kind != WriteEntry {
+			return false
+		}
+	}
+	return len(writes) > 0
+}
+
 // ResultOf builds the CommitResult for prepared writes.
 func ResultOf(writes []CommittedWrite, firstSeq, timestamp int64) CommitResult {
 	seqs := make([]int64, len(writes))
@@ -180,6 +227,9 @@ func (s *State) Apply(writes []CommittedWrite) { s.ApplyKinds(writes, nil) }
 // entry (as PrepareKinds returns them), so that no row is scanned again;
 // nil kinds are read from the rows.
 func (s *State) ApplyKinds(writes []CommittedWrite, kinds []EntryKind) {
+	if len(s.ids) == 0 {
+		s.reserveFor(writes)
+	}
 	for i := range writes {
 		w := &writes[i] // a CommittedWrite is 120 bytes; the helpers take it by reference
 		switch w.Kind {
@@ -198,8 +248,7 @@ func (s *State) ApplyKinds(writes []CommittedWrite, kinds []EntryKind) {
 			r := s.ids[w.Usage.ID]
 			r.kinds |= idUsage
 			s.ids[w.Usage.ID] = r
-			s.usage.append(StoredUsage{Row: *w.Usage, Seq: w.Seq})
-			s.stats.Usage.AddUsageRow(w.Usage.Raw)
+			s.usage.append(StoredUsage{Row: *w.Usage, Seq: w.Seq}) // folded by GetStats
 		case WriteValue:
 			if w.Op == OpDelete {
 				s.deleteValue(w.Namespace, w.Key)
@@ -226,6 +275,22 @@ func (s *State) ReserveEntries(n int) {
 	}
 }
 
+// reserveFor sizes the empty id map for writes' ids when they are more
+// than one: a session's first commit of many rows (a fork's copy, a
+// seeded transcript) then fills the map without growing it step by step,
+// each step a rehash of every id so far.
+func (s *State) reserveFor(writes []CommittedWrite) {
+	n := 0
+	for i := range writes {
+		if k := writes[i].Kind; k == WriteEntry || k == WriteUsage {
+			n++
+		}
+	}
+	if n > 1 {
+		s.ReserveEntries(n)
+	}
+}
+
 // appendEntry stores w's entry, of kind k and meta m, whose id is already
 // in ids.
 func (s *State) appendEntry(w *CommittedWrite, k EntryKind, m entryMeta) {
@@ -240,22 +305,34 @@ func (s *State) appendEntry(w *CommittedWrite, k EntryKind, m entryMeta) {
 // ApplyKinds, for writes that are all entries (a replayed line of them);
 // it reports Validate's error, in Validate's order, and then applies
 // nothing. Rather than a transaction's own set of ids, each id goes into
-// ids as it is checked (removed again on an error), and a parent that is
-// the entry before is matched by comparing strings, so an entry costs two
-// hash operations where Validate and ApplyKinds make five.
+// ids as it is checked (removed again on an error), an id already there
+// showing as a map that did not grow, and a parent that is the entry
+// before is matched by comparing strings: an entry costs two hash
+// operations where Validate and ApplyKinds make five.
 func (s *State) ValidateApplyEntries(writes []CommittedWrite, kinds []EntryKind) error {
 	prev := s.nextSeq - 1
 	base := s.entries.len()
 	for i := range writes {
 		w := &writes[i]
-		if err := s.checkEntry(w, prev, writes[:i], base); err != nil {
-			for j := range i {
-				delete(s.ids, writes[j].Entry.ID) // each was new
-			}
-			return err
+		if w.Kind != WriteEntry {
+			panic("store: ValidateApplyEntries given a " + string(w.Kind) + " write")
+		}
+		if w.Seq <= prev {
+			s.unwindIDs(writes[:i])
+			return &SeqError{Seq: w.Seq}
 		}
 		prev = w.Seq
+		n := len(s.ids)
 		s.ids[w.Entry.ID] = idRef{kinds: idEntry, entry: int32(base + i)}
+		if len(s.ids) == n {
+			s.restoreID(w.Entry.ID, base)
+			s.unwindIDs(writes[:i])
+			return &DuplicateIDError{ID: w.Entry.ID}
+		}
+		if err := s.checkParent(w, writes[:i], base); err != nil {
+			s.unwindIDs(writes[:i+1])
+			return err
+		}
 	}
 	for i := range writes {
 		w := &writes[i]
@@ -265,31 +342,52 @@ func (s *State) ValidateApplyEntries(writes []CommittedWrite, kinds []EntryKind)
 	return nil
 }
 
-// checkEntry is ValidateCommitted's rule for the entry write w, after the
-// entry writes before (already in ids), of which the first would be
-// entries[base].
-func (s *State) checkEntry(w *CommittedWrite, prev int64, before []CommittedWrite, base int) error {
-	if w.Kind != WriteEntry {
-		panic("store: ValidateApplyEntries given a " + string(w.Kind) + " write")
+// unwindIDs removes the ids of writes, each new when it went into ids.
+func (s *State) unwindIDs(writes []CommittedWrite) {
+	for j := range writes {
+		delete(s.ids, writes[j].Entry.ID)
 	}
-	if w.Seq <= prev {
-		return &SeqError{Seq: w.Seq}
+}
+
+// restoreID puts back what id named in the state's first base entries and
+// its usage rows, after ValidateApplyEntries overwrote it: found by a
+// scan, on this error path only. An id that named nothing there was the
+// transaction's own, which unwindIDs removes.
+func (s *State) restoreID(id string, base int) {
+	var r idRef
+	for i := range base {
+		if s.entries.at(i).Entry.ID == id {
+			r = idRef{kinds: idEntry, entry: int32(i)}
+			break
+		}
 	}
-	if s.ids[w.Entry.ID].kinds != 0 {
-		return &DuplicateIDError{ID: w.Entry.ID}
+	for i := range s.usage.len() {
+		if s.usage.at(i).Row.ID == id {
+			r.kinds |= idUsage
+			break
+		}
 	}
+	s.ids[id] = r
+}
+
+// checkParent is ValidateCommitted's parent rule for the entry write w,
+// whose own id is already in ids (and was new), after the entry writes
+// before (in ids too), of which the first would be entries[base].
+func (s *State) checkParent(w *CommittedWrite, before []CommittedWrite, base int) error {
 	if w.Entry.ParentID == nil {
 		return nil
 	}
 	p := *w.Entry.ParentID
 	switch {
+	case p == w.Entry.ID: // not before it (the id was new): pi checks the parent before adding the id
 	case len(before) > 0 && before[len(before)-1].Entry.ID == p:
+		return nil
 	case len(before) == 0 && base > 0 && s.entries.at(base-1).Entry.ID == p:
+		return nil
 	case s.ids[p].kinds&idEntry != 0:
-	default:
-		return &MissingParentError{ParentID: p}
+		return nil
 	}
-	return nil
+	return &MissingParentError{ParentID: p}
 }
 
 // metaOf is the meta of w's entry, of kind k, about to be applied.

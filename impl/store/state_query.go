@@ -266,5 +266,11 @@ func (s *State) ScanUsage(q UsageScan) []StoredUsage {
 	return out
 }
 
-// GetStats is pi's getStats: the message count and usage totals.
-func (s *State) GetStats() SessionStats { return s.stats }
+// GetStats is pi's getStats: the message count and usage totals, after
+// folding the usage rows applied since the last call.
+func (s *State) GetStats() SessionStats {
+	for ; s.usageFolded < s.usage.len(); s.usageFolded++ {
+		s.stats.Usage.AddUsageRow(s.usage.at(s.usageFolded).Row.Raw)
+	}
+	return s.stats
+}

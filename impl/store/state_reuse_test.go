@@ -72,3 +72,21 @@ func TestSnapshotDoesNotAliasRows(t *testing.T) {
 	}
 	require.Equal(t, want, deepCopy(t, []any{s.Entries(), s.Usage()}))
 }
+
+// A transaction's rows are copied into one array (rowArena), each copy
+// capped at its end: appending to one row's Raw can never write into the
+// next row's bytes, and the rows are copies, not the caller's bytes.
+func TestPreparedRowsAreSeparateCopies(t *testing.T) {
+	raws := []string{`{"id":"a","parentId":null,"type":"message"}`, `{"id":"b","parentId":"a","type":"message"}`}
+	in := []store.Write{
+		store.InsertEntry(store.Entry{ID: "a", Raw: json.RawMessage(raws[0])}),
+		store.InsertEntry(store.Entry{ID: "b", ParentID: ptrTo("a"), Raw: json.RawMessage(raws[1])}),
+	}
+	out, err := store.Prepare(in, 1, 0)
+	require.NoError(t, err)
+	_ = append(out[0].Entry.Raw, "xxxxxxxx"...)
+	require.Equal(t, raws[1], string(out[1].Entry.Raw))
+	in[0].Entry.Raw[2] = 'X'
+	require.Equal(t, raws[0], string(out[0].Entry.Raw))
+	require.Equal(t, "a", *out[1].Entry.ParentID)
+}

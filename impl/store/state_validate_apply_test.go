@@ -21,6 +21,18 @@ func TestValidateApplyEntriesMatchesValidateThenApply(t *testing.T) {
 	id := func() string { return fmt.Sprintf("e%d", rng.IntN(40)) }
 	for round := range 300 {
 		ref, got := store.NewState(), store.NewState()
+		// a usage row or two whose ids entries may repeat: a duplicate
+		// of one must leave it a usage id
+		for range rng.IntN(3) {
+			u := id()
+			for _, st := range []*store.State{ref, got} {
+				ws, _, err := st.Prepare([]store.Write{store.InsertUsage(store.UsageRow{ID: u, Raw: json.RawMessage(
+					fmt.Sprintf(`{"id":%q,"usage":{"cost":{}}}`, u))})}, 0)
+				if err == nil {
+					st.Apply(ws)
+				}
+			}
+		}
 		for tx := range 8 {
 			n := 1 + rng.IntN(5)
 			writes := make([]store.CommittedWrite, n)

@@ -38,18 +38,20 @@ func byteStringEnd(b []byte, i int) (int, bool) {
 	return len(b), false
 }
 
-// TestCompactStringEndSkipsOnlyPlainBytes: the word-at-a-time scan stops
-// exactly where the byte scan does, for every special byte at every
+// TestCompactStringEndSkipsOnlyPlainBytes: the run-skipping scan stops
+// exactly where the byte scan does, in literals as short as a key and as
+// long as a message, for every special byte at every
 // offset among plain, high and boundary bytes (0x1f, 0x20, 0x7f, 0x80, 0xff).
 func TestCompactStringEndSkipsOnlyPlainBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 26))
 	alphabet := []byte{'x', ' ', 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xa0, 0xdf, 0xff, 0, '\n', '"', '\\', 'u', '0', 'a', '/', 'n'}
 	for range 200_000 {
-		n := rng.IntN(40)
+		n := rng.IntN([]int{40, 300}[rng.IntN(2)])
+		rate := []int{4, 60}[rng.IntN(2)] // 1 in rate bytes is drawn from the alphabet
 		b := make([]byte, 1+n)
 		b[0] = '"'
 		for k := 1; k <= n; k++ {
-			if rng.IntN(4) == 0 {
+			if rng.IntN(rate) == 0 {
 				b[k] = alphabet[rng.IntN(len(alphabet))]
 			} else {
 				b[k] = 'x'

@@ -2,10 +2,13 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -93,4 +96,159 @@ func TestUsageChecksMatchMapDecoding(t *testing.T) {
 			t.Fatalf("CheckUsageTotals(%s) = %v, before %v", row, g, w)
 		}
 	})
+}
+
+// oldAdd is UsageTotals.Add as it was, with maps: the reference the
+// map-free Add must agree with.
+func oldAdd(u *UsageTotals, usage json.RawMessage) {
+	fields := map[string]json.RawMessage{}
+	var cost json.RawMessage
+	if fs, err := oldObjectFields(usage); err == nil {
+		for _, f := range fs {
+			fields[f.Key] = f.Value
+		}
+		cost = fields["cost"]
+	}
+	get := func(m map[string]json.RawMessage, k string) float64 {
+		v, ok := m[k]
+		return jsAddend(v, ok)
+	}
+	u.Input += get(fields, "input")
+	u.Output += get(fields, "output")
+	u.CacheRead += get(fields, "cacheRead")
+	u.CacheWrite += get(fields, "cacheWrite")
+	for _, opt := range []struct {
+		dst **float64
+		key string
+	}{{&u.CacheWrite1h, "cacheWrite1h"}, {&u.Reasoning, "reasoning"}} {
+		v, ok := fields[opt.key]
+		x, defined := optionalAddend(v, ok)
+		if *opt.dst == nil && !defined {
+			continue
+		}
+		sum := x
+		if *opt.dst != nil {
+			sum = **opt.dst + x
+		}
+		*opt.dst = &sum
+	}
+	u.TotalTokens += get(fields, "totalTokens")
+	costs := map[string]json.RawMessage{}
+	if fs, err := oldObjectFields(cost); err == nil {
+		for _, f := range fs {
+			costs[f.Key] = f.Value
+		}
+	}
+	u.Cost.Input += get(costs, "input")
+	u.Cost.Output += get(costs, "output")
+	u.Cost.CacheRead += get(costs, "cacheRead")
+	u.Cost.CacheWrite += get(costs, "cacheWrite")
+	u.Cost.Total += get(costs, "total")
+}
+
+// oldObjectFields splits a JSON object (compact or not); the last duplicate
+// wins when read into a map, as in JSON.parse.
+func oldObjectFields(v json.RawMessage) ([]ObjectField, error) {
+	if len(v) == 0 || v[0] != '{' {
+		return nil, errors.New("not an object")
+	}
+	if validCompact(v) {
+		if fs, err := splitCompactObject(v); err == nil {
+			return fs, nil
+		}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(v, &m); err != nil {
+		return nil, err
+	}
+	out := make([]ObjectField, 0, len(m))
+	for k, x := range m {
+		out = append(out, ObjectField{Key: k, Value: x})
+	}
+	return out, nil
+}
+
+// TestUsageAddMatchesMapDecoding: Add folds every Usage object as the map
+// form did, bit for bit (NaN included), for compact and spaced objects,
+// repeated and escaped keys, absent, null, boolean and non-number members,
+// and the optional cacheWrite1h and reasoning appearing in any row.
+func TestUsageAddMatchesMapDecoding(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		vals := []string{`1`, `2.5`, `0`, `-3e2`, `null`, `true`, `false`, `"7"`, `[]`, `{}`}
+		keys := []string{"input", "output", "cacheRead", "cacheWrite", "cacheWrite1h", "reasoning", "totalTokens", "total", "x"}
+		object := func(label string, extra ...string) string {
+			n := rapid.IntRange(0, 10).Draw(t, label+" members")
+			parts := make([]string, 0, n+len(extra))
+			sp := func() string { return rapid.SampledFrom([]string{"", "", " "}).Draw(t, "space") }
+			for range n {
+				k := rapid.SampledFrom(keys).Draw(t, label+" key")
+				if rapid.IntRange(0, 9).Draw(t, "escape") == 0 {
+					k = `\u00` + fmt.Sprintf("%x", k[0]) + k[1:]
+				}
+				parts = append(parts, sp()+`"`+k+`"`+sp()+":"+sp()+rapid.SampledFrom(vals).Draw(t, label+" value"))
+			}
+			parts = append(parts, extra...)
+			rapid.Permutation(parts).Draw(t, label+" order")
+			return "{" + strings.Join(parts, ",") + "}"
+		}
+		var got, want UsageTotals
+		for range rapid.IntRange(1, 4).Draw(t, "rows") {
+			usage := object("usage", `"cost":`+object("cost"))
+			if rapid.IntRange(0, 5).Draw(t, "odd cost") == 0 {
+				usage = object("usage", `"cost":`+rapid.SampledFrom([]string{`1`, `null`, `"c"`, `[]`}).Draw(t, "cost"))
+			}
+			got.Add(json.RawMessage(usage))
+			oldAdd(&want, json.RawMessage(usage))
+			if g, w := totalsBits(got), totalsBits(want); g != w {
+				t.Fatalf("after %s: Add %v, map form %v", usage, g, w)
+			}
+		}
+	})
+}
+
+// totalsBits is every number of u as its bits (an absent optional as
+// "absent"), for comparing totals exactly, NaNs included.
+func totalsBits(u UsageTotals) string {
+	opt := func(p *float64) string {
+		if p == nil {
+			return "absent"
+		}
+		return fmt.Sprint(math.Float64bits(*p))
+	}
+	var out []string
+	for _, x := range []float64{u.Input, u.Output, u.CacheRead, u.CacheWrite, u.TotalTokens,
+		u.Cost.Input, u.Cost.Output, u.Cost.CacheRead, u.Cost.CacheWrite, u.Cost.Total} {
+		out = append(out, fmt.Sprint(math.Float64bits(x)))
+	}
+	return strings.Join(append(out, opt(u.CacheWrite1h), opt(u.Reasoning)), " ")
+}
+
+// GetStats folds usage rows lazily: totals read after every commit, only
+// at the end, or twice in a row are the same, and equal the rows folded
+// eagerly in seq order (what applyValidated does), bit for bit.
+func TestStatsFoldLazilyAsEagerly(t *testing.T) {
+	rows := []string{
+		`{"id":"u1","usage":{"input":0.1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.3}}}`,
+		`{"id":"u2","usage":{"input":0.2,"output":1,"cacheRead":3,"cacheWrite":1,"reasoning":4,"totalTokens":5,"cost":{"input":0.7,"output":0.1,"cacheRead":0.3,"cacheWrite":0,"total":1.1}}}`,
+		`{"id":"u3","usage":{"input":0.3,"output":null,"cacheRead":1,"cacheWrite":2,"totalTokens":3,"cost":{"total":0.6}}}`,
+	}
+	every, atEnd := NewState(), NewState()
+	var eager UsageTotals
+	for _, r := range rows {
+		var row struct {
+			ID string `json:"id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r), &row))
+		for _, s := range []*State{every, atEnd} {
+			ws, _, err := s.Prepare([]Write{InsertUsage(UsageRow{ID: row.ID, Raw: json.RawMessage(r)})}, 0)
+			require.NoError(t, err)
+			s.Apply(ws)
+		}
+		eager.AddUsageRow(json.RawMessage(r))
+		every.GetStats()
+	}
+	want := totalsBits(eager)
+	require.Equal(t, want, totalsBits(every.GetStats().Usage))
+	require.Equal(t, want, totalsBits(atEnd.GetStats().Usage))
+	require.Equal(t, want, totalsBits(atEnd.GetStats().Usage), "a second read folds nothing again")
 }

@@ -71,15 +71,71 @@ func (w Write) String() string {
 	return fmt.Sprintf("%s:%s:%s/%s", w.Kind, w.Op, w.Namespace, w.Key)
 }
 
-// reservedEntryKeys are record fields pi adds around an entry's own fields;
-// an entry carrying them would be silently overwritten by the JS spread.
-var reservedEntryKeys = map[string]bool{"kind": true, "seq": true, "timestamp": true}
-var reservedUsageKeys = map[string]bool{"kind": true, "seq": true}
+// reservedEntryKey reports the record fields pi adds around an entry's own
+// fields; an entry carrying them would be silently overwritten by the JS
+// spread. reservedUsageKey is the same for a usage row. (A switch, not a
+// map: every member of every row is looked up.)
+func reservedEntryKey(k string) bool { return k == "kind" || k == "seq" || k == "timestamp" }
+func reservedUsageKey(k string) bool { return k == "kind" || k == "seq" }
+
+// rowArena holds a transaction's entries and the compact copies of its
+// rows, each kind in one allocation: a transaction's rows are stored
+// together and live as long as the state, so one array each serves them
+// where an allocation per row (two for an entry) cost more than the
+// row's checks.
+type rowArena struct {
+	bytes   []byte
+	entries []arenaEntry
+}
+
+// arenaEntry is an entry and its parent id, in one place.
+type arenaEntry struct {
+	entry  Entry
+	parent string
+}
+
+// newRowArena sizes an arena for writes' entries and rows (a compact copy
+// is never longer than its row). A transaction of one row is given none:
+// its row and entry are allocated alone, as they were.
+func newRowArena(writes []Write) rowArena {
+	var rows, entries, size int
+	for _, w := range writes {
+		switch {
+		case w.Kind == WriteEntry && w.Entry != nil:
+			rows, entries, size = rows+1, entries+1, size+len(w.Entry.Raw)
+		case w.Kind == WriteUsage && w.Usage != nil:
+			rows, size = rows+1, size+len(w.Usage.Raw)
+		}
+	}
+	if rows < 2 {
+		return rowArena{}
+	}
+	return rowArena{bytes: make([]byte, 0, size), entries: make([]arenaEntry, 0, entries)}
+}
+
+// copyOf returns a copy of raw, cut from the arena when it has room.
+func (a *rowArena) copyOf(raw []byte) json.RawMessage {
+	if len(raw) > cap(a.bytes)-len(a.bytes) {
+		return append(json.RawMessage(nil), raw...)
+	}
+	start := len(a.bytes)
+	a.bytes = append(a.bytes, raw...)
+	return a.bytes[start:len(a.bytes):len(a.bytes)] // capped: an append copies
+}
+
+// entry returns a new entry slot, from the arena when it has room.
+func (a *rowArena) entry() *arenaEntry {
+	if len(a.entries) == cap(a.entries) {
+		return &arenaEntry{}
+	}
+	a.entries = a.entries[:len(a.entries)+1]
+	return &a.entries[len(a.entries)-1]
+}
 
 // normalizeWrite checks w's shape and returns a copy with compact JSON,
 // and sets *kind to an entry's KindOf. It never looks at storage state;
 // index is w's position for error messages.
-func normalizeWrite(index int, w Write, kind *EntryKind) (Write, error) {
+func normalizeWrite(index int, w Write, kind *EntryKind, a *rowArena) (Write, error) {
 	fail := func(format string, args ...any) (Write, error) {
 		return Write{}, fmt.Errorf("store: write %d (%s): %s", index, w.Kind, fmt.Sprintf(format, args...))
 	}
@@ -88,15 +144,12 @@ func normalizeWrite(index int, w Write, kind *EntryKind) (Write, error) {
 		if w.Entry == nil {
 			return fail("entry is missing")
 		}
-		raw, err := checkRowRaw(w.Entry.Raw, w.Entry.ID, reservedEntryKeys, true, w.Entry.ParentID, kind)
+		raw, err := checkRowRaw(w.Entry.Raw, w.Entry.ID, reservedEntryKey, true, w.Entry.ParentID, kind, a)
 		if err != nil {
 			return fail("entry %q: %v", w.Entry.ID, err)
 		}
-		// the entry and its parent id in one allocation
-		e := &struct {
-			entry  Entry
-			parent string
-		}{entry: *w.Entry}
+		e := a.entry()
+		e.entry = *w.Entry
 		e.entry.Raw = raw
 		if w.Entry.ParentID != nil {
 			e.parent = *w.Entry.ParentID
@@ -107,7 +160,7 @@ func normalizeWrite(index int, w Write, kind *EntryKind) (Write, error) {
 		if w.Usage == nil {
 			return fail("usage row is missing")
 		}
-		raw, err := checkRowRaw(w.Usage.Raw, w.Usage.ID, reservedUsageKeys, false, nil, nil)
+		raw, err := checkRowRaw(w.Usage.Raw, w.Usage.ID, reservedUsageKey, false, nil, nil, a)
 		if err != nil {
 			return fail("usage %q: %v", w.Usage.ID, err)
 		}
@@ -140,15 +193,15 @@ func normalizeWrite(index int, w Write, kind *EntryKind) (Write, error) {
 // checkRowRaw validates an entry (whose parent id is parent) or usage row
 // object and returns it compacted; for an entry, it sets *kind to the
 // compacted object's KindOf.
-func checkRowRaw(raw json.RawMessage, id string, reserved map[string]bool, entry bool, parent *string, kind *EntryKind) (json.RawMessage, error) {
+func checkRowRaw(raw json.RawMessage, id string, reserved func(string) bool, entry bool, parent *string, kind *EntryKind, a *rowArena) (json.RawMessage, error) {
 	var room [8]ObjectField // a row's members, without an allocation
-	fields, compact, walked, err := rowFields(room[:0], raw)
+	fields, compact, walked, err := rowFields(room[:0], raw, a)
 	if err != nil {
 		return nil, fmt.Errorf("raw: %v", err)
 	}
 	var sawID bool
 	for _, f := range fields {
-		if reserved[f.Key] {
+		if reserved(f.Key) {
 			return nil, fmt.Errorf("raw has reserved key %q", f.Key)
 		}
 		if isArrayIndexKey(f.Key) {
@@ -197,7 +250,7 @@ func rowKind(fields []ObjectField, compact json.RawMessage, walked bool) EntryKi
 // object (what writers commit) is validated and split in one pass, its
 // keys checked for repeats; anything else goes through compactJSON and
 // splitCompactObject, with their errors.
-func rowFields(fields []ObjectField, raw json.RawMessage) ([]ObjectField, json.RawMessage, bool, error) {
+func rowFields(fields []ObjectField, raw json.RawMessage, a *rowArena) ([]ObjectField, json.RawMessage, bool, error) {
 	var seen KeySet
 	plain, repeated := true, false
 	if walkCompactObject(raw, func(key, value []byte) {
@@ -213,9 +266,7 @@ func rowFields(fields []ObjectField, raw json.RawMessage) ([]ObjectField, json.R
 		fields = append(fields, ObjectField{Key: k, Value: value})
 	}) && plain && !repeated {
 		// the values are raw's: read by the checks, not kept
-		compact := make(json.RawMessage, len(raw))
-		copy(compact, raw)
-		return fields, compact, true, nil
+		return fields, a.copyOf(raw), true, nil
 	}
 	compact, err := compactJSON(raw)
 	if err != nil {

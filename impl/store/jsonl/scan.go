@@ -1,9 +1,6 @@
 package jsonl
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "github.com/frameproof/frameproof/impl/store/internal/jsonstr"
 
 // scanner checks JSON syntax exactly as JSON.parse accepts it (RFC 8259:
 // whitespace is space, tab, LF and CR; no trailing commas; numbers without
@@ -47,37 +44,13 @@ func (s *scanner) skipSpace(i int) int {
 	return j
 }
 
-// plain marks the bytes a string literal may hold without a closer look.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 // str scans the string literal starting at b[i] == '"' and returns the
 // index after its closing quote and whether it holds escapes.
 func (s *scanner) str(i int) (end int, esc, ok bool) {
 	b := s.b
 	j := i + 1
 	for {
-		// Eight bytes at a time while none is '"', '\\' or a control; the
-		// lowest flagged byte of the first word that has one is the first
-		// such byte. Only when no word is left (the last one to seven
-		// bytes of b) are bytes looked at one at a time; a flagged byte
-		// that is less than eight from the end stops that loop at once.
-		for j+8 <= len(b) {
-			if m := special8(binary.LittleEndian.Uint64(b[j:])); m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			j += 8
-		}
-		if j+8 > len(b) {
-			for j < len(b) && plain[b[j]] {
-				j++
-			}
-		}
+		j = jsonstr.PlainEnd(b, j)
 		if j >= len(b) {
 			return 0, false, false
 		}
@@ -110,16 +83,6 @@ func (s *scanner) str(i int) (end int, esc, ok bool) {
 			return 0, false, false
 		}
 	}
-}
-
-// special8 flags the bytes of eight (little-endian) that are '"', '\\' or
-// below 0x20, by their high bits (the classic SWAR has-zero-byte and
-// has-less-than tests). A borrow can flag a byte above a flagged one
-// falsely, never one below it, so the lowest flag is exact.
-func special8(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q, bs := x^('"'*ones), x^('\\'*ones)
-	return ((q-ones)&^q | (bs-ones)&^bs | (x-0x20*ones)&^x) & highs
 }
 
 func isHex(c byte) bool {

@@ -125,17 +125,19 @@ func strReference(b []byte, i int) (end int, esc, ok bool) {
 	return 0, false, false
 }
 
-// The word-at-a-time string scan finds the same end, escapes and verdict
-// as the byte loop, wherever in a word the special byte falls.
+// The string scan (a word test, then a vector search for long runs) finds
+// the same end, escapes and verdict as the byte loop, wherever the special
+// byte falls, in strings as short as a key and as long as a message.
 func TestStrAgreesWithByteLoop(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	// mostly plain bytes, so that strings run past several words
 	alphabet := []byte("abcdefghijklmnopqrstuvwxyz0123456789 é\xff\x80\x7f\x1f\x00\"\\u/nA")
 	for range 200_000 {
-		line := make([]byte, 1+rng.Intn(40))
+		line := make([]byte, 1+rng.Intn([]int{40, 300}[rng.Intn(2)]))
 		line[0] = '"'
+		rate := []int{6, 60}[rng.Intn(2)] // 1 in rate bytes is special
 		for k := 1; k < len(line); k++ {
-			if rng.Intn(6) == 0 {
+			if rng.Intn(rate) == 0 {
 				line[k] = alphabet[len(alphabet)-11+rng.Intn(11)]
 			} else {
 				line[k] = alphabet[rng.Intn(len(alphabet)-11)]

@@ -41,12 +41,7 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 	if s.closed {
 		return store.CommitResult{}, ErrClosed
 	}
-	prepared, kinds, res, err := s.state.PrepareKinds(writes, s.clock.Now().UnixMilli())
-	if err != nil {
-		return store.CommitResult{}, err
-	}
-	s.state.ApplyKinds(prepared, kinds)
-	return res, nil
+	return s.state.Commit(writes, s.clock.Now().UnixMilli())
 }
 
 // GetValue returns the value at addr or nil.
