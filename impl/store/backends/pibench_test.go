@@ -113,24 +113,24 @@ func benchPiRead(b *testing.B, be backends.Backend, size int) {
 	b.Run("get100", func(b *testing.B) {
 		loop(b, func() {
 			es, err := q.GetEntries(slices.Clone(lookups)) // pi's [...dataset.lookupIds]
-			if err != nil || len(es) != len(lookups) {
-				b.Fatal(err, len(es))
+			if err != nil || es.Len() != len(lookups) {
+				b.Fatal(err, es.Len())
 			}
 		})
 	})
 	b.Run("latest50", func(b *testing.B) {
 		loop(b, func() {
 			es, err := q.ScanEntries(latest)
-			if err != nil || len(es) != min(50, size) {
-				b.Fatal(err, len(es))
+			if err != nil || es.Len() != min(50, size) {
+				b.Fatal(err, es.Len())
 			}
 		})
 	})
 	b.Run("structure", func(b *testing.B) {
 		loop(b, func() {
 			ss, err := q.ScanBranchStructure(branch)
-			if err != nil || len(ss) != size {
-				b.Fatal(err, len(ss))
+			if err != nil || ss.Len() != size {
+				b.Fatal(err, ss.Len())
 			}
 		})
 	})

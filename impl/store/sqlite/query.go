@@ -117,7 +117,7 @@ type piErr struct{ error }
 func (e piErr) Unwrap() error { return e.error }
 
 // GetEntries is pi's getEntries: one indexed lookup per id.
-func (s *Store) GetEntries(ids []string) ([]store.StoredEntry, error) {
+func (s *Store) GetEntries(ids []string) (store.EntryList, error) {
 	out := []store.StoredEntry{}
 	err := s.locked("get entries", func() error {
 		seen := map[string]bool{}
@@ -137,9 +137,9 @@ func (s *Store) GetEntries(ids []string) ([]store.StoredEntry, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return store.EntryList{}, err
 	}
-	return out, nil
+	return store.EntriesOf(out), nil
 }
 
 // walk is pi's scanBranch: the path from q.Start to its root in one
@@ -215,38 +215,38 @@ func (s *Store) walkByStep(start string) ([]store.BranchHit, bool, error) {
 }
 
 // ScanBranch is pi's scanBranch.
-func (s *Store) ScanBranch(q store.BranchScan) ([]store.StoredEntry, error) {
+func (s *Store) ScanBranch(q store.BranchScan) (store.EntryList, error) {
 	hits, err := s.walk(q)
 	if err != nil {
-		return nil, err
+		return store.EntryList{}, err
 	}
 	out := make([]store.StoredEntry, len(hits))
 	for i, h := range hits {
 		out[i] = h.Entry
 	}
-	return out, nil
+	return store.EntriesOf(out), nil
 }
 
 // ScanBranchStructure is pi's scanBranchStructure.
-func (s *Store) ScanBranchStructure(q store.BranchScan) ([]store.EntryStructure, error) {
+func (s *Store) ScanBranchStructure(q store.BranchScan) (store.StructureList, error) {
 	hits, err := s.walk(q)
 	if err != nil {
-		return nil, err
+		return store.StructureList{}, err
 	}
 	out := make([]store.EntryStructure, len(hits))
 	for i, h := range hits {
 		out[i] = store.Structure(h.Entry, h.Kind)
 	}
-	return out, nil
+	return store.StructuresOf(out), nil
 }
 
 // ScanEntries is pi's scanEntries: rows in seq order from the bound on,
 // filtered, until the limit is met.
-func (s *Store) ScanEntries(q store.EntryScan) ([]store.StoredEntry, error) {
+func (s *Store) ScanEntries(q store.EntryScan) (store.EntryList, error) {
 	lo, hi, limit := store.SeqBounds(q.FromSeq, q.ToSeq, q.Limit)
 	out := []store.StoredEntry{}
 	if limit == 0 {
-		return out, s.locked("scan entries", func() error { return nil })
+		return store.EntriesOf(out), s.locked("scan entries", func() error { return nil })
 	}
 	st := s.stmts.entriesAsc
 	if q.Order == store.Desc {
@@ -268,9 +268,9 @@ func (s *Store) ScanEntries(q store.EntryScan) ([]store.StoredEntry, error) {
 		}, lo, hi)
 	})
 	if err != nil {
-		return nil, err
+		return store.EntryList{}, err
 	}
-	return out, nil
+	return store.EntriesOf(out), nil
 }
 
 // ScanUsage is pi's scanUsage.
