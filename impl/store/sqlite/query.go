@@ -2,8 +2,10 @@ package sqlite
 
 import (
 	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/store"
 )
@@ -116,22 +118,36 @@ type piErr struct{ error }
 
 func (e piErr) Unwrap() error { return e.error }
 
-// GetEntries is pi's getEntries: one indexed lookup per id.
+// GetEntries is pi's getEntries in one statement: the ids as a JSON
+// array, each looked up by the UNIQUE index on entries.id (it was one
+// statement per id: 6 µs an id in pi's benchmark). An id JSON cannot carry
+// as it is (invalid UTF-8) sends the ids one statement each instead.
 func (s *Store) GetEntries(ids []string) (store.EntryList, error) {
 	out := []store.StoredEntry{}
+	arg, ok := idsJSON(ids)
+	add := func(row []driver.Value) (bool, error) {
+		e, parent, ok, err := entryRow(row)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			e.Entry.ParentID = &parent
+		}
+		out = append(out, e)
+		return true, nil
+	}
 	err := s.locked("get entries", func() error {
+		if ok {
+			return s.stmts.entriesByIDs.each(add, arg)
+		}
 		seen := map[string]bool{}
 		for _, id := range ids {
 			if seen[id] {
 				continue
 			}
 			seen[id] = true
-			e, ok, err := s.entryByIDLocked(id)
-			if err != nil {
+			if err := s.stmts.entryByID.each(add, id); err != nil {
 				return err
-			}
-			if ok {
-				out = append(out, e)
 			}
 		}
 		return nil
@@ -140,6 +156,18 @@ func (s *Store) GetEntries(ids []string) (store.EntryList, error) {
 		return store.EntryList{}, err
 	}
 	return store.EntriesOf(out), nil
+}
+
+// idsJSON is ids as a JSON array of strings (TEXT: SQLite reads a BLOB
+// as JSONB), unless one is not valid UTF-8, which JSON would change.
+func idsJSON(ids []string) (string, bool) {
+	for _, id := range ids {
+		if !utf8.ValidString(id) {
+			return "", false
+		}
+	}
+	b, err := json.Marshal(ids)
+	return string(b), err == nil
 }
 
 // walk is pi's scanBranch: the path from q.Start to its root in one
@@ -252,6 +280,7 @@ func (s *Store) ScanEntries(q store.EntryScan) (store.EntryList, error) {
 	if q.Order == store.Desc {
 		st = s.stmts.entriesDesc
 	}
+	filtered := q.Type != nil || q.CustomType != nil
 	err := s.locked("scan entries", func() error {
 		return st.each(func(row []driver.Value) (bool, error) {
 			e, parent, ok, err := entryRow(row)
@@ -261,7 +290,9 @@ func (s *Store) ScanEntries(q store.EntryScan) (store.EntryList, error) {
 			if ok {
 				e.Entry.ParentID = &parent
 			}
-			if store.MatchesEntryScan(&q, e.Seq, store.KindOf(e.Entry.Raw)) {
+			// the seq bounds are the statement's; a kind is read only
+			// for a kind filter
+			if !filtered || store.MatchesEntryScan(&q, e.Seq, store.KindOf(e.Entry.Raw)) {
 				out = append(out, e)
 			}
 			return limit < 0 || int64(len(out)) < limit, nil
