@@ -16,7 +16,9 @@ import "iter"
 // there is no other way in. What a copy shares with the store is what
 // Querier says (an entry's Raw bytes, its ParentID's string). The rows a
 // list names are never written again (a State only appends), so a list
-// reads the same entries after later commits.
+// reads the same entries after later commits. A list keeps the store's
+// rows reachable, as a held pi entry keeps its object: a caller that
+// keeps entries past its store's life copies them out (Slice).
 type EntryList struct {
 	rows  rowsView[StoredEntry]
 	pos   []int32        // the entries' rows in order; nil for a range
