@@ -71,19 +71,13 @@ func (l *Lane) checkPromptEntries(ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	entries, err := l.cfg.Storage.Entries()
+	entries, err := store.GetEntriesOf(l.cfg.Storage, ids)
 	if err != nil {
 		return fmt.Errorf("lane: start run: read entries: %w", err)
 	}
-	found := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		found[id] = false
-	}
-	for _, e := range entries {
-		// only the prompt's entries are parsed, not the whole transcript
-		if seen, want := found[e.Entry.ID]; want && !seen {
-			found[e.Entry.ID] = isMessageEntry(e.Entry.Raw)
-		}
+	found := make(map[string]bool, entries.Len())
+	for _, e := range entries.All() {
+		found[e.Entry.ID] = isMessageEntry(e.Entry.Raw)
 	}
 	for _, id := range ids {
 		if !found[id] {

@@ -9,15 +9,12 @@ import (
 
 // sourceHandle reads the deferred source entry's handle (readDeferredSourceHandle).
 func (l *Lane) sourceHandle(d *OpState) (*pi.DeferredHandle, string, error) {
-	entries, err := l.cfg.Storage.Entries()
+	entries, err := store.GetEntriesOf(l.cfg.Storage, []string{d.SourceEntryID})
 	if err != nil {
 		return nil, "", err
 	}
-	for _, e := range entries {
-		if e.Entry.ID != d.SourceEntryID {
-			continue
-		}
-		v, err := pi.ParseJSON(string(e.Entry.Raw))
+	if entries.Len() > 0 {
+		v, err := pi.ParseJSON(string(entries.At(0).Entry.Raw))
 		if err == nil && v.Kind() == pi.Object {
 			mv, _ := v.ObjectValue().Get("message")
 			if m, err := pi.DecodeAssistantMessage(mv, "entry.message"); err == nil && m.StopReason == pi.StopDeferred && m.Deferred != nil {
@@ -29,7 +26,6 @@ func (l *Lane) sourceHandle(d *OpState) (*pi.DeferredHandle, string, error) {
 				return h, m.API, nil
 			}
 		}
-		break
 	}
 	return nil, "", fmt.Errorf("Deferred source %s is missing its assistant handle", d.SourceEntryID)
 }

@@ -75,36 +75,17 @@ func (l *Lane) readBounded(cur view) ([]compaction.Entry, error) {
 // boundedBranch is readBoundedEntries (runtime/transcript.ts): the branch
 // from tip back to, and including, its newest compaction, oldest first.
 func boundedBranch(l *Lane, tip *string) ([]compaction.Entry, error) {
-	stored, err := l.cfg.Storage.Entries()
+	es, err := branchToCompaction(l, *tip)
 	if err != nil {
-		return nil, fmt.Errorf("lane: overflow preparation: entries: %w", err)
+		return nil, fmt.Errorf("lane: overflow preparation: %w", err)
 	}
-	byID := make(map[string]store.StoredEntry, len(stored))
-	for _, e := range stored {
-		byID[e.Entry.ID] = e
-	}
-	var rev []compaction.Entry
-	for id := tip; id != nil; {
-		s, ok := byID[*id]
-		if !ok {
-			return nil, fmt.Errorf("lane: overflow preparation: branch entry %s is missing", *id)
-		}
+	path := make([]compaction.Entry, es.Len())
+	for i, s := range es.All() {
 		e, err := compaction.ParseEntry(s.Entry.Raw, float64(s.Timestamp))
 		if err != nil {
 			return nil, fmt.Errorf("lane: overflow preparation: %w", err)
 		}
-		rev = append(rev, e)
-		if e.Type == "compaction" {
-			break
-		}
-		if len(rev) > len(stored) {
-			return nil, fmt.Errorf("lane: overflow preparation: branch has a cycle at %s", e.ID)
-		}
-		id = s.Entry.ParentID
-	}
-	path := make([]compaction.Entry, len(rev))
-	for i, e := range rev {
-		path[len(rev)-1-i] = e
+		path[len(path)-1-i] = e
 	}
 	return path, nil
 }

@@ -122,14 +122,12 @@ func (l *Lane) CancelQueued(entryID string) (CancelQueuedResult, error) {
 // unqueuedResult is cancelQueued's answer for an id the inbox does not
 // hold: already_consumed when an entry has it (reader.getEntries).
 func (l *Lane) unqueuedResult(entryID string) (CancelQueuedResult, error) {
-	entries, err := l.cfg.Storage.Entries()
+	entries, err := store.GetEntriesOf(l.cfg.Storage, []string{entryID})
 	if err != nil {
 		return "", fmt.Errorf("lane: cancel queued: read entries: %w", err)
 	}
-	for _, e := range entries {
-		if e.Entry.ID == entryID {
-			return QueueAlreadyConsumed, nil
-		}
+	if entries.Len() > 0 {
+		return QueueAlreadyConsumed, nil
 	}
 	return QueueNotFound, nil
 }

@@ -1,11 +1,11 @@
 package lane
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
 	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
 )
 
 // TranscriptEntry is one committed entry on the lane's branch.
@@ -171,46 +171,33 @@ func liveOwns(v view, s *liveStream) bool {
 	return v.op != nil && v.op.ID == s.op && v.op.State.At.IsEffectPending() && v.op.State.ResponseEntryID == s.responseEntryID
 }
 
-// transcript walks parent links from tip back to the root, or to the
-// newest compaction entry on the way, which it keeps: pi's
-// captureLaneSnapshot (runtime/lane.ts) reads scanBranch({start: tipId,
-// stopAtType: "compaction", order: "newestFirst"}), as the compaction
-// preparation's readBoundedEntries does (boundedBranch).
+// transcript is the branch from tip back to the root, or to the newest
+// compaction entry on the way, which it keeps, oldest first: pi's
+// captureLaneSnapshot (runtime/lane.ts) reads it with branchToCompaction.
 func transcript(l *Lane, tip *string) ([]TranscriptEntry, error) {
 	if tip == nil {
 		return nil, nil
 	}
-	entries, err := l.cfg.Storage.Entries()
+	es, err := branchToCompaction(l, *tip)
 	if err != nil {
-		return nil, fmt.Errorf("lane: snapshot: entries: %w", err)
+		return nil, fmt.Errorf("lane: snapshot: %w", err)
 	}
-	// the index of each id's last entry, as a map from id to entry
-	// overwritten in order keeps
-	byID := make(map[string]int, len(entries))
-	for i := range entries {
-		byID[entries[i].Entry.ID] = i
+	out := make([]TranscriptEntry, es.Len())
+	for i, se := range es.All() {
+		out[len(out)-1-i] = TranscriptEntry{ID: se.Entry.ID, ParentID: se.Entry.ParentID, Seq: se.Seq, Raw: se.Entry.Raw}
 	}
-	rev := make([]TranscriptEntry, 0, len(entries))
-	for id := tip; id != nil; {
-		i, ok := byID[*id]
-		if !ok {
-			return nil, fmt.Errorf("lane: snapshot: branch entry %s is missing", *id)
-		}
-		se := &entries[i]
-		e := TranscriptEntry{ID: se.Entry.ID, ParentID: se.Entry.ParentID, Seq: se.Seq, Raw: se.Entry.Raw}
-		rev = append(rev, e)
-		if isCompactionEntry(se.Entry.Raw) {
-			break
-		}
-		id = e.ParentID
-		if len(rev) > len(entries) {
-			return nil, fmt.Errorf("lane: snapshot: branch has a cycle at %s", e.ID)
-		}
-	}
-	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
-		rev[i], rev[j] = rev[j], rev[i]
-	}
-	return rev, nil
+	return out, nil
+}
+
+// compactionType is the stop type of branchToCompaction.
+var compactionType = "compaction"
+
+// branchToCompaction is pi's scanBranch({start: tip, stopAtType:
+// "compaction", order: "newestFirst"}), which captureLaneSnapshot and the
+// compaction preparation's readBoundedEntries read: the store's branch
+// walk, one step per entry of the result rather than a read of every entry.
+func branchToCompaction(l *Lane, tip string) (store.EntryList, error) {
+	return store.ScanBranchOf(l.cfg.Storage, store.BranchScan{Start: tip, StopAtType: &compactionType, Order: store.NewestFirst})
 }
 
 // GenerateStructural runs a structural (summary) generation stream
@@ -234,23 +221,4 @@ func (l *Lane) GenerateStructural(req Request) (*pi.AssistantMessage, error) {
 			last = ev.Partial
 		}
 	}
-}
-
-// compactionType is how pi's writer spells a compaction entry's type:
-// only an entry holding it, or a \u escape that could spell it, is
-// parsed to read its type.
-var compactionType, unicodeEscape = []byte(`"compaction"`), []byte(`\u`)
-
-// isCompactionEntry reports whether the stored entry's type is
-// "compaction".
-func isCompactionEntry(raw json.RawMessage) bool {
-	if !bytes.Contains(raw, compactionType) && !bytes.Contains(raw, unicodeEscape) {
-		return false
-	}
-	v, err := pi.ParseJSON(string(raw))
-	if err != nil || v.Kind() != pi.Object {
-		return false
-	}
-	t, _ := v.ObjectValue().Get("type")
-	return t.Kind() == pi.String && t.Str() == "compaction"
 }

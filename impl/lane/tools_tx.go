@@ -98,22 +98,15 @@ func isString(v pi.JSONValue, s string) bool { return v.Kind() == pi.String && v
 // readEntries parses the stored entries with the given ids (absent ids
 // are missing from the map).
 func (l *Lane) readEntries(ids []string) (map[string]pi.JSONValue, error) {
-	want := map[string]bool{}
-	for _, id := range ids {
-		want[id] = true
-	}
 	out := map[string]pi.JSONValue{}
-	if len(want) == 0 {
+	if len(ids) == 0 {
 		return out, nil
 	}
-	entries, err := l.cfg.Storage.Entries()
+	entries, err := store.GetEntriesOf(l.cfg.Storage, ids)
 	if err != nil {
 		return nil, fmt.Errorf("lane: tools: read entries: %w", err)
 	}
-	for _, e := range entries {
-		if !want[e.Entry.ID] {
-			continue
-		}
+	for _, e := range entries.All() {
 		v, err := pi.ParseJSON(string(e.Entry.Raw))
 		if err != nil {
 			return nil, fmt.Errorf("lane: tools: entry %s: %w", e.Entry.ID, err)

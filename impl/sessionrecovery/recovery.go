@@ -291,23 +291,19 @@ func run(e env.Env, st *jsonl.Store, opts Options) (Report, error) {
 	if err != nil {
 		return r, err
 	}
-	entries, err := st.Entries()
-	if err != nil {
-		return r, err
-	}
-	ids := map[string]bool{}
-	for _, en := range entries {
-		ids[en.Entry.ID] = true
-	}
 	orphaned := map[string]bool{}
 	for _, ls := range lanes {
 		name := ls.Address.Key
+		b, err := danglingTip(st, name)
+		if err != nil {
+			return r, err
+		}
 		l, err := lane.Open(lane.Config{Name: name, Storage: st, Clock: e.Clock, IDs: e.IDs, Exec: e.Executor,
 			DefaultMaxAgentDelayMs: opts.DefaultMaxAgentDelayMs, ErrorPatterns: opts.ErrorPatterns})
 		if err != nil {
 			return r, fmt.Errorf("sessionrecovery: lane %q: %w", name, err)
 		}
-		if b := danglingTip(st, name, ids); b != nil {
+		if b != nil {
 			r.Broken = append(r.Broken, *b)
 		}
 		o, err := recoverLane(st, l)
@@ -410,16 +406,21 @@ func records(line []byte) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-func danglingTip(st store.Storage, name string, ids map[string]bool) *Broken {
+func danglingTip(st store.Storage, name string) (*Broken, error) {
 	tip, err := st.GetValue(lane.BranchTipAddr(name))
 	if err != nil || tip == nil {
-		return nil
+		return nil, nil
 	}
 	v, err := pi.ParseJSON(string(tip.Value))
-	if err != nil || v.Kind() != pi.String || ids[v.Str()] {
-		return nil
+	if err != nil || v.Kind() != pi.String {
+		return nil, nil
 	}
-	return &Broken{"dangling branch tip", fmt.Sprintf("lane %q: tip %s names no entry", name, v.Str())}
+	// the tip's entry by the store's id index, not a set of every id
+	found, err := store.GetEntriesOf(st, []string{v.Str()})
+	if err != nil || found.Len() > 0 {
+		return nil, err
+	}
+	return &Broken{"dangling branch tip", fmt.Sprintf("lane %q: tip %s names no entry", name, v.Str())}, nil
 }
 
 func settledDetail(st store.Storage, key string) string {

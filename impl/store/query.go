@@ -19,22 +19,23 @@ import (
 // Storage (it is a separate interface so that the Storage wrappers of the
 // simulator and the fault layers need not grow with it).
 //
-// The results are the caller's, except the memory they point into: an
-// entry's Raw bytes and the string its ParentID points to (and an
-// EntryStructure's ParentID) are the store's own, shared as pi returns its
-// entry objects rather than copies, and must not be written through.
-// Everything else (the slices, the rows, every field) may be changed
-// without changing the store.
+// Entries come back as an EntryList (structures as a StructureList): read
+// in place from the store, as pi returns its entry objects rather than
+// copies, and read-only, since At returns a copy. What a copy shares with
+// the store is the memory it points into: an entry's Raw bytes and the
+// string its ParentID points to (and an EntryStructure's ParentID), which
+// must not be written through. Usage rows come back in a slice that is
+// the caller's, except the same Raw bytes.
 type Querier interface {
 	// GetEntries returns the entries among ids that exist, each once, in
 	// the order of their first occurrence in ids (pi's getEntries Map).
-	GetEntries(ids []string) ([]StoredEntry, error)
+	GetEntries(ids []string) (EntryList, error)
 	// ScanBranch walks from q.Start to its root (pi's scanBranch).
-	ScanBranch(q BranchScan) ([]StoredEntry, error)
+	ScanBranch(q BranchScan) (EntryList, error)
 	// ScanBranchStructure is ScanBranch without the entries' payloads.
-	ScanBranchStructure(q BranchScan) ([]EntryStructure, error)
+	ScanBranchStructure(q BranchScan) (StructureList, error)
 	// ScanEntries scans every entry by seq (pi's scanEntries).
-	ScanEntries(q EntryScan) ([]StoredEntry, error)
+	ScanEntries(q EntryScan) (EntryList, error)
 	// ScanUsage scans the usage ledger by seq (pi's scanUsage).
 	ScanUsage(q UsageScan) ([]StoredUsage, error)
 	// GetStats returns the session totals (pi's getStats).

@@ -8,9 +8,18 @@ import "math/bits"
 // half the bytes the State allocated on open. Chunks grow with the
 // sequence (so a small State stays small) up to maxRowChunk rows.
 type rows[T any] struct {
+	rowsView[T]
+	n int
+}
+
+// rowsView reads rows in place. A chunk is made at its full length and
+// its slice header is never written again, and a row is never written
+// after it is appended: so a copy of the view taken under the store's
+// lock reads rows [0, n) without the lock while later appends write rows
+// past n (and chunks past the copy's), which is how a query's EntryList
+// reads the store's entries rather than copies of them.
+type rowsView[T any] struct {
 	chunks [][]T
-	starts []int // starts[k] is the index of chunks[k]'s first row
-	n      int
 }
 
 const (
@@ -19,12 +28,11 @@ const (
 )
 
 func (r *rows[T]) append(v T) {
-	if k := len(r.chunks); k == 0 || len(r.chunks[k-1]) == cap(r.chunks[k-1]) {
-		r.chunks = append(r.chunks, make([]T, 0, min(max(8, r.n), maxRowChunk)))
-		r.starts = append(r.starts, r.n)
+	k := chunkOf(r.n)
+	if k == len(r.chunks) {
+		r.chunks = append(r.chunks, make([]T, min(max(8, r.n), maxRowChunk)))
 	}
-	last := &r.chunks[len(r.chunks)-1]
-	*last = append(*last, v)
+	r.chunks[k][r.n-chunkStart(k)] = v
 	r.n++
 }
 
@@ -36,18 +44,16 @@ func (r *rows[T]) clone() []T {
 	if r.n == 0 {
 		return nil
 	}
-	out := make([]T, 0, r.n)
-	for _, c := range r.chunks {
-		out = append(out, c...)
-	}
+	out := make([]T, r.n)
+	r.copyTo(out, 0)
 	return out
 }
 
 // copyTo copies rows [from, from+len(dst)) into dst, a chunk at a time.
-func (r *rows[T]) copyTo(dst []T, from int) {
+func (r *rowsView[T]) copyTo(dst []T, from int) {
 	for len(dst) > 0 {
 		k := chunkOf(from)
-		n := copy(dst, r.chunks[k][from-r.starts[k]:])
+		n := copy(dst, r.chunks[k][from-chunkStart(k):])
 		dst, from = dst[n:], from+n
 	}
 }
@@ -57,9 +63,9 @@ func (r *rows[T]) copyTo(dst []T, from int) {
 // the chunk is computed, not searched: rows 0-7 are chunk 0, rows [2^k,
 // 2^(k+1)) below maxRowChunk are chunk k-2, and past maxRowChunk every
 // chunk holds maxRowChunk rows.
-func (r *rows[T]) at(i int) *T {
+func (r *rowsView[T]) at(i int) *T {
 	k := chunkOf(i)
-	return &r.chunks[k][i-r.starts[k]]
+	return &r.chunks[k][i-chunkStart(k)]
 }
 
 // chunkOf is the chunk holding row i.
@@ -71,4 +77,15 @@ func chunkOf(i int) int {
 		return bits.Len(uint(i)) - 3
 	}
 	return maxRowChunkLog - 3 + i/maxRowChunk
+}
+
+// chunkStart is the index of chunk k's first row (chunkOf's inverse).
+func chunkStart(k int) int {
+	switch {
+	case k == 0:
+		return 0
+	case k < maxRowChunkLog-2:
+		return 1 << (k + 2)
+	}
+	return (k - (maxRowChunkLog - 3)) * maxRowChunk
 }

@@ -20,8 +20,8 @@ func (s *State) entry(id string) (StoredEntry, EntryKind, bool) {
 // in the state, not by hashing their ids again: while the indices found
 // rise (as they do for ids in commit order) none can repeat, and only
 // after one does not is a set of the indices built.
-func (s *State) GetEntries(ids []string) []StoredEntry {
-	out := make([]StoredEntry, 0, min(len(ids), s.entries.len()))
+func (s *State) GetEntries(ids []string) EntryList {
+	pos := make([]int32, 0, min(len(ids), s.entries.len()))
 	last := int32(-1)
 	var seen map[int32]struct{}
 	for _, id := range ids {
@@ -34,8 +34,8 @@ func (s *State) GetEntries(ids []string) []StoredEntry {
 			last = r.entry
 		case seen == nil:
 			seen = make(map[int32]struct{}, len(ids))
-			for j := range out {
-				seen[s.ids[out[j].Entry.ID].entry] = struct{}{}
+			for _, p := range pos {
+				seen[p] = struct{}{}
 			}
 			fallthrough
 		default:
@@ -44,9 +44,14 @@ func (s *State) GetEntries(ids []string) []StoredEntry {
 			}
 			seen[r.entry] = struct{}{}
 		}
-		out = append(out, *s.entries.at(int(r.entry)))
+		pos = append(pos, r.entry)
 	}
-	return out
+	return s.listOf(pos)
+}
+
+// listOf is the list of the entries at pos, read in place.
+func (s *State) listOf(pos []int32) EntryList {
+	return EntryList{rows: s.entries.rowsView, pos: pos, n: int32(len(pos))}
 }
 
 // GetEntryKind returns the entry named id with its kind.
@@ -65,41 +70,37 @@ func (s *State) parentOf(i int32) (int32, error) {
 	return r.entry, nil
 }
 
-// branchHits is pi's scanBranch over the state's parent
-// indices: it calls hit with the index of each entry the scan returns, in
-// order. The path is the walk from q.Start to its root; the scan stops
-// after the first entry that stops it, and the limit counts the entries
-// that pass the filters. Newest first, the walk is the path's order, so
-// entries are taken as the walk reaches them and a stop or the limit ends
-// the walk (unless some parent is unresolved, whose absence pi reports
-// even beyond a stop); oldest first, the path is walked into an index
-// array (its length known from the start's depth) and read backwards.
-func (s *State) branchHits(q *BranchScan, hit func(int32)) error {
+// branchRows is pi's scanBranch over the state's parent indices: the
+// rows of the entries the scan returns, in order. The path is the walk
+// from q.Start to its root; the scan stops after the first entry that
+// stops it, and the limit counts the entries that pass the filters.
+// Newest first, the walk is the path's order, so entries are taken as the
+// walk reaches them and a stop or the limit ends the walk (unless some
+// parent is unresolved, whose absence pi reports even beyond a stop);
+// oldest first, the path is walked into an index array (its length known
+// from the start's depth) and read backwards.
+func (s *State) branchRows(q *BranchScan) ([]int32, error) {
 	r, ok := s.ids[q.Start]
 	if !ok || r.kinds&idEntry == 0 {
-		return &UnknownBranchStartError{Start: q.Start}
+		return nil, &UnknownBranchStartError{Start: q.Start}
 	}
 	oldest := q.Order == OldestFirst
 	limit := sliceLimit(q.Limit)
-	taken := int64(0)
+	pos := make([]int32, 0, s.branchCap(q, r.entry, limit))
+	if !oldest && s.unresolved == 0 && q.unfiltered() {
+		return s.walkUnfiltered(pos, r.entry, limit), nil
+	}
 	// take reads entry i of the path and reports whether the scan goes on.
 	take := func(i int32) bool {
-		if limit >= 0 && taken >= limit {
+		if limit >= 0 && int64(len(pos)) >= limit {
 			return false
 		}
 		k := &s.kinds.all[s.meta.at(int(i)).kind]
 		if matchOptional(k.Type, q.Type) && matchOptional(k.CustomType, q.CustomType) &&
 			(q.Cursor == nil || cursorPasses(s.entries.at(int(i)).Seq, *q.Cursor, oldest)) {
-			hit(i)
-			taken++
+			pos = append(pos, i)
 		}
-		if q.StopAtID != nil && s.entries.at(int(i)).Entry.ID == *q.StopAtID {
-			return false
-		}
-		if q.StopAtType == nil {
-			return k.Type != ""
-		}
-		return !jsonIs(k.Type, *q.StopAtType)
+		return !stopsAt(s.entries.at(int(i)).Entry.ID, *k, q)
 	}
 	if !oldest && s.unresolved == 0 {
 		for i := r.entry; take(i); {
@@ -107,14 +108,14 @@ func (s *State) branchHits(q *BranchScan, hit func(int32)) error {
 				break
 			}
 		}
-		return nil
+		return pos, nil
 	}
 	path := make([]int32, 0, s.meta.at(int(r.entry)).depth+1)
 	for i := r.entry; ; {
 		path = append(path, i)
 		p, err := s.parentOf(i)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if p == noParent {
 			break
@@ -130,7 +131,29 @@ func (s *State) branchHits(q *BranchScan, hit func(int32)) error {
 			break
 		}
 	}
-	return nil
+	return pos, nil
+}
+
+// unfiltered: the scan has no filter, cursor or named stop, so it returns
+// its path up to the limit or an entry without a type (which stops it).
+func (q *BranchScan) unfiltered() bool {
+	return q.Type == nil && q.CustomType == nil && q.Cursor == nil && q.StopAtID == nil && q.StopAtType == nil
+}
+
+// walkUnfiltered is an unfiltered scan newest first from entry i, the
+// walk take does for such a scan without its per-entry checks: a session's
+// transcript (and pi's scanBranchStructure benchmark) reads every entry of
+// its branch this way.
+func (s *State) walkUnfiltered(pos []int32, i int32, limit int64) []int32 {
+	for int64(len(pos)) != limit {
+		pos = append(pos, i)
+		m := s.meta.at(int(i))
+		if m.parent == noParent || s.kinds.all[m.kind].Type == "" {
+			break
+		}
+		i = m.parent
+	}
+	return pos
 }
 
 // cursorPasses is pi's cursor filter: past the cursor in the scan's order.
@@ -141,43 +164,37 @@ func cursorPasses(seq, cursor int64, oldest bool) bool {
 	return seq < cursor
 }
 
-// branchCap is the capacity for a branch scan's result: the path's length
-// (at most the limit) when every entry on it may be returned, else small.
-func (s *State) branchCap(q *BranchScan) int {
-	r, ok := s.ids[q.Start]
-	if !ok || r.kinds&idEntry == 0 {
-		return 0
-	}
-	n := int64(s.meta.at(int(r.entry)).depth) + 1
-	if q.Type != nil || q.CustomType != nil || q.Cursor != nil || q.StopAtID != nil || q.StopAtType != nil {
+// branchCap is the capacity for the result of a branch scan from entry
+// start: the path's length (at most the limit) when every entry on it may
+// be returned, else small.
+func (s *State) branchCap(q *BranchScan, start int32, limit int64) int {
+	n := int64(s.meta.at(int(start)).depth) + 1
+	if !q.unfiltered() {
 		n = min(n, 16)
 	}
-	if l := sliceLimit(q.Limit); l >= 0 {
-		n = min(n, l)
+	if limit >= 0 {
+		n = min(n, limit)
 	}
 	return int(n)
 }
 
 // ScanBranch is pi's scanBranch.
-func (s *State) ScanBranch(q BranchScan) ([]StoredEntry, error) {
-	out := make([]StoredEntry, 0, s.branchCap(&q))
-	if err := s.branchHits(&q, func(i int32) { out = append(out, *s.entries.at(int(i))) }); err != nil {
-		return nil, err
+func (s *State) ScanBranch(q BranchScan) (EntryList, error) {
+	pos, err := s.branchRows(&q)
+	if err != nil {
+		return EntryList{}, err
 	}
-	return out, nil
+	return s.listOf(pos), nil
 }
 
-// ScanBranchStructure is pi's scanBranchStructure.
-func (s *State) ScanBranchStructure(q BranchScan) ([]EntryStructure, error) {
-	out := make([]EntryStructure, 0, s.branchCap(&q))
-	if err := s.branchHits(&q, func(i int32) {
-		e, k := s.entries.at(int(i)), &s.kinds.all[s.meta.at(int(i)).kind]
-		out = append(out, EntryStructure{ID: e.Entry.ID, ParentID: e.Entry.ParentID, Seq: e.Seq, Timestamp: e.Timestamp,
-			Type: k.Type, CustomType: k.CustomType})
-	}); err != nil {
-		return nil, err
+// ScanBranchStructure is pi's scanBranchStructure: the entries' structures
+// are made from the rows as a caller reads them.
+func (s *State) ScanBranchStructure(q BranchScan) (StructureList, error) {
+	pos, err := s.branchRows(&q)
+	if err != nil {
+		return StructureList{}, err
 	}
-	return out, nil
+	return StructureList{entries: s.listOf(pos), meta: s.meta.rowsView, kinds: s.kinds.all}, nil
 }
 
 // seqIndex is the first index in [0, n) whose seq is >= seq (n when none).
@@ -196,54 +213,48 @@ func seqIndex(n int, seqAt func(int) int64, seq int64) int {
 
 // seqRange is the index range [first, end) of the rows whose seqs lie in
 // [lo, hi].
+// A bound at or past an end is that end without a search: a page of the
+// latest rows (no bounds) reads two seqs, not 2·log2(n).
 func seqRange(n int, seqAt func(int) int64, lo, hi int64) (int, int) {
-	first := seqIndex(n, seqAt, lo)
-	end := n
-	if hi < 1<<62 {
+	first, end := 0, n
+	if n > 0 && lo > seqAt(0) {
+		first = seqIndex(n, seqAt, lo)
+	}
+	if n > 0 && hi < seqAt(n-1) {
 		end = seqIndex(n, seqAt, hi+1)
 	}
 	return first, max(first, end)
 }
 
 // ScanEntries is pi's scanEntries: the seq bounds are found by binary
-// search, then rows are read in order until the limit is met.
-func (s *State) ScanEntries(q EntryScan) []StoredEntry {
+// search, then rows are read in order until the limit is met. Without a
+// kind filter every row in the bounds matches, and the page is a range.
+func (s *State) ScanEntries(q EntryScan) EntryList {
 	lo, hi, limit := SeqBounds(q.FromSeq, q.ToSeq, q.Limit)
-	n := s.entries.len()
 	seqAt := func(i int) int64 { return s.entries.at(i).Seq }
-	first, end := seqRange(n, seqAt, lo, hi)
-	capacity := end - first
+	first, end := seqRange(s.entries.len(), seqAt, lo, hi)
+	count := end - first
 	if limit >= 0 {
-		capacity = int(min(int64(capacity), limit))
+		count = int(min(int64(count), limit))
 	}
 	desc := q.Order == Desc
 	if q.Type == nil && q.CustomType == nil {
-		// every row in the range matches: the page is the first (or
-		// last) capacity rows, copied as they are
-		out := make([]StoredEntry, capacity)
-		if !desc {
-			s.entries.copyTo(out, first)
-			return out
+		if desc {
+			first = end - 1
 		}
-		for k := range out {
-			out[k] = *s.entries.at(end - 1 - k)
-		}
-		return out
+		return EntryList{rows: s.entries.rowsView, first: int32(first), desc: desc, n: int32(count)}
 	}
-	out := make([]StoredEntry, 0, capacity)
-	for k := 0; k < end-first; k++ {
-		if limit >= 0 && int64(len(out)) >= limit {
-			break
-		}
+	pos := make([]int32, 0, min(count, 16))
+	for k := 0; k < end-first && len(pos) < count; k++ {
 		i := first + k
 		if desc {
 			i = end - 1 - k
 		}
 		if MatchesEntryScan(&q, s.entries.at(i).Seq, s.kinds.all[s.meta.at(i).kind]) {
-			out = append(out, *s.entries.at(i))
+			pos = append(pos, int32(i))
 		}
 	}
-	return out
+	return s.listOf(pos)
 }
 
 // ScanUsage is pi's scanUsage.

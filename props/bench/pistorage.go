@@ -126,16 +126,16 @@ type piReadScenario struct {
 var piReadScenarios = []piReadScenario{
 	{"get 100 distributed entries", func(q store.QueryStorage, entries int) (int, error) {
 		es, err := q.GetEntries(slices.Clone(piBenchLookups[entries])) // pi's [...dataset.lookupIds]
-		return len(es), err
+		return es.Len(), err
 	}},
 	{"scan latest 50 entries", func(q store.QueryStorage, _ int) (int, error) {
 		limit := int64(50)
 		es, err := q.ScanEntries(store.EntryScan{Order: store.Desc, Limit: &limit})
-		return len(es), err
+		return es.Len(), err
 	}},
 	{"scan full branch structure", func(q store.QueryStorage, entries int) (int, error) {
 		ss, err := q.ScanBranchStructure(store.BranchScan{Start: piBenchTips[entries], Order: store.NewestFirst})
-		return len(ss), err
+		return ss.Len(), err
 	}},
 }
 

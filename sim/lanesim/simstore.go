@@ -27,6 +27,17 @@ type simStore struct {
 	gen int
 }
 
+// GetEntries and ScanBranch pass the store's queries on, so that a
+// campaign runs the lane's indexed reads (snapshots, the compaction
+// preparation, entry lookups) and not their read-every-entry fallback.
+func (s *simStore) GetEntries(ids []string) (store.EntryList, error) {
+	return store.GetEntriesOf(s.Storage, ids)
+}
+
+func (s *simStore) ScanBranch(q store.BranchScan) (store.EntryList, error) {
+	return store.ScanBranchOf(s.Storage, q)
+}
+
 func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	r := s.r
 	if overflowMutant != "" {

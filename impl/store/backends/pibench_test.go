@@ -113,24 +113,24 @@ func benchPiRead(b *testing.B, be backends.Backend, size int) {
 	b.Run("get100", func(b *testing.B) {
 		loop(b, func() {
 			es, err := q.GetEntries(slices.Clone(lookups)) // pi's [...dataset.lookupIds]
-			if err != nil || len(es) != len(lookups) {
-				b.Fatal(err, len(es))
+			if err != nil || es.Len() != len(lookups) {
+				b.Fatal(err, es.Len())
 			}
 		})
 	})
 	b.Run("latest50", func(b *testing.B) {
 		loop(b, func() {
 			es, err := q.ScanEntries(latest)
-			if err != nil || len(es) != min(50, size) {
-				b.Fatal(err, len(es))
+			if err != nil || es.Len() != min(50, size) {
+				b.Fatal(err, es.Len())
 			}
 		})
 	})
 	b.Run("structure", func(b *testing.B) {
 		loop(b, func() {
 			ss, err := q.ScanBranchStructure(branch)
-			if err != nil || len(ss) != size {
-				b.Fatal(err, len(ss))
+			if err != nil || ss.Len() != size {
+				b.Fatal(err, ss.Len())
 			}
 		})
 	})
@@ -188,3 +188,67 @@ func BenchmarkPiStorageWrite(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPiStorageFloor is what pi's read scenarios cost at the least
+// in Go, beside any store: get-100's copy of the ids (pi's
+// [...dataset.lookupIds]) and 100 lookups in a map of the dataset's ids
+// to positions (a Go map is the index; the lookups hash and compare
+// 22-byte ids), and a 50-entry result built as copies, as pointers, and
+// as positions, to show what each form of result costs the collector.
+func BenchmarkPiStorageFloor(b *testing.B) {
+	for _, size := range piSizes {
+		b.Run(fmt.Sprintf("entries=%d", size), func(b *testing.B) {
+			all := make([]store.StoredEntry, size)
+			index := make(map[string]int32, size)
+			for i := range all {
+				w := piEntry(i)
+				all[i] = store.StoredEntry{Entry: *w.Entry, Seq: int64(i + 1)}
+				index[w.Entry.ID] = int32(i)
+			}
+			lookups := piLookups(size)
+			b.Run("get100", func(b *testing.B) {
+				loop(b, func() {
+					ids := slices.Clone(lookups)
+					pos := make([]int32, 0, len(ids))
+					for _, id := range ids {
+						if i, ok := index[id]; ok {
+							pos = append(pos, i)
+						}
+					}
+					if len(pos) != len(lookups) {
+						b.Fatal(len(pos))
+					}
+				})
+			})
+			b.Run("copies50", func(b *testing.B) {
+				loop(b, func() { floorSink = slices.Clone(all[size-50:]) })
+			})
+			b.Run("pointers50", func(b *testing.B) {
+				loop(b, func() {
+					out := make([]*store.StoredEntry, 50)
+					for k := range out {
+						out[k] = &all[size-1-k]
+					}
+					floorPtrSink = out
+				})
+			})
+			b.Run("positions50", func(b *testing.B) {
+				loop(b, func() {
+					out := make([]int32, 50)
+					for k := range out {
+						out[k] = int32(size - 1 - k)
+					}
+					floorPosSink = out
+				})
+			})
+		})
+	}
+}
+
+// The floor's results go to package variables, so that the compiler
+// cannot drop the work that makes them.
+var (
+	floorSink    []store.StoredEntry
+	floorPtrSink []*store.StoredEntry
+	floorPosSink []int32
+)

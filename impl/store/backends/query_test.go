@@ -42,9 +42,9 @@ func usageW(id string, in, out float64) store.Write {
 	return store.InsertUsage(store.UsageRow{ID: id, Raw: json.RawMessage(raw)})
 }
 
-func ids(es []store.StoredEntry) []string {
+func ids(es store.EntryList) []string {
 	out := []string{}
-	for _, e := range es {
+	for _, e := range es.All() {
 		out = append(out, e.Entry.ID)
 	}
 	return out
@@ -106,11 +106,34 @@ func TestScanBranchIsPis(t *testing.T) {
 
 		st, err := q.ScanBranchStructure(store.BranchScan{Start: "marker", Order: store.OldestFirst})
 		require.NoError(t, err)
-		b, err := json.Marshal(st)
+		b, err := json.Marshal(st.Slice())
 		require.NoError(t, err)
 		assert.Equal(t, fmt.Sprintf(`[{"id":"root","parentId":null,"seq":%d,"timestamp":%d,"type":"message"},`+
 			`{"id":"marker","parentId":"root","seq":%d,"timestamp":%d,"type":"custom","customType":"marker"}]`,
 			r.Seqs[0], r.Timestamp, r.Seqs[1], r.Timestamp), string(b))
+	})
+}
+
+// TestScanBranchStopsAtAnEntryWithoutType: pi's scanBranch stops after an
+// entry whose type is undefined when the query names no stopAtType
+// (undefined === undefined), whether or not the scan filters; named, the
+// stop type does not match it and the walk goes on to the root.
+func TestScanBranchStopsAtAnEntryWithoutType(t *testing.T) {
+	seed := []store.Write{userW("root", nil), entryWrite("bare", ptr("root"), `"note":"no type"`), userW("leaf", ptr("bare"))}
+	eachQueryBackend(t, seed, func(t *testing.T, q store.QueryStorage, _ store.CommitResult) {
+		scan := func(s store.BranchScan) []string {
+			es, err := q.ScanBranch(s)
+			require.NoError(t, err)
+			return ids(es)
+		}
+		assert.Equal(t, []string{"leaf", "bare"}, scan(store.BranchScan{Start: "leaf"}))
+		assert.Equal(t, []string{"leaf"}, scan(store.BranchScan{Start: "leaf", Limit: ptr(int64(1))}))
+		assert.Equal(t, []string{"leaf"}, scan(store.BranchScan{Start: "leaf", Type: ptr("message")}))
+		assert.Equal(t, []string{"leaf", "bare", "root"}, scan(store.BranchScan{Start: "leaf", StopAtType: ptr("custom")}))
+		st, err := q.ScanBranchStructure(store.BranchScan{Start: "leaf"})
+		require.NoError(t, err)
+		assert.Equal(t, 2, st.Len())
+		assert.Equal(t, store.EntryStructure{ID: "bare", ParentID: ptr("root"), Seq: st.At(1).Seq, Timestamp: st.At(1).Timestamp}, st.At(1))
 	})
 }
 
@@ -121,13 +144,13 @@ func TestGetEntriesIsPis(t *testing.T) {
 		es, err := q.GetEntries([]string{"note", "missing", "root", "note"})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"note", "root"}, ids(es))
-		assert.Equal(t, r.Seqs[4], es[0].Seq)
-		assert.Equal(t, r.Timestamp, es[1].Timestamp)
-		assert.Nil(t, es[1].Entry.ParentID)
-		assert.Equal(t, "compact", *es[0].Entry.ParentID)
+		assert.Equal(t, r.Seqs[4], es.At(0).Seq)
+		assert.Equal(t, r.Timestamp, es.At(1).Timestamp)
+		assert.Nil(t, es.At(1).Entry.ParentID)
+		assert.Equal(t, "compact", *es.At(0).Entry.ParentID)
 		none, err := q.GetEntries(nil)
 		require.NoError(t, err)
-		assert.Empty(t, none)
+		assert.Zero(t, none.Len())
 	})
 }
 
@@ -229,41 +252,100 @@ func TestGetEntriesDropsRepeatsInAnyOrder(t *testing.T) {
 	})
 }
 
-// TestQueryResultsCannotChangeTheStore: the queries return entries whose
-// payload (Raw) and parent id share the store's memory, as pi returns its
-// entry objects (Querier says not to mutate those); everything else is
-// the caller's. Overwriting every returned row and field leaves what the
-// next query returns as it was.
+// TestQueryResultsCannotChangeTheStore: the queries return lists that
+// read the store's entries in place, as pi returns its entry objects; At
+// and Slice hand out copies, whose payload (Raw) and parent id share the
+// store's memory (Querier says not to write through those). Overwriting
+// every field of every copy leaves what the lists and the next queries
+// return as it was.
 func TestQueryResultsCannotChangeTheStore(t *testing.T) {
 	eachQueryBackend(t, branchSeed(), func(t *testing.T, q store.QueryStorage, _ store.CommitResult) {
-		read := func() ([]store.StoredEntry, []store.StoredEntry, []store.StoredEntry, []store.EntryStructure) {
+		read := func() ([]store.EntryList, store.StructureList) {
 			got, err := q.GetEntries([]string{"leaf", "root", "note"})
 			require.NoError(t, err)
 			scanned, err := q.ScanEntries(store.EntryScan{Order: store.Desc, Limit: ptr(int64(3))})
+			require.NoError(t, err)
+			filtered, err := q.ScanEntries(store.EntryScan{Type: ptr("custom")})
 			require.NoError(t, err)
 			branch, err := q.ScanBranch(store.BranchScan{Start: "leaf"})
 			require.NoError(t, err)
 			structure, err := q.ScanBranchStructure(store.BranchScan{Start: "leaf", Order: store.OldestFirst})
 			require.NoError(t, err)
-			return got, scanned, branch, structure
+			return []store.EntryList{got, scanned, filtered, branch}, structure
 		}
-		g0, s0, b0, st0 := read()
-		// deep copies of what the first reads returned
-		snap := func(v any) string { b, err := json.Marshal(v); require.NoError(t, err); return string(b) }
-		want := snap([]any{g0, s0, b0, st0})
-		for _, es := range [][]store.StoredEntry{g0, s0, b0} {
+		snap := func(ls []store.EntryList, st store.StructureList) string {
+			all := []any{st.Slice()}
+			for _, l := range ls {
+				all = append(all, l.Slice())
+			}
+			b, err := json.Marshal(all)
+			require.NoError(t, err)
+			return string(b)
+		}
+		l0, st0 := read()
+		want := snap(l0, st0)
+		for _, l := range l0 {
+			for i := range l.Len() {
+				e := l.At(i)
+				e.Entry.ID, e.Entry.ParentID, e.Seq, e.Timestamp = "changed", ptr("changed"), -1, -1
+				e.Entry.Raw = []byte(`{}`)
+			}
+			es := l.Slice()
 			for i := range es {
-				es[i].Entry.ID, es[i].Entry.ParentID, es[i].Seq, es[i].Timestamp = "changed", ptr("changed"), -1, -1
-				es[i].Entry.Raw = []byte(`{}`)
-			}
-			if len(es) > 1 {
-				es[0], es[1] = es[1], es[0]
+				es[i].Entry.ID, es[i].Seq = "changed", -1
 			}
 		}
-		for i := range st0 {
-			st0[i] = store.EntryStructure{ID: "changed", Type: `"changed"`, Seq: -1}
+		ss := st0.Slice()
+		for i := range ss {
+			ss[i] = store.EntryStructure{ID: "changed", Type: `"changed"`, Seq: -1}
 		}
-		g1, s1, b1, st1 := read()
-		assert.Equal(t, want, snap([]any{g1, s1, b1, st1}))
+		assert.Equal(t, want, snap(l0, st0), "the lists read before")
+		l1, st1 := read()
+		assert.Equal(t, want, snap(l1, st1), "the queries read again")
 	})
+}
+
+// TestQueryResultsOutliveCommits: a list names rows a store never writes
+// again, so it reads the same entries after later commits (thousands, so
+// that the store's rows grow new chunks past the list's); under -race,
+// reading lists while another goroutine commits is what the store's lock
+// does not cover.
+func TestQueryResultsOutliveCommits(t *testing.T) {
+	for _, b := range backends.All() {
+		st := create(t, b, t.TempDir())
+		defer func() { require.NoError(t, st.Close()) }()
+		_, err := st.Commit(branchSeed())
+		require.NoError(t, err)
+		q := st.(store.QueryStorage)
+		latest, err := q.ScanEntries(store.EntryScan{Order: store.Desc, Limit: ptr(int64(2))})
+		require.NoError(t, err)
+		branch, err := q.ScanBranchStructure(store.BranchScan{Start: "leaf"})
+		require.NoError(t, err)
+		got, err := q.GetEntries([]string{"note", "root"})
+		require.NoError(t, err)
+		want := []string{ids(latest)[0], ids(latest)[1], branch.At(0).ID, branch.At(5).ID, ids(got)[0], ids(got)[1]}
+		assert.Equal(t, []string{"leaf", "note", "leaf", "root", "note", "root"}, want, b.Name)
+		done := make(chan error, 1)
+		go func() {
+			parent := "leaf"
+			var err error
+			for i := 0; i < 3000 && err == nil; i++ {
+				id := fmt.Sprintf("more-%d", i)
+				_, err = q.Commit([]store.Write{userW(id, &parent)})
+				parent = id
+			}
+			done <- err
+		}()
+		reads := func() []string {
+			return []string{ids(latest)[0], ids(latest)[1], branch.At(0).ID, branch.At(5).ID, ids(got)[0], ids(got)[1]}
+		}
+		for range 50 {
+			assert.Equal(t, want, reads(), b.Name)
+		}
+		require.NoError(t, <-done)
+		assert.Equal(t, want, reads(), b.Name)
+		again, err := q.ScanEntries(store.EntryScan{Order: store.Desc, Limit: ptr(int64(1))})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"more-2999"}, ids(again), b.Name)
+	}
 }

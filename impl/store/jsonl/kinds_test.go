@@ -39,9 +39,9 @@ func TestOpenReadsEntryKindsAsKindOf(t *testing.T) {
 	for _, e := range entries {
 		st, err := s.ScanBranchStructure(store.BranchScan{Start: e.Entry.ID, Limit: ptrTo(int64(1))})
 		require.NoError(t, err)
-		require.Len(t, st, 1)
+		require.Equal(t, 1, st.Len())
 		k := store.KindOf(e.Entry.Raw)
-		assert.Equal(t, k, store.EntryKind{Type: st[0].Type, CustomType: st[0].CustomType}, "%s: %s", e.Entry.ID, e.Entry.Raw)
+		assert.Equal(t, k, store.EntryKind{Type: st.At(0).Type, CustomType: st.At(0).CustomType}, "%s: %s", e.Entry.ID, e.Entry.Raw)
 	}
 }
 

@@ -19,24 +19,52 @@ func query[T any](s *Store, f func(*store.State) (T, error)) (T, error) {
 	return f(st)
 }
 
+// The entry queries lock and read the state themselves, not through
+// query: a page of the latest entries costs less than the generic call
+// and its closure did (nearly half of its time).
+
 // GetEntries is pi's JsonlStorage.getEntries.
-func (s *Store) GetEntries(ids []string) ([]store.StoredEntry, error) {
-	return query(s, func(st *store.State) ([]store.StoredEntry, error) { return st.GetEntries(ids), nil })
+func (s *Store) GetEntries(ids []string) (store.EntryList, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return store.EntryList{}, err
+	}
+	return st.GetEntries(ids), nil
 }
 
 // ScanBranch is pi's JsonlStorage.scanBranch.
-func (s *Store) ScanBranch(q store.BranchScan) ([]store.StoredEntry, error) {
-	return query(s, func(st *store.State) ([]store.StoredEntry, error) { return st.ScanBranch(q) })
+func (s *Store) ScanBranch(q store.BranchScan) (store.EntryList, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return store.EntryList{}, err
+	}
+	return st.ScanBranch(q)
 }
 
 // ScanBranchStructure is pi's JsonlStorage.scanBranchStructure.
-func (s *Store) ScanBranchStructure(q store.BranchScan) ([]store.EntryStructure, error) {
-	return query(s, func(st *store.State) ([]store.EntryStructure, error) { return st.ScanBranchStructure(q) })
+func (s *Store) ScanBranchStructure(q store.BranchScan) (store.StructureList, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return store.StructureList{}, err
+	}
+	return st.ScanBranchStructure(q)
 }
 
 // ScanEntries is pi's JsonlStorage.scanEntries.
-func (s *Store) ScanEntries(q store.EntryScan) ([]store.StoredEntry, error) {
-	return query(s, func(st *store.State) ([]store.StoredEntry, error) { return st.ScanEntries(q), nil })
+func (s *Store) ScanEntries(q store.EntryScan) (store.EntryList, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.read()
+	if err != nil {
+		return store.EntryList{}, err
+	}
+	return st.ScanEntries(q), nil
 }
 
 // ScanUsage is pi's JsonlStorage.scanUsage.

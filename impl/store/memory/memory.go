@@ -122,24 +122,48 @@ func read[T any](s *Store, f func(*store.State) (T, error)) (T, error) {
 	return f(s.state)
 }
 
+// The entry queries lock and check the store themselves, not through
+// read: a page of the latest entries costs less than the generic call and
+// its closure did (a third of its time).
+
 // GetEntries is pi's MemoryStorage.getEntries.
-func (s *Store) GetEntries(ids []string) ([]store.StoredEntry, error) {
-	return read(s, func(st *store.State) ([]store.StoredEntry, error) { return st.GetEntries(ids), nil })
+func (s *Store) GetEntries(ids []string) (store.EntryList, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.EntryList{}, ErrClosed
+	}
+	return s.state.GetEntries(ids), nil
 }
 
 // ScanBranch is pi's MemoryStorage.scanBranch.
-func (s *Store) ScanBranch(q store.BranchScan) ([]store.StoredEntry, error) {
-	return read(s, func(st *store.State) ([]store.StoredEntry, error) { return st.ScanBranch(q) })
+func (s *Store) ScanBranch(q store.BranchScan) (store.EntryList, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.EntryList{}, ErrClosed
+	}
+	return s.state.ScanBranch(q)
 }
 
 // ScanBranchStructure is pi's MemoryStorage.scanBranchStructure.
-func (s *Store) ScanBranchStructure(q store.BranchScan) ([]store.EntryStructure, error) {
-	return read(s, func(st *store.State) ([]store.EntryStructure, error) { return st.ScanBranchStructure(q) })
+func (s *Store) ScanBranchStructure(q store.BranchScan) (store.StructureList, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.StructureList{}, ErrClosed
+	}
+	return s.state.ScanBranchStructure(q)
 }
 
 // ScanEntries is pi's MemoryStorage.scanEntries.
-func (s *Store) ScanEntries(q store.EntryScan) ([]store.StoredEntry, error) {
-	return read(s, func(st *store.State) ([]store.StoredEntry, error) { return st.ScanEntries(q), nil })
+func (s *Store) ScanEntries(q store.EntryScan) (store.EntryList, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.EntryList{}, ErrClosed
+	}
+	return s.state.ScanEntries(q), nil
 }
 
 // ScanUsage is pi's MemoryStorage.scanUsage.

@@ -297,7 +297,7 @@ func (s *server) call(op string, req map[string]json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ss, nil
+		return ss.Slice(), nil
 	case "scanEntries":
 		q, err := DecodeEntryScan(req["query"])
 		if err != nil {
@@ -343,9 +343,9 @@ func (s *server) call(op string, req map[string]json.RawMessage) (any, error) {
 }
 
 // entriesJSON renders stored entries as pi's Entry objects.
-func entriesJSON(es []store.StoredEntry) []json.RawMessage {
-	out := make([]json.RawMessage, len(es))
-	for i, e := range es {
+func entriesJSON(es store.EntryList) []json.RawMessage {
+	out := make([]json.RawMessage, es.Len())
+	for i, e := range es.All() {
 		out[i] = EntryJSON(e)
 	}
 	return out

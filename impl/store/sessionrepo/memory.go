@@ -279,20 +279,20 @@ func (g *guarded) Usage() ([]store.StoredUsage, error) {
 	return guard(g, g.Store.Usage)
 }
 
-func (g *guarded) GetEntries(ids []string) ([]store.StoredEntry, error) {
-	return guard(g, func() ([]store.StoredEntry, error) { return g.Store.GetEntries(ids) })
+func (g *guarded) GetEntries(ids []string) (store.EntryList, error) {
+	return guard(g, func() (store.EntryList, error) { return g.Store.GetEntries(ids) })
 }
 
-func (g *guarded) ScanBranch(q store.BranchScan) ([]store.StoredEntry, error) {
-	return guard(g, func() ([]store.StoredEntry, error) { return g.Store.ScanBranch(q) })
+func (g *guarded) ScanBranch(q store.BranchScan) (store.EntryList, error) {
+	return guard(g, func() (store.EntryList, error) { return g.Store.ScanBranch(q) })
 }
 
-func (g *guarded) ScanBranchStructure(q store.BranchScan) ([]store.EntryStructure, error) {
-	return guard(g, func() ([]store.EntryStructure, error) { return g.Store.ScanBranchStructure(q) })
+func (g *guarded) ScanBranchStructure(q store.BranchScan) (store.StructureList, error) {
+	return guard(g, func() (store.StructureList, error) { return g.Store.ScanBranchStructure(q) })
 }
 
-func (g *guarded) ScanEntries(q store.EntryScan) ([]store.StoredEntry, error) {
-	return guard(g, func() ([]store.StoredEntry, error) { return g.Store.ScanEntries(q) })
+func (g *guarded) ScanEntries(q store.EntryScan) (store.EntryList, error) {
+	return guard(g, func() (store.EntryList, error) { return g.Store.ScanEntries(q) })
 }
 
 func (g *guarded) ScanUsage(q store.UsageScan) ([]store.StoredUsage, error) {

@@ -32,8 +32,8 @@ func TestBranchWalkReportsAMissingParent(t *testing.T) {
 	require.NoError(t, err)
 	got, err := s.ScanBranch(store.BranchScan{Start: "leaf", Order: store.OldestFirst})
 	require.NoError(t, err)
-	require.Len(t, got, 3)
-	assert.Equal(t, "root", got[0].Entry.ID)
+	require.Equal(t, 3, got.Len())
+	assert.Equal(t, "root", got.At(0).Entry.ID)
 
 	_, err = s.conn.ExecContext(context.Background(), `DELETE FROM entries WHERE id = 'mid'`)
 	require.NoError(t, err)

@@ -27,7 +27,7 @@ type statements struct {
 	listAsc, listDesc    *stmt
 	allEntries, allUsage *stmt
 
-	entryByID               *stmt
+	entryByID, entriesByIDs *stmt
 	branchPath              *stmt
 	entriesAsc, entriesDesc *stmt
 	usageAsc, usageDesc     *stmt
@@ -93,6 +93,12 @@ func (st *statements) statementSQL() []struct {
 		// entries and usage rows by seq (their primary keys) from either
 		// end, so that a page of the latest rows reads only that page.
 		{&st.entryByID, `SELECT seq, id, parent_id, raw, timestamp FROM entries WHERE id = ?`},
+		// Many entries by id (a JSON array of them): each looked up by
+		// the UNIQUE index (CROSS JOIN keeps the array the outer loop),
+		// each entry once, in the order of its first id.
+		{&st.entriesByIDs, `SELECT e.seq, e.id, e.parent_id, e.raw, e.timestamp, MIN(j.key) AS first
+				FROM json_each(?) AS j CROSS JOIN entries AS e ON e.id = j.value
+				GROUP BY e.seq ORDER BY first`},
 		// A branch's path in one statement: the start by its id, then
 		// each row's parent by the UNIQUE index, with its depth.
 		{&st.branchPath, `WITH RECURSIVE path(depth, seq, id, parent_id, raw, timestamp) AS (
