@@ -56,13 +56,15 @@ func (l *Lane) readSource(op string, d *OpState) (*pi.DeferredHandle, bool, erro
 // waits (the snapshot may still show the orphan's durable partial), after
 // reading the source handle on the line as pi does either way. The
 // replacement intent deletes the abandoned list in the same transaction and
-// the fresh response id gets a fresh list.
-func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, error) {
+// the fresh response id gets a fresh list. The committed intent spends
+// the permit (*permit = false): pi's publishPollIntent materialize
+// decrements drive.deferredPermits, so one drive polls at most once.
+func (l *Lane) pollDeferred(op string, d *OpState, permit *bool) (StepResult, error) {
 	handle, current, err := l.readSource(op, d)
 	if err != nil || !current {
 		return StepResult{Kind: StepProgress}, err
 	}
-	if !permit {
+	if !*permit {
 		return StepResult{Kind: StepWaiting, Reason: "deferred"}, nil
 	}
 	// deferred.ts prepareDeferredPoll: with a permit, a model the registry
@@ -99,6 +101,9 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 		return []Event{{Type: EvRunResume, RunID: op, Recovery: recovery},
 			{Type: EvTurnStart, RunID: op, Recovery: recovery, TurnID: intent.StepID + ":poll:" + itoa(intent.Poll)}}
 	}))
+	if committed {
+		*permit = false
+	}
 	if err != nil || !committed {
 		return StepResult{Kind: StepProgress}, err
 	}

@@ -140,10 +140,12 @@ func (l *Lane) StartRun(opts RunOptions) (string, error) {
 // guess. Every command of the step still meets pi's lost-operation fault
 // (lostOperation).
 func (l *Lane) Step(opts StepOptions) (StepResult, error) {
-	return l.claimed(func() (StepResult, error) { return l.step(opts) })
+	return l.claimed(func() (StepResult, error) { return l.step(&opts) })
 }
 
-func (l *Lane) step(opts StepOptions) (StepResult, error) {
+// step is one pass of the drive loop under opts, the drive's own options:
+// a poll intent it commits spends opts.DeferredPermit (pollDeferred).
+func (l *Lane) step(opts *StepOptions) (StepResult, error) {
 	if err := l.usable(); err != nil {
 		return StepResult{}, err
 	}
@@ -163,11 +165,11 @@ func (l *Lane) step(opts StepOptions) (StepResult, error) {
 	case LeafAssistantReady:
 		return l.runGeneration(op, s)
 	case LeafAssistantRetryWait:
-		return l.runRetryWait(op, s, opts)
+		return l.runRetryWait(op, s, *opts)
 	case LeafAssistantEffectPending:
 		return l.recoverEffect(op, s, false)
 	case LeafDeferredSuspended, LeafDeferredEffectPending:
-		return l.pollDeferred(op, s, opts.DeferredPermit)
+		return l.pollDeferred(op, s, &opts.DeferredPermit)
 	case LeafCheckpoint:
 		if s.Continuation.Kind == ContinueNeedAssistant {
 			return l.runCheckpoint(op, s)
@@ -185,12 +187,16 @@ func (l *Lane) step(opts StepOptions) (StepResult, error) {
 }
 
 // Drive steps until the lane is idle, waiting or settled, holding the
-// lane's single drive claim throughout (pi's driveOperation loop).
+// lane's single drive claim throughout (pi's driveOperation loop). Its
+// deferred permit allows one poll for the whole drive, as pi's Drive
+// carries one (runtime/types.ts Drive: deferredPermits) that the poll
+// intent spends: a poll that answers deferred again leaves the drive
+// waiting.
 func (l *Lane) Drive(opts StepOptions) (StepResult, error) {
 	return l.claimed(func() (StepResult, error) {
 		driving := l.currentID()
 		for {
-			r, err := l.step(opts)
+			r, err := l.step(&opts)
 			if err != nil || (r.Kind != StepProgress && r.Kind != StepIdle) {
 				return r, err
 			}

@@ -144,7 +144,8 @@ func TestDeferredStepAfterExternalFinalization(t *testing.T) {
 			require.NoError(t, l.Finalize("aborted", nil))
 			h.resetEvents()
 			requests := len(h.provider.requests)
-			r, err := l.pollDeferred(op, read.State, permit)
+			p := permit
+			r, err := l.pollDeferred(op, read.State, &p)
 			require.Empty(t, h.eventTypes(), "permit %v skip %v", permit, skip)
 			require.Len(t, h.provider.requests, requests)
 			if skip {
@@ -170,7 +171,8 @@ func TestDeferredWaitAfterCancelContinues(t *testing.T) {
 	op := suspend(t, h)
 	l, read := h.lane, h.lane.Current()
 	require.NoError(t, l.RequestCancel())
-	r, err := l.pollDeferred(op, read.State, false)
+	noPermit := false
+	r, err := l.pollDeferred(op, read.State, &noPermit)
 	require.NoError(t, err)
 	require.Equal(t, StepResult{Kind: StepProgress}, r)
 }
@@ -219,7 +221,8 @@ func TestDeferredRefusedSourceAfterExternalFinalization(t *testing.T) {
 	op, _ := pollWithBadHandle(t, h)
 	l, read := h.lane, h.lane.Current()
 	require.NoError(t, l.Finalize("aborted", nil))
-	_, err := l.pollDeferred(op, read.State, false)
+	noPermit := false
+	_, err := l.pollDeferred(op, read.State, &noPermit)
 	var hf *HarnessFault
 	require.ErrorAs(t, err, &hf)
 	require.Equal(t, "Cannot read properties of null (reading 'state')", hf.Cause.Error())

@@ -53,10 +53,22 @@ func (s *Subject) call(c subject.Call, arg string) (func() (json.RawMessage, err
 			if _, err := ln.StartRun(s.runOptions(arg)); err != nil {
 				return nil, err
 			}
-			return none(drive(ln))
+			_, err := drive(ln, false)
+			return none(err)
 		}, nil
 	case subject.CallResume:
-		return func() (json.RawMessage, error) { return none(drive(ln)) }, nil
+		return func() (json.RawMessage, error) {
+			_, err := drive(ln, true)
+			return none(err)
+		}, nil
+	case subject.CallDrive:
+		return func() (json.RawMessage, error) {
+			r, err := drive(ln, false)
+			if err != nil {
+				return nil, err
+			}
+			return driveOutcome(arg, r)
+		}, nil
 	case subject.CallAbort:
 		return func() (json.RawMessage, error) { return none(ln.RequestCancel()) }, nil
 	case subject.CallSteer, subject.CallFollowUp, subject.CallNextRun:
@@ -96,22 +108,43 @@ func (s *Subject) call(c subject.Call, arg string) (func() (json.RawMessage, err
 	return nil, fmt.Errorf("implsubject: unknown lane call %q", c)
 }
 
-// drive is pi's drive of a run (runtime/lane.ts prompt and resume): steps
-// until the run settles or nothing is current, sleeping through retry
-// waits on the virtual clock.
-func drive(ln *lane.Lane) error {
-	for {
-		r, err := ln.Drive(lane.StepOptions{WaitForRetry: true})
-		if err != nil {
-			return err
-		}
-		switch r.Kind {
-		case lane.StepSettled, lane.StepIdle:
-			return nil
-		case lane.StepWaiting:
-			return fmt.Errorf("implsubject: the run waits (%s), which no scenario of the boundary reaches", r.Reason)
-		}
+// drive is pi's drive of the current operation (runtime/lane.ts drive,
+// waitForRetry: true), as prompt (no deferred-poll permit), resume (one:
+// pollDeferred) and the drive call (none) issue it: it runs until the
+// operation settles, nothing is current, or a deferred leaf waits for a
+// permit the drive does not carry (pi's prompt and resume return
+// {status:"suspended"}); retry waits are slept through on the virtual
+// clock.
+func drive(ln *lane.Lane, permit bool) (lane.StepResult, error) {
+	r, err := ln.Drive(lane.StepOptions{DeferredPermit: permit, WaitForRetry: true})
+	if err != nil {
+		return r, err
 	}
+	if r.Kind == lane.StepWaiting && r.Reason != "deferred" {
+		return r, fmt.Errorf("implsubject: the run waits (%s), which no scenario of the boundary reaches", r.Reason)
+	}
+	return r, nil
+}
+
+// driveOutcome is Lane.drive's result as the driver reports it: pi's
+// Result.ok of the drive's outcome, {kind:"waiting", operationId,
+// reason:"deferred"} on a deferred leaf without a permit (pi adds the
+// source handle, which the simulator does not read), {kind:"settled"}
+// otherwise.
+func driveOutcome(op string, r lane.StepResult) (json.RawMessage, error) {
+	type outcome struct {
+		Kind        string `json:"kind"`
+		OperationID string `json:"operationId,omitempty"`
+		Reason      string `json:"reason,omitempty"`
+	}
+	out := outcome{Kind: "settled"}
+	if r.Kind == lane.StepWaiting {
+		out = outcome{Kind: "waiting", OperationID: op, Reason: r.Reason}
+	}
+	return json.Marshal(struct {
+		OK    bool    `json:"ok"`
+		Value outcome `json:"value"`
+	}{OK: true, Value: out})
 }
 
 // runOptions is a prompt's run: the process's configuration, retry policy

@@ -45,7 +45,7 @@ func TestCampaignCatchesPlantedDefect(t *testing.T) {
 	rep := campaign(t, 1, Options{Plant: PlantDropWrite})
 	require.Len(t, rep.Failures, len(subject.Scenarios)*len(subject.Sessions))
 	for _, f := range rep.Failures {
-		require.Equal(t, "model-mismatch", f.Outcome.Kind, f.Outcome.Message)
+		require.Equal(t, subject.KindModelMismatch, f.Outcome.Kind, f.Outcome.Message)
 		require.Contains(t, f.Outcome.Message, "transaction writes differ from model/lane's")
 	}
 }

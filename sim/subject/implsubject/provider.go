@@ -32,7 +32,12 @@ type stream struct {
 }
 
 // provider serves the lane's requests from the scripts queued by Script,
-// one per request, as subject-driver.mjs's openStream does.
+// one per request, as subject-driver.mjs's openStream does; impl/lane
+// makes a deferred poll through the same Stream (Request.Deferred), as the
+// driver serves pi-ai's fetchDeferred from the same queue. A scripted done
+// event with stopReason "deferred" and a handle is passed on as it is: the
+// lane suspends on it. cancelDeferred has no counterpart: impl/lane's
+// reconcile does not call the provider.
 type provider struct{ s *Subject }
 
 func (p provider) Stream(req lane.Request) lane.Stream {
@@ -45,7 +50,13 @@ func (p provider) Stream(req lane.Request) lane.Stream {
 	s.streams = append(s.streams, st)
 	// Messages stays 0: impl/lane's Request carries no context, and the
 	// runner counts requests without reading it
-	s.obs.Requests = append(s.obs.Requests, subject.Request{Stream: st.k, Scripted: scripted})
+	r := subject.Request{Stream: st.k, Scripted: scripted}
+	if req.Deferred != nil {
+		// a deferred poll (pi-ai's fetchDeferred): served from the next
+		// script like any request, naming the handle it fetches
+		r.Deferred = req.Deferred.ID
+	}
+	s.obs.Requests = append(s.obs.Requests, r)
 	if req.Abort != nil {
 		s.proc.Go(fmt.Sprintf("abort-watch#%d", st.k), func() {
 			if req.Abort.Wait() == nil && !st.done {
