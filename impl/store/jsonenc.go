@@ -163,13 +163,14 @@ func appendCompactObject(fields []ObjectField, compact []byte) ([]ObjectField, e
 	return fields, nil
 }
 
-// unquoteKey decodes a key literal with escapes or non-ASCII bytes (a
-// function of its own, so that the variable json.Unmarshal writes to does
-// not move every key of appendCompactObject to the heap).
+// unquoteKey decodes a key literal with escapes or non-ASCII bytes as
+// node's JSON.parse does (jsUnquote: a lone surrogate stays one).
 func unquoteKey(lit []byte) (string, error) {
-	var k string
-	err := json.Unmarshal(lit, &k)
-	return k, err
+	k, ok := jsUnquote(lit)
+	if !ok {
+		return "", fmt.Errorf("invalid key literal %.40s", lit)
+	}
+	return k, nil
 }
 
 // walkCompactObject calls member with each member's key literal (quotes

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 // InsertEntry returns the write that inserts e.
@@ -284,8 +286,20 @@ func jsonStringIs(v []byte, s string) bool {
 	if inner, ok := plainJSONString(v); ok {
 		return string(inner) == s
 	}
-	var got string
-	return json.Unmarshal(v, &got) == nil && got == s
+	got, ok := jsUnquote(v)
+	return ok && got == s
+}
+
+// jsUnquote decodes a JSON string literal as node's JSON.parse does, into
+// impl/pi's WTF-8: a lone surrogate escape stays that code unit, where
+// encoding/json would make it U+FFFD, so a row's id reads the same at
+// commit and when its file is reopened.
+func jsUnquote(lit []byte) (string, bool) {
+	v, err := pi.ParseJSON(string(lit))
+	if err != nil || v.Kind() != pi.String {
+		return "", false
+	}
+	return v.Str(), true
 }
 
 // plainJSONString is the text between v's quotes when v is a JSON string

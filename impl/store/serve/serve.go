@@ -31,6 +31,7 @@ import (
 	"strconv"
 
 	"github.com/frameproof/frameproof/impl/lineio"
+	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/backends"
 )
@@ -232,11 +233,11 @@ func (s *server) call(op string, req map[string]json.RawMessage) (any, error) {
 		}
 		return map[string]any{"firstSeq": res.FirstSeq, "seqs": seqs, "timestamp": res.Timestamp, "stats": stats}, nil
 	case "getEntries":
-		var ids []string
+		var ids []jsStr
 		if err := json.Unmarshal(req["ids"], &ids); err != nil {
 			return nil, badRequest("getEntries: ids must be an array of strings")
 		}
-		es, err := s.st.GetEntries(ids)
+		es, err := s.st.GetEntries(strs(ids))
 		if err != nil {
 			return nil, err
 		}
@@ -415,21 +416,26 @@ func DecodeWrite(raw json.RawMessage) (store.Write, error) {
 	switch head.Kind {
 	case "entry":
 		var ids struct {
-			ID       string  `json:"id"`
-			ParentID *string `json:"parentId"`
+			ID       jsStr  `json:"id"`
+			ParentID *jsStr `json:"parentId"`
 		}
 		if err := json.Unmarshal(head.Entry, &ids); err != nil {
 			return store.Write{}, badRequest("entry write: %v", err)
 		}
-		return store.InsertEntry(store.Entry{ID: ids.ID, ParentID: ids.ParentID, Raw: head.Entry}), nil
+		var parent *string
+		if ids.ParentID != nil {
+			p := string(*ids.ParentID)
+			parent = &p
+		}
+		return store.InsertEntry(store.Entry{ID: string(ids.ID), ParentID: parent, Raw: head.Entry}), nil
 	case "usage":
 		var ids struct {
-			ID string `json:"id"`
+			ID jsStr `json:"id"`
 		}
 		if err := json.Unmarshal(head.Row, &ids); err != nil {
 			return store.Write{}, badRequest("usage write: %v", err)
 		}
-		return store.InsertUsage(store.UsageRow{ID: ids.ID, Raw: head.Row}), nil
+		return store.InsertUsage(store.UsageRow{ID: string(ids.ID), Raw: head.Row}), nil
 	case "value", "list":
 		w := store.Write{Kind: store.WriteKind(head.Kind), Op: store.WriteOp(head.Op), Namespace: head.Namespace, Key: head.Key, Value: head.Value}
 		if (head.Op == "set" || head.Op == "append") && head.Value == nil {
@@ -507,11 +513,12 @@ func (q rawQuery) str(k string) (*string, error) {
 	if !ok || string(raw) == "null" {
 		return nil, nil
 	}
-	var s string
+	var s jsStr
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, badRequest("%s must be a string", k)
 	}
-	return &s, nil
+	str := string(s)
+	return &str, nil
 }
 
 func (q rawQuery) cursorSeq() (*float64, error) {
@@ -652,4 +659,33 @@ func DecodeReadOptions(raw json.RawMessage) (store.ReadOptions, error) {
 	}
 	out.Cursor = seqBound(cursor, out.Order == store.Desc)
 	return out, nil
+}
+
+// jsStr is a request's JSON string decoded as node's JSON.parse does (into
+// impl/pi's WTF-8: a lone surrogate escape stays that code unit), where
+// encoding/json would turn it into U+FFFD: an entry or usage id (or a
+// query's id or type) the live store is asked for is the one its file
+// holds after a reopen. Value addresses stay encoding/json's: the stores
+// hold them as UTF-8. null leaves it as it was, as encoding/json does.
+type jsStr string
+
+func (s *jsStr) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	v, err := pi.ParseJSON(string(b))
+	if err != nil || v.Kind() != pi.String {
+		return fmt.Errorf("want a string, not %.40s", b)
+	}
+	*s = jsStr(v.Str())
+	return nil
+}
+
+// strs is a []jsStr as plain strings.
+func strs(xs []jsStr) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
 }
