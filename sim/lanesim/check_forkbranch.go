@@ -71,11 +71,13 @@ func (c *forkMigrateChecker) checkBranchFork(d *branchForkDraw) {
 	if !ok {
 		return
 	}
+	labels := chainLabels(src, chain, k)
+	src.Values = append(src.Values, labels...)
 	snap, err := fork.Create(src, opts)
 	if !r.check(err == nil, campaign.KindInvariant, "branch fork %d back (before %t): %v", k, d.before, err) {
 		return
 	}
-	want := c.forkExpectation(chain, k, d.before)
+	want := c.forkExpectation(chain, k, d.before, labels)
 	if !c.sameForkEntries(snap.Entries, want.entries, src.Entries, k, d.before) || !c.sameForkValues(snap.Values, want.values, k, d.before) {
 		return
 	}
@@ -141,6 +143,31 @@ func (c *forkMigrateChecker) forkSource() (fork.Source, bool) {
 	return fork.Source{Entries: entries, Values: values}, true
 }
 
+// chainLabels are entry labels (pi.entry.label) the fork's source gets
+// besides the store's, committed after its last record: on the tip, the
+// selected entry and the root, so that a fork keeps some and drops others
+// (the lane writes no label).
+func chainLabels(src fork.Source, chain []store.StoredEntry, k int) []store.StoredValue {
+	var last int64
+	for _, e := range src.Entries {
+		last = max(last, e.Seq)
+	}
+	for _, v := range src.Values {
+		last = max(last, v.Seq)
+	}
+	var out []store.StoredValue
+	for _, i := range []int{0, k, len(chain) - 1} {
+		id := chain[i].Entry.ID
+		if slices.ContainsFunc(out, func(v store.StoredValue) bool { return v.Address.Key == id }) {
+			continue
+		}
+		last++
+		out = append(out, store.StoredValue{Address: store.Address{Namespace: lane.NSEntryLabel, Key: id, Kind: store.KindValue},
+			Value: []byte(fmt.Sprintf(`"label %d"`, i)), Seq: last})
+	}
+	return out
+}
+
 // forkWant is a branch fork's expected snapshot.
 type forkWant struct {
 	entries []store.StoredEntry
@@ -156,9 +183,9 @@ type forkWant struct {
 // the values from the last kept entry's seq + 1 (1 with none): the tip,
 // the lane's configuration and an idle lane state, then in source seq
 // order what fork-policy.ts classifyForkAddress copies in scope "branch":
-// the session name and the labels of kept entries — never application
-// values, operation records or results.
-func (c *forkMigrateChecker) forkExpectation(chain []store.StoredEntry, k int, before bool) forkWant {
+// the session name and the labels of kept entries (the store's and
+// extraLabels) — never application values, operation records or results.
+func (c *forkMigrateChecker) forkExpectation(chain []store.StoredEntry, k int, before bool, extraLabels []store.StoredValue) forkWant {
 	r := c.r
 	kept := chain[k:]
 	var tip *string = &chain[k].Entry.ID
@@ -188,6 +215,7 @@ func (c *forkMigrateChecker) forkExpectation(chain []store.StoredEntry, k int, b
 	var copied []store.StoredValue
 	names, _ := r.ref.ScanValues(lane.NSSessionName, "")
 	labels, _ := r.ref.ScanValues(lane.NSEntryLabel, "")
+	labels = append(labels, extraLabels...)
 	copied = append(copied, names...)
 	for _, l := range labels {
 		if keptIDs[l.Address.Key] {
