@@ -45,6 +45,7 @@ var bugCells = map[string]struct{ scenario, backend string }{
 	"emit-entry-before-commit":          {"append-order", "memory"},
 	"fence-at-enqueue":                  {"append-vs-finalization", "memory"},
 	"fence-ignores-response":            {"append-vs-finalization", "memory"},
+	"fork-before-keeps-entry":           {"swarm", "memory"},
 	"frame-after-terminal":              {"append-order", "memory"},
 	"frames-first-page-only":            {"swarm", "memory"},
 	"resume-reopens-staged":             {"swarm", "memory"},

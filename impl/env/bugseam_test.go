@@ -86,7 +86,7 @@ func TestDefaultBuildHasNoBugSwitches(t *testing.T) {
 	for _, dir := range bugSeamPackages(t, root) {
 		assert.Empty(t, exportedBugSymbols(t, dir, nil), "%s exports bug switches without -tags %s", dir, bugsTag)
 	}
-	for _, dir := range []string{filepath.Join(root, "impl", "lane"), filepath.Join(root, "impl", "store", "jsonl")} {
+	for _, dir := range []string{filepath.Join(root, "impl", "lane"), filepath.Join(root, "impl", "store", "jsonl"), filepath.Join(root, "impl", "store", "fork")} {
 		assert.Equal(t, []string{"WithBugs"}, exportedBugSymbols(t, dir, []string{bugsTag}), dir)
 	}
 }

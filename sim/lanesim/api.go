@@ -7,6 +7,7 @@ import (
 
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store/backends"
+	"github.com/frameproof/frameproof/impl/store/fork"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
@@ -121,9 +122,9 @@ func row(id, name, first, second string) RaceRow {
 func RaceRows() []RaceRow { return append([]RaceRow(nil), raceRows...) }
 
 // BugNames lists every injectable bug: lane.BugNames() plus the JSONL
-// store's, sorted.
+// store's and the fork snapshot's (impl/store/fork), sorted.
 func BugNames() []string {
-	out := append(lane.BugNames(), jsonl.BugNames()...)
+	out := append(append(lane.BugNames(), jsonl.BugNames()...), fork.BugNames()...)
 	sort.Strings(out)
 	return out
 }
@@ -154,24 +155,30 @@ func ScenarioByName(name string) (Scenario, bool) {
 	return Scenario{}, false
 }
 
-// splitBugs sorts bug names into the lane's and the JSONL store's. Their
-// switches exist only in builds with the frameproofbugs tag (bugs_on.go).
-func splitBugs(names []string) (laneBugs, storeBugs []string, err error) {
+// splitBugs sorts bug names into the lane's, the JSONL store's and the
+// fork snapshot's. Their switches exist only in builds with the
+// frameproofbugs tag (bugs_on.go).
+func splitBugs(names []string) (b bugSets, err error) {
 	for _, n := range names {
 		switch {
 		case slices.Contains(lane.BugNames(), n):
-			laneBugs = append(laneBugs, n)
+			b.lane = append(b.lane, n)
 		case slices.Contains(jsonl.BugNames(), n):
-			storeBugs = append(storeBugs, n)
+			b.store = append(b.store, n)
+		case slices.Contains(fork.BugNames(), n):
+			b.fork = append(b.fork, n)
 		default:
-			return nil, nil, &unknownBugError{n}
+			return bugSets{}, &unknownBugError{n}
 		}
 	}
 	if len(names) > 0 && !BugsCompiled() {
-		return nil, nil, errBugsNotCompiled
+		return bugSets{}, errBugsNotCompiled
 	}
-	return laneBugs, storeBugs, nil
+	return b, nil
 }
+
+// bugSets are a run's bug names by the package that switches them.
+type bugSets struct{ lane, store, fork []string }
 
 // errBugsNotCompiled refuses --bug in a build without the switches.
 var errBugsNotCompiled = errors.New("lanesim: bug switches are compiled only with -tags " + BugsTag)

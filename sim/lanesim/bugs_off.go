@@ -4,6 +4,7 @@ package lanesim
 
 import (
 	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store/fork"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 )
 
@@ -22,3 +23,11 @@ func withLaneBugs(cfg lane.Config, names []string) (lane.Config, error) {
 
 // jsonlBugs has no switches to set in this build (see withLaneBugs).
 func jsonlBugs([]string) func(jsonl.Options) (jsonl.Options, error) { return nil }
+
+// withForkBugs refuses bugs, as withLaneBugs does.
+func withForkBugs(o fork.Options, names []string) (fork.Options, error) {
+	if len(names) > 0 {
+		return o, errBugsNotCompiled
+	}
+	return o, nil
+}

@@ -4,6 +4,7 @@ package lanesim
 
 import (
 	"github.com/frameproof/frameproof/impl/lane"
+	"github.com/frameproof/frameproof/impl/store/fork"
 	"github.com/frameproof/frameproof/impl/store/jsonl"
 )
 
@@ -23,4 +24,9 @@ func jsonlBugs(names []string) func(jsonl.Options) (jsonl.Options, error) {
 		return nil
 	}
 	return func(o jsonl.Options) (jsonl.Options, error) { return jsonl.WithBugs(o, names...) }
+}
+
+// withForkBugs switches the named fork snapshot bugs on in o.
+func withForkBugs(o fork.Options, names []string) (fork.Options, error) {
+	return fork.WithBugs(o, names...)
 }

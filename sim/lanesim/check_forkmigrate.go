@@ -38,6 +38,9 @@ func (c *forkMigrateChecker) check() {
 	if !r.check(err == nil, campaign.KindInvariant, "fork: %v", err) || !c.checkForkCopies(ws) {
 		return
 	}
+	if d := r.p.reach.branchFork; d != nil {
+		c.checkBranchFork(d)
+	}
 	for _, w := range ws {
 		// session/fork.ts: the lane state is rebuilt empty
 		if w.Namespace == lane.NSLaneState && !r.check(string(w.Value) == `{"currentOperationId":null,"lastOperationId":null,"inbox":[]}`,

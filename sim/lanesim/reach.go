@@ -20,6 +20,9 @@ var reachItems = []campaign.ReachItem{
 	{Row: rowThinkingShape, Order: orderRedactedAtEnd, Name: "thinking end redacted unlike its start"},
 	{Row: rowToolBatch, Order: orderResumedStaged, Name: "resumed parallel batch with a staged outcome"},
 	{Row: rowListRead, Order: orderPastFirstPage, Name: "frame list read past its first page"},
+	{Row: rowBranchFork, Order: orderForkAtTip, Name: "branch fork at the tip"},
+	{Row: rowBranchFork, Order: orderForkAtOlder, Name: "branch fork at an older entry"},
+	{Row: rowBranchFork, Order: orderForkBeforeEntry, Name: "branch fork before an entry"},
 }
 
 // drawReach draws the swarm settings that aim at the reach registry, last
@@ -38,6 +41,14 @@ func drawReach(src choice.Source, p *profile) {
 		p.gen.toolBatches, p.gen.errorWeight = true, 0
 		p.crashes, p.canceller, p.finalizer, p.lostFaults, p.closer, p.storageFaults = 0, false, false, false, false, 0
 	}
+	// fork-migration seeds also fork the lane's branch with pi's other
+	// options (scope "branch", an older entry, position "before")
+	if p.forkMigrate && choice.Chance(src, "swarm: branch fork", 1, 2) {
+		p.reach.branchFork = &branchForkDraw{
+			back:   choice.Range(src, "swarm: branch fork entries back", 0, 2),
+			before: choice.Bool(src, "swarm: branch fork before"),
+		}
+	}
 }
 
 // ReachItems lists the reach registry, in order.
@@ -55,6 +66,9 @@ type reachProfile struct {
 	// make recovery and snapshots follow the cursor past a first page
 	// (rowListRead)
 	framePage int
+	// branchFork forks the lane's branch beside the idle tree fork
+	// (check_forkbranch.go; nil: no branch fork) (rowBranchFork)
+	branchFork *branchForkDraw
 }
 
 // reachState is a run's bookkeeping for the reach registry.

@@ -48,6 +48,7 @@ type runner struct {
 	rec          *linz.Recorder
 	laneBugs     []string // bug names (splitBugs)
 	storeBugs    []string
+	forkBugs     []string
 	be           backend
 
 	gen     int // process generation (incarnation)
@@ -125,7 +126,7 @@ type runner struct {
 var actorWorkers = world.NewWorkers(64)
 
 func run(p profile, src choice.Source, opts Options) Outcome {
-	lb, sb, err := splitBugs(opts.Bugs)
+	bs, err := splitBugs(opts.Bugs)
 	if err != nil {
 		return Outcome{Failed: true, Kind: campaign.KindSetup, Message: err.Error()}
 	}
@@ -142,7 +143,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 	// the next runs (actorWorkers)
 	w := world.New(src, world.Options{Trace: tr, MaxSteps: int64(max), DeepActors: true, Workers: actorWorkers})
 	r := newRunner(p, opts, w)
-	r.laneBugs, r.storeBugs = lb, sb
+	r.laneBugs, r.storeBugs, r.forkBugs = bs.lane, bs.store, bs.fork
 	be, err := newBackend(r)
 	if err != nil {
 		return Outcome{Failed: true, Kind: campaign.KindSetup, Message: err.Error()}

@@ -68,6 +68,8 @@ type Options struct {
 	// own sessions need this; pi refuses such a source ("has incomplete lane
 	// state"), which is the default.
 	UnconfiguredLanes bool
+
+	bugs bugs // injectable defects (bugs.go; -tags frameproofbugs only)
 }
 
 // Source is pi's ForkSource: a source session's entries in seq order and
@@ -287,6 +289,9 @@ func selectContents(src Source, byID map[string]*store.StoredEntry, tips []store
 			found = true
 			if opts.Position == Before {
 				tipValue = optString(e.Entry.ParentID)
+				if opts.bugs.on(bugBeforeKeepsEntry) {
+					ids[e.Entry.ID] = true
+				}
 			} else {
 				tipValue = optString(&e.Entry.ID)
 				ids[e.Entry.ID] = true
