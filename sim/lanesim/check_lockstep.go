@@ -398,7 +398,7 @@ func (ls *lockstep) inputFor(name lane.Command, ws []store.Write) func() error {
 	case lane.CmdIntent, lane.CmdPollIntent:
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
-				st, err := ls.r.decodeState(w.Value)
+				st, err := ls.r.memo.decodeState(w.Value)
 				if err != nil {
 					return func() error { return fmt.Errorf("intent state: %w", err) }
 				}
@@ -408,7 +408,7 @@ func (ls *lockstep) inputFor(name lane.Command, ws []store.Write) func() error {
 		}
 		return func() error { return fmt.Errorf("%s commit without an operation state: %s", name, describeWrites(ws)) }
 	case lane.CmdSettle:
-		ids := plannedToolResults(ws, ls.r.decodeState)
+		ids := plannedToolResults(ws, ls.r.memo.decodeState)
 		return func() error {
 			if err := m.PlanToolResults(ids); err != nil {
 				return err
@@ -434,7 +434,7 @@ func (ls *lockstep) inputFor(name lane.Command, ws []store.Write) func() error {
 			return nil
 		}
 	case lane.CmdCheckpoint:
-		step, task := mintedStepID(ws, ls.r.decodeState), ls.thresholdTask(name, ws)
+		step, task := mintedStepID(ws, ls.r.memo.decodeState), ls.thresholdTask(name, ws)
 		return func() error {
 			m.BoundaryTask(task)
 			if err := m.Checkpoint(step); err != nil {
@@ -446,7 +446,7 @@ func (ls *lockstep) inputFor(name lane.Command, ws []store.Write) func() error {
 		}
 	case lane.CmdFinish:
 		// a may_finish boundary that placed queued input minted a step
-		step, task := mintedStepID(ws, ls.r.decodeState), ls.thresholdTask(name, ws)
+		step, task := mintedStepID(ws, ls.r.memo.decodeState), ls.thresholdTask(name, ws)
 		return func() error {
 			m.BoundaryStep(step)
 			m.BoundaryTask(task)
@@ -499,7 +499,7 @@ func (ls *lockstep) toolInputFor(name lane.Command, ws []store.Write) func() err
 	m := ls.m
 	switch name {
 	case lane.CmdToolIntent:
-		id, err := toolIntentResult(ws, ls.r.decodeState)
+		id, err := toolIntentResult(ws, ls.r.memo.decodeState)
 		return func() error {
 			if err != nil {
 				return err

@@ -150,7 +150,7 @@ func (r *runner) committedList(op, resp string) (*reducedList, error) {
 		r.reducedLists[key] = l
 	}
 	for _, e := range els[len(l.seqs):] {
-		l.add(e, r.frameAt)
+		l.add(e, r.memo.frameAt)
 	}
 	return l, nil
 }

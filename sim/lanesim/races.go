@@ -66,7 +66,7 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 		if w.Kind != store.WriteEntry || w.Entry == nil {
 			continue
 		}
-		m := r.entryMessage(w.Entry.Raw)
+		m := r.memo.entryMessage(w.Entry.Raw)
 		if m == nil {
 			continue // not an assistant entry
 		}
@@ -81,7 +81,7 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 		var next *lane.OpState
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && w.Op == store.OpSet && w.Namespace == lane.NSOpState {
-				next, _ = r.decodeState(w.Value)
+				next, _ = r.memo.decodeState(w.Value)
 			}
 		}
 		if r.synthetic(id) {

@@ -35,10 +35,8 @@ type runner struct {
 	toolOverlap toolOverlap // rowToolOverlap's open calls (tools.go)
 	refOpMemo   refOpMemo
 	resultsMemo resultsMemo
-	states      map[string]decodedState // decodeState's memo
-	parsed      map[string]parsedJSON   // parseJSON's memo
-	frames      map[int64]parsedFrame   // frameAt's memo
-	msgBuf      []byte                  // msgJSON's scratch
+	memo        decodeMemo // what the checks decode from committed bytes (memo.go)
+	msgBuf      []byte     // msgJSON's scratch
 	// reducedLists are the reference's frame lists as the prefix checks
 	// last read and reduced them, by list key (check_prefix.go)
 	reducedLists map[string]*reducedList
@@ -165,9 +163,9 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.ls = newLockstep(r)
 	r.seqs, r.inv = newSeqChecker(r), newInvariantChecker(r)
 	// the checks' readers decode op states through the run's memo
-	r.inv.views.Decode, r.ls.reader.Decode = r.decodeState, r.decodeState
-	r.inv.views.Parse, r.ls.reader.Parse = r.parseJSON, r.parseJSON
-	r.inv.views.Frame = func(seq int64, value []byte) (*pi.Frame, error) { return r.frameAt(seq, string(value)) }
+	r.inv.views.Decode, r.ls.reader.Decode = r.memo.decodeState, r.memo.decodeState
+	r.inv.views.Parse, r.ls.reader.Parse = r.memo.parseJSON, r.memo.parseJSON
+	r.inv.views.Frame = func(seq int64, value []byte) (*pi.Frame, error) { return r.memo.frameAt(seq, string(value)) }
 	r.ls.reader.VerifyViews, r.inv.views.VerifyParts, r.inv.scan.VerifyFull = verifyViews, verifyViews, verifyViews
 	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
 	r.client = &clientFoldChecker{r: r}
@@ -435,7 +433,7 @@ func (r *runner) refOp() (string, *lane.OpState) {
 	m := &r.refOpMemo
 	if seq := r.ref.NextSeq(); m.seq != seq {
 		m.seq = seq
-		m.op, m.st = opOf(r.ref, m.current, r.decodeState)
+		m.op, m.st = opOf(r.ref, m.current, r.memo.decodeState)
 	}
 	return m.op, m.st
 }
@@ -486,94 +484,6 @@ func opOf(st store.Storage, current func([]byte) *string, decode func([]byte) (*
 		return *cur, nil
 	}
 	return *cur, s
-}
-
-// decodeState is lane.DecodeState remembered by the bytes: the checks of
-// one commit decode the same op state several times (the commit's writes,
-// then the reference read back). The states are shared: callers only read
-// them.
-func (r *runner) decodeState(raw []byte) (*lane.OpState, error) {
-	if d, ok := r.states[string(raw)]; ok {
-		return d.st, d.err
-	}
-	if r.states == nil {
-		r.states = map[string]decodedState{}
-	}
-	st, err := lane.DecodeState(raw)
-	r.states[string(raw)] = decodedState{st, err}
-	return st, err
-}
-
-type decodedState struct {
-	st  *lane.OpState
-	err error
-}
-
-// parseJSON is pi.ParseJSON remembered by the bytes: a committed entry is
-// parsed by the commit's race notes, the invariants' view, the lockstep
-// comparison and the wire check. The values are shared: callers only read
-// them.
-func (r *runner) parseJSON(raw []byte) (pi.JSONValue, error) {
-	if p, ok := r.parsed[string(raw)]; ok {
-		return p.v, p.err
-	}
-	if r.parsed == nil {
-		r.parsed = map[string]parsedJSON{}
-	}
-	v, err := pi.ParseJSON(string(raw))
-	r.parsed[string(raw)] = parsedJSON{v, err}
-	return v, err
-}
-
-// frameAt parses the reference's committed frame of seq once per run:
-// invariant 3 and the prefix checks both parse every committed frame, and
-// the reference's seqs name its records, so the seq alone keys the memo.
-// The frames it returns are only read.
-func (r *runner) frameAt(seq int64, value string) (*pi.Frame, error) {
-	if p, ok := r.frames[seq]; ok {
-		return p.f, p.err
-	}
-	if r.frames == nil {
-		r.frames = map[int64]parsedFrame{}
-	}
-	f, err := pi.ParseFrame(value)
-	r.frames[seq] = parsedFrame{f, err}
-	return f, err
-}
-
-type parsedFrame struct {
-	f   *pi.Frame
-	err error
-}
-
-type parsedJSON struct {
-	v   pi.JSONValue
-	err error
-}
-
-func (r *runner) isAssistantEntry(raw json.RawMessage) bool {
-	m := r.entryMessage(raw)
-	return m != nil
-}
-
-// entryMessage decodes an entry's assistant message (nil for others).
-func (r *runner) entryMessage(raw json.RawMessage) *pi.AssistantMessage {
-	v, err := r.parseJSON(raw)
-	if err != nil || v.Kind() != pi.Object {
-		return nil
-	}
-	mv, ok := v.ObjectValue().Get("message")
-	if !ok || mv.Kind() != pi.Object {
-		return nil
-	}
-	if role, ok := mv.ObjectValue().Get("role"); !ok || role.Kind() != pi.String || role.Str() != "assistant" {
-		return nil
-	}
-	m, err := pi.DecodeAssistantMessage(mv, "message")
-	if err != nil {
-		return nil
-	}
-	return m
 }
 
 func boolChoice(r *runner, label string) bool {
