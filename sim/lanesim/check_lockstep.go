@@ -247,7 +247,7 @@ func (f *lockFuture) Wait() error {
 	if f.it.name == lane.CmdRecoveryRead && err == nil && ls.live(f.e.gen) && ls.stepping && ls.recoverTurn {
 		ls.recoverTurn = false
 		ls.mismatch("synthetic read", ls.m.SyntheticRead(float64(ls.r.w.Now().UnixMilli())))
-		ls.r.noteBudgetedRecovery()
+		ls.r.prefix.noteBudgetedRecovery()
 	}
 	return err
 }

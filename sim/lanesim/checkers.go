@@ -72,7 +72,7 @@ func newCheckers(r *runner) []any {
 		r.inv,
 		lockstepCapture{r.ls},
 		r.client,
-		&prefixChecker{r: r},
+		r.prefix,
 		&wireChecker{r: r},
 		&forkMigrateChecker{r: r},
 		&toolBatchChecker{r: r},

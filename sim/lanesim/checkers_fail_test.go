@@ -305,14 +305,14 @@ func TestPrefixCheckerRejectsAnotherPrefix(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := bareRunner()
 			r.ref = ref
-			m, ok := r.committedReduction("op", "r1", "test")
+			m, ok := r.prefix.committedReduction("op", "r1", "test")
 			require.True(t, ok)
 			observed := marshalMsg(m)
 			if tc.wrong {
 				observed = marshalMsg(&pi.AssistantMessage{Content: []pi.Content{pi.TextContent{Text: "help"}}})
 			}
 			r.streams["r1"] = &simStream{observed: []string{observed}}
-			(&prefixChecker{r}).committedFrame(lane.FrameRecord{OperationID: "op", ResponseEntryID: "r1", Seq: tc.seq})
+			r.prefix.committedFrame(lane.FrameRecord{OperationID: "op", ResponseEntryID: "r1", Seq: tc.seq})
 			require.Equal(t, tc.broken != "", r.failed, r.msg)
 			if tc.seq == tail {
 				require.Equal(t, 1, r.checks, "the reduction is one check, passed or failed")

@@ -37,15 +37,12 @@ type runner struct {
 	resultsMemo resultsMemo
 	memo        decodeMemo // what the checks decode from committed bytes (memo.go)
 	msgBuf      []byte     // msgJSON's scratch
-	// reducedLists are the reference's frame lists as the prefix checks
-	// last read and reduced them, by list key (check_prefix.go)
-	reducedLists map[string]*reducedList
-	opts         Options
-	w            *world.World
-	rec          *linz.Recorder
-	laneBugs     []string // bug names (splitBugs)
-	storeBugs    []string
-	be           backend
+	opts        Options
+	w           *world.World
+	rec         *linz.Recorder
+	laneBugs    []string // bug names (splitBugs)
+	storeBugs   []string
+	be          backend
 
 	gen     int // process generation (incarnation)
 	proc    *world.Process
@@ -105,6 +102,7 @@ type runner struct {
 	client    *clientFoldChecker
 	telemetry *telemetryChecker // the lanes' Config.Telemetry
 	capture   *captureChecker   // noted at every acknowledged commit
+	prefix    *prefixChecker    // the reductions of committed frame lists
 	checkers  []any
 
 	// the actors that own state (actor_<name>.go)
@@ -171,6 +169,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.client = &clientFoldChecker{r: r}
 	r.telemetry = &telemetryChecker{r: r}
 	r.capture = &captureChecker{r: r}
+	r.prefix = &prefixChecker{r: r}
 	r.checkers = newCheckers(r)
 	r.listener = &listenerActor{r: r, delivered: map[string]map[int]bool{}}
 	r.poller = &pollerActor{r: r}
