@@ -574,7 +574,7 @@ func TestIntentCheckerRejectsARequestWithoutIntent(t *testing.T) {
 	for _, committed := range []bool{true, false} {
 		r := bareRunner()
 		if committed {
-			r.intents["r1"] = true
+			r.intent.reserve("r1")
 		}
 		r.intent.streamOpen(&simStream{r: r, req: lane.Request{OperationID: "op", ResponseEntryID: "r1"}})
 		require.Equal(t, !committed, r.failed, r.msg)

@@ -76,7 +76,6 @@ type runner struct {
 	streams map[string]*simStream // by response id
 	cur     *simStream            // latest stream of the current process
 	tracks  map[string][]*frameTrack
-	intents map[string]bool // response ids reserved by an acknowledged intent
 
 	pendingActivation string         // effect_pending response restored by the last restart
 	plans             int            // provider responses drawn (nextPlan)
@@ -155,7 +154,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 func newRunner(p profile, opts Options, w *world.World) *runner {
 	r := &runner{p: p, opts: opts, w: w,
 		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
-		intents: map[string]bool{}, raceOrders: map[string][]string{}, toolTurns: map[string]int{}}
+		raceOrders: map[string][]string{}, toolTurns: map[string]int{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
@@ -165,7 +164,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.inv.views.Parse, r.ls.reader.Parse = r.memo.parseJSON, r.memo.parseJSON
 	r.inv.views.Frame = func(seq int64, value []byte) (*pi.Frame, error) { return r.memo.frameAt(seq, string(value)) }
 	r.ls.reader.VerifyViews, r.inv.views.VerifyParts, r.inv.scan.VerifyFull = verifyViews, verifyViews, verifyViews
-	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
+	r.intent = &intentChecker{r: r, lastResp: map[string]string{}, reserved: map[string]bool{}}
 	r.client = &clientFoldChecker{r: r}
 	r.telemetry = &telemetryChecker{r: r}
 	r.capture = &captureChecker{r: r}
