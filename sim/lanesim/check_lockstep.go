@@ -763,7 +763,7 @@ func (ls *lockstep) compareStorage(where string, st store.Storage) bool {
 // is the same on every run of a seed. The slice is ls's own, kept sorted
 // as keys arrive (noteFrameKey), not sorted again at every comparison: a
 // caller only reads it, and its capacity ends at its length, so an append
-// copies instead of writing into ls's array (as sortedListKeys).
+// copies instead of writing into ls's array (as listIndex.sortedKeys).
 func (ls *lockstep) keys() []string { return ls.frameKeys[:len(ls.frameKeys):len(ls.frameKeys)] }
 
 // noteFrameKey adds k to the sorted frameKeys unless it is there.

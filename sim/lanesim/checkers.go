@@ -60,7 +60,7 @@ type (
 func newCheckers(r *runner) []any {
 	return []any{
 		r.ls,
-		&referenceChecker{r: r},
+		r.reference,
 		r.seqs,
 		raceNotes{r},
 		&snapshotPartialChecker{r: r},

@@ -53,12 +53,7 @@ type runner struct {
 
 	// ref holds exactly the acknowledged commits: the oracle for what any
 	// backend must show after recovery.
-	ref      *specStore // the store oracle: model/store (specstore.go)
-	listKeys map[string]store.Address
-	// listOrder is listKeys' keys in sorted order, and frameKeys the keys
-	// of its assistant-frame lists in that order (noteLists keeps both:
-	// listKeys only grows)
-	listOrder, frameKeys []string
+	ref *specStore // the store oracle: model/store (specstore.go)
 	// foreignNS are the value namespaces of the rows the store started
 	// with (storeinputs.go), compared like the lane's
 	foreignNS []string
@@ -102,6 +97,7 @@ type runner struct {
 	telemetry *telemetryChecker // the lanes' Config.Telemetry
 	capture   *captureChecker   // noted at every acknowledged commit
 	prefix    *prefixChecker    // the reductions of committed frame lists
+	reference *referenceChecker // the reference's list index
 	checkers  []any
 
 	// the actors that own state (actor_<name>.go)
@@ -153,7 +149,7 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 // newRunner builds a run's runner with its checkers and its actors' state.
 func newRunner(p profile, opts Options, w *world.World) *runner {
 	r := &runner{p: p, opts: opts, w: w,
-		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
+		streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
 		raceOrders: map[string][]string{}, toolTurns: map[string]int{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
@@ -169,6 +165,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.telemetry = &telemetryChecker{r: r}
 	r.capture = &captureChecker{r: r}
 	r.prefix = &prefixChecker{r: r}
+	r.reference = &referenceChecker{r: r}
 	r.checkers = newCheckers(r)
 	r.listener = &listenerActor{r: r, delivered: map[string]map[int]bool{}}
 	r.poller = &pollerActor{r: r}
