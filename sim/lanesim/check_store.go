@@ -32,7 +32,7 @@ func (r *runner) reconcileStore() bool {
 			}
 			r.reference.lists.note(ws)
 			r.inv.noteOps(ws)
-			r.noteCommit(ws, prevOp, prevState)
+			r.races.noteCommit(ws, prevOp, prevState)
 			r.linz.commitOps(ws)
 		}
 		r.inflight = nil

@@ -62,7 +62,7 @@ func newCheckers(r *runner) []any {
 		r.ls,
 		r.reference,
 		r.seqs,
-		raceNotes{r},
+		r.races,
 		&snapshotPartialChecker{r: r},
 		r.linz,
 		r.capture,

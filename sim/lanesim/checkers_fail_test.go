@@ -186,7 +186,7 @@ func TestNoteCommitRejectsAPendingAssistantEntry(t *testing.T) {
 		require.NoError(t, err)
 		entry := []byte(`{"type":"message","id":"e1","parentId":null,"timestamp":"t","message":` + string(raw) + `}`)
 		r := bareRunner()
-		r.noteCommit([]store.Write{store.InsertEntry(store.Entry{ID: "e1", Raw: entry})}, "", nil)
+		r.races.noteCommit([]store.Write{store.InsertEntry(store.Entry{ID: "e1", Raw: entry})}, "", nil)
 		require.Equal(t, reason == pi.StopPending, r.failed, r.msg)
 		if r.failed {
 			require.Contains(t, r.msg, "a pending assistant message was committed as entry e1")

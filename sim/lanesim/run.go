@@ -72,9 +72,8 @@ type runner struct {
 	cur     *simStream            // latest stream of the current process
 	tracks  map[string][]*frameTrack
 
-	pendingActivation string         // effect_pending response restored by the last restart
-	plans             int            // provider responses drawn (nextPlan)
-	toolTurns         map[string]int // responses with tool calls, by operation
+	plans     int            // provider responses drawn (nextPlan)
+	toolTurns map[string]int // responses with tool calls, by operation
 
 	doneFut  env.Completer
 	finished bool
@@ -98,6 +97,7 @@ type runner struct {
 	capture   *captureChecker   // noted at every acknowledged commit
 	prefix    *prefixChecker    // the reductions of committed frame lists
 	reference *referenceChecker // the reference's list index
+	races     *raceNotes        // the commits' race bookkeeping
 	checkers  []any
 
 	// the actors that own state (actor_<name>.go)
@@ -166,6 +166,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.capture = &captureChecker{r: r}
 	r.prefix = &prefixChecker{r: r}
 	r.reference = &referenceChecker{r: r}
+	r.races = &raceNotes{r: r}
 	r.checkers = newCheckers(r)
 	r.listener = &listenerActor{r: r, delivered: map[string]map[int]bool{}}
 	r.poller = &pollerActor{r: r}
