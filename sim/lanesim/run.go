@@ -98,7 +98,7 @@ type runner struct {
 	prefix    *prefixChecker    // the reductions of committed frame lists
 	reference *referenceChecker // the reference's list index
 	races     *raceNotes        // the commits' race bookkeeping
-	checkers  []any
+	hooks     registry
 
 	// the actors that own state (actor_<name>.go)
 	listener   *listenerActor
@@ -167,7 +167,7 @@ func newRunner(p profile, opts Options, w *world.World) *runner {
 	r.prefix = &prefixChecker{r: r}
 	r.reference = &referenceChecker{r: r}
 	r.races = &raceNotes{r: r}
-	r.checkers = newCheckers(r)
+	r.hooks = newRegistry(newCheckers(r))
 	r.listener = &listenerActor{r: r, delivered: map[string]map[int]bool{}}
 	r.poller = &pollerActor{r: r}
 	r.finalizer = &finalizerActor{r: r, finalized: map[string]bool{}}
