@@ -1,7 +1,6 @@
 package lanesim
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -33,7 +32,6 @@ type frameTrack struct {
 type runner struct {
 	p           profile
 	toolOverlap toolOverlap // rowToolOverlap's open calls (tools.go)
-	refOpMemo   refOpMemo
 	resultsMemo resultsMemo
 	memo        decodeMemo // what the checks decode from committed bytes (memo.go)
 	msgBuf      []byte     // msgJSON's scratch
@@ -422,64 +420,10 @@ func (r *runner) inStartSteps() bool {
 	return isStartLeaf(st)
 }
 
-// refOp returns the current operation and its state in the reference.
-// The reference changes only by commits, and every non-empty commit
-// advances its NextSeq, so the answer is decoded once per seq.
+// refOp returns the current operation and its state in the reference
+// (specStore.currentOp, decoded through the run's memo).
 func (r *runner) refOp() (string, *lane.OpState) {
-	m := &r.refOpMemo
-	if seq := r.ref.NextSeq(); m.seq != seq {
-		m.seq = seq
-		m.op, m.st = opOf(r.ref, m.current, r.memo.decodeState)
-	}
-	return m.op, m.st
-}
-
-// refOpMemo is refOp's answer at reference seq (0: none yet; seqs start
-// at 1). Callers only read the state.
-type refOpMemo struct {
-	seq int64
-	op  string
-	st  *lane.OpState
-	// the lane state's bytes last decoded and their current operation: most
-	// commits (frames) leave the lane state as it was
-	laneRaw string
-	laneCur *string
-}
-
-// current is the lane state's currentOperationId (nil: none, or the
-// record does not decode), decoded again only when its bytes change.
-func (m *refOpMemo) current(raw []byte) *string {
-	if m.laneRaw == string(raw) {
-		return m.laneCur // "" (none yet) does not decode either
-	}
-	var ls struct {
-		Current *string `json:"currentOperationId"`
-	}
-	m.laneRaw, m.laneCur = string(raw), nil
-	if json.Unmarshal(raw, &ls) == nil {
-		m.laneCur = ls.Current
-	}
-	return m.laneCur
-}
-
-func opOf(st store.Storage, current func([]byte) *string, decode func([]byte) (*lane.OpState, error)) (string, *lane.OpState) {
-	v, err := st.GetValue(lane.LaneStateAddr(laneName))
-	if err != nil || v == nil {
-		return "", nil
-	}
-	cur := current(v.Value)
-	if cur == nil {
-		return "", nil
-	}
-	sv, err := st.GetValue(lane.OpStateAddr(*cur))
-	if err != nil || sv == nil {
-		return *cur, nil
-	}
-	s, err := decode(sv.Value)
-	if err != nil {
-		return *cur, nil
-	}
-	return *cur, s
+	return r.ref.currentOp(r.memo.decodeState)
 }
 
 func boolChoice(r *runner, label string) bool {
