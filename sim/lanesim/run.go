@@ -32,9 +32,8 @@ type frameTrack struct {
 type runner struct {
 	p           profile
 	toolOverlap toolOverlap // rowToolOverlap's open calls (tools.go)
-	resultsMemo resultsMemo
-	memo        decodeMemo // what the checks decode from committed bytes (memo.go)
-	msgBuf      []byte     // msgJSON's scratch
+	memo        decodeMemo  // what the checks decode from committed bytes (memo.go)
+	msgBuf      []byte      // msgJSON's scratch
 	opts        Options
 	w           *world.World
 	rec         *linz.Recorder

@@ -39,8 +39,10 @@ type specStore struct {
 	// written logs the value and list addresses of every write committed,
 	// in commit order (WrittenSince)
 	written []store.Address
-	// opMemo is currentOp's answer, read once per seq
-	opMemo refOpMemo
+	// opMemo is currentOp's answer, and resultsMemo results', read once
+	// per seq
+	opMemo      refOpMemo
+	resultsMemo resultsMemo
 }
 
 func newSpecStore(clock env.Clock) *specStore {
@@ -298,4 +300,30 @@ func opOf(st store.Storage, current func([]byte) *string, decode func([]byte) (*
 		return *cur, nil
 	}
 	return *cur, s
+}
+
+// results is the number of operation results the reference holds. It
+// changes only by commits, and every non-empty commit advances its
+// NextSeq, so the count is read once per seq.
+func (s *specStore) results() int {
+	m := &s.resultsMemo
+	if seq := s.NextSeq(); m.seq != seq {
+		m.seq, m.n = seq, countResults(s)
+	}
+	return m.n
+}
+
+// resultsMemo is results' answer at reference seq (0: none yet; seqs
+// start at 1).
+type resultsMemo struct {
+	seq int64
+	n   int
+}
+
+func countResults(ref *specStore) int {
+	vs, err := ref.ScanValues(lane.NSResult, "")
+	if err != nil {
+		return 0
+	}
+	return len(vs)
 }
