@@ -19,12 +19,11 @@ var laneNamespaces = []string{lane.NSBranchTip, lane.NSLaneState, lane.NSResult,
 // says which); then the backend must equal the reference exactly.
 func (r *runner) reconcileStore() bool {
 	survived := false
-	if r.inflight != nil {
+	if ws := r.reference.inflight; ws != nil {
+		r.reference.inflight = nil
 		if r.st.NextSeq() > r.ref.NextSeq() {
 			survived = true
 			r.fault("unacknowledged commit survived")
-			ws := r.inflight
-			r.inflight = nil
 			prevOp, prevState := r.refOp()
 			if _, err := r.ref.Commit(ws); err != nil {
 				r.fail(campaign.KindStore, "a surviving in-flight commit does not apply: %v", err)
@@ -35,7 +34,6 @@ func (r *runner) reconcileStore() bool {
 			r.races.noteCommit(ws, prevOp, prevState)
 			r.linz.commitOps(ws)
 		}
-		r.inflight = nil
 	}
 	if msg := r.reference.diffStores(r.st.Storage, r.ref); msg != "" {
 		r.fail(campaign.KindStore, "after opening process %d the backend differs from the acknowledged commits: %s", r.gen, msg)
@@ -139,10 +137,14 @@ func (x *listIndex) sortedFrameKeys() []string {
 // store oracle, model/store) first, so that every later subscriber reads
 // the state the commit made, and checks that the backend numbered it as the
 // reference does. At a reopen (reconcileStore) the backend must equal the
-// reference. It owns the index of the reference's lists.
+// reference. It owns the index of the reference's lists and the commit in
+// flight, which reconcileStore applies to the reference if it survived.
 type referenceChecker struct {
 	r     *runner
 	lists listIndex
+	// inflight is a commit submitted to the backend and not acknowledged
+	// (simStore.Commit sets and clears it)
+	inflight []store.Write
 }
 
 func (c *referenceChecker) commit(e commitEvent) bool {

@@ -9,7 +9,6 @@ import (
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
-	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/linz"
@@ -54,7 +53,6 @@ type runner struct {
 	// foreignNS are the value namespaces of the rows the store started
 	// with (storeinputs.go), compared like the lane's
 	foreignNS []string
-	inflight  []store.Write // a commit submitted but not acknowledged
 	// stuck is the operation whose deferred source handle faulted a step
 	// (badHandle): no step of it can succeed, the driver finalizes it.
 	stuck string
