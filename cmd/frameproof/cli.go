@@ -214,6 +214,34 @@ func interruptContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// createOutput creates (or truncates) path for an output the user named.
+// It opens without blocking, so a FIFO nobody reads is refused at once
+// instead of hanging the command at its end; a FIFO with a reader, as in
+// --junit >(cat), is written as usual.
+func createOutput(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o644)
+	if errors.Is(err, syscall.ENXIO) {
+		return nil, &os.PathError{Op: "open", Path: path, Err: errNoReader}
+	}
+	return f, err
+}
+
+var errNoReader = errors.New("a FIFO with no reader")
+
+// writeOutput is os.WriteFile through createOutput: a close that fails
+// is an error, since the file may not hold what was written.
+func writeOutput(path string, data []byte) error {
+	f, err := createOutput(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // writeFileAtomic replaces path with data: a temporary file beside it,
 // synced, then renamed over it, so a reader sees the old bytes or the new,
 // never a mix, and a failed write leaves the old file.

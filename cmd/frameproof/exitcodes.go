@@ -91,14 +91,14 @@ var commandExits = map[string][]exitUse{
 		{classUsage, ""}, {classIO, ""}},
 	"repro": {{classPass, "the seed or tape passes"}, {classFailure, "it fails (or replays differently)"}, {classUsage, "also a file that is not a tape"},
 		{classEnvironment, "--bug without a Go toolchain or the module's source"}, {classIO, ""}},
-	"serve": {{classPass, "stdin ended and every request was answered"}, {classUsage, ""},
+	"serve": {{classPass, "stdin ended and every request was answered"}, {classUsage, "also a request line over 256 MiB"},
 		{classIO, "the store cannot be opened, or stdin/stdout failed"}},
-	"serve repo": {{classPass, "stdin ended and every request was answered"}, {classUsage, ""},
+	"serve repo": {{classPass, "stdin ended and every request was answered"}, {classUsage, "also a request line over 256 MiB"},
 		{classIO, "the sessions root cannot be created, or stdin/stdout failed"}},
 	"shrink": {{classPass, "the seed does not fail: nothing to shrink"}, {classFailure, "the shrunk tape is written"}, {classUsage, ""},
 		{classEnvironment, "--bug without a Go toolchain or the module's source"}, {classIO, ""}},
 	"sim": {{classPass, ""}, {classFailure, ""}, {classUsage, ""}, {classInconclusive, "a race row missed an order, or a cell did not run"},
-		{classInterrupted, ""}, {classEnvironment, "--bug without a Go toolchain or the module's source"}, {classIO, ""}},
+		{classInterrupted, ""}, {classEnvironment, "--bug without a Go toolchain or the module's source; --subject pi without node, its peer, or a driver that says hello"}, {classIO, ""}},
 	"version": {{classPass, ""}, {classUsage, ""}, {classIO, ""}},
 }
 

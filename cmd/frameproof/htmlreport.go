@@ -143,7 +143,7 @@ func writeHTMLReport(path string, in htmlReportInput) error {
 	if err := htmlReportTemplate.Execute(&out, v); err != nil {
 		return fmt.Errorf("html report: render: %w", err)
 	}
-	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+	if err := writeOutput(path, out.Bytes()); err != nil {
 		return fmt.Errorf("html report: %w", err)
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"os"
 )
 
 // Machine-readable results shared by conform, corpus run and sim: a JSON
@@ -236,7 +235,7 @@ func (r *Report) writeJUnitFile(path string) error {
 // for the create and "WHAT: write PATH: ..." for the write or the close
 // (a file whose close fails may not hold what was written).
 func createWith(path, what string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := createOutput(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}

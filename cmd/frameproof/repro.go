@@ -125,7 +125,7 @@ func writeTapeFile(path string, tf tapeFile) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := writeOutput(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("write tape %s: %w", path, unwrapPath(err))
 	}
 	return nil

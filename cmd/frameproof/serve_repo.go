@@ -72,8 +72,5 @@ func runServeRepo(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		return ioError(stderr, "serve repo", "%v", err)
 	}
-	if err := serve.ServeRepo(repo, *backend, version, stdin, stdout); err != nil {
-		return ioError(stderr, "serve repo", "%v", err)
-	}
-	return exitPass
+	return serveExit(stderr, "serve repo", serve.ServeRepo(repo, *backend, version, stdin, stdout))
 }

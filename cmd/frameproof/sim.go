@@ -26,7 +26,7 @@ func init() {
 	register("sim", "run a simulation campaign over scenarios x seeds x backends (release gate)", runSim)
 }
 
-const simUsage = "usage: frameproof sim [--subject impl|pi (see sim --subject pi --help)] [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend NAME,...] [--shard i/n|auto] [--defer-coverage] [--bug NAME] [--json] [--junit FILE] [--tape-dir DIR] [--report-dir DIR] [--jobs N] [-q]"
+const simUsage = "usage: frameproof sim [--subject impl|pi|lane (see sim --subject pi --help)] [--budget N|DURATION] [--seeds N] [--seed BASE] [--scenario NAME,...] [--backend NAME,...] [--shard i/n|auto] [--defer-coverage] [--bug NAME] [--json] [--junit FILE] [--tape-dir DIR] [--report-dir DIR] [--jobs N] [-q]"
 
 // defaultSeeds is the number of seeds per scenario x backend of the default
 // campaign, derived from measured throughput so that the default run (16

@@ -126,6 +126,7 @@ func printSimSummary(w io.Writer, rep *Report) {
 		}
 		tw.Flush()
 	}
+	printReach(w, sr.Reach)
 	t := sr.Throughput
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "throughput: %d runs, %d steps in %.1fs wall on %d jobs (%.1f runs/s, %.0f steps/s)\n",
@@ -373,4 +374,24 @@ func seedsRun(cells []SimCell) (ran, planned int, why string) {
 		}
 	}
 	return ran, planned, strings.Join(reasons, ", ")
+}
+
+// printReach prints the reach table: per reach item of the suite, the runs
+// that reached it ("not reached" when none did).
+func printReach(w io.Writer, items []campaign.ReachCount) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "reach (runs that reached each input)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "item\trow\torder\t  runs\t")
+	for _, it := range items {
+		status := "reached"
+		if !it.Reached {
+			status = "NOT REACHED"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%6d\t%s\n", it.Name, it.Row, it.Order, it.Runs, status)
+	}
+	tw.Flush()
 }

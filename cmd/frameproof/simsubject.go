@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -10,18 +11,22 @@ import (
 	"github.com/frameproof/frameproof/props/pirecovery"
 	"github.com/frameproof/frameproof/props/pisubject"
 	"github.com/frameproof/frameproof/sim/subject"
+	"github.com/frameproof/frameproof/sim/subject/implsubject"
 )
 
 // `frameproof sim --subject pi` runs the subject campaign (sim/subject)
-// against pi's own harness through its stdio driver; `--subject impl` (the
-// default) is the in-process campaign of sim/lanesim, unchanged.
+// against pi's own harness through its stdio driver; `--subject lane` runs
+// it against impl/lane in process (sim/subject/implsubject), through the
+// same boundary; `--subject impl` (the default) is the in-process campaign
+// of sim/lanesim, unchanged.
 
-const simSubjectUsage = "usage: frameproof sim --subject pi[@VERSION] [--scenario NAME,...] [--session jsonl,memory] [--seeds N] [--seed BASE] [--determinism N] [-q]"
+const simSubjectUsage = "usage: frameproof sim --subject pi[@VERSION]|lane[@VERSION] [--scenario NAME,...] [--session jsonl,memory] [--seeds N] [--seed BASE] [--determinism N] [-q]"
 
 // Subject names.
 const (
 	subjectImpl = "impl"
 	subjectPi   = "pi"
+	subjectLane = "lane"
 )
 
 // subjectArg takes --subject NAME (or --subject=NAME) out of args.
@@ -46,59 +51,20 @@ func subjectArg(args []string) (name string, rest []string, found bool) {
 
 func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 	base0, version, _ := strings.Cut(name, "@")
-	if base0 != subjectPi {
-		return usageError(stderr, "sim", "unknown --subject %q (known: %s, %s, %s@VERSION)", name, subjectImpl, subjectPi, subjectPi)
+	if base0 != subjectPi && base0 != subjectLane {
+		return usageError(stderr, "sim", "unknown --subject %q (known: %s, %s[@VERSION], %s[@VERSION])", name, subjectImpl, subjectPi, subjectLane)
 	}
 	if version == "" {
 		version = pirecovery.DefaultRelease
 	}
-	if _, err := pirecovery.ReleaseOf(version); err != nil {
+	rel, err := pirecovery.ReleaseOf(version)
+	if err != nil {
 		return usageError(stderr, "sim", "--subject %s: %v", name, err)
 	}
-	fs := flag.NewFlagSet("sim --subject pi", flag.ContinueOnError)
-	scen := fs.String("scenario", "", "comma-separated subject scenarios (default: all)")
-	sessions := fs.String("session", "", "comma-separated session kinds: jsonl, memory (default: both)")
-	seeds := fs.Int("seeds", 10, "seeds per scenario x session")
-	base := fs.Uint64("seed", 1, "first seed")
-	det := fs.Int("determinism", 0, "also run the first seed of each cell N times and count the distinct traces")
-	quiet := fs.Bool("q", false, "no progress output")
-	if code := parseFlags(fs, args, simSubjectUsage, func(w io.Writer) { subjectHelp(w) }, stdout, stderr); code >= 0 {
+	opts, det, quiet, code := parseSubjectFlags(name, args, stdout, stderr)
+	if code >= 0 {
 		return code
 	}
-	if fs.NArg() != 0 {
-		return usageError(stderr, "sim", "unexpected argument %q", fs.Arg(0))
-	}
-	if *seeds <= 0 {
-		return usageError(stderr, "sim", "--seeds must be positive, got %d", *seeds)
-	}
-	opts := subject.CampaignOptions{Subject: name, Seeds: *seeds, FirstSeed: *base}
-	if *scen != "" {
-		for _, n := range strings.Split(*scen, ",") {
-			sc, ok := subject.ScenarioByName(n)
-			if !ok {
-				return usageError(stderr, "sim", "unknown subject scenario %q", n)
-			}
-			opts.Scenarios = append(opts.Scenarios, sc)
-		}
-	}
-	if *sessions != "" {
-		for _, n := range strings.Split(*sessions, ",") {
-			s := subject.Session(n)
-			if s != subject.SessionJSONL && s != subject.SessionMemory {
-				return usageError(stderr, "sim", "unknown --session %q (known: jsonl, memory)", n)
-			}
-			opts.Sessions = append(opts.Sessions, s)
-		}
-	}
-	dir, err := pisubject.Dir()
-	if err != nil {
-		return ioError(stderr, "sim", "pi's harness: %v", err)
-	}
-	piDir, run, err := pisubject.Release(version)
-	if err != nil {
-		return ioError(stderr, "sim", "pi's harness %s: %v", version, err)
-	}
-	opts.Run = run
 	tmp, err := subject.TempDir()
 	if err != nil {
 		return ioError(stderr, "sim", "temporary directory: %v", err)
@@ -110,14 +76,19 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := interruptContext()
 	defer stop()
 	opts.Stop = func() bool { return ctx.Err() != nil }
-	opts.New = func() (subject.Subject, error) {
-		return pisubject.New(pisubject.Options{Dir: dir, Pi: piDir, Version: version, Context: ctx}), nil
+	if base0 == subjectLane {
+		// impl/lane under the release's options, the model under the same
+		opts.Run = subject.Options{StoredDelayCap: rel.StoredDelayCap, ErrorPatterns: rel.ErrorPatterns}
+		lo := implsubject.Options{StoredDelayCap: rel.StoredDelayCap, ErrorPatterns: rel.ErrorPatterns}
+		opts.New = func() (subject.Subject, error) { return implsubject.New(lo), nil }
+	} else if code := piSubject(ctx, &opts, version, stderr); code >= 0 {
+		return code
 	}
-	if !*quiet {
+	if !quiet {
 		opts.Progress = func(o subject.Outcome, seed uint64) {
 			verdict := "pass"
 			if o.Failed {
-				verdict = "FAIL " + o.Kind
+				verdict = "FAIL " + string(o.Kind)
 			}
 			fmt.Fprintf(stderr, "%s/%s seed %d: %s (%d transactions)\n", o.Scenario, o.Session, seed, verdict, o.TXCompared)
 		}
@@ -134,13 +105,77 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return envError(stderr, "sim", "%v", err)
 	}
+	return subjectVerdict(rep, opts, det, stdout, stderr)
+}
+
+// parseSubjectFlags reads a subject campaign's flags (code >= 0: exit with it).
+func parseSubjectFlags(name string, args []string, stdout, stderr io.Writer) (opts subject.CampaignOptions, det int, quiet bool, code int) {
+	fs := flag.NewFlagSet("sim --subject "+name, flag.ContinueOnError)
+	scen := fs.String("scenario", "", "comma-separated subject scenarios (default: all)")
+	sessions := fs.String("session", "", "comma-separated session kinds: jsonl, memory (default: both)")
+	seeds := fs.Int("seeds", 10, "seeds per scenario x session")
+	base := fs.Uint64("seed", 1, "first seed")
+	detp := fs.Int("determinism", 0, "also run the first seed of each cell N times and count the distinct traces")
+	q := fs.Bool("q", false, "no progress output")
+	if code := parseFlags(fs, args, simSubjectUsage, func(w io.Writer) { subjectHelp(w) }, stdout, stderr); code >= 0 {
+		return opts, 0, false, code
+	}
+	if fs.NArg() != 0 {
+		return opts, 0, false, usageError(stderr, "sim", "unexpected argument %q", fs.Arg(0))
+	}
+	if *seeds <= 0 {
+		return opts, 0, false, usageError(stderr, "sim", "--seeds must be positive, got %d", *seeds)
+	}
+	opts = subject.CampaignOptions{Subject: name, Seeds: *seeds, FirstSeed: *base}
+	if *scen != "" {
+		for _, n := range strings.Split(*scen, ",") {
+			sc, ok := subject.ScenarioByName(n)
+			if !ok {
+				return opts, 0, false, usageError(stderr, "sim", "unknown subject scenario %q", n)
+			}
+			opts.Scenarios = append(opts.Scenarios, sc)
+		}
+	}
+	if *sessions != "" {
+		for _, n := range strings.Split(*sessions, ",") {
+			s := subject.Session(n)
+			if s != subject.SessionJSONL && s != subject.SessionMemory {
+				return opts, 0, false, usageError(stderr, "sim", "unknown --session %q (known: jsonl, memory)", n)
+			}
+			opts.Sessions = append(opts.Sessions, s)
+		}
+	}
+	return opts, *detp, *q, -1
+}
+
+// piSubject sets the campaign up on pi's harness of release version: the
+// peer installed, its driver per run (code >= 0: exit with it).
+func piSubject(ctx context.Context, opts *subject.CampaignOptions, version string, stderr io.Writer) int {
+	dir, err := pisubject.Dir()
+	if err != nil {
+		return ioError(stderr, "sim", "pi's harness: %v", err)
+	}
+	piDir, run, err := pisubject.Release(version)
+	if err != nil {
+		return ioError(stderr, "sim", "pi's harness %s: %v", version, err)
+	}
+	opts.Run = run
+	opts.New = func() (subject.Subject, error) {
+		return pisubject.New(pisubject.Options{Dir: dir, Pi: piDir, Version: version, Context: ctx}), nil
+	}
+	return -1
+}
+
+// subjectVerdict prints the failures, the coverage, the determinism
+// counts when asked, and the verdict, and returns the exit code.
+func subjectVerdict(rep subject.Report, opts subject.CampaignOptions, det int, stdout, stderr io.Writer) int {
 	for _, f := range rep.Failures {
 		fmt.Fprintf(stdout, "FAIL %s/%s seed %d (%s): %s\n  reproduce: %s\n", f.Outcome.Scenario, f.Outcome.Session, f.Seed, f.Outcome.Kind, f.Outcome.Message, f.Repro)
 	}
 	if err := rep.WriteCoverage(stdout); err != nil {
 		return exitIO
 	}
-	if *det > 0 {
+	if det > 0 {
 		scs, ss := opts.Scenarios, opts.Sessions
 		if scs == nil {
 			scs = subject.Scenarios
@@ -148,10 +183,10 @@ func runSubjectSim(name string, args []string, stdout, stderr io.Writer) int {
 		if ss == nil {
 			ss = subject.Sessions
 		}
-		fmt.Fprintf(stdout, "determinism (seed %d, %d runs each):\n", *base, *det)
+		fmt.Fprintf(stdout, "determinism (seed %d, %d runs each):\n", opts.FirstSeed, det)
 		for _, sc := range scs {
 			for _, s := range ss {
-				traces, verdicts, err := subject.Determinism(opts, sc, s, *base, *det)
+				traces, verdicts, err := subject.Determinism(opts, sc, s, opts.FirstSeed, det)
 				if err != nil {
 					return ioError(stderr, "sim", "%v", err)
 				}
@@ -175,7 +210,8 @@ func subjectHelp(w io.Writer) {
 	fmt.Fprintln(w, "Runs the race-table scenarios pi's public API can express against pi's own harness")
 	fmt.Fprintln(w, "(npm @earendil-works/pi-agent-core 0.85.1 in corpus/peers/pi-agent-core, installed on first use),")
 	fmt.Fprintln(w, "comparing every committed transaction with model/lane. pi@VERSION runs a later pinned release")
-	fmt.Fprintln(w, "(0.87.1, 0.99.1: corpus/peers/pi-agent-core-VERSION) under that release's options. Scenarios:")
+	fmt.Fprintln(w, "(0.87.1, 0.99.1: corpus/peers/pi-agent-core-VERSION) under that release's options. --subject lane[@VERSION]")
+	fmt.Fprintln(w, "runs the same scenarios against impl/lane in process, through the same boundary, under the release's options. Scenarios:")
 	for _, sc := range subject.Scenarios {
 		fmt.Fprintf(w, "  %-14s %s\n", sc.Name, sc.Desc)
 	}

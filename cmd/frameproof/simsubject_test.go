@@ -30,6 +30,19 @@ func TestSimSubjectPiUnreachedOrdersAreInconclusive(t *testing.T) {
 	assert.NotContains(t, stdout, "update-vs-commit/commit-first", "an order pi cannot take is not asked for")
 }
 
+// A driver that cannot start (here one that exits before its hello, as a
+// broken node_modules makes it) is the environment failing, not pi: exit 4
+// naming it, not a FAIL counted against pi (a review found exit 1).
+func TestSimSubjectPiDriverWithoutHelloIsEnvironment(t *testing.T) {
+	peer.Require(t, peer.PiAgentCore)
+	t.Setenv("FRAMEPROOF_SUBJECT_PLANT", "no-hello")
+	code, stdout, stderr := run("sim", "--subject", "pi", "--scenario", "abort", "--session", "memory", "--seeds", "1", "-q")
+	require.Equal(t, exitIO, code, stdout+stderr)
+	assert.Contains(t, stderr, "subject unavailable: pisubject: hello")
+	assert.Contains(t, stderr, "planted: exiting before the hello")
+	assert.NotContains(t, stdout, "FAIL")
+}
+
 // SIGINT or SIGTERM to `sim --subject pi` kills the running driver's
 // process group and ends the campaign: exit 3, "interrupted", and no node
 // left running the subject driver.
@@ -97,4 +110,24 @@ func driversOf(parent int) []int {
 		}
 	}
 	return pids
+}
+
+// `sim --subject lane` runs the subject campaign on impl/lane in process,
+// through the same boundary as pi's harness: a passing campaign that
+// reaches every order exits 0 and prints the coverage and the verdict.
+func TestSimSubjectLanePasses(t *testing.T) {
+	code, stdout, stderr := run("sim", "--subject", "lane", "--seeds", "4", "-q")
+	require.Equal(t, exitPass, code, stdout+stderr)
+	assert.Contains(t, stdout, "race coverage on lane (56 runs, ")
+	assert.Contains(t, stdout, "verdict: pass (56 runs)")
+}
+
+// `sim --subject lane@VERSION` runs impl/lane and the model under a pinned
+// pi release's options (its stored retry-delay cap, its pi-ai's error
+// patterns), as `--subject pi@VERSION` runs that release.
+func TestSimSubjectLaneRelease(t *testing.T) {
+	code, stdout, stderr := run("sim", "--subject", "lane@0.87.1", "--seeds", "4", "-q")
+	require.Equal(t, exitPass, code, stdout+stderr)
+	assert.Contains(t, stdout, "race coverage on lane@0.87.1 (56 runs, ")
+	assert.Contains(t, stdout, "verdict: pass (56 runs)")
 }

@@ -23,3 +23,6 @@ func (laneSuite) BugsCompiled() bool             { return lanesim.BugsCompiled()
 // RunsUseNoDir: lanesim's backends simulate in memory or on faults.FS, so
 // its runs need no fresh directory (campaign.NoDirSuite).
 func (laneSuite) RunsUseNoDir() bool { return true }
+
+// ReachItems is lanesim's reach registry (campaign.ReachSuite).
+func (laneSuite) ReachItems() []campaign.ReachItem { return lanesim.ReachItems() }

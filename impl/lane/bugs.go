@@ -46,23 +46,37 @@ const (
 	// bugReplacementKeepsOldFrames omits the old list delete from a deferred
 	// replacement intent.
 	bugReplacementKeepsOldFrames
+	// bugFramesFirstPageOnly reads a frame list's first page and stops,
+	// as if a full page were the last (unseen with pi's page of 1000 and
+	// the simulator's short streams, until the swarm draws small pages).
+	bugFramesFirstPageOnly
+	// bugThinkingEndKeepsStartRedacted writes a thinking_end frame with
+	// the redacted its block's thinking_start saw, not the end's.
+	bugThinkingEndKeepsStartRedacted
+	// bugResumeReopensStaged resumes a parallel batch's outcome_ready
+	// calls as if their effect were still pending: the staged outcome is
+	// replaced by the interrupted (or replayed) one.
+	bugResumeReopensStaged
 	numBugs
 )
 
 // bugNames is the one registry of the lane's bug names.
 var bugNames = [numBugs]string{
-	bugSettleWithoutDelete:          "settle-without-delete",
-	bugFenceIgnoresResponse:         "fence-ignores-response",
-	bugFenceAtEnqueue:               "fence-at-enqueue",
-	bugSkipDrain:                    "skip-drain",
-	bugRecoveryRunsAfterResponse:    "recovery-runs-after-response",
-	bugSyntheticNonZeroUsage:        "synthetic-nonzero-usage",
-	bugRecoveryMintsNewIDs:          "recovery-mints-new-ids",
-	bugCancelLosesToComplete:        "cancel-loses-to-complete",
-	bugSnapshotShowsDeadLivePartial: "snapshot-shows-dead-live-partial",
-	bugFrameAfterTerminal:           "frame-after-terminal",
-	bugEmitEntryBeforeCommit:        "emit-entry-before-commit",
-	bugReplacementKeepsOldFrames:    "replacement-keeps-old-frames",
+	bugSettleWithoutDelete:           "settle-without-delete",
+	bugFenceIgnoresResponse:          "fence-ignores-response",
+	bugFenceAtEnqueue:                "fence-at-enqueue",
+	bugSkipDrain:                     "skip-drain",
+	bugRecoveryRunsAfterResponse:     "recovery-runs-after-response",
+	bugSyntheticNonZeroUsage:         "synthetic-nonzero-usage",
+	bugRecoveryMintsNewIDs:           "recovery-mints-new-ids",
+	bugCancelLosesToComplete:         "cancel-loses-to-complete",
+	bugSnapshotShowsDeadLivePartial:  "snapshot-shows-dead-live-partial",
+	bugFrameAfterTerminal:            "frame-after-terminal",
+	bugEmitEntryBeforeCommit:         "emit-entry-before-commit",
+	bugReplacementKeepsOldFrames:     "replacement-keeps-old-frames",
+	bugFramesFirstPageOnly:           "frames-first-page-only",
+	bugThinkingEndKeepsStartRedacted: "thinking-end-keeps-start-redacted",
+	bugResumeReopensStaged:           "resume-reopens-staged",
 }
 
 // BugNames lists every injectable bug by name, sorted. The names exist in

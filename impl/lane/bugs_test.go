@@ -4,10 +4,12 @@ package lane
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -150,6 +152,78 @@ var bugChecks = map[string]func(t *testing.T, h *harness) string{
 			return fmt.Sprintf("%d abandoned poll frames survive the replacement", n)
 		}
 		return ""
+	},
+	"frames-first-page-only": func(t *testing.T, h *harness) string {
+		var ws []store.Write
+		for i := 0; i < 5; i++ {
+			ws = append(ws, store.AppendListRaw(FramesAddr("op", "resp"), []byte(`{"type":"text_delta","contentIndex":0,"delta":"x"}`)))
+		}
+		_, err := h.store.Commit(ws)
+		require.NoError(t, err)
+		fs, _, err := (&Lane{cfg: Config{Storage: h.store, FramePageSize: 2, bugs: h.bugs}}).readFrames("op", "resp")
+		require.NoError(t, err)
+		if len(fs) != 5 {
+			return fmt.Sprintf("read %d of 5 frames in pages of 2", len(fs))
+		}
+		return ""
+	},
+	"thinking-end-keeps-start-redacted": func(t *testing.T, h *harness) string {
+		l := h.open()
+		h.start(1)
+		a := newAcc()
+		// api/bedrock-converse-stream.js: encrypted reasoning turns a
+		// plain thinking block redacted mid-block
+		redact := func() pi.Event {
+			b := a.m.Content[0].(pi.ThinkingContent)
+			b.Redacted, b.Thinking = pi.BoolPtr(true), "[Reasoning redacted]"
+			a.m.Content[0] = b
+			return pi.Event{Type: pi.EventThinkingDelta, ContentIndex: pi.Index(0), Delta: b.Thinking, Partial: a.m}
+		}
+		end := func() pi.Event {
+			return pi.Event{Type: pi.EventThinkingEnd, ContentIndex: pi.Index(0), Content: "[Reasoning redacted]", Partial: a.m}
+		}
+		h.provider.add(seq(a.start(), a.thinkStart(0), redact, end, a.done(pi.StopStop)))
+		_, _ = l.Drive(StepOptions{})
+		for _, r := range h.enqueued() {
+			if r.EventType == pi.EventThinkingEnd && !strings.Contains(string(r.Frame), `"redacted":true`) {
+				return "thinking_end frame " + string(r.Frame) + " lost the end's redacted"
+			}
+		}
+		return ""
+	},
+	"resume-reopens-staged": func(t *testing.T, h *harness) string {
+		h.tools = []Tool{{Name: "read", Run: func(pi.JSONValue) ToolOutput {
+			return ToolOutput{Content: []pi.Content{pi.TextContent{Text: "ran"}}}
+		}}}
+		h.open()
+		op, _ := h.toTools(toolRun("read"), toolScript(pi.StopToolUse, "read", "read"))
+		// the parallel batch as a crash leaves it when call 2 ended first:
+		// call 1 effect_pending, call 2 staged (as
+		// TestToolBatchFinalizeCleansStagedResults builds it), so the
+		// resumed step's materialization places nothing before the loop
+		st := h.lane.Current().State
+		st.Calls[0].Status, st.Calls[0].Replay = CallEffectPending, "never"
+		st.Calls[1].Status = CallOutcomeReady
+		staged := []byte(`{"type":"message","payload":{"role":"toolResult","toolCallId":"call_1","toolName":"read","content":[{"type":"text","text":"staged"}],"isError":false,"timestamp":1}}`)
+		_, err := h.store.Commit([]store.Write{store.SetValueRaw(PendingEntryAddr(st.Calls[1].ResultEntryID), staged),
+			store.SetValueRaw(ToolArgsAddr(op, st.BatchTurnID, st.Calls[0].SourceIndex), []byte(`{}`)),
+			store.SetValueRaw(OpStateAddr(op), MarshalState(st))})
+		require.NoError(t, err)
+		h.open()
+		if _, err := h.lane.Step(StepOptions{}); err != nil {
+			return "resuming the batch failed: " + err.Error()
+		}
+		es, err := h.store.Entries()
+		require.NoError(t, err)
+		for _, e := range es {
+			if e.Entry.ID == st.Calls[1].ResultEntryID && !strings.Contains(string(e.Entry.Raw), `"text":"staged"`) {
+				return "the staged result was replaced: " + string(e.Entry.Raw)
+			}
+			if e.Entry.ID == st.Calls[1].ResultEntryID {
+				return "" // placed as staged
+			}
+		}
+		return "the staged result was never placed"
 	},
 }
 

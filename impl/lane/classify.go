@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"cmp"
 	"math"
 	"regexp"
 	"strings"
@@ -28,16 +29,24 @@ func cancelledMessage(source string) string { return source + " request was canc
 // ZeroUsage is recovery.ts's ZERO_USAGE.
 func ZeroUsage() pi.Usage { return pi.Usage{} }
 
-// Retryable and overflow patterns: pi-ai 1.0.3 utils/retry.js and
-// utils/overflow.js, same alternatives, case-insensitive. They run on
-// jsPatternText of the error text, so each verdict is JavaScript's
-// (jsregex.go).
+// errorPatterns are one release's utils/retry.js and utils/overflow.js,
+// the same alternatives, case-insensitive. They run on jsPatternText of
+// the error text, so each verdict is JavaScript's (jsregex.go).
+type errorPatterns struct {
+	nonRetryable, retryable filteredRE
+	overflow, nonOverflow   []filteredRE
+	// cerebrasAnyProvider: before 0.87 the bodyless 400/413 pattern was
+	// an ordinary overflow row, not one kept for provider "cerebras".
+	cerebrasAnyProvider bool
+}
+
+// pi-ai 1.0.3's pattern lists; older releases lack some (releaseDrops).
 var (
-	nonRetryable = compileFiltered(`(?i)` + strings.Join([]string{
+	nonRetryable103 = []string{
 		"GoUsageLimitError", "FreeUsageLimitError", "Monthly usage limit reached", "available balance",
 		"insufficient_quota", "out of budget", "quota exceeded", "billing", "subscription_sharing_usage_limit_exceeded",
-	}, "|"))
-	retryable = compileFiltered(`(?i)` + strings.Join([]string{
+	}
+	retryable103 = []string{
 		"overloaded", "currently experiencing high demand", "model is at capacity", "rate.?limit", "too many requests",
 		"429", "500", "502", "503", "504", "520", "524", "service.?unavailable", "server.?error", "internal.?error",
 		"provider.?returned.?error", "exceeded request buffer limit while retrying upstream",
@@ -48,23 +57,85 @@ var (
 		"stream ended before a terminal response event", "http2 request did not get a response", "retry delay",
 		"you can retry your request", "try your request again", "please retry your request", "ResourceExhausted",
 		"subscription_sharing_usage_unavailable", "subscription_sharing_user_unavailable",
-	}, "|"))
-	overflowPatterns = compileAll(
-		`(?i)prompt (?:is )?too long`, `(?i)prompt exceeds max length`, `(?i)request_too_large`,
-		`(?i)input is too long for requested model`, `(?i)exceeds the context window`,
-		`(?i)exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))`,
-		`(?i)input token count.*exceeds the maximum`, `(?i)maximum prompt length is \d+`,
-		`(?i)reduce the length of the messages`, `(?i)maximum context length is \d+ tokens`,
-		`(?i)exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?`,
-		`(?i)input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)`,
-		`(?i)exceeds the limit of \d+`, `(?i)exceeds the available context size`, `(?i)greater than the context length`,
-		`(?i)context window exceeds limit`, `(?i)exceeded model token limit`, `(?i)too large for model with \d+ maximum context length`,
-		`(?i)prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?`,
-		`(?i)model_context_window_exceeded`, `(?i)prompt too long; exceeded (?:max )?context length`,
-		`(?i)range of input length should be`, `(?i)context[_ ]length[_ ]exceeded`, `(?i)too many tokens`, `(?i)token limit exceeded`)
-	nonOverflow    = compileAll(`(?i)^(Throttling error|Service unavailable):`, `(?i)rate limit`, `(?i)too many requests`)
+	}
+	overflow103 = []string{
+		`prompt (?:is )?too long`, `prompt exceeds max length`, `request_too_large`,
+		`input is too long for requested model`, `exceeds the context window`,
+		`exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))`,
+		`input token count.*exceeds the maximum`, `maximum prompt length is \d+`,
+		`reduce the length of the messages`, `maximum context length is \d+ tokens`,
+		`exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?`,
+		`input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)`,
+		`exceeds the limit of \d+`, `exceeds the available context size`, `greater than the context length`,
+		`context window exceeds limit`, `exceeded model token limit`, `too large for model with \d+ maximum context length`,
+		`prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?`,
+		`model_context_window_exceeded`, `prompt too long; exceeded (?:max )?context length`,
+		`range of input length should be`, `context[_ ]length[_ ]exceeded`, `too many tokens`, `token limit exceeded`,
+	}
+	nonOverflow103 = []string{`^(Throttling error|Service unavailable):`, `rate limit`, `too many requests`}
 	cerebrasNoBody = regexp.MustCompile(`(?i)^4(?:00|13)\s*(?:status code)?\s*\(no body\)`)
 )
+
+// releaseChange is what an older release's lists lack, or have instead,
+// against 1.0.3's (read from each release's published dist/utils).
+type releaseChange struct {
+	drop                map[string]bool   // alternatives and patterns the release lacks
+	replace             map[string]string // 1.0.3's pattern -> the release's
+	cerebrasAnyProvider bool
+}
+
+var releaseChanges = map[pi.AIRelease]releaseChange{
+	pi.AI103:  {},
+	pi.AI0991: {drop: set("model is at capacity", `prompt exceeds max length`)},
+	pi.AI0871: {drop: set("subscription_sharing_usage_limit_exceeded", "model is at capacity",
+		"subscription_sharing_usage_unavailable", "subscription_sharing_user_unavailable", `prompt exceeds max length`)},
+	pi.AI0851: {drop: set("subscription_sharing_usage_limit_exceeded", "currently experiencing high demand",
+		"model is at capacity", "520", "subscription_sharing_usage_unavailable", "subscription_sharing_user_unavailable",
+		`prompt exceeds max length`),
+		replace:             map[string]string{`prompt (?:is )?too long`: `prompt is too long`},
+		cerebrasAnyProvider: true},
+}
+
+func set(xs ...string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// patternsByRelease is every known release's patterns, compiled once.
+var patternsByRelease = func() map[pi.AIRelease]*errorPatterns {
+	out := make(map[pi.AIRelease]*errorPatterns, len(releaseChanges))
+	for r, c := range releaseChanges {
+		list := func(base []string) []string {
+			var l []string
+			for _, p := range base {
+				if !c.drop[p] {
+					l = append(l, cmp.Or(c.replace[p], p))
+				}
+			}
+			return l
+		}
+		alt := func(base []string) filteredRE { return compileFiltered(`(?i)` + strings.Join(list(base), "|")) }
+		each := func(base []string) []filteredRE {
+			ps := list(base)
+			for i := range ps {
+				ps[i] = `(?i)` + ps[i]
+			}
+			return compileAll(ps...)
+		}
+		out[r] = &errorPatterns{nonRetryable: alt(nonRetryable103), retryable: alt(retryable103),
+			overflow: each(overflow103), nonOverflow: each(nonOverflow103), cerebrasAnyProvider: c.cerebrasAnyProvider}
+	}
+	return out
+}()
+
+// patternsOf is release's patterns ("" is 1.0.3); an unknown release is
+// refused by Config validation before it gets here.
+func patternsOf(release pi.AIRelease) *errorPatterns {
+	return patternsByRelease[cmp.Or(release, pi.AI103)]
+}
 
 func compileAll(ps ...string) []filteredRE {
 	out := make([]filteredRE, len(ps))
@@ -85,25 +156,48 @@ func anyMatch(rs []filteredRE, s string) bool {
 	return false
 }
 
-// IsRetryableAssistantError is pi-ai's isRetryableAssistantError.
-func IsRetryableAssistantError(m *pi.AssistantMessage) bool {
+// IsRetryableAssistantError is pi-ai 1.0.3's isRetryableAssistantError.
+func IsRetryableAssistantError(m *pi.AssistantMessage) bool { return IsRetryableIn(pi.AI103, m) }
+
+// IsContextOverflow is pi-ai 1.0.3's isContextOverflow.
+func IsContextOverflow(m *pi.AssistantMessage, contextWindow float64) bool {
+	return IsContextOverflowIn(pi.AI103, m, contextWindow)
+}
+
+// IsRetryableIn is release's isRetryableAssistantError ("": 1.0.3; false
+// for a release the lane does not know).
+func IsRetryableIn(release pi.AIRelease, m *pi.AssistantMessage) bool {
+	p := patternsOf(release)
+	return p != nil && p.retryableError(m)
+}
+
+// IsContextOverflowIn is release's isContextOverflow ("": 1.0.3; false for
+// a release the lane does not know).
+func IsContextOverflowIn(release pi.AIRelease, m *pi.AssistantMessage, contextWindow float64) bool {
+	p := patternsOf(release)
+	return p != nil && p.contextOverflow(m, contextWindow)
+}
+
+// retryableError is the release's isRetryableAssistantError.
+func (p *errorPatterns) retryableError(m *pi.AssistantMessage) bool {
 	if m.StopReason != pi.StopError || m.ErrorMessage == nil || *m.ErrorMessage == "" {
 		return false
 	}
 	text := jsPatternText(*m.ErrorMessage)
 	low, ascii := lowerASCII(text)
-	if nonRetryable.matchLowered(text, low, ascii) {
+	if p.nonRetryable.matchLowered(text, low, ascii) {
 		return false
 	}
-	return retryable.matchLowered(text, low, ascii)
+	return p.retryable.matchLowered(text, low, ascii)
 }
 
-// IsContextOverflow is pi-ai's isContextOverflow.
-func IsContextOverflow(m *pi.AssistantMessage, contextWindow float64) bool {
+// contextOverflow is the release's isContextOverflow.
+func (p *errorPatterns) contextOverflow(m *pi.AssistantMessage, contextWindow float64) bool {
 	if m.StopReason == pi.StopError && m.ErrorMessage != nil && *m.ErrorMessage != "" {
 		e := *m.ErrorMessage
-		if !anyMatch(nonOverflow, e) {
-			if anyMatch(overflowPatterns, e) || (m.Provider == "cerebras" && cerebrasNoBody.MatchString(jsPatternText(e))) {
+		if !anyMatch(p.nonOverflow, e) {
+			cerebras := m.Provider == "cerebras" || p.cerebrasAnyProvider
+			if anyMatch(p.overflow, e) || (cerebras && cerebrasNoBody.MatchString(jsPatternText(e))) {
 				return true
 			}
 		}
@@ -142,7 +236,10 @@ type classifyInput struct {
 	now      float64 // ms, for retry notBefore
 	// delayCap caps a retry delay when the policy names none
 	// (Config.DefaultMaxAgentDelayMs; nil: pi-ai's default)
-	delayCap       *float64
+	delayCap *float64
+	// patterns are Config.ErrorPatterns' release's retry and overflow
+	// patterns (nil: 1.0.3's).
+	patterns       *errorPatterns
 	newID          func() string
 	cancelLosesBug bool
 	// overflowPrep is prepareOverflowCompaction's result, computed before
@@ -173,12 +270,12 @@ func classify(in classifyInput) (Disposition, error) {
 		return Disposition{Committed: s.committed, Next: s.checkpoint()}, nil
 	case resp.StopReason == pi.StopAborted:
 		return Disposition{}, &invariantError{s.source + " response is aborted while durable control is running"}
-	case isOverflow(cur, resp):
+	case isOverflow(cmp.Or(in.patterns, patternsOf(pi.AI103)), cur, resp):
 		return s.overflow(in.overflowPrep), nil
 	case resp.StopReason == pi.StopDeferred:
 		return s.deferred(), nil
 	case resp.StopReason == pi.StopError:
-		return s.retryOrFail(in.recovery, in.now, in.delayCap), nil
+		return s.retryOrFail(in.recovery, in.now, in.delayCap, cmp.Or(in.patterns, patternsOf(pi.AI103))), nil
 	}
 	return s.toolCalls(in.newID)
 }
@@ -270,17 +367,13 @@ func (s *settlement) deferred() Disposition {
 
 // retryOrFail waits to retry a retryable (or recovering) fresh response
 // with attempts left, and otherwise fails the run.
-func (s *settlement) retryOrFail(recovery bool, now float64, delayCap *float64) Disposition {
+func (s *settlement) retryOrFail(recovery bool, now float64, delayCap *float64, patterns *errorPatterns) Disposition {
 	cur, resp := s.cur, s.resp
-	if cur.At == LeafAssistantEffectPending && (recovery || IsRetryableAssistantError(resp)) &&
+	if cur.At == LeafAssistantEffectPending && (recovery || patterns.retryableError(resp)) &&
 		cur.Attempt < cur.Gen.RetryPolicy.MaxAttempts {
 		n := *s.scope
 		n.At, n.Gen, n.NextAttempt = LeafAssistantRetryWait, cur.Gen, cur.Attempt+1
-		policy := cur.Gen.RetryPolicy
-		if policy.MaxAgentDelayMs == nil {
-			policy.MaxAgentDelayMs = delayCap
-		}
-		n.NotBefore = RetryNotBefore(policy, cur.Attempt, now)
+		n.NotBefore = RetryNotBefore(cappedPolicy(cur.Gen.RetryPolicy, delayCap), cur.Attempt, now)
 		n.ErrorMessage = msgRetryDefault
 		if resp.ErrorMessage != nil {
 			n.ErrorMessage = *resp.ErrorMessage
@@ -308,6 +401,18 @@ func (s *settlement) toolCalls(newID func() string) (Disposition, error) {
 		return Disposition{Committed: committed, Failure: s.fail(committed)}, nil
 	}
 	return Disposition{Committed: committed, Next: s.checkpoint()}, nil
+}
+
+// cappedPolicy is p with delayCap (Config.DefaultMaxAgentDelayMs) as its
+// cap when it names none: the one policy a retry wait's notBefore and its
+// retry_scheduled delayMs are both computed from (pi 0.85.1's
+// runtime/drive/response.js publishResponse: delayMs is retryDelay of the
+// attempt, the delay retryNotBefore added).
+func cappedPolicy(p RetryPolicy, delayCap *float64) RetryPolicy {
+	if p.MaxAgentDelayMs == nil {
+		p.MaxAgentDelayMs = delayCap
+	}
+	return p
 }
 
 // DefaultMaxAgentRetryDelayMs is pi-ai 1.0.3's DEFAULT_MAX_AGENT_RETRY_DELAY_MS.

@@ -107,7 +107,10 @@ func (l *Lane) pollDeferred(op string, d *OpState, permit bool) (StepResult, err
 		return StepResult{Kind: StepProgress}, err
 	}
 	// deferred.ts performDeferredPoll: drive.gate.admit(() => streamDeferred(…))
-	signal, aborting := l.admit(op)
+	signal, aborting, err := l.admitRequest(op)
+	if err != nil {
+		return StepResult{}, err
+	}
 	if aborting != nil {
 		return awaitCancellation(aborting)
 	}

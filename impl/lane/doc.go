@@ -31,6 +31,7 @@
 // # Entry points
 //
 //	Open(Config) → *Lane           restore lane state, tip and current op
+//	(*Lane).Acquire                Harness.lane: create the lane if it has no pi.lane.config
 //	(*Lane).StartRun(RunOptions)   user entry + op at starting (acceptRun)
 //	(*Lane).Step / Drive           advance one leaf / until idle|waiting|settled
 //	                               (starting → checkpoint → assistant.ready → …;

@@ -264,7 +264,10 @@ func (l *Lane) runGeneration(op string, ready *OpState) (StepResult, error) {
 		return StepResult{Kind: StepProgress}, err
 	}
 	// generation.ts performGeneration: drive.gate.admit(() => streamSimple(…))
-	signal, aborting := l.admit(op)
+	signal, aborting, err := l.admitRequest(op)
+	if err != nil {
+		return StepResult{}, err
+	}
 	if aborting != nil {
 		return awaitCancellation(aborting)
 	}

@@ -48,7 +48,17 @@ func (l *Lane) handOver(evs []Event) env.Future {
 }
 
 // queueBatch queues b with its delivery future and returns that future.
+// A closed lane queues nothing (nil): pi's Harness.close closes the event
+// bus at once (runtime/harness.js close → events.js close), and emitBatch
+// on a closed bus delivers nothing — not even the batch of a commit that
+// was parked when the harness closed and lands during the close.
 func (l *Lane) queueBatch(b eventBatch) env.Future {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.mu.Unlock()
 	b.done = l.cfg.Exec.NewFuture("lane:events")
 	l.mu.Lock()
 	if q := &l.evq; q.head > 0 && len(q.batches) == cap(q.batches) {

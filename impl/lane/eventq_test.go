@@ -1,10 +1,13 @@
 package lane
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -227,4 +230,36 @@ func TestRequestCancelSignalsTheDriveBeforeDeliveringItsBatch(t *testing.T) {
 		require.Contains(t, h.eventTypes(), "operation_abort")
 		require.True(t, seen, "operation_abort was delivered before the drive's abort was signalled")
 	})
+}
+
+// runtime/harness.js close closes the event bus at once (events.js close:
+// emitBatch on a closed bus delivers nothing), so the batch of a command
+// whose commit was parked when the harness closed is never delivered, even
+// though the commit lands during the close.
+func TestCloseDeliversNoLaterBatch(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	h.start(1) // the lane exists; the next run's acceptance is one command
+	r, err := l.Drive(StepOptions{})
+	require.NoError(t, err)
+	require.Equal(t, StepSettled, r.Kind, "no script: the generation fails and settles the run")
+	h.resetEvents()
+	gate := env.Goroutines{}.NewFuture("accept")
+	h.gated.mu.Lock()
+	h.gated.gate, h.gated.match = gate, func(ws []store.Write) bool { return ws[0].Kind == store.WriteEntry }
+	h.gated.mu.Unlock()
+	started := make(chan error, 1)
+	go func() {
+		_, err := l.StartRun(defaultRun(1))
+		started <- err
+	}()
+	parked := func() bool { h.gated.mu.Lock(); defer h.gated.mu.Unlock(); return h.gated.parked == 1 }
+	require.Eventually(t, parked, 5*time.Second, time.Millisecond, "the acceptance parks")
+	closed := make(chan error, 1)
+	go func() { closed <- l.Close() }()
+	require.Eventually(t, func() bool { return errors.Is(l.usable(), ErrClosed) }, 5*time.Second, time.Millisecond)
+	gate.Resolve(nil)
+	require.NoError(t, <-started, "the parked acceptance lands")
+	require.NoError(t, <-closed)
+	require.Empty(t, h.eventTypes(), "nothing is delivered after the close")
 }

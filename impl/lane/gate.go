@@ -89,6 +89,19 @@ func (l *Lane) closeGate(op string) {
 	}
 }
 
+// admitRequest is Gate.admit before a provider request: once the lane is
+// sealed (Harness.close or a fault: runtime/lane.js seal closes the active
+// drive's gate), execution/effect-gate.js check() throws the seal's error
+// and the request never starts — a drive whose intent commit was parked
+// when the harness closed lands it and then streams nothing.
+func (l *Lane) admitRequest(op string) (signal, aborting env.Future, err error) {
+	if err := l.usable(); err != nil {
+		return nil, nil, err
+	}
+	signal, aborting = l.admit(op)
+	return signal, aborting, nil
+}
+
 // admit is Gate.admit for op: the abort signal to hand the effect, or the
 // cancellation to await when the drive's abort already began (the effect is
 // then never started).

@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"errors"
 	"math"
 	"sync"
 	"testing"
@@ -158,4 +159,36 @@ func (c *wakeClock) Sleep(d time.Duration) {
 		<-c.release
 	}
 	c.Clock.Sleep(d)
+}
+
+// execution/effect-gate.js check(): Harness.close seals the lane, whose
+// active drive's gate closes (runtime/lane.js seal), so a drive whose
+// intent commit was parked when the harness closed lands it and then
+// admits no provider request (generation.js performGeneration's
+// drive.gate.admit throws the close error).
+func TestCloseBeforeAdmissionStartsNoRequest(t *testing.T) {
+	h := newHarness(t, backends[0])
+	l := h.open()
+	h.start(1)
+	gate := env.Goroutines{}.NewFuture("intent")
+	h.gated.mu.Lock()
+	h.gated.gate, h.gated.match = gate, nil
+	h.gated.mu.Unlock()
+	stepped := make(chan error, 1)
+	go func() {
+		_, err := l.Step(StepOptions{})
+		stepped <- err
+	}()
+	parked := func() bool { h.gated.mu.Lock(); defer h.gated.mu.Unlock(); return h.gated.parked == 1 }
+	require.Eventually(t, parked, 5*time.Second, time.Millisecond, "the intent commit parks")
+	closed := make(chan error, 1)
+	go func() { closed <- l.Close() }()
+	require.Eventually(t, func() bool { return errors.Is(l.usable(), ErrClosed) }, 5*time.Second, time.Millisecond)
+	gate.Resolve(nil)
+	require.ErrorIs(t, <-stepped, ErrClosed)
+	require.NoError(t, <-closed)
+	require.Equal(t, LeafAssistantEffectPending, h.stateOf(h.lane.Current().ID).At, "the parked intent landed")
+	h.provider.mu.Lock()
+	defer h.provider.mu.Unlock()
+	require.Empty(t, h.provider.requests, "no provider request after the close")
 }

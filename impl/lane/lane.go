@@ -107,6 +107,11 @@ type Config struct {
 	// FrameBudget bounds frames read by recovery and snapshots (0, the
 	// default: no cap, as pi).
 	FrameBudget int
+	// FramePageSize is the page size recovery and snapshots read frame
+	// lists with (0, the default: pi's FramePageSize). Every page is read
+	// either way; a small size makes a short list span pages, so the
+	// simulator reaches the cursor that follows a page.
+	FramePageSize int
 	// OnFrame observes the frame pipeline (nil: off).
 	OnFrame func(FrameRecord)
 	// Telemetry observes every commit's shape without values (nil: off).
@@ -139,6 +144,12 @@ type Config struct {
 	// cap and whose policies name none. `frameproof pi-recovery-sweep --pi`
 	// sets it per release.
 	DefaultMaxAgentDelayMs *float64
+	// ErrorPatterns is the pi-ai release whose retry and overflow patterns
+	// classify a provider error ("": pi.AI103, the tree's). The published
+	// pi-agent-core 0.85.1, 0.87.1 and 0.99.1 run the pi-ai of their
+	// version, whose lists lack some of 1.0.3's ("520", "model is at
+	// capacity", ...); running one of them as a subject, set its release.
+	ErrorPatterns pi.AIRelease
 	// bugs are the simulator's injected defects: always off unless built
 	// with the frameproofbugs tag and set through WithBugs (bugs.go).
 	bugs bugs
@@ -203,6 +214,10 @@ func Open(cfg Config) (*Lane, error) {
 	}
 	if cfg.FrameBudget < 0 {
 		return nil, fmt.Errorf("lane: open %q: frame budget %d is negative", cfg.Name, cfg.FrameBudget)
+	}
+	if cfg.ErrorPatterns != "" && patternsOf(cfg.ErrorPatterns) == nil {
+		return nil, fmt.Errorf("lane: open %q: error patterns of pi-ai %q: no such release (known: %v)",
+			cfg.Name, cfg.ErrorPatterns, pi.AIReleases)
 	}
 	if cfg.ToolExecution != "" && cfg.ToolExecution != ToolsSequential {
 		return nil, fmt.Errorf("lane: tool execution %q is neither \"\" (pi's) nor %q", cfg.ToolExecution, ToolsSequential)

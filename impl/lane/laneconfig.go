@@ -141,6 +141,19 @@ func (l *Lane) seedConfiguration(run Configuration) *Configuration {
 	return &c
 }
 
+// Acquire is pi's Harness.lane (runtime/harness.ts lane): a caller that
+// holds the lane before any command — a host that opens the lane when its
+// process starts, as pi's own harness does — creates it here, with
+// Config.Generation's configuration (createAgentHarness's options), in
+// the same transaction and with the same lane_created StartRun and
+// Enqueue would otherwise commit first. An acquired lane commits nothing.
+func (l *Lane) Acquire() error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	return l.acquire(l.seedConfiguration(Configuration{}), false)
+}
+
 // acquire makes sure the lane exists with configuration seed before a
 // command that needs it: Harness.lane's creation transaction when no
 // pi.lane.config is stored, then lane_created; when seed differs from the

@@ -5,16 +5,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
 // classifyFilters are every prefiltered pattern of the classification:
-// pi-ai 1.0.3's retry and overflow lists (utils/retry.js, utils/overflow.js).
+// each known pi-ai release's retry and overflow lists (utils/retry.js,
+// utils/overflow.js).
 func classifyFilters() []filteredRE {
-	out := []filteredRE{nonRetryable, retryable}
-	out = append(out, overflowPatterns...)
-	return append(out, nonOverflow...)
+	var out []filteredRE
+	for _, r := range pi.AIReleases {
+		p := patternsOf(r)
+		out = append(out, p.nonRetryable, p.retryable)
+		out = append(out, p.overflow...)
+		out = append(out, p.nonOverflow...)
+	}
+	return out
 }
 
 // fragments are pieces of texts that match, or nearly match, the patterns:

@@ -23,9 +23,9 @@ type compactionPrep struct {
 // isOverflow is publishResponse's overflow test: an assistant generation
 // whose response overflowed the context window or stopped at a recoverable
 // length.
-func isOverflow(intent *OpState, resp *pi.AssistantMessage) bool {
+func isOverflow(patterns *errorPatterns, intent *OpState, resp *pi.AssistantMessage) bool {
 	return intent.At == LeafAssistantEffectPending &&
-		(IsContextOverflow(resp, intent.ContextWindow) || IsRecoverableLength(resp, intent.IntendedOutputLimit))
+		(patterns.contextOverflow(resp, intent.ContextWindow) || IsRecoverableLength(resp, intent.IntendedOutputLimit))
 }
 
 // prepareOverflow is runtime/drive/structural.ts prepareOverflowCompaction,

@@ -2,6 +2,7 @@ package lane
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/frameproof/frameproof/impl/pi"
@@ -66,13 +67,41 @@ func TestDefaultFrameBudgetIsPisNoCap(t *testing.T) {
 	}
 	_, err := st.Commit(ws)
 	require.NoError(t, err)
-	fs, truncated, err := readFrames(st, "op", "resp", DefaultFrameBudget)
+	reader := func(budget, page int) *Lane {
+		return &Lane{cfg: Config{Storage: st, FrameBudget: budget, FramePageSize: page}}
+	}
+	fs, truncated, err := reader(DefaultFrameBudget, 0).readFrames("op", "resp")
 	require.NoError(t, err)
 	require.False(t, truncated)
 	require.Len(t, fs, n)
-	_, truncated, err = readFrames(st, "op", "resp", 10)
+	_, truncated, err = reader(10, 0).readFrames("op", "resp")
 	require.NoError(t, err)
 	require.True(t, truncated, "a positive budget stays an option")
+	// a smaller page size follows the cursor over as many pages: the same
+	// frames, the budget counted across pages
+	fs, truncated, err = reader(10, 3).readFrames("op", "resp")
+	require.NoError(t, err)
+	require.True(t, truncated)
+	require.Len(t, fs, 10)
+}
+
+// Config.FramePageSize changes how many reads recovery takes, never what
+// it reads: a list of 7 frames read 2 or 7 at a time is the whole list.
+func TestFramePageSizeReadsEveryPage(t *testing.T) {
+	st := backends[0].open(t, newClock())
+	var ws []store.Write
+	for i := 0; i < 7; i++ {
+		ws = append(ws, store.AppendListRaw(FramesAddr("op", "resp"), []byte(fmt.Sprintf(`{"type":"text_delta","contentIndex":0,"delta":"%d"}`, i))))
+	}
+	_, err := st.Commit(ws)
+	require.NoError(t, err)
+	for _, page := range []int{1, 2, 6, 7, 0} {
+		fs, truncated, err := (&Lane{cfg: Config{Storage: st, FramePageSize: page}}).readFrames("op", "resp")
+		require.NoError(t, err)
+		require.False(t, truncated)
+		require.Len(t, fs, 7, "page size %d", page)
+		require.Equal(t, "6", fs[6].Prop("delta").Str(), "page size %d", page)
+	}
 }
 
 // execution/assistant.ts consumeAssistantStream: the protocol defects the

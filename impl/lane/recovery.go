@@ -12,17 +12,20 @@ import (
 // budget).
 const DiagnosticFrameBudget = "frame_budget_exceeded"
 
-// readFrames pages the exact frame list ascending, FramePageSize per page
+// readFrames pages the exact frame list ascending, Config.FramePageSize per page
 // with an exclusive seq cursor (pi's readAssistantFrames), and with a
 // positive budget stops after budget frames; truncated reports that more
 // frames existed than the budget allowed. Frames are returned as the JSON
 // that was stored, unchecked: pi-ai's reducer reads them so (see
 // reduceStored).
-func readFrames(st store.Storage, op, resp string, budget int) (out []pi.JSONValue, truncated bool, err error) {
-	addr := FramesAddr(op, resp)
+func (l *Lane) readFrames(op, resp string) (out []pi.JSONValue, truncated bool, err error) {
+	addr, budget, size := FramesAddr(op, resp), l.cfg.FrameBudget, l.cfg.FramePageSize
+	if size <= 0 {
+		size = FramePageSize
+	}
 	var cursor *int64
 	for {
-		page, err := st.ReadList(addr, store.ReadOptions{Cursor: cursor, Order: store.Asc, Limit: FramePageSize})
+		page, err := l.cfg.Storage.ReadList(addr, store.ReadOptions{Cursor: cursor, Order: store.Asc, Limit: size})
 		if err != nil {
 			return nil, false, fmt.Errorf("lane: read frames %s: %w", addr.Key, err)
 		}
@@ -36,7 +39,7 @@ func readFrames(st store.Storage, op, resp string, budget int) (out []pi.JSONVal
 			}
 			out = append(out, f)
 		}
-		if len(page) < FramePageSize {
+		if len(page) < size || l.cfg.bugs.on(bugFramesFirstPageOnly) {
 			return out, false, nil
 		}
 		seq := page[len(page)-1].Seq
@@ -127,7 +130,7 @@ func (l *Lane) recoverEffect(op string, eff *OpState, cancelled bool) (StepResul
 		}
 		current = true
 		var err error
-		fs, truncated, err = readFrames(l.cfg.Storage, op, eff.ResponseEntryID, l.cfg.FrameBudget)
+		fs, truncated, err = l.readFrames(op, eff.ResponseEntryID)
 		return plan{}, err
 	})
 	if err != nil || !current {

@@ -65,7 +65,8 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		l.emit(Event{Type: EvEntryAdded, RunID: op, Recovery: recovery, Synthetic: synthetic, EntryID: respID})
 	}
 	var prep *compactionPrep
-	if isOverflow(intent, response) {
+	patterns := patternsOf(l.cfg.ErrorPatterns)
+	if isOverflow(patterns, intent, response) {
 		p, err := l.prepareOverflow(op, intent)
 		if err != nil {
 			return StepResult{}, l.faultWith(err)
@@ -79,7 +80,7 @@ func (l *Lane) settle(op string, intent *OpState, response *pi.AssistantMessage,
 		}
 		current := cur.op.State
 		d, err := classify(classifyInput{current: current, response: response, recovery: recovery,
-			now: l.now(), delayCap: l.cfg.DefaultMaxAgentDelayMs, newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.bugs.on(bugCancelLosesToComplete),
+			now: l.now(), delayCap: l.cfg.DefaultMaxAgentDelayMs, patterns: patterns, newID: l.cfg.IDs.NewID, cancelLosesBug: l.cfg.bugs.on(bugCancelLosesToComplete),
 			overflowPrep: prep})
 		if err != nil {
 			return plan{}, err
@@ -159,7 +160,7 @@ func (l *Lane) settleEvents(op, respID, usageID string, intent *OpState, d Dispo
 	// recovery option into entry_added only: its usage event is never
 	// recovery-tagged.
 	evs = append(evs, Event{Type: EvUsage, RunID: op, Synthetic: synthetic, UsageID: usageID, Seq: res.Seqs[1], Usage: &u, EntryID: respID})
-	evs = append(evs, settlementEvents(op, intent, d, raw, recovery, float64(res.Timestamp))...)
+	evs = append(evs, settlementEvents(op, intent, d, raw, recovery, float64(res.Timestamp), l.cfg.DefaultMaxAgentDelayMs)...)
 	if finished != nil {
 		evs = append(evs, runEndEvent(finished))
 	}
@@ -174,8 +175,10 @@ func runEndEvent(rec *ResultRecord) Event {
 
 // settlementEvents are the rest of publishResponse's batch after
 // entry_added and usage, before run_end; raw, when set, is the committed
-// message the typed d.Committed stands in for.
-func settlementEvents(op string, intent *OpState, d Disposition, raw pi.JSONValue, recovery bool, at float64) []Event {
+// message the typed d.Committed stands in for; delayCap is
+// Config.DefaultMaxAgentDelayMs, the cap retry_scheduled's delayMs shares
+// with the retry wait's notBefore.
+func settlementEvents(op string, intent *OpState, d Disposition, raw pi.JSONValue, recovery bool, at float64, delayCap *float64) []Event {
 	var evs []Event
 	emit := func(ev Event) { evs = append(evs, ev) }
 	var next Leaf
@@ -198,7 +201,7 @@ func settlementEvents(op string, intent *OpState, d Disposition, raw pi.JSONValu
 		}
 		if !recovery && next == LeafAssistantRetryWait {
 			emit(Event{Type: EvRetryScheduled, RunID: op, TurnID: turnID, Attempt: d.Next.NextAttempt,
-				MaxAttempts: d.Next.Gen.RetryPolicy.MaxAttempts, DelayMs: RetryDelay(intent.Gen.RetryPolicy, intent.Attempt),
+				MaxAttempts: d.Next.Gen.RetryPolicy.MaxAttempts, DelayMs: RetryDelay(cappedPolicy(intent.Gen.RetryPolicy, delayCap), intent.Attempt),
 				NotBefore: d.Next.NotBefore, ErrorMessage: d.Next.ErrorMessage})
 		}
 		if !recovery && next != LeafTools && next != LeafAssistantRetryWait {

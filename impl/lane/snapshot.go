@@ -152,7 +152,7 @@ func (l *Lane) capture(cur view, frames bool) (*Snapshot, error) {
 		return nil, err
 	}
 	if frames && cur.op != nil && cur.op.State.At.IsEffectPending() {
-		fs, truncated, err := readFrames(l.cfg.Storage, cur.op.ID, cur.op.State.ResponseEntryID, l.cfg.FrameBudget)
+		fs, truncated, err := l.readFrames(cur.op.ID, cur.op.State.ResponseEntryID)
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 // the response to settle, or an error when the lane faulted or closed.
 func (l *Lane) respond(req Request, recovery bool) (*pi.AssistantMessage, error) {
 	enc := frames.NewEncoder()
+	var startRedacted map[int]*bool // bugThinkingEndKeepsStartRedacted's memory
 	prog := l.openProgress(req.OperationID, req.ResponseEntryID)
 	stream := l.cfg.Provider.Stream(req)
 	started := false
@@ -65,6 +66,9 @@ func (l *Lane) respond(req Request, recovery bool) (*pi.AssistantMessage, error)
 			return nil, l.protocolDefect(prog, err.Error())
 		}
 		if frame != nil {
+			if l.cfg.bugs.on(bugThinkingEndKeepsStartRedacted) {
+				startRedacted = keepStartRedacted(startRedacted, &ev, frame)
+			}
 			prog.write(frame, i, ev.Type)
 		}
 		if ev.Partial != nil {
@@ -129,4 +133,25 @@ func transportFailure(last *pi.AssistantMessage, model ModelRef, err error, now 
 	}
 	m.StopReason, m.ErrorMessage = pi.StopError, strp(err.Error())
 	return m
+}
+
+// keepStartRedacted is bugThinkingEndKeepsStartRedacted: it remembers a
+// thinking block's redacted at its start and puts it on the block's
+// thinking_end frame.
+func keepStartRedacted(seen map[int]*bool, ev *pi.Event, f *pi.Frame) map[int]*bool {
+	if seen == nil {
+		seen = map[int]*bool{}
+	}
+	i := ev.ContentIndex.N
+	switch ev.Type {
+	case pi.EventThinkingStart:
+		if ev.Partial != nil && i >= 0 && i < len(ev.Partial.Content) {
+			if th, ok := ev.Partial.Content[i].(pi.ThinkingContent); ok {
+				seen[i] = th.Redacted
+			}
+		}
+	case pi.EventThinkingEnd:
+		f.Redacted = seen[i]
+	}
+	return seen
 }

@@ -48,7 +48,8 @@ func (l *Lane) runParallel(op string, cur *OpState, src *batchSource, ts *toolSe
 	p := &parallelRun{l: l, op: op, src: src, recovery: recovery, allDone: l.cfg.Exec.NewFuture("tools-parallel:" + op)}
 	var loopErr error
 	for _, call := range cur.Calls {
-		if call.status() == CallCompleted || call.status() == CallOutcomeReady {
+		staged := call.status() == CallOutcomeReady && !l.cfg.bugs.on(bugResumeReopensStaged)
+		if call.status() == CallCompleted || staged {
 			continue
 		}
 		if loopErr = p.startCall(call, ts); loopErr != nil {

@@ -77,6 +77,9 @@ type Options struct {
 	// none (nil: pi-ai's 60000 ms, pi-agent-core 0.87.1 and later; +Inf:
 	// pi-agent-core 0.85.1's uncapped retryDelay).
 	DefaultMaxAgentDelayMs *float64
+	// ErrorPatterns is lane.Config.ErrorPatterns: the pi-ai release whose
+	// overflow patterns classify an orphan's error ("": 1.0.3).
+	ErrorPatterns pi.AIRelease
 }
 
 // Guard holds the session file while Apply changes it.
@@ -300,7 +303,7 @@ func run(e env.Env, st *jsonl.Store, opts Options) (Report, error) {
 	for _, ls := range lanes {
 		name := ls.Address.Key
 		l, err := lane.Open(lane.Config{Name: name, Storage: st, Clock: e.Clock, IDs: e.IDs, Exec: e.Executor,
-			DefaultMaxAgentDelayMs: opts.DefaultMaxAgentDelayMs})
+			DefaultMaxAgentDelayMs: opts.DefaultMaxAgentDelayMs, ErrorPatterns: opts.ErrorPatterns})
 		if err != nil {
 			return r, fmt.Errorf("sessionrecovery: lane %q: %w", name, err)
 		}

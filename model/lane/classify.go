@@ -52,7 +52,7 @@ func (m *Model) classify(cur Op, info *opInfo, resp *pi.AssistantMessage, recove
 	if resp.StopReason == pi.StopAborted {
 		return outcome{fault: s.source + " response is aborted while durable control is running"}
 	}
-	if cur.At == AtEffectPending && (ContextOverflow(resp, 0) || RecoverableLength(resp, 0)) {
+	if cur.At == AtEffectPending && (ContextOverflowIn(m.cfg.ErrorPatterns, resp, 0) || RecoverableLength(resp, 0)) {
 		return m.settleOverflow(s, info)
 	}
 	switch resp.StopReason {
@@ -143,7 +143,7 @@ func (s *settling) deferred(cur Op, info *opInfo, resp *pi.AssistantMessage) out
 // settleError waits to retry a retryable (or recovering) fresh response
 // with attempts left, and otherwise fails the run.
 func (m *Model) settleError(s *settling, cur Op, info *opInfo, resp *pi.AssistantMessage, recovery bool) outcome {
-	if cur.At == AtEffectPending && (recovery || RetryableError(resp)) && cur.Attempt < info.run.MaxAttempts {
+	if cur.At == AtEffectPending && (recovery || RetryableErrorIn(m.cfg.ErrorPatterns, resp)) && cur.Attempt < info.run.MaxAttempts {
 		o := s.base
 		o.At, o.NextAttempt = AtRetryWait, cur.Attempt+1
 		o.NotBefore = notBefore(m.now(), info.run.BaseDelayMs, m.delayCap(info.run), cur.Attempt)

@@ -4,15 +4,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	"pgregory.net/rapid"
 )
 
 // decideByRegexp is decide with every row read by its regexp (on the
 // text as JavaScript reads it, jsUnits).
-func decideByRegexp(table []errorRow, text string) (verdict, matched bool) {
+func decideByRegexp(table []errorRow, release pi.AIRelease, text string) (verdict, matched bool) {
 	text = jsUnits(text)
 	for _, r := range table {
-		if r.re.MatchString(text) {
+		if r.inRelease(release) && r.re.MatchString(text) {
 			return r.match, true
 		}
 	}
@@ -60,10 +61,12 @@ func TestDecideMatchesRegexps(t *testing.T) {
 		}
 		text := b.String()
 		for i, table := range [][]errorRow{retryRows, overflowRows} {
-			gv, gm := decide(table, text)
-			wv, wm := decideByRegexp(table, text)
-			if gv != wv || gm != wm {
-				t.Fatalf("table %d, %q: decide %v %v, the regexps %v %v", i, text, gv, gm, wv, wm)
+			for _, r := range pi.AIReleases {
+				gv, gm := decide(table, r, text)
+				wv, wm := decideByRegexp(table, r, text)
+				if gv != wv || gm != wm {
+					t.Fatalf("table %d, pi-ai %s, %q: decide %v %v, the regexps %v %v", i, r, text, gv, gm, wv, wm)
+				}
 			}
 		}
 	})

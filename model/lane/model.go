@@ -72,6 +72,12 @@ type Config struct {
 	// is baseDelayMs·2^max(0, attempt−1) with only the safe-integer bound.
 	// impl/lane's Config option of the same name.
 	DefaultMaxAgentDelayMs *float64
+	// ErrorPatterns is the pi-ai release whose retry and overflow lists
+	// classify a provider error ("": 1.0.3, the tree's). pi-agent-core
+	// 0.85.1, 0.87.1 and 0.99.1 run the pi-ai of their version, which
+	// lacks some of 1.0.3's rows. impl/lane's Config option of the same
+	// name.
+	ErrorPatterns pi.AIRelease
 	// SyntheticAtRead: the driver reports a recovery's frame read
 	// (SyntheticRead), and the recovery's message_start/message_end follow
 	// it, as pi's recovery.ts hands them over once continueOperation

@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 
@@ -20,7 +21,11 @@ import (
 // text, which is how it gives JavaScript's verdict.
 type errorRow struct {
 	pattern string
-	re      *regexp.Regexp // pattern, case-insensitive, compiled when the table is built
+	// from and until bound the pi-ai releases whose lists hold the row:
+	// from that release (zero: every release the model knows) up to, not
+	// including, until (zero: still in 1.0.3). See inRelease.
+	from, until pi.AIRelease
+	re          *regexp.Regexp // pattern, case-insensitive, compiled when the table is built
 	// literal is the pattern in lower case when it is plain ASCII text
 	// with no regexp syntax ("" otherwise): on an ASCII text, the
 	// case-insensitive pattern matches exactly where the lowered text
@@ -78,10 +83,54 @@ var overflowRows = append(rows(false,
 )...)
 
 // cerebrasBodyless is overflow.js's one provider-conditioned row: Cerebras
-// answers an overflow with a bare 400/413.
+// answers an overflow with a bare 400/413. Before pi-ai 0.87.1 it was an
+// ordinary overflow row, read for every provider (bodylessAnyProvider).
 const cerebrasBodyless = `^4(?:00|13)\s*(?:status code)?\s*\(no body\)`
 
 var cerebrasBodylessRE = regexp.MustCompile("(?i)" + cerebrasBodyless)
+
+// The published releases' lists differ from 1.0.3's (each release's
+// dist/utils/retry.js and overflow.js): rows pi-ai added after a release
+// are marked from the release that has them, rows it rewrote until the
+// release that rewrote them.
+func init() {
+	since(retryRows, pi.AI0871, "currently experiencing high demand")
+	since(retryRows, pi.AI0871, "520")
+	since(retryRows, pi.AI0991, "subscription_sharing_usage_limit_exceeded",
+		"subscription_sharing_usage_unavailable", "subscription_sharing_user_unavailable")
+	since(retryRows, pi.AI103, "model is at capacity")
+	since(overflowRows, pi.AI103, `prompt exceeds max length`)
+	since(overflowRows, pi.AI0871, `prompt (?:is )?too long`)
+	overflowRows = append(overflowRows, rows(true, `prompt is too long`, cerebrasBodyless)...)
+	for i := len(overflowRows) - 2; i < len(overflowRows); i++ {
+		overflowRows[i].until = pi.AI0871
+	}
+}
+
+// since marks the rows of table with these patterns as first held by
+// release from.
+func since(table []errorRow, from pi.AIRelease, patterns ...string) {
+	for _, p := range patterns {
+		found := false
+		for i := range table {
+			if table[i].pattern == p {
+				table[i].from, found = from, true
+			}
+		}
+		if !found {
+			panic("model/lane: no error row " + p)
+		}
+	}
+}
+
+// releaseAge orders the releases the model knows, oldest first.
+var releaseAge = map[pi.AIRelease]int{pi.AI0851: 0, pi.AI0871: 1, pi.AI0991: 2, pi.AI103: 3}
+
+// inRelease says whether release r's lists hold the row.
+func (row errorRow) inRelease(r pi.AIRelease) bool {
+	age := releaseAge[r]
+	return (row.from == "" || age >= releaseAge[row.from]) && (row.until == "" || age < releaseAge[row.until])
+}
 
 func rows(match bool, patterns ...string) []errorRow {
 	out := make([]errorRow, len(patterns))
@@ -106,13 +155,16 @@ func isASCII(s string) bool {
 // decide reads a table: the first matching row's verdict, else false.
 // The rows read the text as JavaScript does (jsUnits); on an ASCII text a
 // literal row is a substring test of the lowered text.
-func decide(table []errorRow, text string) (verdict, matched bool) {
+func decide(table []errorRow, release pi.AIRelease, text string) (verdict, matched bool) {
 	text = jsUnits(text)
 	lower, ascii := "", isASCII(text)
 	if ascii {
 		lower = strings.ToLower(text)
 	}
 	for _, r := range table {
+		if !r.inRelease(release) {
+			continue
+		}
 		if r.literal != "" && ascii {
 			if strings.Contains(lower, r.literal) {
 				return r.match, true
@@ -135,27 +187,40 @@ func errorText(m *pi.AssistantMessage) (string, bool) {
 	return *m.ErrorMessage, true
 }
 
-// RetryableError is the model's isRetryableAssistantError: an error stop
-// whose text a retry row accepts before any limit row rejects it.
-func RetryableError(m *pi.AssistantMessage) bool {
+// RetryableError is the model's isRetryableAssistantError (pi-ai
+// 1.0.3's): an error stop whose text a retry row accepts before any limit
+// row rejects it.
+func RetryableError(m *pi.AssistantMessage) bool { return RetryableErrorIn(pi.AI103, m) }
+
+// RetryableErrorIn is RetryableError with release's lists ("": 1.0.3).
+func RetryableErrorIn(release pi.AIRelease, m *pi.AssistantMessage) bool {
+	release = cmp.Or(release, pi.AI103)
 	text, ok := errorText(m)
 	if !ok {
 		return false
 	}
-	verdict, _ := decide(retryRows, text)
+	verdict, _ := decide(retryRows, release, text)
 	return verdict
 }
 
-// ContextOverflow is the model's isContextOverflow. contextWindow 0 means
-// none is configured, which turns off the two usage rules.
+// ContextOverflow is the model's isContextOverflow (pi-ai 1.0.3's).
+// contextWindow 0 means none is configured, which turns off the two usage
+// rules.
 func ContextOverflow(m *pi.AssistantMessage, contextWindow float64) bool {
+	return ContextOverflowIn(pi.AI103, m, contextWindow)
+}
+
+// ContextOverflowIn is ContextOverflow with release's lists ("": 1.0.3).
+func ContextOverflowIn(release pi.AIRelease, m *pi.AssistantMessage, contextWindow float64) bool {
+	release = cmp.Or(release, pi.AI103)
 	if text, ok := errorText(m); ok {
-		verdict, matched := decide(overflowRows, text)
+		verdict, matched := decide(overflowRows, release, text)
 		if verdict {
 			return true
 		}
 		excluded := matched // a non-overflow row matched first
-		if !excluded && m.Provider == "cerebras" && cerebrasBodylessRE.MatchString(jsUnits(text)) {
+		conditioned := releaseAge[release] >= releaseAge[pi.AI0871]
+		if !excluded && conditioned && m.Provider == "cerebras" && cerebrasBodylessRE.MatchString(jsUnits(text)) {
 			return true
 		}
 	}

@@ -300,6 +300,19 @@ func (o *Oracle) Check(got mstore.Snapshot) (int, error) {
 		o.acked, o.open, o.acked, cmp.Diff(o.states[o.acked], got, emptyEqual))
 }
 
+// CheckVisible holds what a live store shows to the acknowledged state,
+// its next seq aside: after a refused commit nothing of it may show, and
+// a store that failed a write may refuse every later commit, commit([])
+// included, so it cannot tell its next seq.
+func (o *Oracle) CheckVisible(got mstore.Snapshot) error {
+	want := o.states[o.acked]
+	got.NextSeq = want.NextSeq
+	if cmp.Equal(got, want, emptyEqual) {
+		return nil
+	}
+	return fmt.Errorf("the store shows more or less than its acknowledged commits (-want +got):\n%s", cmp.Diff(want, got, emptyEqual))
+}
+
 // Acknowledged is the index of the state holding every acknowledged commit.
 func (o *Oracle) Acknowledged() int { return o.acked }
 

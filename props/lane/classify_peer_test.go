@@ -3,14 +3,16 @@ package lane
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/frameproof/frameproof/props/peer/procgroup"
 	"math/rand/v2"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/frameproof/frameproof/props/peer/procgroup"
+
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
 	ml "github.com/frameproof/frameproof/model/lane"
 	"github.com/frameproof/frameproof/props/peer"
@@ -113,11 +115,62 @@ process.stdin.on("end", () => {
 });
 `
 
-// The model's decision tables agree with pi-ai's isRetryableAssistantError,
-// isContextOverflow and isRecoverableLength (utils/retry.js,
-// utils/overflow.js), run in the pinned peer, on generated error messages.
-func TestModelClassificationMatchesPeer(t *testing.T) {
-	dir := peer.Require(t, peer.PiAI)
+// The model's decision tables and impl/lane's patterns agree with pi-ai's
+// isRetryableAssistantError, isContextOverflow and isRecoverableLength
+// (utils/retry.js, utils/overflow.js), run in each pinned peer, on
+// generated error messages: pi-ai 1.0.3 (the tree's, the default), and the
+// pi-ai releases the published pi-agent-core 0.85.1, 0.87.1 and 0.99.1
+// resolve, under the option (Config.ErrorPatterns) set to them.
+func TestClassificationMatchesEachPeerRelease(t *testing.T) {
+	for _, c := range []struct {
+		peer    peer.Name
+		release pi.AIRelease
+	}{{peer.PiAI, pi.AI103}, {peer.PiAgentCore, pi.AI0851}, {peer.PiAgentCore0871, pi.AI0871}, {peer.PiAgentCore0991, pi.AI0991}} {
+		t.Run(string(c.release), func(t *testing.T) {
+			want, cases, msgs := runPeerClassify(t, peer.Require(t, c.peer))
+			seen := [3]int{}
+			for i, m := range msgs {
+				k := cases[i]
+				got := [3]bool{ml.RetryableErrorIn(c.release, m), ml.ContextOverflowIn(c.release, m, k.ContextWindow),
+					ml.RecoverableLength(m, k.OutputLimit)}
+				require.Equal(t, want[i], got, "model, case %d: %+v (retryable, overflow, recoverable length)", i, k)
+				impl := [3]bool{lane.IsRetryableIn(c.release, m), lane.IsContextOverflowIn(c.release, m, k.ContextWindow),
+					lane.IsRecoverableLength(m, k.OutputLimit)}
+				require.Equal(t, want[i], impl, "impl/lane, case %d: %+v", i, k)
+				for j := range got {
+					if got[j] {
+						seen[j]++
+					}
+				}
+			}
+			for j, name := range []string{"retryable", "overflow", "recoverable length"} {
+				require.Positive(t, seen[j], "no generated case was %s", name)
+				require.Less(t, seen[j], len(msgs), "every generated case was %s", name)
+			}
+		})
+	}
+}
+
+// The releases classify differently: on the same generated messages, each
+// older release's verdicts differ from 1.0.3's on some (the texts pi-ai
+// added patterns for), so the test above holds each option to its own
+// release, not to 1.0.3's answers under another name.
+func TestReleasesClassifyDifferently(t *testing.T) {
+	_, msgs := genClassifyCases(rand.New(rand.NewPCG(13, 13)), 3000)
+	for _, r := range []pi.AIRelease{pi.AI0991, pi.AI0871, pi.AI0851} {
+		differ := 0
+		for _, m := range msgs {
+			if ml.RetryableErrorIn(r, m) != ml.RetryableError(m) || ml.ContextOverflowIn(r, m, 0) != ml.ContextOverflow(m, 0) {
+				differ++
+			}
+		}
+		require.Positive(t, differ, "pi-ai %s classified every message as 1.0.3 does", r)
+	}
+}
+
+// runPeerClassify runs pi-ai's predicates in the peer dir over generated
+// cases and returns pi-ai's verdicts with the cases.
+func runPeerClassify(t *testing.T, dir string) ([][3]bool, []classifyCase, []*pi.AssistantMessage) {
 	node, err := exec.LookPath("node")
 	require.NoError(t, err)
 	n := 3000
@@ -137,19 +190,5 @@ func TestModelClassificationMatchesPeer(t *testing.T) {
 	var want [][3]bool
 	require.NoError(t, json.Unmarshal(out, &want))
 	require.Len(t, want, n)
-	seen := [3]int{}
-	for i, m := range msgs {
-		c := cases[i]
-		got := [3]bool{ml.RetryableError(m), ml.ContextOverflow(m, c.ContextWindow), ml.RecoverableLength(m, c.OutputLimit)}
-		require.Equal(t, want[i], got, "case %d: %+v (retryable, overflow, recoverable length)", i, c)
-		for k := range got {
-			if got[k] {
-				seen[k]++
-			}
-		}
-	}
-	for k, name := range []string{"retryable", "overflow", "recoverable length"} {
-		require.Positive(t, seen[k], "no generated case was %s", name)
-		require.Less(t, seen[k], n, "every generated case was %s", name)
-	}
+	return want, cases, msgs
 }

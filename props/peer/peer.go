@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/frameproof/frameproof/impl/lineio"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
 
@@ -177,7 +178,7 @@ func (p *Peer) readHello(helloTimeout time.Duration) (Hello, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		line, err := readLine(p.stdout, maxLineBytes)
+		line, err := lineio.ReadLine(p.stdout, maxLineBytes)
 		done <- result{line, err}
 	}()
 	var r result
@@ -240,11 +241,11 @@ func (p *Peer) exchange(request []byte) ([]byte, error) {
 	if _, err := p.stdin.Write(request); err != nil {
 		return nil, p.failDead(fmt.Errorf("peer: write request: %w", err))
 	}
-	line, err := readLine(p.stdout, maxLineBytes)
+	line, err := lineio.ReadLine(p.stdout, maxLineBytes)
 	if err != nil {
 		return nil, p.failDead(fmt.Errorf("peer: read response: %w", err))
 	}
-	return bytes.TrimSuffix(line, []byte("\n")), nil
+	return line, nil
 }
 
 // maxLineBytes bounds one line read from a peer: a response carries one
@@ -252,26 +253,6 @@ func (p *Peer) exchange(request []byte) ([]byte, error) {
 // implementation) that writes past it without a newline is broken, and
 // must not take the harness's memory with it.
 const maxLineBytes = 256 << 20
-
-// errLineTooLong is readLine's error for a line past its bound.
-var errLineTooLong = errors.New("line longer than the bound")
-
-// readLine is r.ReadBytes('\n') bounded to max bytes: it returns the line
-// with its newline (what it read before an error, as ReadBytes does), or
-// errLineTooLong once the line passes max without a newline.
-func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > max {
-			return nil, fmt.Errorf("%w (%d bytes)", errLineTooLong, max)
-		}
-		if err != bufio.ErrBufferFull {
-			return line, err
-		}
-	}
-}
 
 // failDead is fail for a pipe error: the peer is most likely exiting, so give
 // it a moment to finish so its stderr (the crash reason) is complete.

@@ -1,11 +1,8 @@
 package peer
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,21 +102,4 @@ func TestClosedPeerRefusesCalls(t *testing.T) {
 	require.NoError(t, p.Close(), "Close is idempotent")
 	_, err = p.ParseStreamingJSON(nil)
 	assert.ErrorContains(t, err, "peer: peer is closed")
-}
-
-// A peer line is read with a bound: past it, the read fails instead of
-// growing without end; up to it, the line comes back as ReadBytes gives it.
-func TestReadLineIsBounded(t *testing.T) {
-	long := strings.Repeat("x", 100)
-	_, err := readLine(bufio.NewReaderSize(strings.NewReader(long+"\n"), 16), 64)
-	require.ErrorIs(t, err, errLineTooLong)
-	_, err = readLine(bufio.NewReaderSize(strings.NewReader(long), 16), 64)
-	require.ErrorIs(t, err, errLineTooLong, "no newline at all")
-
-	line, err := readLine(bufio.NewReaderSize(strings.NewReader(long+"\nnext"), 16), 101)
-	require.NoError(t, err)
-	assert.Equal(t, long+"\n", string(line))
-	line, err = readLine(bufio.NewReaderSize(strings.NewReader("tail"), 16), 64)
-	require.ErrorIs(t, err, io.EOF)
-	assert.Equal(t, "tail", string(line))
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/frameproof/frameproof/impl/lineio"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/serve"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
@@ -144,7 +145,7 @@ func (d *Driver) roundTrips(reqs [][]byte, outs []any) error {
 		werr <- w.Flush()
 	}()
 	for i := range reqs {
-		line, err := serve.ReadLine(d.out, serve.MaxLine) // a driver's line is bounded as a request is
+		line, err := lineio.ReadLine(d.out, serve.MaxLine) // a driver's line is bounded as a request is
 		if err != nil {
 			return fmt.Errorf("picrash: crash-driver.mjs: %w", err)
 		}

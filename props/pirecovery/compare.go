@@ -98,7 +98,8 @@ func recoverTransaction(p Point, scratch string, rel Release) ([]json.RawMessage
 	e := env.Production()
 	e.Clock = sessionrecovery.FrozenClock{T: time.UnixMilli(ReopenT)}
 	e.IDs = &counterIDs{prefix: ReopenIDPrefix}
-	rep, err := sessionrecovery.Inspect(e, path, sessionrecovery.Options{DefaultMaxAgentDelayMs: rel.UnsetDelayCap})
+	rep, err := sessionrecovery.Inspect(e, path, sessionrecovery.Options{DefaultMaxAgentDelayMs: rel.UnsetDelayCap,
+		ErrorPatterns: rel.ErrorPatterns})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func laneReopen(p Point, scratch string, rel Release) ([]string, error) {
 	}
 	l, err := lane.Open(lane.Config{
 		Name: laneName, Storage: st, Clock: e.Clock, IDs: e.IDs, Exec: e.Executor, Provider: prov,
-		DefaultMaxAgentDelayMs: rel.UnsetDelayCap,
+		DefaultMaxAgentDelayMs: rel.UnsetDelayCap, ErrorPatterns: rel.ErrorPatterns,
 		// the faux model's limits (pi-ai providers/faux.js defaults)
 		Limits: lane.ModelLimits{MaxTokens: 16384, ContextWindow: 128000},
 		Generation: &lane.GenerationConfig{

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/props/peer"
 )
 
@@ -26,14 +27,18 @@ type Release struct {
 	// 0.85.1's runtime/drive/retry.js retryDelay has none (+Inf); later
 	// releases call pi-ai's retryDelayMs (nil: its 60000).
 	UnsetDelayCap *float64
+	// ErrorPatterns is the pi-ai the release resolves, whose retry and
+	// overflow patterns classify a provider error (lane.Config and
+	// sessionrecovery.Options ErrorPatterns).
+	ErrorPatterns pi.AIRelease
 }
 
 // Releases are the pinned releases, 0.85.1 (the pi tree frameproof
 // models, the default) first.
 var Releases = []Release{
-	{Version: "0.85.1", Peer: peer.PiAgentCore, UnsetDelayCap: ptr(math.Inf(1))},
-	{Version: "0.87.1", Peer: peer.PiAgentCore0871, StoredDelayCap: ptr(60_000)},
-	{Version: "0.99.1", Peer: peer.PiAgentCore0991, StoredDelayCap: ptr(60_000)},
+	{Version: "0.85.1", Peer: peer.PiAgentCore, UnsetDelayCap: ptr(math.Inf(1)), ErrorPatterns: pi.AI0851},
+	{Version: "0.87.1", Peer: peer.PiAgentCore0871, StoredDelayCap: ptr(60_000), ErrorPatterns: pi.AI0871},
+	{Version: "0.99.1", Peer: peer.PiAgentCore0991, StoredDelayCap: ptr(60_000), ErrorPatterns: pi.AI0991},
 }
 
 // DefaultRelease is the release the sweep runs against by default.

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/frameproof/frameproof/impl/lineio"
 	"github.com/frameproof/frameproof/impl/store/serve"
 	"github.com/frameproof/frameproof/props/peer"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
@@ -38,6 +39,12 @@ const PlantEnv = "FRAMEPROOF_SUBJECT_PLANT"
 // PlantDropWrite makes the driver report one committed transaction without
 // its last write.
 const PlantDropWrite = "drop-write"
+
+// PlantKeepFrames makes the driver report the first settlement that
+// deletes a frame list without that delete (tests only): the committed
+// state it describes keeps a settled response's frames, which
+// sim/invariants rejects before the lockstep compares the transaction.
+const PlantKeepFrames = "keep-frames"
 
 // replyTimeout bounds one request: a driver that never answers is killed.
 const replyTimeout = 60 * time.Second
@@ -97,7 +104,7 @@ func Release(version string) (pi string, run subject.Options, err error) {
 	if err != nil {
 		return "", subject.Options{}, err
 	}
-	return dir, subject.Options{StoredDelayCap: rel.StoredDelayCap}, nil
+	return dir, subject.Options{StoredDelayCap: rel.StoredDelayCap, ErrorPatterns: rel.ErrorPatterns}, nil
 }
 
 func (c *Client) start() error {
@@ -153,7 +160,7 @@ func (c *Client) readLine() ([]byte, error) {
 	}
 	ch := make(chan res, 1)
 	go func() {
-		b, err := serve.ReadLine(c.out, serve.MaxLine) // bounded: a broken driver cannot grow it without end
+		b, err := lineio.ReadLine(c.out, serve.MaxLine) // bounded: a broken driver cannot grow it without end
 		ch <- res{b, err}
 	}()
 	select {
@@ -223,7 +230,7 @@ func (c *Client) Open(o subject.OpenOptions) (subject.Obs, error) {
 		c.Kill()
 	}
 	if err := c.start(); err != nil {
-		return subject.Obs{}, err
+		return subject.Obs{}, &subject.UnavailableError{Err: err} // no driver, no hello, or another protocol
 	}
 	f := map[string]any{"session": o.Session, "path": o.Path, "reopen": o.Reopen, "now": o.Now,
 		"process": o.Process, "lane": o.Lane, "model": o.Model}
@@ -239,6 +246,8 @@ func (c *Client) Start(call subject.Call, arg string) (subject.Obs, error) {
 	switch call {
 	case subject.CallCancelQueued:
 		f["entryId"] = arg
+	case subject.CallDrive:
+		f["operationId"] = arg
 	default:
 		f["text"] = arg
 	}

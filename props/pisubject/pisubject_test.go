@@ -46,6 +46,7 @@ func TestPiSubjectSeeds(t *testing.T) {
 		}
 		rep.Runs += r.Runs
 		rep.TXCompared += r.TXCompared
+		rep.InvariantChecks += r.InvariantChecks
 		rep.Failures = append(rep.Failures, r.Failures...)
 		for row, orders := range r.Coverage {
 			if rep.Coverage[row] == nil {
@@ -62,6 +63,9 @@ func TestPiSubjectSeeds(t *testing.T) {
 	if rep.TXCompared < 10*rep.Runs {
 		t.Errorf("only %d transactions compared over %d runs", rep.TXCompared, rep.Runs)
 	}
+	if rep.InvariantChecks < rep.TXCompared {
+		t.Errorf("only %d invariant checks for %d transactions compared", rep.InvariantChecks, rep.TXCompared)
+	}
 	for _, want := range [][2]string{
 		{lanesim.RowAppendNext, lanesim.OrderCommittedBeforeNext}, {lanesim.RowAppendNext, lanesim.OrderNextQueuedBehind},
 		{lanesim.RowAppendSettle, lanesim.OrderSettlementAwaitsAppends}, {lanesim.RowQueuedLoss, lanesim.OrderQueuedLost},
@@ -69,6 +73,7 @@ func TestPiSubjectSeeds(t *testing.T) {
 		{lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenRetry}, {lanesim.RowUnknownRetry, lanesim.OrderSyntheticThenFailAtCap},
 		{lanesim.RowCloseSettle, lanesim.OrderSettleFirst},
 		{lanesim.RowActivationSnap, lanesim.OrderSnapshotFirst}, {lanesim.RowActivationSnap, lanesim.OrderActivationFirst},
+		{lanesim.RowPollReplacement, lanesim.OrderSuspendedWithoutPermit}, {lanesim.RowPollReplacement, lanesim.OrderReplacedAtOnce},
 	} {
 		if rep.Coverage[want[0]][want[1]] == 0 {
 			t.Errorf("the slice no longer reaches %s/%s", want[0], want[1])
@@ -100,6 +105,21 @@ func TestPlantedDriverBugIsCaught(t *testing.T) {
 	}
 	if !strings.Contains(out.Message, "transaction writes differ") {
 		t.Errorf("the mismatch does not name the transaction: %s", out.Message)
+	}
+}
+
+// TestPlantedStateBugIsCaught: a driver that reports a settlement without
+// its frame-list delete describes a committed state where a settled
+// response keeps its frames; sim/invariants, run on every committed
+// transaction, rejects it (invariant 8) before the lockstep compares the
+// transaction — the invariant check on pi's commits is live.
+func TestPlantedStateBugIsCaught(t *testing.T) {
+	dir := peer.Require(t, peer.PiAgentCore)
+	for _, session := range subject.Sessions {
+		out := runSeed(t, dir, scenario(t, "append-race"), session, 1, PlantEnv+"="+PlantKeepFrames)
+		if !out.Failed || out.Kind != "invariant" || !strings.Contains(out.Message, "invariant 8") {
+			t.Errorf("%s: planted %s: failed=%t kind=%q, want invariant 8 violated\n%s", session, PlantKeepFrames, out.Failed, out.Kind, out.Message)
+		}
 	}
 }
 

@@ -77,6 +77,9 @@ type Case struct {
 	// Durable: the case kills or reopens the server, so it runs only
 	// against a server whose hello says it is durable.
 	Durable bool
+	// Faults: the case arms storage faults, so it runs only against a
+	// server whose hello offers some (serve store --faults).
+	Faults bool
 	// What the case checks, for help and reports.
 	About string
 	run   func(c *caseRun)
@@ -92,12 +95,14 @@ func Cases() []Case {
 		{Name: "state machine with reopen", Durable: true, About: "the state machine with an extra action: end the server and start another on the same directory", run: machine(true)},
 		{Name: "kill after every commit", Durable: true, About: "SIGKILL after each acknowledged commit; the restarted server holds every acknowledged commit and nothing else", run: killAfter},
 		{Name: "kill during a commit", Durable: true, About: "SIGKILL with a commit in flight; the restarted server holds every acknowledged commit and the in-flight one whole or not at all", run: killDuring},
+		{Name: "storage faults", Durable: true, Faults: true, About: "for each fault the server offers (a failed, a short write, a failed sync): the faulted commit is refused and shows nothing; later commits are refused or hold as if it never was; the restarted server opens with every acknowledged commit and the faulted one whole or not at all", run: storageFaults},
 	}
 }
 
 // caseRun is one case's context.
 type caseRun struct {
 	ctx     context.Context
+	hello   Hello // the first server's
 	subject Subject
 	opts    Options
 	tb      *recorder
@@ -160,8 +165,10 @@ func Run(ctx context.Context, s Subject, o Options, each func(Verdict)) (hello H
 			v.Status, v.Detail = Skipped, "not run: interrupted"
 		case cs.Durable && !hello.Durable:
 			v.Status, v.Detail = Skipped, "not durable: the server's hello says a new process does not reopen its store"
+		case cs.Faults && len(hello.Faults) == 0:
+			v.Status, v.Detail = Skipped, "no faults: the server's hello offers no \"fault\" op (frameproof serve store --faults does)"
 		default:
-			c := &caseRun{ctx: ctx, subject: s, opts: o, tb: &recorder{name: "conform-store/" + cs.Name}}
+			c := &caseRun{ctx: ctx, hello: hello, subject: s, opts: o, tb: &recorder{name: "conform-store/" + cs.Name}}
 			runRecorded(c.tb, func() { cs.run(c) })
 			c.cleanup()
 			v.Status = Pass

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/frameproof/frameproof/impl/lineio"
 	"github.com/frameproof/frameproof/impl/store/serve"
 	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
@@ -38,6 +39,9 @@ type Hello struct {
 	// Durable: a new process on the same directory reopens what the last
 	// one committed (the kill cases run only then).
 	Durable bool `json:"durable"`
+	// Faults are the storage faults the server's "fault" op arms (impl/
+	// store/serve's Hello.Faults): the storage-fault case runs only then.
+	Faults []string `json:"faults"`
 }
 
 // CallError is the store's refusal of a call ({"error":{"message"}}): the
@@ -116,7 +120,7 @@ func start(ctx context.Context, s Subject, dir string) (*proc, error) {
 	go func() {
 		r := bufio.NewReaderSize(out, 64<<10)
 		for {
-			line, err := serve.ReadLine(r, maxResponse)
+			line, err := lineio.ReadLine(r, maxResponse)
 			if len(bytes.TrimSpace(line)) > 0 {
 				select {
 				case p.lines <- line:

@@ -69,6 +69,12 @@ func (r *Remote) Kill() error {
 	return nil
 }
 
+// Fault arms a storage fault in the server ("fault" op): its store's next
+// write (or sync) fails as the fault's name says.
+func (r *Remote) Fault(name string) error {
+	return r.p.call("fault", []byte(`"fault":`+strconv.Quote(name)), nil)
+}
+
 func commitBody(writes []store.Write) []byte {
 	b := []byte(`"writes":[`)
 	for i, w := range writes {

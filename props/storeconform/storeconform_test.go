@@ -2,6 +2,7 @@ package storeconform_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/frameproof/frameproof/faults"
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/backends"
@@ -25,6 +27,9 @@ import (
 const (
 	serveEnv  = "FRAMEPROOF_STORECONFORM_SERVE"
 	brokenEnv = "FRAMEPROOF_STORECONFORM_BROKEN"
+	// faultsEnv serves the store on an armed file system with the "fault"
+	// op, as frameproof serve store --faults does.
+	faultsEnv = "FRAMEPROOF_STORECONFORM_FAULTS"
 )
 
 func TestMain(m *testing.M) {
@@ -41,15 +46,24 @@ func serveMain(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	st, err := serve.Open(env.Production(), *backend, *dir, backends.Options{Sync: backends.SyncNever})
+	e := env.Production()
+	var inj serve.Injector
+	if os.Getenv(faultsEnv) != "" {
+		armed := faults.NewArmed(e.FS)
+		e.FS, inj = armed, faults.Offer{Armed: armed}
+	}
+	st, err := serve.Open(e, *backend, *dir, backends.Options{Sync: backends.SyncNever})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 4
 	}
-	if os.Getenv(brokenEnv) == "drop-write" {
+	switch os.Getenv(brokenEnv) {
+	case "drop-write":
 		st = dropWrite{st}
+	case "ack-faulted":
+		st = ackFaulted{QueryStorage: st}
 	}
-	if err := serve.Serve(st, *backend, "test", os.Stdin, os.Stdout); err != nil {
+	if err := serve.ServeFaulty(st, *backend, "test", inj, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 4
 	}
@@ -67,6 +81,25 @@ func (d dropWrite) Commit(ws []store.Write) (store.CommitResult, error) {
 	res, err := d.QueryStorage.Commit(ws[:len(ws)-1])
 	if err == nil {
 		res.Seqs = append(res.Seqs, res.FirstSeq+int64(len(ws)-1))
+	}
+	return res, err
+}
+
+// ackFaulted is a broken store: a commit whose write failed is
+// acknowledged anyway, with the seqs it would have had.
+type ackFaulted struct {
+	store.QueryStorage
+}
+
+func (a ackFaulted) Commit(ws []store.Write) (store.CommitResult, error) {
+	next := a.QueryStorage.NextSeq()
+	res, err := a.QueryStorage.Commit(ws)
+	if errors.Is(err, faults.ErrInjected) {
+		res = store.CommitResult{FirstSeq: next}
+		for i := range ws {
+			res.Seqs = append(res.Seqs, next+int64(i))
+		}
+		return res, nil
 	}
 	return res, err
 }
@@ -120,12 +153,16 @@ func firstLine(s string) string {
 func TestOwnServedStoresPass(t *testing.T) {
 	for _, b := range backends.All() {
 		t.Run(b.Name, func(t *testing.T) {
-			hello, vs := run(t, selfSubject(t, b.Name), ciOptions(t))
+			var extra []string
+			if b.EnvFS {
+				extra = append(extra, faultsEnv+"=1")
+			}
+			hello, vs := run(t, selfSubject(t, b.Name, extra...), ciOptions(t))
 			require.Equal(t, b.Durable, hello.Durable, "the hello's durability")
 			for _, c := range storeconform.Cases() {
 				v := vs[c.Name]
 				want := storeconform.Pass
-				if c.Durable && !b.Durable {
+				if c.Durable && !b.Durable || c.Faults && !b.EnvFS {
 					want = storeconform.Skipped
 				}
 				require.Equal(t, want, v.Status, "%s: %s", c.Name, v.Detail)
@@ -143,12 +180,26 @@ func TestBrokenServerFails(t *testing.T) {
 	}
 }
 
+// A server that acknowledges a commit whose write failed fails the
+// storage-fault case (the served JSONL store itself refuses it).
+func TestServerAckingAFaultedWriteFails(t *testing.T) {
+	o := ciOptions(t)
+	o.Only = []string{"storage faults"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, vs, err := storeconform.Run(ctx, selfSubject(t, "jsonl", faultsEnv+"=1", brokenEnv+"=ack-faulted"), o, nil)
+	require.NoError(t, err)
+	require.Len(t, vs, 1)
+	require.Equal(t, storeconform.Fail, vs[0].Status, "the storage-fault case passed a store that acknowledges failed writes")
+	require.Contains(t, vs[0].Detail, "acknowledged")
+}
+
 // piFails is what frameproof's suite finds in pi's own stores
 // (docs/PI-FINDINGS.md): the cases each store fails. Every other case
 // passes (or, for the memory store, the durable ones are skipped).
 var piFails = map[string][]string{
 	"memory": {"refused writes apply nothing"},
-	"jsonl":  {"refused writes apply nothing"},
+	"jsonl":  {"refused writes apply nothing", "storage faults"},
 }
 
 // pi's JsonlStorage and MemoryStorage (pi-agent-core 0.85.1), served by
@@ -160,7 +211,7 @@ func TestPiStores(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			argv := []string{node, filepath.Join(dir, "store-driver.mjs"), "--store", name}
 			if name == "jsonl" {
-				argv = append(argv, "--dir", "{dir}")
+				argv = append(argv, "--dir", "{dir}", "--faults")
 			}
 			hello, vs := run(t, storeconform.Subject{Argv: argv}, ciOptions(t))
 			require.Equal(t, "pi-agent-core", hello.Implementation)
@@ -179,6 +230,11 @@ func TestPiStores(t *testing.T) {
 					want = storeconform.Skipped
 				}
 				require.Equal(t, want, v.Status, "pi %s, %s: %s", name, c.Name, v.Detail)
+				if c.Name == "storage faults" && want == storeconform.Fail {
+					// the finding: after a short write pi acknowledges the next
+					// commit behind the torn line, and the file no longer opens
+					require.Contains(t, v.Detail, "short: the store does not restart after the fault", "pi %s", name)
+				}
 			}
 		})
 	}

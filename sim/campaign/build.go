@@ -54,6 +54,7 @@ func buildReport(opts Options, res runResult) Report {
 		}
 		r.Coverage = append(r.Coverage, cov)
 	}
+	r.Reach = reachCounts(reachItems(opts.Suite), orders)
 	return r
 }
 

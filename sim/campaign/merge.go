@@ -76,6 +76,7 @@ func Merge(shards []Report) (merged Report, missing Missing, err error) {
 		merged.Merged = append(merged.Merged, s.Shard)
 		mergeCells(&merged, s.Cells)
 		mergeCoverage(&merged, s.Coverage)
+		mergeReach(&merged, s.Reach)
 		merged.Failures = append(merged.Failures, s.Failures...)
 		t := &merged.Throughput
 		t.Runs += s.Throughput.Runs

@@ -20,9 +20,12 @@ type Report struct {
 	Merged []string `json:"merged,omitempty"`
 	// Verdict is the CLI report's verdict: "pass", "fail",
 	// "inconclusive" (or "interrupted").
-	Verdict    string            `json:"verdict"`
-	Cells      []Cell            `json:"cells"`
-	Coverage   []CoverageRow     `json:"coverage"`
+	Verdict  string        `json:"verdict"`
+	Cells    []Cell        `json:"cells"`
+	Coverage []CoverageRow `json:"coverage"`
+	// Reach counts the runs that reached each of the suite's reach items
+	// (reach.go); informational, it sets no coverage goal.
+	Reach      []ReachCount      `json:"reach,omitempty"`
 	Throughput Throughput        `json:"throughput"`
 	Failures   []ReportedFailure `json:"failures"`
 }

@@ -59,6 +59,15 @@ type genOpts struct {
 	// noTools draws text blocks where tool calls would go (an operation
 	// that had its tool turn: runs end instead of looping on tools)
 	noTools bool
+	// midBlockRedaction adds Bedrock's encrypted reasoning to the block
+	// kinds (genMidBlockRedacted), a swarm draw
+	midBlockRedaction bool
+	// textlessResults draws tool arguments only from those the simulated
+	// tools answer without text (textlessArgs), a swarm draw
+	textlessResults bool
+	// toolBatches draws tool calls for most blocks and always a second
+	// call beside a first (toolHeavyKinds), a swarm draw
+	toolBatches bool
 }
 
 // badHandles are the handles a poll's deferred answer may carry that pi's
@@ -131,9 +140,18 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 	if !g.deferred {
 		n := choice.Range(src, "gen-blocks", 0, g.maxBlocks)
 		for b := 0; b < n; b++ {
-			switch choice.Pick(src, "gen-kind", []string{"text", "thinking", "tool", "redacted"}) {
+			kinds := blockKinds
+			switch {
+			case g.toolBatches:
+				kinds = toolHeavyKinds
+			case g.midBlockRedaction:
+				kinds = blockKindsRedaction
+			}
+			switch choice.Pick(src, "gen-kind", kinds) {
 			case "redacted":
 				blocks = append(blocks, genRedacted(src))
+			case "redacted-mid-block":
+				blocks = append(blocks, genMidBlockRedacted(src))
 			case "text":
 				blocks = append(blocks, genText(src, false))
 			case "thinking":
@@ -143,14 +161,14 @@ func genPlan(src choice.Source, g genOpts) respPlan {
 					blocks = append(blocks, genText(src, false))
 					continue
 				}
-				blocks = append(blocks, genTool(src, g.callPrefix, tools))
+				blocks = append(blocks, genTool(src, g, tools))
 				tools++
 			}
 		}
-		if tools == 1 && choice.Bool(src, "gen-second-tool") {
+		if tools == 1 && (g.toolBatches || choice.Bool(src, "gen-second-tool")) {
 			// a batch of two or more calls half the time: runParallel's
 			// interleavings need a second call
-			blocks = append(blocks, genTool(src, g.callPrefix, tools))
+			blocks = append(blocks, genTool(src, g, tools))
 			tools++
 		}
 	}
@@ -346,7 +364,71 @@ func genRedacted(src choice.Source) []builder {
 	}
 }
 
+// blockKinds are the content blocks a response draws from;
+// blockKindsRedaction adds Bedrock's mid-block redaction.
+var (
+	blockKinds          = []string{"text", "thinking", "tool", "redacted"}
+	blockKindsRedaction = []string{"text", "thinking", "tool", "redacted", "redacted-mid-block", "redacted-mid-block"}
+	toolHeavyKinds      = []string{"tool", "tool", "tool", "text"}
+)
+
+// genMidBlockRedacted is Bedrock Converse's encrypted reasoning
+// (api/bedrock-converse-stream.js, handleContentBlockDelta and
+// flushRedactedContent): a thinking block starts plain (thinking "",
+// thinkingSignature ""), may stream reasoning text, and the first delta
+// with redactedContent sets redacted true, resets thinkingSignature and
+// streams the placeholder as a thinking_delta; at the block's stop the
+// opaque chunks become its thinkingSignature and thinking_end follows. So
+// the end's redacted (true) differs from the start's (absent), a shape the
+// frame codec must carry to the reduced message.
+func genMidBlockRedacted(src choice.Source) []builder {
+	idx := new(int)
+	const placeholder = "[Reasoning redacted]"
+	update := func(a *pi.AssistantMessage, f func(*pi.ThinkingContent)) {
+		b := a.Content[*idx].(pi.ThinkingContent)
+		f(&b)
+		a.Content[*idx] = b
+	}
+	out := []builder{func(a *pi.AssistantMessage) pi.Event {
+		*idx = len(a.Content)
+		a.Content = append(a.Content, pi.ThinkingContent{ThinkingSignature: pi.Str("")})
+		return pi.Event{Type: pi.EventThinkingStart, ContentIndex: pi.Index(*idx), Partial: a}
+	}}
+	if choice.Bool(src, "gen-redaction-text-first") {
+		d := choice.Pick(src, "gen-piece", textPieces)
+		out = append(out, func(a *pi.AssistantMessage) pi.Event {
+			update(a, func(b *pi.ThinkingContent) { b.Thinking = pi.Concat(b.Thinking, d) })
+			return pi.Event{Type: pi.EventThinkingDelta, ContentIndex: pi.Index(*idx), Delta: d, Partial: a}
+		})
+	}
+	data := choice.Pick(src, "gen-redacted-data", []string{"EmwKAhgBEgy3va3pzix/LafPsn4a", "b3BhcXVl"})
+	return append(out,
+		func(a *pi.AssistantMessage) pi.Event {
+			update(a, func(b *pi.ThinkingContent) {
+				b.Redacted, b.ThinkingSignature, b.Thinking = pi.BoolPtr(true), pi.Str(""), pi.Concat(b.Thinking, placeholder)
+			})
+			return pi.Event{Type: pi.EventThinkingDelta, ContentIndex: pi.Index(*idx), Delta: placeholder, Partial: a}
+		},
+		func(a *pi.AssistantMessage) pi.Event {
+			update(a, func(b *pi.ThinkingContent) { b.ThinkingSignature = pi.Str(data) })
+			return pi.Event{Type: pi.EventThinkingEnd, ContentIndex: pi.Index(*idx), Content: a.Content[*idx].(pi.ThinkingContent).Thinking, Partial: a}
+		})
+}
+
 var toolArgs = []string{`{}`, `{"path":"a.txt"}`, `{"n":[1,2,3],"s":"ü"}`, `{"q":{"deep":true}}`, `{"path":"logo.png"}`}
+
+// textlessArgs are the arguments runRead answers without text: no members
+// (no content) and a .png path (an image alone), and
+// textlessNames the tool calls that take them.
+var (
+	textlessArgs  = []string{`{}`, `{"path":"logo.png"}`}
+	textlessNames = []string{toolRead, toolRead, toolFinish}
+)
+
+// batchNames are the tool-heavy seeds' calls: half of them run (read,
+// fetch), half answer at once (write is inactive, ghost unknown), so a
+// later call's outcome is often staged behind an earlier call's run.
+var batchNames = []string{toolRead, toolFetch, toolWrite, toolGhost}
 
 // namespaces are OpenAI Responses tool namespaces (set when the item is
 // created, openai-responses-shared.js); thoughtSignatures are Google's,
@@ -362,16 +444,28 @@ var (
 // delta (Google) or the JSON again from empty in pieces (Anthropic's
 // legacy grammar calls); each with an optional namespace and
 // thoughtSignature present from the start.
-func genTool(src choice.Source, prefix string, k int) []builder {
+func genTool(src choice.Source, g genOpts, k int) []builder {
 	idx := new(int)
-	args := choice.Pick(src, "gen-args", toolArgs)
+	prefix := g.callPrefix
+	pool := toolArgs
+	if g.textlessResults {
+		pool = textlessArgs
+	}
+	args := choice.Pick(src, "gen-args", pool)
 	full, _ := pi.ParseJSON(args)
 	completeAtStart := choice.Chance(src, "gen-tool-complete", 1, 3)
 	var pieces []string
 	if !completeAtStart || choice.Chance(src, "gen-tool-redelta", 1, 2) {
 		pieces = cutJSON(src, args)
 	}
-	name := choice.Pick(src, "gen-tool-name", simToolCallNames)
+	names := simToolCallNames
+	switch {
+	case g.textlessResults:
+		names = textlessNames
+	case g.toolBatches:
+		names = batchNames
+	}
+	name := choice.Pick(src, "gen-tool-name", names)
 	base := pi.ToolCall{ID: prefix + string(rune('a'+k)), Name: name, Arguments: pi.EmptyObject()}
 	if completeAtStart {
 		base.Arguments = full
@@ -482,6 +576,9 @@ type simStream struct {
 	last     *pi.AssistantMessage // partial of the latest consumed event
 	// observed[i] is the model observation after consumed event i.
 	observed []string
+	// startRedacted is each thinking block's redacted as its start's
+	// partial carried it (rowThinkingShape)
+	startRedacted map[int]bool
 }
 
 func (r *runner) openStream(req lane.Request) lane.Stream {
@@ -571,6 +668,7 @@ func (s *simStream) Next() (pi.Event, error) {
 	c := ev
 	c.Partial = ev.Partial.Clone()
 	s.last = c.Partial
+	s.noteThinkingShape(&c)
 	s.r.ls.providerEvent(&c)
 	s.obs.Observe(&c)
 	s.observed = append(s.observed, string(s.r.msgJSON(s.obs.Message())))
@@ -602,3 +700,37 @@ func (r *runner) msgJSON(m *pi.AssistantMessage) []byte {
 // Faults must end for recovery liveness to be checkable: unbounded poll
 // crashes could keep replacing the poll forever.
 const maxPollCrashes = 4
+
+// rowThinkingShape records a thinking block whose thinking_end carries
+// another redacted than its thinking_start's partial did
+// (orderRedactedAtEnd; genMidBlockRedacted), as the encoder reads them.
+const (
+	rowThinkingShape   = "thinking-shape"
+	orderRedactedAtEnd = "redacted-differs-at-end"
+)
+
+// noteThinkingShape notes a consumed thinking event for rowThinkingShape.
+func (s *simStream) noteThinkingShape(ev *pi.Event) {
+	if ev.Type != pi.EventThinkingStart && ev.Type != pi.EventThinkingEnd {
+		return
+	}
+	i := ev.ContentIndex.N
+	if ev.ContentIndex.Invalid != "" || i < 0 || i >= len(ev.Partial.Content) {
+		return
+	}
+	b, ok := ev.Partial.Content[i].(pi.ThinkingContent)
+	if !ok {
+		return
+	}
+	redacted := b.Redacted != nil && *b.Redacted
+	if ev.Type == pi.EventThinkingStart {
+		if s.startRedacted == nil {
+			s.startRedacted = map[int]bool{}
+		}
+		s.startRedacted[i] = redacted
+		return
+	}
+	if start, ok := s.startRedacted[i]; ok && start != redacted {
+		s.r.race(rowThinkingShape, orderRedactedAtEnd)
+	}
+}

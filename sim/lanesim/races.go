@@ -21,6 +21,7 @@ func (r *runner) race(row, order string) {
 
 // noteCrashRaces records rows 5 and 6 at a crash.
 func (r *runner) noteCrashRaces() {
+	r.noteCrashStaged()
 	s := r.cur
 	if s == nil {
 		return
@@ -82,6 +83,7 @@ func (n *raceNotes) snapshotShows(resp string) {
 // sim/invariants.
 func (n *raceNotes) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState) {
 	r := n.r
+	r.noteStagedCommit(ws)
 	for _, w := range ws {
 		if w.Kind != store.WriteEntry || w.Entry == nil {
 			continue

@@ -94,3 +94,35 @@ func TestSwarmReachesToolResultsWithoutText(t *testing.T) {
 	require.GreaterOrEqual(t, reached["empty"], 3, "%v", reached)
 	require.GreaterOrEqual(t, reached["images-only"], 3, "%v", reached)
 }
+
+// reachSeeds is the default campaign's swarm cell on memory: seeds 1..300
+// (`frameproof sim` with its default --seed and --seeds).
+const reachSeeds = 300
+
+// Every item of the reach registry is reached by the default campaign's
+// swarm seeds on memory alone, each at least reachFloor times, so a
+// generator change that stops reaching one fails here (and the report's
+// NOT REACHED is never the default campaign's).
+func TestDefaultSwarmReachesEveryItem(t *testing.T) {
+	const reachFloor = 3
+	sc, ok := ScenarioByName(SwarmScenario)
+	require.True(t, ok)
+	counts := map[string]map[string]int{}
+	for seed := uint64(1); seed <= reachSeeds; seed++ {
+		out := sc.Run(choice.NewSeeded(seed), Options{Backend: "memory"})
+		require.False(t, out.Failed, "seed %d: %s: %s", seed, out.Kind, out.Message)
+		for row, orders := range out.RaceOrders {
+			if counts[row] == nil {
+				counts[row] = map[string]int{}
+			}
+			for _, o := range orders {
+				counts[row][o]++
+			}
+		}
+	}
+	for _, it := range ReachItems() {
+		n := counts[it.Row][it.Order]
+		t.Logf("%-40s %5d runs", it.Name, n)
+		require.GreaterOrEqual(t, n, reachFloor, "%s (%s %s) reached by %d of %d swarm seeds", it.Name, it.Row, it.Order, n, reachSeeds)
+	}
+}

@@ -31,6 +31,7 @@ type frameTrack struct {
 type runner struct {
 	p           profile
 	toolOverlap toolOverlap // rowToolOverlap's open calls (tools.go)
+	reach       reachState  // the reach registry's bookkeeping (reach.go)
 	memo        decodeMemo  // what the checks decode from committed bytes (memo.go)
 	msgBuf      []byte      // msgJSON's scratch
 	opts        Options
@@ -317,6 +318,7 @@ func (r *runner) startProcess() bool {
 	var ln *lane.Lane
 	if err == nil {
 		cfg.FrameBudget = r.p.frameBudget // a swarm draw (0, pi's, elsewhere)
+		cfg.FramePageSize = r.p.reach.framePage
 		ln, err = lane.Open(cfg)
 	}
 	if err != nil {

@@ -57,6 +57,8 @@ type profile struct {
 	// storeInputs: what the JSONL store starts from besides its own writes
 	// (storeinputs.go)
 	storeInputs storeInputs
+	// reach: the swarm's draws aimed at the reach registry (reach.go)
+	reach reachProfile
 }
 
 func base(name, desc string, rows ...string) profile {

@@ -140,7 +140,7 @@ func TestUnknownBugAndBackend(t *testing.T) {
 	require.True(t, out.Failed)
 	require.Equal(t, campaign.KindSetup, out.Kind)
 	require.Len(t, RaceRows(), 10)
-	require.Len(t, BugNames(), 15)
+	require.Len(t, BugNames(), 18)
 }
 
 // Every race row is targeted by at least one scenario, and every row a

@@ -241,6 +241,12 @@ func (s *specStore) rowsAreSpec() error {
 
 func samePtr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
+// NewReferenceStore is the simulator's store oracle (model/store behind
+// store.Storage, seqs naming writes, its commits' addresses logged) for a
+// checker outside this package: sim/subject feeds it what a subject
+// committed and reads sim/invariants' views of it.
+func NewReferenceStore(clock env.Clock) store.Storage { return newSpecStore(clock) }
+
 // currentOp returns the current operation and its state in the reference.
 // The reference changes only by commits, and every non-empty commit
 // advances its NextSeq, so the answer is decoded once per seq. Callers

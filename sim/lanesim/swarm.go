@@ -59,6 +59,7 @@ func swarmProfile(src choice.Source) profile {
 	if p.unavailable != "" {
 		p.unavailableRun = choice.Range(src, "swarm: unavailable run", 0, p.ops-1)
 	}
+	drawReach(src, &p)
 	return p
 }
 
@@ -66,10 +67,12 @@ func swarmProfile(src choice.Source) profile {
 func (p profile) settings() string {
 	return fmt.Sprintf("ops=%d attempts=%d blocks=%d errors=%d crashes=%d finalizer=%t canceller=%t snapshots=%d closer=%t "+
 		"storage-faults=1/%d deferred=%t poll-crash=%t fork=%t latency=%t compaction=%t structural=%d structural-crash=%t "+
-		"frame-budget=%d jsonl-strict=%t foreign-rows=%t refused-probe=%t bad-handle=%t lost-faults=%t run-configs=%v sequential-tools=%t threshold-over=%d unavailable=%q@%d",
+		"frame-budget=%d jsonl-strict=%t foreign-rows=%t refused-probe=%t bad-handle=%t lost-faults=%t run-configs=%v sequential-tools=%t threshold-over=%d unavailable=%q@%d "+
+		"mid-block-redaction=%t textless-results=%t crash-at-staged=%t frame-page=%d",
 		p.ops, p.maxAttempts, p.gen.maxBlocks, p.gen.errorWeight, p.crashes, p.finalizer, p.canceller, p.snapshots, p.closer,
 		p.storageFaults, p.deferred, p.pollCrash, p.forkMigrate, p.commitLatency, p.compaction, p.structural, p.structuralCrash,
-		p.frameBudget, p.storeInputs.strict, p.storeInputs.foreign, p.storeInputs.probe, p.badHandle, p.lostFaults, p.runConfigs, p.sequentialTools, p.thresholdOver, p.unavailable, p.unavailableRun)
+		p.frameBudget, p.storeInputs.strict, p.storeInputs.foreign, p.storeInputs.probe, p.badHandle, p.lostFaults, p.runConfigs, p.sequentialTools, p.thresholdOver, p.unavailable, p.unavailableRun,
+		p.gen.midBlockRedaction, p.gen.textlessResults, p.reach.crashAtStaged, p.reach.framePage)
 }
 
 // runSwarm draws the seed's settings, runs them and names them beside a

@@ -152,20 +152,24 @@ func (r *runner) noteToolEvent(ev lane.Event) {
 
 // rowToolResultShape records tool results without text (a coverage row
 // outside the race table): "empty" (no content) or "images-only".
-const rowToolResultShape = "tool-result-shape"
+const (
+	rowToolResultShape    = "tool-result-shape"
+	orderResultEmpty      = "empty"
+	orderResultImagesOnly = "images-only"
+)
 
 // toolResultShape names a tool_end result's content when it holds no text.
 func toolResultShape(ev lane.Event) string {
 	content := ev.ToolResult.Prop("content").Array()
 	if len(content) == 0 {
-		return "empty"
+		return orderResultEmpty
 	}
 	for _, b := range content {
 		if b.Prop("type").Str() != "image" {
 			return ""
 		}
 	}
-	return "images-only"
+	return orderResultImagesOnly
 }
 
 // replayStarts: a recovery tool_start that a replay clear emitted, not the

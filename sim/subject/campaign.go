@@ -46,13 +46,15 @@ type Failure struct {
 
 // Report is a campaign's result.
 type Report struct {
-	Subject     string
-	Runs        int
-	TXCompared  int
-	Failures    []Failure
-	Coverage    map[string]map[string]int // row → order → runs that reached it
-	Divergences map[DivergenceID]int
-	Cells       []string
+	Subject    string
+	Runs       int
+	TXCompared int
+	// InvariantChecks counts sim/invariants' checks on committed state.
+	InvariantChecks int
+	Failures        []Failure
+	Coverage        map[string]map[string]int // row → order → runs that reached it
+	Divergences     map[DivergenceID]int
+	Cells           []string
 	// Stopped: CampaignOptions.Stop ended the campaign before its last run.
 	Stopped bool
 }
@@ -118,8 +120,12 @@ func Campaign(opts CampaignOptions) (Report, error) {
 				if err != nil {
 					return rep, err
 				}
+				if out.Unavailable != nil {
+					return rep, out.Unavailable
+				}
 				rep.Runs++
 				rep.TXCompared += out.TXCompared
+				rep.InvariantChecks += out.InvariantChecks
 				for row, orders := range out.Races {
 					if rep.Coverage[row] == nil {
 						rep.Coverage[row] = map[string]int{}
@@ -168,6 +174,9 @@ func Determinism(opts CampaignOptions, sc Scenario, session Session, seed uint64
 		if err != nil {
 			return 0, 0, err
 		}
+		if out.Unavailable != nil {
+			return 0, 0, out.Unavailable
+		}
 		seenT[strings.Join(out.Trace, "\n")] = true
 		seenV[fmt.Sprintf("%t %s %s", out.Failed, out.Kind, out.Message)] = true
 	}
@@ -179,7 +188,8 @@ func Determinism(opts CampaignOptions, sc Scenario, session Session, seed uint64
 // expressed through the subject's API.
 func (rep Report) WriteCoverage(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "race coverage on %s (%d runs, %d transactions compared):\n", rep.Subject, rep.Runs, rep.TXCompared)
+	fmt.Fprintf(&b, "race coverage on %s (%d runs, %d transactions compared, %d invariant checks of the committed state):\n",
+		rep.Subject, rep.Runs, rep.TXCompared, rep.InvariantChecks)
 	why := map[string]string{}
 	for _, ne := range NotExpressible {
 		why[ne.Row] = ne.Why
@@ -203,6 +213,9 @@ func (rep Report) WriteCoverage(w io.Writer) error {
 				fmt.Fprintf(&b, "\n  %-34s  note: %s", "", note)
 			}
 		}
+		if note := rowNotes[row.ID]; note != "" {
+			fmt.Fprintf(&b, "\n  %-34s  note: %s", "", note)
+		}
 		b.WriteString("\n")
 	}
 	if len(rep.Divergences) > 0 {
@@ -225,6 +238,12 @@ func (rep Report) WriteCoverage(w io.Writer) error {
 // through this boundary.
 var unreachable = map[string]string{
 	lanesim.RowUpdateCommit + "/" + lanesim.OrderCommitFirst: "commit-first cannot happen on pi: its observer emits message_update in the same turn it admits the frame's append, and the gate parks the append until the simulator releases it",
+}
+
+// rowNotes say how this boundary reaches a row's orders, where that is
+// not the obvious way.
+var rowNotes = map[string]string{
+	lanesim.RowPollReplacement: "both orders are pi's public Lane API: suspended-without-permit through Lane.drive (pollDeferred false), replaced-at-once through Lane.resume (the one call that carries a poll permit); JSONL sessions only, a memory session's storage dies with the process and no orphaned poll survives it",
 }
 
 func divergence(id DivergenceID) Divergence {

@@ -162,6 +162,7 @@ func (r *runner) feedClosed(obs Obs) error {
 // reopened: an operation restored at effect_pending awaits its recovery's
 // activation (lanesim's check_restored.go pendingActivation).
 func (r *runner) reopened() {
+	r.restoredPoll()
 	r.pendingActivation, r.snapshotSeen = "", false
 	if op, ok := r.committedOp(); ok && op.At == ml.AtEffectPending {
 		r.pendingActivation = op.ResponseEntryID

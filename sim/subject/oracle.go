@@ -99,9 +99,12 @@ type oracle struct {
 	frameCommits int
 	// recovered: the transaction just fed was a recovery's settlement
 	recovered bool
+	// permit: the running drive carries a deferred-poll permit (pi's
+	// Drive.deferredPermits: Lane.resume's, spent by a poll intent)
+	permit bool
 }
 
-func newOracle(model Model, lane string, run ml.Run, delayCap *float64) *oracle {
+func newOracle(model Model, lane string, run ml.Run, delayCap *float64, patterns pi.AIRelease) *oracle {
 	o := &oracle{run: run, divergences: map[DivergenceID]int{}}
 	o.m = ml.New(ml.Config{
 		Lane:        lane,
@@ -113,6 +116,8 @@ func newOracle(model Model, lane string, run ml.Run, delayCap *float64) *oracle 
 		SyntheticAtRead: false,
 		// the release's retry-delay cap for a policy naming none
 		DefaultMaxAgentDelayMs: delayCap,
+		// the release's retry and overflow patterns
+		ErrorPatterns: patterns,
 	})
 	return o
 }
@@ -427,6 +432,9 @@ func (o *oracle) step(where string, ws []Write) error {
 				return mismatch(where, err)
 			}
 			o.intent = true
+			if o.plan.Kind == "poll" {
+				o.permit = false // deferred.ts publishPollIntent materialize
+			}
 			o.liveOp, o.liveResp, o.liveEvents, o.liveEnded, o.hooked = op, st.ResponseEntryID, 0, false, false
 			return o.compare(where, ws)
 		}
@@ -465,7 +473,7 @@ func (o *oracle) beginStep(where string) error {
 	if o.plan != nil {
 		return nil
 	}
-	e, err := o.m.Step(false)
+	e, err := o.m.Step(o.permit)
 	if err != nil {
 		return mismatch(where, err)
 	}
@@ -528,6 +536,7 @@ func (o *oracle) oldestFrame() (string, int, bool) {
 // crash: the subject's process died.
 func (o *oracle) crash() {
 	o.m.Crash()
+	o.permit = false
 	o.plan, o.intent, o.liveResp, o.liveEnded, o.abortIssued = nil, false, "", false, false
 }
 
@@ -535,6 +544,7 @@ func (o *oracle) crash() {
 // only what committed survives.
 func (o *oracle) close() {
 	o.m.Close()
+	o.permit = false
 	o.plan, o.intent, o.liveResp, o.liveEnded, o.abortIssued = nil, false, "", false, false
 }
 

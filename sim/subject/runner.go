@@ -46,6 +46,11 @@ type Scenario struct {
 	// issued are released, then the process ends and a new one reopens
 	// the session and resumes (a memory session's run ends at the close).
 	Close bool
+	// Deferred: responses may end deferred (deferred.go); with Kill, every
+	// kill aims at a deferred poll's effect_pending, and after the reopen
+	// the orphan is driven first without a permit (Lane.drive) or with one
+	// (Lane.resume), as drawn.
+	Deferred bool
 	// Snapshots: pi's snapshot (Lane.watch) may be taken at drawn moments,
 	// above all between a reopen that restores an operation at
 	// effect_pending and its recovery's first commit; each is compared
@@ -70,6 +75,8 @@ var Scenarios = []Scenario{
 		Rows: []string{lanesim.RowActivationSnap}, Runs: 1, Kill: true, Snapshots: true},
 	{Name: "retry", Desc: "retryable and fatal provider errors under a drawn retry policy; kills at effect_pending, so recoveries retry or fail at the attempt cap",
 		Rows: []string{lanesim.RowUnknownRetry, lanesim.RowQueuedLoss}, Runs: 1, Kill: true, Kills: 3, Retry: true},
+	{Name: "deferred-poll", Desc: "responses that end deferred, polled by Lane.resume; the process killed while a poll streams, the orphan then driven without a permit (Lane.drive) or replaced at once (Lane.resume)",
+		Rows: []string{lanesim.RowPollReplacement}, Runs: 1, Kill: true, Kills: 2, Deferred: true},
 }
 
 // ScenarioByName finds a scenario.
@@ -86,7 +93,6 @@ func ScenarioByName(name string) (Scenario, bool) {
 // this boundary, and why.
 var NotExpressible = []struct{ Row, Why string }{
 	{lanesim.RowAppendFinalize, "pi 0.85.1's Lane has no external finalization call (impl/lane's Finalize is frameproof's)"},
-	{lanesim.RowPollReplacement, "needs a deferred-capable scripted provider (a done event with stopReason deferred and a handle, then pi's deferred poll requests served by the driver): not in the driver yet"},
 }
 
 // Options configure one run.
@@ -101,17 +107,28 @@ type Options struct {
 	// pi 0.87.1 on (runtime/drive/boundary.js normalizedRetryPolicy:
 	// pi-ai's DEFAULT_MAX_AGENT_RETRY_DELAY_MS). model/lane's run carries it.
 	StoredDelayCap *float64
+	// ErrorPatterns is the pi-ai release the subject resolves, whose retry
+	// and overflow patterns model/lane classifies with ("": 1.0.3).
+	ErrorPatterns pi.AIRelease
 }
 
 // Outcome is one run's verdict.
 type Outcome struct {
-	Scenario   string
-	Session    Session
-	Failed     bool
-	Kind       string // "model-mismatch", "events", "subject", "liveness"
-	Message    string
-	TXCompared int
-	Actions    int
+	Scenario string
+	Session  Session
+	Failed   bool
+	Kind     FailureKind
+	Message  string
+	// Unavailable: the subject could not be started (no driver, no hello,
+	// another protocol): the environment failed, not the subject, so the
+	// campaign stops with it instead of counting a failure.
+	Unavailable *UnavailableError
+	TXCompared  int
+	// InvariantChecks counts the checks of sim/invariants on the
+	// committed state: one per committed transaction, per snapshot, and
+	// one at the run's end.
+	InvariantChecks int
+	Actions         int
 	// Divergences counts the decided differences the run met.
 	Divergences map[DivergenceID]int
 	// Races: row → order → reached.
@@ -220,6 +237,14 @@ type runner struct {
 	snapshots         int
 	pendingActivation string
 	snapshotSeen      bool
+	// inv runs sim/invariants on the committed state (statecheck.go)
+	inv *stateCheck
+	// deferred (deferred.go): responses scripted to end deferred; the
+	// response of the orphaned poll the last reopen restored; a drive
+	// without a permit was issued in this process
+	deferredEnds int
+	orphanPoll   string
+	drove        bool
 }
 
 // Run drives one run of sc against sub, every decision drawn from src.
@@ -234,28 +259,57 @@ func Run(sub Subject, sc Scenario, src choice.Source, opts Options) Outcome {
 		r.policy.BaseDelayMs = []float64{1000, 40000}[r.src.Intn("retry base delay", 2)]
 		r.trace("retry policy maxRetries %d baseDelayMs %v", r.policy.MaxRetries, r.policy.BaseDelayMs)
 	}
-	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"), r.defaultDelayCap())
+	r.o = newOracle(scriptedModel, laneName, r.runFor("prompt 1"), r.defaultDelayCap(), opts.ErrorPatterns)
+	r.inv = newStateCheck(&r.o.now)
 	defer sub.Close()
 	err := r.main()
 	r.out.TXCompared, r.out.Divergences = r.o.txCompared, r.o.divergences
+	r.out.InvariantChecks = r.inv.checks
 	if err != nil {
 		r.out.Failed = true
 		var mm *Mismatch
 		var ev *eventsError
+		var inv *InvariantError
+		var ua *UnavailableError
 		switch {
+		case errors.As(err, &ua):
+			r.out.Kind, r.out.Unavailable = KindUnavailable, ua
+		case errors.As(err, &inv):
+			r.out.Kind = KindInvariant
 		case errors.As(err, &mm):
-			r.out.Kind = "model-mismatch"
+			r.out.Kind = KindModelMismatch
 		case errors.As(err, &ev):
-			r.out.Kind = "events"
+			r.out.Kind = KindEvents
 		case errors.Is(err, errLiveness):
-			r.out.Kind = "liveness"
+			r.out.Kind = KindLiveness
 		default:
-			r.out.Kind = "subject"
+			r.out.Kind = KindSubject
 		}
 		r.out.Message = err.Error()
 	}
 	return *r.out
 }
+
+// FailureKind names why a run failed.
+type FailureKind string
+
+// The failure kinds.
+const (
+	KindModelMismatch FailureKind = "model-mismatch" // a transaction or event differs from model/lane's
+	KindInvariant     FailureKind = "invariant"      // the committed state breaks a sim/invariants rule
+	KindEvents        FailureKind = "events"         // the lane events break their contract
+	KindLiveness      FailureKind = "liveness"       // the run did not finish within its budget
+	KindSubject       FailureKind = "subject"        // the subject errored or broke the protocol mid-run
+	KindUnavailable   FailureKind = "unavailable"    // the subject could not be started (Outcome.Unavailable)
+)
+
+// UnavailableError is a subject that could not be started or did not
+// speak its protocol from the start: a Subject's Open wraps such a cause
+// in it, and the campaign stops with it (exit 4, not a finding).
+type UnavailableError struct{ Err error }
+
+func (e *UnavailableError) Error() string { return "subject unavailable: " + e.Err.Error() }
+func (e *UnavailableError) Unwrap() error { return e.Err }
 
 var errLiveness = errors.New("subject: the run did not finish within its action budget")
 
@@ -296,6 +350,9 @@ func (r *runner) open(reopen bool) error {
 
 func (r *runner) script() error {
 	evs := ScriptEnding(r.src, modelID, startTime, r.sc.Retry)
+	if r.deferNext() {
+		evs = deferEnding(evs, deferredHandle(r.deferredEnds))
+	}
 	return r.sub.Script(rawEvents(evs))
 }
 
@@ -308,6 +365,9 @@ func (r *runner) main() error {
 	}
 	if r.sc.Kill && r.sc.Snapshots {
 		r.killAim = killEffectPending // a recovery to activate after the reopen
+	}
+	if r.sc.Kill && r.sc.Deferred {
+		r.killAim = killPoll
 	}
 	if r.sc.Close {
 		r.closeAim = r.src.Intn("close aim", closeAims)
@@ -357,6 +417,7 @@ const (
 	actUnqueue = "cancel-queued"
 	actClose   = "close"
 	actWatch   = "watch"
+	actDrive   = "drive"
 )
 
 // The moments a kill aims at (drawn once per run): any, after the
@@ -370,6 +431,8 @@ const (
 	// killEffectPending (retry scenarios, not drawn): the operation is at
 	// assistant.effect_pending, its generation unknown to the next process
 	killEffectPending
+	// killPoll (deferred scenarios, not drawn): a deferred poll streams
+	killPoll
 )
 
 func (r *runner) killAimed() bool {
@@ -380,6 +443,8 @@ func (r *runner) killAimed() bool {
 		return len(r.obs.Parked) == 0
 	case killEffectPending:
 		return r.o.liveResp != ""
+	case killPoll:
+		return r.polling()
 	}
 	return true
 }
@@ -429,6 +494,9 @@ func (r *runner) actions() []action {
 	if r.inflight > 0 {
 		return acts
 	}
+	if op != "" && r.sc.Deferred && !r.drove && r.deferredLeaf() {
+		return append(acts, action{actResume, 1}, action{actDrive, 1})
+	}
 	if op != "" {
 		return append(acts, action{actResume, 1})
 	}
@@ -462,6 +530,7 @@ func (r *runner) act(a action) error {
 		obs, err = r.sub.Start(CallPrompt, r.o.run.UserText)
 	case actResume:
 		r.inflight++
+		r.o.permit = true // Lane.resume drives with pollDeferred
 		r.trace("resume")
 		obs, err = r.sub.Start(CallResume, "")
 	case actAbort:
@@ -470,6 +539,12 @@ func (r *runner) act(a action) error {
 		r.o.m.BeginAbort()
 		r.trace("abort")
 		obs, err = r.sub.Start(CallAbort, "")
+	case actDrive:
+		r.inflight++
+		r.drove = true
+		op, _ := r.o.m.Current()
+		r.trace("drive without a poll permit")
+		obs, err = r.sub.Start(CallDrive, op)
 	case actKill:
 		return r.kill()
 	case actClose:
@@ -571,7 +646,7 @@ func (r *runner) kill() error {
 	r.eventBase = len(r.o.m.EventsShared())
 	r.implBase = len(r.events)
 	r.eventsTolerated = 0
-	r.inflight, r.obs, r.lane = 0, Obs{}, false
+	r.inflight, r.obs, r.lane, r.drove = 0, Obs{}, false, false
 	r.process++
 	return r.open(true)
 }
@@ -587,9 +662,19 @@ func (r *runner) feed(obs Obs) error {
 		if r.closed && !r.closeParked[c.N] {
 			return fmt.Errorf("subject: a commit admitted after Harness.close landed: %s", describe(c.Writes))
 		}
+		if err := r.inv.commit(c.Writes, r.frameAppend(c.Writes)); err != nil {
+			r.trace("committed: %s", describe(c.Writes))
+			return err
+		}
 		kind, err := r.o.commit(c.Writes)
 		if kind == txStep && r.o.recovered && !cancelled {
 			r.raceRecovery(c.Writes)
+		}
+		if kind == txStep {
+			r.pollIntent(c.Writes)
+		}
+		if kind == txStep && r.o.recovered {
+			r.inv.synthetic(c.Writes)
 		}
 		if kind == txStep && r.o.recovered && r.pendingActivation != "" {
 			r.race(lanesim.RowActivationSnap, lanesim.OrderActivationFirst)
@@ -640,6 +725,9 @@ func (r *runner) feed(obs Obs) error {
 			}
 			frames = frames[1:]
 		}
+		if frame != nil {
+			r.inv.enqueued(r.o.liveOp, r.o.liveResp, r.o.liveEvents, ev.Type)
+		}
 		if err := r.o.consumed(ev, frame); err != nil {
 			return err
 		}
@@ -661,6 +749,11 @@ func (r *runner) feed(obs Obs) error {
 			}
 		}
 		if s == "message_end" {
+			r.inv.messageEnd(r.o.liveResp)
+		}
+		// a poll replacing an orphan streams live, recovery-tagged
+		// (runtime/drive/deferred.ts recoverDeferredPoll)
+		if s == "message_end" || s == "message_end(recovery)" && r.polling() {
 			if err := r.o.messageEnd(); err != nil {
 				return err
 			}
@@ -672,14 +765,25 @@ func (r *runner) feed(obs Obs) error {
 		if c.Name == CallLane {
 			r.lane = c.OK
 		}
+		if c.Name == CallResume {
+			r.o.permit = false // the drive ended: its permit with it
+		}
 		if c.OK {
 			r.trace("call %s returned", c.Name)
 		} else {
 			r.trace("call %s failed: %s", c.Name, c.Error)
 		}
+		if c.Name == CallDrive {
+			if err := r.driveReturned(c); err != nil {
+				return err
+			}
+		}
 		if c.Name == CallWatch && !(r.dropped && !c.OK) { // a lost storage faults the harness
 			if !c.OK {
 				return fmt.Errorf("subject: Lane.watch failed: %s", c.Error)
+			}
+			if err := r.inv.snapshot(c.Value); err != nil {
+				return err
 			}
 			if err := r.checkSnapshot(c.Value); err != nil {
 				return err
@@ -715,6 +819,9 @@ func (r *runner) checkEvents(exact bool) error {
 func (r *runner) end() error {
 	if r.dropped {
 		return nil // the harness faulted on the lost storage: what it did before was compared
+	}
+	if err := r.inv.check("at the run's end", nil); err != nil {
+		return err
 	}
 	if err := r.o.idle(); err != nil {
 		return err

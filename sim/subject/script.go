@@ -12,10 +12,13 @@ import (
 const scriptAPI = "frameproof-scripted"
 
 // ScriptErrors are the provider error messages a response may end with
-// (errors: true): two pi-ai's isRetryableAssistantError retries (its
-// RETRYABLE_PROVIDER_ERROR_PATTERN: "503", "service.?unavailable",
-// "overloaded") and one it does not.
-var ScriptErrors = []string{"503 service unavailable", "overloaded_error: Overloaded", "invalid_request_error: bad request"}
+// (errors: true): two every pi-ai's isRetryableAssistantError retries (its
+// patterns "503", "service.?unavailable", "overloaded"), one none does,
+// and two the releases disagree on (utils/retry.js): "520" is retried from
+// pi-ai 0.87.1 on, "model is at capacity" only by 1.0.3, so a subject run
+// against a release holds Options.ErrorPatterns to that release's lists.
+var ScriptErrors = []string{"503 service unavailable", "overloaded_error: Overloaded", "invalid_request_error: bad request",
+	"520 web server returned an unknown error", "The model is at capacity"}
 
 // ScriptEnding draws one provider response as pi-ai streams it: start, one
 // to three text or thinking blocks (start, deltas, end), done, each event

@@ -45,6 +45,9 @@ const (
 	// watcher's snapshot (captureLaneSnapshot), taken on the lane's
 	// mutation line.
 	CallWatch Call = "watch"
+	// CallDrive is Lane.drive (runtime/lane.ts drive) of the current
+	// operation without a deferred-poll permit; arg is the operation id.
+	CallDrive Call = "drive"
 )
 
 // Session is the kind of session storage a subject runs on.
@@ -137,6 +140,9 @@ type Request struct {
 	Stream   int  `json:"stream"`
 	Messages int  `json:"messages"`
 	Scripted bool `json:"scripted"`
+	// Deferred is the handle id a deferred poll fetches ("" for a
+	// generation request).
+	Deferred string `json:"deferred,omitempty"`
 }
 
 // OpenStream is a stream with scripted events left to release.

@@ -2,6 +2,7 @@
 //
 //   node store-driver.mjs --store jsonl --dir DIR     pi's JsonlStorage on DIR/session.jsonl
 //   node store-driver.mjs --store memory              pi's MemoryStorage
+//   ... --store jsonl --dir DIR --faults               and the "fault" op
 //
 // The reverse of storage-adapter.mjs: there node is the client of a Go store;
 // here node serves pi's store (session/jsonl/storage.js JsonlStorage,
@@ -21,6 +22,13 @@
 // tail repaired as pi repairs it), a missing one created with
 // JsonlStorage.create. The process exits 0 when stdin ends, after closing the
 // store.
+//
+// With --faults (JSONL only) the hello offers faults ["write", "short"] and
+// the op {"id","op":"fault","fault":NAME} arms one: the store's next
+// appendFile or writeFile through its fileSystem (pi's JsonlStorage takes the
+// file system as a parameter) fails with EIO, having written nothing
+// ("write") or the first half of its content ("short"). pi never fsyncs, so
+// no sync fault is offered.
 
 import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -46,12 +54,17 @@ function parseArgs(argv) {
     const out = {};
     for (let i = 0; i < argv.length; i++) {
         const name = argv[i];
+        if (name === "--faults") {
+            out.faults = true;
+            continue;
+        }
         if (name !== "--store" && name !== "--dir") usage(`unknown argument ${name}`);
         if (i + 1 >= argv.length) usage(`${name} needs a value`);
         out[name.slice(2)] = argv[++i];
     }
     if (out.store !== "jsonl" && out.store !== "memory") usage("--store must be jsonl or memory");
     if (out.store === "jsonl" && out.dir === undefined) usage("--store jsonl needs --dir");
+    if (out.faults && out.store !== "jsonl") usage("--faults needs --store jsonl (the memory store writes no file)");
     return out;
 }
 
@@ -60,9 +73,40 @@ function piVersion() {
     return JSON.parse(readFileSync(url, "utf8")).version;
 }
 
+const FAULTS = ["write", "short"];
+
+// armable wraps a file system so that the next appendFile or writeFile fails
+// as the armed fault says (a Result {ok: false}, as NodeExecutionEnv reports
+// an I/O error), once.
+function armable(fileSystem) {
+    let armed = null;
+    const failed = (path) => ({ ok: false, error: Object.assign(new Error(`EIO: i/o error (injected), write '${path}'`), { code: "EIO" }) });
+    const wrap = (name) => async (path, content, context) => {
+        const fault = armed;
+        armed = null;
+        if (fault === "write") return failed(path);
+        if (fault === "short") {
+            const written = await fileSystem[name](path, content.slice(0, Math.floor(content.length / 2)), context);
+            return written.ok ? failed(path) : written;
+        }
+        return fileSystem[name](path, content, context);
+    };
+    const wrapped = { appendFile: wrap("appendFile"), writeFile: wrap("writeFile") };
+    const proxy = new Proxy(fileSystem, {
+        get(target, prop) {
+            if (prop in wrapped) return wrapped[prop];
+            const value = target[prop];
+            return typeof value === "function" ? value.bind(target) : value;
+        },
+    });
+    return { fileSystem: proxy, arm: (fault) => (armed = fault) };
+}
+
 async function openStore(args) {
     if (args.store === "memory") return { storage: new MemoryStorage(), backend: "MemoryStorage", durable: false };
-    const fileSystem = new NodeExecutionEnv({ cwd: args.dir });
+    let fileSystem = new NodeExecutionEnv({ cwd: args.dir });
+    let arm;
+    if (args.faults) ({ fileSystem, arm } = armable(fileSystem));
     const path = join(args.dir, SESSION_FILE);
     const options = { fileSystem, path };
     const storage = existsSync(path)
@@ -73,12 +117,16 @@ async function openStore(args) {
               [],
               BACKGROUND_CONTEXT,
           );
-    return { storage, backend: "JsonlStorage", durable: true };
+    return { storage, backend: "JsonlStorage", durable: true, arm };
 }
 
-async function call(storage, request) {
+async function call(storage, request, arm) {
     const ctx = BACKGROUND_CONTEXT;
     switch (request.op) {
+        case "fault":
+            if (arm === undefined || !FAULTS.includes(request.fault)) throw new ProtocolError(`fault: not offered: ${JSON.stringify(request.fault)}`);
+            arm(request.fault);
+            return null;
         case "commit":
             return storage.commit(request.writes, ctx);
         case "getEntries":
@@ -106,7 +154,9 @@ async function call(storage, request) {
     return undefined;
 }
 
-const KNOWN = new Set(["commit", "getEntries", "getValue", "scanValues", "readList", "scanBranch", "scanBranchStructure", "scanEntries", "scanUsage", "getStats", "close"]);
+class ProtocolError extends Error {}
+
+const KNOWN = new Set(["fault", "commit", "getEntries", "getValue", "scanValues", "readList", "scanBranch", "scanBranchStructure", "scanEntries", "scanUsage", "getStats", "close"]);
 
 function write(line) {
     return new Promise((resolve) => {
@@ -125,8 +175,10 @@ async function main() {
         process.stderr.write(`store-driver: opening pi's store failed: ${error?.message ?? error}${cause}\n`);
         process.exit(4);
     }
-    const { storage, backend, durable } = opened;
-    await write(JSON.stringify({ hello: PROTOCOL, version: PROTOCOL_VERSION, implementation: "pi-agent-core", implementationVersion: piVersion(), backend, durable }));
+    const { storage, backend, durable, arm } = opened;
+    const hello = { hello: PROTOCOL, version: PROTOCOL_VERSION, implementation: "pi-agent-core", implementationVersion: piVersion(), backend, durable };
+    if (arm !== undefined) hello.faults = FAULTS;
+    await write(JSON.stringify(hello));
     const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
     for await (const line of lines) {
         if (line.trim() === "") continue;
@@ -144,10 +196,12 @@ async function main() {
         }
         let response;
         try {
-            const result = await call(storage, request);
+            const result = await call(storage, request, arm);
             response = { id, result: result === undefined ? null : result };
         } catch (error) {
-            response = { id, error: { message: error instanceof Error ? error.message : String(error) } };
+            response = error instanceof ProtocolError
+                ? { id, protocolError: error.message }
+                : { id, error: { message: error instanceof Error ? error.message : String(error) } };
         }
         await write(JSON.stringify(response));
     }

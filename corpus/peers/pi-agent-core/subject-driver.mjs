@@ -77,7 +77,11 @@ const version = JSON.parse(readFileSync(join(coreDir, "package.json"), "utf8")).
 
 // A planted defect in the protocol layer (tests prove the simulator catches
 // it): "drop-write" reports the first committed transaction of three or more
-// writes without its last write. pi itself is untouched.
+// writes without its last write; "keep-frames" reports the first one that
+// deletes a frame list (a settlement) without that delete, a committed state
+// the invariants reject; "no-hello" exits before its hello, as a driver whose
+// packages are broken does (the campaign stops: exit 4, not a finding). pi
+// itself is untouched.
 const PLANT = process.env.FRAMEPROOF_SUBJECT_PLANT ?? "";
 let planted = false;
 
@@ -138,6 +142,11 @@ class Recorder extends StorageDecorator {
                     planted = true;
                     reported = reported.slice(0, -1);
                 }
+                const framesDelete = (w) => w.kind === "list" && w.op === "delete" && w.namespace === "pi.pending.assistant_frame";
+                if (PLANT === "keep-frames" && !planted && reported.length > 1 && reported.some(framesDelete)) {
+                    planted = true;
+                    reported = reported.filter((w) => !framesDelete(w));
+                }
                 obs.commits.push({ n: rec.n, writes: reported });
                 bump();
                 return result;
@@ -159,12 +168,21 @@ const PROVIDER = "frameproof";
 const API = "frameproof-scripted";
 let modelDef;
 function openStream(model, context, options) {
+    return openScripted({ messages: context.messages.length }, options);
+}
+// pi's deferred poll (runtime/drive/deferred.ts performDeferredPoll calls
+// Models.streamDeferred, which calls the provider's fetchDeferred): served
+// like a request, from the next queued script; the request names the handle
+function fetchDeferred(model, handle, options) {
+    return openScripted({ messages: 0, deferred: handle.id }, options);
+}
+function openScripted(request, options) {
     const out = ai.createAssistantMessageEventStream();
     const k = streams.length;
     const script = scripts.shift();
     const s = { k, events: script ?? [], next: 0, out, done: false, scripted: script !== undefined };
     streams.push(s);
-    obs.requests.push({ stream: k, messages: context.messages.length, scripted: s.scripted });
+    obs.requests.push({ stream: k, ...request, scripted: s.scripted });
     bump();
     const signal = options?.signal;
     if (signal) {
@@ -220,7 +238,8 @@ async function open(req) {
         models: [{ id: modelDef.id, name: modelDef.id, api: API, provider: PROVIDER, baseUrl: "http://localhost:0", reasoning: false,
             input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
             contextWindow: modelDef.contextWindow, maxTokens: modelDef.maxTokens }],
-        api: { stream: openStream, streamSimple: openStream },
+        // cancelDeferred: reconcile.ts's best-effort cancel of a deferred leaf
+        api: { stream: openStream, streamSimple: openStream, fetchDeferred, cancelDeferred: async () => {} },
     });
     const models = ai.createModels();
     models.setProvider(provider);
@@ -289,6 +308,9 @@ const ops = {
     open,
     prompt: (r) => laneCall("prompt", () => lane.prompt(r.text, ctx)),
     resume: () => laneCall("resume", () => lane.resume(ctx)),
+    // Lane.drive (runtime/lane.ts drive) of the current operation without a
+    // deferred-poll permit (resume is the drive that carries one)
+    drive: (r) => laneCall("drive", () => lane.drive({ operationId: r.operationId, pollDeferred: false, waitForRetry: true }, ctx)),
     abort: () => laneCall("abort", () => lane.abort(ctx)),
     steer: (r) => laneCall("steer", () => lane.steer(r.text, undefined, ctx)),
     followUp: (r) => laneCall("followUp", () => lane.followUp(r.text, undefined, ctx)),
@@ -370,6 +392,10 @@ function snapshotObs() {
 }
 
 process.on("unhandledRejection", () => {});
+if (PLANT === "no-hello") {
+    process.stderr.write("subject-driver: planted: exiting before the hello\n");
+    process.exit(1);
+}
 send({ hello: PROTOCOL, version: PROTOCOL_VERSION, implementation: "pi-agent-core", implementationVersion: version });
 const rl = createInterface({ input: process.stdin });
 let chain = Promise.resolve();

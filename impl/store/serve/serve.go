@@ -13,7 +13,8 @@
 // [entry...] (each {...entry, seq, timestamp}, in Map order); getValue{address}
 // → StoredValue or null; scanValues{prefix}; readList{address, options};
 // scanBranch{query}; scanBranchStructure{query}; scanEntries{query};
-// scanUsage{query}; getStats; close. Requests are served one at a time in
+// scanUsage{query}; getStats; close; and, not pi's, fault{fault} where the
+// hello offers faults. Requests are served one at a time in
 // arrival order, so a commit's stats are the totals right after it, as pi's
 // commit queue gives them. corpus/peers/pi-agent-core/storage-adapter.mjs
 // presents a served store as pi's Storage.
@@ -29,6 +30,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/frameproof/frameproof/impl/lineio"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/backends"
 )
@@ -53,6 +55,18 @@ type Hello struct {
 	// committed (the backend row's Durable); `frameproof conform --suite
 	// store` kills and reopens only such a server.
 	Durable bool `json:"durable"`
+	// Faults are the storage faults the "fault" op can arm (`frameproof
+	// serve store --faults`; none otherwise): `conform --suite store`'s
+	// storage-fault case runs only against a server that offers them.
+	Faults []string `json:"faults,omitempty"`
+}
+
+// Injector arms one storage fault in the served store's file system: the
+// next write (or sync) fails as the named fault says. The "fault" op
+// {"id","op":"fault","fault":NAME} calls it.
+type Injector interface {
+	Faults() []string
+	Inject(fault string) error
 }
 
 // Serve answers requests from in on out until in ends (a close request
@@ -61,13 +75,22 @@ type Hello struct {
 // hello line. It returns an error only for I/O failures (and for a line
 // longer than MaxLine).
 func Serve(st store.QueryStorage, backend, version string, in io.Reader, out io.Writer) (err error) {
+	return ServeFaulty(st, backend, version, nil, in, out)
+}
+
+// ServeFaulty is Serve with the "fault" op served by inj (nil: none).
+func ServeFaulty(st store.QueryStorage, backend, version string, inj Injector, in io.Reader, out io.Writer) (err error) {
 	defer func() {
 		if cerr := st.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("serve: close store: %w", cerr)
 		}
 	}()
-	s := &server{st: st}
-	return serveLines(newHello(ProtocolName, ProtocolVersion, version, backend), in, out, s.handle)
+	s := &server{st: st, inj: inj}
+	hello := newHello(ProtocolName, ProtocolVersion, version, backend)
+	if inj != nil {
+		hello.Faults = inj.Faults()
+	}
+	return serveLines(hello, in, out, s.handle)
 }
 
 // newHello is a protocol's hello for backend, saying whether it is
@@ -77,7 +100,7 @@ func newHello(protocol string, protocolVersion int, version, backend string) Hel
 	if b, err := backends.ByName(backend); err == nil {
 		durable = b.Durable
 	}
-	return Hello{protocol, protocolVersion, "frameproof", version, backend, durable}
+	return Hello{Protocol: protocol, Version: protocolVersion, Implementation: "frameproof", ImplementationVersion: version, Backend: backend, Durable: durable}
 }
 
 // serveLines prints hello, then answers each non-blank line of in with the
@@ -99,7 +122,7 @@ func serveLines(hello any, in io.Reader, out io.Writer, handle func([]byte) resp
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, rerr := ReadLine(r, MaxLine)
+		line, rerr := lineio.ReadLine(r, MaxLine)
 		if len(bytes.TrimSpace(line)) > 0 {
 			resp := handle(line)
 			if err := send(resp); err != nil {
@@ -115,26 +138,9 @@ func serveLines(hello any, in io.Reader, out io.Writer, handle func([]byte) resp
 	}
 }
 
-// ReadLine reads one protocol line without its newline, refusing one
-// longer than max bytes: the server's requests (MaxLine) and a client's
-// responses alike.
-func ReadLine(r *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > max {
-			return nil, fmt.Errorf("line longer than %d bytes", max)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return bytes.TrimSuffix(line, []byte("\n")), err
-	}
-}
-
 type server struct {
-	st store.QueryStorage
+	st  store.QueryStorage
+	inj Injector // nil: no "fault" op
 }
 
 // response is one output line.
@@ -320,6 +326,18 @@ func (s *server) call(op string, req map[string]json.RawMessage) (any, error) {
 		return s.st.GetStats()
 	case "close":
 		return nil, s.st.Close()
+	case "fault":
+		var fault string
+		if s.inj == nil {
+			return nil, badRequest("fault: this server injects no faults (serve store --faults)")
+		}
+		if err := json.Unmarshal(req["fault"], &fault); err != nil {
+			return nil, badRequest("fault: want a fault name")
+		}
+		if err := s.inj.Inject(fault); err != nil {
+			return nil, badRequest("fault: %v", err)
+		}
+		return nil, nil
 	}
 	return nil, badRequest("unknown op: %q", op)
 }
