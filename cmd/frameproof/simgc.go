@@ -12,9 +12,13 @@ import (
 // every few megabytes: at 400, `frameproof sim --seeds 20` spent about a
 // quarter less CPU (6.0-6.4 s → 4.4-4.9 s) for 52 MB of peak RSS instead of
 // 32 MB (`/usr/bin/time -v frameproof sim --seeds 20`, with GOGC=100 and
-// without, on the 17-scenario campaign of an earlier round; re-measure the
-// same way after the campaign changes).
-const simGCPercent = 400
+// without, on the 17-scenario campaign of an earlier round). On the
+// 19-scenario campaign, 800 spent about 8% less CPU than 400 (user+sys of
+// `frameproof sim -q --seeds 40`, five alternated pairs on the 2-core
+// machine: 3.81-4.21 s at 400, 3.65-3.80 s at 800) for 93-98 MB of peak
+// RSS instead of 65-67 MB; 1600 saved little more (3.6-3.7 s) for 167-182
+// MB. Re-measure the same way after the campaign changes.
+const simGCPercent = 800
 
 // tuneGCForSim sets simGCPercent unless the user chose GOGC.
 func tuneGCForSim() {

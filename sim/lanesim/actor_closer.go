@@ -38,7 +38,7 @@ func (r *runner) closer() {
 func (r *runner) settledSince(seq int64) bool {
 	es, _ := r.ref.Entries()
 	for _, e := range es {
-		if e.Seq >= seq && r.isAssistantEntry(e.Entry.Raw) {
+		if e.Seq >= seq && r.memo.isAssistantEntry(e.Entry.Raw) {
 			return true
 		}
 	}

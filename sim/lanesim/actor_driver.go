@@ -165,31 +165,9 @@ func (r *runner) laneError(err error) {
 	}
 }
 
-// resultsCount is the number of operation results the reference holds. It
-// changes only by commits, and every non-empty commit advances its
-// NextSeq, so the count is read once per seq.
-func (r *runner) resultsCount() int {
-	m := &r.resultsMemo
-	if seq := r.ref.NextSeq(); m.seq != seq {
-		m.seq, m.n = seq, countResults(r.ref)
-	}
-	return m.n
-}
-
-// resultsMemo is resultsCount's answer at reference seq (0: none yet;
-// seqs start at 1).
-type resultsMemo struct {
-	seq int64
-	n   int
-}
-
-func countResults(ref *specStore) int {
-	vs, err := ref.ScanValues(lane.NSResult, "")
-	if err != nil {
-		return 0
-	}
-	return len(vs)
-}
+// resultsCount is the number of operation results the reference holds
+// (specStore.results).
+func (r *runner) resultsCount() int { return r.ref.results() }
 
 // maybeCancelBadSource: a client cancels, at times, a run that a poll left
 // suspended on a handle pi refuses (only badHandle polls answer deferred

@@ -83,7 +83,7 @@ func (k *captureChecker) refCut() (captureCut, bool) {
 	if st == nil || !st.At.IsEffectPending() {
 		return c, true
 	}
-	m, truncated, ok := r.budgetedReduction(op, st.ResponseEntryID, "capture cut")
+	m, truncated, ok := r.prefix.budgetedReduction(op, st.ResponseEntryID, "capture cut")
 	if !ok {
 		return c, false
 	}

@@ -60,8 +60,8 @@ func (c *forkMigrateChecker) check() {
 			image = append(image, store.CommittedWrite{Write: store.SetValueRaw(v.Address, v.Value), Seq: v.Seq})
 		}
 	}
-	for _, k := range r.sortedListKeys() {
-		a := r.listKeys[k]
+	for _, k := range r.reference.lists.sortedKeys() {
+		a := r.reference.lists.addrs[k]
 		els, _ := r.ref.ReadList(a, store.ReadOptions{Limit: 10_000})
 		for _, e := range els {
 			image = append(image, store.CommittedWrite{Write: store.AppendListRaw(a, e.Value), Seq: e.Seq})

@@ -105,7 +105,7 @@ func (c *invariantChecker) check(where string, snap *lane.Snapshot, restored *la
 		return false
 	}
 	r.checks++
-	v, err := c.views.Read(r.ref, c.ops, r.sortedFrameKeys())
+	v, err := c.views.Read(r.ref, c.ops, r.reference.lists.sortedFrameKeys())
 	if err != nil {
 		r.fail(campaign.KindInvariant, "%s: read the committed state: %v", where, err)
 		return false

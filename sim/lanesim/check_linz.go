@@ -215,9 +215,8 @@ func (l *linzState) commitOps(ws []store.Write) {
 		}
 		switch w.Namespace {
 		case lane.NSOpState:
-			st, err := l.r.decodeState(w.Value)
-			if err == nil && st.At.IsEffectPending() && !l.r.intents[st.ResponseEntryID] {
-				l.r.intents[st.ResponseEntryID] = true
+			st, err := l.r.memo.decodeState(w.Value)
+			if err == nil && st.At.IsEffectPending() && l.r.intent.reserve(st.ResponseEntryID) {
 				l.instant("commits", linzInput{Kind: "intent", Op: w.Key, Resp: st.ResponseEntryID}, linzOutput{Result: "ok"})
 			}
 		case lane.NSResult:

@@ -247,7 +247,7 @@ func (f *lockFuture) Wait() error {
 	if f.it.name == lane.CmdRecoveryRead && err == nil && ls.live(f.e.gen) && ls.stepping && ls.recoverTurn {
 		ls.recoverTurn = false
 		ls.mismatch("synthetic read", ls.m.SyntheticRead(float64(ls.r.w.Now().UnixMilli())))
-		ls.r.noteBudgetedRecovery()
+		ls.r.prefix.noteBudgetedRecovery()
 	}
 	return err
 }
@@ -398,7 +398,7 @@ func (ls *lockstep) inputFor(name lane.Command, ws []store.Write) func() error {
 	case lane.CmdIntent, lane.CmdPollIntent:
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
-				st, err := ls.r.decodeState(w.Value)
+				st, err := ls.r.memo.decodeState(w.Value)
 				if err != nil {
 					return func() error { return fmt.Errorf("intent state: %w", err) }
 				}
@@ -408,7 +408,7 @@ func (ls *lockstep) inputFor(name lane.Command, ws []store.Write) func() error {
 		}
 		return func() error { return fmt.Errorf("%s commit without an operation state: %s", name, describeWrites(ws)) }
 	case lane.CmdSettle:
-		ids := plannedToolResults(ws, ls.r.decodeState)
+		ids := plannedToolResults(ws, ls.r.memo.decodeState)
 		return func() error {
 			if err := m.PlanToolResults(ids); err != nil {
 				return err
@@ -434,7 +434,7 @@ func (ls *lockstep) inputFor(name lane.Command, ws []store.Write) func() error {
 			return nil
 		}
 	case lane.CmdCheckpoint:
-		step, task := mintedStepID(ws, ls.r.decodeState), ls.thresholdTask(name, ws)
+		step, task := mintedStepID(ws, ls.r.memo.decodeState), ls.thresholdTask(name, ws)
 		return func() error {
 			m.BoundaryTask(task)
 			if err := m.Checkpoint(step); err != nil {
@@ -446,7 +446,7 @@ func (ls *lockstep) inputFor(name lane.Command, ws []store.Write) func() error {
 		}
 	case lane.CmdFinish:
 		// a may_finish boundary that placed queued input minted a step
-		step, task := mintedStepID(ws, ls.r.decodeState), ls.thresholdTask(name, ws)
+		step, task := mintedStepID(ws, ls.r.memo.decodeState), ls.thresholdTask(name, ws)
 		return func() error {
 			m.BoundaryStep(step)
 			m.BoundaryTask(task)
@@ -499,7 +499,7 @@ func (ls *lockstep) toolInputFor(name lane.Command, ws []store.Write) func() err
 	m := ls.m
 	switch name {
 	case lane.CmdToolIntent:
-		id, err := toolIntentResult(ws, ls.r.decodeState)
+		id, err := toolIntentResult(ws, ls.r.memo.decodeState)
 		return func() error {
 			if err != nil {
 				return err
@@ -763,7 +763,7 @@ func (ls *lockstep) compareStorage(where string, st store.Storage) bool {
 // is the same on every run of a seed. The slice is ls's own, kept sorted
 // as keys arrive (noteFrameKey), not sorted again at every comparison: a
 // caller only reads it, and its capacity ends at its length, so an append
-// copies instead of writing into ls's array (as sortedListKeys).
+// copies instead of writing into ls's array (as listIndex.sortedKeys).
 func (ls *lockstep) keys() []string { return ls.frameKeys[:len(ls.frameKeys):len(ls.frameKeys)] }
 
 // noteFrameKey adds k to the sorted frameKeys unless it is there.

@@ -14,8 +14,14 @@ import (
 // prefixChecker compares each committed frame prefix with the model
 // observer: the committed list reduces to what the observer says a reader
 // must see after the event of the last committed frame (model/frames on the
-// events the lane actually consumed).
-type prefixChecker struct{ r *runner }
+// events the lane actually consumed). It owns the reference's frame lists
+// as last read and reduced: the snapshot, capture and recovery checks read
+// their reductions through it.
+type prefixChecker struct {
+	r *runner
+	// lists are the reference's frame lists as last read, by list key
+	lists map[string]*reducedList
+}
 
 func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 	r := c.r
@@ -24,7 +30,7 @@ func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 		r.fail(campaign.KindModel, "committed frame for event %d of %s that the provider never delivered", fr.EventIndex, fr.ResponseEntryID)
 		return
 	}
-	l, err := r.committedList(fr.OperationID, fr.ResponseEntryID)
+	l, err := c.committedList(fr.OperationID, fr.ResponseEntryID)
 	if err != nil {
 		r.fail(campaign.KindModel, "read frames: %v", err)
 		return
@@ -51,20 +57,21 @@ func (c *prefixChecker) committedFrame(fr lane.FrameRecord) {
 // reference store (all pages). A read or reduce error fails the run: the
 // reference holds only frames the encoder wrote, so either is a finding,
 // never a reason to skip the check.
-func (r *runner) committedReduction(op, resp, where string) (*pi.AssistantMessage, bool) {
-	m, _, ok := r.reduceCommitted(op, resp, where, 0)
+func (c *prefixChecker) committedReduction(op, resp, where string) (*pi.AssistantMessage, bool) {
+	m, _, ok := c.reduceCommitted(op, resp, where, 0)
 	return m, ok
 }
 
 // budgetedReduction is what a snapshot or recovery of op/resp reads under
 // the run's frame budget: the reduction of the first budget committed
 // frames, and whether more were committed (0: all frames, pi's read).
-func (r *runner) budgetedReduction(op, resp, where string) (*pi.AssistantMessage, bool, bool) {
-	return r.reduceCommitted(op, resp, where, r.p.frameBudget)
+func (c *prefixChecker) budgetedReduction(op, resp, where string) (*pi.AssistantMessage, bool, bool) {
+	return c.reduceCommitted(op, resp, where, c.r.p.frameBudget)
 }
 
-func (r *runner) reduceCommitted(op, resp, where string, budget int) (m *pi.AssistantMessage, truncated, ok bool) {
-	l, err := r.committedList(op, resp)
+func (c *prefixChecker) reduceCommitted(op, resp, where string, budget int) (m *pi.AssistantMessage, truncated, ok bool) {
+	r := c.r
+	l, err := c.committedList(op, resp)
 	if err != nil {
 		r.fail(campaign.KindInvariant, "%s: read the committed frames of %s: %v", where, resp, err)
 		return nil, false, false
@@ -134,23 +141,23 @@ func (l *reducedList) tailSeq() (int64, bool) {
 // is kept only while it is still, seq for seq and byte for byte, the head
 // of the list: a list deleted at settlement and re-created by a later
 // operation, or anything else, starts afresh.
-func (r *runner) committedList(op, resp string) (*reducedList, error) {
+func (c *prefixChecker) committedList(op, resp string) (*reducedList, error) {
 	a := lane.FramesAddr(op, resp)
-	els, err := r.committedFrames(a)
+	els, err := c.committedFrames(a)
 	if err != nil {
 		return nil, err
 	}
 	key := a.Key
-	l := r.reducedLists[key]
+	l := c.lists[key]
 	if l == nil || !l.heads(els) {
 		l = &reducedList{red: frames.NewReducer()}
-		if r.reducedLists == nil {
-			r.reducedLists = map[string]*reducedList{}
+		if c.lists == nil {
+			c.lists = map[string]*reducedList{}
 		}
-		r.reducedLists[key] = l
+		c.lists[key] = l
 	}
 	for _, e := range els[len(l.seqs):] {
-		l.add(e, r.frameAt)
+		l.add(e, c.r.memo.frameAt)
 	}
 	return l, nil
 }
@@ -188,13 +195,13 @@ func (l *reducedList) add(e mstore.Stored, parse func(seq int64, value string) (
 // reference store, all pages (one page would hide the tail of a long
 // stream). It reads model/store directly: the frames' bytes are shared, not
 // copied.
-func (r *runner) committedFrames(a store.Address) ([]mstore.Stored, error) {
+func (c *prefixChecker) committedFrames(a store.Address) ([]mstore.Stored, error) {
 	const page = 10_000
 	addr := mstore.Addr{Namespace: a.Namespace, Key: a.Key}
 	var els []mstore.Stored
 	var cursor *int64
 	for {
-		got, err := r.ref.spec.ReadList(addr, cursor, false, page)
+		got, err := c.r.ref.spec.ReadList(addr, cursor, false, page)
 		if err != nil {
 			return nil, err
 		}
@@ -213,7 +220,8 @@ func (r *runner) committedFrames(a store.Address) ([]mstore.Stored, error) {
 // noteBudgetedRecovery records (with the faults, so a campaign and a test
 // see it) a recovery read that the frame budget cuts short: the reference
 // holds more committed frames of the pending response than the budget.
-func (r *runner) noteBudgetedRecovery() {
+func (c *prefixChecker) noteBudgetedRecovery() {
+	r := c.r
 	if r.p.frameBudget == 0 {
 		return
 	}
@@ -221,7 +229,7 @@ func (r *runner) noteBudgetedRecovery() {
 	if st == nil || !st.At.IsEffectPending() {
 		return
 	}
-	if _, truncated, ok := r.budgetedReduction(op, st.ResponseEntryID, "recovery read"); ok && truncated {
+	if _, truncated, ok := c.budgetedReduction(op, st.ResponseEntryID, "recovery read"); ok && truncated {
 		r.fault(fmt.Sprintf("frame budget %d cuts the recovery of %s", r.p.frameBudget, st.ResponseEntryID))
 	}
 }

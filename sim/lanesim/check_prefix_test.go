@@ -63,7 +63,7 @@ func wholeReduction(t *testing.T, ref *specStore, op string) string {
 // remembered is what the runner's remembered list reduces to.
 func remembered(t *testing.T, r *runner, op string) string {
 	t.Helper()
-	l, err := r.committedList(op, "r1")
+	l, err := r.prefix.committedList(op, "r1")
 	require.NoError(t, err)
 	m, err := l.reduce()
 	if err != nil {

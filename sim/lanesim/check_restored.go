@@ -15,9 +15,11 @@ func (r *runner) checkRestored() {
 	_, st := r.refOp()
 	r.check(r.ln.Current() != nil || st == nil, campaign.KindRecovery, "restored lane is idle while the committed state has an operation")
 	r.noteStartLeaf(st, "restored-at-")
-	r.pendingActivation, r.poller.pending = "", ""
+	r.poller.pending = ""
 	if st != nil && st.At == lane.LeafAssistantEffectPending {
-		r.pendingActivation = st.ResponseEntryID
+		r.races.restoredPending(st.ResponseEntryID)
+	} else {
+		r.races.restoredPending("")
 	}
 	if st != nil && st.At == lane.LeafDeferredEffectPending {
 		r.poller.pending = st.ResponseEntryID

@@ -47,14 +47,12 @@ func (c *snapshotPartialChecker) snapshot(ln *lane.Lane, snap *lane.Snapshot, _ 
 	}
 	if st != nil && st.At.IsEffectPending() {
 		if !snap.Live {
-			if want, truncated, ok := r.budgetedReduction(snap.OperationID, st.ResponseEntryID, "snapshot"); ok {
+			if want, truncated, ok := r.prefix.budgetedReduction(snap.OperationID, st.ResponseEntryID, "snapshot"); ok {
 				shown, committed := marshalMsg(snap.StreamingMessage), marshalMsg(want)
 				r.check(shown == committed, campaign.KindInvariant, "snapshot partial of %s is not the committed prefix:\n%s\nwant\n%s", st.ResponseEntryID, shown, committed)
 				r.check(snap.FramesTruncated == truncated, campaign.KindInvariant, "snapshot of %s says frames truncated %t under frame budget %d, want %t", st.ResponseEntryID, snap.FramesTruncated, r.p.frameBudget, truncated)
 			}
-			if r.pendingActivation == st.ResponseEntryID {
-				r.race(RowActivationSnap, OrderSnapshotFirst)
-			}
+			r.races.snapshotShows(st.ResponseEntryID)
 		}
 	}
 }

@@ -19,25 +19,23 @@ var laneNamespaces = []string{lane.NSBranchTip, lane.NSLaneState, lane.NSResult,
 // says which); then the backend must equal the reference exactly.
 func (r *runner) reconcileStore() bool {
 	survived := false
-	if r.inflight != nil {
+	if ws := r.reference.inflight; ws != nil {
+		r.reference.inflight = nil
 		if r.st.NextSeq() > r.ref.NextSeq() {
 			survived = true
 			r.fault("unacknowledged commit survived")
-			ws := r.inflight
-			r.inflight = nil
 			prevOp, prevState := r.refOp()
 			if _, err := r.ref.Commit(ws); err != nil {
 				r.fail(campaign.KindStore, "a surviving in-flight commit does not apply: %v", err)
 				return false
 			}
-			r.noteLists(ws)
+			r.reference.lists.note(ws)
 			r.inv.noteOps(ws)
-			r.noteCommit(ws, prevOp, prevState)
+			r.races.noteCommit(ws, prevOp, prevState)
 			r.linz.commitOps(ws)
 		}
-		r.inflight = nil
 	}
-	if msg := r.diffStores(r.st.Storage, r.ref); msg != "" {
+	if msg := r.reference.diffStores(r.st.Storage, r.ref); msg != "" {
 		r.fail(campaign.KindStore, "after opening process %d the backend differs from the acknowledged commits: %s", r.gen, msg)
 		return false
 	}
@@ -48,7 +46,8 @@ func (r *runner) reconcileStore() bool {
 }
 
 // diffStores compares everything observable in the lane's namespaces.
-func (r *runner) diffStores(got, want store.Storage) string {
+func (c *referenceChecker) diffStores(got, want store.Storage) string {
+	r := c.r
 	r.checks++
 	if g, w := got.NextSeq(), want.NextSeq(); g != w {
 		return fmt.Sprintf("nextSeq %d, want %d", g, w)
@@ -94,8 +93,8 @@ func (r *runner) diffStores(got, want store.Storage) string {
 			}
 		}
 	}
-	for _, k := range r.sortedListKeys() {
-		a := r.listKeys[k]
+	for _, k := range c.lists.sortedKeys() {
+		a := c.lists.addrs[k]
 		gl, err1 := got.ReadList(a, store.ReadOptions{Limit: 10_000})
 		wl, err2 := want.ReadList(a, store.ReadOptions{Limit: 10_000})
 		if err1 != nil || err2 != nil {
@@ -113,21 +112,40 @@ func (r *runner) diffStores(got, want store.Storage) string {
 	return ""
 }
 
-// sortedListKeys is listKeys' keys in sorted order: read only, and valid
-// until the next noteLists.
-func (r *runner) sortedListKeys() []string { return r.listOrder[:len(r.listOrder):len(r.listOrder)] }
+// listIndex is every list the reference's acknowledged commits wrote to
+// (note), by physical key, with its keys kept sorted as they arrive rather
+// than sorted at every check: addrs only grows.
+type listIndex struct {
+	addrs map[string]store.Address
+	// order is addrs' keys in sorted order, and frameKeys the keys of its
+	// assistant-frame lists in that order
+	order, frameKeys []string
+}
 
-// sortedFrameKeys is the keys of the assistant-frame lists of listKeys in
-// sortedListKeys' order (within one namespace, the order of the keys):
-// read only, and valid until the next noteLists.
-func (r *runner) sortedFrameKeys() []string { return r.frameKeys[:len(r.frameKeys):len(r.frameKeys)] }
+// sortedKeys is addrs' keys in sorted order: read only, and valid until
+// the next note.
+func (x *listIndex) sortedKeys() []string { return x.order[:len(x.order):len(x.order)] }
+
+// sortedFrameKeys is the keys of the assistant-frame lists of addrs in
+// sortedKeys' order (within one namespace, the order of the keys): read
+// only, and valid until the next note.
+func (x *listIndex) sortedFrameKeys() []string {
+	return x.frameKeys[:len(x.frameKeys):len(x.frameKeys)]
+}
 
 // referenceChecker applies every acknowledged commit to the reference (the
 // store oracle, model/store) first, so that every later subscriber reads
 // the state the commit made, and checks that the backend numbered it as the
 // reference does. At a reopen (reconcileStore) the backend must equal the
-// reference.
-type referenceChecker struct{ r *runner }
+// reference. It owns the index of the reference's lists and the commit in
+// flight, which reconcileStore applies to the reference if it survived.
+type referenceChecker struct {
+	r     *runner
+	lists listIndex
+	// inflight is a commit submitted to the backend and not acknowledged
+	// (simStore.Commit sets and clears it)
+	inflight []store.Write
+}
 
 func (c *referenceChecker) commit(e commitEvent) bool {
 	r := c.r
@@ -143,26 +161,29 @@ func (c *referenceChecker) commit(e commitEvent) bool {
 		return r.check(false, campaign.KindStore, "acknowledged seqs %v, reference %v", e.res.Seqs, want.Seqs)
 	}
 	r.checks++
-	r.noteLists(e.ws)
+	c.lists.note(e.ws)
 	return true
 }
 
-// noteLists remembers every list a commit the reference took wrote to,
-// keeping sortedListKeys and sortedFrameKeys sorted as keys arrive rather
+// note remembers every list a commit the reference took wrote to,
+// keeping sortedKeys and sortedFrameKeys sorted as keys arrive rather
 // than sorting at every check.
-func (r *runner) noteLists(ws []store.Write) {
+func (x *listIndex) note(ws []store.Write) {
 	for _, w := range ws {
 		if w.Kind != store.WriteList {
 			continue
 		}
 		pk := store.PhysicalKey(w.Namespace, w.Key)
-		if _, ok := r.listKeys[pk]; ok {
+		if _, ok := x.addrs[pk]; ok {
 			continue
 		}
-		r.listKeys[pk] = store.Address{Namespace: w.Namespace, Key: w.Key, Kind: store.KindList}
-		r.listOrder = insertSorted(r.listOrder, pk)
+		if x.addrs == nil {
+			x.addrs = map[string]store.Address{}
+		}
+		x.addrs[pk] = store.Address{Namespace: w.Namespace, Key: w.Key, Kind: store.KindList}
+		x.order = insertSorted(x.order, pk)
 		if w.Namespace == lane.NSAssistantFrame {
-			r.frameKeys = insertSorted(r.frameKeys, w.Key)
+			x.frameKeys = insertSorted(x.frameKeys, w.Key)
 		}
 	}
 }

@@ -41,7 +41,7 @@ func (c *toolBatchChecker) check(where string) bool {
 	}
 	r.checks++
 	op, st := r.refOp()
-	err := checkToolState(r.ref, op, st, r.parseJSON)
+	err := checkToolState(r.ref, op, st, r.memo.parseJSON)
 	return r.check(err == nil, campaign.KindInvariant, "tool batch %s: %v", where, err)
 }
 

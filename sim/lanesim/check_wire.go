@@ -36,7 +36,7 @@ func (c *wireChecker) messages(es []lane.TranscriptEntry) (string, bool) {
 	var text []byte
 	lines := 0
 	for _, e := range es {
-		v, err := r.parseJSON(e.Raw)
+		v, err := r.memo.parseJSON(e.Raw)
 		if err != nil || v.Kind() != pi.Object {
 			r.fail(campaign.KindWire, "transcript entry %s is not an object", e.ID)
 			return "", false
@@ -120,7 +120,7 @@ func (c *wireChecker) resultsCross(wn string, msgs []pi.Appender, body []byte) b
 	if len(want) == 0 {
 		return true
 	}
-	v, err := c.r.parseJSON(body)
+	v, err := c.r.memo.parseJSON(body)
 	if !c.r.check(err == nil, campaign.KindWire, "%s body does not parse: %v", wn, err) {
 		return false
 	}

@@ -7,10 +7,10 @@ import (
 
 // Checkers. Each check_<name>.go holds one checker: a type that owns its
 // state and subscribes to the run's events by implementing the matching
-// method below. newCheckers is the registry; at each event the runner calls
-// its subscribers in registry order, which is part of the run (a check's
-// failure, race note or choice lands in the trace), so the order is kept
-// as it was.
+// method below. newCheckers lists them and newRegistry files them by
+// event; at each event the runner calls its subscribers in list order,
+// which is part of the run (a check's failure, race note or choice lands
+// in the trace), so the order is kept as it was.
 //
 // The lockstep model (check_lockstep.go) and the porcupine history
 // (check_linz.go) are also fed at finer points than these events (line
@@ -60,9 +60,9 @@ type (
 func newCheckers(r *runner) []any {
 	return []any{
 		r.ls,
-		&referenceChecker{r: r},
+		r.reference,
 		r.seqs,
-		raceNotes{r},
+		r.races,
 		&snapshotPartialChecker{r: r},
 		r.linz,
 		r.capture,
@@ -72,7 +72,7 @@ func newCheckers(r *runner) []any {
 		r.inv,
 		lockstepCapture{r.ls},
 		r.client,
-		&prefixChecker{r: r},
+		r.prefix,
 		&wireChecker{r: r},
 		&forkMigrateChecker{r: r},
 		&toolBatchChecker{r: r},
@@ -80,27 +80,70 @@ func newCheckers(r *runner) []any {
 	}
 }
 
+// registry is a run's checkers by the events they subscribe to, each list
+// in registration order (newCheckers). It is built once per run, so an
+// event calls its own subscribers instead of asking every checker whether
+// it subscribes.
+type registry struct {
+	laneEvent      []laneEventChecker
+	frame          []frameChecker
+	reopened       []reopenedChecker
+	commit         []commitChecker
+	committedFrame []committedFrameChecker
+	snapshot       []snapshotChecker
+	restored       []restoredChecker
+	end            []endChecker
+}
+
+// newRegistry subscribes each checker to every event it implements.
+func newRegistry(checkers []any) registry {
+	var g registry
+	for _, k := range checkers {
+		if s, ok := k.(laneEventChecker); ok {
+			g.laneEvent = append(g.laneEvent, s)
+		}
+		if s, ok := k.(frameChecker); ok {
+			g.frame = append(g.frame, s)
+		}
+		if s, ok := k.(reopenedChecker); ok {
+			g.reopened = append(g.reopened, s)
+		}
+		if s, ok := k.(commitChecker); ok {
+			g.commit = append(g.commit, s)
+		}
+		if s, ok := k.(committedFrameChecker); ok {
+			g.committedFrame = append(g.committedFrame, s)
+		}
+		if s, ok := k.(snapshotChecker); ok {
+			g.snapshot = append(g.snapshot, s)
+		}
+		if s, ok := k.(restoredChecker); ok {
+			g.restored = append(g.restored, s)
+		}
+		if s, ok := k.(endChecker); ok {
+			g.end = append(g.end, s)
+		}
+	}
+	return g
+}
+
 // Event points: each calls the subscribers of one event.
 
 func (r *runner) emitLaneEvent(ev lane.Event) {
-	for _, k := range r.checkers {
-		if s, ok := k.(laneEventChecker); ok {
-			s.laneEvent(ev)
-		}
+	for _, s := range r.hooks.laneEvent {
+		s.laneEvent(ev)
 	}
 }
 
 func (r *runner) emitFrame(fr lane.FrameRecord) {
-	for _, k := range r.checkers {
-		if s, ok := k.(frameChecker); ok {
-			s.frame(fr)
-		}
+	for _, s := range r.hooks.frame {
+		s.frame(fr)
 	}
 }
 
 func (r *runner) emitReopened(ln *lane.Lane, snap *lane.Snapshot) bool {
-	for _, k := range r.checkers {
-		if s, ok := k.(reopenedChecker); ok && !s.reopened(ln, snap) {
+	for _, s := range r.hooks.reopened {
+		if !s.reopened(ln, snap) {
 			return false
 		}
 	}
@@ -108,41 +151,33 @@ func (r *runner) emitReopened(ln *lane.Lane, snap *lane.Snapshot) bool {
 }
 
 func (r *runner) emitCommit(c commitEvent) {
-	for _, k := range r.checkers {
-		if s, ok := k.(commitChecker); ok && !s.commit(c) {
+	for _, s := range r.hooks.commit {
+		if !s.commit(c) {
 			return
 		}
 	}
 }
 
 func (r *runner) emitCommittedFrame(fr lane.FrameRecord) {
-	for _, k := range r.checkers {
-		if s, ok := k.(committedFrameChecker); ok {
-			s.committedFrame(fr)
-		}
+	for _, s := range r.hooks.committedFrame {
+		s.committedFrame(fr)
 	}
 }
 
 func (r *runner) emitSnapshot(ln *lane.Lane, snap *lane.Snapshot, who string) {
-	for _, k := range r.checkers {
-		if s, ok := k.(snapshotChecker); ok {
-			s.snapshot(ln, snap, who)
-		}
+	for _, s := range r.hooks.snapshot {
+		s.snapshot(ln, snap, who)
 	}
 }
 
 func (r *runner) emitRestored(st *lane.OpState) {
-	for _, k := range r.checkers {
-		if s, ok := k.(restoredChecker); ok {
-			s.restored(st)
-		}
+	for _, s := range r.hooks.restored {
+		s.restored(st)
 	}
 }
 
 func (r *runner) emitEnd() {
-	for _, k := range r.checkers {
-		if s, ok := k.(endChecker); ok {
-			s.end()
-		}
+	for _, s := range r.hooks.end {
+		s.end()
 	}
 }

@@ -186,7 +186,7 @@ func TestNoteCommitRejectsAPendingAssistantEntry(t *testing.T) {
 		require.NoError(t, err)
 		entry := []byte(`{"type":"message","id":"e1","parentId":null,"timestamp":"t","message":` + string(raw) + `}`)
 		r := bareRunner()
-		r.noteCommit([]store.Write{store.InsertEntry(store.Entry{ID: "e1", Raw: entry})}, "", nil)
+		r.races.noteCommit([]store.Write{store.InsertEntry(store.Entry{ID: "e1", Raw: entry})}, "", nil)
 		require.Equal(t, reason == pi.StopPending, r.failed, r.msg)
 		if r.failed {
 			require.Contains(t, r.msg, "a pending assistant message was committed as entry e1")
@@ -267,21 +267,21 @@ func TestDiffStoresRejectsADifferentBackend(t *testing.T) {
 		require.NoError(t, err)
 		_, err = ref.Commit(want)
 		require.NoError(t, err)
-		r.noteLists(want)
+		r.reference.lists.note(want)
 		return r, st, ref
 	}
 	same := []store.Write{store.SetValueRaw(lane.LaneStateAddr(laneName), []byte(`{"a":1}`)), store.AppendListRaw(list, []byte(`1`))}
 	r, st, ref := twins(same, same)
-	require.Empty(t, r.diffStores(st, ref))
-	require.Contains(t, r.diffStores(usageFails{st}, ref), "usage unreadable")
+	require.Empty(t, r.reference.diffStores(st, ref))
+	require.Contains(t, r.reference.diffStores(usageFails{st}, ref), "usage unreadable")
 
 	value := []store.Write{store.SetValueRaw(lane.LaneStateAddr(laneName), []byte(`{"a":2}`)), same[1]}
 	r, st, ref = twins(value, same)
-	require.Contains(t, r.diffStores(st, ref), "differs")
+	require.Contains(t, r.reference.diffStores(st, ref), "differs")
 
 	element := []store.Write{same[0], store.AppendListRaw(list, []byte(`2`))}
 	r, st, ref = twins(element, same)
-	require.Contains(t, r.diffStores(st, ref), "element 0")
+	require.Contains(t, r.reference.diffStores(st, ref), "element 0")
 }
 
 // prefixChecker reports a committed frame whose list reduces to other than
@@ -305,14 +305,14 @@ func TestPrefixCheckerRejectsAnotherPrefix(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := bareRunner()
 			r.ref = ref
-			m, ok := r.committedReduction("op", "r1", "test")
+			m, ok := r.prefix.committedReduction("op", "r1", "test")
 			require.True(t, ok)
 			observed := marshalMsg(m)
 			if tc.wrong {
 				observed = marshalMsg(&pi.AssistantMessage{Content: []pi.Content{pi.TextContent{Text: "help"}}})
 			}
 			r.streams["r1"] = &simStream{observed: []string{observed}}
-			(&prefixChecker{r}).committedFrame(lane.FrameRecord{OperationID: "op", ResponseEntryID: "r1", Seq: tc.seq})
+			r.prefix.committedFrame(lane.FrameRecord{OperationID: "op", ResponseEntryID: "r1", Seq: tc.seq})
 			require.Equal(t, tc.broken != "", r.failed, r.msg)
 			if tc.seq == tail {
 				require.Equal(t, 1, r.checks, "the reduction is one check, passed or failed")
@@ -341,14 +341,14 @@ func TestReferenceCheckerRejectsOtherSeqs(t *testing.T) {
 			r := bareRunner()
 			r.ref = newSpecStore(envtest.NewClock(envtest.Epoch))
 			checks := r.checks
-			ok := (&referenceChecker{r}).commit(commitEvent{ws: ws, res: store.CommitResult{FirstSeq: 1, Seqs: tc.seqs}})
+			ok := r.reference.commit(commitEvent{ws: ws, res: store.CommitResult{FirstSeq: 1, Seqs: tc.seqs}})
 			require.Equal(t, !tc.broken, ok)
 			require.Equal(t, tc.broken, r.failed, r.msg)
 			require.Equal(t, checks+1, r.checks)
 			if tc.broken {
 				require.Contains(t, r.msg, "acknowledged seqs")
 			} else {
-				require.Len(t, r.sortedFrameKeys(), 1, "the commit's list noted")
+				require.Len(t, r.reference.lists.sortedFrameKeys(), 1, "the commit's list noted")
 			}
 		})
 	}
@@ -574,7 +574,7 @@ func TestIntentCheckerRejectsARequestWithoutIntent(t *testing.T) {
 	for _, committed := range []bool{true, false} {
 		r := bareRunner()
 		if committed {
-			r.intents["r1"] = true
+			r.intent.reserve("r1")
 		}
 		r.intent.streamOpen(&simStream{r: r, req: lane.Request{OperationID: "op", ResponseEntryID: "r1"}})
 		require.Equal(t, !committed, r.failed, r.msg)

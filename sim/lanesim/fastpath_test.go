@@ -80,7 +80,7 @@ func TestSameCutIsDeepEqual(t *testing.T) {
 }
 
 // The list keys kept sorted as commits write lists are the old code's:
-// listKeys' keys sorted, and the assistant-frame lists' keys in that order
+// the indexed lists' keys sorted, and the assistant-frame lists' keys in that order
 // (what every invariants check sorted and filtered before).
 func TestListKeysAreTheSortedSet(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -96,18 +96,18 @@ func TestListKeysAreTheSortedSet(t *testing.T) {
 					ws = append(ws, store.SetValueRaw(store.Address{Namespace: a.Namespace, Key: a.Key}, []byte(`1`)))
 				}
 			}
-			r.noteLists(ws)
-			want := slices.Sorted(maps.Keys(r.listKeys))
-			if got := r.sortedListKeys(); !slices.Equal(got, want) {
+			r.reference.lists.note(ws)
+			want := slices.Sorted(maps.Keys(r.reference.lists.addrs))
+			if got := r.reference.lists.sortedKeys(); !slices.Equal(got, want) {
 				t.Fatalf("list keys %q, the set sorted %q", got, want)
 			}
 			var frames []string
 			for _, k := range want {
-				if a := r.listKeys[k]; a.Namespace == lane.NSAssistantFrame {
+				if a := r.reference.lists.addrs[k]; a.Namespace == lane.NSAssistantFrame {
 					frames = append(frames, a.Key)
 				}
 			}
-			if got := r.sortedFrameKeys(); !slices.Equal(got, frames) {
+			if got := r.reference.lists.sortedFrameKeys(); !slices.Equal(got, frames) {
 				t.Fatalf("frame keys %q, the set's frame lists %q", got, frames)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 )
 
 // decodeFunc decodes an operation state (the runner's memo,
-// runner.decodeState, or lane.DecodeState).
+// decodeMemo.decodeState, or lane.DecodeState).
 type decodeFunc func([]byte) (*lane.OpState, error)
 
 // modelRun is the run request the lane was given, in the model's

@@ -48,12 +48,31 @@ func (r *runner) noteCrashRaces() {
 }
 
 // raceNotes subscribes the race bookkeeping of commits (noteCommit) to the
-// commit event, between the store checks and the invariants.
-type raceNotes struct{ r *runner }
+// commit event, between the store checks and the invariants. It owns the
+// activation-vs-snapshot row's pending response.
+type raceNotes struct {
+	r *runner
+	// pendingActivation is the effect_pending response the last restart
+	// restored, until its activation settles it or a snapshot shows it
+	// first (restoredPending, snapshotShows)
+	pendingActivation string
+}
 
-func (n raceNotes) commit(e commitEvent) bool {
-	n.r.noteCommit(e.ws, e.prevOp, e.prev)
+func (n *raceNotes) commit(e commitEvent) bool {
+	n.noteCommit(e.ws, e.prevOp, e.prev)
 	return true
+}
+
+// restoredPending notes the assistant effect_pending response a reopened
+// lane restored ("" for none): its activation now races snapshots.
+func (n *raceNotes) restoredPending(resp string) { n.pendingActivation = resp }
+
+// snapshotShows records the snapshot-first order when a snapshot shows the
+// committed prefix of resp before its restored activation settled it.
+func (n *raceNotes) snapshotShows(resp string) {
+	if n.pendingActivation == resp {
+		n.r.race(RowActivationSnap, OrderSnapshotFirst)
+	}
 }
 
 // noteCommit runs on every acknowledged commit, with the reference's
@@ -62,13 +81,14 @@ func (n raceNotes) commit(e commitEvent) bool {
 // synthetic usage, cancellation wins, the frame list deleted, no tool plan
 // from an interrupted response) is checked by the lockstep model and
 // sim/invariants.
-func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState) {
+func (n *raceNotes) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState) {
+	r := n.r
 	r.noteStagedCommit(ws)
 	for _, w := range ws {
 		if w.Kind != store.WriteEntry || w.Entry == nil {
 			continue
 		}
-		m := r.entryMessage(w.Entry.Raw)
+		m := r.memo.entryMessage(w.Entry.Raw)
 		if m == nil {
 			continue // not an assistant entry
 		}
@@ -83,7 +103,7 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 		var next *lane.OpState
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && w.Op == store.OpSet && w.Namespace == lane.NSOpState {
-				next, _ = r.decodeState(w.Value)
+				next, _ = r.memo.decodeState(w.Value)
 			}
 		}
 		if r.synthetic(id) {
@@ -94,9 +114,9 @@ func (r *runner) noteCommit(ws []store.Write, prevOp string, prev *lane.OpState)
 					r.race(RowUnknownRetry, OrderSyntheticThenFailAtCap)
 				}
 			}
-			if r.pendingActivation == id {
+			if n.pendingActivation == id {
 				r.race(RowActivationSnap, OrderActivationFirst)
-				r.pendingActivation = ""
+				n.pendingActivation = ""
 			}
 		} else {
 			if s := r.streams[id]; s != nil {

@@ -89,7 +89,7 @@ const (
 func (r *runner) committedState(ws []store.Write) *lane.OpState {
 	for _, w := range ws {
 		if w.Kind == store.WriteValue && w.Namespace == lane.NSOpState && w.Op == store.OpSet {
-			st, _ := r.decodeState(w.Value)
+			st, _ := r.memo.decodeState(w.Value)
 			return st
 		}
 	}

@@ -45,3 +45,29 @@ func TestEveryCheckerSubscribes(t *testing.T) {
 		}
 	}
 }
+
+// The registry calls each event's subscribers in the order newCheckers
+// lists them (the order is part of the trace): every list is the checkers
+// that implement its event, in list order.
+func TestRegistryKeepsTheListOrder(t *testing.T) {
+	r := bareRunner()
+	ks := newCheckers(r)
+	g := newRegistry(ks)
+	var commits, ends []any
+	for _, k := range ks {
+		if _, ok := k.(commitChecker); ok {
+			commits = append(commits, k)
+		}
+		if _, ok := k.(endChecker); ok {
+			ends = append(ends, k)
+		}
+	}
+	require.Len(t, g.commit, len(commits))
+	for i, s := range g.commit {
+		require.Same(t, commits[i], s, "commit subscriber %d", i)
+	}
+	require.Len(t, g.end, len(ends))
+	for i, s := range g.end {
+		require.Same(t, ends[i], s, "end subscriber %d", i)
+	}
+}

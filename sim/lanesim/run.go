@@ -1,7 +1,6 @@
 package lanesim
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/pi"
-	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/sim/campaign"
 	"github.com/frameproof/frameproof/sim/choice"
 	"github.com/frameproof/frameproof/sim/linz"
@@ -34,22 +32,15 @@ type runner struct {
 	p           profile
 	toolOverlap toolOverlap // rowToolOverlap's open calls (tools.go)
 	reach       reachState  // the reach registry's bookkeeping (reach.go)
-	refOpMemo   refOpMemo
-	resultsMemo resultsMemo
-	states      map[string]decodedState // decodeState's memo
-	parsed      map[string]parsedJSON   // parseJSON's memo
-	frames      map[int64]parsedFrame   // frameAt's memo
-	msgBuf      []byte                  // msgJSON's scratch
-	// reducedLists are the reference's frame lists as the prefix checks
-	// last read and reduced them, by list key (check_prefix.go)
-	reducedLists map[string]*reducedList
-	opts         Options
-	w            *world.World
-	rec          *linz.Recorder
-	laneBugs     []string // bug names (splitBugs)
-	storeBugs    []string
-	forkBugs     []string
-	be           backend
+	memo        decodeMemo  // what the checks decode from committed bytes (memo.go)
+	msgBuf      []byte      // msgJSON's scratch
+	opts        Options
+	w           *world.World
+	rec         *linz.Recorder
+	laneBugs    []string // bug names (splitBugs)
+	storeBugs   []string
+	forkBugs    []string
+	be          backend
 
 	gen     int // process generation (incarnation)
 	proc    *world.Process
@@ -60,16 +51,10 @@ type runner struct {
 
 	// ref holds exactly the acknowledged commits: the oracle for what any
 	// backend must show after recovery.
-	ref      *specStore // the store oracle: model/store (specstore.go)
-	listKeys map[string]store.Address
-	// listOrder is listKeys' keys in sorted order, and frameKeys the keys
-	// of its assistant-frame lists in that order (noteLists keeps both:
-	// listKeys only grows)
-	listOrder, frameKeys []string
+	ref *specStore // the store oracle: model/store (specstore.go)
 	// foreignNS are the value namespaces of the rows the store started
 	// with (storeinputs.go), compared like the lane's
 	foreignNS []string
-	inflight  []store.Write // a commit submitted but not acknowledged
 	// stuck is the operation whose deferred source handle faulted a step
 	// (badHandle): no step of it can succeed, the driver finalizes it.
 	stuck string
@@ -83,11 +68,9 @@ type runner struct {
 	streams map[string]*simStream // by response id
 	cur     *simStream            // latest stream of the current process
 	tracks  map[string][]*frameTrack
-	intents map[string]bool // response ids reserved by an acknowledged intent
 
-	pendingActivation string         // effect_pending response restored by the last restart
-	plans             int            // provider responses drawn (nextPlan)
-	toolTurns         map[string]int // responses with tool calls, by operation
+	plans     int            // provider responses drawn (nextPlan)
+	toolTurns map[string]int // responses with tool calls, by operation
 
 	doneFut  env.Completer
 	finished bool
@@ -109,7 +92,10 @@ type runner struct {
 	client    *clientFoldChecker
 	telemetry *telemetryChecker // the lanes' Config.Telemetry
 	capture   *captureChecker   // noted at every acknowledged commit
-	checkers  []any
+	prefix    *prefixChecker    // the reductions of committed frame lists
+	reference *referenceChecker // the reference's list index
+	races     *raceNotes        // the commits' race bookkeeping
+	hooks     registry
 
 	// the actors that own state (actor_<name>.go)
 	listener   *listenerActor
@@ -160,22 +146,25 @@ func run(p profile, src choice.Source, opts Options) Outcome {
 // newRunner builds a run's runner with its checkers and its actors' state.
 func newRunner(p profile, opts Options, w *world.World) *runner {
 	r := &runner{p: p, opts: opts, w: w,
-		listKeys: map[string]store.Address{}, streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
-		intents: map[string]bool{}, raceOrders: map[string][]string{}, toolTurns: map[string]int{}}
+		streams: map[string]*simStream{}, tracks: map[string][]*frameTrack{},
+		raceOrders: map[string][]string{}, toolTurns: map[string]int{}}
 	r.rec = linz.NewRecorder(w.Step)
 	r.linz = newLinzState(r)
 	r.ls = newLockstep(r)
 	r.seqs, r.inv = newSeqChecker(r), newInvariantChecker(r)
 	// the checks' readers decode op states through the run's memo
-	r.inv.views.Decode, r.ls.reader.Decode = r.decodeState, r.decodeState
-	r.inv.views.Parse, r.ls.reader.Parse = r.parseJSON, r.parseJSON
-	r.inv.views.Frame = func(seq int64, value []byte) (*pi.Frame, error) { return r.frameAt(seq, string(value)) }
+	r.inv.views.Decode, r.ls.reader.Decode = r.memo.decodeState, r.memo.decodeState
+	r.inv.views.Parse, r.ls.reader.Parse = r.memo.parseJSON, r.memo.parseJSON
+	r.inv.views.Frame = func(seq int64, value []byte) (*pi.Frame, error) { return r.memo.frameAt(seq, string(value)) }
 	r.ls.reader.VerifyViews, r.inv.views.VerifyParts, r.inv.scan.VerifyFull = verifyViews, verifyViews, verifyViews
-	r.intent = &intentChecker{r: r, lastResp: map[string]string{}}
+	r.intent = &intentChecker{r: r, lastResp: map[string]string{}, reserved: map[string]bool{}}
 	r.client = &clientFoldChecker{r: r}
 	r.telemetry = &telemetryChecker{r: r}
 	r.capture = &captureChecker{r: r}
-	r.checkers = newCheckers(r)
+	r.prefix = &prefixChecker{r: r}
+	r.reference = &referenceChecker{r: r}
+	r.races = &raceNotes{r: r}
+	r.hooks = newRegistry(newCheckers(r))
 	r.listener = &listenerActor{r: r, delivered: map[string]map[int]bool{}}
 	r.poller = &pollerActor{r: r}
 	r.finalizer = &finalizerActor{r: r, finalized: map[string]bool{}}
@@ -431,152 +420,10 @@ func (r *runner) inStartSteps() bool {
 	return isStartLeaf(st)
 }
 
-// refOp returns the current operation and its state in the reference.
-// The reference changes only by commits, and every non-empty commit
-// advances its NextSeq, so the answer is decoded once per seq.
+// refOp returns the current operation and its state in the reference
+// (specStore.currentOp, decoded through the run's memo).
 func (r *runner) refOp() (string, *lane.OpState) {
-	m := &r.refOpMemo
-	if seq := r.ref.NextSeq(); m.seq != seq {
-		m.seq = seq
-		m.op, m.st = opOf(r.ref, m.current, r.decodeState)
-	}
-	return m.op, m.st
-}
-
-// refOpMemo is refOp's answer at reference seq (0: none yet; seqs start
-// at 1). Callers only read the state.
-type refOpMemo struct {
-	seq int64
-	op  string
-	st  *lane.OpState
-	// the lane state's bytes last decoded and their current operation: most
-	// commits (frames) leave the lane state as it was
-	laneRaw string
-	laneCur *string
-}
-
-// current is the lane state's currentOperationId (nil: none, or the
-// record does not decode), decoded again only when its bytes change.
-func (m *refOpMemo) current(raw []byte) *string {
-	if m.laneRaw == string(raw) {
-		return m.laneCur // "" (none yet) does not decode either
-	}
-	var ls struct {
-		Current *string `json:"currentOperationId"`
-	}
-	m.laneRaw, m.laneCur = string(raw), nil
-	if json.Unmarshal(raw, &ls) == nil {
-		m.laneCur = ls.Current
-	}
-	return m.laneCur
-}
-
-func opOf(st store.Storage, current func([]byte) *string, decode func([]byte) (*lane.OpState, error)) (string, *lane.OpState) {
-	v, err := st.GetValue(lane.LaneStateAddr(laneName))
-	if err != nil || v == nil {
-		return "", nil
-	}
-	cur := current(v.Value)
-	if cur == nil {
-		return "", nil
-	}
-	sv, err := st.GetValue(lane.OpStateAddr(*cur))
-	if err != nil || sv == nil {
-		return *cur, nil
-	}
-	s, err := decode(sv.Value)
-	if err != nil {
-		return *cur, nil
-	}
-	return *cur, s
-}
-
-// decodeState is lane.DecodeState remembered by the bytes: the checks of
-// one commit decode the same op state several times (the commit's writes,
-// then the reference read back). The states are shared: callers only read
-// them.
-func (r *runner) decodeState(raw []byte) (*lane.OpState, error) {
-	if d, ok := r.states[string(raw)]; ok {
-		return d.st, d.err
-	}
-	if r.states == nil {
-		r.states = map[string]decodedState{}
-	}
-	st, err := lane.DecodeState(raw)
-	r.states[string(raw)] = decodedState{st, err}
-	return st, err
-}
-
-type decodedState struct {
-	st  *lane.OpState
-	err error
-}
-
-// parseJSON is pi.ParseJSON remembered by the bytes: a committed entry is
-// parsed by the commit's race notes, the invariants' view, the lockstep
-// comparison and the wire check. The values are shared: callers only read
-// them.
-func (r *runner) parseJSON(raw []byte) (pi.JSONValue, error) {
-	if p, ok := r.parsed[string(raw)]; ok {
-		return p.v, p.err
-	}
-	if r.parsed == nil {
-		r.parsed = map[string]parsedJSON{}
-	}
-	v, err := pi.ParseJSON(string(raw))
-	r.parsed[string(raw)] = parsedJSON{v, err}
-	return v, err
-}
-
-// frameAt parses the reference's committed frame of seq once per run:
-// invariant 3 and the prefix checks both parse every committed frame, and
-// the reference's seqs name its records, so the seq alone keys the memo.
-// The frames it returns are only read.
-func (r *runner) frameAt(seq int64, value string) (*pi.Frame, error) {
-	if p, ok := r.frames[seq]; ok {
-		return p.f, p.err
-	}
-	if r.frames == nil {
-		r.frames = map[int64]parsedFrame{}
-	}
-	f, err := pi.ParseFrame(value)
-	r.frames[seq] = parsedFrame{f, err}
-	return f, err
-}
-
-type parsedFrame struct {
-	f   *pi.Frame
-	err error
-}
-
-type parsedJSON struct {
-	v   pi.JSONValue
-	err error
-}
-
-func (r *runner) isAssistantEntry(raw json.RawMessage) bool {
-	m := r.entryMessage(raw)
-	return m != nil
-}
-
-// entryMessage decodes an entry's assistant message (nil for others).
-func (r *runner) entryMessage(raw json.RawMessage) *pi.AssistantMessage {
-	v, err := r.parseJSON(raw)
-	if err != nil || v.Kind() != pi.Object {
-		return nil
-	}
-	mv, ok := v.ObjectValue().Get("message")
-	if !ok || mv.Kind() != pi.Object {
-		return nil
-	}
-	if role, ok := mv.ObjectValue().Get("role"); !ok || role.Kind() != pi.String || role.Str() != "assistant" {
-		return nil
-	}
-	m, err := pi.DecodeAssistantMessage(mv, "message")
-	if err != nil {
-		return nil
-	}
-	return m
+	return r.ref.currentOp(r.memo.decodeState)
 }
 
 func boolChoice(r *runner, label string) bool {

@@ -74,13 +74,13 @@ func (s *simStore) Commit(ws []store.Write) (store.CommitResult, error) {
 	if model {
 		r.ls.beforeCommit(ws)
 	}
-	r.inflight = ws
+	r.reference.inflight = ws
 	res, err := s.Storage.Commit(ws)
 	if err != nil {
 		// a failed JSONL commit may still reach the disk: stays in flight
 		return res, err
 	}
-	r.inflight = nil
+	r.reference.inflight = nil
 	if overflowMutant != "" {
 		countOverflowSettlement(ws)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/frameproof/frameproof/impl/env"
+	"github.com/frameproof/frameproof/impl/lane"
 	"github.com/frameproof/frameproof/impl/store"
 	mstore "github.com/frameproof/frameproof/model/store"
 	"github.com/frameproof/frameproof/sim/lanecmp"
@@ -38,6 +39,10 @@ type specStore struct {
 	// written logs the value and list addresses of every write committed,
 	// in commit order (WrittenSince)
 	written []store.Address
+	// opMemo is currentOp's answer, and resultsMemo results', read once
+	// per seq
+	opMemo      refOpMemo
+	resultsMemo resultsMemo
 }
 
 func newSpecStore(clock env.Clock) *specStore {
@@ -241,3 +246,90 @@ func samePtr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil |
 // checker outside this package: sim/subject feeds it what a subject
 // committed and reads sim/invariants' views of it.
 func NewReferenceStore(clock env.Clock) store.Storage { return newSpecStore(clock) }
+
+// currentOp returns the current operation and its state in the reference.
+// The reference changes only by commits, and every non-empty commit
+// advances its NextSeq, so the answer is decoded once per seq. Callers
+// only read the state.
+func (s *specStore) currentOp(decode func([]byte) (*lane.OpState, error)) (string, *lane.OpState) {
+	m := &s.opMemo
+	if seq := s.NextSeq(); m.seq != seq {
+		m.seq = seq
+		m.op, m.st = opOf(s, m.current, decode)
+	}
+	return m.op, m.st
+}
+
+// refOpMemo is currentOp's answer at reference seq (0: none yet; seqs
+// start at 1).
+type refOpMemo struct {
+	seq int64
+	op  string
+	st  *lane.OpState
+	// the lane state's bytes last decoded and their current operation: most
+	// commits (frames) leave the lane state as it was
+	laneRaw string
+	laneCur *string
+}
+
+// current is the lane state's currentOperationId (nil: none, or the
+// record does not decode), decoded again only when its bytes change.
+func (m *refOpMemo) current(raw []byte) *string {
+	if m.laneRaw == string(raw) {
+		return m.laneCur // "" (none yet) does not decode either
+	}
+	var ls struct {
+		Current *string `json:"currentOperationId"`
+	}
+	m.laneRaw, m.laneCur = string(raw), nil
+	if json.Unmarshal(raw, &ls) == nil {
+		m.laneCur = ls.Current
+	}
+	return m.laneCur
+}
+
+func opOf(st store.Storage, current func([]byte) *string, decode func([]byte) (*lane.OpState, error)) (string, *lane.OpState) {
+	v, err := st.GetValue(lane.LaneStateAddr(laneName))
+	if err != nil || v == nil {
+		return "", nil
+	}
+	cur := current(v.Value)
+	if cur == nil {
+		return "", nil
+	}
+	sv, err := st.GetValue(lane.OpStateAddr(*cur))
+	if err != nil || sv == nil {
+		return *cur, nil
+	}
+	s, err := decode(sv.Value)
+	if err != nil {
+		return *cur, nil
+	}
+	return *cur, s
+}
+
+// results is the number of operation results the reference holds. It
+// changes only by commits, and every non-empty commit advances its
+// NextSeq, so the count is read once per seq.
+func (s *specStore) results() int {
+	m := &s.resultsMemo
+	if seq := s.NextSeq(); m.seq != seq {
+		m.seq, m.n = seq, countResults(s)
+	}
+	return m.n
+}
+
+// resultsMemo is results' answer at reference seq (0: none yet; seqs
+// start at 1).
+type resultsMemo struct {
+	seq int64
+	n   int
+}
+
+func countResults(ref *specStore) int {
+	vs, err := ref.ScanValues(lane.NSResult, "")
+	if err != nil {
+		return 0
+	}
+	return len(vs)
+}

@@ -177,7 +177,7 @@ func (b *envFSBackend) openInputs(e env.Env) (store.Storage, error) {
 		if _, err := r.ref.Commit(ws); err != nil {
 			return nil, fmt.Errorf("lanesim: the store oracle refuses the foreign rows %s: %w", line, err)
 		}
-		r.noteLists(ws)
+		r.reference.lists.note(ws)
 		r.fault("the store starts with foreign rows " + line)
 		for _, w := range ws {
 			if w.Kind == store.WriteValue && !slices.Contains(r.foreignNS, w.Namespace) {
