@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/frameproof/frameproof/impl/pi"
 	"pgregory.net/rapid"
 )
 
@@ -27,11 +28,17 @@ func oldCheckParentField(fields []ObjectField, parent *string) error {
 		if f.Key != "parentId" {
 			continue
 		}
-		var got *string
-		if err := json.Unmarshal(f.Value, &got); err != nil {
+		if string(f.Value) == "null" {
+			if parent != nil {
+				return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
+			}
+			return nil
+		}
+		got, ok := nodeString(f.Value)
+		if !ok {
 			return fmt.Errorf("raw parentId %s is not a string or null", f.Value)
 		}
-		if (got == nil) != (parent == nil) || (got != nil && *got != *parent) {
+		if parent == nil || got != *parent {
 			return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
 		}
 		return nil
@@ -63,13 +70,24 @@ func jsonValueOf(t *rapid.T) ([]byte, string) {
 	return v, s
 }
 
-func TestPlainJSONStringPathsMatchUnmarshal(t *testing.T) {
+// nodeString is v read as node's JSON.parse reads a string (impl/pi's
+// parser, the reference the store's ids follow since ids with lone
+// surrogates must read the same live and reopened): ok only for a string.
+func nodeString(v []byte) (string, bool) {
+	x, err := pi.ParseJSON(string(v))
+	if err != nil || x.Kind() != pi.String {
+		return "", false
+	}
+	return x.Str(), true
+}
+
+func TestPlainJSONStringPathsMatchNode(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		v, s := jsonValueOf(t)
-		var got string
-		want := json.Unmarshal(v, &got) == nil && got == s
+		got, ok := nodeString(v)
+		want := ok && got == s
 		if jsonStringIs(v, s) != want {
-			t.Fatalf("jsonStringIs(%s, %q) = %v, json.Unmarshal says %v", v, s, !want, want)
+			t.Fatalf("jsonStringIs(%s, %q) = %v, node's JSON.parse says %v", v, s, !want, want)
 		}
 		var parent *string
 		if rapid.Bool().Draw(t, "parent") {

@@ -334,11 +334,11 @@ func checkParentField(fields []ObjectField, parent *string) error {
 			}
 			return nil
 		}
-		var got *string
-		if err := json.Unmarshal(f.Value, &got); err != nil {
+		got, ok := jsUnquote(f.Value)
+		if !ok {
 			return fmt.Errorf("raw parentId %s is not a string or null", f.Value)
 		}
-		if (got == nil) != (parent == nil) || (got != nil && *got != *parent) {
+		if parent == nil || got != *parent {
 			return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
 		}
 		return nil
