@@ -26,20 +26,81 @@ import (
 // id and answers a mismatch there, a result error rather than a throw; this
 // lane's request names no operation, so there is nothing to mismatch.
 func (l *Lane) RequestCancel() error {
+	_, err := l.requestCancel("")
+	return err
+}
+
+// Aborted is the value of pi's Lane.abort: the operation it aborted and the
+// queued steer and followUp messages its cancel request removed (empty when
+// the operation was already cancel_requested).
+type Aborted struct {
+	OperationID     string
+	Steer, FollowUp []pi.JSONValue
+}
+
+// Abort is pi's public Lane.abort (runtime/lane.ts abort), in its order:
+//  1. it reads the current operation's id on the mutation line, so the read
+//     waits behind every command already queued there (parked commits,
+//     frame appends): nothing of the abort happens before its turn;
+//  2. it requests the abort of that operation (requestOperationAbort with
+//     the operation's id: the drive's abort begins, the cancel command is
+//     queued behind whatever the line took meanwhile);
+//  3. it drives the operation (Lane.drive {operationId}: no retry wait, no
+//     deferred poll), so it returns once the drive settled it.
+//
+// With no current operation it returns ErrNoOperation, pi's
+// NoActiveOperation, as it does when the operation read is no longer
+// current at the request's turn. RequestCancel is step 2 alone.
+func (l *Lane) Abort() (Aborted, error) {
 	if err := l.usable(); err != nil {
-		return err
+		return Aborted{}, err
 	}
-	cancellation := l.beginAbort()
 	var op string
+	if _, _, err := l.command(CmdAbortRead, func(cur view) (plan, error) {
+		if cur.op != nil {
+			op = cur.op.ID
+		}
+		return plan{}, nil
+	}); err != nil {
+		return Aborted{}, err
+	}
+	if op == "" {
+		return Aborted{}, fmt.Errorf("%w: lane %q has no active operation", ErrNoOperation, l.cfg.Name)
+	}
+	a, err := l.requestCancel(op)
+	if err != nil {
+		return Aborted{}, err
+	}
+	if a.OperationID == "" {
+		return Aborted{}, fmt.Errorf("%w: lane %q no longer has the inspected operation", ErrNoOperation, l.cfg.Name)
+	}
+	if _, err := l.driveOperation(op, StepOptions{}); err != nil {
+		return Aborted{}, err
+	}
+	return a, nil
+}
+
+// requestCancel is requestOperationAbort for operation op, or for the
+// current operation when op is "". Its value names the operation it found
+// (none: no current operation, or another than op) and the messages it
+// removed.
+func (l *Lane) requestCancel(op string) (Aborted, error) {
+	if err := l.usable(); err != nil {
+		return Aborted{}, err
+	}
+	cancellation := l.beginAbort(op)
+	var a Aborted
 	fut, out := l.commandAsync(CmdCancel, func(cur view) (plan, error) {
-		if cur.op == nil {
+		if cur.op == nil || op != "" && cur.op.ID != op {
 			return plan{}, nil
 		}
-		op = cur.op.ID
+		a.OperationID = cur.op.ID
 		if cur.op.State.Control.CancelRequested {
 			return plan{}, nil
 		}
-		return l.cancelPlan(cur)
+		p, req, err := l.cancelPlan(cur)
+		a.Steer, a.FollowUp = req.steer, req.followUp
+		return p, err
 	})
 	// pi settles the gate and signals the drive in the command's
 	// materialize, before its batch is delivered: a listener handling
@@ -49,21 +110,21 @@ func (l *Lane) RequestCancel() error {
 		cancellation.Resolve(err)
 	}
 	if err != nil {
-		return err
+		return Aborted{}, err
 	}
 	// settleGate: signal on a new or a repeated request for the operation
-	if op != "" {
-		l.signalAbort(op)
+	if a.OperationID != "" {
+		l.signalAbort(a.OperationID)
 	}
 	l.awaitDelivery(out.delivery)
-	return nil
+	return a, nil
 }
 
 // cancelPlan is requestOperationAbort's commit for the current operation.
-func (l *Lane) cancelPlan(cur view) (plan, error) {
+func (l *Lane) cancelPlan(cur view) (plan, abortRequest, error) {
 	req, err := l.readAbortRequest(cur.laneState.Inbox)
 	if err != nil {
-		return plan{}, err
+		return plan{}, req, err
 	}
 	next := cur.clone()
 	next.op.State = next.op.State.Clone()
@@ -76,7 +137,7 @@ func (l *Lane) cancelPlan(cur view) (plan, error) {
 	writes = append(writes, store.SetValueRaw(OpStateAddr(cur.op.ID), MarshalState(next.op.State)),
 		store.SetValueRaw(LaneStateAddr(l.cfg.Name), next.laneState.raw()))
 	evs := req.events(cur.op.ID)
-	return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event { return evs }}, nil
+	return plan{commit: true, writes: writes, next: next, events: func(store.CommitResult) []Event { return evs }}, req, nil
 }
 
 // abortRequest is what requestOperationAbort reads on the line: the queued

@@ -187,7 +187,7 @@ func TestCancelBeforeBeforeRunAdmissionCommitsNoCheckpoint(t *testing.T) {
 	require.NoError(t, err)
 	// requestOperationAbort's synchronous half; its command then completed
 	// without committing (as for a request that lost its operation)
-	l.beginAbort().Resolve(nil)
+	l.beginAbort("").Resolve(nil)
 	r, err := l.Step(StepOptions{})
 	require.NoError(t, err)
 	require.Equal(t, StepProgress, r.Kind)

@@ -29,6 +29,15 @@ type activeDrive struct {
 // no current operation and no active drive there is nothing to drive: pass
 // runs unclaimed (it returns idle at once).
 func (l *Lane) claimed(pass func() (StepResult, error)) (StepResult, error) {
+	return l.claimedFor("", pass)
+}
+
+// claimedFor is claimed for the drive of operation want ("": whatever is
+// current), pi's claim with options.operationId: once want is neither
+// current nor the active drive's, the operation settled and the drive
+// returns at once (pi returns its stored outcome; this lane reports idle)
+// rather than driving the operation current now.
+func (l *Lane) claimedFor(want string, pass func() (StepResult, error)) (StepResult, error) {
 	for {
 		l.mu.Lock()
 		op := ""
@@ -37,6 +46,9 @@ func (l *Lane) claimed(pass func() (StepResult, error)) (StepResult, error) {
 		}
 		d := l.active
 		switch {
+		case want != "" && op != want && (d == nil || d.op != want):
+			l.mu.Unlock()
+			return StepResult{Kind: StepIdle}, nil
 		case d == nil && op == "":
 			l.mu.Unlock()
 			return pass()

@@ -49,6 +49,7 @@ const (
 	CmdToolPlace          Command = "tool-place"           // placement.go
 
 	// callers beside the driver
+	CmdAbortRead    Command = "abort-read"    // Abort's read of the current operation (cancel.go)
 	CmdCancel       Command = "cancel"        // a cancel request (cancel.go)
 	CmdFinalize     Command = "finalize"      // an external finalization (terminal.go)
 	CmdEnqueue      Command = "enqueue"       // an inbox item (queue.go)

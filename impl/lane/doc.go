@@ -36,7 +36,8 @@
 //	(*Lane).Step / Drive           advance one leaf / until idle|waiting|settled
 //	                               (starting → checkpoint → assistant.ready → …;
 //	                               one Step runs a whole tool batch)
-//	(*Lane).RequestCancel          durable cancel_requested (+ Request.Abort)
+//	(*Lane).Abort                  Lane.abort: read the op on the line, RequestCancel it, drive it
+//	(*Lane).RequestCancel          durable cancel_requested (+ Request.Abort): requestOperationAbort
 //	(*Lane).Enqueue / CancelQueued queue input / remove one queued item (enqueue, cancelQueued)
 //	(*Lane).Finalize[Async]        external terminal TX (deletes the frame list)
 //	(*Lane).Close                  controlled crash: seal + drain, no writes

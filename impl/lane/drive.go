@@ -193,7 +193,13 @@ func (l *Lane) step(opts *StepOptions) (StepResult, error) {
 // intent spends: a poll that answers deferred again leaves the drive
 // waiting.
 func (l *Lane) Drive(opts StepOptions) (StepResult, error) {
-	return l.claimed(func() (StepResult, error) {
+	return l.driveOperation("", opts)
+}
+
+// driveOperation is Drive of operation op ("": the current one), pi's
+// Lane.drive({operationId}): see claimedFor.
+func (l *Lane) driveOperation(op string, opts StepOptions) (StepResult, error) {
+	return l.claimedFor(op, func() (StepResult, error) {
 		driving := l.currentID()
 		for {
 			r, err := l.step(&opts)

@@ -44,11 +44,13 @@ func (l *Lane) gateFor(op string) *driveGate {
 
 // beginAbort is Gate.beginAbort for the current operation's drive: it
 // returns the cancellation to resolve when the cancel command completes, or
-// nil when no operation is current or the gate is already aborting.
-func (l *Lane) beginAbort() env.Completer {
+// nil when no operation is current, the current one is not op (when op is
+// not "": pi begins the abort of the active drive of that operation only)
+// or the gate is already aborting.
+func (l *Lane) beginAbort(op string) env.Completer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.view.op == nil {
+	if l.view.op == nil || op != "" && l.view.op.ID != op {
 		return nil
 	}
 	g := l.gateFor(l.view.op.ID)

@@ -70,7 +70,7 @@ func (s *Subject) call(c subject.Call, arg string) (func() (json.RawMessage, err
 			return driveOutcome(arg, r)
 		}, nil
 	case subject.CallAbort:
-		return func() (json.RawMessage, error) { return none(ln.RequestCancel()) }, nil
+		return func() (json.RawMessage, error) { return abortOutcome(ln.Abort()) }, nil
 	case subject.CallSteer, subject.CallFollowUp, subject.CallNextRun:
 		return func() (json.RawMessage, error) {
 			_, err := ln.Enqueue(lane.QueueKind(c), arg)
@@ -145,6 +145,43 @@ func driveOutcome(op string, r lane.StepResult) (json.RawMessage, error) {
 		OK    bool    `json:"ok"`
 		Value outcome `json:"value"`
 	}{OK: true, Value: out})
+}
+
+// abortOutcome is Lane.abort's result as the driver reports it: pi's
+// Result.ok of {operationId, steer, followUp}, or its Result.err of
+// NoActiveOperation (a value, not a failed call); other errors fail the
+// call.
+func abortOutcome(a lane.Aborted, err error) (json.RawMessage, error) {
+	if errors.Is(err, lane.ErrNoOperation) {
+		type refusal struct {
+			Tag     string `json:"_tag"`
+			Message string `json:"message"`
+		}
+		return json.Marshal(struct {
+			OK    bool    `json:"ok"`
+			Error refusal `json:"error"`
+		}{Error: refusal{Tag: "NoActiveOperation", Message: err.Error()}})
+	}
+	if err != nil {
+		return nil, err
+	}
+	type aborted struct {
+		OperationID string         `json:"operationId"`
+		Steer       []pi.JSONValue `json:"steer"`
+		FollowUp    []pi.JSONValue `json:"followUp"`
+	}
+	return json.Marshal(struct {
+		OK    bool    `json:"ok"`
+		Value aborted `json:"value"`
+	}{OK: true, Value: aborted{OperationID: a.OperationID, Steer: nonNil(a.Steer), FollowUp: nonNil(a.FollowUp)}})
+}
+
+// nonNil is ms, or an empty list: pi reports [] for no message.
+func nonNil(ms []pi.JSONValue) []pi.JSONValue {
+	if ms == nil {
+		return []pi.JSONValue{}
+	}
+	return ms
 }
 
 // runOptions is a prompt's run: the process's configuration, retry policy
