@@ -1,10 +1,7 @@
 package lane
 
 import (
-	"bytes"
-	"encoding/json"
 	"math/rand/v2"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -14,7 +11,6 @@ import (
 	"github.com/frameproof/frameproof/impl/pi"
 	ml "github.com/frameproof/frameproof/model/lane"
 	"github.com/frameproof/frameproof/props/peer"
-	"github.com/frameproof/frameproof/props/peer/procgroup"
 )
 
 // jsOnlyUnits are characters on which Go's regexp and a JavaScript regexp
@@ -61,8 +57,6 @@ func genJSClassifyTexts(r *rand.Rand, n int) []string {
 // retryable).
 func TestClassificationReadsTextAsJavaScript(t *testing.T) {
 	dir := peer.Require(t, peer.PiAI)
-	node, err := exec.LookPath("node")
-	require.NoError(t, err)
 	n := 3000
 	if testing.Short() {
 		n = 600
@@ -76,18 +70,7 @@ func TestClassificationReadsTextAsJavaScript(t *testing.T) {
 		cases[i] = classifyCase{Message: map[string]any{"stopReason": "error", "errorMessage": s, "provider": "cerebras",
 			"usage": map[string]any{"input": 0, "cacheRead": 0, "output": 0}}}
 	}
-	in, err := json.Marshal(cases)
-	require.NoError(t, err)
-	cmd := procgroup.CommandContext(t.Context(), node, "--input-type=module", "-e", peerClassifyScript)
-	cmd.Dir = dir
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "peer: %s", stderr.String())
-	var want [][3]bool
-	require.NoError(t, json.Unmarshal(out, &want))
-	require.Len(t, want, len(texts))
+	want := peerClassify(t, dir, cases)
 	for i, s := range texts {
 		m := &pi.AssistantMessage{StopReason: pi.StopError, ErrorMessage: pi.Str(s), Provider: "cerebras"}
 		model := [2]bool{ml.RetryableError(m), ml.ContextOverflow(m, 0)}
