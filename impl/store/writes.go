@@ -290,12 +290,14 @@ func jsonStringIs(v []byte, s string) bool {
 	return ok && got == s
 }
 
-// jsUnquote decodes a JSON string literal as node's JSON.parse does, into
-// impl/pi's WTF-8: a lone surrogate escape stays that code unit, where
-// encoding/json would make it U+FFFD, so a row's id reads the same at
-// commit and when its file is reopened.
+// jsUnquote decodes a JSON string literal as node reads it from a file and
+// JSON.parse decodes it, into impl/pi's WTF-8: bytes that are no UTF-8
+// (a raw encoded surrogate included) are U+FFFD per NodeText, and a lone
+// surrogate escape stays that code unit, where encoding/json would make
+// it U+FFFD; so a row's id reads the same at commit and when its file is
+// reopened.
 func jsUnquote(lit []byte) (string, bool) {
-	v, err := pi.ParseJSON(string(lit))
+	v, err := pi.ParseJSON(NodeText(lit))
 	if err != nil || v.Kind() != pi.String {
 		return "", false
 	}

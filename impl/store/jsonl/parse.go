@@ -726,9 +726,9 @@ func decodeString(raw []byte) string {
 		if utf8.Valid(inner) {
 			return string(inner)
 		}
-		return nodeText(inner)
+		return store.NodeText(inner)
 	}
-	v, err := pi.ParseJSON(nodeText(raw))
+	v, err := pi.ParseJSON(store.NodeText(raw))
 	if err != nil {
 		return string(inner) // unreachable: the scanner accepted raw
 	}
@@ -749,7 +749,7 @@ func (p *lineParser) jsString(m member, present bool) string {
 	case '{':
 		return "[object Object]"
 	}
-	v, err := pi.ParseJSON(nodeText(raw))
+	v, err := pi.ParseJSON(store.NodeText(raw))
 	if err != nil {
 		return string(raw)
 	}

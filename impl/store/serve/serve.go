@@ -661,8 +661,9 @@ func DecodeReadOptions(raw json.RawMessage) (store.ReadOptions, error) {
 	return out, nil
 }
 
-// jsStr is a request's JSON string decoded as node's JSON.parse does (into
-// impl/pi's WTF-8: a lone surrogate escape stays that code unit), where
+// jsStr is a request's JSON string decoded as node reads a line and
+// JSON.parse decodes it (store.NodeText, then impl/pi's WTF-8: a lone
+// surrogate escape stays that code unit, raw non-UTF-8 bytes are U+FFFD), where
 // encoding/json would turn it into U+FFFD: an entry or usage id (or a
 // query's id or type) the live store is asked for is the one its file
 // holds after a reopen. Value addresses stay encoding/json's: the stores
@@ -673,7 +674,7 @@ func (s *jsStr) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	v, err := pi.ParseJSON(string(b))
+	v, err := pi.ParseJSON(store.NodeText(b))
 	if err != nil || v.Kind() != pi.String {
 		return fmt.Errorf("want a string, not %.40s", b)
 	}

@@ -1,16 +1,19 @@
-package jsonl
+package store
 
 import (
 	"unicode/utf8"
 )
 
-// nodeText is b decoded as node's readFile(path, "utf8") decodes it (the
+// NodeText is b decoded as node's readFile(path, "utf8") decodes it (the
 // WHATWG UTF-8 decoder, which NodeExecutionEnv.readTextFile and so
 // JsonlStorage.open use): valid UTF-8 as it is, and one U+FFFD for each
 // maximal subpart of an ill-formed sequence. strings.ToValidUTF8 writes one
 // U+FFFD per run of bad bytes and utf8.DecodeRune one per byte; node writes
-// one for "\xe2\x82" before an ASCII byte and two for "\x83\xa9".
-func nodeText(b []byte) string {
+// one for "\xe2\x82" before an ASCII byte and two for "\x83\xa9". The
+// JSONL store reads its file through it, and a commit's ids are read the
+// same way (jsUnquote), so bytes that are no UTF-8 (a raw encoded
+// surrogate) read alike live and reopened.
+func NodeText(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
