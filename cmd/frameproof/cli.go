@@ -226,7 +226,9 @@ func createOutput(path string) (*os.File, error) {
 	return f, err
 }
 
-var errNoReader = errors.New("a FIFO with no reader")
+// errNoReader is open's ENXIO on an output: a FIFO no process reads (or a
+// socket, which open(2) never opens).
+var errNoReader = errors.New("a FIFO with no reader, or a socket")
 
 // writeOutput is os.WriteFile through createOutput: a close that fails
 // is an error, since the file may not hold what was written.

@@ -54,7 +54,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "serve", "--backend: %v", err)
 	}
 	if *withFaults && !b.EnvFS {
-		return usageError(stderr, "serve", "--faults: the %s backend does its own I/O, which frameproof cannot fail (jsonl can)", b.Name)
+		return usageError(stderr, "serve", "--faults: the %s backend writes no file through frameproof's file system, so no write of it can be failed (jsonl's can)", b.Name)
 	}
 	o := backends.Options{}
 	switch *sync {
