@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store"
@@ -270,6 +271,13 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 		line := rest[:nl]
 		rest = rest[nl+1:]
 		p.left = len(rest)
+		if !utf8.Valid(line) {
+			// node reads the file as text (readTextFile): an ill-formed
+			// sequence anywhere in a line, a value's or an entry's bytes
+			// included, is one U+FFFD per maximal subpart. Only the
+			// line's size accounting still counts the file's bytes.
+			line = []byte(store.NodeText(line))
+		}
 		if !opts.generalOnly && s.replayAppend(p, &shape, line) {
 			continue
 		}
