@@ -164,9 +164,9 @@ func appendCompactObject(fields []ObjectField, compact []byte) ([]ObjectField, e
 }
 
 // unquoteKey decodes a key literal with escapes or non-ASCII bytes as
-// node's JSON.parse does (jsUnquote: a lone surrogate stays one).
+// node's JSON.parse does (JSUnquote: a lone surrogate stays one).
 func unquoteKey(lit []byte) (string, error) {
-	k, ok := jsUnquote(lit)
+	k, ok := JSUnquote(lit)
 	if !ok {
 		return "", fmt.Errorf("invalid key literal %.40s", lit)
 	}

@@ -11,7 +11,7 @@ import (
 // U+FFFD per run of bad bytes and utf8.DecodeRune one per byte; node writes
 // one for "\xe2\x82" before an ASCII byte and two for "\x83\xa9". The
 // JSONL store reads its file through it, and a commit's ids are read the
-// same way (jsUnquote), so bytes that are no UTF-8 (a raw encoded
+// same way (JSUnquote), so bytes that are no UTF-8 (a raw encoded
 // surrogate) read alike live and reopened.
 func NodeText(b []byte) string {
 	if utf8.Valid(b) {

@@ -281,22 +281,25 @@ func rowFields(fields []ObjectField, raw json.RawMessage, a *rowArena) ([]Object
 // jsonStringIs reports whether the JSON value v (valid, compact) decodes,
 // as json.Unmarshal into a string, to s: a plain string (printable ASCII
 // between its quotes, no escapes) is compared as it is, anything else
-// decoded by json.Unmarshal.
+// decoded by JSUnquote.
 func jsonStringIs(v []byte, s string) bool {
 	if inner, ok := plainJSONString(v); ok {
 		return string(inner) == s
 	}
-	got, ok := jsUnquote(v)
+	got, ok := JSUnquote(v)
 	return ok && got == s
 }
 
-// jsUnquote decodes a JSON string literal as node reads it from a file and
+// JSUnquote decodes a JSON string literal as node reads it from a file and
 // JSON.parse decodes it, into impl/pi's WTF-8: bytes that are no UTF-8
 // (a raw encoded surrogate included) are U+FFFD per NodeText, and a lone
 // surrogate escape stays that code unit, where encoding/json would make
 // it U+FFFD; so a row's id reads the same at commit and when its file is
-// reopened.
-func jsUnquote(lit []byte) (string, bool) {
+// reopened. The served protocol reads a request's ids with it too.
+func JSUnquote(lit []byte) (string, bool) {
+	if inner, ok := plainJSONString(lit); ok {
+		return string(inner), true // printable ASCII, no escapes: as it is
+	}
 	v, err := pi.ParseJSON(NodeText(lit))
 	if err != nil || v.Kind() != pi.String {
 		return "", false
@@ -336,7 +339,7 @@ func checkParentField(fields []ObjectField, parent *string) error {
 			}
 			return nil
 		}
-		got, ok := jsUnquote(f.Value)
+		got, ok := JSUnquote(f.Value)
 		if !ok {
 			return fmt.Errorf("raw parentId %s is not a string or null", f.Value)
 		}

@@ -32,7 +32,9 @@ func serveLinesOn(t *testing.T, dir string, requests ...string) []string {
 // An entry id holding a lone surrogate escape is the JS string node's
 // JSON.parse makes of it, live and after a reopen alike: the live store
 // used to hold encoding/json's U+FFFD, so the committed entry could not be
-// found by its own id once the file was reopened.
+// found by its own id once the file was reopened. pi: session/jsonl/
+// storage.ts JsonlStorage.open reads the file (readTextFile) and JSON.parse
+// keeps the escape's code unit; its maps key the entry by that string.
 func TestLoneSurrogateNamesSurviveAReopen(t *testing.T) {
 	dir := t.TempDir()
 	commit := `{"id":1,"op":"commit","writes":[` +

@@ -14,6 +14,8 @@ import (
 // reopen; only the escape \ud800 is the lone code unit. A review found the
 // live store taking the raw bytes for the code unit, acknowledging a child
 // that named the escape as its parent, and the file then not reopening.
+// pi: session/jsonl/storage.ts JsonlStorage.open reads the file through
+// NodeExecutionEnv.readTextFile (node's UTF-8 decoding), then JSON.parse.
 func TestRawSurrogateBytesReadAsNodeReadsThem(t *testing.T) {
 	dir := t.TempDir()
 	commit := `{"id":1,"op":"commit","writes":[` +

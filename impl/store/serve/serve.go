@@ -31,7 +31,6 @@ import (
 	"strconv"
 
 	"github.com/frameproof/frameproof/impl/lineio"
-	"github.com/frameproof/frameproof/impl/pi"
 	"github.com/frameproof/frameproof/impl/store"
 	"github.com/frameproof/frameproof/impl/store/backends"
 )
@@ -661,24 +660,24 @@ func DecodeReadOptions(raw json.RawMessage) (store.ReadOptions, error) {
 	return out, nil
 }
 
-// jsStr is a request's JSON string decoded as node reads a line and
-// JSON.parse decodes it (store.NodeText, then impl/pi's WTF-8: a lone
-// surrogate escape stays that code unit, raw non-UTF-8 bytes are U+FFFD), where
-// encoding/json would turn it into U+FFFD: an entry or usage id (or a
-// query's id or type) the live store is asked for is the one its file
-// holds after a reopen. Value addresses stay encoding/json's: the stores
-// hold them as UTF-8. null leaves it as it was, as encoding/json does.
+// jsStr is a request's JSON string read as the store reads a row's id
+// (store.JSUnquote: as node reads a line and JSON.parse decodes it), where
+// encoding/json would turn a lone surrogate escape into U+FFFD: an entry or
+// usage id (or a query's id or type) the live store is asked for is the
+// one its file holds after a reopen. Value addresses stay encoding/json's:
+// the stores hold them as UTF-8. null leaves it as it was, as encoding/json
+// does.
 type jsStr string
 
 func (s *jsStr) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	v, err := pi.ParseJSON(store.NodeText(b))
-	if err != nil || v.Kind() != pi.String {
+	v, ok := store.JSUnquote(b)
+	if !ok {
 		return fmt.Errorf("want a string, not %.40s", b)
 	}
-	*s = jsStr(v.Str())
+	*s = jsStr(v)
 	return nil
 }
 
