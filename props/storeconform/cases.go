@@ -3,7 +3,6 @@ package storeconform
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -256,9 +255,8 @@ func refused(c *caseRun) {
 		probe := store.Address{Namespace: "probe", Key: fmt.Sprint(i), Kind: store.KindValue}
 		next := r.NextSeq()
 		_, err := r.Commit([]store.Write{store.SetValueRaw(probe, json.RawMessage(`true`)), b.w})
-		var te *TransportError
 		switch {
-		case errors.As(err, &te):
+		case isTransport(err):
 			c.tb.Fatalf("%s: %v", b.what, err)
 		case err == nil:
 			fails = append(fails, fmt.Sprintf("%s: the commit was acknowledged", b.what))
@@ -322,9 +320,8 @@ func killAfter(c *caseRun) {
 	o := crash.NewOracle()
 	for i, ws := range c.workload(1) {
 		res, err := r.Commit(crash.ToStore(ws))
-		var te *TransportError
 		switch {
-		case errors.As(err, &te):
+		case isTransport(err):
 			c.tb.Fatalf("commit %d: %v", i+1, err)
 		case err != nil:
 			if rerr := o.Rejected(ws, err); rerr != nil {

@@ -2,7 +2,6 @@ package storeconform
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/frameproof/frameproof/impl/store"
 	mstore "github.com/frameproof/frameproof/model/store"
@@ -59,7 +58,7 @@ func faultCase(c *caseRun, fault string, tag uint64) {
 		c.tb.Fatalf("%s: no commit of the workload met the armed fault", fault)
 	}
 	if err := o.CheckVisible(c.readLive(r, fault)); err != nil {
-		c.tb.Fatalf("%s: after the faulted commit was refused (%s): %v", fault, describeCommit(faulted), err)
+		c.tb.Fatalf("%s: after the faulted commit (%d writes) was refused: %v", fault, len(faulted), err)
 	}
 	after := replay(acked)
 	gAcked := c.commitAfterFault(r, after, work[i:], fault)
@@ -146,10 +145,6 @@ func replay(acked [][]mstore.Write) *crash.Oracle {
 func isTransport(err error) bool {
 	var te *TransportError
 	return errors.As(err, &te)
-}
-
-func describeCommit(ws []mstore.Write) string {
-	return fmt.Sprintf("%d writes", len(ws))
 }
 
 var _ store.Storage = seqBlind{}
