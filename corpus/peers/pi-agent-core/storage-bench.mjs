@@ -5,7 +5,7 @@
 // Runs STORAGE_READ_BENCHMARK_SCENARIOS on every STORAGE_BENCHMARK_DATASETS
 // dataset (seeded with seedStorageBenchmark), the open of each dataset's JSONL
 // file, and STORAGE_WRITE_BENCHMARK_SCENARIOS (each invocation on a fresh
-// store, after the scenario's prepare), on pi's MemoryStorage and JsonlStorage
+// store, after the scenario's prepare, timed in groups of ten), on pi's MemoryStorage and JsonlStorage
 // (through NodeExecutionEnv's file system; pi's JsonlStorage never fsyncs).
 // Prints one JSON line per figure: {store, dataset, scenario, ops, nsPerOp,
 // cpuNsPerOp}; CPU is process.cpuUsage() (user + system, every thread: V8's
@@ -66,21 +66,34 @@ function cpuMicros(since) {
     return used.user + used.system;
 }
 
-// A timed loop: once untimed, then until the budget has passed.
+// A timed loop: once untimed, then until the budget has passed. The
+// clock is read once per batch, not once per op (a read of hrtime.bigint
+// costs tens of ns, as much as the cheapest ops): batches double up to
+// about batchSpanNs of work, as the Go side's Measure does.
+const batchSpanNs = 5_000_000n;
 async function timed(op) {
     await op();
     collect();
     let ops = 0;
+    let batch = 1;
     const cpu = process.cpuUsage();
     const start = process.hrtime.bigint();
     let now = start;
-    while (ops === 0 || now - start < budgetNs) {
-        await op();
-        ops++;
+    for (;;) {
+        for (let k = 0; k < batch; k++) await op();
+        ops += batch;
         now = process.hrtime.bigint();
+        if (now - start >= budgetNs) break;
+        const perOp = (now - start) / BigInt(ops) || 1n;
+        batch = Math.max(1, Math.min(2 * batch, Number(batchSpanNs / perOp)));
     }
     return [ops, now - start, cpuMicros(cpu)];
 }
+
+// writeGroup is how many fresh stores a write scenario commits to
+// between two clock reads (a CPU reading costs about a µs, as much as the
+// cheapest commit), as the Go side's timePiWrite does.
+const writeGroup = 10;
 
 try {
     for (const [name, make] of Object.entries(stores)) {
@@ -109,17 +122,23 @@ try {
             let total = 0n;
             let cpu = 0;
             for (let rep = 0; rep < writeReps; rep++) {
-                const storage = await make();
-                if (scenario.prepare !== undefined) await scenario.prepare(storage);
+                const group = [];
+                for (let k = 0; k < writeGroup; k++) {
+                    const storage = await make();
+                    if (scenario.prepare !== undefined) await scenario.prepare(storage);
+                    group.push(storage);
+                }
                 const cpuStart = process.cpuUsage();
                 const start = process.hrtime.bigint();
-                const got = await scenario.run(storage);
+                for (const storage of group) {
+                    const got = await scenario.run(storage);
+                    if (got !== scenario.writeCount) throw new Error(`${name} ${scenario.name}: ${got} writes`);
+                }
                 total += process.hrtime.bigint() - start;
                 cpu += cpuMicros(cpuStart);
-                if (got !== scenario.writeCount) throw new Error(`${name} ${scenario.name}: ${got} writes`);
-                await storage.close(BACKGROUND_CONTEXT);
+                for (const storage of group) await storage.close(BACKGROUND_CONTEXT);
             }
-            emit(name, 0, scenario.name, writeReps, total, cpu);
+            emit(name, 0, scenario.name, writeReps * writeGroup, total, cpu);
         }
     }
 } finally {
