@@ -15,8 +15,12 @@ var (
 )
 
 // ValidateAddress applies pi's namespace/key rules, plus one Go-only rule:
-// namespace and key must be valid UTF-8, because the JSONL backend stores them
-// as JSON strings and invalid bytes could not survive a round trip.
+// namespace and key must be JS strings as impl/pi holds them (WTF-8: UTF-8
+// whose lone surrogates are their 3-byte form, see package pi), because the
+// backends store them as JSON strings (JSON.stringify writes a lone
+// surrogate as its escape) and other bytes could not survive a round trip.
+// A lone surrogate is a legal key in pi (values.ts validateAddress checks
+// only emptiness and NUL), and a file pi wrote with one opens here.
 func ValidateAddress(namespace, key string) error {
 	if namespace == "" {
 		return ErrEmptyNamespace
@@ -27,13 +31,40 @@ func ValidateAddress(namespace, key string) error {
 	if strings.IndexByte(key, 0) >= 0 {
 		return ErrKeyNUL
 	}
-	if !utf8.ValidString(namespace) {
+	if !validWTF8(namespace) {
 		return errors.New("store: invalid address: namespace is not valid UTF-8")
 	}
-	if !utf8.ValidString(key) {
+	if !validWTF8(key) {
 		return errors.New("store: invalid address: key is not valid UTF-8")
 	}
 	return nil
+}
+
+// validWTF8 reports whether s is a JS string as impl/pi stores it: valid
+// UTF-8 but for lone surrogates in their 3-byte form (ED A0..BF 80..BF),
+// never a high one followed by a low one (that pair is one character, held
+// as its 4-byte UTF-8).
+func validWTF8(s string) bool {
+	if utf8.ValidString(s) {
+		return true
+	}
+	highBefore := false
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r != utf8.RuneError || n != 1 {
+			i, highBefore = i+n, false
+			continue
+		}
+		if i+3 > len(s) || s[i] != 0xED || s[i+1] < 0xA0 || s[i+1] > 0xBF || s[i+2] < 0x80 || s[i+2] > 0xBF {
+			return false
+		}
+		low := s[i+1] >= 0xB0
+		if low && highBefore {
+			return false
+		}
+		i, highBefore = i+3, !low
+	}
+	return true
 }
 
 // NewValue returns the typed scalar address (namespace, key). An empty key is

@@ -38,6 +38,16 @@ func TestAddressErrorsAreExactPiStrings(t *testing.T) {
 	require.EqualError(t, err, `Value key must not contain \u0000`)
 	_, err = store.NewValue[int]("ns", "\xff")
 	require.ErrorContains(t, err, "not valid UTF-8")
+	// a lone surrogate is a JS string (WTF-8 here), as pi's validateAddress
+	// takes it; bytes no JS string makes are not
+	for _, ok := range []string{"\xed\xa0\x80", "a\xed\xbf\xbfb", "\xed\xb0\x80\xed\xa0\x80", "\xed\xa0\x80x\xed\xb0\x80"} {
+		_, err = store.NewValue[int]("ns", ok)
+		require.NoError(t, err, "%q", ok)
+	}
+	for _, bad := range []string{"\xed\xa0", "\xed\x9f", "\xed\xa0\x80\xed\xb0\x80", "\xed\xa0\xc0", "\xc0\x80"} {
+		_, err = store.NewValue[int](bad, "k")
+		require.ErrorContains(t, err, "namespace is not valid UTF-8", "%q", bad)
+	}
 	a, err := store.NewValue[int]("ns", "")
 	require.NoError(t, err, "empty key is legal")
 	assert.Equal(t, store.KindValue, a.Kind)

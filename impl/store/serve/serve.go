@@ -374,18 +374,24 @@ func withMembers(obj json.RawMessage, kv ...any) json.RawMessage {
 	return append(b, '}')
 }
 
+// storedValue is a StoredValue as pi's JSON: its address's strings
+// quoted as JSON.stringify quotes a JS string (AppendJSString), so that a
+// lone surrogate stays its escape where encoding/json would write U+FFFD.
 func storedValue(v store.StoredValue) map[string]any {
 	return map[string]any{
-		"address": map[string]any{"namespace": v.Address.Namespace, "key": v.Address.Key, "kind": "value"},
+		"address": map[string]any{"namespace": jsJSON(v.Address.Namespace), "key": jsJSON(v.Address.Key), "kind": "value"},
 		"value":   v.Value,
 		"seq":     v.Seq,
 	}
 }
 
+// jsJSON is s as JSON.stringify writes a JS string.
+func jsJSON(s string) json.RawMessage { return store.AppendJSString(nil, s) }
+
 // wireAddress is pi's Value / ValueList address.
 type wireAddress struct {
-	Namespace *string `json:"namespace"`
-	Key       *string `json:"key"`
+	Namespace *jsStr `json:"namespace"`
+	Key       *jsStr `json:"key"`
 }
 
 func decodeAddress(raw json.RawMessage) (store.Address, error) {
@@ -393,7 +399,7 @@ func decodeAddress(raw json.RawMessage) (store.Address, error) {
 	if err := json.Unmarshal(raw, &a); err != nil || a.Namespace == nil || a.Key == nil {
 		return store.Address{}, badRequest("address must be {namespace, key}")
 	}
-	return store.Address{Namespace: *a.Namespace, Key: *a.Key, Kind: store.KindValue}, nil
+	return store.Address{Namespace: string(*a.Namespace), Key: string(*a.Key), Kind: store.KindValue}, nil
 }
 
 // DecodeWrite turns one of pi's Write objects (commit.ts insertEntry,
@@ -405,8 +411,8 @@ func DecodeWrite(raw json.RawMessage) (store.Write, error) {
 		Op        string          `json:"op"`
 		Entry     json.RawMessage `json:"entry"`
 		Row       json.RawMessage `json:"row"`
-		Namespace string          `json:"namespace"`
-		Key       string          `json:"key"`
+		Namespace jsStr           `json:"namespace"`
+		Key       jsStr           `json:"key"`
 		Value     json.RawMessage `json:"value"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
@@ -436,7 +442,7 @@ func DecodeWrite(raw json.RawMessage) (store.Write, error) {
 		}
 		return store.InsertUsage(store.UsageRow{ID: string(ids.ID), Raw: head.Row}), nil
 	case "value", "list":
-		w := store.Write{Kind: store.WriteKind(head.Kind), Op: store.WriteOp(head.Op), Namespace: head.Namespace, Key: head.Key, Value: head.Value}
+		w := store.Write{Kind: store.WriteKind(head.Kind), Op: store.WriteOp(head.Op), Namespace: string(head.Namespace), Key: string(head.Key), Value: head.Value}
 		if (head.Op == "set" || head.Op == "append") && head.Value == nil {
 			// pi stores undefined as a missing member; JSON has no undefined
 			return store.Write{}, badRequest("%s write: value is missing", head.Kind)
@@ -664,9 +670,10 @@ func DecodeReadOptions(raw json.RawMessage) (store.ReadOptions, error) {
 // (store.JSUnquote: as node reads a line and JSON.parse decodes it), where
 // encoding/json would turn a lone surrogate escape into U+FFFD: an entry or
 // usage id (or a query's id or type) the live store is asked for is the
-// one its file holds after a reopen. Value addresses stay encoding/json's:
-// the stores hold them as UTF-8. null leaves it as it was, as encoding/json
-// does.
+// one its file holds after a reopen. Value and list addresses are read the
+// same way: two keys that differ only in a lone surrogate are two cells in
+// pi's maps and in the store's file, and must not meet as one U+FFFD cell.
+// null leaves it as it was, as encoding/json does.
 type jsStr string
 
 func (s *jsStr) UnmarshalJSON(b []byte) error {
