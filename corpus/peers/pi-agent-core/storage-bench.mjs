@@ -90,6 +90,14 @@ async function timed(op) {
     return [ops, now - start, cpuMicros(cpu)];
 }
 
+// interquartileMean is the mean of the middle half of xs, as the Go
+// side's: a collection of the prepare's garbage lands in a few groups.
+function interquartileMean(xs) {
+    const s = [...xs].sort((a, b) => a - b);
+    const mid = s.slice(Math.floor(s.length / 4), s.length - Math.floor(s.length / 4));
+    return mid.reduce((a, b) => a + b, 0) / mid.length;
+}
+
 // writeGroup is how many fresh stores a write scenario commits to
 // between two clock reads (a CPU reading costs about a µs, as much as the
 // cheapest commit), as the Go side's timePiWrite does.
@@ -119,9 +127,11 @@ try {
         }
         collect();
         for (const scenario of STORAGE_WRITE_BENCHMARK_SCENARIOS) {
-            let total = 0n;
-            let cpu = 0;
-            for (let rep = 0; rep < writeReps; rep++) {
+            const walls = [];
+            const cpus = [];
+            // rep 0 is not timed: it warms the compiler, as timed()'s
+            // first op does (the Go side skips its first group too)
+            for (let rep = 0; rep <= writeReps; rep++) {
                 const group = [];
                 for (let k = 0; k < writeGroup; k++) {
                     const storage = await make();
@@ -134,11 +144,16 @@ try {
                     const got = await scenario.run(storage);
                     if (got !== scenario.writeCount) throw new Error(`${name} ${scenario.name}: ${got} writes`);
                 }
-                total += process.hrtime.bigint() - start;
-                cpu += cpuMicros(cpuStart);
+                if (rep > 0) {
+                    walls.push(Number(process.hrtime.bigint() - start));
+                    cpus.push(cpuMicros(cpuStart) * 1000);
+                }
                 for (const storage of group) await storage.close(BACKGROUND_CONTEXT);
             }
-            emit(name, 0, scenario.name, writeReps * writeGroup, total, cpu);
+            console.log(JSON.stringify({
+                store: name, dataset: 0, scenario: scenario.name, ops: writeReps * writeGroup,
+                nsPerOp: interquartileMean(walls) / writeGroup, cpuNsPerOp: interquartileMean(cpus) / writeGroup,
+            }));
         }
     }
 } finally {
