@@ -51,7 +51,7 @@ func (s *State) GetEntries(ids []string) EntryList {
 
 // listOf is the list of the entries at pos, read in place.
 func (s *State) listOf(pos []int32) EntryList {
-	return EntryList{rows: s.entries.rowsView, pos: pos, n: int32(len(pos))}
+	return EntryList{rows: s.entries.view, pos: &pos, span: spanOf(0, len(pos), false)}
 }
 
 // GetEntryKind returns the entry named id with its kind.
@@ -194,7 +194,7 @@ func (s *State) ScanBranchStructure(q BranchScan) (StructureList, error) {
 	if err != nil {
 		return StructureList{}, err
 	}
-	return StructureList{entries: s.listOf(pos), meta: s.meta.rowsView, kinds: s.kinds.all}, nil
+	return StructureList{entries: s.listOf(pos), meta: s.meta.view, kinds: s.kinds.all}, nil
 }
 
 // seqIndex is the first index in [0, n) whose seq is >= seq (n when none).
@@ -242,7 +242,7 @@ func (s *State) ScanEntries(q EntryScan) EntryList {
 		if desc {
 			first = end - 1
 		}
-		return EntryList{rows: s.entries.rowsView, first: int32(first), desc: desc, n: int32(count)}
+		return EntryList{rows: s.entries.view, span: spanOf(first, count, desc)}
 	}
 	pos := make([]int32, 0, min(count, 16))
 	for k := 0; k < end-first && len(pos) < count; k++ {
