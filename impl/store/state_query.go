@@ -145,15 +145,26 @@ func (q *BranchScan) unfiltered() bool {
 // transcript (and pi's scanBranchStructure benchmark) reads every entry of
 // its branch this way.
 func (s *State) walkUnfiltered(pos []int32, i int32, limit int64) []int32 {
-	for int64(len(pos)) != limit {
-		pos = append(pos, i)
-		m := s.meta.at(int(i))
-		if m.parent == noParent || s.kinds.all[m.kind].Type == "" {
-			break
+	chunks, kinds := s.meta.view.chunks, s.kinds.all
+	for {
+		// A parent is most often the row before: the walk finds a row's
+		// chunk once and follows parents within it, one load a step.
+		k := chunkOf(int(i))
+		c, base := chunks[k], int32(chunkStart(k))
+		for {
+			if int64(len(pos)) == limit {
+				return pos
+			}
+			pos = append(pos, i)
+			m := &c[i-base]
+			if m.parent == noParent || kinds[m.kind].Type == "" {
+				return pos
+			}
+			if i = m.parent; i < base || i-base >= int32(len(c)) {
+				break
+			}
 		}
-		i = m.parent
 	}
-	return pos
 }
 
 // cursorPasses is pi's cursor filter: past the cursor in the scan's order.
