@@ -8,16 +8,20 @@ import "math/bits"
 // half the bytes the State allocated on open. Chunks grow with the
 // sequence (so a small State stays small) up to maxRowChunk rows.
 type rows[T any] struct {
-	rowsView[T]
-	n int
+	view *rowsView[T] // nil until the first append
+	n    int
 }
 
 // rowsView reads rows in place. A chunk is made at its full length and
 // its slice header is never written again, and a row is never written
-// after it is appended: so a copy of the view taken under the store's
-// lock reads rows [0, n) without the lock while later appends write rows
-// past n (and chunks past the copy's), which is how a query's EntryList
-// reads the store's entries rather than copies of them.
+// after it is appended; and a view is never written once published
+// (append makes a new one for a new chunk, which appends to the old
+// view's chunks past its length or to a copy of them): so a view taken
+// under the store's lock reads rows [0, n) without the lock while later
+// appends write rows past n (and chunks past the view's), which is how a
+// query's EntryList reads the store's entries rather than copies of them.
+// A list holds the view by pointer, one word, not its three-word chunks
+// slice: see EntryList.
 type rowsView[T any] struct {
 	chunks [][]T
 }
@@ -29,14 +33,21 @@ const (
 
 func (r *rows[T]) append(v T) {
 	k := chunkOf(r.n)
-	if k == len(r.chunks) {
-		r.chunks = append(r.chunks, make([]T, min(max(8, r.n), maxRowChunk)))
+	if r.view == nil || k == len(r.view.chunks) {
+		var chunks [][]T
+		if r.view != nil {
+			chunks = r.view.chunks
+		}
+		r.view = &rowsView[T]{chunks: append(chunks, make([]T, min(max(8, r.n), maxRowChunk)))}
 	}
-	r.chunks[k][r.n-chunkStart(k)] = v
+	r.view.chunks[k][r.n-chunkStart(k)] = v
 	r.n++
 }
 
 func (r *rows[T]) len() int { return r.n }
+
+// at returns row i (0 <= i < len).
+func (r *rows[T]) at(i int) *T { return r.view.at(i) }
 
 // clone returns the rows in order in a new slice; nil when there are none,
 // as slices.Clone of a never-appended slice was.
@@ -45,7 +56,7 @@ func (r *rows[T]) clone() []T {
 		return nil
 	}
 	out := make([]T, r.n)
-	r.copyTo(out, 0)
+	r.view.copyTo(out, 0)
 	return out
 }
 
@@ -66,6 +77,19 @@ func (r *rowsView[T]) copyTo(dst []T, from int) {
 func (r *rowsView[T]) at(i int) *T {
 	k := chunkOf(i)
 	return &r.chunks[k][i-chunkStart(k)]
+}
+
+// viewOf is a view of rows already in order, in place: es cut into the
+// chunks append would have made, so that at reads it as it reads rows.
+func viewOf[T any](es []T) *rowsView[T] {
+	v := &rowsView[T]{}
+	if len(es) > 0 {
+		v.chunks = make([][]T, 0, chunkOf(len(es)-1)+1)
+	}
+	for k := 0; chunkStart(k) < len(es); k++ {
+		v.chunks = append(v.chunks, es[chunkStart(k):min(len(es), chunkStart(k+1))])
+	}
+	return v
 }
 
 // chunkOf is the chunk holding row i.

@@ -19,7 +19,7 @@ func TestRowsKeepOrderAcrossChunks(t *testing.T) {
 		r.append(i)
 		want = append(want, i)
 		if i == 0 {
-			firstChunk = &r.chunks[0][0]
+			firstChunk = &r.view.chunks[0][0]
 		}
 		require.Equal(t, i+1, r.len())
 	}
@@ -29,12 +29,44 @@ func TestRowsKeepOrderAcrossChunks(t *testing.T) {
 	}
 	for _, span := range [][2]int{{0, 0}, {0, 3 * maxRowChunk}, {5, 20}, {7, 1}, {1000, 2000}, {3*maxRowChunk - 1, 1}} {
 		got := make([]int, span[1])
-		r.copyTo(got, span[0])
+		r.view.copyTo(got, span[0])
 		require.Equal(t, want[span[0]:span[0]+span[1]], got, "copyTo from %d, %d rows", span[0], span[1])
 	}
-	require.Same(t, firstChunk, &r.chunks[0][0], "a chunk moved")
-	for _, c := range r.chunks {
+	require.Same(t, firstChunk, &r.view.chunks[0][0], "a chunk moved")
+	for _, c := range r.view.chunks {
 		require.LessOrEqual(t, cap(c), maxRowChunk)
+	}
+}
+
+// A view taken before later appends keeps its chunks (append publishes a
+// new view for a new chunk rather than growing the one a list holds), and
+// viewOf cuts rows already in order into the chunks append makes, in place.
+func TestRowsViewsAreStableAndViewOfMatchesAppend(t *testing.T) {
+	var r rows[int]
+	for i := range 10 {
+		r.append(i)
+	}
+	early := r.view
+	chunks := len(early.chunks)
+	for i := 10; i < 3*maxRowChunk+5; i++ {
+		r.append(i)
+	}
+	require.Len(t, early.chunks, chunks, "a published view changed")
+	for i := range 10 {
+		require.Equal(t, i, *early.at(i))
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 1023, 1024, 1025, 3*maxRowChunk + 5} {
+		es := make([]int, n)
+		for i := range es {
+			es[i] = i
+		}
+		v := viewOf(es)
+		if n > 0 {
+			require.Len(t, v.chunks, chunkOf(n-1)+1, "n=%d", n)
+		}
+		for i := range n {
+			require.Same(t, &es[i], v.at(i), "n=%d: row %d is not es's own", n, i)
+		}
 	}
 }
 

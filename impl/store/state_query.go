@@ -51,7 +51,7 @@ func (s *State) GetEntries(ids []string) EntryList {
 
 // listOf is the list of the entries at pos, read in place.
 func (s *State) listOf(pos []int32) EntryList {
-	return EntryList{rows: s.entries.rowsView, pos: pos, n: int32(len(pos))}
+	return EntryList{rows: s.entries.view, pos: &pos, span: spanOf(0, len(pos), false)}
 }
 
 // GetEntryKind returns the entry named id with its kind.
@@ -145,15 +145,26 @@ func (q *BranchScan) unfiltered() bool {
 // transcript (and pi's scanBranchStructure benchmark) reads every entry of
 // its branch this way.
 func (s *State) walkUnfiltered(pos []int32, i int32, limit int64) []int32 {
-	for int64(len(pos)) != limit {
-		pos = append(pos, i)
-		m := s.meta.at(int(i))
-		if m.parent == noParent || s.kinds.all[m.kind].Type == "" {
-			break
+	chunks, kinds := s.meta.view.chunks, s.kinds.all
+	for {
+		// A parent is most often the row before: the walk finds a row's
+		// chunk once and follows parents within it, one load a step.
+		k := chunkOf(int(i))
+		c, base := chunks[k], int32(chunkStart(k))
+		for {
+			if int64(len(pos)) == limit {
+				return pos
+			}
+			pos = append(pos, i)
+			m := &c[i-base]
+			if m.parent == noParent || kinds[m.kind].Type == "" {
+				return pos
+			}
+			if i = m.parent; i < base || i-base >= int32(len(c)) {
+				break
+			}
 		}
-		i = m.parent
 	}
-	return pos
 }
 
 // cursorPasses is pi's cursor filter: past the cursor in the scan's order.
@@ -194,7 +205,7 @@ func (s *State) ScanBranchStructure(q BranchScan) (StructureList, error) {
 	if err != nil {
 		return StructureList{}, err
 	}
-	return StructureList{entries: s.listOf(pos), meta: s.meta.rowsView, kinds: s.kinds.all}, nil
+	return StructureList{entries: s.listOf(pos), meta: s.meta.view, kinds: s.kinds.all}, nil
 }
 
 // seqIndex is the first index in [0, n) whose seq is >= seq (n when none).
@@ -242,7 +253,7 @@ func (s *State) ScanEntries(q EntryScan) EntryList {
 		if desc {
 			first = end - 1
 		}
-		return EntryList{rows: s.entries.rowsView, first: int32(first), desc: desc, n: int32(count)}
+		return EntryList{rows: s.entries.view, span: spanOf(first, count, desc)}
 	}
 	pos := make([]int32, 0, min(count, 16))
 	for k := 0; k < end-first && len(pos) < count; k++ {
