@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -249,26 +248,13 @@ func rowKind(fields []ObjectField, compact json.RawMessage, walked bool) EntryKi
 
 // rowFields splits a row object into fields and returns a compact copy of
 // it, and whether it was split by the one validating walk. A compact
-// object (what writers commit) is validated and split in one pass, its
-// keys checked for repeats; anything else goes through compactJSON and
-// splitCompactObject, with their errors.
+// object (what writers commit) with plain, unrepeated keys is validated
+// and split in one pass (splitRow); anything else goes through
+// compactJSON and splitCompactObject, with their errors.
 func rowFields(fields []ObjectField, raw json.RawMessage, a *rowArena) ([]ObjectField, json.RawMessage, bool, error) {
-	var seen KeySet
-	plain, repeated := true, false
-	if walkCompactObject(raw, func(key, value []byte) {
-		inner := key[1 : len(key)-1]
-		for _, c := range inner {
-			if c == '\\' || c >= utf8.RuneSelf {
-				plain = false
-				return
-			}
-		}
-		k := internKey(inner)
-		repeated = repeated || seen.Add(k)
-		fields = append(fields, ObjectField{Key: k, Value: value})
-	}) && plain && !repeated {
+	if f, ok := splitRow(fields, raw); ok {
 		// the values are raw's: read by the checks, not kept
-		return fields, a.copyOf(raw), true, nil
+		return f, a.copyOf(raw), true, nil
 	}
 	compact, err := compactJSON(raw)
 	if err != nil {
