@@ -60,12 +60,12 @@ func PrepareKinds(writes []Write, firstSeq, timestamp int64) ([]CommittedWrite, 
 	out := make([]CommittedWrite, len(writes))
 	kinds := make([]EntryKind, len(writes))
 	a := newRowArena(writes)
-	for i, w := range writes {
-		n, err := normalizeWrite(i, w, &kinds[i], &a)
-		if err != nil {
+	for i := range writes {
+		c := &out[i]
+		if err := normalizeWrite(i, &writes[i], c, &kinds[i], &a); err != nil {
 			return nil, nil, err
 		}
-		out[i] = CommittedWrite{Write: n, Seq: firstSeq + int64(i), Timestamp: timestamp}
+		c.Seq, c.Timestamp = firstSeq+int64(i), timestamp
 	}
 	return out, kinds, nil
 }
