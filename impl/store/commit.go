@@ -60,12 +60,12 @@ func PrepareKinds(writes []Write, firstSeq, timestamp int64) ([]CommittedWrite, 
 	out := make([]CommittedWrite, len(writes))
 	kinds := make([]EntryKind, len(writes))
 	a := newRowArena(writes)
-	for i, w := range writes {
-		n, err := normalizeWrite(i, w, &kinds[i], &a)
-		if err != nil {
+	for i := range writes {
+		c := &out[i]
+		if err := normalizeWrite(i, &writes[i], c, &kinds[i], &a); err != nil {
 			return nil, nil, err
 		}
-		out[i] = CommittedWrite{Write: n, Seq: firstSeq + int64(i), Timestamp: timestamp}
+		c.Seq, c.Timestamp = firstSeq+int64(i), timestamp
 	}
 	return out, kinds, nil
 }
@@ -88,6 +88,8 @@ func ValidateCommitted(writes []CommittedWrite, nextSeq int64, state Lookup) err
 	if rowsIn > 1 {
 		ids = make(map[string]bool, rowsIn-1)
 	}
+	lastEntry := "" // the id of the transaction's entry checked last
+	hasLast := false
 	for i := range writes {
 		w := &writes[i] // a CommittedWrite is 120 bytes: looked at in place
 		if w.Seq <= prev {
@@ -103,17 +105,37 @@ func ValidateCommitted(writes []CommittedWrite, nextSeq int64, state Lookup) err
 		default:
 			continue
 		}
-		if _, dup := ids[id]; dup || state.HasEntryOrUsage(id) {
+		// the id goes into ids at once, a repeat showing as a map that
+		// did not grow: one hash operation, not a lookup and an insert
+		// (an error returns, so the overwritten answer is never read)
+		dup := false
+		if ids != nil {
+			n := len(ids)
+			ids[id] = w.Kind == WriteEntry
+			dup = len(ids) == n
+		}
+		if dup || state.HasEntryOrUsage(id) {
 			return &DuplicateIDError{ID: id}
 		}
 		if w.Kind == WriteEntry && w.Entry.ParentID != nil {
 			p := *w.Entry.ParentID
-			if isEntry, ok := ids[p]; !(ok && isEntry) && !state.HasEntry(p) {
-				return &MissingParentError{ParentID: p}
+			switch {
+			case hasLast && p == lastEntry:
+				// the entry checked before (not this one: its id would have
+				// been a duplicate): in ids, an entry (a usage row of its
+				// id since would have been a duplicate too)
+			case p == id: // not before it: pi checks the parent before adding the id
+				if !state.HasEntry(p) {
+					return &MissingParentError{ParentID: p}
+				}
+			default:
+				if isEntry, ok := ids[p]; !(ok && isEntry) && !state.HasEntry(p) {
+					return &MissingParentError{ParentID: p}
+				}
 			}
 		}
-		if ids != nil {
-			ids[id] = w.Kind == WriteEntry
+		if w.Kind == WriteEntry {
+			lastEntry, hasLast = id, true
 		}
 	}
 	return nil

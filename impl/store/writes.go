@@ -1,9 +1,9 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -73,12 +73,10 @@ func (w Write) String() string {
 	return fmt.Sprintf("%s:%s:%s/%s", w.Kind, w.Op, w.Namespace, w.Key)
 }
 
-// reservedEntryKey reports the record fields pi adds around an entry's own
-// fields; an entry carrying them would be silently overwritten by the JS
-// spread. reservedUsageKey is the same for a usage row. (A switch, not a
-// map: every member of every row is looked up.)
-func reservedEntryKey(k string) bool { return k == "kind" || k == "seq" || k == "timestamp" }
-func reservedUsageKey(k string) bool { return k == "kind" || k == "seq" }
+// The record fields pi adds around an entry's own fields are reserved (an
+// entry carrying them would be silently overwritten by the JS spread):
+// kind, seq and timestamp; a usage row's are kind and seq. checkRowRaw
+// looks them up in its switch over a row's keys.
 
 // rowArena holds a transaction's entries and the compact copies of its
 // rows, each kind in one allocation: a transaction's rows are stored
@@ -134,42 +132,45 @@ func (a *rowArena) entry() *arenaEntry {
 	return &a.entries[len(a.entries)-1]
 }
 
-// normalizeWrite checks w's shape and returns a copy with compact JSON,
-// and sets *kind to an entry's KindOf. It never looks at storage state;
-// index is w's position for error messages.
-func normalizeWrite(index int, w Write, kind *EntryKind, a *rowArena) (Write, error) {
-	fail := func(format string, args ...any) (Write, error) {
-		return Write{}, fmt.Errorf("store: write %d (%s): %s", index, w.Kind, fmt.Sprintf(format, args...))
+// normalizeWrite checks w's shape and sets *out, which is zero, to a copy
+// with compact JSON, and *kind to an entry's KindOf. It never looks at
+// storage state; index is w's position for error messages. (An entry or
+// usage row sets only the members it needs: a CommittedWrite is 120
+// bytes, most of them pointers the collector would be told about.)
+func normalizeWrite(index int, w *Write, out *CommittedWrite, kind *EntryKind, a *rowArena) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("store: write %d (%s): %s", index, w.Kind, fmt.Sprintf(format, args...))
 	}
 	switch w.Kind {
 	case WriteEntry:
 		if w.Entry == nil {
 			return fail("entry is missing")
 		}
-		raw, err := checkRowRaw(w.Entry.Raw, w.Entry.ID, reservedEntryKey, true, w.Entry.ParentID, kind, a)
+		raw, err := checkRowRaw(w.Entry.Raw, w.Entry.ID, true, w.Entry.ParentID, kind, a)
 		if err != nil {
 			return fail("entry %q: %v", w.Entry.ID, err)
 		}
 		e := a.entry()
-		e.entry = *w.Entry
-		e.entry.Raw = raw
+		e.entry = Entry{ID: w.Entry.ID, Raw: raw}
 		if w.Entry.ParentID != nil {
 			e.parent = *w.Entry.ParentID
 			e.entry.ParentID = &e.parent
 		}
-		return Write{Kind: WriteEntry, Entry: &e.entry}, nil
+		out.Kind, out.Entry = WriteEntry, &e.entry
+		return nil
 	case WriteUsage:
 		if w.Usage == nil {
 			return fail("usage row is missing")
 		}
-		raw, err := checkRowRaw(w.Usage.Raw, w.Usage.ID, reservedUsageKey, false, nil, nil, a)
+		raw, err := checkRowRaw(w.Usage.Raw, w.Usage.ID, false, nil, nil, a)
 		if err != nil {
 			return fail("usage %q: %v", w.Usage.ID, err)
 		}
-		return Write{Kind: WriteUsage, Usage: &UsageRow{ID: w.Usage.ID, Raw: raw}}, nil
+		out.Kind, out.Usage = WriteUsage, &UsageRow{ID: w.Usage.ID, Raw: raw}
+		return nil
 	case WriteValue, WriteList:
 		if err := ValidateAddress(w.Namespace, w.Key); err != nil {
-			return Write{}, err
+			return err
 		}
 		withValue := OpSet
 		if w.Kind == WriteList {
@@ -181,9 +182,11 @@ func normalizeWrite(index int, w Write, kind *EntryKind, a *rowArena) (Write, er
 			if err != nil {
 				return fail("%s %s/%s: value: %v", w.Op, w.Namespace, w.Key, err)
 			}
-			return Write{Kind: w.Kind, Op: w.Op, Namespace: w.Namespace, Key: w.Key, Value: v}, nil
+			out.Write = Write{Kind: w.Kind, Op: w.Op, Namespace: w.Namespace, Key: w.Key, Value: v}
+			return nil
 		case OpDelete:
-			return Write{Kind: w.Kind, Op: OpDelete, Namespace: w.Namespace, Key: w.Key}, nil
+			out.Write = Write{Kind: w.Kind, Op: OpDelete, Namespace: w.Namespace, Key: w.Key}
+			return nil
 		default:
 			return fail("invalid op %q", w.Op)
 		}
@@ -194,81 +197,95 @@ func normalizeWrite(index int, w Write, kind *EntryKind, a *rowArena) (Write, er
 
 // checkRowRaw validates an entry (whose parent id is parent) or usage row
 // object and returns it compacted; for an entry, it sets *kind to the
-// compacted object's KindOf.
-func checkRowRaw(raw json.RawMessage, id string, reserved func(string) bool, entry bool, parent *string, kind *EntryKind, a *rowArena) (json.RawMessage, error) {
+// compacted object's KindOf. The members are looked at in one pass, the
+// errors reported in the order of the checks one by one: each member's
+// key (reserved, integer-like) and id, in order, then a missing id, then
+// the parent.
+func checkRowRaw(raw json.RawMessage, id string, entry bool, parent *string, kind *EntryKind, a *rowArena) (json.RawMessage, error) {
 	var room [8]ObjectField // a row's members, without an allocation
 	fields, compact, walked, err := rowFields(room[:0], raw, a)
 	if err != nil {
 		return nil, fmt.Errorf("raw: %v", err)
 	}
-	var sawID bool
-	for _, f := range fields {
-		if reserved(f.Key) {
-			return nil, fmt.Errorf("raw has reserved key %q", f.Key)
-		}
-		if isArrayIndexKey(f.Key) {
-			return nil, fmt.Errorf("raw has integer-like key %q, which JS would reorder", f.Key)
-		}
-		if f.Key == "id" {
+	sawID := false
+	parentAt, typeAt, customAt := -1, -1, -1 // keys are unique: one of each at most
+	for i := range fields {
+		f := &fields[i]
+		switch f.Key {
+		case "id":
 			if !jsonStringIs(f.Value, id) {
 				return nil, fmt.Errorf("raw id %s does not match ID %q", f.Value, id)
 			}
 			sawID = true
+		case "parentId":
+			parentAt = i
+		case "type":
+			typeAt = i
+		case "customType":
+			customAt = i
+		case "kind", "seq": // reservedUsageKey, reservedEntryKey
+			return nil, fmt.Errorf("raw has reserved key %q", f.Key)
+		case "timestamp":
+			if entry { // reservedEntryKey
+				return nil, fmt.Errorf("raw has reserved key %q", f.Key)
+			}
+		default:
+			if isArrayIndexKey(f.Key) {
+				return nil, fmt.Errorf("raw has integer-like key %q, which JS would reorder", f.Key)
+			}
 		}
 	}
 	if !sawID {
 		return nil, fmt.Errorf("raw has no id")
 	}
 	if entry {
-		if err := checkParentField(fields, parent); err != nil {
+		if parentAt < 0 {
+			return nil, fmt.Errorf("raw has no parentId")
+		}
+		if err := checkParent(fields[parentAt].Value, parent); err != nil {
 			return nil, err
 		}
-		*kind = rowKind(fields, compact, walked)
+		if !walked {
+			// the keys were unquoted; KindOf reads literals
+			*kind = KindOf(compact)
+			return compact, nil
+		}
+		// walked: raw was compact, its keys plain and unrepeated, so a
+		// member's key is its literal's text, as KindOf matches them
+		if typeAt >= 0 {
+			kind.Type = rowType(fields[typeAt].Value)
+		}
+		if customAt >= 0 {
+			kind.CustomType = string(fields[customAt].Value)
+		}
 	}
 	return compact, nil
 }
 
-// rowKind is KindOf(compact), from fields when they came from the one
-// validating walk KindOf itself takes (walked: raw was compact, its keys
-// plain and unrepeated, so a member's key is its literal's text).
-func rowKind(fields []ObjectField, compact json.RawMessage, walked bool) EntryKind {
-	if !walked {
-		return KindOf(compact)
+// rowType is internType, the common types in a switch rather than a map.
+func rowType(v []byte) string {
+	switch string(v) {
+	case `"message"`:
+		return `"message"`
+	case `"custom"`:
+		return `"custom"`
+	case `"compaction"`:
+		return `"compaction"`
+	case `"branch_summary"`:
+		return `"branch_summary"`
 	}
-	var k EntryKind
-	for _, f := range fields {
-		switch f.Key {
-		case "type":
-			k.Type = internType(f.Value)
-		case "customType":
-			k.CustomType = string(f.Value)
-		}
-	}
-	return k
+	return internType(v)
 }
 
 // rowFields splits a row object into fields and returns a compact copy of
 // it, and whether it was split by the one validating walk. A compact
-// object (what writers commit) is validated and split in one pass, its
-// keys checked for repeats; anything else goes through compactJSON and
-// splitCompactObject, with their errors.
+// object (what writers commit) with plain, unrepeated keys is validated
+// and split in one pass (splitRow); anything else goes through
+// compactJSON and splitCompactObject, with their errors.
 func rowFields(fields []ObjectField, raw json.RawMessage, a *rowArena) ([]ObjectField, json.RawMessage, bool, error) {
-	var seen KeySet
-	plain, repeated := true, false
-	if walkCompactObject(raw, func(key, value []byte) {
-		inner := key[1 : len(key)-1]
-		for _, c := range inner {
-			if c == '\\' || c >= utf8.RuneSelf {
-				plain = false
-				return
-			}
-		}
-		k := internKey(inner)
-		repeated = repeated || seen.Add(k)
-		fields = append(fields, ObjectField{Key: k, Value: value})
-	}) && plain && !repeated {
+	if f, ok := splitRow(fields, raw); ok {
 		// the values are raw's: read by the checks, not kept
-		return fields, a.copyOf(raw), true, nil
+		return f, a.copyOf(raw), true, nil
 	}
 	compact, err := compactJSON(raw)
 	if err != nil {
@@ -309,12 +326,22 @@ func JSUnquote(lit []byte) (string, bool) {
 
 // plainJSONString is the text between v's quotes when v is a JSON string
 // of printable ASCII without escapes: what json.Unmarshal decodes it to.
+// (Ids are tested a word at a time: any flag of special, or of a byte
+// from 0x7f, means a byte that is not plain, as the lowest flag is exact
+// and a carry out of a byte sets only flags above one already set.)
 func plainJSONString(v []byte) ([]byte, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return nil, false
 	}
 	inner := v[1 : len(v)-1]
-	for _, c := range inner {
+	j := 0
+	for ; j+8 <= len(inner); j += 8 {
+		x := binary.LittleEndian.Uint64(inner[j:])
+		if special(x)|(x|(x+ones))&highs != 0 {
+			return nil, false
+		}
+	}
+	for _, c := range inner[j:] {
 		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
 			return nil, false
 		}
@@ -324,29 +351,33 @@ func plainJSONString(v []byte) ([]byte, bool) {
 
 func checkParentField(fields []ObjectField, parent *string) error {
 	for _, f := range fields {
-		if f.Key != "parentId" {
-			continue
+		if f.Key == "parentId" {
+			return checkParent(f.Value, parent)
 		}
-		if inner, ok := plainJSONString(f.Value); ok {
-			if parent == nil || string(inner) != *parent {
-				return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
-			}
-			return nil
-		}
-		if string(f.Value) == "null" { // a root: no decoder needed
-			if parent != nil {
-				return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
-			}
-			return nil
-		}
-		got, ok := JSUnquote(f.Value)
-		if !ok {
-			return fmt.Errorf("raw parentId %s is not a string or null", f.Value)
-		}
-		if parent == nil || got != *parent {
-			return fmt.Errorf("raw parentId %s does not match ParentID", f.Value)
+	}
+	return fmt.Errorf("raw has no parentId")
+}
+
+// checkParent checks an entry's parentId member v against its ParentID.
+func checkParent(v []byte, parent *string) error {
+	if inner, ok := plainJSONString(v); ok {
+		if parent == nil || string(inner) != *parent {
+			return fmt.Errorf("raw parentId %s does not match ParentID", v)
 		}
 		return nil
 	}
-	return fmt.Errorf("raw has no parentId")
+	if string(v) == "null" { // a root: no decoder needed
+		if parent != nil {
+			return fmt.Errorf("raw parentId %s does not match ParentID", v)
+		}
+		return nil
+	}
+	got, ok := JSUnquote(v)
+	if !ok {
+		return fmt.Errorf("raw parentId %s is not a string or null", v)
+	}
+	if parent == nil || got != *parent {
+		return fmt.Errorf("raw parentId %s does not match ParentID", v)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store"
@@ -263,20 +264,28 @@ func (s *Store) commitGroup(reqs []*request) {
 			continue // empty commit: no seq, no line
 		}
 		sizes := make([]int64, len(writes))
+		if buf == nil {
+			buf = takeLineBuf()
+		}
 		buf = slices.Grow(buf, transactionSize(writes)+1) // the line at once, not by doubling
 		buf = appendTransaction(buf, writes, sizes)
 		buf = append(buf, '\n')
 		ov.add(writes)
 		next += int64(len(writes))
 		ok = append(ok, accepted{r, writes, kinds, sizes})
-		for _, w := range writes {
-			deletes = deletes || w.Op == store.OpDelete
+		for i := range writes {
+			deletes = deletes || writes[i].Op == store.OpDelete
 		}
 	}
 	if len(buf) == 0 {
 		return
 	}
 	err := s.append(buf)
+	lineLen := int64(len(buf))
+	if s.dryRun == nil { // a dry run keeps its lines
+		giveLineBuf(buf)
+	}
+	buf = nil
 	if err != nil {
 		s.mu.Lock()
 		s.failed = err
@@ -298,7 +307,7 @@ func (s *Store) commitGroup(reqs []*request) {
 		s.state.ApplyKinds(a.writes, a.kinds)
 		s.account(a.writes, a.sizes)
 	}
-	s.size += int64(len(buf))
+	s.size += lineLen
 	s.stats.Commits += len(ok)
 	due := deletes && s.compactionDue()
 	s.mu.Unlock()
@@ -308,6 +317,26 @@ func (s *Store) commitGroup(reqs []*request) {
 		// (the next deleting commit retries); one that fails after the
 		// rename poisons the store, and the next commit reports that.
 		_ = s.compact()
+	}
+}
+
+// lineBufs holds the buffers commit groups build their lines in, between
+// groups of any store: a group's lines are written and then garbage,
+// and a transaction of a hundred entries is a line of tens of kilobytes,
+// which would be allocated, zeroed and collected for every commit.
+// File.Write does not keep its argument (io.Writer's contract; env's
+// fault-injecting files copy it); a dry run does, and gives none back.
+var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledLine is the largest buffer lineBufs keeps: a rare huge commit
+// does not pin its line.
+const maxPooledLine = 1 << 20
+
+func takeLineBuf() []byte { return (*lineBufs.Get().(*[]byte))[:0] }
+
+func giveLineBuf(buf []byte) {
+	if cap(buf) <= maxPooledLine {
+		lineBufs.Put(&buf)
 	}
 }
 

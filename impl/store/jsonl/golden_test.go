@@ -69,7 +69,7 @@ func runGolden(t *testing.T, file, expectFile string) {
 	require.NoError(t, err)
 	var got []string
 	for _, w := range s.state.Snapshot() {
-		got = append(got, string(appendRecord(nil, w)))
+		got = append(got, string(appendRecord(nil, &w)))
 	}
 	var want []string
 	for _, r := range exp.Survivors {
