@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/pi"
 )
@@ -146,7 +147,7 @@ func normalizeWrite(index int, w *Write, out *CommittedWrite, kind *EntryKind, a
 		if w.Entry == nil {
 			return fail("entry is missing")
 		}
-		raw, err := checkRowRaw(w.Entry.Raw, w.Entry.ID, true, w.Entry.ParentID, kind, a)
+		raw, err := checkRowRaw(nodeBytes(w.Entry.Raw), w.Entry.ID, true, w.Entry.ParentID, kind, a)
 		if err != nil {
 			return fail("entry %q: %v", w.Entry.ID, err)
 		}
@@ -162,7 +163,7 @@ func normalizeWrite(index int, w *Write, out *CommittedWrite, kind *EntryKind, a
 		if w.Usage == nil {
 			return fail("usage row is missing")
 		}
-		raw, err := checkRowRaw(w.Usage.Raw, w.Usage.ID, false, nil, nil, a)
+		raw, err := checkRowRaw(nodeBytes(w.Usage.Raw), w.Usage.ID, false, nil, nil, a)
 		if err != nil {
 			return fail("usage %q: %v", w.Usage.ID, err)
 		}
@@ -178,7 +179,7 @@ func normalizeWrite(index int, w *Write, out *CommittedWrite, kind *EntryKind, a
 		}
 		switch w.Op {
 		case withValue:
-			v, err := compactJSON(w.Value)
+			v, err := compactJSON(nodeBytes(w.Value))
 			if err != nil {
 				return fail("%s %s/%s: value: %v", w.Op, w.Namespace, w.Key, err)
 			}
@@ -193,6 +194,19 @@ func normalizeWrite(index int, w *Write, out *CommittedWrite, kind *EntryKind, a
 	default:
 		return fail("invalid write kind %q", w.Kind)
 	}
+}
+
+// nodeBytes is raw as its bytes read once a JSONL file holds them (node
+// decodes the file as UTF-8, NodeText): raw itself when it is UTF-8, which
+// every row pi writes is (JSON.stringify escapes a lone surrogate). A row
+// or value given as other bytes through the Go API is stored as a reopen
+// will read it, so that live reads, a reopened file and every backend
+// agree, rather than the raw bytes until the next open.
+func nodeBytes(raw json.RawMessage) json.RawMessage {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	return json.RawMessage(NodeText(raw))
 }
 
 // checkRowRaw validates an entry (whose parent id is parent) or usage row
