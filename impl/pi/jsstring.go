@@ -59,14 +59,27 @@ func AppendCodeUnit(dst []byte, r rune) []byte {
 // written as two 3-byte sequences are joined, and bytes that are not WTF-8
 // become U+FFFD. Canonical input is returned unchanged without copying.
 func Normalize(s string) string {
+	if IsCanonical(s) {
+		return s
+	}
+	return normalizeSlow(s)
+}
+
+// IsCanonical reports whether s is canonical WTF-8, a string Normalize
+// returns unchanged: UTF-8 but for lone surrogates in their 3-byte form,
+// never a high one followed by a low one (that pair is one character).
+func IsCanonical(s string) bool {
+	if utf8.ValidString(s) {
+		return true // UTF-8 holds no surrogate at all
+	}
 	for i := 0; i < len(s); {
 		r, n := decodeUnit(s, i)
 		if (r == utf8.RuneError && n == 1) || isLowSurrogate(r) && i >= 3 && s[i-3] == 0xED && s[i-2] >= 0xA0 && s[i-2] <= 0xAF {
-			return normalizeSlow(s)
+			return false
 		}
 		i += n
 	}
-	return s
+	return true
 }
 
 func normalizeSlow(s string) string {

@@ -3,7 +3,8 @@ package store
 import (
 	"errors"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/frameproof/frameproof/impl/pi"
 )
 
 // Exact pi errors for invalid addresses (values.ts validateAddress). The
@@ -31,40 +32,13 @@ func ValidateAddress(namespace, key string) error {
 	if strings.IndexByte(key, 0) >= 0 {
 		return ErrKeyNUL
 	}
-	if !validWTF8(namespace) {
+	if !pi.IsCanonical(namespace) {
 		return errors.New("store: invalid address: namespace is not valid UTF-8")
 	}
-	if !validWTF8(key) {
+	if !pi.IsCanonical(key) {
 		return errors.New("store: invalid address: key is not valid UTF-8")
 	}
 	return nil
-}
-
-// validWTF8 reports whether s is a JS string as impl/pi stores it: valid
-// UTF-8 but for lone surrogates in their 3-byte form (ED A0..BF 80..BF),
-// never a high one followed by a low one (that pair is one character, held
-// as its 4-byte UTF-8).
-func validWTF8(s string) bool {
-	if utf8.ValidString(s) {
-		return true
-	}
-	highBefore := false
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r != utf8.RuneError || n != 1 {
-			i, highBefore = i+n, false
-			continue
-		}
-		if i+3 > len(s) || s[i] != 0xED || s[i+1] < 0xA0 || s[i+1] > 0xBF || s[i+2] < 0x80 || s[i+2] > 0xBF {
-			return false
-		}
-		low := s[i+1] >= 0xB0
-		if low && highBefore {
-			return false
-		}
-		i, highBefore = i+3, !low
-	}
-	return true
 }
 
 // NewValue returns the typed scalar address (namespace, key). An empty key is
