@@ -1,12 +1,12 @@
 package store
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
 
 	"github.com/frameproof/frameproof/impl/pi"
+	"github.com/frameproof/frameproof/impl/store/internal/jsonstr"
 )
 
 // InsertEntry returns the write that inserts e.
@@ -340,27 +340,14 @@ func JSUnquote(lit []byte) (string, bool) {
 
 // plainJSONString is the text between v's quotes when v is a JSON string
 // of printable ASCII without escapes: what json.Unmarshal decodes it to.
-// (Ids are tested a word at a time: any flag of special, or of a byte
-// from 0x7f, means a byte that is not plain, as the lowest flag is exact
-// and a carry out of a byte sets only flags above one already set.)
 func plainJSONString(v []byte) ([]byte, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return nil, false
 	}
-	inner := v[1 : len(v)-1]
-	j := 0
-	for ; j+8 <= len(inner); j += 8 {
-		x := binary.LittleEndian.Uint64(inner[j:])
-		if special(x)|(x|(x+ones))&highs != 0 {
-			return nil, false
-		}
+	if inner := v[1 : len(v)-1]; jsonstr.Printable(inner) {
+		return inner, true
 	}
-	for _, c := range inner[j:] {
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return nil, false
-		}
-	}
-	return inner, true
+	return nil, false
 }
 
 func checkParentField(fields []ObjectField, parent *string) error {

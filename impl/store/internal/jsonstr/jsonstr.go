@@ -12,11 +12,11 @@ import (
 
 const ones, highs = 0x0101010101010101, 0x8080808080808080
 
-// special flags the bytes of eight (little-endian) that are '"', '\\' or
+// Special flags the bytes of eight (little-endian) that are '"', '\\' or
 // below 0x20, by their high bits (the classic SWAR has-zero-byte and
 // has-less-than tests). A borrow can flag a byte above a flagged one
 // falsely, never one below it, so the lowest flag is exact.
-func special(x uint64) uint64 {
+func Special(x uint64) uint64 {
 	q, bs := x^('"'*ones), x^('\\'*ones)
 	return ((q-ones)&^q | (bs-ones)&^bs | (x-0x20*ones)&^x) & highs
 }
@@ -39,7 +39,7 @@ const shortRun = 32
 // three-way word test cost three times as much per byte.
 func PlainEnd(b []byte, j int) int {
 	for stop := min(len(b), j+shortRun); j+8 <= stop; j += 8 {
-		if m := special(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+		if m := Special(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 			return j + bits.TrailingZeros64(m)>>3
 		}
 	}
@@ -49,6 +49,13 @@ func PlainEnd(b []byte, j int) int {
 		}
 		return j
 	}
+	return LongRunEnd(b, j)
+}
+
+// LongRunEnd is PlainEnd for a run already known to go on past its first
+// words (a caller that tested them itself): the vector search for the
+// quote, then the backslash before it, then the word test for controls.
+func LongRunEnd(b []byte, j int) int {
 	end := len(b)
 	if q := bytes.IndexByte(b[j:], '"'); q >= 0 {
 		end = j + q
@@ -75,4 +82,25 @@ func PlainEnd(b []byte, j int) int {
 		}
 	}
 	return end
+}
+
+// Printable reports whether every byte of b is printable ASCII other than
+// '"' and '\\' (0x20-0x7e): a JSON string's text that decodes to itself.
+// A word is tested at once: any flag of Special, or of a byte from 0x7f
+// (x+ones carries into the high bit), means a byte that is not plain; a
+// carry out of one byte sets only flags above one already set.
+func Printable(b []byte) bool {
+	j := 0
+	for ; j+8 <= len(b); j += 8 {
+		x := binary.LittleEndian.Uint64(b[j:])
+		if Special(x)|(x|(x+ones))&highs != 0 {
+			return false
+		}
+	}
+	for _, c := range b[j:] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
