@@ -44,6 +44,17 @@ func (r *rows[T]) append(v T) {
 	r.n++
 }
 
+// reserve makes room for n rows in rows that have none, as the chunks
+// append would make for them cut from one array: a first commit of many
+// rows then allocates once per kind of row, not once per chunk and once
+// per view of a chunk more.
+func (r *rows[T]) reserve(n int) {
+	if r.view != nil || n <= 8 {
+		return
+	}
+	r.view = viewOf(make([]T, chunkStart(chunkOf(n-1)+1)))
+}
+
 func (r *rows[T]) len() int { return r.n }
 
 // at returns row i (0 <= i < len).

@@ -41,6 +41,27 @@ func TestRowsKeepOrderAcrossChunks(t *testing.T) {
 // A view taken before later appends keeps its chunks (append publishes a
 // new view for a new chunk rather than growing the one a list holds), and
 // viewOf cuts rows already in order into the chunks append makes, in place.
+// reserve lays out the chunks append would have made, so that at finds
+// every row, and later appends go on past them.
+func TestRowsReserveLaysOutAppendsChunks(t *testing.T) {
+	for _, n := range []int{0, 1, 8, 9, 100, 128, 129, maxRowChunk, maxRowChunk + 1, 3*maxRowChunk + 5} {
+		var grown, reserved rows[int]
+		reserved.reserve(n)
+		for i := range n + 2*maxRowChunk {
+			grown.append(i)
+			reserved.append(i)
+		}
+		require.Equal(t, len(grown.view.chunks), len(reserved.view.chunks), "n=%d", n)
+		for k, c := range grown.view.chunks {
+			require.Equal(t, len(c), len(reserved.view.chunks[k]), "n=%d chunk %d", n, k)
+			require.Equal(t, c, reserved.view.chunks[k], "n=%d chunk %d", n, k)
+		}
+		for i := range reserved.len() {
+			require.Equal(t, i, *reserved.at(i), "n=%d at(%d)", n, i)
+		}
+	}
+}
+
 func TestRowsViewsAreStableAndViewOfMatchesAppend(t *testing.T) {
 	var r rows[int]
 	for i := range 10 {

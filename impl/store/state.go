@@ -276,19 +276,25 @@ func (s *State) ReserveEntries(n int) {
 }
 
 // reserveFor sizes the empty id map for writes' ids when they are more
-// than one: a session's first commit of many rows (a fork's copy, a
-// seeded transcript) then fills the map without growing it step by step,
-// each step a rehash of every id so far.
+// than one, and the entry rows for their entries: a session's first
+// commit of many rows (a fork's copy, a seeded transcript) then fills the
+// map without growing it step by step, each step a rehash of every id so
+// far, and the rows without a chunk and a view per doubling.
 func (s *State) reserveFor(writes []CommittedWrite) {
-	n := 0
+	n, entries := 0, 0
 	for i := range writes {
-		if k := writes[i].Kind; k == WriteEntry || k == WriteUsage {
+		switch writes[i].Kind {
+		case WriteEntry:
+			n, entries = n+1, entries+1
+		case WriteUsage:
 			n++
 		}
 	}
 	if n > 1 {
 		s.ReserveEntries(n)
 	}
+	s.entries.reserve(entries)
+	s.meta.reserve(entries)
 }
 
 // appendEntry stores w's entry, of kind k and meta m, whose id is already
