@@ -172,6 +172,18 @@ func (s *State) Commit(writes []Write, timestamp int64) (CommitResult, error) {
 	if err != nil {
 		return CommitResult{}, err
 	}
+	return s.commitPrepared(committed, kinds, timestamp)
+}
+
+// CommitTx is Commit of a prepared transaction: its rows are not checked
+// again.
+func (s *State) CommitTx(tx *Tx, timestamp int64) (CommitResult, error) {
+	committed, kinds := tx.Stamp(s.nextSeq, timestamp)
+	return s.commitPrepared(committed, kinds, timestamp)
+}
+
+// commitPrepared is Commit after Prepare.
+func (s *State) commitPrepared(committed []CommittedWrite, kinds []EntryKind, timestamp int64) (CommitResult, error) {
 	res := ResultOf(committed, s.nextSeq, timestamp)
 	if allEntries(committed) {
 		if len(s.ids) == 0 {

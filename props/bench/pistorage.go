@@ -34,7 +34,7 @@ func init() {
 			if slices.ContainsFunc(backends.All(), func(b backends.Backend) bool { return b.Durable }) {
 				perSize++
 			}
-			return shapesOf(len(piStorageSizes(o.Quick))*perSize+len(piWriteScenarios), piStorageTable(nil, nil, o.Quick))
+			return shapesOf(len(piStorageSizes(o.Quick))*perSize+len(piWriteScenarios)*len(piWriteVariants), piStorageTable(nil, nil, o.Quick))
 		},
 	})
 }
@@ -113,6 +113,7 @@ type piFigure struct {
 	Store    string  `json:"store"`
 	Dataset  int     `json:"dataset"`
 	Scenario string  `json:"scenario"`
+	Variant  string  `json:"variant,omitempty"` // frameproof's other way to run the scenario (piRawJSON); pi's figures have none
 	Ops      int     `json:"ops"`
 	NsPerOp  float64 `json:"nsPerOp"`
 	CPUNs    float64 `json:"cpuNsPerOp"` // process CPU (user+system, every thread) per op: what the table shows
@@ -227,7 +228,7 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 				if err != nil {
 					return nil, fmt.Errorf("pi-storage: %s: %w", b.Name, err)
 				}
-				ours = append(ours, piFigure{b.Name, size, sc.name, s.Ops, s.WallNs, s.CPUNs})
+				ours = append(ours, piFigure{Store: b.Name, Dataset: size, Scenario: sc.name, Ops: s.Ops, NsPerOp: s.WallNs, CPUNs: s.CPUNs})
 			}
 			if err := st.Close(); err != nil {
 				return nil, err
@@ -243,17 +244,19 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 				if err != nil {
 					return nil, fmt.Errorf("pi-storage: %s: open: %w", b.Name, err)
 				}
-				ours = append(ours, piFigure{b.Name, size, "open", s.Ops, s.WallNs, s.CPUNs})
+				ours = append(ours, piFigure{Store: b.Name, Dataset: size, Scenario: "open", Ops: s.Ops, NsPerOp: s.WallNs, CPUNs: s.CPUNs})
 			}
 		}
 		runtime.GC() // the datasets read above are not the commits' garbage (node collects here too)
 		for _, sc := range piWriteScenarios {
-			f, err := timePiWrite(sc, reps, create)
-			if err != nil {
-				return nil, fmt.Errorf("pi-storage: %s: %s: %w", b.Name, sc.name, err)
+			for _, variant := range piWriteVariants {
+				f, err := timePiWrite(sc, variant, reps, create)
+				if err != nil {
+					return nil, fmt.Errorf("pi-storage: %s: %s: %w", b.Name, sc.name, err)
+				}
+				f.Store = b.Name
+				ours = append(ours, f)
 			}
-			f.Store = b.Name
-			ours = append(ours, f)
 		}
 	}
 	return []Table{piStorageTable(pi, ours, opts.Quick)}, nil
@@ -266,16 +269,36 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 // stores of a group do not pile up garbage for the commits to collect.
 const piWriteGroup = 10
 
+// The ways frameproof runs a write scenario. pi's transactions are module
+// constants, JS objects made once and committed to every fresh store,
+// which pi's commit spreads and never parses: its counterpart is a
+// store.Tx, prepared once (rows checked as JSON and owned) and committed
+// to each store, the ratio's figure. piRawJSON rows are frameproof's
+// Commit of writes as raw JSON, checked at each commit: work pi's commit
+// has no counterpart of, shown beside it.
+const piRawJSON = "raw JSON"
+
+var piWriteVariants = []string{"", piRawJSON}
+
 // timePiWrite times reps groups of piWriteGroup commits of sc's
-// transaction, each on a fresh store after sc's prepare; only the
-// commits are inside the clock reads. A first group is not timed, as
-// Measure's first op is not: it warms caches here, and node's compiler
-// there. The figure is the interquartile mean of the groups (see
-// interquartileMean). storage-bench.mjs times pi's the same way.
-func timePiWrite(sc piWriteScenario, reps int, create func() (store.Storage, string, error)) (piFigure, error) {
+// transaction (made as variant says), each on a fresh store after sc's
+// prepare; only the commits are inside the clock reads. A first group is
+// not timed, as Measure's first op is not: it warms caches here, and
+// node's compiler there. The figure is the interquartile mean of the
+// groups (see interquartileMean). storage-bench.mjs times pi's the same
+// way.
+func timePiWrite(sc piWriteScenario, variant string, reps int, create func() (store.Storage, string, error)) (piFigure, error) {
 	var walls, cpus []time.Duration
 	stores := make([]store.Storage, piWriteGroup)
 	txs := make([][]store.Write, piWriteGroup)
+	tx, err := store.NewTx(sc.tx()) // once, as pi's transactions are made once
+	if err != nil {
+		return piFigure{}, err
+	}
+	commit := func(k int) (store.CommitResult, error) { return store.CommitTx(stores[k], tx) }
+	if variant == piRawJSON {
+		commit = func(k int) (store.CommitResult, error) { return stores[k].Commit(txs[k]) }
+	}
 	for rep := range reps + 1 {
 		for k := range stores {
 			st, _, err := create()
@@ -291,8 +314,8 @@ func timePiWrite(sc piWriteScenario, reps int, create func() (store.Storage, str
 		}
 		cpu0 := cpuTime()
 		start := time.Now()
-		for k, st := range stores {
-			res, err := st.Commit(txs[k])
+		for k := range stores {
+			res, err := commit(k)
 			if err != nil || len(res.Seqs) != sc.writes {
 				return piFigure{}, fmt.Errorf("%v (%d writes)", err, len(res.Seqs))
 			}
@@ -307,7 +330,7 @@ func timePiWrite(sc piWriteScenario, reps int, create func() (store.Storage, str
 			}
 		}
 	}
-	return piFigure{Scenario: sc.name, Ops: reps * piWriteGroup,
+	return piFigure{Scenario: sc.name, Variant: variant, Ops: reps * piWriteGroup,
 		NsPerOp: interquartileMean(walls) / piWriteGroup, CPUNs: interquartileMean(cpus) / piWriteGroup}, nil
 }
 
@@ -350,27 +373,37 @@ func runPiStorageNode(ctx context.Context, dir string, args []string) ([]piFigur
 }
 
 func piStorageTable(pi, ours []piFigure, quick bool) Table {
-	key := func(store string, ds int, sc string) string { return fmt.Sprintf("%s|%d|%s", store, ds, sc) }
-	at := map[string]float64{}
-	var order []string
-	seen := map[string]bool{}
+	// a row is a dataset, a scenario and frameproof's variant of it; pi's
+	// cells are its figures for the scenario
+	type row struct {
+		dataset           int
+		scenario, variant string
+	}
+	type key struct {
+		store string
+		row   row
+	}
+	at := map[key]float64{}
+	var order []row
+	seen := map[row]bool{}
 	for _, f := range pi {
-		at[key("pi-"+f.Store, f.Dataset, f.Scenario)] = f.CPUNs
+		at[key{"pi-" + f.Store, row{f.Dataset, f.Scenario, ""}}] = f.CPUNs
 	}
 	for _, f := range ours {
-		at[key(f.Store, f.Dataset, f.Scenario)] = f.CPUNs
-		if k := key("", f.Dataset, f.Scenario); !seen[k] {
-			seen[k] = true
-			order = append(order, k)
+		r := row{f.Dataset, f.Scenario, f.Variant}
+		at[key{f.Store, r}] = f.CPUNs
+		if !seen[r] {
+			seen[r] = true
+			order = append(order, r)
 		}
 	}
-	cell := func(k string) string {
+	cell := func(k key) string {
 		if v, ok := at[k]; ok {
 			return formatNs(v)
 		}
 		return "—"
 	}
-	ratio := func(a, b string) string {
+	ratio := func(a, b key) string {
 		x, ok1 := at[a]
 		y, ok2 := at[b]
 		if !ok1 || !ok2 {
@@ -385,7 +418,7 @@ func piStorageTable(pi, ours []piFigure, quick bool) Table {
 			"pi's datasets and scenarios (pi-agent-core 0.85.1 harness/session/testing/benchmark): reads are timed loops on a seeded store; " +
 				"each write scenario is one commit on a fresh store (after the scenario's prepare), timed in groups of ten such commits after one untimed group; the figure is the mean of the middle half of the groups (a collection of the prepare's garbage lands in a few groups, on either side); open reopens the seeded file. " +
 				"No side fsyncs (pi's JsonlStorage never does; frameproof's JSONL and SQLite run with sync never). " +
-				"Both sides do the same work per operation: transactions are built once, outside the timing (pi's are module constants); a read builds its query per call, as pi's run() builds its options object, and copies the lookup ids, as pi's does. " +
+				"Both sides do the same work per operation: transactions are built once, outside the timing (pi's are module constants, JS objects its commit spreads and never parses; frameproof's a store.Tx, prepared once: rows checked as JSON and owned), and committed to each store; a row \"from raw JSON\" is frameproof's Commit of the writes as raw JSON, checked at every commit, work pi's commit has no counterpart of; a read builds its query per call, as pi's run() builds its options object, and copies the lookup ids, as pi's does. " +
 				"Times are CPU time (user + system, every thread of the process: Go's GC workers, V8's helpers; getrusage / process.cpuUsage), because this machine is shared and load inflates wall time; " +
 				"Clocks are read once per batch of reads and once per group of ten commits, not per operation: a reading costs tens of ns (wall) to about a µs (CPU), as much as the cheapest operations. " +
 				"Each side runs a full collection (Go runtime.GC, node --expose-gc's gc()) before each read loop and before a store's write scenarios, so that collector threads clearing the datasets read before are not counted as a commit's CPU. " +
@@ -393,18 +426,19 @@ func piStorageTable(pi, ours []piFigure, quick bool) Table {
 				"Command: `frameproof bench --family pi-storage`" + map[bool]string{true: " --quick", false: ""}[quick] + ".",
 		},
 	}
-	for _, k := range order {
-		parts := strings.SplitN(k, "|", 3)
-		ds, sc := parts[1], parts[2]
-		n, _ := strconv.Atoi(ds)
-		entries := ds
-		if n == 0 {
+	for _, r := range order {
+		entries, label := strconv.Itoa(r.dataset), r.scenario
+		if r.dataset == 0 {
 			entries = "—"
 		}
-		t.Rows = append(t.Rows, []string{sc, entries,
-			cell(key("pi-memory", n, sc)), cell(key("memory", n, sc)), ratio(key("pi-memory", n, sc), key("memory", n, sc)),
-			cell(key("pi-jsonl", n, sc)), cell(key("jsonl", n, sc)), ratio(key("pi-jsonl", n, sc), key("jsonl", n, sc)),
-			cell(key("sqlite", n, sc)),
+		if r.variant != "" {
+			label += " (frameproof from " + r.variant + ")"
+		}
+		piRow := row{r.dataset, r.scenario, ""}
+		t.Rows = append(t.Rows, []string{label, entries,
+			cell(key{"pi-memory", piRow}), cell(key{"memory", r}), ratio(key{"pi-memory", piRow}, key{"memory", r}),
+			cell(key{"pi-jsonl", piRow}), cell(key{"jsonl", r}), ratio(key{"pi-jsonl", piRow}, key{"jsonl", r}),
+			cell(key{"sqlite", r}),
 		})
 	}
 	return t

@@ -93,3 +93,49 @@ func TestEveryBackendConforms(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryBackendCommitsATx: every backend commits a prepared store.Tx
+// itself (pi-storage's write figures and store.CommitTx rely on it), the
+// same Tx to several stores, each getting the rows and its own seqs; and a
+// Tx is checked against a store as Commit checks writes: again into the
+// same store, its ids are pi's duplicates, and nothing is applied; into a
+// closed store, the store's closed error.
+func TestEveryBackendCommitsATx(t *testing.T) {
+	id, tip := "e1", store.Address{Namespace: "pi.branch.tip", Key: "main", Kind: store.KindValue}
+	tx, err := store.NewTx([]store.Write{
+		store.InsertEntry(store.Entry{ID: id, Raw: json.RawMessage(`{"id":"e1","parentId":null,"type":"message","message":{"role":"user","content":"hi","timestamp":1}}`)}),
+		store.SetValueRaw(tip, json.RawMessage(`"e1"`)),
+	})
+	require.NoError(t, err)
+	for _, b := range backends.All() {
+		t.Run(b.Name, func(t *testing.T) {
+			first, second := create(t, b, t.TempDir()), create(t, b, t.TempDir())
+			require.Implements(t, (*store.TxStorage)(nil), first)
+			_, err := second.Commit([]store.Write{store.AppendListRaw(store.Address{Namespace: "a", Key: "l", Kind: store.KindList}, json.RawMessage(`1`))})
+			require.NoError(t, err)
+			for st, seq := range map[store.Storage]int64{first: 1, second: 2} {
+				res, err := store.CommitTx(st, tx)
+				require.NoError(t, err)
+				assert.Equal(t, []int64{seq, seq + 1}, res.Seqs)
+				es, err := st.Entries()
+				require.NoError(t, err)
+				require.Len(t, es, 1)
+				assert.Equal(t, seq, es[0].Seq)
+				assert.Equal(t, res.Timestamp, es[0].Timestamp)
+				v, err := st.GetValue(tip)
+				require.NoError(t, err)
+				require.NotNil(t, v)
+				assert.Equal(t, seq+1, v.Seq)
+			}
+			_, err = store.CommitTx(first, tx)
+			require.EqualError(t, err, "Duplicate entry or usage id: "+id)
+			assert.Equal(t, int64(3), first.NextSeq(), "a refused Tx applied something")
+			require.NoError(t, first.Close())
+			_, errTx := store.CommitTx(first, tx)
+			_, errCommit := first.Commit(tx.Writes())
+			require.Error(t, errTx)
+			assert.Equal(t, errCommit.Error(), errTx.Error())
+			require.NoError(t, second.Close())
+		})
+	}
+}

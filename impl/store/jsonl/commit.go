@@ -35,6 +35,7 @@ const (
 type request struct {
 	kind     requestKind
 	writes   []store.Write
+	tx       *store.Tx     // a commit of a prepared transaction, instead of writes
 	wake     env.Completer // resolved when done or promoted to leader
 	promoted bool          // set under mu before wake resolves
 	res      store.CommitResult
@@ -49,6 +50,28 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 		return store.CommitResult{}, err
 	}
 	return req.res, req.err
+}
+
+var _ store.TxStorage = (*Store)(nil)
+
+// CommitTx is Commit of a prepared transaction, whose rows are not
+// checked again.
+func (s *Store) CommitTx(tx *store.Tx) (store.CommitResult, error) {
+	req, err := s.submitRequest(&request{kind: reqCommit, tx: tx})
+	if err != nil {
+		return store.CommitResult{}, err
+	}
+	return req.res, req.err
+}
+
+// prepare stamps the request's writes with seqs from next and timestamp
+// ts, preparing them first unless they are a Tx's.
+func (r *request) prepare(next, ts int64) ([]store.CommittedWrite, []store.EntryKind, error) {
+	if r.tx != nil {
+		writes, kinds := r.tx.Stamp(next, ts)
+		return writes, kinds, nil
+	}
+	return store.PrepareKinds(r.writes, next, ts)
 }
 
 // Compact rewrites the file to its surviving records now (see compact.go).
@@ -80,7 +103,13 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) submit(kind requestKind, writes []store.Write) (*request, error) {
-	req := &request{kind: kind, writes: writes, wake: s.exec.NewFuture("jsonl-request")}
+	return s.submitRequest(&request{kind: kind, writes: writes})
+}
+
+// submitRequest queues req and waits for it to be done.
+func (s *Store) submitRequest(req *request) (*request, error) {
+	kind := req.kind
+	req.wake = s.exec.NewFuture("jsonl-request")
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -231,6 +260,9 @@ func (s *Store) commitGroup(reqs []*request) {
 	for len(reqs) > 0 && s.legacy != nil {
 		r := reqs[0]
 		reqs = reqs[1:]
+		if r.tx != nil { // the upgrade commits writes
+			r.writes, r.tx = r.tx.Writes(), nil
+		}
 		if len(r.writes) == 0 {
 			next := s.state.NextSeq()
 			r.res = store.ResultOf(nil, next, s.clock.Now().UnixMilli())
@@ -248,7 +280,7 @@ func (s *Store) commitGroup(reqs []*request) {
 	deletes := false
 	for _, r := range reqs {
 		ts := s.clock.Now().UnixMilli()
-		writes, kinds, err := store.PrepareKinds(r.writes, next, ts)
+		writes, kinds, err := r.prepare(next, ts)
 		if err == nil {
 			err = store.ValidateCommitted(writes, next, ov)
 		}

@@ -44,6 +44,18 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 	return s.state.Commit(writes, s.clock.Now().UnixMilli())
 }
 
+var _ store.TxStorage = (*Store)(nil)
+
+// CommitTx commits a prepared transaction all-or-none.
+func (s *Store) CommitTx(tx *store.Tx) (store.CommitResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.CommitResult{}, ErrClosed
+	}
+	return s.state.CommitTx(tx, s.clock.Now().UnixMilli())
+}
+
 // GetValue returns the value at addr or nil.
 func (s *Store) GetValue(addr store.Address) (*store.StoredValue, error) {
 	s.mu.Lock()

@@ -225,19 +225,45 @@ func (s *Store) Commit(writes []store.Write) (store.CommitResult, error) {
 	if s.closed {
 		return store.CommitResult{}, ErrClosed
 	}
+	return s.commitRaw(func(ts int64) ([]store.CommittedWrite, []store.EntryKind, error) {
+		return store.PrepareKinds(writes, s.nextSeq, ts)
+	})
+}
+
+var _ store.TxStorage = (*Store)(nil)
+
+// CommitTx commits a prepared transaction all-or-none.
+func (s *Store) CommitTx(tx *store.Tx) (store.CommitResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.CommitResult{}, ErrClosed
+	}
+	return s.commitRaw(func(ts int64) ([]store.CommittedWrite, []store.EntryKind, error) {
+		prepared, kinds := tx.Stamp(s.nextSeq, ts)
+		return prepared, kinds, nil
+	})
+}
+
+// prepareFunc stamps a commit's writes with seqs from s.nextSeq and the
+// transaction timestamp ts, preparing them first unless they are a Tx's.
+type prepareFunc func(ts int64) ([]store.CommittedWrite, []store.EntryKind, error)
+
+// commitRaw is commitLocked inside s.conn's Raw.
+func (s *Store) commitRaw(prepare prepareFunc) (store.CommitResult, error) {
 	var res store.CommitResult
 	err := s.conn.Raw(func(any) error {
 		var err error
-		res, err = s.commitLocked(writes)
+		res, err = s.commitLocked(prepare)
 		return err
 	})
 	return res, err
 }
 
 // commitLocked is Commit under s.mu, inside s.conn's Raw.
-func (s *Store) commitLocked(writes []store.Write) (store.CommitResult, error) {
+func (s *Store) commitLocked(prepare prepareFunc) (store.CommitResult, error) {
 	ts := s.clock.Now().UnixMilli()
-	prepared, kinds, err := store.PrepareKinds(writes, s.nextSeq, ts)
+	prepared, kinds, err := prepare(ts)
 	if err != nil {
 		return store.CommitResult{}, err
 	}

@@ -153,7 +153,7 @@ func (m *machine) commit(t *rapid.T) {
 	// The reference gets its own deep copy, so a backend that mutates its
 	// input cannot also corrupt the specification.
 	refWrites := cloneWrites(writes)
-	res, err := m.s.Commit(writes)
+	res, err := m.commitVia(t, writes)
 	want, wantErr := m.ref.commit(refWrites, shapeOK, res.Timestamp)
 	switch {
 	case wantErr != "" && err == nil:
@@ -167,6 +167,32 @@ func (m *machine) commit(t *rapid.T) {
 			t.Fatalf("commit result first=%d seqs=%v, want first=%d seqs=%v", res.FirstSeq, res.Seqs, want.FirstSeq, want.Seqs)
 		}
 	}
+}
+
+// commitVia commits writes by Commit or, drawn, as a prepared store.Tx
+// (store.CommitTx: the store's CommitTx, or Commit of the Tx's writes
+// for a store without one), whose error, if NewTx refuses the writes, is
+// the commit's. The writes' bytes are overwritten once the Tx is made: a
+// Tx owns its rows, and a store committing it must read none of the
+// caller's.
+func (m *machine) commitVia(t *rapid.T, writes []store.Write) (store.CommitResult, error) {
+	if !rapid.Bool().Draw(t, "viaTx") {
+		return m.s.Commit(writes)
+	}
+	tx, err := store.NewTx(writes)
+	if err != nil {
+		return store.CommitResult{}, err
+	}
+	for _, w := range writes {
+		switch {
+		case w.Entry != nil:
+			clear(w.Entry.Raw)
+		case w.Usage != nil:
+			clear(w.Usage.Raw)
+		}
+		clear(w.Value)
+	}
+	return store.CommitTx(m.s, tx)
 }
 
 func (m *machine) readList(t *rapid.T) {

@@ -1,0 +1,68 @@
+package store
+
+// Tx is a transaction prepared once: its writes checked for shape, their
+// rows and values checked as JSON and owned (Prepare's work), so that it
+// can be committed to any number of stores, each commit doing only what
+// depends on the store (seqs, ids, parents, usage totals) and applying.
+// pi's commit is that much: it spreads JS objects it never parses
+// (commit.ts prepareStorageCommit). A fork's copy, a seeded transcript and
+// pi's benchmarks commit one transaction's rows to many fresh stores.
+//
+// A Tx is immutable once made: stores keep its rows, never writing them,
+// so it may be committed to several stores at once.
+type Tx struct {
+	writes []CommittedWrite // seqs from 0; timestamps 0
+	kinds  []EntryKind
+}
+
+// NewTx prepares writes (Prepare's checks, and its error) as a Tx.
+func NewTx(writes []Write) (*Tx, error) {
+	prepared, kinds, err := PrepareKinds(writes, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &Tx{writes: prepared, kinds: kinds}, nil
+}
+
+// Len is the number of writes.
+func (t *Tx) Len() int { return len(t.writes) }
+
+// Writes returns the transaction's writes as a store that cannot commit a
+// Tx is given them (normalized: a second Prepare of them accepts them and
+// changes nothing).
+func (t *Tx) Writes() []Write {
+	out := make([]Write, len(t.writes))
+	for i := range t.writes {
+		out[i] = t.writes[i].Write
+	}
+	return out
+}
+
+// Stamp returns the writes with seqs from firstSeq and the transaction
+// timestamp, and the entries' kinds (PrepareKinds' results, for a backend
+// committing the Tx); the kinds are the Tx's own, not to be written.
+func (t *Tx) Stamp(firstSeq, timestamp int64) ([]CommittedWrite, []EntryKind) {
+	out := make([]CommittedWrite, len(t.writes))
+	copy(out, t.writes)
+	for i := range out {
+		out[i].Seq, out[i].Timestamp = firstSeq+int64(i), timestamp
+	}
+	return out, t.kinds
+}
+
+// TxStorage is a Storage that commits a prepared Tx without checking its
+// rows again; every backend of impl/store/backends is one.
+type TxStorage interface {
+	Storage
+	// CommitTx is Commit of tx's writes, minus Prepare.
+	CommitTx(tx *Tx) (CommitResult, error)
+}
+
+// CommitTx commits tx to st: by CommitTx when st is a TxStorage,
+// otherwise by Commit of its writes.
+func CommitTx(st Storage, tx *Tx) (CommitResult, error) {
+	if ts, ok := st.(TxStorage); ok {
+		return ts.CommitTx(tx)
+	}
+	return st.Commit(tx.Writes())
+}
