@@ -77,6 +77,12 @@ func (m *mutant) Commit(ws []store.Write) (store.CommitResult, error) {
 	return m.Store.Commit(ws)
 }
 
+// CommitTx is Commit of the Tx's writes: the promoted memory.Store's
+// CommitTx would bypass the bug.
+func (m *mutant) CommitTx(tx *store.Tx) (store.CommitResult, error) {
+	return m.Commit(tx.Writes())
+}
+
 func (m *mutant) ScanValues(ns, p string) ([]store.StoredValue, error) {
 	v, err := m.Store.ScanValues(ns, p)
 	if m.bug == "scan unordered" && len(v) > 1 {
