@@ -1,5 +1,7 @@
 package store
 
+import "encoding/json"
+
 // Tx is a transaction prepared once: its writes checked for shape, their
 // rows and values checked as JSON and owned (Prepare's work), so that it
 // can be committed to any number of stores, each commit doing only what
@@ -30,10 +32,31 @@ func (t *Tx) Len() int { return len(t.writes) }
 // Writes returns the transaction's writes as a store that cannot commit a
 // Tx is given them (normalized: a second Prepare of them accepts them and
 // changes nothing).
+//
+// They are copies the caller owns: writing through them (an entry, a row,
+// value bytes) changes neither the Tx nor a store it was committed to.
 func (t *Tx) Writes() []Write {
 	out := make([]Write, len(t.writes))
 	for i := range t.writes {
-		out[i] = t.writes[i].Write
+		w := t.writes[i].Write
+		switch {
+		case w.Entry != nil:
+			e := *w.Entry
+			e.Raw = append(json.RawMessage(nil), e.Raw...)
+			if e.ParentID != nil {
+				p := *e.ParentID
+				e.ParentID = &p
+			}
+			w.Entry = &e
+		case w.Usage != nil:
+			u := *w.Usage
+			u.Raw = append(json.RawMessage(nil), u.Raw...)
+			w.Usage = &u
+		}
+		if w.Value != nil {
+			w.Value = append(json.RawMessage(nil), w.Value...)
+		}
+		out[i] = w
 	}
 	return out
 }

@@ -662,8 +662,15 @@ func (s *Store) upgradeLegacyV3(r *request) {
 		ID string `json:"id"`
 	}
 	_ = json.Unmarshal(row, &id)
-	writes := append([]store.Write{{Kind: store.WriteUsage, Usage: &store.UsageRow{ID: id.ID, Raw: row}}}, r.writes...)
-	committed, err := store.Prepare(writes, next, ts)
+	// the caller's writes are prepared alone, so that a shape error names
+	// the write by its index in them, not behind the adjustment row
+	adjustment, err := store.Prepare([]store.Write{{Kind: store.WriteUsage, Usage: &store.UsageRow{ID: id.ID, Raw: row}}}, next, ts)
+	var committed []store.CommittedWrite
+	if err == nil {
+		var theirs []store.CommittedWrite
+		theirs, err = store.Prepare(r.writes, next+1, ts)
+		committed = append(adjustment, theirs...)
+	}
 	if err == nil {
 		err = store.ValidateCommitted(committed, next, s.state)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/frameproof/frameproof/impl/env"
 	"github.com/frameproof/frameproof/impl/store"
@@ -76,6 +77,12 @@ func (m *mutant) Commit(ws []store.Write) (store.CommitResult, error) {
 	return m.Store.Commit(ws)
 }
 
+// CommitTx is Commit of the Tx's writes: the promoted memory.Store's
+// CommitTx would bypass the bug.
+func (m *mutant) CommitTx(tx *store.Tx) (store.CommitResult, error) {
+	return m.Commit(tx.Writes())
+}
+
 func (m *mutant) ScanValues(ns, p string) ([]store.StoredValue, error) {
 	v, err := m.Store.ScanValues(ns, p)
 	if m.bug == "scan unordered" && len(v) > 1 {
@@ -120,4 +127,24 @@ func TestSuiteRejectsBrokenBackends(t *testing.T) {
 			assert.Regexp(t, `^(paging|readList .* after cursor|scan order|parent)`, tb.msgs[0], bug)
 		}
 	}
+}
+
+// Review of ef7f0c2: the suite now commits half its transactions by
+// store.CommitTx, but mutant embeds *memory.Store, whose CommitTx is
+// promoted past mutant's Commit: a Tx commit reaches the correct memory
+// backend, so the mutants checked by TestSuiteRejectsBrokenBackends are
+// broken for only half of the suite's commits.
+func TestReviewMutantBugAppliesToCommitTx(t *testing.T) {
+	writes := func() []store.Write { // mutant's Commit rewrites its argument
+		p := "nope"
+		return []store.Write{store.InsertEntry(store.Entry{ID: "e", ParentID: &p, Raw: json.RawMessage(`{"id":"e","parentId":"nope"}`)})}
+	}
+	viaCommit := &mutant{Store: memory.New(env.SystemClock{}), bug: "missing parent accepted"}
+	_, errCommit := viaCommit.Commit(writes())
+	viaTx := &mutant{Store: memory.New(env.SystemClock{}), bug: "missing parent accepted"}
+	tx, err := store.NewTx(writes())
+	require.NoError(t, err)
+	_, errTx := store.CommitTx(viaTx, tx)
+	assert.NoError(t, errCommit, "the mutant accepts a missing parent")
+	assert.NoError(t, errTx, "the same mutant, committed a Tx, refuses it: its bug is bypassed")
 }
