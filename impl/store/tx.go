@@ -11,7 +11,9 @@ import "encoding/json"
 // pi's benchmarks commit one transaction's rows to many fresh stores.
 //
 // A Tx is immutable once made: stores keep its rows, never writing them,
-// so it may be committed to several stores at once.
+// so it may be committed to several stores at once (and their reads share
+// its bytes, which readers must not write, as with any read). A nil Tx is
+// the empty transaction.
 type Tx struct {
 	writes []CommittedWrite // seqs from 0; timestamps 0
 	kinds  []EntryKind
@@ -27,7 +29,12 @@ func NewTx(writes []Write) (*Tx, error) {
 }
 
 // Len is the number of writes.
-func (t *Tx) Len() int { return len(t.writes) }
+func (t *Tx) Len() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.writes)
+}
 
 // Writes returns the transaction's writes as a store that cannot commit a
 // Tx is given them (normalized: a second Prepare of them accepts them and
@@ -36,6 +43,9 @@ func (t *Tx) Len() int { return len(t.writes) }
 // They are copies the caller owns: writing through them (an entry, a row,
 // value bytes) changes neither the Tx nor a store it was committed to.
 func (t *Tx) Writes() []Write {
+	if t == nil {
+		return nil
+	}
 	out := make([]Write, len(t.writes))
 	for i := range t.writes {
 		w := t.writes[i].Write
@@ -65,6 +75,9 @@ func (t *Tx) Writes() []Write {
 // timestamp, and the entries' kinds (PrepareKinds' results, for a backend
 // committing the Tx); the kinds are the Tx's own, not to be written.
 func (t *Tx) Stamp(firstSeq, timestamp int64) ([]CommittedWrite, []EntryKind) {
+	if t == nil {
+		return nil, nil
+	}
 	out := make([]CommittedWrite, len(t.writes))
 	copy(out, t.writes)
 	for i := range out {

@@ -139,3 +139,21 @@ func TestEveryBackendCommitsATx(t *testing.T) {
 		})
 	}
 }
+
+// TestNilTxIsTheEmptyCommit: a nil Tx commits as Commit(nil) does, on
+// every backend, rather than panicking.
+func TestNilTxIsTheEmptyCommit(t *testing.T) {
+	for _, b := range backends.All() {
+		t.Run(b.Name, func(t *testing.T) {
+			st := create(t, b, t.TempDir())
+			want, err := st.Commit(nil)
+			require.NoError(t, err)
+			got, err := store.CommitTx(st, nil)
+			require.NoError(t, err)
+			assert.Equal(t, want.FirstSeq, got.FirstSeq)
+			assert.Empty(t, got.Seqs)
+			assert.Equal(t, int64(1), st.NextSeq())
+			require.NoError(t, st.Close())
+		})
+	}
+}

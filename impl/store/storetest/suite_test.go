@@ -134,7 +134,7 @@ func TestSuiteRejectsBrokenBackends(t *testing.T) {
 // promoted past mutant's Commit: a Tx commit reaches the correct memory
 // backend, so the mutants checked by TestSuiteRejectsBrokenBackends are
 // broken for only half of the suite's commits.
-func TestReviewMutantBugAppliesToCommitTx(t *testing.T) {
+func TestMutantBugAppliesToCommitTx(t *testing.T) {
 	writes := func() []store.Write { // mutant's Commit rewrites its argument
 		p := "nope"
 		return []store.Write{store.InsertEntry(store.Entry{ID: "e", ParentID: &p, Raw: json.RawMessage(`{"id":"e","parentId":"nope"}`)})}

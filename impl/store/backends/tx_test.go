@@ -17,10 +17,10 @@ import (
 	"github.com/frameproof/frameproof/impl/store/backends"
 )
 
-// Review of ef7f0c2: CommitTx(NewTx(w)) must be Commit(w) on every
+// CommitTx(NewTx(w)) must be Commit(w) on every
 // backend: result, error text, state, file bytes, state after reopen.
 
-func reviewEnv() env.Env {
+func txEnv() env.Env {
 	return env.Env{Clock: envtest.NewClock(1_767_000_000_000), FS: env.OSFS{}, IDs: envtest.IDsAfter(0), Executor: env.Goroutines{}}
 }
 
@@ -189,11 +189,11 @@ func rvResult(res store.CommitResult, err error) string {
 	return fmt.Sprintf("%+v", res)
 }
 
-// TestReviewCommitTxIsCommit: per backend, store A takes Commit(w), stores
+// TestCommitTxIsCommit: per backend, store A takes Commit(w), stores
 // B and C take one NewTx(w) concurrently (the caller's bytes cleared once
 // the Tx is made); results, errors, state, file bytes and reopened state
 // must agree.
-func TestReviewCommitTxIsCommit(t *testing.T) {
+func TestCommitTxIsCommit(t *testing.T) {
 	for _, b := range backends.All() {
 		t.Run(b.Name, func(t *testing.T) {
 			rapid.Check(t, func(rt *rapid.T) {
@@ -203,7 +203,7 @@ func TestReviewCommitTxIsCommit(t *testing.T) {
 					d, err := os.MkdirTemp(t.TempDir(), "s")
 					require.NoError(rt, err)
 					dirs[i] = d
-					sts[i], err = b.Create(reviewEnv(), d, rvOpts)
+					sts[i], err = b.Create(txEnv(), d, txOpts)
 					require.NoError(rt, err)
 				}
 				defer func() {
@@ -255,7 +255,7 @@ func TestReviewCommitTxIsCommit(t *testing.T) {
 						require.NoError(rt, err)
 						files[i] = f
 					}
-					again, err := b.Open(reviewEnv(), dirs[i], rvOpts)
+					again, err := b.Open(txEnv(), dirs[i], txOpts)
 					require.NoError(rt, err)
 					sts[i] = again
 				}
@@ -269,12 +269,12 @@ func TestReviewCommitTxIsCommit(t *testing.T) {
 	}
 }
 
-// TestReviewOneTxRacedIntoOneStore: one Tx committed by several callers at
+// TestOneTxRacedIntoOneStore: one Tx committed by several callers at
 // once to one store (JSONL batches them into one group commit, beside
 // ordinary Commits of the same ids): exactly one commit of each id wins,
 // the rest are pi's duplicate error, and the reopened store reads as the
 // live one.
-func TestReviewOneTxRacedIntoOneStore(t *testing.T) {
+func TestOneTxRacedIntoOneStore(t *testing.T) {
 	mk := func(id, parent string) store.Write {
 		pj, pp := "null", (*string)(nil)
 		if parent != "" {
@@ -287,7 +287,7 @@ func TestReviewOneTxRacedIntoOneStore(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			for round := range 20 {
 				dir := t.TempDir()
-				st, err := b.Create(reviewEnv(), dir, backends.Options{Sync: backends.SyncNever})
+				st, err := b.Create(txEnv(), dir, backends.Options{Sync: backends.SyncNever})
 				require.NoError(t, err)
 				ws := []store.Write{mk("r", ""), mk("c", "r"), store.AppendListRaw(store.Address{Namespace: "n", Key: "l"}, json.RawMessage(`1`))}
 				tx, err := store.NewTx(ws)
@@ -320,7 +320,7 @@ func TestReviewOneTxRacedIntoOneStore(t *testing.T) {
 				require.Contains(t, live, "next=4\n")
 				if b.Durable {
 					require.NoError(t, st.Close())
-					st, err = b.Open(reviewEnv(), dir, backends.Options{Sync: backends.SyncNever})
+					st, err = b.Open(txEnv(), dir, backends.Options{Sync: backends.SyncNever})
 					require.NoError(t, err)
 					require.Equal(t, live, rvDump(t, st))
 				}
@@ -332,5 +332,5 @@ func TestReviewOneTxRacedIntoOneStore(t *testing.T) {
 
 var rvStats = map[bool]int{}
 
-// rvOpts compacts a JSONL store at the first dead byte.
-var rvOpts = backends.Options{Sync: backends.SyncNever, CompactDeadRatio: 0.001}
+// txOpts compacts a JSONL store at the first dead byte.
+var txOpts = backends.Options{Sync: backends.SyncNever, CompactDeadRatio: 0.001}

@@ -13,11 +13,11 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 )
 
-// Review of ef7f0c2: on a store opened on a v3 file, the first commit
+// On a store opened on a v3 file, the first commit
 // upgrades it; CommitTx of NewTx(w) must match Commit(w) there too, both
 // for accepted writes (file bytes, result) and for refused ones (error
 // text).
-func TestReviewLegacyV3CommitTxIsCommit(t *testing.T) {
+func TestLegacyV3CommitTxIsCommit(t *testing.T) {
 	cases := map[string][]store.Write{
 		"valid": {
 			store.SetValueRaw(store.Address{Namespace: "app", Key: "k"}, json.RawMessage(` { "a" : 1 } `)),
@@ -66,9 +66,9 @@ func TestReviewLegacyV3CommitTxIsCommit(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
-// Review of ef7f0c2: a failed append of a group holding a Tx, then a dry
+// A failed append of a group holding a Tx, then a dry
 // run: the Tx path gives Commit's errors, files and dry-run lines.
-func TestReviewTxFailedAppendAndDryRunMatchCommit(t *testing.T) {
+func TestTxFailedAppendAndDryRunMatchCommit(t *testing.T) {
 	ws := func() []store.Write {
 		return []store.Write{set(t, tip, "a"), store.InsertEntry(store.Entry{ID: "e1", Raw: json.RawMessage(`{"type":"custom","id":"e1","parentId":null}`)})}
 	}

@@ -10,9 +10,9 @@ import (
 	"pgregory.net/rapid"
 )
 
-// Review of ef7f0c2: Tx.Writes says "a second Prepare of them accepts
+// Tx.Writes says "a second Prepare of them accepts
 // them and changes nothing" (the fallback for stores without CommitTx).
-func TestReviewTxWritesPrepareAgainIsIdentity(t *testing.T) {
+func TestTxWritesPrepareAgainIsIdentity(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		payload := func() string {
 			return rapid.SampledFrom([]string{`1`, ` { "a" : [ 1 , 2 ] } `, `"\ud800"`, "\"\xff\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", `{"a":1,"a":2}`, `1e400`, `-0`, `"\u0000"`, "\"\xc0\xaf\""}).Draw(t, "p")
@@ -46,11 +46,11 @@ func TestReviewTxWritesPrepareAgainIsIdentity(t *testing.T) {
 	})
 }
 
-// Review of ef7f0c2: "A Tx is immutable once made", but Tx.Writes hands out
+// "A Tx is immutable once made": Tx.Writes must not hand out
 // the Tx's own entries, rows and value bytes: a caller (or a fallback
 // store's Commit) writing through them changes the Tx, every store it was
 // committed to, and every later commit of it, bypassing NewTx's checks.
-func TestReviewTxWritesDoNotAliasTheTx(t *testing.T) {
+func TestTxWritesDoNotAliasTheTx(t *testing.T) {
 	tx, err := NewTx([]Write{
 		InsertEntry(Entry{ID: "e1", Raw: json.RawMessage(`{"type":"custom","id":"e1","parentId":null}`)}),
 		SetValueRaw(Address{Namespace: "n", Key: "k"}, json.RawMessage(`"v"`)),
@@ -74,10 +74,10 @@ func TestReviewTxWritesDoNotAliasTheTx(t *testing.T) {
 	assert.Equal(t, "e1", es[0].Entry.ID, "the Tx committed an entry whose ID is not its raw id (NewTx refuses that)")
 }
 
-// Review of 4166b38: a first commit of many entries reserves rows before
+// A first commit of many entries reserves rows before
 // it is validated; when it is refused, the reserved rows stay, and later
 // commits must read as on a state that never saw it.
-func TestReviewReserveAfterRefusedFirstCommit(t *testing.T) {
+func TestReserveAfterRefusedFirstCommit(t *testing.T) {
 	entries := func(from, n int, parent string) []Write {
 		var ws []Write
 		for i := from; i < from+n; i++ {
