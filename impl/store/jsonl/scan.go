@@ -12,11 +12,16 @@ type scanner struct {
 	b     []byte
 	stack []byte
 	ws    bool // insignificant whitespace was skipped somewhere
+	// lines is set when b is the rest of a file rather than one line: a
+	// newline is then no whitespace but the end of the input, so the scan
+	// goes exactly as it would over the line alone (a newline in a string
+	// ends it as a control byte does).
+	lines bool
 }
 
 func (s *scanner) reset(b []byte) {
 	s.b = b
-	s.ws = false
+	s.ws, s.lines = false, false
 }
 
 // space skips whitespace from i. Compact JSON has none, so one byte above
@@ -32,9 +37,14 @@ func (s *scanner) skipSpace(i int) int {
 	j := i
 	for j < len(s.b) {
 		switch s.b[j] {
-		case ' ', '\t', '\n', '\r':
+		case ' ', '\t', '\r':
 			j++
 			continue
+		case '\n':
+			if !s.lines {
+				j++
+				continue
+			}
 		}
 		break
 	}
