@@ -11,9 +11,10 @@ import (
 	"github.com/frameproof/frameproof/impl/store"
 )
 
-// scanRest (the line's newline and UTF-8 found by its scan) opens every
-// file exactly as finding the newline and checking the line's UTF-8 first
-// does (Options.lineByLine): the same entries, usage, values, lists,
+// scanRest (the line's newline and UTF-8 found by its scan) and the
+// scanner's memo open every file exactly as finding the newline and
+// checking the line's UTF-8 first and scanning every value whole do
+// (Options.lineByLine, noMemo): the same entries, usage, values, lists,
 // stats and dead bytes, the same file left behind, or the same error at
 // the same line. The files are sessions of every kind of record, with
 // invalid UTF-8, escaped lone surrogates, long strings, whitespace, CRs,
@@ -27,9 +28,9 @@ func TestScanRestOpensAsLineByLine(t *testing.T) {
 			generalOnly:     rapid.Bool().Draw(t, "general only"),
 		}
 		got := fullOutcome(t, content, opts)
-		opts.lineByLine = true
+		opts.lineByLine, opts.noMemo = true, true
 		if want := fullOutcome(t, content, opts); got != want {
-			t.Fatalf("file %q:\nscanRest:\n%s\nline by line:\n%s", content, got, want)
+			t.Fatalf("file %q:\nscanRest and memo:\n%s\nline by line, no memo:\n%s", content, got, want)
 		}
 	})
 }
@@ -144,7 +145,7 @@ func genRecord(t *rapid.T, seq int, last *string) string {
 		typ := rapid.SampledFrom([]string{`"message"`, `"custom"`, `"x\u00e9"`, `"compaction"`}).Draw(t, "type")
 		fields = []string{`"seq":` + fmt.Sprint(seq), `"kind":"entry"`, `"timestamp":1650000000000`,
 			`"id":` + *last, `"parentId":` + parent, `"type":` + typ,
-			`"message":{"role":"user","content":[{"type":"text","text":` + genText(t) + `}],"timestamp":1}`}
+			`"message":` + genMessage(t)}
 	case 2:
 		fields = []string{`"seq":` + fmt.Sprint(seq), `"kind":"usage"`, `"id":"u` + fmt.Sprint(seq) + `"`,
 			`"entryId":` + *last, `"adjustment":false`, `"usage":{"input":1,"cost":{"total":0},"note":` + genText(t) + `}`}
@@ -161,6 +162,19 @@ func genRecord(t *rapid.T, seq int, last *string) string {
 	}
 	sep := rapid.SampledFrom([]string{",", ",", ", ", " ,"}).Draw(t, "member sep")
 	return "{" + strings.Join(fields, sep) + "}"
+}
+
+// genMessage is a message object, most alike up to their text, which is
+// where the scanner's memo resumes: the roles, an escape, whitespace or a
+// nesting vary the prefix.
+func genMessage(t *rapid.T) string {
+	role := rapid.SampledFrom([]string{`"user"`, `"user"`, `"assistant"`, `"us\u0065r"`}).Draw(t, "role")
+	colon := rapid.SampledFrom([]string{":", ":", ":", ": "}).Draw(t, "colon")
+	content := `[{"type":"text","text"` + colon + genText(t) + `}]`
+	if rapid.IntRange(0, 5).Draw(t, "nested") == 0 {
+		content = `[[{"type":"text","text":` + genText(t) + `}],` + genText(t) + `]`
+	}
+	return `{"role":` + role + `,"content"` + colon + content + `,"timestamp":1}`
 }
 
 // genText is a JSON string literal of pieces: ASCII, valid and invalid

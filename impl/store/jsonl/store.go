@@ -72,6 +72,9 @@ type Options struct {
 	// lineByLine finds each line's newline and checks its UTF-8 before the
 	// line is scanned (no scanRest), for the test that compares the two.
 	lineByLine bool
+	// noMemo scans every object value whole (no scanner.memoValue), for
+	// the test that compares the two.
+	noMemo bool
 }
 
 // ErrTornTail is Open's refusal of a torn tail under Options.RefuseTornTail.
@@ -271,6 +274,7 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 	// content is this open's own buffer (env.FS.ReadFile), written back
 	// only when the tail is torn
 	p := &lineParser{strict: opts.Strict, shareRows: !torn}
+	p.sc.noMemo = opts.noMemo
 	var shape appendShape
 	for lineNo := 2; len(rest) > 0; lineNo++ {
 		line, n, scanned := p.nextLine(rest, &shape, !opts.lineByLine)
