@@ -78,6 +78,13 @@ func (a *appendShape) scanValue(s *scanner, line []byte, vs int) (int, bool) {
 	return end, ok
 }
 
+// mayMatch reports whether the line rest starts with may have the shape:
+// when not, match of it is false (the head holds no newline, so a line
+// starts with it exactly when rest does and the line is long enough).
+func (a *appendShape) mayMatch(rest []byte) bool {
+	return a.ok && len(rest) >= len(a.head) && string(rest[:len(a.head)]) == string(a.head)
+}
+
 // match reports whether line has the shape, and returns its seq and value,
 // the value's syntax checked as JSON.parse checks it. A value holding
 // insignificant whitespace is left to the general path, which compacts it.

@@ -138,6 +138,11 @@ func (p *lineParser) parse(line []byte) ([]store.CommittedWrite, []int64, error)
 	if !p.scan(line) {
 		return nil, nil, errNotJSON
 	}
+	return p.decode()
+}
+
+// decode is parse of the line scanned last (scan or scanRest).
+func (p *lineParser) decode() ([]store.CommittedWrite, []int64, error) {
 	n := len(p.records)
 	p.writes = grow(p.writes, n)
 	p.sizes = grow(p.sizes, n)
@@ -166,37 +171,64 @@ func grow[T any](s []T, n int) []T {
 // scan checks the line's syntax and splits it into records: the elements of
 // a top-level array, or the single top-level value.
 func (p *lineParser) scan(line []byte) bool {
+	p.sc.reset(line)
+	end, ok := p.top()
+	return ok && p.sc.space(end) == len(line)
+}
+
+// scanRest is scan of the line rest starts with, found by the scan itself:
+// the scanner walks every byte of the line anyway, so finding its newline
+// first (bytes.IndexByte) was a second pass over the file. It returns the
+// line's length, having left p as scan of the line leaves it, or false
+// when the line is not one scan accepts or is not valid UTF-8: the caller
+// then takes the line apart the long way, which finds the same failure
+// (or decodes the text as node does first).
+func (p *lineParser) scanRest(rest []byte) (int, bool) {
 	s := &p.sc
-	s.reset(line)
+	s.reset(rest)
+	s.lines = true // a newline ends the scan: nothing past the line is read
+	end, ok := p.top()
+	if !ok {
+		return 0, false
+	}
+	n := s.space(end)
+	if n >= len(rest) || rest[n] != '\n' || !utf8.Valid(rest[:n]) {
+		return 0, false
+	}
+	s.b, s.lines = rest[:n], false
+	return n, true
+}
+
+// top scans the top-level value of the scanner's input into records and
+// returns the index after it.
+func (p *lineParser) top() (int, bool) {
+	s := &p.sc
+	b := s.b
 	p.records = p.records[:0]
 	p.members = p.members[:0]
 	i := s.space(0)
 	var ok bool
-	if i < len(line) && line[i] == '[' {
+	if i < len(b) && b[i] == '[' {
 		i = s.space(i + 1)
-		if i < len(line) && line[i] == ']' {
-			i++
-		} else {
-			for {
-				if i, ok = p.element(i); !ok {
-					return false
-				}
-				i = s.space(i)
-				if i < len(line) && line[i] == ',' {
-					i = s.space(i + 1)
-					continue
-				}
-				if i < len(line) && line[i] == ']' {
-					i++
-					break
-				}
-				return false
-			}
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
 		}
-	} else if i, ok = p.element(i); !ok {
-		return false
+		for {
+			if i, ok = p.element(i); !ok {
+				return 0, false
+			}
+			i = s.space(i)
+			if i < len(b) && b[i] == ',' {
+				i = s.space(i + 1)
+				continue
+			}
+			if i < len(b) && b[i] == ']' {
+				return i + 1, true
+			}
+			return 0, false
+		}
 	}
-	return s.space(i) == len(line)
+	return p.element(i)
 }
 
 func (p *lineParser) element(i int) (int, bool) {

@@ -12,11 +12,41 @@ type scanner struct {
 	b     []byte
 	stack []byte
 	ws    bool // insignificant whitespace was skipped somewhere
+	// lines is set when b is the rest of a file rather than one line: a
+	// newline is then no whitespace but the end of the input, so the scan
+	// goes exactly as it would over the line alone (a newline in a string
+	// ends it as a control byte does).
+	lines bool
+	// memo lets the scan of a member's object value skip the bytes it
+	// shares with the one before (memoValue); noMemo turns it off, for
+	// the test that compares the two.
+	memo   valueMemo
+	noMemo bool
 }
+
+// valueMemo is a checkpoint in the last object value memoValue scanned:
+// its bytes up to the first long string value in it (prefix, a copy) and
+// the container stack there. The scan of a value is a function of its
+// bytes, so a value that starts with prefix leaves the scan in that same
+// state there, whatever line it is on: a session's messages start alike
+// ({"role":"user","content":[{"type":"text","text":"...), so most of a
+// message's structure is compared as bytes instead of scanned again.
+type valueMemo struct {
+	prefix, stack []byte
+	// while marking, nested notes the first long string value at mark
+	// (the scanner's index; -1 none) with its stack in markStack
+	marking   bool
+	mark      int
+	markStack []byte
+}
+
+// memoLongString is how long a string value (quotes included) marks the
+// checkpoint: the text of a message, past the structure that repeats.
+const memoLongString = 32
 
 func (s *scanner) reset(b []byte) {
 	s.b = b
-	s.ws = false
+	s.ws, s.lines = false, false
 }
 
 // space skips whitespace from i. Compact JSON has none, so one byte above
@@ -32,9 +62,14 @@ func (s *scanner) skipSpace(i int) int {
 	j := i
 	for j < len(s.b) {
 		switch s.b[j] {
-		case ' ', '\t', '\n', '\r':
+		case ' ', '\t', '\r':
 			j++
 			continue
+		case '\n':
+			if !s.lines {
+				j++
+				continue
+			}
 		}
 		break
 	}
@@ -193,8 +228,12 @@ func (s *scanner) nested(i int, stack []byte) (int, bool, []byte) {
 			stack = append(stack, '[')
 			continue
 		case '"':
+			start := i
 			if i, _, ok = s.str(i); !ok {
 				return 0, false, stack
+			}
+			if s.memo.marking && i-start >= memoLongString && !s.ws {
+				s.markAt(start, stack)
 			}
 		case 't':
 			if i, ok = s.literal(i, "true"); !ok {
@@ -367,7 +406,7 @@ func inScalar(c byte) bool {
 }
 
 // scalarOrValue is value with a direct path for strings and numbers, the
-// bulk of a record's members.
+// bulk of a record's members, and objects through the memo.
 func (s *scanner) scalarOrValue(i int) (int, bool) {
 	if i < len(s.b) {
 		switch c := s.b[i]; {
@@ -376,7 +415,40 @@ func (s *scanner) scalarOrValue(i int) (int, bool) {
 			return end, ok
 		case c >= '0' && c <= '9' || c == '-':
 			return s.num(i)
+		case c == '{' && !s.noMemo:
+			return s.memoValue(i)
 		}
 	}
 	return s.value(i)
+}
+
+// memoValue is value of the object at i: resumed at the memo's checkpoint
+// when the object starts with its prefix, else scanned whole, marking a
+// new checkpoint. A checkpoint is taken only while no whitespace was
+// skipped (so the prefix holds none, and resuming past it leaves ws as a
+// scan of it would); the scan accepted every byte before it, so it holds
+// even when the value fails later.
+func (s *scanner) memoValue(i int) (int, bool) {
+	m := &s.memo
+	if n := len(m.prefix); n > 0 && len(s.b)-i > n && string(s.b[i:i+n]) == string(m.prefix) {
+		end, ok, stack := s.nested(i+n, append(s.stack[:0], m.stack...))
+		s.stack = stack[:0]
+		return end, ok
+	}
+	m.marking, m.mark = !s.ws, -1
+	end, ok, stack := s.nested(i, s.stack[:0])
+	s.stack = stack[:0]
+	m.marking = false
+	if m.mark >= 0 {
+		m.prefix = append(m.prefix[:0], s.b[i:m.mark]...)
+		m.stack = append(m.stack[:0], m.markStack...)
+	}
+	return end, ok
+}
+
+// markAt notes the checkpoint: the string value at i, inside stack.
+func (s *scanner) markAt(i int, stack []byte) {
+	m := &s.memo
+	m.marking, m.mark = false, i
+	m.markStack = append(m.markStack[:0], stack...)
 }

@@ -306,3 +306,58 @@ func TestLastMemberAgreesWithObjectScan(t *testing.T) {
 	}
 	require.Greater(t, checked, 10_000) // the mutations leave enough objects accepted
 }
+
+// An object value scanned through the memo (memoValue: resumed at the
+// checkpoint the value before left when it starts alike, else scanned
+// whole and marked) ends where, fails when and sees whitespace as a whole
+// scan without the memo does, over a run of values of several shapes in
+// one scanner, each mutated, mostly past the prefix its shape shares.
+func TestMemoValueAgreesWithScan(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	long := strings.Repeat("x", 40)
+	templates := []string{
+		`{"role":"user","content":[{"type":"text","text":"` + long + `"}],"timestamp":1}`,
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"` + long + `"},{"type":"text","text":"` + long + `"}]}`,
+		`{"role":"user","content":[{"type":"text","text":"short"}],"timestamp":1}`,
+		`{"a":{"b":[1,2,{"c":"` + long + `"}]},"d":[[["` + long + `"]]]}`,
+		`{ "role" : "user", "content":[{"type":"text","text":"` + long + `"}]}`,
+		`{"x":"` + long + `"}`,
+	}
+	alphabet := []byte("{}[]\":,\\ \n\r\t0123456789-.etrufalsn\x01\xff")
+	var memo scanner
+	for range 50_000 {
+		tmpl := templates[rng.Intn(len(templates))]
+		// past the first long string mostly, where the memo resumes
+		from := strings.Index(tmpl, long)
+		if from < 0 || rng.Intn(4) == 0 {
+			from = 0
+		}
+		v := []byte(tmpl[from:])
+		for range rng.Intn(4) {
+			i := rng.Intn(len(v) + 1)
+			if rng.Intn(2) == 0 && i < len(v) {
+				v[i] = alphabet[rng.Intn(len(alphabet))]
+			} else {
+				v = append(v[:i], append([]byte{alphabet[rng.Intn(len(alphabet))]}, v[i:]...)...)
+			}
+		}
+		line := append([]byte(tmpl[:from]), v...)
+		if line[0] != '{' {
+			continue
+		}
+		lines := rng.Intn(2) == 0
+		whole := scanner{noMemo: true}
+		whole.reset(line)
+		memo.reset(line)
+		whole.lines, memo.lines = lines, lines
+		wantEnd, wantOK := whole.scalarOrValue(0)
+		end, ok := memo.scalarOrValue(0)
+		if wantOK != ok || wantOK && (wantEnd != end || whole.ws != memo.ws) {
+			t.Fatalf("%q (memo %q): memo %d %v (ws %v), whole %d %v (ws %v)",
+				line, memo.memo.prefix, end, ok, memo.ws, wantEnd, wantOK, whole.ws)
+		}
+	}
+	if len(memo.memo.prefix) == 0 {
+		t.Fatal("no checkpoint was ever taken")
+	}
+}

@@ -69,6 +69,12 @@ type Options struct {
 	// generalOnly replays every line by the general path (no appendShape),
 	// for the test that compares the two.
 	generalOnly bool
+	// lineByLine finds each line's newline and checks its UTF-8 before the
+	// line is scanned (no scanRest), for the test that compares the two.
+	lineByLine bool
+	// noMemo scans every object value whole (no scanner.memoValue), for
+	// the test that compares the two.
+	noMemo bool
 }
 
 // ErrTornTail is Open's refusal of a torn tail under Options.RefuseTornTail.
@@ -118,6 +124,9 @@ type Store struct {
 	// shapedLines counts the lines Open replayed by the learned append
 	// shape (replayAppend), for the test that compares it with replay.
 	shapedLines int
+	// scannedLines counts the lines whose end Open's scan found
+	// (nextLine), for the test that compares it with lineByLine.
+	scannedLines int
 }
 
 // Stats counts I/O for tests and benchmarks.
@@ -265,23 +274,19 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 	// content is this open's own buffer (env.FS.ReadFile), written back
 	// only when the tail is torn
 	p := &lineParser{strict: opts.Strict, shareRows: !torn}
+	p.sc.noMemo = opts.noMemo
 	var shape appendShape
 	for lineNo := 2; len(rest) > 0; lineNo++ {
-		nl := bytes.IndexByte(rest, '\n')
-		line := rest[:nl]
-		rest = rest[nl+1:]
-		p.left = len(rest)
-		if !utf8.Valid(line) {
-			// node reads the file as text (readTextFile): an ill-formed
-			// sequence anywhere in a line, a value's or an entry's bytes
-			// included, is one U+FFFD per maximal subpart. Only the
-			// line's size accounting still counts the file's bytes.
-			line = []byte(store.NodeText(line))
+		line, n, scanned := p.nextLine(rest, &shape, !opts.lineByLine)
+		if scanned {
+			s.scannedLines++
 		}
-		if !opts.generalOnly && s.replayAppend(p, &shape, line) {
+		rest = rest[n+1:]
+		p.left = len(rest)
+		if !scanned && !opts.generalOnly && s.replayAppend(p, &shape, line) {
 			continue
 		}
-		if err := s.replay(p, line); err != nil {
+		if err := s.replay(p, line, scanned); err != nil {
 			return nil, nil, false, &StorageError{Path: path, What: fmt.Sprintf("line %d", lineNo), Line: lineNo, Cause: err}
 		}
 		shape.learn(p, line)
@@ -293,6 +298,29 @@ func load(e env.Env, path string, opts Options) (s *Store, kept []byte, torn boo
 	}
 	s.size = int64(len(kept))
 	return s, kept, torn, nil
+}
+
+// nextLine takes the line at the start of rest apart: n is its length in
+// the file (its newline not counted), line its text as node reads it, and
+// scanned reports that p holds its scan already (scanRest), which replay
+// then decodes. A line the append shape may match is left to replayAppend,
+// which scans only its value; scanned implies the shape does not match.
+func (p *lineParser) nextLine(rest []byte, shape *appendShape, fold bool) (line []byte, n int, scanned bool) {
+	if fold && !shape.mayMatch(rest) {
+		if n, ok := p.scanRest(rest); ok {
+			return rest[:n], n, true
+		}
+	}
+	n = bytes.IndexByte(rest, '\n')
+	line = rest[:n]
+	if !utf8.Valid(line) {
+		// node reads the file as text (readTextFile): an ill-formed
+		// sequence anywhere in a line, a value's or an entry's bytes
+		// included, is one U+FFFD per maximal subpart. Only the line's
+		// size accounting still counts the file's bytes.
+		line = []byte(store.NodeText(line))
+	}
+	return line, n, false
 }
 
 // lastLineStart returns the offset of the last complete line of kept (which
@@ -307,8 +335,16 @@ func lastLineStart(kept []byte) int {
 // replay validates and applies one complete line in pi's order: parse
 // every record, validate the transaction, then apply record by record,
 // where a new value or list address can still fail (applyValidated).
-func (s *Store) replay(p *lineParser, line []byte) error {
-	writes, sizes, err := p.parse(line)
+// scanned: p holds the line's scan already (nextLine).
+func (s *Store) replay(p *lineParser, line []byte, scanned bool) error {
+	var writes []store.CommittedWrite
+	var sizes []int64
+	var err error
+	if scanned {
+		writes, sizes, err = p.decode()
+	} else {
+		writes, sizes, err = p.parse(line)
+	}
 	if err != nil {
 		return err
 	}
