@@ -78,8 +78,14 @@ func piBenchTx(start, n, payload int) []store.Write {
 	return out
 }
 
+// piCommitter is what a write scenario commits to: a store, or the floor.
+type piCommitter interface {
+	Commit(writes []store.Write) (store.CommitResult, error)
+	Close() error
+}
+
 // piBenchSeed is pi's seedStorageBenchmark: transactions of 250 entries.
-func piBenchSeed(st store.Storage, entries int) error {
+func piBenchSeed(st piCommitter, entries int) error {
 	for start := 0; start < entries; start += 250 {
 		if _, err := st.Commit(piBenchTx(start, min(250, entries-start), 256)); err != nil {
 			return err
@@ -124,8 +130,14 @@ type piReadScenario struct {
 	run  func(q store.QueryStorage, entries int) (int, error)
 }
 
+// piGet100 is pi's first read scenario, whose floor is measured too.
+const piGet100 = "get 100 distributed entries"
+
+// piFloor names the floor's figures (pifloor.go) among the stores'.
+const piFloor = "floor"
+
 var piReadScenarios = []piReadScenario{
-	{"get 100 distributed entries", func(q store.QueryStorage, entries int) (int, error) {
+	{piGet100, func(q store.QueryStorage, entries int) (int, error) {
 		es, err := q.GetEntries(slices.Clone(piBenchLookups[entries])) // pi's [...dataset.lookupIds]
 		return es.Len(), err
 	}},
@@ -150,7 +162,7 @@ var (
 
 func piReadWant(name string, entries int) int {
 	switch name {
-	case "get 100 distributed entries":
+	case piGet100:
 		return min(100, entries)
 	case "scan latest 50 entries":
 		return min(50, entries)
@@ -161,7 +173,7 @@ func piReadWant(name string, entries int) int {
 type piWriteScenario struct {
 	name    string
 	writes  int
-	prepare func(store.Storage) error
+	prepare func(piCommitter) error
 	tx      func() []store.Write
 }
 
@@ -169,7 +181,7 @@ var piWriteScenarios = []piWriteScenario{
 	{"commit one message entry", 1, nil, func() []store.Write { return piBenchTx(0, 1, 256) }},
 	{"commit 100 message entries", 100, nil, func() []store.Write { return piBenchTx(0, 100, 256) }},
 	{"commit mixed append (synthetic linear branch: 1k entries, 256-byte payloads)", 3,
-		func(st store.Storage) error { return piBenchSeed(st, 1000) }, piBenchMixedAppend},
+		func(st piCommitter) error { return piBenchSeed(st, 1000) }, piBenchMixedAppend},
 }
 
 func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
@@ -207,59 +219,111 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 			st, err := b.Create(env.Production(), d, backends.Options{Sync: backends.SyncNever})
 			return st, d, err
 		}
-		for _, size := range sizes {
-			st, d, err := create()
-			if err != nil {
-				return nil, fmt.Errorf("pi-storage: %s: %w", b.Name, err)
-			}
-			if err := piBenchSeed(st, size); err != nil {
-				return nil, fmt.Errorf("pi-storage: %s: seed: %w", b.Name, err)
-			}
-			q := st.(store.QueryStorage)
-			for _, sc := range piReadScenarios {
-				want := piReadWant(sc.name, size)
-				s, err := Measure(budget, func() error {
-					got, err := sc.run(q, size)
-					if err == nil && got != want {
-						err = fmt.Errorf("%s: got %d, want %d", sc.name, got, want)
-					}
-					return err
-				})
-				if err != nil {
-					return nil, fmt.Errorf("pi-storage: %s: %w", b.Name, err)
+		figs, err := piStoreFigures(b, create, sizes, budget, reps)
+		if err != nil {
+			return nil, fmt.Errorf("pi-storage: %s: %w", b.Name, err)
+		}
+		ours = append(ours, figs...)
+	}
+	floor, err := piFloorFigures(sizes, budget, reps)
+	if err != nil {
+		return nil, fmt.Errorf("pi-storage: floor: %w", err)
+	}
+	return []Table{piStorageTable(pi, append(ours, floor...), opts.Quick)}, nil
+}
+
+// piStoreFigures runs pi's read scenarios and the open on each dataset,
+// and the write scenarios both ways, on backend b's stores from create.
+func piStoreFigures(b backends.Backend, create func() (store.Storage, string, error), sizes []int, budget time.Duration, reps int) ([]piFigure, error) {
+	var out []piFigure
+	for _, size := range sizes {
+		st, d, err := create()
+		if err != nil {
+			return nil, err
+		}
+		if err := piBenchSeed(st, size); err != nil {
+			return nil, fmt.Errorf("seed: %w", err)
+		}
+		q := st.(store.QueryStorage)
+		for _, sc := range piReadScenarios {
+			want := piReadWant(sc.name, size)
+			s, err := Measure(budget, func() error {
+				got, err := sc.run(q, size)
+				if err == nil && got != want {
+					err = fmt.Errorf("%s: got %d, want %d", sc.name, got, want)
 				}
-				ours = append(ours, piFigure{Store: b.Name, Dataset: size, Scenario: sc.name, Ops: s.Ops, NsPerOp: s.WallNs, CPUNs: s.CPUNs})
-			}
-			if err := st.Close(); err != nil {
+				return err
+			})
+			if err != nil {
 				return nil, err
 			}
-			if b.Durable {
-				s, err := Measure(budget, func() error {
-					again, err := b.Open(env.Production(), d, backends.Options{Sync: backends.SyncNever})
-					if err != nil {
-						return err
-					}
-					return again.Close()
-				})
-				if err != nil {
-					return nil, fmt.Errorf("pi-storage: %s: open: %w", b.Name, err)
-				}
-				ours = append(ours, piFigure{Store: b.Name, Dataset: size, Scenario: "open", Ops: s.Ops, NsPerOp: s.WallNs, CPUNs: s.CPUNs})
-			}
+			out = append(out, piFigure{Store: b.Name, Dataset: size, Scenario: sc.name, Ops: s.Ops, NsPerOp: s.WallNs, CPUNs: s.CPUNs})
 		}
-		runtime.GC() // the datasets read above are not the commits' garbage (node collects here too)
-		for _, sc := range piWriteScenarios {
-			for _, variant := range piWriteVariants {
-				f, err := timePiWrite(sc, variant, reps, create)
+		if err := st.Close(); err != nil {
+			return nil, err
+		}
+		if b.Durable {
+			s, err := Measure(budget, func() error {
+				again, err := b.Open(env.Production(), d, backends.Options{Sync: backends.SyncNever})
 				if err != nil {
-					return nil, fmt.Errorf("pi-storage: %s: %s: %w", b.Name, sc.name, err)
+					return err
 				}
-				f.Store = b.Name
-				ours = append(ours, f)
+				return again.Close()
+			})
+			if err != nil {
+				return nil, fmt.Errorf("open: %w", err)
 			}
+			out = append(out, piFigure{Store: b.Name, Dataset: size, Scenario: "open", Ops: s.Ops, NsPerOp: s.WallNs, CPUNs: s.CPUNs})
 		}
 	}
-	return []Table{piStorageTable(pi, ours, opts.Quick)}, nil
+	runtime.GC() // the datasets read above are not the commits' garbage (node collects here too)
+	fresh := func() (store.Storage, error) {
+		st, _, err := create()
+		return st, err
+	}
+	for _, sc := range piWriteScenarios {
+		for _, variant := range piWriteVariants {
+			f, err := timeStoreWrite(sc, variant, reps, fresh)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", sc.name, err)
+			}
+			f.Store = b.Name
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// piFloorFigures measures the floor (pifloor.go) under get-100 on each
+// dataset and under each write scenario, as the stores are measured.
+func piFloorFigures(sizes []int, budget time.Duration, reps int) ([]piFigure, error) {
+	var out []piFigure
+	for _, size := range sizes {
+		index, want := piFloorIndex(size), piReadWant(piGet100, size)
+		s, err := Measure(budget, func() error {
+			got, err := piFloorGet(index, piBenchLookups[size])
+			if err == nil && got != want {
+				err = fmt.Errorf("floor get: got %d, want %d", got, want)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, piFigure{Store: piFloor, Dataset: size, Scenario: piGet100, Ops: s.Ops, NsPerOp: s.WallNs, CPUNs: s.CPUNs})
+	}
+	runtime.GC()
+	create := func() (*piFloorStore, error) { return newPiFloorStore(), nil }
+	commit := func(f *piFloorStore, raw []store.Write) (store.CommitResult, error) { return f.Commit(raw) }
+	for _, sc := range piWriteScenarios {
+		f, err := timePiWrite(sc, reps, create, commit)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.name, err)
+		}
+		f.Store = piFloor
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // piWriteGroup is how many fresh stores a write scenario commits to
@@ -280,28 +344,36 @@ const piRawJSON = "raw JSON"
 
 var piWriteVariants = []string{"", piRawJSON}
 
-// timePiWrite times reps groups of piWriteGroup commits of sc's
-// transaction (made as variant says), each on a fresh store after sc's
-// prepare; only the commits are inside the clock reads. A first group is
-// not timed, as Measure's first op is not: it warms caches here, and
-// node's compiler there. The figure is the interquartile mean of the
-// groups (see interquartileMean). storage-bench.mjs times pi's the same
-// way.
-func timePiWrite(sc piWriteScenario, variant string, reps int, create func() (store.Storage, string, error)) (piFigure, error) {
-	var walls, cpus []time.Duration
-	stores := make([]store.Storage, piWriteGroup)
-	txs := make([][]store.Write, piWriteGroup)
+// timeStoreWrite times sc on fresh stores from create, committed as
+// variant says.
+func timeStoreWrite(sc piWriteScenario, variant string, reps int, create func() (store.Storage, error)) (piFigure, error) {
 	tx, err := store.NewTx(sc.tx()) // once, as pi's transactions are made once
 	if err != nil {
 		return piFigure{}, err
 	}
-	commit := func(k int) (store.CommitResult, error) { return store.CommitTx(stores[k], tx) }
+	commit := func(st store.Storage, _ []store.Write) (store.CommitResult, error) { return store.CommitTx(st, tx) }
 	if variant == piRawJSON {
-		commit = func(k int) (store.CommitResult, error) { return stores[k].Commit(txs[k]) }
+		commit = func(st store.Storage, raw []store.Write) (store.CommitResult, error) { return st.Commit(raw) }
 	}
+	f, err := timePiWrite(sc, reps, create, commit)
+	f.Variant = variant
+	return f, err
+}
+
+// timePiWrite times reps groups of piWriteGroup commits of sc's
+// transaction (commit is given the store and the transaction's writes,
+// made for it), each on a fresh store after sc's prepare; only the
+// commits are inside the clock reads. A first group is not timed, as
+// Measure's first op is not: it warms caches here, and node's compiler
+// there. The figure is the interquartile mean of the groups (see
+// interquartileMean). storage-bench.mjs times pi's the same way.
+func timePiWrite[S piCommitter](sc piWriteScenario, reps int, create func() (S, error), commit func(S, []store.Write) (store.CommitResult, error)) (piFigure, error) {
+	var walls, cpus []time.Duration
+	stores := make([]S, piWriteGroup)
+	txs := make([][]store.Write, piWriteGroup)
 	for rep := range reps + 1 {
 		for k := range stores {
-			st, _, err := create()
+			st, err := create()
 			if err != nil {
 				return piFigure{}, err
 			}
@@ -314,8 +386,8 @@ func timePiWrite(sc piWriteScenario, variant string, reps int, create func() (st
 		}
 		cpu0 := cpuTime()
 		start := time.Now()
-		for k := range stores {
-			res, err := commit(k)
+		for k, st := range stores {
+			res, err := commit(st, txs[k])
 			if err != nil || len(res.Seqs) != sc.writes {
 				return piFigure{}, fmt.Errorf("%v (%d writes)", err, len(res.Seqs))
 			}
@@ -330,7 +402,7 @@ func timePiWrite(sc piWriteScenario, variant string, reps int, create func() (st
 			}
 		}
 	}
-	return piFigure{Scenario: sc.name, Variant: variant, Ops: reps * piWriteGroup,
+	return piFigure{Scenario: sc.name, Ops: reps * piWriteGroup,
 		NsPerOp: interquartileMean(walls) / piWriteGroup, CPUNs: interquartileMean(cpus) / piWriteGroup}, nil
 }
 
@@ -413,7 +485,7 @@ func piStorageTable(pi, ours []piFigure, quick bool) Table {
 	}
 	t := Table{
 		Title:  "pi's storage benchmarks: pi's MemoryStorage and JsonlStorage (node) vs frameproof (Go), CPU time per operation",
-		Header: []string{"scenario", "entries", "pi memory", "frameproof memory", "memory ×", "pi JSONL", "frameproof JSONL", "JSONL ×", "frameproof SQLite"},
+		Header: []string{"scenario", "entries", "pi memory", "frameproof memory", "memory ×", "pi JSONL", "frameproof JSONL", "JSONL ×", "frameproof SQLite", "Go floor"},
 		Notes: []string{
 			"pi's datasets and scenarios (pi-agent-core 0.85.1 harness/session/testing/benchmark): reads are timed loops on a seeded store; " +
 				"each write scenario is one commit on a fresh store (after the scenario's prepare), timed in groups of ten such commits after one untimed group; the figure is the mean of the middle half of the groups (a collection of the prepare's garbage lands in a few groups, on either side); open reopens the seeded file. " +
@@ -423,6 +495,7 @@ func piStorageTable(pi, ours []piFigure, quick bool) Table {
 				"Clocks are read once per batch of reads and once per group of ten commits, not per operation: a reading costs tens of ns (wall) to about a µs (CPU), as much as the cheapest operations. " +
 				"Each side runs a full collection (Go runtime.GC, node --expose-gc's gc()) before each read loop and before a store's write scenarios, so that collector threads clearing the datasets read before are not counted as a commit's CPU. " +
 				"× is pi's time / frameproof's (above 1× means frameproof is faster). " +
+				"Go floor is the least work any Go store does for the scenario, with nothing of a store around it (props/bench/pifloor.go: get-100's copy of the ids and a Go map lookup each; a commit's ids in a map, parents looked up, rows appended, values put, seqs returned; no lock, clock, JSON, stats, tree or file): pi's time over it is the most any Go store's ratio could be. " +
 				"Command: `frameproof bench --family pi-storage`" + map[bool]string{true: " --quick", false: ""}[quick] + ".",
 		},
 	}
@@ -438,7 +511,7 @@ func piStorageTable(pi, ours []piFigure, quick bool) Table {
 		t.Rows = append(t.Rows, []string{label, entries,
 			cell(key{"pi-memory", piRow}), cell(key{"memory", r}), ratio(key{"pi-memory", piRow}, key{"memory", r}),
 			cell(key{"pi-jsonl", piRow}), cell(key{"jsonl", r}), ratio(key{"pi-jsonl", piRow}, key{"jsonl", r}),
-			cell(key{"sqlite", r}),
+			cell(key{"sqlite", r}), cell(key{piFloor, r}),
 		})
 	}
 	return t
