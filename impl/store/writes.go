@@ -87,6 +87,7 @@ func (w Write) String() string {
 type rowArena struct {
 	bytes   []byte
 	entries []arenaEntry
+	lastID  string // the id of the entry normalized last
 }
 
 // arenaEntry is an entry and its parent id, in one place.
@@ -155,8 +156,15 @@ func normalizeWrite(index int, w *Write, out *CommittedWrite, kind *EntryKind, a
 		e.entry = Entry{ID: w.Entry.ID, Raw: raw}
 		if w.Entry.ParentID != nil {
 			e.parent = *w.Entry.ParentID
+			if e.parent == a.lastID {
+				// the entry before's own string: a branch's parent is
+				// then matched by pointer, in the commit's checks and its
+				// apply (and at every commit of a Tx)
+				e.parent = a.lastID
+			}
 			e.entry.ParentID = &e.parent
 		}
+		a.lastID = w.Entry.ID
 		out.Kind, out.Entry = WriteEntry, &e.entry
 		return nil
 	case WriteUsage:
