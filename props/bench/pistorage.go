@@ -189,11 +189,11 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pi-storage: %w", err)
 	}
-	budget, reps := 500*time.Millisecond, 30
+	budget, reps := 500*time.Millisecond, 100
 	sizes := piStorageSizes(opts.Quick)
 	// --expose-gc: node collects before each timed span, as Measure and
 	// the write loop below do (runtime.GC)
-	args := []string{"--expose-gc", "storage-bench.mjs", "--budget-ms", "500", "--write-reps", "30"}
+	args := []string{"--expose-gc", "storage-bench.mjs", "--budget-ms", "500", "--write-reps", "100"}
 	if opts.Quick {
 		budget, reps = 60*time.Millisecond, 5
 		args = append(args, "--quick")
