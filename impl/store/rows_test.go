@@ -128,3 +128,20 @@ func TestKindTableInternsPastItsMap(t *testing.T) {
 	}
 	require.Len(t, tab.all, len(seen))
 }
+
+// The kind table answers IsMessage for every kind it interned, past the
+// 64 it keeps as bits too.
+func TestKindTableKnowsItsMessages(t *testing.T) {
+	var tab kindTable
+	for i := range 100 {
+		k := EntryKind{Type: `"custom"`, CustomType: `"c` + strconv.Itoa(i) + `"`}
+		if i%3 == 0 {
+			k.Type = `"message"`
+		}
+		got := tab.index(k)
+		require.Equal(t, uint32(i), got)
+	}
+	for i, k := range tab.all {
+		require.Equal(t, k.IsMessage(), tab.isMessage(uint32(i)), "kind %d %v", i, k)
+	}
+}

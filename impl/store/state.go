@@ -336,7 +336,7 @@ func (s *State) reserveFor(writes []CommittedWrite) {
 func (s *State) appendEntry(w *CommittedWrite, seq, ts int64, m entryMeta) {
 	s.entries.append(StoredEntry{Entry: *w.Entry, Seq: seq, Timestamp: ts})
 	s.meta.append(m)
-	if s.kinds.message[m.kind] {
+	if s.kinds.isMessage(m.kind) {
 		s.stats.MessageCount++
 	}
 }
@@ -480,10 +480,21 @@ func (s *State) metaOf(w *CommittedWrite, k EntryKind) entryMeta {
 // strings.
 type kindTable struct {
 	all []EntryKind
-	// message[i] is all[i].IsMessage(), read once per kind rather than
-	// once per entry applied (pi's stats count message entries)
-	message []bool
-	at      map[EntryKind]uint32
+	// messages has bit i set when all[i].IsMessage(), for the first 64
+	// kinds (a session has a handful): read once per kind rather than once
+	// per entry applied (pi's stats count message entries), and without
+	// an allocation of its own
+	messages uint64
+	at       map[EntryKind]uint32
+}
+
+// isMessage reports whether kind i is a message: its bit, or past the
+// first 64 kinds, the kind's own test.
+func (t *kindTable) isMessage(i uint32) bool {
+	if i < 64 {
+		return t.messages&(1<<i) != 0
+	}
+	return t.all[i].IsMessage()
 }
 
 // smallKindTable is the most kinds searched one by one before a map.
@@ -505,7 +516,10 @@ func (t *kindTable) index(k EntryKind) uint32 {
 		return i
 	}
 	i := uint32(len(t.all))
-	t.all, t.message = append(t.all, k), append(t.message, k.IsMessage())
+	t.all = append(t.all, k)
+	if i < 64 && k.IsMessage() {
+		t.messages |= 1 << i
+	}
 	if t.at == nil && len(t.all) > smallKindTable {
 		t.at = make(map[EntryKind]uint32, 2*len(t.all))
 		for j, o := range t.all {
