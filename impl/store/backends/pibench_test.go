@@ -252,4 +252,3 @@ var (
 	floorPtrSink []*store.StoredEntry
 	floorPosSink []int32
 )
-
