@@ -231,16 +231,7 @@ func TestValueResumeAgreesWithScan(t *testing.T) {
 			if rng.Intn(4) == 0 {
 				from = 0
 			}
-			v := []byte(tmpl[from:])
-			for range rng.Intn(4) {
-				i := rng.Intn(len(v) + 1)
-				if rng.Intn(2) == 0 && i < len(v) {
-					v[i] = alphabet[rng.Intn(len(alphabet))]
-				} else {
-					v = append(v[:i], append([]byte{alphabet[rng.Intn(len(alphabet))]}, v[i:]...)...)
-				}
-			}
-			line := append([]byte(tmpl[:from]), v...)
+			line := mutateFrom(rng, tmpl, from, alphabet)
 			var whole, resumed scanner
 			whole.reset(line)
 			resumed.reset(line)
@@ -332,16 +323,7 @@ func TestMemoValueAgreesWithScan(t *testing.T) {
 		if from < 0 || rng.Intn(4) == 0 {
 			from = 0
 		}
-		v := []byte(tmpl[from:])
-		for range rng.Intn(4) {
-			i := rng.Intn(len(v) + 1)
-			if rng.Intn(2) == 0 && i < len(v) {
-				v[i] = alphabet[rng.Intn(len(alphabet))]
-			} else {
-				v = append(v[:i], append([]byte{alphabet[rng.Intn(len(alphabet))]}, v[i:]...)...)
-			}
-		}
-		line := append([]byte(tmpl[:from]), v...)
+		line := mutateFrom(rng, tmpl, from, alphabet)
 		if line[0] != '{' {
 			continue
 		}
@@ -360,4 +342,19 @@ func TestMemoValueAgreesWithScan(t *testing.T) {
 	if len(memo.memo.prefix) == 0 {
 		t.Fatal("no checkpoint was ever taken")
 	}
+}
+
+// mutateFrom is tmpl with up to three bytes from alphabet overwritten or
+// inserted at or past from.
+func mutateFrom(rng *rand.Rand, tmpl string, from int, alphabet []byte) []byte {
+	v := []byte(tmpl[from:])
+	for range rng.Intn(4) {
+		i := rng.Intn(len(v) + 1)
+		if rng.Intn(2) == 0 && i < len(v) {
+			v[i] = alphabet[rng.Intn(len(alphabet))]
+		} else {
+			v = append(v[:i], append([]byte{alphabet[rng.Intn(len(alphabet))]}, v[i:]...)...)
+		}
+	}
+	return append([]byte(tmpl[:from]), v...)
 }
