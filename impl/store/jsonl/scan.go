@@ -232,7 +232,10 @@ func (s *scanner) nested(i int, stack []byte) (int, bool, []byte) {
 			if i, _, ok = s.str(i); !ok {
 				return 0, false, stack
 			}
-			if s.memo.marking && i-start >= memoLongString && !s.ws {
+			// Not right after an array's '[': the scan there peeked for
+			// ']' (an empty array), which a resume at the checkpoint
+			// would not do.
+			if s.memo.marking && i-start >= memoLongString && !s.ws && s.b[start-1] != '[' {
 				s.markAt(start, stack)
 			}
 		case 't':
