@@ -43,11 +43,11 @@ func r2describe(s *State) string {
 	return b.String()
 }
 
-// review2: committing a Tx of entries (counted stamps, no copy) leaves a
+// Committing a Tx of entries (counted stamps, no copy) leaves a
 // State exactly as committing the same writes does, errors included
 // (duplicate ids within the Tx and against entries or usage rows already
 // there, missing parents, self parents), over a run of commits.
-func TestReview2CommitTxAsCommit(t *testing.T) {
+func TestCommitTxAsCommit(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := NewState(), NewState()
 		ids := []string{"a", "b", "c", "d", "e", "f", ""}

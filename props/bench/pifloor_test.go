@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// review2: the floor's figures (a tiny run of piFloorFigures) land in the
+// The floor's figures (a tiny run of piFloorFigures) land in the
 // Go floor column on exactly the get-100 rows and the write scenarios' Tx
 // rows, adding no row of their own; the table keeps its Shape.
-func TestReview2FloorJoinsTheRightRows(t *testing.T) {
+func TestFloorJoinsTheRightRows(t *testing.T) {
 	sizes := piStorageSizes(true)
 	floor, err := piFloorFigures(sizes, time.Millisecond, 1)
 	require.NoError(t, err)

@@ -54,9 +54,9 @@ func r2object(t *rapid.T, depth int) string {
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
-// review2: a run of object values through one memo scanner agrees with a
+// memo: a run of object values through one memo scanner agrees with a
 // whole scan of each (and with encoding/json on valid UTF-8, no lines mode).
-func TestReview2MemoRapid(t *testing.T) {
+func TestMemoRapid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var memo scanner
 		base := r2object(t, 0)

@@ -7,12 +7,12 @@ import (
 	"pgregory.net/rapid"
 )
 
-// review2: a checkpoint taken right after an array's '[' (the long string
-// is the array's first element). The whole scan of '[' peeks for ']' (an
-// empty array); the resume at the checkpoint starts at a value position
-// with '[' already on the stack, so a value that shares the prefix up to
-// the '[' and then closes the array empty is refused by the memo.
-func TestReview2MemoCheckpointAfterOpenBracket(t *testing.T) {
+// The memo takes no checkpoint right after an array's '[' (a long string
+// as the array's first element): the whole scan of '[' peeks for ']' (an
+// empty array), and a resume there would start at a value position with
+// '[' already on the stack, refusing a value that shares the prefix up to
+// the '[' and then closes the array empty.
+func TestMemoCheckpointAfterOpenBracket(t *testing.T) {
 	long := `"` + strings.Repeat("x", 40) + `"`
 	for _, second := range []string{`{"a":[]}`, `{"a":[ ]}`, `{"a":[]  }`} {
 		var memo scanner
@@ -33,9 +33,9 @@ func TestReview2MemoCheckpointAfterOpenBracket(t *testing.T) {
 }
 
 // The same through Open: a message whose content is an array of strings,
-// then one whose content is empty. The file opens line by line (and with
-// no memo); with the memo, Open fails on line 3.
-func TestReview2OpenEmptyContentAfterStringContent(t *testing.T) {
+// then one whose content is empty, opens with the memo as it does line by
+// line without it (before the fix, Open failed on line 3).
+func TestOpenEmptyContentAfterStringContent(t *testing.T) {
 	long := strings.Repeat("x", 40)
 	content := hdr +
 		`{"seq":1,"kind":"entry","timestamp":1,"id":"e1","parentId":null,"type":"message","message":{"role":"user","content":["` + long + `"]}}` + "\n" +
