@@ -128,16 +128,53 @@ func BenchmarkPrepareHundred(b *testing.B) {
 // and system, every thread: the collector's too) beside the wall time,
 // the figure a loaded machine leaves standing (pi-storage's unit).
 func cpuLoop(b *testing.B, f func()) {
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	c0 := cpu()
+	c0 := processCPU()
 	for range b.N {
 		f()
 	}
-	b.ReportMetric(float64((cpu()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((processCPU()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkCommitTxNewState is the State's share of pi's "commit one
+// message entry" and "commit 100 message entries" as the memory backend
+// commits a prepared Tx: CommitTx on new States (made outside the clock
+// reads, as pi-storage makes its stores), CPU per commit over groups of a
+// hundred.
+func BenchmarkCommitTxNewState(b *testing.B) {
+	for _, n := range []int{1, 100} {
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			tx, err := store.NewTx(piHundred()[:n])
+			if err != nil {
+				b.Fatal(err)
+			}
+			const group = 100
+			states := make([]*store.State, group)
+			var cpu time.Duration
+			b.ReportAllocs()
+			for range b.N {
+				b.StopTimer()
+				for k := range states {
+					states[k] = store.NewState()
+				}
+				b.StartTimer()
+				c0 := processCPU()
+				for _, s := range states {
+					if _, err := s.CommitTx(tx, 1650000000000); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cpu += processCPU() - c0
+			}
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*group), "cpu-ns/commit")
+		})
+	}
+}
+
+// processCPU is the process's user and system CPU time, every thread's.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
