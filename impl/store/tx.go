@@ -7,8 +7,9 @@ import "encoding/json"
 // can be committed to any number of stores, each commit doing only what
 // depends on the store (seqs, ids, parents, usage totals) and applying.
 // pi's commit is that much: it spreads JS objects it never parses
-// (commit.ts prepareStorageCommit). A fork's copy, a seeded transcript and
-// pi's benchmarks commit one transaction's rows to many fresh stores.
+// (commit.ts prepareStorageCommit). pi's benchmarks commit one
+// transaction to many fresh stores this way, as a test or a tool seeding
+// many sessions with one transcript would.
 //
 // A Tx is immutable once made: stores keep its rows, never writing them,
 // so it may be committed to several stores at once (and their reads share
