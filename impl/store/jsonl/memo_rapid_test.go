@@ -74,17 +74,14 @@ func TestMemoRapid(t *testing.T) {
 				v = append(v[:i:i], append([]byte{rapid.SampledFrom([]byte("]}[{,:\" \n0\xff\x01")).Draw(t, "b")}, v[i:]...)...)
 			}
 			lines := rapid.Bool().Draw(t, "lines")
-			whole := scanner{noMemo: true}
-			whole.reset(v)
-			memo.reset(v)
-			whole.lines, memo.lines = lines, lines
-			we, wok := whole.scalarOrValue(0)
-			e, ok := memo.scalarOrValue(0)
-			if wok != ok || wok && (we != e || whole.ws != memo.ws) {
-				t.Fatalf("%q (prefix %q): memo %d %v ws %v, whole %d %v ws %v", v, memo.memo.prefix, e, ok, memo.ws, we, wok, whole.ws)
+			we, wok, err := scanAgrees(&memo, v, lines)
+			if err != nil {
+				t.Fatal(err)
 			}
 			if !lines && utf8.Valid(v) {
 				jok := json.Valid(v)
+				whole := scanner{noMemo: true}
+				whole.reset(v)
 				if full := wok && whole.space(we) == len(v); full != jok {
 					t.Fatalf("%q: scan %v (end %d), encoding/json %v", v, wok, we, jok)
 				}

@@ -327,16 +327,8 @@ func TestMemoValueAgreesWithScan(t *testing.T) {
 		if line[0] != '{' {
 			continue
 		}
-		lines := rng.Intn(2) == 0
-		whole := scanner{noMemo: true}
-		whole.reset(line)
-		memo.reset(line)
-		whole.lines, memo.lines = lines, lines
-		wantEnd, wantOK := whole.scalarOrValue(0)
-		end, ok := memo.scalarOrValue(0)
-		if wantOK != ok || wantOK && (wantEnd != end || whole.ws != memo.ws) {
-			t.Fatalf("%q (memo %q): memo %d %v (ws %v), whole %d %v (ws %v)",
-				line, memo.memo.prefix, end, ok, memo.ws, wantEnd, wantOK, whole.ws)
+		if _, _, err := scanAgrees(&memo, line, rng.Intn(2) == 0); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if len(memo.memo.prefix) == 0 {
@@ -357,4 +349,22 @@ func mutateFrom(rng *rand.Rand, tmpl string, from int, alphabet []byte) []byte {
 		}
 	}
 	return append([]byte(tmpl[:from]), v...)
+}
+
+// scanAgrees scans the object value v (its line alone when lines) with
+// memo, which keeps its checkpoint from the values before, and with a
+// fresh scanner without one; an error says how they differ. It returns
+// the whole scan's end and whether it accepted.
+func scanAgrees(memo *scanner, v []byte, lines bool) (int, bool, error) {
+	whole := scanner{noMemo: true}
+	whole.reset(v)
+	memo.reset(v)
+	whole.lines, memo.lines = lines, lines
+	wantEnd, wantOK := whole.scalarOrValue(0)
+	end, ok := memo.scalarOrValue(0)
+	if wantOK != ok || wantOK && (wantEnd != end || whole.ws != memo.ws) {
+		return 0, false, fmt.Errorf("%q (memo %q): memo %d %v (ws %v), whole %d %v (ws %v)",
+			v, memo.memo.prefix, end, ok, memo.ws, wantEnd, wantOK, whole.ws)
+	}
+	return wantEnd, wantOK, nil
 }
