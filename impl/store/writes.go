@@ -275,28 +275,13 @@ func checkRowRaw(raw json.RawMessage, id string, entry bool, parent *string, kin
 		// walked: raw was compact, its keys plain and unrepeated, so a
 		// member's key is its literal's text, as KindOf matches them
 		if typeAt >= 0 {
-			kind.Type = rowType(fields[typeAt].Value)
+			kind.Type = internType(fields[typeAt].Value)
 		}
 		if customAt >= 0 {
 			kind.CustomType = string(fields[customAt].Value)
 		}
 	}
 	return compact, nil
-}
-
-// rowType is internType, the common types in a switch rather than a map.
-func rowType(v []byte) string {
-	switch string(v) {
-	case `"message"`:
-		return `"message"`
-	case `"custom"`:
-		return `"custom"`
-	case `"compaction"`:
-		return `"compaction"`
-	case `"branch_summary"`:
-		return `"branch_summary"`
-	}
-	return internType(v)
 }
 
 // rowFields splits a row object into fields and returns a compact copy of
