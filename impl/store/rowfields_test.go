@@ -22,7 +22,8 @@ func oldIsArrayIndexKey(key string) bool {
 	return err == nil && n < 1<<32-1
 }
 
-// oldCheckParentField is checkParentField before its plain-string path.
+// oldCheckParentField is the parent check before its plain-string path
+// (checkParent, given the parentId member's value).
 func oldCheckParentField(fields []ObjectField, parent *string) error {
 	for _, f := range fields {
 		if f.Key != "parentId" {
@@ -94,9 +95,9 @@ func TestPlainJSONStringPathsMatchNode(t *testing.T) {
 			parent = &s
 		}
 		fields := []ObjectField{{Key: "id", Value: []byte(`"x"`)}, {Key: "parentId", Value: v}}
-		g, w := checkParentField(fields, parent), oldCheckParentField(fields, parent)
+		g, w := checkParent(v, parent), oldCheckParentField(fields, parent)
 		if fmt.Sprint(g) != fmt.Sprint(w) {
-			t.Fatalf("checkParentField(%s, %v) = %v, before %v", v, parent, g, w)
+			t.Fatalf("checkParent(%s, %v) = %v, before %v", v, parent, g, w)
 		}
 	})
 }

@@ -343,15 +343,6 @@ func plainJSONString(v []byte) ([]byte, bool) {
 	return nil, false
 }
 
-func checkParentField(fields []ObjectField, parent *string) error {
-	for _, f := range fields {
-		if f.Key == "parentId" {
-			return checkParent(f.Value, parent)
-		}
-	}
-	return fmt.Errorf("raw has no parentId")
-}
-
 // checkParent checks an entry's parentId member v against its ParentID.
 func checkParent(v []byte, parent *string) error {
 	if inner, ok := plainJSONString(v); ok {
