@@ -190,12 +190,16 @@ func runPiStorage(ctx context.Context, opts Options) ([]Table, error) {
 		return nil, fmt.Errorf("pi-storage: %w", err)
 	}
 	budget, reps := 500*time.Millisecond, 100
-	sizes := piStorageSizes(opts.Quick)
-	// --expose-gc: node collects before each timed span, as Measure and
-	// the write loop below do (runtime.GC)
-	args := []string{"--expose-gc", "storage-bench.mjs", "--budget-ms", "500", "--write-reps", "100"}
 	if opts.Quick {
 		budget, reps = 60*time.Millisecond, 5
+	}
+	sizes := piStorageSizes(opts.Quick)
+	// node times with the same budget and reps, given here; --expose-gc:
+	// it collects before each timed span, as Measure and the write loop
+	// below do (runtime.GC); --quick: its datasets are sizes'
+	args := []string{"--expose-gc", "storage-bench.mjs",
+		"--budget-ms", strconv.FormatInt(budget.Milliseconds(), 10), "--write-reps", strconv.Itoa(reps)}
+	if opts.Quick {
 		args = append(args, "--quick")
 	}
 	pi, err := runPiStorageNode(ctx, dir, args)

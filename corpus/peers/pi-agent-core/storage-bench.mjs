@@ -32,7 +32,7 @@ function flag(name, fallback) {
     return at >= 0 ? Number(argv[at + 1]) : fallback;
 }
 const budgetNs = BigInt(flag("--budget-ms", quick ? 60 : 500)) * 1_000_000n;
-const writeReps = flag("--write-reps", quick ? 5 : 30);
+const writeReps = flag("--write-reps", quick ? 5 : 100);
 const datasets = quick ? STORAGE_BENCHMARK_DATASETS.slice(0, 2) : STORAGE_BENCHMARK_DATASETS;
 
 const dir = await mkdtemp(join(tmpdir(), "frameproof-pi-storage-bench-"));
